@@ -1,0 +1,433 @@
+// The CDN API client: typed calls, tolerant parsing, bounded retries, and no secret ever shown.
+import { STATUS_CODES } from 'node:http';
+import type { z } from 'zod';
+import { type Clock, type Random, systemClock, systemRandom } from '../clock.js';
+import type { Logger } from '../logger.js';
+import { CdnError, codeForStatus } from './errors.js';
+import {
+  bodyFor,
+  type PurgeProgress,
+  type PurgeReport,
+  type PurgeTarget,
+  planPurge,
+  runPurge,
+} from './purge.js';
+import { backoffDelay, DEFAULT_RETRY_POLICY, parseRetryAfter, type RetryPolicy } from './retry.js';
+import {
+  errorMessageFromBody,
+  type Granularity,
+  purgeIdFromBody,
+  type TrafficAnalytics,
+  trafficSchema,
+  type Zone,
+  type ZonePlan,
+  zoneFromCreateBody,
+  zoneListSchema,
+} from './schemas.js';
+import { type CdnTransport, type HttpResponse, wasNotSent } from './transport.js';
+
+export interface CdnClientOptions {
+  /** Includes the version prefix, e.g. https://api.cdn.example/v1. */
+  baseUrl: string;
+  apiKey: string;
+  transport: CdnTransport;
+  clock?: Clock;
+  random?: Random;
+  logger?: Logger;
+  /** Deadline of one HTTP attempt. */
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** URLs or tags per purge request, and purge requests in flight at once. */
+  purge?: { batchSize?: number; concurrency?: number };
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface ZonePage {
+  zones: Zone[];
+  page: number;
+  perPage: number;
+  total: number;
+  pages: number;
+}
+
+export type CreateZoneResult =
+  /** `confirmedBy: 'listing'` when the response did not carry the zone and it was looked up. */
+  | { kind: 'created'; zone: Zone; confirmedBy: 'response' | 'listing' }
+  /** The CDN said yes but the zone is not listed yet. */
+  | { kind: 'accepted'; name: string };
+
+/** Both forms of a zone, because the settings path may want either (see updateSettings). */
+export interface ZoneRef {
+  id: string;
+  name: string;
+}
+
+export interface ZoneSettings {
+  limits: { enabled: boolean; mode: 'automatic' };
+}
+
+export const MAX_PER_PAGE = 100;
+
+/** Which failures a call may retry: GETs anything transient, POSTs only what provably did nothing. */
+type RetryMode = 'transient' | 'not-applied';
+
+interface Call {
+  method: 'GET' | 'POST';
+  path: string;
+  query?: Record<string, string>;
+  body?: unknown;
+  retry: RetryMode;
+  signal?: AbortSignal | undefined;
+}
+
+interface CallResult {
+  status: number;
+  /** The parsed JSON body, or undefined when the body was empty or not JSON. */
+  body: unknown;
+}
+
+export class CdnClient {
+  readonly #apiKey: string;
+  readonly #baseUrl: string;
+  readonly #transport: CdnTransport;
+  readonly #clock: Clock;
+  readonly #random: Random;
+  readonly #logger: Logger | undefined;
+  readonly #timeoutMs: number;
+  readonly #retry: RetryPolicy;
+  readonly #batchSize: number;
+  readonly #concurrency: number;
+
+  constructor(options: CdnClientOptions) {
+    if (!URL.canParse(options.baseUrl)) throw new TypeError('CdnClient: baseUrl is not a URL');
+    if (options.apiKey.trim() === '') throw new TypeError('CdnClient: apiKey is empty');
+    this.#apiKey = options.apiKey;
+    this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.#transport = options.transport;
+    this.#clock = options.clock ?? systemClock;
+    this.#random = options.random ?? systemRandom;
+    this.#logger = options.logger;
+    this.#timeoutMs = options.timeoutMs ?? 10_000;
+    this.#retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.#batchSize = options.purge?.batchSize ?? 30;
+    this.#concurrency = options.purge?.concurrency ?? 4;
+    if (this.#batchSize < 1 || this.#concurrency < 1) {
+      throw new TypeError('CdnClient: purge batchSize and concurrency must be at least 1');
+    }
+  }
+
+  get baseUrl(): string {
+    return this.#baseUrl;
+  }
+
+  async listZones(
+    params: { page?: number; perPage?: number; status?: string } = {},
+    options: CallOptions = {},
+  ): Promise<ZonePage> {
+    const page = params.page ?? 1;
+    const perPage = params.perPage ?? 20;
+    if (!Number.isInteger(page) || page < 1) {
+      throw new CdnError('invalid_request', 'Page numbers start at 1');
+    }
+    if (!Number.isInteger(perPage) || perPage < 1 || perPage > MAX_PER_PAGE) {
+      throw new CdnError('invalid_request', `Zones per page must be 1 to ${MAX_PER_PAGE}`);
+    }
+    const query: Record<string, string> = { page: String(page), per_page: String(perPage) };
+    if (params.status !== undefined) query.status = params.status;
+    const { body } = await this.#call({
+      method: 'GET',
+      path: '/zones',
+      query,
+      retry: 'transient',
+      signal: options.signal,
+    });
+    const { data, meta } = this.#parse(zoneListSchema, body, 'GET /zones');
+    return {
+      zones: data,
+      page: meta.page,
+      perPage: meta.per_page,
+      total: meta.total,
+      pages: Math.max(1, Math.ceil(meta.total / meta.per_page)),
+    };
+  }
+
+  /** Every zone, page by page at the maximum page size. */
+  async *allZones(
+    params: { status?: string } = {},
+    options: CallOptions = {},
+  ): AsyncGenerator<Zone, void, undefined> {
+    for (let page = 1; ; page++) {
+      const result = await this.listZones({ ...params, page, perPage: MAX_PER_PAGE }, options);
+      yield* result.zones;
+      // A short page ends the listing even if `total` moved while we were paging.
+      if (result.zones.length < MAX_PER_PAGE || page * MAX_PER_PAGE >= result.total) return;
+    }
+  }
+
+  /** A zone by id or domain name; a live zone wins over a deleted one of the same name. */
+  async findZone(idOrName: string, options: CallOptions = {}): Promise<Zone | undefined> {
+    const wanted = idOrName.trim().toLowerCase().replace(/\.$/, '');
+    let deleted: Zone | undefined;
+    for await (const zone of this.allZones({}, options)) {
+      if (zone.id === idOrName.trim()) return zone;
+      if (zone.name.toLowerCase() === wanted) {
+        if (zone.status !== 'deleted') return zone;
+        deleted ??= zone;
+      }
+    }
+    return deleted;
+  }
+
+  /**
+   * Creates a zone. A create is never sent twice: when its outcome is unknown (deadline, 5xx, a
+   * dropped connection) the zone list is checked instead, and only a zone found there is success.
+   */
+  async createZone(
+    input: { name: string; plan?: ZonePlan },
+    options: CallOptions = {},
+  ): Promise<CreateZoneResult> {
+    const body: Record<string, string> = { name: input.name };
+    if (input.plan !== undefined) body.plan = input.plan;
+    let response: CallResult;
+    try {
+      response = await this.#call({
+        method: 'POST',
+        path: '/zones',
+        body,
+        retry: 'not-applied',
+        signal: options.signal,
+      });
+    } catch (error) {
+      if (!outcomeUnknown(error)) throw error;
+      const found = await this.#findLiveZone(input.name, options);
+      if (found) return { kind: 'created', zone: found, confirmedBy: 'listing' };
+      throw error;
+    }
+    const zone = zoneFromCreateBody(response.body);
+    if (zone) return { kind: 'created', zone, confirmedBy: 'response' };
+    const found = await this.#findLiveZone(input.name, options);
+    return found
+      ? { kind: 'created', zone: found, confirmedBy: 'listing' }
+      : { kind: 'accepted', name: input.name };
+  }
+
+  async purge(
+    zoneId: string,
+    target: PurgeTarget,
+    options: CallOptions & { onProgress?: (progress: PurgeProgress) => void } = {},
+  ): Promise<PurgeReport> {
+    const batches = planPurge(target, this.#batchSize);
+    if (batches.length === 0) throw new CdnError('invalid_request', 'Nothing to purge');
+    return runPurge(
+      batches,
+      async (batch) => {
+        const { body } = await this.#call({
+          method: 'POST',
+          path: `/zones/${encodeURIComponent(zoneId)}/purge`,
+          body: bodyFor(batch),
+          retry: 'not-applied',
+          signal: options.signal,
+        });
+        const purgeId = purgeIdFromBody(body);
+        return purgeId === undefined ? {} : { purgeId };
+      },
+      options.onProgress
+        ? { concurrency: this.#concurrency, onProgress: options.onProgress }
+        : { concurrency: this.#concurrency },
+    );
+  }
+
+  /** The spec shows no defaults for since, until or granularity, so all three are always sent. */
+  async trafficAnalytics(
+    zoneId: string,
+    range: { since: Date; until: Date; granularity: Granularity },
+    options: CallOptions = {},
+  ): Promise<TrafficAnalytics> {
+    if (!(range.since.getTime() < range.until.getTime())) {
+      throw new CdnError('invalid_request', 'The start of the range must be before its end');
+    }
+    const path = `/zones/${encodeURIComponent(zoneId)}/analytics/traffic`;
+    const { body } = await this.#call({
+      method: 'GET',
+      path,
+      query: {
+        since: isoSeconds(range.since),
+        until: isoSeconds(range.until),
+        granularity: range.granularity,
+      },
+      retry: 'transient',
+      signal: options.signal,
+    });
+    return this.#parse(trafficSchema, body, 'GET /zones/{id}/analytics/traffic').data;
+  }
+
+  /**
+   * The spec shows the domain name in the `{zone_id}` position of this one path. The id is sent
+   * first; on 404 the name is tried once, and whichever form works is remembered for the server.
+   */
+  async updateSettings(
+    zone: ZoneRef,
+    settings: ZoneSettings,
+    options: CallOptions = {},
+  ): Promise<void> {
+    const hints = this.#transport.hints(this.#baseUrl);
+    const first = hints.settingsPathForm ?? 'id';
+    const forms = first === 'id' ? (['id', 'name'] as const) : (['name', 'id'] as const);
+    const body = { limits: { enabled: settings.limits.enabled, mode: settings.limits.mode } };
+    for (const [index, form] of forms.entries()) {
+      try {
+        await this.#call({
+          method: 'POST',
+          path: `/zones/${encodeURIComponent(zone[form])}/settings`,
+          body,
+          retry: 'not-applied',
+          signal: options.signal,
+        });
+        hints.settingsPathForm = form;
+        return;
+      } catch (error) {
+        const lastForm = index === forms.length - 1;
+        if (lastForm || !(error instanceof CdnError) || error.code !== 'not_found') throw error;
+      }
+    }
+  }
+
+  async #findLiveZone(name: string, options: CallOptions): Promise<Zone | undefined> {
+    const zone = await this.findZone(name, options);
+    return zone && zone.status !== 'deleted' ? zone : undefined;
+  }
+
+  async #call(call: Call): Promise<CallResult> {
+    const url = new URL(`${this.#baseUrl}${call.path}`);
+    for (const [name, value] of Object.entries(call.query ?? {})) url.searchParams.set(name, value);
+    const operation = `${call.method} ${call.path}`;
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.#apiKey}`,
+      accept: 'application/json',
+    };
+    const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
+    if (payload !== undefined) headers['content-type'] = 'application/json';
+
+    let waited = 0;
+    for (let attempt = 0; ; attempt++) {
+      const started = this.#clock.now();
+      let failure: CdnError;
+      try {
+        const response = await this.#transport.send({
+          method: call.method,
+          url,
+          headers,
+          timeoutMs: this.#timeoutMs,
+          operation,
+          ...(payload === undefined ? {} : { body: payload }),
+          ...(call.signal ? { signal: call.signal } : {}),
+        });
+        this.#logger?.debug(
+          { op: operation, status: response.status, ms: this.#clock.now() - started, attempt },
+          'cdn request',
+        );
+        const result = this.#interpret(response, operation);
+        if (!(result instanceof CdnError)) return result;
+        failure = result;
+      } catch (error) {
+        if (!(error instanceof CdnError)) throw error;
+        failure = this.#redact(error);
+      }
+
+      const retriable =
+        call.retry === 'transient'
+          ? ['rate_limited', 'unavailable', 'timeout', 'network'].includes(failure.code)
+          : failure.code === 'rate_limited' || wasNotSent(failure);
+      const wait = failure.retryAfterMs ?? backoffDelay(attempt, this.#retry, this.#random);
+      if (!retriable || attempt >= this.#retry.maxRetries || waited + wait > this.#retry.budgetMs) {
+        throw failure;
+      }
+      this.#logger?.warn(
+        { op: operation, code: failure.code, status: failure.status, waitMs: wait, attempt },
+        'cdn request failed; retrying',
+      );
+      await this.#clock.sleep(wait, call.signal);
+      waited += wait;
+    }
+  }
+
+  /** A 2xx is success whatever its body; anything else becomes a CdnError (returned, not thrown). */
+  #interpret(response: HttpResponse, operation: string): CallResult | CdnError {
+    const body = parseJson(response.text);
+    const ok = response.status >= 200 && response.status < 300;
+    // Only successful responses carry success: true, so an explicit false is a refusal.
+    const refused = ok && isRecord(body) && body.success === false;
+    if (ok && !refused) return { status: response.status, body };
+
+    const code = refused ? 'invalid_request' : codeForStatus(response.status);
+    const message =
+      errorMessageFromBody(body, response.text) ??
+      `${response.status} ${STATUS_CODES[response.status] ?? 'Unknown status'}`;
+    const retryAfterMs = parseRetryAfter(response.headers['retry-after'], this.#clock.now());
+    const requestId = REQUEST_ID_HEADERS.map((name) => response.headers[name]).find(Boolean);
+    return new CdnError(code, this.#scrub(message), {
+      status: response.status,
+      operation,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      ...(requestId === undefined ? {} : { requestId }),
+    });
+  }
+
+  #parse<S extends z.ZodType>(schema: S, body: unknown, operation: string): z.output<S> {
+    if (body === undefined) {
+      throw new CdnError('unexpected_response', 'The CDN answered without a JSON body', {
+        operation,
+      });
+    }
+    const parsed = schema.safeParse(body);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? issue.path.join('.') : 'body';
+    throw new CdnError(
+      'unexpected_response',
+      `The CDN's answer did not match its API (${where}: ${issue?.message ?? 'invalid'})`,
+      { operation },
+    );
+  }
+
+  /** Servers sometimes echo the request; the key must not ride along in a message. */
+  #scrub(text: string): string {
+    return text.split(this.#apiKey).join('[redacted]');
+  }
+
+  #redact(error: CdnError): CdnError {
+    return error.message.includes(this.#apiKey)
+      ? new CdnError(error.code, this.#scrub(error.message), error)
+      : error;
+  }
+}
+
+const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-amz-request-id', 'cf-ray'];
+
+function outcomeUnknown(error: unknown): boolean {
+  if (!(error instanceof CdnError)) return false;
+  if (error.code === 'timeout' || error.code === 'unavailable') return true;
+  return error.code === 'network' && !wasNotSent(error);
+}
+
+function parseJson(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** ISO 8601, to the second when there are no milliseconds (shorter URLs and logs). */
+function isoSeconds(date: Date): string {
+  const iso = date.toISOString();
+  return date.getUTCMilliseconds() === 0 ? iso.replace('.000Z', 'Z') : iso;
+}

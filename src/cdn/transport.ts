@@ -1,0 +1,166 @@
+// One HTTP attempt against the CDN: keep-alive pools, a deadline, and errors classified by code.
+import { Agent, type Dispatcher } from 'undici';
+import { CdnError } from './errors.js';
+
+export interface HttpRequest {
+  method: 'GET' | 'POST';
+  url: URL;
+  headers: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** For messages and logs: `METHOD /path`. */
+  operation: string;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | undefined>;
+  text: string;
+}
+
+/** Socket errors that mean the request never reached the server, so even a POST is safe to resend. */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+export interface TransportOptions {
+  /** Keep-alive connections per origin. */
+  connections?: number;
+  /** Larger bodies are refused rather than buffered (a proxy page or a runaway series). */
+  maxBodyBytes?: number;
+  /** Replaces the default Agent (tests, or issue 9's connect-time address checks). */
+  dispatcher?: Dispatcher;
+}
+
+/**
+ * Shared by every workspace's client: undici's Agent keeps one keep-alive Pool per origin, so
+ * workspaces on the same CDN share connections. It also remembers what it learns about a server.
+ */
+export class CdnTransport {
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #maxBodyBytes: number;
+  readonly #hints = new Map<string, ServerHints>();
+
+  constructor(options: TransportOptions = {}) {
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#dispatcher =
+      options.dispatcher ??
+      new Agent({ connections: options.connections ?? 16, keepAliveTimeout: 30_000 });
+    this.#maxBodyBytes = options.maxBodyBytes ?? 32 * 1024 * 1024;
+  }
+
+  /** Facts learned about the server at `baseUrl` (e.g. which settings path form it accepts). */
+  hints(baseUrl: string): ServerHints {
+    let hints = this.#hints.get(baseUrl);
+    if (!hints) {
+      hints = {};
+      this.#hints.set(baseUrl, hints);
+    }
+    return hints;
+  }
+
+  async send(request: HttpRequest): Promise<HttpResponse> {
+    const deadline = AbortSignal.timeout(request.timeoutMs);
+    const signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
+    try {
+      const response = await this.#dispatcher.request({
+        origin: request.url.origin,
+        path: `${request.url.pathname}${request.url.search}`,
+        method: request.method,
+        headers: request.headers,
+        body: request.body ?? null,
+        signal,
+      });
+      const text = await readText(response.body, this.#maxBodyBytes, request.operation);
+      return { status: response.statusCode, headers: flatten(response.headers), text };
+    } catch (error) {
+      if (error instanceof CdnError) throw error;
+      // A caller's own abort is not a CDN failure: hand back exactly what they aborted with.
+      if (request.signal?.aborted) throw request.signal.reason;
+      if (deadline.aborted) {
+        throw new CdnError(
+          'timeout',
+          `The CDN did not answer within ${formatSeconds(request.timeoutMs)}`,
+          { operation: request.operation, cause: error },
+        );
+      }
+      throw networkError(error, request.operation);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+}
+
+export interface ServerHints {
+  settingsPathForm?: 'id' | 'name';
+}
+
+/** True when a network error proves the request was never delivered. */
+export function wasNotSent(error: unknown): boolean {
+  return (
+    error instanceof CdnError && error.code === 'network' && NOT_SENT_CODES.has(causeCode(error))
+  );
+}
+
+function networkError(error: unknown, operation: string): CdnError {
+  const code = causeCode(error);
+  const reason =
+    code === 'ECONNREFUSED'
+      ? 'the connection was refused'
+      : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+        ? 'its host name could not be resolved'
+        : 'the connection failed';
+  return new CdnError('network', `Could not reach the CDN API: ${reason}`, {
+    operation,
+    cause: error,
+  });
+}
+
+function causeCode(error: unknown): string {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'network') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return '';
+}
+
+async function readText(
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+  limit: number,
+  operation: string,
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy();
+      throw new CdnError('unexpected_response', 'The CDN sent a response too large to read', {
+        operation,
+      });
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function flatten(headers: Record<string, string | string[] | undefined>) {
+  const flat: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}

@@ -1,0 +1,233 @@
+// The environment contract (names fixed by DEVELOPERS.md), validated once at start-up.
+import { z } from 'zod';
+import { checkHostname } from './cdn/hostname.js';
+
+export type BotMode = 'socket' | 'http' | 'console';
+
+export interface EncryptionKey {
+  id: string;
+  key: Buffer;
+}
+
+export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+
+export interface Config {
+  mode: BotMode;
+  port: number;
+  nodeEnv: string;
+  logLevel: string;
+  slack: {
+    botToken?: string;
+    signingSecret?: string;
+    appToken?: string;
+    clientId?: string;
+    clientSecret?: string;
+    stateSecret?: string;
+    apiUrl: string;
+  };
+  cdn: {
+    /** Absent only in console mode, where the embedded sandbox supplies it. */
+    baseUrl?: string;
+    edgeCnameTarget?: string;
+  };
+  database: DatabaseConfig;
+  /** Newest first: the first encrypts, all decrypt. Empty when ENCRYPTION_KEYS is unset. */
+  encryptionKeys: EncryptionKey[];
+}
+
+/** A configuration problem, always about one variable, printed as one line at start-up. */
+export class ConfigError extends Error {
+  readonly code = 'config_invalid';
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const optionalText = z
+  .string()
+  .trim()
+  .transform((value) => (value === '' ? undefined : value))
+  .optional();
+
+const prefixedToken = (prefix: string, what: string) =>
+  optionalText.refine((value) => value === undefined || value.startsWith(prefix), {
+    message: `must be ${what} starting with "${prefix}"`,
+  });
+
+const httpUrl = (what: string) =>
+  optionalText.refine(
+    (value) => {
+      if (value === undefined) return true;
+      const url = URL.parse(value);
+      return url !== null && (url.protocol === 'https:' || url.protocol === 'http:');
+    },
+    { message: `must be an http(s) URL ${what}` },
+  );
+
+// Every field is parsed on its own so that an error names exactly one variable.
+const envSchema = z.object({
+  BOT_MODE: z
+    .enum(['socket', 'http', 'console'], { message: 'must be socket, http or console' })
+    .optional(),
+  PORT: z.coerce
+    .number({ message: 'must be a port number' })
+    .int('must be a whole number')
+    .min(0, 'must be between 0 and 65535')
+    .max(65535, 'must be between 0 and 65535')
+    .default(3000),
+  NODE_ENV: optionalText,
+  LOG_LEVEL: z
+    .enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
+    .default('info'),
+  SLACK_BOT_TOKEN: prefixedToken('xoxb-', 'a bot token'),
+  SLACK_SIGNING_SECRET: optionalText,
+  SLACK_APP_TOKEN: prefixedToken('xapp-', 'an app-level token'),
+  SLACK_CLIENT_ID: optionalText,
+  SLACK_CLIENT_SECRET: optionalText,
+  SLACK_STATE_SECRET: optionalText,
+  SLACK_API_URL: httpUrl('(the Slack Web API base)'),
+  CDN_API_BASE_URL: httpUrl('including the /v1 prefix').refine(
+    (value) => value === undefined || /\/v1\/?$/.test(URL.parse(value)?.pathname ?? ''),
+    { message: 'must end with the API version prefix /v1, e.g. https://api.cdn.example/v1' },
+  ),
+  CDN_EDGE_CNAME_TARGET: optionalText.refine(
+    (value) => value === undefined || checkHostname(value).ok,
+    { message: 'must be a hostname, e.g. edge.cdn.example' },
+  ),
+  DATABASE_URL: optionalText,
+  ENCRYPTION_KEYS: optionalText,
+});
+
+type Env = z.infer<typeof envSchema>;
+
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(source);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    // Values are never echoed: several of these variables are secrets.
+    throw new ConfigError(String(issue?.path[0] ?? 'environment'), issue?.message ?? 'is invalid');
+  }
+  const env = parsed.data;
+  const mode = env.BOT_MODE ?? inferMode(env);
+  requireForMode(env, mode);
+
+  return {
+    mode,
+    port: env.PORT,
+    nodeEnv: env.NODE_ENV ?? 'development',
+    logLevel: env.LOG_LEVEL,
+    slack: {
+      ...defined('botToken', env.SLACK_BOT_TOKEN),
+      ...defined('signingSecret', env.SLACK_SIGNING_SECRET),
+      ...defined('appToken', env.SLACK_APP_TOKEN),
+      ...defined('clientId', env.SLACK_CLIENT_ID),
+      ...defined('clientSecret', env.SLACK_CLIENT_SECRET),
+      ...defined('stateSecret', env.SLACK_STATE_SECRET),
+      // The Web API client joins method names onto this base, so it must end with a slash.
+      apiUrl: withTrailingSlash(env.SLACK_API_URL ?? 'https://slack.com/api/'),
+    },
+    cdn: {
+      ...defined('baseUrl', env.CDN_API_BASE_URL?.replace(/\/+$/, '')),
+      ...defined('edgeCnameTarget', env.CDN_EDGE_CNAME_TARGET?.toLowerCase().replace(/\.$/, '')),
+    },
+    database: parseDatabaseUrl(env.DATABASE_URL ?? 'sqlite:./data/cdn-bot.sqlite'),
+    encryptionKeys: env.ENCRYPTION_KEYS ? parseEncryptionKeys(env.ENCRYPTION_KEYS) : [],
+  };
+}
+
+function inferMode(env: Env): BotMode {
+  if (env.SLACK_APP_TOKEN) return 'socket';
+  if (env.SLACK_SIGNING_SECRET) return 'http';
+  return 'console';
+}
+
+function requireForMode(env: Env, mode: BotMode): void {
+  if (mode === 'console') return;
+  if (mode === 'socket' && !env.SLACK_APP_TOKEN) {
+    throw new ConfigError('SLACK_APP_TOKEN', 'is required in socket mode (an xapp- token)');
+  }
+  if (mode === 'http' && !env.SLACK_SIGNING_SECRET) {
+    throw new ConfigError('SLACK_SIGNING_SECRET', 'is required in http mode');
+  }
+  const oauth = [
+    ['SLACK_CLIENT_ID', env.SLACK_CLIENT_ID],
+    ['SLACK_CLIENT_SECRET', env.SLACK_CLIENT_SECRET],
+    ['SLACK_STATE_SECRET', env.SLACK_STATE_SECRET],
+  ] as const;
+  const oauthSet = oauth.filter(([, value]) => value !== undefined);
+  if (oauthSet.length > 0) {
+    const missing = oauth.find(([, value]) => value === undefined);
+    if (missing) {
+      throw new ConfigError(
+        missing[0],
+        'is required with the other SLACK_CLIENT_* OAuth variables',
+      );
+    }
+  } else if (!env.SLACK_BOT_TOKEN) {
+    throw new ConfigError(
+      'SLACK_BOT_TOKEN',
+      'is required (or SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET for OAuth)',
+    );
+  }
+  if (!env.CDN_API_BASE_URL) {
+    throw new ConfigError('CDN_API_BASE_URL', `is required in ${mode} mode`);
+  }
+  if (!env.CDN_EDGE_CNAME_TARGET) {
+    throw new ConfigError('CDN_EDGE_CNAME_TARGET', `is required in ${mode} mode`);
+  }
+}
+
+export function parseDatabaseUrl(value: string): DatabaseConfig {
+  if (value.startsWith('sqlite:')) {
+    const path = value.slice('sqlite:'.length);
+    if (path === '') throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path');
+    return { kind: 'sqlite', path };
+  }
+  if (/^postgres(ql)?:\/\//.test(value) && URL.canParse(value)) {
+    return { kind: 'postgres', url: value };
+  }
+  throw new ConfigError('DATABASE_URL', 'must be sqlite:<path> or postgres://user@host:port/db');
+}
+
+const KEY_ID = /^[A-Za-z0-9_.-]{1,32}$/;
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+export function parseEncryptionKeys(value: string): EncryptionKey[] {
+  const keys: EncryptionKey[] = [];
+  for (const [index, entry] of value.split(',').entries()) {
+    const separator = entry.indexOf(':');
+    const id = entry.slice(0, separator).trim();
+    const encoded = entry.slice(separator + 1).trim();
+    const where = `entry ${index + 1}`;
+    if (separator < 0 || !KEY_ID.test(id)) {
+      throw new ConfigError(
+        'ENCRYPTION_KEYS',
+        `${where} must be id:base64key with an id of letters, digits, . _ or -`,
+      );
+    }
+    const key = Buffer.from(encoded, 'base64');
+    if (!BASE64.test(encoded) || key.length !== 32) {
+      throw new ConfigError('ENCRYPTION_KEYS', `key "${id}" must be 32 bytes encoded as base64`);
+    }
+    if (keys.some((existing) => existing.id === id)) {
+      throw new ConfigError('ENCRYPTION_KEYS', `key id "${id}" appears twice`);
+    }
+    keys.push({ id, key });
+  }
+  return keys;
+}
+
+function withTrailingSlash(url: string): string {
+  return url.endsWith('/') ? url : `${url}/`;
+}
+
+/** Builds `{ [key]: value }` or `{}`, since exactOptionalPropertyTypes forbids `key: undefined`. */
+function defined<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return value === undefined ? {} : ({ [key]: value } as { [P in K]: V });
+}
