@@ -82,6 +82,8 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 export class Sandbox extends EventEmitter<{ request: [RecordedRequest] }> {
   readonly requests: RecordedRequest[] = [];
+  /** Requests being handled now, and the most ever handled at once. */
+  readonly load = { inFlight: 0, peak: 0 };
   readonly state: SandboxState;
   readonly #faults: Array<Fault & { remaining: number }> = [];
   readonly #server: Server;
@@ -163,6 +165,8 @@ export class Sandbox extends EventEmitter<{ request: [RecordedRequest] }> {
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const method = req.method ?? 'GET';
     const path = url.pathname.startsWith('/v1/') ? url.pathname.slice(3) : url.pathname;
+    this.load.inFlight += 1;
+    this.load.peak = Math.max(this.load.peak, this.load.inFlight);
     const text = await readBody(req);
     const record: RecordedRequest = {
       method,
@@ -177,6 +181,7 @@ export class Sandbox extends EventEmitter<{ request: [RecordedRequest] }> {
         record.status = reply.status;
         json(res, reply.status, reply.body, reply.headers);
       }
+      this.load.inFlight -= 1;
       this.requests.push(record);
       this.emit('request', record);
     };

@@ -3,7 +3,8 @@ import { isCdnError } from '../../src/cdn/errors.js';
 import { cdnFixture } from '../helpers/cdn.js';
 
 const isList = (r: { method: string; path: string }) => r.method === 'GET' && r.path === '/zones';
-const isCreate = (r: { method: string; path: string }) => r.method === 'POST' && r.path === '/zones';
+const isCreate = (r: { method: string; path: string }) =>
+  r.method === 'POST' && r.path === '/zones';
 
 describe('listZones', () => {
   it('sends page and per_page explicitly and returns the documented meta', async () => {
@@ -23,7 +24,10 @@ describe('listZones', () => {
     const { client, sandbox } = await cdnFixture();
     const page = await client().listZones({ status: 'deleted' });
     expect(sandbox.requests[0]?.query.status).toBe('deleted');
-    expect(page.zones.map((zone) => zone.name)).toEqual(['old-site.example.com', 'legacy.example.org']);
+    expect(page.zones.map((zone) => zone.name)).toEqual([
+      'old-site.example.com',
+      'legacy.example.org',
+    ]);
   });
 
   it('refuses a page size over 100 without sending anything', async () => {
@@ -31,7 +35,9 @@ describe('listZones', () => {
     await expect(client().listZones({ perPage: 101 })).rejects.toMatchObject({
       code: 'invalid_request',
     });
-    await expect(client().listZones({ page: 0 })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(client().listZones({ page: 0 })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
     expect(sandbox.requests).toHaveLength(0);
   });
 
@@ -81,7 +87,9 @@ describe('listZones', () => {
         meta: { page: 1, per_page: 20, total: 1 },
       },
     });
-    const error = await client().listZones().catch((e: unknown) => e);
+    const error = await client()
+      .listZones()
+      .catch((e: unknown) => e);
     expect(isCdnError(error, 'unexpected_response')).toBe(true);
     expect((error as Error).message).toContain('data.0.id');
   });
