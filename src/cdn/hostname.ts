@@ -16,7 +16,8 @@ export function checkHostname(input: string): HostnameCheck {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) {
     return { ok: false, reason: 'give the domain alone, without http:// or https://' };
   }
-  if (/[/?#@:\s]/.test(trimmed)) {
+  // URL host parsing would quietly rewrite these (%41 → a, a\b → a), so they are refused first.
+  if (/[/\\?#@:%[\]\s]/.test(trimmed)) {
     return { ok: false, reason: 'a domain has no path, port, spaces or credentials' };
   }
   const ascii = domainToASCII(trimmed);

@@ -33,6 +33,8 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
   if (value === undefined) return undefined;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  // Date.parse reads "-5" as a year; an HTTP-date always names its day, month and zone in letters.
+  if (!/[a-z]/i.test(trimmed)) return undefined;
   const at = Date.parse(trimmed);
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, at - now);

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+const KEY = Buffer.alloc(32, 7).toString('base64');
+const HTTP = {
+  SLACK_SIGNING_SECRET: 'signing-secret-value',
+  SLACK_BOT_TOKEN: 'xoxb-1-2-abc',
+  CDN_API_BASE_URL: 'https://api.cdn.example/v1',
+  CDN_EDGE_CNAME_TARGET: 'edge.cdn.example',
+};
+
+function problem(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('starts the console with no Slack credentials, with documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      mode: 'console',
+      port: 3000,
+      logLevel: 'info',
+      slack: { apiUrl: 'https://slack.com/api/' },
+      database: { kind: 'sqlite', path: './data/cdn-bot.sqlite' },
+      encryptionKeys: [],
+    });
+    expect(config.cdn).toEqual({});
+  });
+
+  it('infers socket mode from an app token and http mode from a signing secret', () => {
+    expect(loadConfig({ ...HTTP, SLACK_APP_TOKEN: 'xapp-1-x' }).mode).toBe('socket');
+    expect(loadConfig(HTTP).mode).toBe('http');
+    expect(loadConfig({ ...HTTP, BOT_MODE: 'console' }).mode).toBe('console');
+  });
+
+  it('normalizes URLs and the CNAME target', () => {
+    const config = loadConfig({
+      ...HTTP,
+      CDN_API_BASE_URL: 'https://api.cdn.example/v1/',
+      CDN_EDGE_CNAME_TARGET: 'Edge.CDN.example.',
+      SLACK_API_URL: 'http://127.0.0.1:9999/api',
+      PORT: '8080',
+    });
+    expect(config.cdn).toEqual({
+      baseUrl: 'https://api.cdn.example/v1',
+      edgeCnameTarget: 'edge.cdn.example',
+    });
+    expect(config.slack.apiUrl).toBe('http://127.0.0.1:9999/api/');
+    expect(config.port).toBe(8080);
+  });
+
+  it('reads several encryption keys, newest first', () => {
+    const other = Buffer.alloc(32, 9).toString('base64');
+    const { encryptionKeys } = loadConfig({ ENCRYPTION_KEYS: `k2:${other}, k1:${KEY}` });
+    expect(encryptionKeys.map((k) => [k.id, k.key.length])).toEqual([
+      ['k2', 32],
+      ['k1', 32],
+    ]);
+  });
+
+  it('reads both database forms', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h:5432/db' }).database).toEqual({
+      kind: 'postgres',
+      url: 'postgres://u@h:5432/db',
+    });
+    expect(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).database).toEqual({
+      kind: 'sqlite',
+      path: ':memory:',
+    });
+  });
+
+  it.each([
+    [{ BOT_MODE: 'lambda' }, 'BOT_MODE', 'must be socket, http or console'],
+    [{ PORT: 'eighty' }, 'PORT', 'must be a port number'],
+    [{ PORT: '70000' }, 'PORT', 'between 0 and 65535'],
+    [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL', 'must be one of'],
+    [{ SLACK_BOT_TOKEN: 'xoxp-user' }, 'SLACK_BOT_TOKEN', 'starting with "xoxb-"'],
+    [{ SLACK_APP_TOKEN: 'xoxb-1' }, 'SLACK_APP_TOKEN', 'starting with "xapp-"'],
+    [{ SLACK_API_URL: 'slack' }, 'SLACK_API_URL', 'http(s) URL'],
+    [{ CDN_API_BASE_URL: 'https://api.cdn.example' }, 'CDN_API_BASE_URL', '/v1'],
+    [{ CDN_API_BASE_URL: 'ftp://api.cdn.example/v1' }, 'CDN_API_BASE_URL', 'http(s) URL'],
+    [{ CDN_EDGE_CNAME_TARGET: 'https://edge' }, 'CDN_EDGE_CNAME_TARGET', 'hostname'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL', 'sqlite:<path> or postgres://'],
+    [{ ENCRYPTION_KEYS: 'nocolon' }, 'ENCRYPTION_KEYS', 'id:base64key'],
+    [
+      { ENCRYPTION_KEYS: `k1:${Buffer.alloc(16).toString('base64')}` },
+      'ENCRYPTION_KEYS',
+      '32 bytes',
+    ],
+    [{ ENCRYPTION_KEYS: `k1:${KEY},k1:${KEY}` }, 'ENCRYPTION_KEYS', 'appears twice'],
+    [
+      { BOT_MODE: 'http', ...HTTP, SLACK_SIGNING_SECRET: '' },
+      'SLACK_SIGNING_SECRET',
+      'required in http',
+    ],
+    [{ BOT_MODE: 'socket', ...HTTP }, 'SLACK_APP_TOKEN', 'required in socket'],
+    [{ ...HTTP, SLACK_BOT_TOKEN: undefined }, 'SLACK_BOT_TOKEN', 'OAuth'],
+    [{ ...HTTP, SLACK_CLIENT_ID: '1.2' }, 'SLACK_CLIENT_SECRET', 'OAuth'],
+    [{ ...HTTP, CDN_API_BASE_URL: undefined }, 'CDN_API_BASE_URL', 'required in http'],
+    [{ ...HTTP, CDN_EDGE_CNAME_TARGET: undefined }, 'CDN_EDGE_CNAME_TARGET', 'required in http'],
+  ])('%j → one line naming %s', (env, variable, text) => {
+    const error = problem(env as NodeJS.ProcessEnv);
+    expect(error.variable).toBe(variable);
+    expect(error.message.startsWith(`${variable}: `)).toBe(true);
+    expect(error.message).toContain(text);
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('never echoes a secret value in its message', () => {
+    const secret = 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0';
+    const error = problem({ ENCRYPTION_KEYS: `k1:${secret}` });
+    expect(error.message).not.toContain(secret);
+    expect(problem({ SLACK_BOT_TOKEN: 'xoxp-leaked-token' }).message).not.toContain('leaked');
+  });
+});
