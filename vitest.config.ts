@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    reporters: ['default', './test/summary-reporter.ts'],
     // Forks keep native addons (better-sqlite3, canvas) out of worker threads.
     pool: 'forks',
     testTimeout: 20_000,
