@@ -2,15 +2,15 @@
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { SANDBOX_DEMO_KEY, startSandbox } from './sandbox/server.js';
+import { openStore, type Store } from './store/index.js';
+import { loadKeyring } from './store/keyring.js';
 
-function readConfig(): Config {
-  try {
-    return loadConfig(process.env);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    console.error(`cdn-chatops: configuration error: ${error.message}`);
-    process.exit(1);
-  }
+/** Where development keys and console output live. */
+const DATA_DIR = './data';
+
+function exitWith(message: string): never {
+  console.error(`cdn-chatops: ${message}`);
+  process.exit(1);
 }
 
 async function startConsole(config: Config, logger: Logger): Promise<() => Promise<void>> {
@@ -28,21 +28,37 @@ async function startConsole(config: Config, logger: Logger): Promise<() => Promi
 }
 
 async function main(): Promise<void> {
-  const config = readConfig();
-  const logger = createLogger({ level: config.logLevel });
-  logger.info({ mode: config.mode }, 'starting cdn-chatops');
-  if (config.mode !== 'console') {
-    logger.fatal(
-      { mode: config.mode },
-      'the Slack receivers are not built yet; use BOT_MODE=console',
-    );
-    process.exit(1);
+  let config: Config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) exitWith(`configuration error: ${error.message}`);
+    throw error;
   }
-  const stop = await startConsole(config, logger);
+  const logger = createLogger({ level: config.logLevel });
+  logger.info({ mode: config.mode, database: config.database.kind }, 'starting cdn-chatops');
+
+  let store: Store;
+  try {
+    const keyring = await loadKeyring(config, { dataDir: DATA_DIR, logger });
+    store = await openStore({ database: config.database, keyring, logger });
+  } catch (error) {
+    if (error instanceof ConfigError) exitWith(`configuration error: ${error.message}`);
+    // The URL may carry a password, so the database is named by its kind only.
+    exitWith(`cannot open the ${config.database.kind} database: ${(error as Error).message}`);
+  }
+
+  if (config.mode !== 'console') {
+    await store.close();
+    exitWith(`${config.mode} mode is not built yet; use BOT_MODE=console`);
+  }
+  const stopConsole = await startConsole(config, logger);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       logger.info({ signal }, 'shutting down');
-      void stop().then(() => process.exit(0));
+      void stopConsole()
+        .then(() => store.close())
+        .then(() => process.exit(0));
     });
   }
 }

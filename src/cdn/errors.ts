@@ -1,4 +1,5 @@
 // Typed CDN errors: every failure of the API client is a CdnError with a code callers can switch on.
+import type { CodedError } from '../errors.js';
 
 export const CDN_ERROR_CODES = [
   'unauthorized',
@@ -14,11 +15,6 @@ export const CDN_ERROR_CODES = [
 ] as const;
 
 export type CdnErrorCode = (typeof CDN_ERROR_CODES)[number];
-
-/** Shared shape of the project's errors: a stable machine code beside the human message. */
-export interface CodedError extends Error {
-  code: string;
-}
 
 export interface CdnErrorDetails {
   /** HTTP status when the server answered. */

@@ -1,0 +1,199 @@
+// Repository: purge-everything approval requests. Every state change is one conditional UPDATE,
+// so a request leaves `pending` exactly once however many replicas or clicks race for it.
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Selectable } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { ApprovalStatus, ApprovalsTable, Database } from './schema.js';
+
+export interface Approval {
+  id: string;
+  workspaceId: string;
+  zoneId: string;
+  zoneName: string;
+  requesterId: string;
+  reason: string;
+  channelId: string;
+  messageTs: string | null;
+  status: ApprovalStatus;
+  decidedBy: string | null;
+  decidedAt: number | null;
+  decisionNote: string | null;
+  outcome: 'succeeded' | 'failed' | null;
+  purgeId: string | null;
+  outcomeDetail: string | null;
+  expiresAt: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface NewApproval {
+  workspaceId: string;
+  zoneId: string;
+  zoneName: string;
+  requesterId: string;
+  reason: string;
+  channelId: string;
+  ttlMs: number;
+}
+
+/** The ways out of `pending` a person can take; `expired` is the clock's. */
+export type Decision = 'approved' | 'denied' | 'cancelled';
+
+export class ApprovalRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+    private readonly newId: () => string = randomUUID,
+  ) {}
+
+  async create(input: NewApproval): Promise<Approval> {
+    const now = this.clock.now();
+    const row: Selectable<ApprovalsTable> = {
+      id: this.newId(),
+      workspace_id: input.workspaceId,
+      zone_id: input.zoneId,
+      zone_name: input.zoneName,
+      requester_id: input.requesterId,
+      reason: input.reason,
+      channel_id: input.channelId,
+      message_ts: null,
+      status: 'pending',
+      decided_by: null,
+      decided_at: null,
+      decision_note: null,
+      outcome: null,
+      purge_id: null,
+      outcome_detail: null,
+      expires_at: now + input.ttlMs,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.db.insertInto('approvals').values(row).execute();
+    return toApproval(row);
+  }
+
+  async get(id: string): Promise<Approval | undefined> {
+    const row = await this.db
+      .selectFrom('approvals')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toApproval(row);
+  }
+
+  /** Where the request message was posted, so every later change can update it. */
+  async setMessage(id: string, channelId: string, messageTs: string): Promise<void> {
+    await this.db
+      .updateTable('approvals')
+      .set({ channel_id: channelId, message_ts: messageTs, updated_at: this.clock.now() })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /**
+   * Moves a pending, unexpired request to `decision`. Returns the updated request to the one
+   * caller that won, and undefined to everyone else (already decided, expired, or unknown).
+   */
+  async decide(
+    id: string,
+    decision: Decision,
+    by: { userId: string; note?: string },
+  ): Promise<Approval | undefined> {
+    const now = this.clock.now();
+    const row = await this.db
+      .updateTable('approvals')
+      .set({
+        status: decision,
+        decided_by: by.userId,
+        decided_at: now,
+        decision_note: by.note ?? null,
+        updated_at: now,
+      })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .where('expires_at', '>', now)
+      .returningAll()
+      .executeTakeFirst();
+    return row && toApproval(row);
+  }
+
+  /** Expires every pending request whose time is up; returns those this call expired. */
+  async expireDue(): Promise<Approval[]> {
+    const now = this.clock.now();
+    const rows = await this.db
+      .updateTable('approvals')
+      .set({ status: 'expired', updated_at: now })
+      .where('status', '=', 'pending')
+      .where('expires_at', '<=', now)
+      .returningAll()
+      .execute();
+    return rows.map(toApproval);
+  }
+
+  /** Expires a workspace's pending requests at once (uninstall, key removed). */
+  async expireAllPending(workspaceId: string): Promise<Approval[]> {
+    const now = this.clock.now();
+    const rows = await this.db
+      .updateTable('approvals')
+      .set({ status: 'expired', updated_at: now })
+      .where('workspace_id', '=', workspaceId)
+      .where('status', '=', 'pending')
+      .returningAll()
+      .execute();
+    return rows.map(toApproval);
+  }
+
+  /** Records what the approved purge did, once: a second call changes nothing and returns false. */
+  async recordOutcome(
+    id: string,
+    outcome: { succeeded: boolean; purgeId?: string; detail?: string },
+  ): Promise<boolean> {
+    const result = await this.db
+      .updateTable('approvals')
+      .set({
+        outcome: outcome.succeeded ? 'succeeded' : 'failed',
+        purge_id: outcome.purgeId ?? null,
+        outcome_detail: outcome.detail ?? null,
+        updated_at: this.clock.now(),
+      })
+      .where('id', '=', id)
+      .where('status', '=', 'approved')
+      .where('outcome', 'is', null)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  async listPending(workspaceId: string): Promise<Approval[]> {
+    const rows = await this.db
+      .selectFrom('approvals')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('status', '=', 'pending')
+      .orderBy('created_at', 'desc')
+      .execute();
+    return rows.map(toApproval);
+  }
+}
+
+function toApproval(row: Selectable<ApprovalsTable>): Approval {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    zoneId: row.zone_id,
+    zoneName: row.zone_name,
+    requesterId: row.requester_id,
+    reason: row.reason,
+    channelId: row.channel_id,
+    messageTs: row.message_ts,
+    status: row.status,
+    decidedBy: row.decided_by,
+    decidedAt: row.decided_at,
+    decisionNote: row.decision_note,
+    outcome: row.outcome,
+    purgeId: row.purge_id,
+    outcomeDetail: row.outcome_detail,
+    expiresAt: row.expires_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

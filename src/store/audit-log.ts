@@ -1,0 +1,92 @@
+// Repository: the audit log: who did what to which zone, and how it went. Never holds a secret.
+import type { Kysely, Selectable } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { AuditLogTable, Database } from './schema.js';
+
+export interface AuditEntry {
+  id: number;
+  workspaceId: string;
+  actorId: string;
+  /** Dotted verb, e.g. `purge.files`, `credentials.set`, `ratelimit.on`. */
+  action: string;
+  zoneId: string | null;
+  zoneName: string | null;
+  /** e.g. `ok`, `partial`, `failed`, `refused`. */
+  outcome: string;
+  /** Structured detail (purge ids, counts, error codes). */
+  detail: Record<string, unknown> | null;
+  at: number;
+}
+
+export type NewAuditEntry = Omit<AuditEntry, 'id' | 'at' | 'zoneId' | 'zoneName' | 'detail'> &
+  Partial<Pick<AuditEntry, 'zoneId' | 'zoneName' | 'detail'>>;
+
+export class AuditLogRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+  ) {}
+
+  async record(entry: NewAuditEntry): Promise<AuditEntry> {
+    const row = {
+      workspace_id: entry.workspaceId,
+      actor_id: entry.actorId,
+      action: entry.action,
+      zone_id: entry.zoneId ?? null,
+      zone_name: entry.zoneName ?? null,
+      outcome: entry.outcome,
+      detail: entry.detail ? JSON.stringify(entry.detail) : null,
+      at: this.clock.now(),
+    };
+    const { id } = await this.db
+      .insertInto('audit_log')
+      .values(row)
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return toEntry({ ...row, id: Number(id) });
+  }
+
+  /** The newest entries of a workspace, optionally of one zone (by id or name). */
+  async recent(workspaceId: string, options: { zone?: string; limit?: number } = {}) {
+    let query = this.db.selectFrom('audit_log').selectAll().where('workspace_id', '=', workspaceId);
+    const zone = options.zone;
+    if (zone !== undefined) {
+      query = query.where((eb) => eb.or([eb('zone_id', '=', zone), eb('zone_name', '=', zone)]));
+    }
+    const rows = await query
+      .orderBy('at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(options.limit ?? 20)
+      .execute();
+    return rows.map(toEntry);
+  }
+
+  /** A zone's entries in [since, until), oldest first (chart markers). */
+  async forZoneBetween(workspaceId: string, zoneId: string, since: number, until: number) {
+    const rows = await this.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('zone_id', '=', zoneId)
+      .where('at', '>=', since)
+      .where('at', '<', until)
+      .orderBy('at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toEntry);
+  }
+}
+
+function toEntry(row: Selectable<AuditLogTable>): AuditEntry {
+  return {
+    id: Number(row.id),
+    workspaceId: row.workspace_id,
+    actorId: row.actor_id,
+    action: row.action,
+    zoneId: row.zone_id,
+    zoneName: row.zone_name,
+    outcome: row.outcome,
+    detail: row.detail === null ? null : (JSON.parse(row.detail) as Record<string, unknown>),
+    at: row.at,
+  };
+}

@@ -1,0 +1,181 @@
+// Repository: daily report schedules. Each occurrence is claimed with one conditional UPDATE, so
+// with several replicas on one database every report is posted exactly once.
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Selectable } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { Database, ScheduleStatus, SchedulesTable } from './schema.js';
+
+export interface Schedule {
+  id: string;
+  workspaceId: string;
+  zoneId: string;
+  zoneName: string;
+  channelId: string;
+  createdBy: string;
+  timeOfDay: string;
+  timeZone: string;
+  status: ScheduleStatus;
+  nextRunAt: number;
+  lastRunAt: number | null;
+  pausedReason: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type NewSchedule = Pick<
+  Schedule,
+  | 'workspaceId'
+  | 'zoneId'
+  | 'zoneName'
+  | 'channelId'
+  | 'createdBy'
+  | 'timeOfDay'
+  | 'timeZone'
+  | 'nextRunAt'
+>;
+
+export class ScheduleRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+    private readonly newId: () => string = randomUUID,
+  ) {}
+
+  async create(input: NewSchedule): Promise<Schedule> {
+    const now = this.clock.now();
+    const row: Selectable<SchedulesTable> = {
+      id: this.newId(),
+      workspace_id: input.workspaceId,
+      zone_id: input.zoneId,
+      zone_name: input.zoneName,
+      channel_id: input.channelId,
+      created_by: input.createdBy,
+      time_of_day: input.timeOfDay,
+      time_zone: input.timeZone,
+      status: 'active',
+      next_run_at: input.nextRunAt,
+      last_run_at: null,
+      paused_reason: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.db.insertInto('schedules').values(row).execute();
+    return toSchedule(row);
+  }
+
+  async get(id: string): Promise<Schedule | undefined> {
+    const row = await this.db
+      .selectFrom('schedules')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toSchedule(row);
+  }
+
+  /** A workspace's schedules that are not stopped, oldest first. */
+  async listForWorkspace(workspaceId: string): Promise<Schedule[]> {
+    const rows = await this.db
+      .selectFrom('schedules')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('status', '<>', 'stopped')
+      .orderBy('created_at')
+      .execute();
+    return rows.map(toSchedule);
+  }
+
+  /** Active schedules whose next occurrence is at or before `now`, earliest first. */
+  async due(limit: number): Promise<Schedule[]> {
+    const rows = await this.db
+      .selectFrom('schedules')
+      .selectAll()
+      .where('status', '=', 'active')
+      .where('next_run_at', '<=', this.clock.now())
+      .orderBy('next_run_at')
+      .limit(limit)
+      .execute();
+    return rows.map(toSchedule);
+  }
+
+  /**
+   * Claims the occurrence due at `dueAt` and moves the schedule on to `nextRunAt`. True for the
+   * one caller that won; false when another replica claimed it first or the schedule changed.
+   */
+  async claim(id: string, dueAt: number, nextRunAt: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('schedules')
+      .set({ next_run_at: nextRunAt, last_run_at: dueAt, updated_at: this.clock.now() })
+      .where('id', '=', id)
+      .where('status', '=', 'active')
+      .where('next_run_at', '=', dueAt)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  /** Pauses an active schedule; false if it was not active. */
+  async pause(id: string, reason: string): Promise<boolean> {
+    return this.#move(id, 'active', 'paused', { paused_reason: reason });
+  }
+
+  /** Resumes a paused schedule at `nextRunAt`; false if it was not paused. */
+  async resume(id: string, nextRunAt: number): Promise<boolean> {
+    return this.#move(id, 'paused', 'active', { paused_reason: null, next_run_at: nextRunAt });
+  }
+
+  /** Stops a workspace's schedule for good; false if there was no such live schedule. */
+  async stop(id: string, workspaceId: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('schedules')
+      .set({ status: 'stopped', updated_at: this.clock.now() })
+      .where('id', '=', id)
+      .where('workspace_id', '=', workspaceId)
+      .where('status', '<>', 'stopped')
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  /** Pauses every active schedule of a workspace (uninstall); returns how many. */
+  async pauseAll(workspaceId: string, reason: string): Promise<number> {
+    const result = await this.db
+      .updateTable('schedules')
+      .set({ status: 'paused', paused_reason: reason, updated_at: this.clock.now() })
+      .where('workspace_id', '=', workspaceId)
+      .where('status', '=', 'active')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  async #move(
+    id: string,
+    from: ScheduleStatus,
+    to: ScheduleStatus,
+    fields: Partial<Pick<SchedulesTable, 'paused_reason' | 'next_run_at'>>,
+  ): Promise<boolean> {
+    const result = await this.db
+      .updateTable('schedules')
+      .set({ ...fields, status: to, updated_at: this.clock.now() })
+      .where('id', '=', id)
+      .where('status', '=', from)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+}
+
+function toSchedule(row: Selectable<SchedulesTable>): Schedule {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    zoneId: row.zone_id,
+    zoneName: row.zone_name,
+    channelId: row.channel_id,
+    createdBy: row.created_by,
+    timeOfDay: row.time_of_day,
+    timeZone: row.time_zone,
+    status: row.status,
+    nextRunAt: row.next_run_at,
+    lastRunAt: row.last_run_at,
+    pausedReason: row.paused_reason,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

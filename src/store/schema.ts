@@ -1,0 +1,107 @@
+// The database schema as Kysely types. Times are epoch milliseconds in bigint columns.
+import type { Generated } from 'kysely';
+
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'cancelled' | 'expired';
+export type ScheduleStatus = 'active' | 'paused' | 'stopped';
+
+export interface WorkspacesTable {
+  /** Slack team id. */
+  id: string;
+  enterprise_id: string | null;
+  /** Per-workspace CDN API base URL override; null means CDN_API_BASE_URL. */
+  cdn_base_url: string | null;
+  /** Slack user group whose members may change things; null means everyone. */
+  operator_group_id: string | null;
+  /** Slack user group whose members may approve purge-everything; null means anyone else. */
+  approver_group_id: string | null;
+  approval_ttl_minutes: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CdnCredentialsTable {
+  workspace_id: string;
+  /** Sealed by the keyring (see crypto.ts); never plaintext. */
+  api_key: string;
+  /** The encryption key the api_key is sealed with, for rotation. */
+  key_id: string;
+  set_by: string;
+  set_at: number;
+  last_validated_at: number | null;
+}
+
+export interface SlackInstallationsTable {
+  /** `T:<team id>`, or `E:<enterprise id>` for an org-wide install. */
+  id: string;
+  team_id: string | null;
+  enterprise_id: string | null;
+  is_enterprise_install: number;
+  bot_user_id: string | null;
+  /** The whole Bolt Installation as JSON, sealed: it holds the bot and user tokens. */
+  installation: string;
+  key_id: string;
+  installed_at: number;
+  updated_at: number;
+}
+
+export interface ApprovalsTable {
+  id: string;
+  workspace_id: string;
+  zone_id: string;
+  zone_name: string;
+  requester_id: string;
+  reason: string;
+  channel_id: string;
+  message_ts: string | null;
+  status: ApprovalStatus;
+  decided_by: string | null;
+  decided_at: number | null;
+  decision_note: string | null;
+  outcome: 'succeeded' | 'failed' | null;
+  purge_id: string | null;
+  outcome_detail: string | null;
+  expires_at: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SchedulesTable {
+  id: string;
+  workspace_id: string;
+  zone_id: string;
+  zone_name: string;
+  channel_id: string;
+  created_by: string;
+  /** Local wall-clock time, HH:MM. */
+  time_of_day: string;
+  /** IANA time zone, e.g. Europe/Paris. */
+  time_zone: string;
+  status: ScheduleStatus;
+  next_run_at: number;
+  last_run_at: number | null;
+  paused_reason: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  workspace_id: string;
+  actor_id: string;
+  action: string;
+  zone_id: string | null;
+  zone_name: string | null;
+  outcome: string;
+  /** JSON, never holding a secret. */
+  detail: string | null;
+  at: number;
+}
+
+export interface Database {
+  workspaces: WorkspacesTable;
+  cdn_credentials: CdnCredentialsTable;
+  slack_installations: SlackInstallationsTable;
+  approvals: ApprovalsTable;
+  schedules: SchedulesTable;
+  audit_log: AuditLogTable;
+}

@@ -1,0 +1,81 @@
+// Repository: workspaces and their settings.
+import type { Kysely, Selectable } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { Database, WorkspacesTable } from './schema.js';
+
+export interface Workspace {
+  id: string;
+  enterpriseId: string | null;
+  cdnBaseUrl: string | null;
+  operatorGroupId: string | null;
+  approverGroupId: string | null;
+  approvalTtlMinutes: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type WorkspaceSettings = Partial<
+  Pick<Workspace, 'cdnBaseUrl' | 'operatorGroupId' | 'approverGroupId' | 'approvalTtlMinutes'>
+>;
+
+export class WorkspaceRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The workspace, created with defaults on first sight. */
+  async ensure(id: string, enterpriseId: string | null = null): Promise<Workspace> {
+    const now = this.clock.now();
+    await this.db
+      .insertInto('workspaces')
+      .values({
+        id,
+        enterprise_id: enterpriseId,
+        cdn_base_url: null,
+        operator_group_id: null,
+        approver_group_id: null,
+        approval_ttl_minutes: 30,
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((conflict) => conflict.column('id').doNothing())
+      .execute();
+    return (await this.get(id)) as Workspace;
+  }
+
+  async get(id: string): Promise<Workspace | undefined> {
+    const row = await this.db
+      .selectFrom('workspaces')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toWorkspace(row);
+  }
+
+  async update(id: string, settings: WorkspaceSettings): Promise<Workspace> {
+    await this.ensure(id);
+    const patch: Partial<WorkspacesTable> = { updated_at: this.clock.now() };
+    if (settings.cdnBaseUrl !== undefined) patch.cdn_base_url = settings.cdnBaseUrl;
+    if (settings.operatorGroupId !== undefined) patch.operator_group_id = settings.operatorGroupId;
+    if (settings.approverGroupId !== undefined) patch.approver_group_id = settings.approverGroupId;
+    if (settings.approvalTtlMinutes !== undefined) {
+      patch.approval_ttl_minutes = settings.approvalTtlMinutes;
+    }
+    await this.db.updateTable('workspaces').set(patch).where('id', '=', id).execute();
+    return (await this.get(id)) as Workspace;
+  }
+}
+
+function toWorkspace(row: Selectable<WorkspacesTable>): Workspace {
+  return {
+    id: row.id,
+    enterpriseId: row.enterprise_id,
+    cdnBaseUrl: row.cdn_base_url,
+    operatorGroupId: row.operator_group_id,
+    approverGroupId: row.approver_group_id,
+    approvalTtlMinutes: row.approval_ttl_minutes,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

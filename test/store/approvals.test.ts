@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import type { NewApproval } from '../../src/store/approvals.js';
+import { BACKENDS, testStore } from '../helpers/store.js';
+
+const request: NewApproval = {
+  workspaceId: 'T1',
+  zoneId: 'zone_1',
+  zoneName: 'example.com',
+  requesterId: 'U_REQ',
+  reason: 'bad deploy cached',
+  channelId: 'C1',
+  ttlMs: 30 * 60_000,
+};
+
+for (const { backend, skip } of BACKENDS) {
+  describe.skipIf(skip)(`approvals on ${backend}`, () => {
+    it('creates a pending request that expires after its ttl', async () => {
+      const { store, clock } = await testStore(backend);
+      const approval = await store.approvals.create(request);
+      expect(approval).toMatchObject({
+        id: 'id-1',
+        status: 'pending',
+        expiresAt: clock.now() + 30 * 60_000,
+      });
+      await store.approvals.setMessage(approval.id, 'C1', '1700000000.000100');
+      expect((await store.approvals.get(approval.id))?.messageTs).toBe('1700000000.000100');
+    });
+
+    it('leaves pending once: the second decision loses', async () => {
+      const { store } = await testStore(backend);
+      const { id } = await store.approvals.create(request);
+      const approved = await store.approvals.decide(id, 'approved', { userId: 'U_OK' });
+      expect(approved).toMatchObject({ status: 'approved', decidedBy: 'U_OK' });
+      expect(
+        await store.approvals.decide(id, 'denied', { userId: 'U_NO', note: 'no' }),
+      ).toBeUndefined();
+      expect(await store.approvals.decide(id, 'cancelled', { userId: 'U_REQ' })).toBeUndefined();
+      expect((await store.approvals.get(id))?.status).toBe('approved');
+    });
+
+    it('cannot be decided once expired, and is expired by the sweep exactly once', async () => {
+      const { store, clock } = await testStore(backend);
+      const { id } = await store.approvals.create(request);
+      const other = await store.approvals.create({ ...request, ttlMs: 60 * 60_000 });
+      clock.advance(30 * 60_000);
+      expect(await store.approvals.decide(id, 'approved', { userId: 'U_OK' })).toBeUndefined();
+      expect((await store.approvals.expireDue()).map((a) => a.id)).toEqual([id]);
+      expect(await store.approvals.expireDue()).toEqual([]);
+      expect((await store.approvals.get(other.id))?.status).toBe('pending');
+    });
+
+    it('records the outcome of an approved purge once', async () => {
+      const { store } = await testStore(backend);
+      const { id } = await store.approvals.create(request);
+      expect(await store.approvals.recordOutcome(id, { succeeded: true })).toBe(false);
+      await store.approvals.decide(id, 'approved', { userId: 'U_OK' });
+      expect(await store.approvals.recordOutcome(id, { succeeded: true, purgeId: 'purge_1' })).toBe(
+        true,
+      );
+      expect(await store.approvals.recordOutcome(id, { succeeded: false })).toBe(false);
+      expect(await store.approvals.get(id)).toMatchObject({
+        outcome: 'succeeded',
+        purgeId: 'purge_1',
+      });
+    });
+
+    it('lists and expires a workspace’s pending requests', async () => {
+      const { store } = await testStore(backend);
+      const a = await store.approvals.create(request);
+      const b = await store.approvals.create(request);
+      await store.approvals.create({ ...request, workspaceId: 'T2' });
+      await store.approvals.decide(b.id, 'denied', { userId: 'U_NO' });
+      expect((await store.approvals.listPending('T1')).map((x) => x.id)).toEqual([a.id]);
+      expect((await store.approvals.expireAllPending('T1')).map((x) => x.id)).toEqual([a.id]);
+      expect(await store.approvals.listPending('T1')).toEqual([]);
+      expect(await store.approvals.listPending('T2')).toHaveLength(1);
+    });
+
+    it('lets exactly one of 50 concurrent approvers win', async () => {
+      const { store } = await testStore(backend, { poolSize: 20 });
+      const { id } = await store.approvals.create(request);
+      const attempts = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          store.approvals.decide(id, i % 2 ? 'approved' : 'denied', { userId: `U${i}` }),
+        ),
+      );
+      const winners = attempts.filter((a) => a !== undefined);
+      expect(winners).toHaveLength(1);
+      expect(await store.approvals.get(id)).toMatchObject({
+        status: winners[0]?.status,
+        decidedBy: winners[0]?.decidedBy,
+      });
+    });
+  });
+}

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { BACKENDS, testStore } from '../helpers/store.js';
+
+for (const { backend, skip } of BACKENDS) {
+  describe.skipIf(skip)(`workspaces and credentials on ${backend}`, () => {
+    it('creates a workspace with defaults once and updates its settings', async () => {
+      const { store, clock } = await testStore(backend);
+      const created = await store.workspaces.ensure('T1', 'E1');
+      expect(created).toMatchObject({
+        id: 'T1',
+        enterpriseId: 'E1',
+        cdnBaseUrl: null,
+        approvalTtlMinutes: 30,
+      });
+      clock.advance(1_000);
+      expect(await store.workspaces.ensure('T1')).toEqual(created);
+      const updated = await store.workspaces.update('T1', {
+        approverGroupId: 'S123',
+        approvalTtlMinutes: 15,
+      });
+      expect(updated).toMatchObject({
+        approverGroupId: 'S123',
+        approvalTtlMinutes: 15,
+        operatorGroupId: null,
+      });
+      expect(updated.updatedAt).toBe(created.createdAt + 1_000);
+      expect(await store.workspaces.get('T9')).toBeUndefined();
+    });
+
+    it('keeps one key per workspace: set, read, replace, status without the key, delete', async () => {
+      const { store, clock } = await testStore(backend);
+      await store.credentials.set('T1', 'key-one', { userId: 'U1', validated: true });
+      await store.credentials.set('T2', 'key-two', { userId: 'U2', validated: false });
+      clock.advance(5_000);
+      await store.credentials.set('T1', 'key-one-b', { userId: 'U3', validated: true });
+
+      expect(await store.credentials.get('T1')).toMatchObject({ apiKey: 'key-one-b', setBy: 'U3' });
+      expect((await store.credentials.get('T2'))?.apiKey).toBe('key-two');
+      const status = await store.credentials.status('T2');
+      expect(status).toEqual({
+        workspaceId: 'T2',
+        setBy: 'U2',
+        setAt: expect.any(Number),
+        lastValidatedAt: null,
+      });
+      expect(JSON.stringify(status)).not.toContain('key-two');
+
+      await store.credentials.markValidated('T2');
+      expect((await store.credentials.status('T2'))?.lastValidatedAt).toBe(clock.now());
+      expect(await store.credentials.delete('T1')).toBe(true);
+      expect(await store.credentials.delete('T1')).toBe(false);
+      expect(await store.credentials.get('T1')).toBeUndefined();
+    });
+
+    it('refuses a key row moved to another workspace', async () => {
+      const { store } = await testStore(backend);
+      await store.credentials.set('T1', 'key-one', { userId: 'U1', validated: true });
+      await store.workspaces.ensure('T2');
+      const row = await store.db
+        .selectFrom('cdn_credentials')
+        .selectAll()
+        .executeTakeFirstOrThrow();
+      await store.db
+        .insertInto('cdn_credentials')
+        .values({ ...row, workspace_id: 'T2' })
+        .execute();
+      await expect(store.credentials.get('T2')).rejects.toMatchObject({ code: 'secret_rejected' });
+    });
+  });
+}
