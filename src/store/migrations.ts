@@ -16,6 +16,7 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
           .addColumn('operator_group_id', 'text')
           .addColumn('approver_group_id', 'text')
           .addColumn('approval_ttl_minutes', 'integer', (c) => c.notNull().defaultTo(30))
+          .addColumn('report_time_of_day', 'text', (c) => c.notNull().defaultTo('09:00'))
           .addColumn('created_at', 'bigint', (c) => c.notNull())
           .addColumn('updated_at', 'bigint', (c) => c.notNull())
           .execute();

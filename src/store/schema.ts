@@ -15,6 +15,8 @@ export interface WorkspacesTable {
   /** Slack user group whose members may approve purge-everything; null means anyone else. */
   approver_group_id: string | null;
   approval_ttl_minutes: number;
+  /** Default local time (HH:MM) of a new daily report. */
+  report_time_of_day: string;
   created_at: number;
   updated_at: number;
 }

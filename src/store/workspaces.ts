@@ -10,12 +10,16 @@ export interface Workspace {
   operatorGroupId: string | null;
   approverGroupId: string | null;
   approvalTtlMinutes: number;
+  reportTimeOfDay: string;
   createdAt: number;
   updatedAt: number;
 }
 
 export type WorkspaceSettings = Partial<
-  Pick<Workspace, 'cdnBaseUrl' | 'operatorGroupId' | 'approverGroupId' | 'approvalTtlMinutes'>
+  Pick<
+    Workspace,
+    'cdnBaseUrl' | 'operatorGroupId' | 'approverGroupId' | 'approvalTtlMinutes' | 'reportTimeOfDay'
+  >
 >;
 
 export class WorkspaceRepository {
@@ -36,6 +40,7 @@ export class WorkspaceRepository {
         operator_group_id: null,
         approver_group_id: null,
         approval_ttl_minutes: 30,
+        report_time_of_day: '09:00',
         created_at: now,
         updated_at: now,
       })
@@ -62,6 +67,7 @@ export class WorkspaceRepository {
     if (settings.approvalTtlMinutes !== undefined) {
       patch.approval_ttl_minutes = settings.approvalTtlMinutes;
     }
+    if (settings.reportTimeOfDay !== undefined) patch.report_time_of_day = settings.reportTimeOfDay;
     await this.db.updateTable('workspaces').set(patch).where('id', '=', id).execute();
     return (await this.get(id)) as Workspace;
   }
@@ -75,6 +81,7 @@ function toWorkspace(row: Selectable<WorkspacesTable>): Workspace {
     operatorGroupId: row.operator_group_id,
     approverGroupId: row.approver_group_id,
     approvalTtlMinutes: row.approval_ttl_minutes,
+    reportTimeOfDay: row.report_time_of_day,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -11,12 +11,14 @@ for (const { backend, skip } of BACKENDS) {
         enterpriseId: 'E1',
         cdnBaseUrl: null,
         approvalTtlMinutes: 30,
+        reportTimeOfDay: '09:00',
       });
       clock.advance(1_000);
       expect(await store.workspaces.ensure('T1')).toEqual(created);
       const updated = await store.workspaces.update('T1', {
         approverGroupId: 'S123',
         approvalTtlMinutes: 15,
+        reportTimeOfDay: '07:30',
       });
       expect(updated).toMatchObject({
         approverGroupId: 'S123',
