@@ -1,0 +1,273 @@
+import { type View, WebClient } from '@slack/web-api';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeSlack, startFakeSlack } from '../../src/fake-slack/server.js';
+import { InstantClock } from '../helpers/clock.js';
+
+let slack: FakeSlack;
+let client: WebClient;
+let clock: InstantClock;
+
+beforeEach(async () => {
+  clock = new InstantClock();
+  slack = await startFakeSlack({ clock });
+  slack.addUser({ id: 'U1', name: 'alice', isAdmin: true });
+  slack.addChannel({ id: 'C1', name: 'ops', botMember: true });
+  slack.addChannel({ id: 'C2', name: 'elsewhere', botMember: false });
+  client = new WebClient(slack.botToken, {
+    slackApiUrl: slack.apiUrl,
+    retryConfig: { retries: 0 },
+  });
+});
+
+afterEach(async () => {
+  await slack.close();
+});
+
+async function slackError(promise: Promise<unknown>): Promise<string> {
+  const error = (await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as { data?: { error?: string } } | undefined;
+  if (!error?.data?.error) throw new Error('expected a Slack API error');
+  return error.data.error;
+}
+
+const section = (text: string, blockId?: string) => ({
+  type: 'section',
+  text: { type: 'mrkdwn', text },
+  ...(blockId ? { block_id: blockId } : {}),
+});
+const button = (actionId: string) => ({
+  type: 'button',
+  text: { type: 'plain_text', text: 'Go' },
+  action_id: actionId,
+});
+// Deliberately loose: these tests send what Slack would refuse.
+const modal = (title: string, blocks: unknown[] = [section('hi')]) =>
+  ({ type: 'modal', title: { type: 'plain_text', text: title }, blocks }) as unknown as View;
+
+describe('fake Slack Web API', () => {
+  it('authenticates the bot token and refuses others', async () => {
+    expect(await client.auth.test()).toMatchObject({
+      ok: true,
+      team_id: 'T0FAKE',
+      user_id: 'UBOT',
+    });
+    const other = new WebClient('xoxb-wrong', {
+      slackApiUrl: slack.apiUrl,
+      retryConfig: { retries: 0 },
+    });
+    expect(await slackError(other.auth.test())).toBe('invalid_auth');
+  });
+
+  it('posts messages and records them', async () => {
+    const posted = await client.chat.postMessage({
+      channel: 'C1',
+      text: 'hello',
+      blocks: [section('*hello*')],
+    });
+    expect(slack.messages).toEqual([
+      expect.objectContaining({ channel: 'C1', ts: posted.ts, text: 'hello', via: 'api' }),
+    ]);
+    await client.chat.update({
+      channel: 'C1',
+      ts: posted.ts ?? '',
+      text: 'bye',
+      blocks: [section('bye')],
+    });
+    expect(slack.messages[0]).toMatchObject({ text: 'bye', history: [{ text: 'hello' }] });
+  });
+
+  it.each([
+    ['51 blocks', Array.from({ length: 51 }, (_, i) => section(`b${i}`))],
+    ['an empty text', [section('')]],
+    ['a section of 3001 characters', [section('x'.repeat(3001))]],
+    ['duplicate block ids', [section('a', 'same'), section('b', 'same')]],
+    [
+      'duplicate action ids',
+      [
+        { type: 'actions', elements: [button('go')] },
+        { type: 'actions', elements: [button('go')] },
+      ],
+    ],
+    [
+      '101 options',
+      [
+        {
+          type: 'actions',
+          elements: [
+            {
+              type: 'static_select',
+              action_id: 's',
+              options: Array.from({ length: 101 }, (_, i) => ({
+                text: { type: 'plain_text', text: `o${i}` },
+                value: `v${i}`,
+              })),
+            },
+          ],
+        },
+      ],
+    ],
+    [
+      'an input block in a message',
+      [
+        {
+          type: 'input',
+          label: { type: 'plain_text', text: 'x' },
+          element: { type: 'plain_text_input', action_id: 'x' },
+        },
+      ],
+    ],
+    [
+      'a button label of 76 characters',
+      [
+        {
+          type: 'actions',
+          elements: [{ ...button('b'), text: { type: 'plain_text', text: 'x'.repeat(76) } }],
+        },
+      ],
+    ],
+  ])('refuses a message with %s as invalid_blocks', async (_name, blocks) => {
+    expect(
+      await slackError(
+        client.chat.postMessage({ channel: 'C1', text: 't', blocks: blocks as never }),
+      ),
+    ).toBe('invalid_blocks');
+    expect(slack.messages).toEqual([]);
+  });
+
+  it('refuses a message without text, to a channel the bot is not in, or archived', async () => {
+    expect(await slackError(client.chat.postMessage({ channel: 'C1', text: '' }))).toBe('no_text');
+    expect(await slackError(client.chat.postMessage({ channel: 'C2', text: 'x' }))).toBe(
+      'not_in_channel',
+    );
+    expect(await slackError(client.chat.postMessage({ channel: 'C404', text: 'x' }))).toBe(
+      'channel_not_found',
+    );
+    slack.addChannel({ id: 'C3', name: 'old', botMember: true, archived: true });
+    expect(await slackError(client.chat.postMessage({ channel: 'C3', text: 'x' }))).toBe(
+      'is_archived',
+    );
+  });
+
+  it('opens a modal once per trigger, within 3 seconds, with a title of at most 24 characters', async () => {
+    const trigger = slack.mintTrigger('U1');
+    expect(
+      await slackError(client.views.open({ trigger_id: trigger, view: modal('x'.repeat(25)) })),
+    ).toBe('invalid_blocks');
+    const opened = await client.views.open({
+      trigger_id: trigger,
+      view: modal('Set the CDN API key'),
+    });
+    expect(opened.view?.id).toMatch(/^V/);
+    expect(await slackError(client.views.open({ trigger_id: trigger, view: modal('Again') }))).toBe(
+      'exchanged_trigger_id',
+    );
+    const late = slack.mintTrigger('U1');
+    clock.advance(3_001);
+    expect(await slackError(client.views.open({ trigger_id: late, view: modal('Late') }))).toBe(
+      'expired_trigger_id',
+    );
+    expect(
+      await slackError(client.views.open({ trigger_id: 'made-up', view: modal('Nope') })),
+    ).toBe('invalid_trigger_id');
+  });
+
+  it('refuses a modal of 101 blocks and one with inputs but no submit button', async () => {
+    const blocks = Array.from({ length: 101 }, (_, i) => section(`b${i}`));
+    expect(
+      await slackError(
+        client.views.open({ trigger_id: slack.mintTrigger('U1'), view: modal('Big', blocks) }),
+      ),
+    ).toBe('invalid_blocks');
+    const input = {
+      type: 'input',
+      label: { type: 'plain_text', text: 'Key' },
+      element: { type: 'plain_text_input', action_id: 'k' },
+    };
+    expect(
+      await slackError(
+        client.views.open({ trigger_id: slack.mintTrigger('U1'), view: modal('Form', [input]) }),
+      ),
+    ).toBe('invalid_blocks');
+  });
+
+  it('updates a view only with the current hash', async () => {
+    const opened = await client.views.open({
+      trigger_id: slack.mintTrigger('U1'),
+      view: modal('One'),
+    });
+    const id = opened.view?.id ?? '';
+    const updated = await client.views.update({
+      view_id: id,
+      hash: opened.view?.hash ?? '',
+      view: modal('Two'),
+    });
+    expect(
+      await slackError(
+        client.views.update({ view_id: id, hash: opened.view?.hash ?? '', view: modal('Three') }),
+      ),
+    ).toBe('hash_conflict');
+    expect(updated.view?.hash).not.toBe(opened.view?.hash);
+  });
+
+  it('takes up to five responses on a response_url, replacing the original when asked', async () => {
+    const url = slack.mintResponseUrl('C1', 'U1');
+    const post = (body: object) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect((await post({ text: 'working…' })).status).toBe(200);
+    expect((await post({ text: 'done', replace_original: true })).status).toBe(200);
+    expect(slack.messages).toEqual([
+      expect.objectContaining({
+        text: 'done',
+        ephemeralTo: 'U1',
+        via: 'response_url',
+        history: [{ text: 'working…' }],
+      }),
+    ]);
+    expect((await post({ text: 'public', response_type: 'in_channel' })).status).toBe(200);
+    expect(slack.messages[1]).not.toHaveProperty('ephemeralTo');
+    expect((await post({ text: '' })).status).toBe(400);
+    await post({ text: '4' });
+    await post({ text: '5' });
+    const sixth = await post({ text: '6' });
+    expect([sixth.status, await sixth.text()]).toEqual([404, 'used_url']);
+  });
+
+  it('serves the external upload flow', async () => {
+    const png = Buffer.from('89504e470d0a1a0a', 'hex');
+    await client.filesUploadV2({
+      channel_id: 'C1',
+      file: png,
+      filename: 'chart.png',
+      title: 'Traffic',
+      initial_comment: 'hi',
+    });
+    expect(slack.calls.map((c) => c.method)).toEqual([
+      'files.getUploadURLExternal',
+      'files.completeUploadExternal',
+    ]);
+    const [file] = slack.files.values();
+    expect(file).toMatchObject({
+      filename: 'chart.png',
+      channel: 'C1',
+      title: 'Traffic',
+      initialComment: 'hi',
+    });
+    expect(file?.bytes.subarray(0, 8).equals(png) || file?.bytes.includes(png)).toBe(true);
+  });
+
+  it('answers users.info and usergroups.users.list', async () => {
+    expect((await client.users.info({ user: 'U1' })).user).toMatchObject({
+      is_admin: true,
+      tz: 'UTC',
+    });
+    expect(await slackError(client.users.info({ user: 'U404' }))).toBe('user_not_found');
+    slack.addUsergroup('S1', 'sre', ['U1']);
+    expect((await client.usergroups.users.list({ usergroup: 'S1' })).users).toEqual(['U1']);
+  });
+});
