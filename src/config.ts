@@ -1,6 +1,8 @@
 // The environment contract (names fixed by DEVELOPERS.md), validated once at start-up.
 import { z } from 'zod';
+import { checkBaseUrl } from './cdn/base-url.js';
 import { checkHostname } from './cdn/hostname.js';
+import { defined } from './objects.js';
 
 export type BotMode = 'socket' | 'http' | 'console';
 
@@ -92,10 +94,10 @@ const envSchema = z.object({
   SLACK_CLIENT_SECRET: optionalText,
   SLACK_STATE_SECRET: optionalText,
   SLACK_API_URL: httpUrl('(the Slack Web API base)'),
-  CDN_API_BASE_URL: httpUrl('including the /v1 prefix').refine(
-    (value) => value === undefined || /\/v1\/?$/.test(URL.parse(value)?.pathname ?? ''),
-    { message: 'must end with the API version prefix /v1, e.g. https://api.cdn.example/v1' },
-  ),
+  CDN_API_BASE_URL: optionalText.superRefine((value, context) => {
+    const check = value === undefined ? undefined : checkBaseUrl(value);
+    if (check && !check.ok) context.addIssue({ code: 'custom', message: check.reason });
+  }),
   CDN_EDGE_CNAME_TARGET: optionalText.refine(
     (value) => value === undefined || checkHostname(value).ok,
     { message: 'must be a hostname, e.g. edge.cdn.example' },
@@ -225,9 +227,4 @@ export function parseEncryptionKeys(value: string): EncryptionKey[] {
 
 function withTrailingSlash(url: string): string {
   return url.endsWith('/') ? url : `${url}/`;
-}
-
-/** Builds `{ [key]: value }` or `{}`, since exactOptionalPropertyTypes forbids `key: undefined`. */
-function defined<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return value === undefined ? {} : ({ [key]: value } as { [P in K]: V });
 }

@@ -23,7 +23,7 @@ function text(
   value: unknown,
   max: number,
   options: { plainOnly?: boolean; required?: boolean } = {},
-): void {
+) {
   if (value === undefined) {
     if (options.required ?? true) problems.add(path, 'missing text object');
     return;
@@ -54,7 +54,7 @@ interface Ids {
   actions: Set<string>;
 }
 
-function actionId(problems: Problems, path: string, element: Json, ids: Ids): void {
+function actionId(problems: Problems, path: string, element: Json, ids: Ids) {
   string(problems, `${path}.action_id`, element.action_id, 255);
   if (typeof element.action_id === 'string') {
     if (ids.actions.has(element.action_id)) {
@@ -64,24 +64,21 @@ function actionId(problems: Problems, path: string, element: Json, ids: Ids): vo
   }
 }
 
-function options(problems: Problems, path: string, list: unknown, max: number, min = 1): void {
+function options(problems: Problems, path: string, list: unknown, max: number, min = 1) {
   if (!Array.isArray(list)) return problems.add(path, 'must be an array of options');
   if (list.length < min) problems.add(path, `must have at least ${min} option(s)`);
   if (list.length > max) problems.add(path, `must have at most ${max} options`);
-  list.forEach((option, i) => {
-    if (!isObject(option)) return problems.add(`${path}[${i}]`, 'must be an option object');
+  for (const [i, option] of list.entries()) {
+    if (!isObject(option)) {
+      problems.add(`${path}[${i}]`, 'must be an option object');
+      continue;
+    }
     text(problems, `${path}[${i}].text`, option.text, 75);
     string(problems, `${path}[${i}].value`, option.value, 150, true);
-  });
+  }
 }
 
-function element(
-  problems: Problems,
-  path: string,
-  value: unknown,
-  ids: Ids,
-  surface: Surface,
-): void {
+function element(problems: Problems, path: string, value: unknown, ids: Ids, surface: Surface) {
   if (!isObject(value)) return problems.add(path, 'must be an element object');
   switch (value.type) {
     case 'button':
@@ -152,7 +149,7 @@ function element(
   }
 }
 
-function confirm(problems: Problems, path: string, value: unknown): void {
+function confirm(problems: Problems, path: string, value: unknown) {
   if (!isObject(value)) return problems.add(path, 'must be a confirm object');
   text(problems, `${path}.title`, value.title, 100, { plainOnly: true });
   text(problems, `${path}.text`, value.text, 300);
@@ -160,7 +157,7 @@ function confirm(problems: Problems, path: string, value: unknown): void {
   text(problems, `${path}.deny`, value.deny, 30, { plainOnly: true });
 }
 
-function block(problems: Problems, path: string, value: unknown, ids: Ids, surface: Surface): void {
+function block(problems: Problems, path: string, value: unknown, ids: Ids, surface: Surface) {
   if (!isObject(value)) return problems.add(path, 'must be a block object');
   if (value.block_id !== undefined) {
     string(problems, `${path}.block_id`, value.block_id, 255);
@@ -180,7 +177,9 @@ function block(problems: Problems, path: string, value: unknown, ids: Ids, surfa
         if (!Array.isArray(value.fields) || value.fields.length > 10) {
           problems.add(`${path}.fields`, 'must be at most 10 text objects');
         } else {
-          value.fields.forEach((field, i) => text(problems, `${path}.fields[${i}]`, field, 2000));
+          for (const [i, field] of value.fields.entries()) {
+            text(problems, `${path}.fields[${i}]`, field, 2000);
+          }
         }
       }
       if (value.accessory !== undefined)
@@ -198,11 +197,13 @@ function block(problems: Problems, path: string, value: unknown, ids: Ids, surfa
       ) {
         return problems.add(`${path}.elements`, 'must be 1 to 10 elements');
       }
-      value.elements.forEach((item, i) => {
-        if (isObject(item) && item.type === 'image')
+      for (const [i, item] of value.elements.entries()) {
+        if (isObject(item) && item.type === 'image') {
           element(problems, `${path}.elements[${i}]`, item, ids, surface);
-        else text(problems, `${path}.elements[${i}]`, item, 3000);
-      });
+        } else {
+          text(problems, `${path}.elements[${i}]`, item, 3000);
+        }
+      }
       return;
     case 'actions':
       if (
@@ -212,9 +213,9 @@ function block(problems: Problems, path: string, value: unknown, ids: Ids, surfa
       ) {
         return problems.add(`${path}.elements`, 'must be 1 to 25 elements');
       }
-      value.elements.forEach((item, i) =>
-        element(problems, `${path}.elements[${i}]`, item, ids, surface),
-      );
+      for (const [i, item] of value.elements.entries()) {
+        element(problems, `${path}.elements[${i}]`, item, ids, surface);
+      }
       return;
     case 'input':
       if (surface === 'message')
@@ -244,7 +245,7 @@ export function validateBlocks(blocks: unknown, surface: Surface): string[] {
     problems.add('blocks', `must be at most ${MAX_BLOCKS[surface]} blocks in a ${surface}`);
   }
   const ids: Ids = { blocks: new Set(), actions: new Set() };
-  blocks.forEach((item, i) => block(problems, `blocks[${i}]`, item, ids, surface));
+  for (const [i, item] of blocks.entries()) block(problems, `blocks[${i}]`, item, ids, surface);
   return problems.list;
 }
 

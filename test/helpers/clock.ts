@@ -1,6 +1,9 @@
 // Test clocks: time moves only when a test (or a sleep) moves it.
 import type { Clock } from '../../src/clock.js';
 
+/** A clock a test can move. */
+export type TestClock = Clock & { advance(ms: number): void };
+
 /** A clock whose sleeps return at once, advancing time and recording how long each was. */
 export class InstantClock implements Clock {
   readonly sleeps: number[] = [];
@@ -18,5 +21,48 @@ export class InstantClock implements Clock {
 
   advance(ms: number): void {
     this.time += ms;
+  }
+}
+
+/** A clock that stands still: sleeps resolve only when a test advances time past them. */
+export class ManualClock implements Clock {
+  readonly #sleepers: Array<{ at: number; resolve: () => void }> = [];
+  readonly #waiting: Array<{ count: number; resolve: () => void }> = [];
+
+  constructor(private time = Date.now()) {}
+
+  now(): number {
+    return this.time;
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    return new Promise((resolve, reject) => {
+      const sleeper = { at: this.time + ms, resolve };
+      this.#sleepers.push(sleeper);
+      signal?.addEventListener('abort', () => {
+        this.#sleepers.splice(this.#sleepers.indexOf(sleeper), 1);
+        reject(signal.reason);
+      });
+      for (const waiter of this.#waiting.splice(0)) {
+        if (this.#sleepers.length >= waiter.count) waiter.resolve();
+        else this.#waiting.push(waiter);
+      }
+    });
+  }
+
+  /** Resolves once at least `count` sleeps are pending: the code under test is now waiting. */
+  sleepers(count = 1): Promise<void> {
+    if (this.#sleepers.length >= count) return Promise.resolve();
+    return new Promise((resolve) => this.#waiting.push({ count, resolve }));
+  }
+
+  advance(ms: number): void {
+    this.time += ms;
+    const due = this.#sleepers.filter((sleeper) => sleeper.at <= this.time);
+    for (const sleeper of due) {
+      this.#sleepers.splice(this.#sleepers.indexOf(sleeper), 1);
+      sleeper.resolve();
+    }
   }
 }

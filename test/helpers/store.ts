@@ -9,7 +9,7 @@ import { afterEach } from 'vitest';
 import type { DatabaseConfig, EncryptionKey } from '../../src/config.js';
 import { Keyring } from '../../src/store/crypto.js';
 import { openStore, type Store } from '../../src/store/index.js';
-import { InstantClock } from './clock.js';
+import { InstantClock, type TestClock } from './clock.js';
 
 export const POSTGRES_URL =
   process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -80,7 +80,7 @@ export async function testDatabase(backend: Backend): Promise<DatabaseConfig> {
 
 export interface StoreFixture {
   store: Store;
-  clock: InstantClock;
+  clock: TestClock;
   database: DatabaseConfig;
   keyring: Keyring;
 }
@@ -90,7 +90,7 @@ export async function testStore(
   options: {
     keys?: EncryptionKey[];
     database?: DatabaseConfig;
-    clock?: InstantClock;
+    clock?: TestClock;
     poolSize?: number;
   } = {},
 ): Promise<StoreFixture> {

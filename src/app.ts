@@ -1,0 +1,125 @@
+// Builds the Bolt App for a mode (socket, http, or a custom receiver) and registers the listeners.
+import { App, type AppOptions, type CustomRoute, type Receiver } from '@slack/bolt';
+import type { WebClientOptions } from '@slack/web-api';
+import { sql } from 'kysely';
+import type { CdnTransport } from './cdn/transport.js';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { AppDeps } from './deps.js';
+import { registerListeners } from './listeners/index.js';
+import type { Logger } from './logger.js';
+import { CdnAccess } from './services/cdn-access.js';
+import { CredentialService } from './services/credentials.js';
+import { RateLimitService } from './services/ratelimit.js';
+import { ZoneService } from './services/zones.js';
+import { boltLogger } from './slack/bolt-logger.js';
+import { GroupMembersCache } from './slack/directory.js';
+import type { Store } from './store/index.js';
+
+/** Bot scopes: the least the features need (see manifest.yml). */
+export const BOT_SCOPES = ['commands', 'chat:write', 'users:read', 'usergroups:read'];
+
+export interface BuildAppOptions {
+  config: Config;
+  store: Store;
+  transport: CdnTransport;
+  clock: Clock;
+  logger: Logger;
+  /** The CDN API: CDN_API_BASE_URL, or the console's embedded sandbox. */
+  cdnBaseUrl: string;
+  edgeCnameTarget: string;
+  /** Extra Web API client options (tests turn retries off). */
+  clientOptions?: WebClientOptions;
+  /** A receiver of one's own (the console); otherwise one is built for config.mode. */
+  receiver?: Receiver;
+}
+
+export function buildDeps(options: BuildAppOptions): AppDeps {
+  const { store, clock, logger } = options;
+  const cdn = new CdnAccess({
+    store,
+    transport: options.transport,
+    defaultBaseUrl: options.cdnBaseUrl,
+    clock,
+    logger,
+  });
+  return {
+    store,
+    cdn,
+    zones: new ZoneService({ cdn, audit: store.audit, clock }),
+    ratelimit: new RateLimitService(cdn, store.audit),
+    credentials: new CredentialService(store, cdn),
+    groups: new GroupMembersCache(clock),
+    clock,
+    logger,
+    defaultBaseUrl: options.cdnBaseUrl,
+    edgeCnameTarget: options.edgeCnameTarget,
+  };
+}
+
+function healthRoute(store: Store): CustomRoute {
+  return {
+    path: '/healthz',
+    method: ['GET'],
+    handler: (_req, res) => {
+      sql`select 1`.execute(store.db).then(
+        () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'),
+        () =>
+          res
+            .writeHead(503, { 'content-type': 'application/json' })
+            .end('{"ok":false,"database":"unreachable"}'),
+      );
+    },
+  };
+}
+
+export function buildApp(options: BuildAppOptions): { app: App; deps: AppDeps } {
+  const { config, store, logger } = options;
+  const slack = config.slack;
+  const clientOptions: WebClientOptions = { slackApiUrl: slack.apiUrl, ...options.clientOptions };
+  const auth: Partial<AppOptions> =
+    slack.clientId && slack.clientSecret && slack.stateSecret
+      ? {
+          clientId: slack.clientId,
+          clientSecret: slack.clientSecret,
+          stateSecret: slack.stateSecret,
+          scopes: BOT_SCOPES,
+          installationStore: store.installations,
+          installerOptions: { directInstall: true, clientOptions },
+        }
+      : { token: slack.botToken ?? 'xoxb-console' };
+  const common: AppOptions = {
+    ...auth,
+    logger: boltLogger(logger),
+    clientOptions,
+    // Token checks happen in init(), awaited by the caller, so a bad token fails start-up clearly.
+    deferInitialization: true,
+  };
+  let app: App;
+  if (options.receiver) {
+    app = new App({ ...common, receiver: options.receiver });
+  } else if (config.mode === 'socket') {
+    app = new App({
+      ...common,
+      socketMode: true,
+      appToken: slack.appToken ?? '',
+      customRoutes: [healthRoute(store)],
+      port: config.port,
+    });
+  } else {
+    app = new App({
+      ...common,
+      signingSecret: slack.signingSecret ?? '',
+      endpoints: '/slack/events',
+      customRoutes: [healthRoute(store)],
+      // Acknowledge first; slow work continues after Slack has its 200.
+      processBeforeResponse: false,
+    });
+  }
+  const deps = buildDeps(options);
+  registerListeners(app, deps);
+  app.error(async (error) => {
+    logger.error({ err: error }, 'unhandled error in a listener');
+  });
+  return { app, deps };
+}

@@ -1,0 +1,26 @@
+// /cdn help, and the answer to an unknown subcommand.
+import { SUBCOMMANDS } from '../commands/registry.js';
+import type { Message } from './message.js';
+import { code, mrkdwn, plain } from './text.js';
+
+export function helpMessage(options: { unknown?: string; suggestion?: string } = {}): Message {
+  const lines = SUBCOMMANDS.map(
+    (sub) => `${code(sub.usage)}${sub.audience ? ` _(${sub.audience})_` : ''}\n${sub.summary}`,
+  );
+  const intro =
+    options.unknown === undefined
+      ? 'Run your CDN from Slack. Zones are named by their domain or their id.'
+      : `I don't know ${code(options.unknown)}.${options.suggestion ? ` Did you mean ${code(`/cdn ${options.suggestion}`)}?` : ''}`;
+  return {
+    text: options.unknown === undefined ? 'CDN commands' : `Unknown command: ${options.unknown}`,
+    blocks: [
+      { type: 'header', text: plain('CDN commands') },
+      { type: 'section', text: mrkdwn(intro) },
+      { type: 'section', text: mrkdwn(lines.join('\n\n')) },
+      {
+        type: 'context',
+        elements: [mrkdwn('Reading is open to everyone; changes may be limited to operators.')],
+      },
+    ],
+  };
+}

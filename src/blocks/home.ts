@@ -1,0 +1,72 @@
+// The App Home tab: the key's status (never the key), quick actions, recent activity, reports.
+import type { HomeView, KnownBlock } from '@slack/types';
+import type { AuditEntry } from '../store/audit-log.js';
+import type { CredentialStatus } from '../store/credentials.js';
+import type { Schedule } from '../store/schedules.js';
+import { HOME_IDS } from './ids.js';
+import { code, escapeMrkdwn, mrkdwn, plain, slackDate, user } from './text.js';
+
+const MAX_ACTIVITY = 10;
+const MAX_SCHEDULES = 20;
+
+export function homeView(options: {
+  key: CredentialStatus | undefined;
+  baseUrl: string;
+  recent: AuditEntry[];
+  schedules: Schedule[];
+}): HomeView {
+  const { key } = options;
+  const keyLine = key
+    ? `:key: CDN API key set by ${user(key.setBy)} ${slackDate(key.setAt)}${key.lastValidatedAt ? `, last checked ${slackDate(key.lastValidatedAt)}` : ''}.\nAPI: ${code(options.baseUrl)}`
+    : ':warning: No CDN API key yet. A workspace admin can set one with *Set API key* or `/cdn login`.';
+  const blocks: KnownBlock[] = [
+    { type: 'header', text: plain('CDN chat-ops') },
+    { type: 'section', text: mrkdwn(keyLine) },
+    {
+      type: 'actions',
+      block_id: HOME_IDS.actionsBlock,
+      elements: [
+        {
+          type: 'button',
+          text: plain(key ? 'Replace API key' : 'Set API key'),
+          action_id: HOME_IDS.login,
+          ...(key ? {} : { style: 'primary' as const }),
+        },
+        { type: 'button', text: plain('List zones'), action_id: HOME_IDS.listZones },
+        { type: 'button', text: plain('Onboard a domain'), action_id: HOME_IDS.createZone },
+      ],
+    },
+    { type: 'divider' },
+    { type: 'header', text: plain('Recent activity') },
+  ];
+  if (options.recent.length === 0) {
+    blocks.push({
+      type: 'context',
+      elements: [mrkdwn('Nothing yet. Changes made from Slack show up here.')],
+    });
+  }
+  for (const entry of options.recent.slice(0, MAX_ACTIVITY)) {
+    const zone = entry.zoneName ? ` · *${escapeMrkdwn(entry.zoneName)}*` : '';
+    blocks.push({
+      type: 'context',
+      elements: [
+        mrkdwn(
+          `${slackDate(entry.at)} · ${user(entry.actorId)} · ${code(entry.action)}${zone} · ${escapeMrkdwn(entry.outcome)}`,
+        ),
+      ],
+    });
+  }
+  blocks.push({ type: 'divider' }, { type: 'header', text: plain('Daily reports') });
+  if (options.schedules.length === 0) {
+    blocks.push({ type: 'context', elements: [mrkdwn('No daily reports scheduled.')] });
+  }
+  for (const schedule of options.schedules.slice(0, MAX_SCHEDULES)) {
+    blocks.push({
+      type: 'section',
+      text: mrkdwn(
+        `*${escapeMrkdwn(schedule.zoneName)}* → <#${schedule.channelId}> daily at ${escapeMrkdwn(schedule.timeOfDay)} (${escapeMrkdwn(schedule.timeZone)})${schedule.status === 'paused' ? ` · :double_vertical_bar: paused: ${escapeMrkdwn(schedule.pausedReason ?? '')}` : ''}`,
+      ),
+    });
+  }
+  return { type: 'home', blocks };
+}

@@ -1,0 +1,35 @@
+// Every callback, block and action id, one `as const` map per feature: never a scattered literal.
+
+export const ZONES_IDS = {
+  previous: 'zones_previous',
+  next: 'zones_next',
+  pagerBlock: 'zones_pager',
+} as const;
+
+export const LOGIN_IDS = {
+  callback: 'login_modal',
+  keyBlock: 'login_key',
+  keyInput: 'login_key_input',
+  baseUrlBlock: 'login_base_url',
+  baseUrlInput: 'login_base_url_input',
+} as const;
+
+export const CREATE_IDS = {
+  callback: 'create_zone_modal',
+  domainBlock: 'create_domain',
+  domainInput: 'create_domain_input',
+  planBlock: 'create_plan',
+  planInput: 'create_plan_input',
+} as const;
+
+export const ZONE_PICKER_IDS = {
+  /** Every zone picker uses this action id, so one options listener serves them all. */
+  action: 'zone_picker',
+} as const;
+
+export const HOME_IDS = {
+  login: 'home_login',
+  listZones: 'home_list_zones',
+  createZone: 'home_create_zone',
+  actionsBlock: 'home_actions',
+} as const;

@@ -1,0 +1,23 @@
+// The rate-limit change: said at once, then updated when every edge has it.
+import type { Zone } from '../cdn/schemas.js';
+import type { Message } from './message.js';
+import { escapeMrkdwn, mrkdwn, slackDate, user } from './text.js';
+
+export function rateLimitMessage(options: {
+  zone: Zone;
+  enabled: boolean;
+  actorId: string;
+  /** Set once the propagation time has passed. */
+  propagatedAt?: number;
+}): Message {
+  const state = options.enabled ? 'on' : 'off';
+  const change = `${user(options.actorId)} turned rate limiting *${state}* for *${escapeMrkdwn(options.zone.name)}*.`;
+  const text =
+    options.propagatedAt === undefined
+      ? `:hourglass_flowing_sand: ${change} Propagating to every edge location (up to 30 s)…`
+      : `:white_check_mark: ${change} In effect at every edge location since ${slackDate(options.propagatedAt, '{time}')}.`;
+  return {
+    text: `Rate limiting ${state} for ${options.zone.name}${options.propagatedAt === undefined ? ' (propagating, up to 30 s)' : ' (in effect everywhere)'}`,
+    blocks: [{ type: 'section', text: mrkdwn(text) }],
+  };
+}

@@ -1,0 +1,38 @@
+// Parsing the text after /cdn: words, Slack's escaped mentions kept whole, and "did you mean".
+import { distance } from 'fastest-levenshtein';
+import { SUBCOMMANDS } from './registry.js';
+
+export interface ParsedCommand {
+  /** Lowercased first word; '' when the text is empty. */
+  name: string;
+  args: string[];
+}
+
+/** Splits on white space, but never inside Slack's `<…>` escapes (`<!subteam^S1|@sre team>`). */
+export function tokenize(text: string): string[] {
+  return text.match(/<[^>]*>|\S+/g) ?? [];
+}
+
+export function parseCommand(text: string): ParsedCommand {
+  const [first = '', ...args] = tokenize(text.trim());
+  return { name: first.toLowerCase(), args };
+}
+
+/** The known subcommand closest to a mistyped one, if any is close enough to be a typo. */
+export function suggestSubcommand(word: string): string | undefined {
+  const lower = word.toLowerCase();
+  let best: { name: string; score: number } | undefined;
+  for (const { name } of SUBCOMMANDS) {
+    const score = name.startsWith(lower) && lower.length >= 2 ? 0 : distance(name, lower);
+    if (!best || score < best.score) best = { name, score };
+  }
+  // A swapped pair of letters costs 2 in Levenshtein distance, the commonest typo of all.
+  return best && best.score <= Math.max(1, Math.ceil(lower.length / 3)) ? best.name : undefined;
+}
+
+/** A Slack user-group mention as escaped in command text: `<!subteam^S123|@sre>`. */
+export function parseUsergroup(token: string): { id: string; handle?: string } | undefined {
+  const match = /^<!subteam\^([A-Z0-9]+)(?:\|([^>]*))?>$/.exec(token);
+  if (!match?.[1]) return undefined;
+  return match[2] ? { id: match[1], handle: match[2] } : { id: match[1] };
+}

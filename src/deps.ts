@@ -1,0 +1,24 @@
+// What the listeners share, built once at start-up and passed in: no globals.
+import type { Clock } from './clock.js';
+import type { Logger } from './logger.js';
+import type { CdnAccess } from './services/cdn-access.js';
+import type { CredentialService } from './services/credentials.js';
+import type { RateLimitService } from './services/ratelimit.js';
+import type { ZoneService } from './services/zones.js';
+import type { GroupMembersCache } from './slack/directory.js';
+import type { Store } from './store/index.js';
+
+export interface AppDeps {
+  store: Store;
+  cdn: CdnAccess;
+  zones: ZoneService;
+  ratelimit: RateLimitService;
+  credentials: CredentialService;
+  groups: GroupMembersCache;
+  clock: Clock;
+  logger: Logger;
+  /** CDN_API_BASE_URL, shown where a workspace has no override. */
+  defaultBaseUrl: string;
+  /** CDN_EDGE_CNAME_TARGET: what onboarded domains must CNAME to. */
+  edgeCnameTarget: string;
+}

@@ -1,0 +1,40 @@
+// The zone list's Previous/Next buttons: the same message, another page.
+import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import { errorMessage } from '../../blocks/errors.js';
+import { type ZonesPagerValue, zonesMessage } from '../../blocks/zones.js';
+import type { AppDeps } from '../../deps.js';
+
+function parseValue(value: string | undefined): ZonesPagerValue {
+  try {
+    const parsed = JSON.parse(value ?? '{}') as Partial<ZonesPagerValue>;
+    const page =
+      Number.isInteger(parsed.page) && (parsed.page ?? 0) >= 1 ? (parsed.page as number) : 1;
+    return typeof parsed.status === 'string' ? { status: parsed.status, page } : { page };
+  } catch {
+    return { page: 1 };
+  }
+}
+
+export function zonesPage(deps: AppDeps) {
+  return async ({
+    ack,
+    action,
+    body,
+    respond,
+    context,
+  }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+    await ack();
+    const workspaceId = context.teamId ?? body.team?.id ?? body.user.team_id ?? '';
+    const target = parseValue(action.value);
+    try {
+      const page = await deps.zones.page(workspaceId, target);
+      await respond({ replace_original: true, ...zonesMessage(page, target.status) });
+    } catch (error) {
+      await respond({
+        replace_original: false,
+        response_type: 'ephemeral',
+        ...errorMessage(error, 'listing zones'),
+      });
+    }
+  };
+}

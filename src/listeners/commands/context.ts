@@ -1,0 +1,45 @@
+// What every /cdn subcommand handler receives, and helpers they share.
+import type { RespondFn, SlashCommand } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { AppDeps } from '../../deps.js';
+import { AccessControl } from '../../services/access.js';
+import { webDirectory } from '../../slack/directory.js';
+
+export interface SubcommandContext {
+  deps: AppDeps;
+  args: string[];
+  command: SlashCommand;
+  workspaceId: string;
+  respond: RespondFn;
+  client: WebClient;
+}
+
+export type SubcommandHandler = (context: SubcommandContext) => Promise<void>;
+
+export function accessFor(
+  context: Pick<SubcommandContext, 'client' | 'workspaceId' | 'deps'>,
+): AccessControl {
+  return new AccessControl(webDirectory(context.client, context.workspaceId, context.deps.groups));
+}
+
+/** Where a modal's result should go, carried in private_metadata. */
+export interface ModalOrigin {
+  channelId?: string;
+  responseUrl?: string;
+}
+
+export function encodeOrigin(origin: ModalOrigin): string {
+  return JSON.stringify(origin);
+}
+
+export function decodeOrigin(metadata: string | undefined): ModalOrigin {
+  try {
+    const value = JSON.parse(metadata ?? '{}') as Record<string, unknown>;
+    return {
+      ...(typeof value.channelId === 'string' ? { channelId: value.channelId } : {}),
+      ...(typeof value.responseUrl === 'string' ? { responseUrl: value.responseUrl } : {}),
+    };
+  } catch {
+    return {};
+  }
+}

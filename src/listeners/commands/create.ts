@@ -1,0 +1,43 @@
+// /cdn create <domain> [plan], or /cdn create alone for the form.
+import { createModal, zoneCreatedMessage } from '../../blocks/create.js';
+import { noticeMessage } from '../../blocks/errors.js';
+import { ZONE_PLANS, type ZonePlan } from '../../cdn/schemas.js';
+import { accessFor, encodeOrigin, type SubcommandHandler } from './context.js';
+
+const USAGE =
+  'Usage: `/cdn create <domain> [free|pro|business|enterprise]`, or `/cdn create` for a form.';
+
+export const create: SubcommandHandler = async (context) => {
+  const { args, deps, workspaceId, command, respond, client } = context;
+  if (args.length > 2) {
+    await respond(noticeMessage(USAGE));
+    return;
+  }
+  const [domain, planWord] = args;
+  // The spec gives no default plan, so one is always sent: free unless the user names another.
+  const plan = (planWord?.toLowerCase() ?? 'free') as ZonePlan;
+  if (!ZONE_PLANS.includes(plan)) {
+    await respond(noticeMessage(`\`${planWord}\` is not a plan. ${USAGE}`));
+    return;
+  }
+  const workspace = await deps.store.workspaces.ensure(workspaceId);
+  await accessFor(context).requireOperator(workspace, command.user_id, 'onboard domains');
+  if (domain === undefined) {
+    await client.views.open({
+      trigger_id: command.trigger_id,
+      view: createModal(
+        encodeOrigin({ channelId: command.channel_id, responseUrl: command.response_url }),
+      ),
+    });
+    return;
+  }
+  const result = await deps.zones.create(workspaceId, { domain, plan, actorId: command.user_id });
+  await respond({
+    response_type: 'in_channel',
+    ...zoneCreatedMessage(result, {
+      plan,
+      actorId: command.user_id,
+      cnameTarget: deps.edgeCnameTarget,
+    }),
+  });
+};

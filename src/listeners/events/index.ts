@@ -1,0 +1,8 @@
+// Events API subscriptions.
+import type { App } from '@slack/bolt';
+import type { AppDeps } from '../../deps.js';
+import { appHomeOpened } from './app-home-opened.js';
+
+export function register(app: App, deps: AppDeps): void {
+  app.event('app_home_opened', appHomeOpened(deps));
+}

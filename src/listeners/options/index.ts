@@ -1,0 +1,9 @@
+// Options for external selects.
+import type { App } from '@slack/bolt';
+import { ZONE_PICKER_IDS } from '../../blocks/ids.js';
+import type { AppDeps } from '../../deps.js';
+import { zonePicker } from './zone-picker.js';
+
+export function register(app: App, deps: AppDeps): void {
+  app.options({ action_id: ZONE_PICKER_IDS.action }, zonePicker(deps));
+}

@@ -1,0 +1,44 @@
+// Gives each workspace its CDN client: its own key, its own base URL if it set one.
+import { CdnClient } from '../cdn/client.js';
+import type { CdnTransport } from '../cdn/transport.js';
+import type { Clock } from '../clock.js';
+import { AppError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { Store } from '../store/index.js';
+
+export interface CdnAccessOptions {
+  store: Store;
+  transport: CdnTransport;
+  /** CDN_API_BASE_URL: used unless a workspace overrides it. */
+  defaultBaseUrl: string;
+  clock: Clock;
+  logger: Logger;
+}
+
+export class CdnAccess {
+  constructor(private readonly options: CdnAccessOptions) {}
+
+  /** A client for a key that is not stored yet (checking a key before saving it). */
+  clientWith(apiKey: string, baseUrl?: string | null): CdnClient {
+    return new CdnClient({
+      baseUrl: baseUrl ?? this.options.defaultBaseUrl,
+      apiKey,
+      transport: this.options.transport,
+      clock: this.options.clock,
+      logger: this.options.logger,
+    });
+  }
+
+  /** The workspace's client; AppError no_api_key when an admin has not set a key yet. */
+  async clientFor(workspaceId: string): Promise<CdnClient> {
+    const credential = await this.options.store.credentials.get(workspaceId);
+    if (!credential) {
+      throw new AppError(
+        'no_api_key',
+        'This workspace has no CDN API key yet. A workspace admin can set one with `/cdn login`.',
+      );
+    }
+    const workspace = await this.options.store.workspaces.get(workspaceId);
+    return this.clientWith(credential.apiKey, workspace?.cdnBaseUrl);
+  }
+}

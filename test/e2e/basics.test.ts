@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { CHANNEL, MEMBER, SIGNING_SECRET, startHarness, textOf } from './harness.js';
+
+const commandBody = (text: string) =>
+  new URLSearchParams({
+    team_id: 'T0FAKE',
+    user_id: MEMBER,
+    channel_id: CHANNEL,
+    command: '/cdn',
+    text,
+  }).toString();
+
+describe('the HTTP receiver', () => {
+  it('answers /healthz', async () => {
+    const h = await startHarness();
+    const response = await fetch(`${h.url}/healthz`);
+    expect([response.status, await response.json()]).toEqual([200, { ok: true }]);
+  });
+
+  it('refuses a bad signature and a stale timestamp with 401, and runs nothing', async () => {
+    const h = await startHarness();
+    const form = 'application/x-www-form-urlencoded';
+    const forged = await h.post(commandBody('zones'), form, { secret: 'not-the-secret' });
+    const stale = await h.post(commandBody('zones'), form, {
+      timestamp: Math.floor(Date.now() / 1000) - 10 * 60,
+    });
+    expect([forged.status, stale.status]).toEqual([401, 401]);
+    const fresh = await h.post(commandBody('help'), form, { secret: SIGNING_SECRET });
+    expect(fresh.status).toBe(200);
+    expect(h.sandbox.requests).toEqual([]);
+  });
+});
+
+describe('/cdn help', () => {
+  it('shows help for /cdn alone and for help', async () => {
+    const h = await startHarness();
+    await h.command('');
+    await h.command('help');
+    const [first, second] = await h.slack.waitForMessages((m) => m.via === 'response_url', 2);
+    expect(first?.ephemeralTo).toBe(MEMBER);
+    expect(textOf(first?.blocks)).toContain('/cdn ratelimit <zone> on|off');
+    expect(second?.blocks).toEqual(first?.blocks);
+  });
+
+  it('suggests the closest command for a typo', async () => {
+    const h = await startHarness();
+    await h.command('zoens');
+    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    expect(textOf(reply?.blocks)).toContain('Did you mean `/cdn zones`?');
+    await h.command('frobnicate');
+    const [, other] = await h.slack.waitForMessages((m) => m.via === 'response_url', 2);
+    expect(textOf(other?.blocks)).toContain("I don't know `frobnicate`.");
+    expect(textOf(other?.blocks)).not.toContain('Did you mean');
+  });
+
+  it('says how to set a key when a command needs the CDN', async () => {
+    const h = await startHarness();
+    await h.command('zones');
+    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    expect(reply?.text).toContain('A workspace admin can set one with `/cdn login`');
+    expect(h.sandbox.requests).toEqual([]);
+  });
+});

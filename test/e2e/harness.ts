@@ -1,0 +1,278 @@
+// End-to-end harness: the real Bolt app in HTTP mode, signed requests in, a fake Slack Web API and
+// the CDN sandbox on loopback, a real SQLite store. Only Slack's own servers are stood in for.
+import { createHmac } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { App } from '@slack/bolt';
+import { afterEach } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { CdnTransport } from '../../src/cdn/transport.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import type { AppDeps } from '../../src/deps.js';
+import { type FakeSlack, type Message, startFakeSlack } from '../../src/fake-slack/server.js';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
+import type { Store } from '../../src/store/index.js';
+import { ManualClock } from '../helpers/clock.js';
+import { type CapturedLogs, captureLogs } from '../helpers/logs.js';
+import { testStore } from '../helpers/store.js';
+
+export const SIGNING_SECRET = 'e2e-signing-secret-0123456789';
+export const CDN_KEY = 'sk_e2e_right_key_5f1c9a';
+export const ADMIN = 'UADMIN';
+export const MEMBER = 'UMEMBER';
+export const OTHER = 'UOTHER';
+export const CHANNEL = 'COPS';
+export const EDGE = 'edge.cdn-e2e.test';
+
+type Fields = Record<string, string>;
+
+export interface Harness {
+  url: string;
+  slack: FakeSlack;
+  sandbox: Sandbox;
+  store: Store;
+  clock: ManualClock;
+  logs: CapturedLogs;
+  app: App;
+  deps: AppDeps;
+  workspaceId: string;
+  /** Sets the workspace's CDN key directly, as a completed /cdn login would. */
+  login(apiKey?: string): Promise<void>;
+  /** Runs /cdn <text> as `user`; resolves with the HTTP answer once Bolt acknowledged. */
+  command(text: string, options?: { user?: string; channel?: string }): Promise<SignedResult>;
+  /** Clicks a button of a recorded message. */
+  click(message: Message, actionId: string, options?: { user?: string }): Promise<SignedResult>;
+  /** Clicks a button of a view (App Home or modal). */
+  clickInView(
+    viewId: string,
+    actionId: string,
+    options?: { user?: string; value?: string },
+  ): Promise<SignedResult>;
+  /** Submits an open modal with `values[block_id][action_id]` set. */
+  submit(
+    viewId: string,
+    values: Record<string, Record<string, unknown>>,
+    options?: { user?: string },
+  ): Promise<SignedResult>;
+  suggest(actionId: string, value: string, options?: { user?: string }): Promise<SignedResult>;
+  event(event: Record<string, unknown>): Promise<SignedResult>;
+  /** POSTs a body to /slack/events, signed unless told otherwise. */
+  post(
+    body: string,
+    contentType: string,
+    signing?: { secret?: string; timestamp?: number },
+  ): Promise<SignedResult>;
+}
+
+export interface SignedResult {
+  status: number;
+  body: string;
+}
+
+const open: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of open.splice(0).reverse()) await close();
+});
+
+export function sign(secret: string, timestamp: number, body: string): string {
+  return `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+}
+
+export async function startHarness(
+  options: { sandbox?: SandboxOptions; env?: Record<string, string> } = {},
+): Promise<Harness> {
+  const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
+  const logs = captureLogs('debug');
+  const slack = await startFakeSlack({ clock });
+  slack.addUser({ id: ADMIN, name: 'alice', isAdmin: true, tz: 'Europe/Paris' });
+  slack.addUser({ id: MEMBER, name: 'bob', tz: 'America/New_York' });
+  slack.addUser({ id: OTHER, name: 'carol' });
+  slack.addChannel({ id: CHANNEL, name: 'ops', botMember: true });
+  const sandbox = await startSandbox({ apiKeys: [CDN_KEY], clock, ...options.sandbox });
+  const { store } = await testStore('sqlite', { clock });
+  const transport = new CdnTransport();
+  const config: Config = loadConfig({
+    BOT_MODE: 'http',
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_BOT_TOKEN: slack.botToken,
+    SLACK_API_URL: slack.apiUrl,
+    CDN_API_BASE_URL: sandbox.baseUrl,
+    CDN_EDGE_CNAME_TARGET: EDGE,
+    ...options.env,
+  });
+  const { app, deps } = buildApp({
+    config,
+    store,
+    transport,
+    clock,
+    logger: logs.logger,
+    cdnBaseUrl: sandbox.baseUrl,
+    edgeCnameTarget: EDGE,
+    clientOptions: { retryConfig: { retries: 0 } },
+  });
+  await app.init();
+  const server = (await app.start(0)) as import('node:http').Server;
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  open.push(
+    () => sandbox.close(),
+    () => slack.close(),
+    () => transport.close(),
+    () => app.stop() as Promise<void>,
+  );
+  const workspaceId = slack.teamId;
+
+  const post: Harness['post'] = async (body, contentType, signing = {}) => {
+    const timestamp = signing.timestamp ?? Math.floor(Date.now() / 1000);
+    const response = await fetch(`${url}/slack/events`, {
+      method: 'POST',
+      headers: {
+        'content-type': contentType,
+        'x-slack-request-timestamp': String(timestamp),
+        'x-slack-signature': sign(signing.secret ?? SIGNING_SECRET, timestamp, body),
+      },
+      body,
+    });
+    return { status: response.status, body: await response.text() };
+  };
+  const form = (fields: Fields) =>
+    post(new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded');
+  const interaction = (payload: Record<string, unknown>) =>
+    form({ payload: JSON.stringify(payload) });
+  const who = (user: string) => ({
+    user: { id: user, team_id: workspaceId, username: user },
+    team: { id: workspaceId, domain: 'fake' },
+  });
+
+  return {
+    url,
+    slack,
+    sandbox,
+    store,
+    clock,
+    logs,
+    app,
+    deps,
+    workspaceId,
+    async login(apiKey = CDN_KEY) {
+      await store.credentials.set(workspaceId, apiKey, { userId: ADMIN, validated: true });
+    },
+    command(text, { user = MEMBER, channel = CHANNEL } = {}) {
+      return form({
+        token: 'legacy-unused',
+        team_id: workspaceId,
+        team_domain: 'fake',
+        channel_id: channel,
+        channel_name: 'ops',
+        user_id: user,
+        user_name: user,
+        command: '/cdn',
+        text,
+        api_app_id: 'A0FAKE',
+        response_url: slack.mintResponseUrl(channel, user),
+        trigger_id: slack.mintTrigger(user),
+      });
+    },
+    click(message, actionId, { user = MEMBER } = {}) {
+      const action = findAction(message.blocks ?? [], actionId);
+      return interaction({
+        type: 'block_actions',
+        ...who(user),
+        api_app_id: 'A0FAKE',
+        container: {
+          type: 'message',
+          message_ts: message.ts,
+          channel_id: message.channel,
+          is_ephemeral: !!message.ephemeralTo,
+        },
+        channel: { id: message.channel, name: 'ops' },
+        message: { ts: message.ts, text: message.text, blocks: message.blocks },
+        trigger_id: slack.mintTrigger(user),
+        response_url: slack.mintResponseUrl(message.channel, user, message),
+        actions: [
+          { ...action.element, block_id: action.blockId, action_ts: String(Date.now() / 1000) },
+        ],
+      });
+    },
+    clickInView(viewId, actionId, { user = MEMBER, value } = {}) {
+      const view =
+        slack.views.get(viewId) ?? [...slack.homes.values()].find((home) => home.id === viewId);
+      if (!view) throw new Error(`no view ${viewId}`);
+      const action = findAction((view.view.blocks as unknown[]) ?? [], actionId);
+      return interaction({
+        type: 'block_actions',
+        ...who(user),
+        api_app_id: 'A0FAKE',
+        container: { type: 'view', view_id: viewId },
+        view: { ...view.view, id: viewId, hash: view.hash },
+        trigger_id: slack.mintTrigger(user),
+        actions: [
+          {
+            ...action.element,
+            ...(value ? { value } : {}),
+            block_id: action.blockId,
+            action_ts: String(Date.now() / 1000),
+          },
+        ],
+      });
+    },
+    submit(viewId, values, { user = MEMBER } = {}) {
+      const view = slack.views.get(viewId);
+      if (!view) throw new Error(`no view ${viewId}`);
+      return interaction({
+        type: 'view_submission',
+        ...who(user),
+        api_app_id: 'A0FAKE',
+        trigger_id: slack.mintTrigger(user),
+        view: { ...view.view, id: viewId, hash: view.hash, state: { values } },
+      });
+    },
+    suggest(actionId, value, { user = MEMBER } = {}) {
+      return interaction({
+        type: 'block_suggestion',
+        ...who(user),
+        api_app_id: 'A0FAKE',
+        action_id: actionId,
+        block_id: 'b',
+        value,
+      });
+    },
+    event(event) {
+      return post(
+        JSON.stringify({
+          token: 'legacy-unused',
+          team_id: workspaceId,
+          api_app_id: 'A0FAKE',
+          type: 'event_callback',
+          event_id: `Ev${Math.random().toString(36).slice(2)}`,
+          event_time: Math.floor(Date.now() / 1000),
+          event,
+        }),
+        'application/json',
+      );
+    },
+    post,
+  };
+}
+
+function findAction(
+  blocks: unknown[],
+  actionId: string,
+): { blockId: string; element: Record<string, unknown> } {
+  for (const block of blocks as Array<Record<string, unknown>>) {
+    const elements = [
+      ...((block.elements as Array<Record<string, unknown>> | undefined) ?? []),
+      ...(block.accessory ? [block.accessory as Record<string, unknown>] : []),
+    ];
+    const element = elements.find((e) => e.action_id === actionId);
+    if (element) return { blockId: String(block.block_id ?? 'b'), element };
+  }
+  throw new Error(`no ${actionId} button in the message`);
+}
+
+/** Every text a message or view shows, flattened and unescaped as Slack renders it. */
+export function textOf(value: unknown): string {
+  if (typeof value === 'string')
+    return value.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
+  if (Array.isArray(value)) return value.map(textOf).join('\n');
+  if (value && typeof value === 'object') return Object.values(value).map(textOf).join('\n');
+  return '';
+}
