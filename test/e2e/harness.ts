@@ -276,3 +276,10 @@ export function textOf(value: unknown): string {
   if (value && typeof value === 'object') return Object.values(value).map(textOf).join('\n');
   return '';
 }
+
+/** The id of the view a views.open call opened. */
+export function viewIdOf(call: { response: Record<string, unknown> } | undefined): string {
+  const view = call?.response.view as { id?: string } | undefined;
+  if (!view?.id) throw new Error(`no view was opened: ${JSON.stringify(call?.response)}`);
+  return view.id;
+}

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { startHarness } from './harness.js';
+
+describe('CDN failures reach the user as one clear message', () => {
+  it('a key the CDN no longer accepts (401)', async () => {
+    const h = await startHarness();
+    await h.login('sk_revoked_key');
+    await h.command('zones');
+    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    expect(reply?.text).toBe(
+      "The CDN rejected this workspace's API key: Invalid API key. A workspace admin can set a new one with `/cdn login`.",
+    );
+    expect(h.logs.text()).not.toContain('sk_revoked_key');
+  });
+
+  it('a 5xx on a change, which is not retried', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.command('zones'); // warms the zone list the rate-limit command resolves names from
+    await h.slack.waitForMessages((m) => m.via === 'response_url');
+    h.sandbox.inject({
+      kind: 'status',
+      status: 503,
+      method: 'POST',
+      headers: { 'x-request-id': 'req-77' },
+    });
+    await h.command('ratelimit example.com on');
+    const [, reply] = await h.slack.waitForMessages((m) => m.via === 'response_url', 2);
+    expect(reply?.text).toBe(
+      'The CDN API is having trouble (Injected 503). Try again in a minute. (CDN request id `req-77`)',
+    );
+    expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+    const [audit] = await h.store.audit.recent(h.workspaceId);
+    expect(audit).toMatchObject({
+      action: 'ratelimit.on',
+      outcome: 'failed',
+      detail: { error: 'unavailable' },
+    });
+  });
+
+  it('a 5xx on a read, retried with backoff on the clock before giving up', async () => {
+    const h = await startHarness();
+    await h.login();
+    h.sandbox.inject({ kind: 'status', status: 502, times: 4 });
+    await h.command('zones');
+    for (let retry = 0; retry < 3; retry++) {
+      await h.clock.sleepers(1);
+      h.clock.advance(10_000);
+    }
+    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    expect(reply?.text).toBe(
+      'The CDN API is having trouble (Injected 502). Try again in a minute.',
+    );
+    expect(h.sandbox.requests).toHaveLength(4);
+  });
+});

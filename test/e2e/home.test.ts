@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { HOME_IDS } from '../../src/blocks/ids.js';
+import { ADMIN, CDN_KEY, MEMBER, startHarness, textOf } from './harness.js';
+
+describe('App Home', () => {
+  it('shows whether a key is set (by whom, never the key) and recent activity', async () => {
+    const h = await startHarness();
+    await h.event({ type: 'app_home_opened', user: MEMBER, channel: 'D1', tab: 'home' });
+    await h.slack.waitForCalls((c) => c.method === 'views.publish');
+    expect(textOf(h.slack.homes.get(MEMBER)?.view)).toContain('No CDN API key yet');
+
+    await h.login();
+    await h.store.audit.record({
+      workspaceId: h.workspaceId,
+      actorId: ADMIN,
+      action: 'credentials.set',
+      outcome: 'ok',
+    });
+    await h.event({ type: 'app_home_opened', user: MEMBER, channel: 'D1', tab: 'home' });
+    await h.slack.waitForCalls((c) => c.method === 'views.publish', 2);
+    const home = textOf(h.slack.homes.get(MEMBER)?.view);
+    expect(home).toContain(`CDN API key set by <@${ADMIN}>`);
+    expect(home).toContain('credentials.set');
+    expect(home).not.toContain(CDN_KEY);
+  });
+
+  it('ignores the Messages tab', async () => {
+    const h = await startHarness();
+    const answer = await h.event({
+      type: 'app_home_opened',
+      user: MEMBER,
+      channel: 'D1',
+      tab: 'messages',
+    });
+    expect(answer.status).toBe(200);
+    expect(h.slack.callsTo('views.publish')).toEqual([]);
+  });
+
+  it('lists zones in the DM and refuses the key form to a non-admin, in a modal', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.event({ type: 'app_home_opened', user: MEMBER, channel: 'D1', tab: 'home' });
+    await h.slack.waitForCalls((c) => c.method === 'views.publish');
+    const homeId = h.slack.homes.get(MEMBER)?.id ?? '';
+
+    await h.clickInView(homeId, HOME_IDS.listZones);
+    const [dm] = await h.slack.waitForMessages((m) => m.channel === MEMBER);
+    expect(textOf(dm?.blocks)).toContain('9 zones · page 1 of 1');
+
+    await h.clickInView(homeId, HOME_IDS.login);
+    const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
+    expect(textOf(opened?.args.view)).toContain(
+      'Only workspace admins and owners can set the CDN API key.',
+    );
+
+    await h.clickInView(homeId, HOME_IDS.login, { user: ADMIN });
+    const [, form] = await h.slack.waitForCalls((c) => c.method === 'views.open', 2);
+    expect(form?.args.view).toMatchObject({ callback_id: 'login_modal' });
+  });
+});

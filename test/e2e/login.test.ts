@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { LOGIN_IDS } from '../../src/blocks/ids.js';
+import { ADMIN, CDN_KEY, type Harness, MEMBER, startHarness, textOf, viewIdOf } from './harness.js';
+
+const keyValues = (key: string, baseUrl?: string) => ({
+  [LOGIN_IDS.keyBlock]: { [LOGIN_IDS.keyInput]: { type: 'plain_text_input', value: key } },
+  [LOGIN_IDS.baseUrlBlock]: {
+    [LOGIN_IDS.baseUrlInput]: { type: 'url_text_input', value: baseUrl ?? null },
+  },
+});
+
+async function openLogin(h: Harness): Promise<string> {
+  await h.command('login', { user: ADMIN });
+  const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
+  expect(opened?.response.ok).toBe(true);
+  return viewIdOf(opened);
+}
+
+describe('/cdn login', () => {
+  it('refuses a wrong key inline, then checks, stores and confirms a right one', async () => {
+    const h = await startHarness();
+    const viewId = await openLogin(h);
+
+    const wrong = await h.submit(viewId, keyValues('sk_wrong_key'), { user: ADMIN });
+    expect(JSON.parse(wrong.body)).toEqual({
+      response_action: 'errors',
+      errors: { [LOGIN_IDS.keyBlock]: 'The CDN refused this key: Invalid API key' },
+    });
+    expect(await h.store.credentials.get(h.workspaceId)).toBeUndefined();
+
+    const right = await h.submit(viewId, keyValues(CDN_KEY), { user: ADMIN });
+    const answer = JSON.parse(right.body);
+    expect(answer.response_action).toBe('update');
+    expect(textOf(answer.view.blocks)).toContain('Key saved. It works');
+    expect((await h.store.credentials.get(h.workspaceId))?.apiKey).toBe(CDN_KEY);
+    expect(h.sandbox.requests.map((r) => [r.query.per_page, r.status])).toEqual([
+      ['1', 401],
+      ['1', 200],
+    ]);
+
+    const [confirmation] = await h.slack.waitForMessages(
+      (m) => m.text?.includes('key is saved') ?? false,
+    );
+    expect(confirmation?.ephemeralTo).toBe(ADMIN);
+    const [audit] = await h.store.audit.recent(h.workspaceId);
+    expect(audit).toMatchObject({ action: 'credentials.set', actorId: ADMIN, outcome: 'ok' });
+
+    // The key is in no message, no view, no Web API call and no log line.
+    const everything = [
+      textOf(h.slack.messages),
+      JSON.stringify(h.slack.calls),
+      h.logs.text(),
+      JSON.stringify(answer),
+    ].join('\n');
+    expect(everything).not.toContain(CDN_KEY);
+  });
+
+  it('updates the view when the CDN is too slow to answer inline', async () => {
+    const h = await startHarness();
+    const viewId = await openLogin(h);
+    h.sandbox.inject({ kind: 'latency', ms: 200 });
+    const submitted = h.submit(viewId, keyValues(CDN_KEY), { user: ADMIN });
+    await h.clock.sleepers(1);
+    h.clock.advance(2_500);
+    const answer = JSON.parse((await submitted).body);
+    expect(textOf(answer.view.blocks)).toContain('Checking the key');
+    const [update] = await h.slack.waitForCalls((c) => c.method === 'views.update');
+    expect(update?.args.view_id).toBe(viewId);
+    expect(textOf(update?.args.view)).toContain('Key saved');
+    expect((await h.store.credentials.get(h.workspaceId))?.apiKey).toBe(CDN_KEY);
+  });
+
+  it('refuses a malformed base URL inline without calling the CDN', async () => {
+    const h = await startHarness();
+    const viewId = await openLogin(h);
+    const answer = JSON.parse(
+      (await h.submit(viewId, keyValues(CDN_KEY, 'https://cdn.example.com/api'), { user: ADMIN }))
+        .body,
+    );
+    expect(answer.errors[LOGIN_IDS.baseUrlBlock]).toContain('/v1');
+    expect(h.sandbox.requests).toEqual([]);
+  });
+
+  it('does not open the form for a non-admin', async () => {
+    const h = await startHarness();
+    await h.command('login', { user: MEMBER });
+    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    expect(reply?.text).toBe('Only workspace admins and owners can set the CDN API key.');
+    expect(reply?.ephemeralTo).toBe(MEMBER);
+    expect(h.slack.callsTo('views.open')).toEqual([]);
+  });
+
+  it('lets an admin remove the key, and then says how to set one', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.command('logout', { user: MEMBER });
+    const [refused] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    await h.command('logout', { user: ADMIN });
+    const [, removed] = await h.slack.waitForMessages((m) => m.via === 'response_url', 2);
+    expect(refused?.text).toContain('Only workspace admins');
+    expect(removed?.text).toContain('The CDN API key is removed');
+    expect(await h.store.credentials.get(h.workspaceId)).toBeUndefined();
+  });
+});

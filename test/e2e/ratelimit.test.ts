@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { MEMBER, startHarness, textOf } from './harness.js';
+
+describe('/cdn ratelimit', () => {
+  it('turns the rate limit on, says it is propagating, and says so again after 30 s', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.command('ratelimit example.com on');
+    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    if (!reply) throw new Error('no reply');
+    expect(reply.ephemeralTo).toBeUndefined();
+    expect(reply.text).toContain('propagating, up to 30 s');
+    expect(textOf(reply.blocks)).toContain('Propagating to every edge location (up to 30 s)');
+    const zone = h.sandbox.state.byName('example.com');
+    expect(
+      h.sandbox.requests.filter((r) => r.method === 'POST').map((r) => [r.path, r.body]),
+    ).toEqual([[`/zones/${zone?.id}/settings`, { limits: { enabled: true, mode: 'automatic' } }]]);
+    expect(zone?.limits.enabled).toBe(true);
+
+    await h.clock.sleepers(1);
+    h.clock.advance(29_999);
+    expect(reply.history).toHaveLength(0);
+    h.clock.advance(1);
+    await h.slack.waitForMessages((m) => m === reply && m.history.length === 1);
+    expect(textOf(reply.blocks)).toContain('In effect at every edge location');
+    expect(h.slack.messages).toHaveLength(1);
+    const [audit] = await h.store.audit.recent(h.workspaceId);
+    expect(audit).toMatchObject({
+      action: 'ratelimit.on',
+      zoneName: 'example.com',
+      actorId: MEMBER,
+      outcome: 'ok',
+    });
+  });
+
+  it('turns it off for a zone named by its id', async () => {
+    const h = await startHarness();
+    await h.login();
+    const zone = h.sandbox.state.byName('shop.example.org');
+    if (zone) zone.limits.enabled = true;
+    await h.command(`ratelimit ${zone?.id} off`);
+    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    expect(textOf(reply?.blocks)).toContain('turned rate limiting *off* for *shop.example.org*');
+    expect(zone?.limits.enabled).toBe(false);
+  });
+
+  it('suggests the zone meant by a typo, and changes nothing', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.command('ratelimit exmaple.com on');
+    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    expect(reply?.text).toBe(
+      'No zone `exmaple.com` in this workspace. Did you mean `example.com`?',
+    );
+    expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toEqual([]);
+  });
+
+  it('explains its usage', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.command('ratelimit example.com maybe');
+    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    expect(reply?.text).toContain('Usage: `/cdn ratelimit <zone> on|off`');
+    expect(h.sandbox.requests).toEqual([]);
+  });
+});

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { ZONE_PICKER_IDS, ZONES_IDS } from '../../src/blocks/ids.js';
+import type { Message } from '../../src/fake-slack/server.js';
+import { MEMBER, startHarness, textOf } from './harness.js';
+
+describe('/cdn zones', () => {
+  it('pages through 250 zones with buttons that update the message in place', async () => {
+    const h = await startHarness({ sandbox: { demoZones: false, bulkZones: 250 } });
+    await h.login();
+    await h.command('zones');
+    const [list] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    if (!list) throw new Error('no list');
+    expect(list.ephemeralTo).toBe(MEMBER);
+    expect(textOf(list.blocks)).toContain('250 zones · page 1 of 25');
+    expect(textOf(list.blocks)).toContain('zone-001.bulk.test');
+    expect(() => findButton(list, ZONES_IDS.previous)).toThrow();
+
+    const seen = new Set<string>();
+    for (let page = 1; page <= 25; page++) {
+      for (const name of textOf(list.blocks).match(/zone-\d{3}\.bulk\.test/g) ?? []) seen.add(name);
+      if (page === 25) break;
+      await h.click(list, ZONES_IDS.next);
+      await h.slack.waitForMessages((m) => m === list && m.history.length === page);
+    }
+    expect(seen.size).toBe(250);
+    expect(textOf(list.blocks)).toContain('page 25 of 25');
+    expect(() => findButton(list, ZONES_IDS.next)).toThrow();
+    // Every page was one message, replaced in place, each within Slack's limits (the fake checks).
+    expect(h.slack.messages).toHaveLength(1);
+    expect(h.sandbox.requests.every((r) => r.query.per_page === '10')).toBe(true);
+
+    await h.click(list, ZONES_IDS.previous);
+    await h.slack.waitForMessages((m) => m === list && m.history.length === 25);
+    expect(textOf(list.blocks)).toContain('page 24 of 25');
+  });
+
+  it('filters by status and takes a page number', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.command('zones pending');
+    const [pending] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    expect(textOf(pending?.blocks)).toContain('2 pending zones · page 1 of 1');
+    expect(textOf(pending?.blocks)).toContain('staging.example.com');
+    await h.command('zones deleted page 2');
+    const [, beyond] = await h.slack.waitForMessages((m) => m.via === 'response_url', 2);
+    expect(textOf(beyond?.blocks)).toContain('Page 2 is past the last page');
+    expect(h.sandbox.requests.map((r) => r.query)).toEqual([
+      { page: '1', per_page: '10', status: 'pending' },
+      { page: '2', per_page: '10', status: 'deleted' },
+    ]);
+  });
+
+  it('explains its usage for words it does not know, without calling the CDN', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.command('zones archived');
+    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    expect(reply?.text).toContain('Usage: `/cdn zones');
+    expect(h.sandbox.requests).toEqual([]);
+  });
+});
+
+describe('the zone picker', () => {
+  it('offers matching live zones, best first, from one cached listing', async () => {
+    const h = await startHarness({ sandbox: { bulkZones: 150 } });
+    await h.login();
+    const first = JSON.parse((await h.suggest(ZONE_PICKER_IDS.action, 'example')).body);
+    expect(
+      first.options.map((o: { value: string; text: { text: string } }) => o.text.text),
+    ).toEqual([
+      'example.com (active)',
+      'api.example.io (active)',
+      'blog.example.net (active)',
+      'launch.example.io (pending)',
+      'shop.example.org (active)',
+      'staging.example.com (pending)',
+      'static.example.com (active)',
+    ]);
+    const all = JSON.parse((await h.suggest(ZONE_PICKER_IDS.action, '')).body);
+    expect(all.options).toHaveLength(100);
+    // 157 zones listed once at 100 per page; the second query came from the cache.
+    expect(h.sandbox.requests).toHaveLength(2);
+  });
+
+  it('offers nothing, without failing, before a key is set', async () => {
+    const h = await startHarness();
+    const answer = await h.suggest(ZONE_PICKER_IDS.action, 'ex');
+    expect([answer.status, JSON.parse(answer.body)]).toEqual([200, { options: [] }]);
+  });
+});
+
+function findButton(message: Message, actionId: string) {
+  const found = JSON.stringify(message.blocks).includes(`"action_id":"${actionId}"`);
+  if (!found) throw new Error(`no ${actionId}`);
+  return true;
+}
