@@ -1,0 +1,136 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type FakeSlack, startFakeSlack } from '../../src/fake-slack/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { generateKey } from '../../src/store/crypto.js';
+import { sign } from './harness.js';
+
+const SECRET = 'main-test-signing-secret';
+let slack: FakeSlack;
+let sandbox: Sandbox;
+let child: ChildProcess | undefined;
+
+afterEach(async () => {
+  child?.kill('SIGKILL');
+  await Promise.all([slack?.close(), sandbox?.close()]);
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function run(env: Record<string, string>) {
+  const dir = await mkdtemp(join(tmpdir(), 'main-'));
+  const process_ = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: `sqlite:${join(dir, 'bot.sqlite')}`,
+      ENCRYPTION_KEYS: generateKey('k1'),
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child = process_;
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+    process_.emit('output');
+  };
+  process_.stdout?.on('data', collect);
+  process_.stderr?.on('data', collect);
+  const seen = (text: string) =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (!output.includes(text)) return;
+        process_.off('output', check);
+        resolve();
+      };
+      process_.on('output', check);
+      check();
+    });
+  return { process: process_, seen, output: () => output };
+}
+
+describe('npm start (src/main.ts)', () => {
+  it('serves HTTP mode, answers signed commands, and stops cleanly on SIGTERM', async () => {
+    slack = await startFakeSlack();
+    slack.addUser({ id: 'U1', name: 'u' });
+    sandbox = await startSandbox();
+    const port = await freePort();
+    const bot = await run({
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_BOT_TOKEN: slack.botToken,
+      SLACK_API_URL: slack.apiUrl,
+      CDN_API_BASE_URL: sandbox.baseUrl,
+      CDN_EDGE_CNAME_TARGET: 'edge.example.net',
+      PORT: String(port),
+    });
+    await bot.seen('cdn-chatops is up');
+    expect(bot.output()).toContain('"mode":"http"');
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+
+    const body = new URLSearchParams({
+      team_id: slack.teamId,
+      user_id: 'U1',
+      channel_id: 'C1',
+      command: '/cdn',
+      text: 'help',
+      response_url: slack.mintResponseUrl('C1', 'U1'),
+      trigger_id: slack.mintTrigger('U1'),
+    }).toString();
+    const timestamp = Math.floor(Date.now() / 1000);
+    const answer = await fetch(`http://127.0.0.1:${port}/slack/events`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-slack-request-timestamp': String(timestamp),
+        'x-slack-signature': sign(SECRET, timestamp, body),
+      },
+      body,
+    });
+    expect(answer.status).toBe(200);
+    await slack.waitForMessages((m) => m.text === 'CDN commands');
+
+    bot.process.kill('SIGTERM');
+    const [code] = await once(bot.process, 'exit');
+    expect(code).toBe(0);
+    expect(bot.output()).toContain('shutting down');
+  });
+
+  it('stops with one line when Slack refuses the bot token', async () => {
+    slack = await startFakeSlack();
+    sandbox = await startSandbox();
+    const bot = await run({
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_BOT_TOKEN: 'xoxb-not-a-real-token',
+      SLACK_API_URL: slack.apiUrl,
+      CDN_API_BASE_URL: sandbox.baseUrl,
+      CDN_EDGE_CNAME_TARGET: 'edge.example.net',
+      PORT: String(await freePort()),
+    });
+    const [code] = await once(bot.process, 'exit');
+    expect(code).toBe(1);
+    expect(bot.output()).toMatch(
+      /cdn-chatops: Slack refused the app's credentials: .*invalid_auth/,
+    );
+  });
+
+  it('stops with one line naming a bad variable', async () => {
+    const bot = await run({ BOT_MODE: 'http', PORT: 'eighty' });
+    const [code] = await once(bot.process, 'exit');
+    expect(code).toBe(1);
+    expect(bot.output().trim()).toBe(
+      'cdn-chatops: configuration error: PORT: must be a port number',
+    );
+  });
+});
