@@ -30,6 +30,8 @@ export interface ApiCall {
   method: string;
   args: Args;
   response: Args;
+  /** The team whose token made the call, when the token was valid. */
+  teamId?: string;
 }
 
 export interface Message {
@@ -78,6 +80,8 @@ export interface FakeSlackOptions {
   botUserId?: string;
   /** Extra accepted tokens (OAuth installs), each of one team. */
   tokens?: Record<string, { teamId: string; botUserId: string }>;
+  /** The app's OAuth credentials, for oauth.v2.access. */
+  oauth?: { clientId: string; clientSecret: string };
 }
 
 const TRIGGER_TTL_MS = 3_000;
@@ -100,6 +104,8 @@ export class FakeSlack extends EventEmitter<{ call: [ApiCall]; response: [Messag
   readonly #tokens: Map<string, { teamId: string; botUserId: string }>;
   readonly #triggers = new Map<string, { userId: string; issuedAt: number; used: boolean }>();
   readonly #responseUrls = new Map<string, ResponseTarget>();
+  readonly #oauthCodes = new Map<string, { teamId: string; userId: string }>();
+  readonly #oauth: FakeSlackOptions['oauth'];
   readonly #server: Server;
   #url = '';
   #sequence = 0;
@@ -114,6 +120,7 @@ export class FakeSlack extends EventEmitter<{ call: [ApiCall]; response: [Messag
       [this.botToken, { teamId: this.teamId, botUserId: this.botUserId }],
       ...Object.entries(options.tokens ?? {}),
     ]);
+    this.#oauth = options.oauth;
     this.#server = createServer((req, res) => {
       this.#handle(req, res).catch((error: unknown) => {
         if (!res.headersSent)
@@ -161,6 +168,13 @@ export class FakeSlack extends EventEmitter<{ call: [ApiCall]; response: [Messag
     const id = `${++this.#sequence}.${Date.now()}.${randomBytes(8).toString('hex')}`;
     this.#triggers.set(id, { userId, issuedAt: this.#clock.now(), used: false });
     return id;
+  }
+
+  /** The code Slack hands the app's redirect URL after a user approves an install. */
+  mintOAuthCode(teamId: string, userId: string): string {
+    const code = `code-${randomBytes(8).toString('hex')}`;
+    this.#oauthCodes.set(code, { teamId, userId });
+    return code;
   }
 
   /** A response_url for an interaction in `channel` by `user`, optionally tied to a message. */
@@ -215,10 +229,19 @@ export class FakeSlack extends EventEmitter<{ call: [ApiCall]; response: [Messag
       (typeof args.token === 'string' ? args.token : undefined);
     delete args.token;
     const identity = token ? this.#tokens.get(token) : undefined;
-    const response = identity
-      ? this.#call(method, args, identity)
-      : { ok: false, error: token ? 'invalid_auth' : 'not_authed' };
-    const call: ApiCall = { method, args, response };
+    // The OAuth exchange authenticates with the app's client credentials, not a token.
+    const response =
+      method === 'oauth.v2.access'
+        ? this.#oauthAccess(args, req.headers.authorization)
+        : identity
+          ? this.#call(method, args, identity)
+          : { ok: false, error: token ? 'invalid_auth' : 'not_authed' };
+    const call: ApiCall = {
+      method,
+      args,
+      response,
+      ...(identity ? { teamId: identity.teamId } : {}),
+    };
     this.calls.push(call);
     this.emit('call', call);
     reply(res, 200, response);
@@ -283,6 +306,38 @@ export class FakeSlack extends EventEmitter<{ call: [ApiCall]; response: [Messag
       default:
         return { ok: false, error: 'unknown_method' };
     }
+  }
+
+  #oauthAccess(args: Args, authorization: string | undefined): Args {
+    const basic = /^Basic (.+)$/.exec(authorization ?? '')?.[1];
+    const [clientId, clientSecret] = basic
+      ? Buffer.from(basic, 'base64').toString('utf8').split(':')
+      : [args.client_id, args.client_secret];
+    if (
+      !this.#oauth ||
+      clientId !== this.#oauth.clientId ||
+      clientSecret !== this.#oauth.clientSecret
+    ) {
+      return { ok: false, error: 'invalid_client_id' };
+    }
+    const grant = this.#oauthCodes.get(String(args.code));
+    if (!grant) return { ok: false, error: 'invalid_code' };
+    this.#oauthCodes.delete(String(args.code));
+    const token = `xoxb-${grant.teamId}-${randomBytes(8).toString('hex')}`;
+    const botUserId = `UBOT${grant.teamId}`;
+    this.#tokens.set(token, { teamId: grant.teamId, botUserId });
+    return {
+      ok: true,
+      app_id: 'A0FAKE',
+      authed_user: { id: grant.userId },
+      scope: 'commands,chat:write,users:read,usergroups:read',
+      token_type: 'bot',
+      access_token: token,
+      bot_user_id: botUserId,
+      team: { id: grant.teamId, name: `Team ${grant.teamId}` },
+      enterprise: null,
+      is_enterprise_install: false,
+    };
   }
 
   #usersInfo(args: Args): Args {

@@ -8,7 +8,12 @@ import { buildApp } from '../../src/app.js';
 import { CdnTransport } from '../../src/cdn/transport.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { AppDeps } from '../../src/deps.js';
-import { type FakeSlack, type Message, startFakeSlack } from '../../src/fake-slack/server.js';
+import {
+  type FakeSlack,
+  type FakeSlackOptions,
+  type Message,
+  startFakeSlack,
+} from '../../src/fake-slack/server.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
 import type { Store } from '../../src/store/index.js';
 import { ManualClock } from '../helpers/clock.js';
@@ -38,7 +43,10 @@ export interface Harness {
   /** Sets the workspace's CDN key directly, as a completed /cdn login would. */
   login(apiKey?: string): Promise<void>;
   /** Runs /cdn <text> as `user`; resolves with the HTTP answer once Bolt acknowledged. */
-  command(text: string, options?: { user?: string; channel?: string }): Promise<SignedResult>;
+  command(
+    text: string,
+    options?: { user?: string; channel?: string; team?: string },
+  ): Promise<SignedResult>;
   /** Clicks a button of a recorded message. */
   click(message: Message, actionId: string, options?: { user?: string }): Promise<SignedResult>;
   /** Clicks a button of a view (App Home or modal). */
@@ -78,11 +86,15 @@ export function sign(secret: string, timestamp: number, body: string): string {
 }
 
 export async function startHarness(
-  options: { sandbox?: SandboxOptions; env?: Record<string, string> } = {},
+  options: {
+    sandbox?: SandboxOptions;
+    slack?: FakeSlackOptions;
+    env?: Record<string, string>;
+  } = {},
 ): Promise<Harness> {
   const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
   const logs = captureLogs('debug');
-  const slack = await startFakeSlack({ clock });
+  const slack = await startFakeSlack({ clock, ...options.slack });
   slack.addUser({ id: ADMIN, name: 'alice', isAdmin: true, tz: 'Europe/Paris' });
   slack.addUser({ id: MEMBER, name: 'bob', tz: 'America/New_York' });
   slack.addUser({ id: OTHER, name: 'carol' });
@@ -155,10 +167,10 @@ export async function startHarness(
     async login(apiKey = CDN_KEY) {
       await store.credentials.set(workspaceId, apiKey, { userId: ADMIN, validated: true });
     },
-    command(text, { user = MEMBER, channel = CHANNEL } = {}) {
+    command(text, { user = MEMBER, channel = CHANNEL, team = workspaceId } = {}) {
       return form({
         token: 'legacy-unused',
-        team_id: workspaceId,
+        team_id: team,
         team_domain: 'fake',
         channel_id: channel,
         channel_name: 'ops',

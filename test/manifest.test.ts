@@ -1,0 +1,18 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { BOT_SCOPES } from '../src/app.js';
+
+describe('manifest.yml', () => {
+  it('asks for exactly the scopes the app uses, and subscribes to what it listens for', async () => {
+    const manifest = parse(await readFile(new URL('../manifest.yml', import.meta.url), 'utf8'));
+    expect([...manifest.oauth_config.scopes.bot].sort()).toEqual([...BOT_SCOPES].sort());
+    expect(manifest.features.slash_commands).toEqual([
+      expect.objectContaining({ command: '/cdn', should_escape: true }),
+    ]);
+    expect(manifest.settings.event_subscriptions.bot_events).toEqual(['app_home_opened']);
+    expect(manifest.settings.interactivity.is_enabled).toBe(true);
+    expect(manifest.settings.socket_mode_enabled).toBe(true);
+    expect(manifest.features.app_home.home_tab_enabled).toBe(true);
+  });
+});
