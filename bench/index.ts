@@ -1,10 +1,14 @@
 // `npm run bench`: runs every suite and writes docs/benchmarks.md.
 import { writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
+import { ackLatencyBench } from './ack-latency.js';
 import { cdnClientBench } from './cdn-client.js';
 import type { Section } from './stats.js';
 
-const suites: Array<[string, () => Promise<Section>]> = [['cdn-client', cdnClientBench]];
+const suites: Array<[string, () => Promise<Section>]> = [
+  ['cdn-client', cdnClientBench],
+  ['ack-latency', ackLatencyBench],
+];
 
 const only = process.argv[2];
 const sections: Section[] = [];

@@ -1,0 +1,124 @@
+// Benchmark: slash-command ack latency of our app beside a bare Bolt app, each in its own process.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import pLimit from 'p-limit';
+import { Agent, request } from 'undici';
+import { startFakeSlack } from '../src/fake-slack/server.js';
+import { startSandbox } from '../src/sandbox/server.js';
+import { fmt, percentile, type Section, table } from './stats.js';
+
+const COMMANDS = 500;
+const CONCURRENCY = 50;
+const WARMUP = 100;
+const SECRET = 'bench-signing-secret';
+const CDN_KEY = 'bench-cdn-key';
+
+async function startChild(
+  which: 'ours' | 'bare',
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/ack-server.ts', which], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /READY (\d+)/.exec(output);
+      if (match) resolve(Number(match[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`${which} exited with ${code}`)));
+  });
+  return { child, port };
+}
+
+export async function ackLatencyBench(): Promise<Section> {
+  const slack = await startFakeSlack();
+  slack.addUser({ id: 'U1', name: 'bench' });
+  const sandbox = await startSandbox({ apiKeys: [CDN_KEY] });
+  const env = {
+    SLACK_SIGNING_SECRET: SECRET,
+    SLACK_BOT_TOKEN: slack.botToken,
+    SLACK_API_URL: slack.apiUrl,
+    CDN_API_BASE_URL: sandbox.baseUrl,
+    CDN_EDGE_CNAME_TARGET: 'edge.bench.test',
+    BENCH_TEAM: slack.teamId,
+    BENCH_CDN_KEY: CDN_KEY,
+  };
+  const agent = new Agent({ connections: CONCURRENCY });
+
+  const run = async (port: number, count: number, text: string) => {
+    const limit = pLimit(CONCURRENCY);
+    const latencies: number[] = [];
+    let failures = 0;
+    await Promise.all(
+      Array.from({ length: count }, () =>
+        limit(async () => {
+          const body = new URLSearchParams({
+            team_id: slack.teamId,
+            user_id: 'U1',
+            channel_id: 'C1',
+            command: '/cdn',
+            text,
+            response_url: slack.mintResponseUrl('C1', 'U1'),
+            trigger_id: slack.mintTrigger('U1'),
+          }).toString();
+          const timestamp = Math.floor(Date.now() / 1000);
+          const started = performance.now();
+          const response = await request(`http://127.0.0.1:${port}/slack/events`, {
+            method: 'POST',
+            dispatcher: agent,
+            headers: {
+              'content-type': 'application/x-www-form-urlencoded',
+              'x-slack-request-timestamp': String(timestamp),
+              'x-slack-signature': `v0=${createHmac('sha256', SECRET).update(`v0:${timestamp}:${body}`).digest('hex')}`,
+            },
+            body,
+          });
+          await response.body.dump();
+          latencies.push(performance.now() - started);
+          if (response.statusCode !== 200) failures++;
+        }),
+      ),
+    );
+    return { latencies, failures };
+  };
+
+  const results: Record<string, { p50: number; p99: number; failures: number }> = {};
+  for (const which of ['bare', 'ours'] as const) {
+    const { child, port } = await startChild(which, env);
+    try {
+      await run(port, WARMUP, 'zones');
+      const { latencies, failures } = await run(port, COMMANDS, 'zones');
+      results[which] = { p50: percentile(latencies, 50), p99: percentile(latencies, 99), failures };
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }
+  await agent.close();
+  await slack.close();
+  await sandbox.close();
+
+  const ours = results.ours ?? { p50: Number.NaN, p99: Number.NaN, failures: 0 };
+  const bare = results.bare ?? { p50: Number.NaN, p99: Number.NaN, failures: 0 };
+  return {
+    title: 'Slash-command ack latency (HTTP mode)',
+    body: [
+      `${COMMANDS} signed \`/cdn zones\` commands at concurrency ${CONCURRENCY} after ${WARMUP} warm-up ones, ` +
+        'each app in its own process; latency is until the HTTP 200 (the ack). Ours then lists zones ' +
+        'from the sandbox and answers through the response_url; the bare Bolt app only acks.',
+      '',
+      table(
+        ['app', 'p50', 'p99', 'non-200'],
+        [
+          ['cdn-chatops', fmt(ours.p50), fmt(ours.p99), ours.failures],
+          ['bare Bolt app', fmt(bare.p50), fmt(bare.p99), bare.failures],
+        ],
+      ),
+      '',
+      `p99 ours / bare: **${(ours.p99 / bare.p99).toFixed(2)}×** (target: within 1.5×).`,
+    ].join('\n'),
+  };
+}
