@@ -82,6 +82,8 @@ export interface FakeSlackOptions {
   tokens?: Record<string, { teamId: string; botUserId: string }>;
   /** The app's OAuth credentials, for oauth.v2.access. */
   oauth?: { clientId: string; clientSecret: string };
+  /** Socket Mode: the app-level token, and the WebSocket URL apps.connections.open hands out. */
+  socket?: { appToken: string; url: string };
 }
 
 const TRIGGER_TTL_MS = 3_000;
@@ -106,6 +108,7 @@ export class FakeSlack extends EventEmitter<{ call: [ApiCall]; response: [Messag
   readonly #responseUrls = new Map<string, ResponseTarget>();
   readonly #oauthCodes = new Map<string, { teamId: string; userId: string }>();
   readonly #oauth: FakeSlackOptions['oauth'];
+  readonly #socket: FakeSlackOptions['socket'];
   readonly #server: Server;
   #url = '';
   #sequence = 0;
@@ -121,6 +124,7 @@ export class FakeSlack extends EventEmitter<{ call: [ApiCall]; response: [Messag
       ...Object.entries(options.tokens ?? {}),
     ]);
     this.#oauth = options.oauth;
+    this.#socket = options.socket;
     this.#server = createServer((req, res) => {
       this.#handle(req, res).catch((error: unknown) => {
         if (!res.headersSent)
@@ -233,9 +237,13 @@ export class FakeSlack extends EventEmitter<{ call: [ApiCall]; response: [Messag
     const response =
       method === 'oauth.v2.access'
         ? this.#oauthAccess(args, req.headers.authorization)
-        : identity
-          ? this.#call(method, args, identity)
-          : { ok: false, error: token ? 'invalid_auth' : 'not_authed' };
+        : method === 'apps.connections.open'
+          ? this.#socket && token === this.#socket.appToken
+            ? { ok: true, url: this.#socket.url }
+            : { ok: false, error: 'invalid_auth' }
+          : identity
+            ? this.#call(method, args, identity)
+            : { ok: false, error: token ? 'invalid_auth' : 'not_authed' };
     const call: ApiCall = {
       method,
       args,

@@ -1,0 +1,101 @@
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { buildApp } from '../../src/app.js';
+import { CdnTransport } from '../../src/cdn/transport.js';
+import { loadConfig } from '../../src/config.js';
+import { startFakeSlack } from '../../src/fake-slack/server.js';
+import { startSandbox } from '../../src/sandbox/server.js';
+import { ManualClock } from '../helpers/clock.js';
+import { captureLogs } from '../helpers/logs.js';
+import { testStore } from '../helpers/store.js';
+
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('Socket Mode', () => {
+  it('connects through apps.connections.open, acks a slash command envelope and answers it', async () => {
+    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await once(wss, 'listening');
+    closers.push(() => new Promise((resolve) => wss.close(resolve)));
+    const appToken = 'xapp-1-A0FAKE-socket-test';
+    const clock = new ManualClock();
+    const slack = await startFakeSlack({
+      clock,
+      socket: { appToken, url: `ws://127.0.0.1:${(wss.address() as { port: number }).port}/` },
+    });
+    closers.push(() => slack.close());
+    slack.addUser({ id: 'U1', name: 'u' });
+    const sandbox = await startSandbox({ clock });
+    closers.push(() => sandbox.close());
+    const { store } = await testStore('sqlite', { clock });
+    const transport = new CdnTransport();
+    closers.push(() => transport.close());
+    const config = loadConfig({
+      SLACK_APP_TOKEN: appToken,
+      SLACK_BOT_TOKEN: slack.botToken,
+      SLACK_API_URL: slack.apiUrl,
+      CDN_API_BASE_URL: sandbox.baseUrl,
+      CDN_EDGE_CNAME_TARGET: 'edge.example.net',
+      PORT: String(await freePort()),
+    });
+    expect(config.mode).toBe('socket');
+    const { app } = buildApp({
+      config,
+      store,
+      transport,
+      clock,
+      logger: captureLogs().logger,
+      cdnBaseUrl: sandbox.baseUrl,
+      edgeCnameTarget: 'edge.example.net',
+      clientOptions: { retryConfig: { retries: 0 } },
+    });
+    await app.init();
+    const connected = once(wss, 'connection') as Promise<[WebSocket]>;
+    const started = app.start();
+    const [socket] = await connected;
+    socket.send(
+      JSON.stringify({ type: 'hello', num_connections: 1, connection_info: { app_id: 'A0FAKE' } }),
+    );
+    await started;
+    closers.push(() => app.stop() as Promise<unknown>);
+
+    const acked = new Promise<Record<string, unknown>>((resolve) => {
+      socket.on('message', (data) => {
+        const message = JSON.parse(String(data)) as Record<string, unknown>;
+        if (message.envelope_id === 'env-1') resolve(message);
+      });
+    });
+    socket.send(
+      JSON.stringify({
+        envelope_id: 'env-1',
+        type: 'slash_commands',
+        accepts_response_payload: true,
+        payload: {
+          team_id: slack.teamId,
+          user_id: 'U1',
+          channel_id: 'C1',
+          command: '/cdn',
+          text: 'help',
+          response_url: slack.mintResponseUrl('C1', 'U1'),
+          trigger_id: slack.mintTrigger('U1'),
+        },
+      }),
+    );
+    expect(await acked).toMatchObject({ envelope_id: 'env-1' });
+    const [reply] = await slack.waitForMessages((m) => m.via === 'response_url');
+    expect(reply?.text).toBe('CDN commands');
+    expect(slack.callsTo('apps.connections.open')).toHaveLength(1);
+  });
+});
