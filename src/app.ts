@@ -1,6 +1,6 @@
 // Builds the Bolt App for a mode (socket, http, or a custom receiver) and registers the listeners.
 import { App, type AppOptions, type CustomRoute, type Receiver } from '@slack/bolt';
-import type { WebClientOptions } from '@slack/web-api';
+import type { WebClient, WebClientOptions } from '@slack/web-api';
 import { sql } from 'kysely';
 import type { CdnTransport } from './cdn/transport.js';
 import type { Clock } from './clock.js';
@@ -8,12 +8,16 @@ import type { Config } from './config.js';
 import type { AppDeps } from './deps.js';
 import { registerListeners } from './listeners/index.js';
 import type { Logger } from './logger.js';
+import { ApprovalService } from './services/approvals.js';
 import { CdnAccess } from './services/cdn-access.js';
 import { CredentialService } from './services/credentials.js';
+import { PurgeService } from './services/purge.js';
 import { RateLimitService } from './services/ratelimit.js';
 import { ZoneService } from './services/zones.js';
+import { SlackApprovalNotifier } from './slack/approval-notifier.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { GroupMembersCache } from './slack/directory.js';
+import { WorkspaceClients } from './slack/workspace-clients.js';
 import type { Store } from './store/index.js';
 
 /** Bot scopes: the least the features need (see manifest.yml). */
@@ -34,7 +38,7 @@ export interface BuildAppOptions {
   receiver?: Receiver;
 }
 
-export function buildDeps(options: BuildAppOptions): AppDeps {
+export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps {
   const { store, clock, logger } = options;
   const cdn = new CdnAccess({
     store,
@@ -43,12 +47,20 @@ export function buildDeps(options: BuildAppOptions): AppDeps {
     clock,
     logger,
   });
+  const zones = new ZoneService({ cdn, audit: store.audit, clock });
+  const clients = new WorkspaceClients(client, {
+    ...(options.config.slack.botToken ? { botToken: options.config.slack.botToken } : {}),
+    installations: store.installations,
+  });
   return {
     store,
     cdn,
-    zones: new ZoneService({ cdn, audit: store.audit, clock }),
+    zones,
     ratelimit: new RateLimitService(cdn, store.audit),
     credentials: new CredentialService(store, cdn),
+    purges: new PurgeService(cdn, zones, store),
+    approvals: new ApprovalService(store, cdn, new SlackApprovalNotifier(clients), clock, logger),
+    clients,
     groups: new GroupMembersCache(clock),
     clock,
     logger,
@@ -116,7 +128,7 @@ export function buildApp(options: BuildAppOptions): { app: App; deps: AppDeps } 
       processBeforeResponse: false,
     });
   }
-  const deps = buildDeps(options);
+  const deps = buildDeps(options, app.client);
   registerListeners(app, deps);
   app.error(async (error) => {
     logger.error({ err: error }, 'unhandled error in a listener');

@@ -1,11 +1,14 @@
 // What the listeners share, built once at start-up and passed in: no globals.
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
+import type { ApprovalService } from './services/approvals.js';
 import type { CdnAccess } from './services/cdn-access.js';
 import type { CredentialService } from './services/credentials.js';
+import type { PurgeService } from './services/purge.js';
 import type { RateLimitService } from './services/ratelimit.js';
 import type { ZoneService } from './services/zones.js';
 import type { GroupMembersCache } from './slack/directory.js';
+import type { WorkspaceClients } from './slack/workspace-clients.js';
 import type { Store } from './store/index.js';
 
 export interface AppDeps {
@@ -14,6 +17,10 @@ export interface AppDeps {
   zones: ZoneService;
   ratelimit: RateLimitService;
   credentials: CredentialService;
+  purges: PurgeService;
+  approvals: ApprovalService;
+  /** Bot tokens for work outside a request (approval expiry, reports). */
+  clients: WorkspaceClients;
   groups: GroupMembersCache;
   clock: Clock;
   logger: Logger;

@@ -4,6 +4,7 @@ import { buildApp } from './app.js';
 import { CdnTransport } from './cdn/transport.js';
 import { systemClock } from './clock.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
+import type { AppDeps } from './deps.js';
 import { createLogger, type Logger } from './logger.js';
 import { SANDBOX_DEMO_KEY, startSandbox } from './sandbox/server.js';
 import { openStore, type Store } from './store/index.js';
@@ -44,8 +45,8 @@ async function startSlack(
   store: Store,
   transport: CdnTransport,
   logger: Logger,
-): Promise<App> {
-  const { app } = buildApp({
+): Promise<{ app: App; deps: AppDeps }> {
+  const { app, deps } = buildApp({
     config,
     store,
     transport,
@@ -67,7 +68,7 @@ async function startSlack(
       : { mode: 'socket' },
     'cdn-chatops is up',
   );
-  return app;
+  return { app, deps };
 }
 
 async function startConsole(config: Config, logger: Logger): Promise<() => Promise<void>> {
@@ -97,8 +98,14 @@ async function main(): Promise<void> {
   if (config.mode === 'console') {
     stopMode = await startConsole(config, logger);
   } else {
-    const app = await startSlack(config, store, transport, logger);
-    stopMode = () => app.stop() as Promise<void>;
+    const { app, deps } = await startSlack(config, store, transport, logger);
+    // Expires purge-everything requests nobody approved; every replica sweeps, each request once.
+    const sweeper = new AbortController();
+    void deps.approvals.sweep(sweeper.signal);
+    stopMode = async () => {
+      sweeper.abort();
+      await app.stop();
+    };
   }
 
   let stopping = false;

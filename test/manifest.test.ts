@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { BOT_SCOPES } from '../src/app.js';
+import { PURGE_IDS } from '../src/blocks/ids.js';
 
 describe('manifest.yml', () => {
   it('asks for exactly the scopes the app uses, and subscribes to what it listens for', async () => {
@@ -11,6 +12,9 @@ describe('manifest.yml', () => {
       expect.objectContaining({ command: '/cdn', should_escape: true }),
     ]);
     expect(manifest.settings.event_subscriptions.bot_events).toEqual(['app_home_opened']);
+    expect(manifest.features.shortcuts).toEqual([
+      expect.objectContaining({ type: 'message', callback_id: PURGE_IDS.shortcut }),
+    ]);
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
     expect(manifest.settings.socket_mode_enabled).toBe(true);
     expect(manifest.features.app_home.home_tab_enabled).toBe(true);

@@ -33,3 +33,32 @@ export const HOME_IDS = {
   createZone: 'home_create_zone',
   actionsBlock: 'home_actions',
 } as const;
+
+export const PURGE_IDS = {
+  retry: 'purge_retry',
+  resultActions: 'purge_result_actions',
+  formCallback: 'purge_form',
+  zoneBlock: 'purge_zone',
+  modeBlock: 'purge_mode',
+  modeInput: 'purge_mode_input',
+  itemsBlock: 'purge_items',
+  itemsInput: 'purge_items_input',
+  everythingCallback: 'purge_everything_confirm',
+  confirmBlock: 'purge_confirm_name',
+  confirmInput: 'purge_confirm_name_input',
+  reasonBlock: 'purge_reason',
+  reasonInput: 'purge_reason_input',
+  /** The message shortcut "Purge URLs in this message". */
+  shortcut: 'purge_message_urls',
+} as const;
+
+export const APPROVAL_IDS = {
+  actionsBlock: 'approval_actions',
+  approve: 'approval_approve',
+  deny: 'approval_deny',
+  cancel: 'approval_cancel',
+  approveCallback: 'approval_approve_modal',
+  denyCallback: 'approval_deny_modal',
+  denyReasonBlock: 'approval_deny_reason',
+  denyReasonInput: 'approval_deny_reason_input',
+} as const;

@@ -21,6 +21,13 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
     audience: 'operators',
   },
   {
+    name: 'purge',
+    usage: '/cdn purge <zone> <url>… | <url>… | <zone> tag:<tag>… | <zone> everything',
+    summary:
+      'Purge cached URLs or tags now; purging everything needs a second person. Alone, it opens a form.',
+    audience: 'operators',
+  },
+  {
     name: 'ratelimit',
     usage: '/cdn ratelimit <zone> on|off',
     summary: "Turn a zone's rate limit on or off (reaches every edge within 30 s).",

@@ -5,6 +5,7 @@ import * as actions from './actions/index.js';
 import * as commands from './commands/index.js';
 import * as events from './events/index.js';
 import * as options from './options/index.js';
+import * as shortcuts from './shortcuts/index.js';
 import * as views from './views/index.js';
 
 export function registerListeners(app: App, deps: AppDeps): void {
@@ -12,5 +13,6 @@ export function registerListeners(app: App, deps: AppDeps): void {
   actions.register(app, deps);
   views.register(app, deps);
   options.register(app, deps);
+  shortcuts.register(app, deps);
   events.register(app, deps);
 }

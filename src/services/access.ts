@@ -17,6 +17,27 @@ export class AccessControl {
       throw new AppError('not_allowed', `Only workspace admins and owners can ${doing}.`);
   }
 
+  /**
+   * Approving (or denying) a purge-everything: never the requester; when an approvers group is
+   * configured, only its members.
+   */
+  async requireApprover(workspace: Workspace, requesterId: string, userId: string): Promise<void> {
+    if (userId === requesterId) {
+      throw new AppError(
+        'not_allowed',
+        'You asked for this purge, so someone else has to approve it.',
+      );
+    }
+    if (!workspace.approverGroupId) return;
+    const members = await this.directory.groupMembers(workspace.approverGroupId);
+    if (!members.includes(userId)) {
+      throw new AppError(
+        'not_allowed',
+        "Only members of this workspace's purge approvers group can approve or deny. `/cdn config` shows which group that is.",
+      );
+    }
+  }
+
   /** Changing things: everyone, unless an operators group is configured. */
   async requireOperator(workspace: Workspace, userId: string, doing: string): Promise<void> {
     if (!workspace.operatorGroupId) return;

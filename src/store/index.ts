@@ -10,6 +10,7 @@ import type { Keyring } from './crypto.js';
 import { openDatabase, type SqlDialect } from './db.js';
 import { InstallationRepository } from './installations.js';
 import { migrate } from './migrations.js';
+import { PurgeRepository } from './purges.js';
 import { ScheduleRepository } from './schedules.js';
 import type { Database } from './schema.js';
 import { WorkspaceRepository } from './workspaces.js';
@@ -24,6 +25,7 @@ export interface Store {
   approvals: ApprovalRepository;
   schedules: ScheduleRepository;
   audit: AuditLogRepository;
+  purges: PurgeRepository;
   close(): Promise<void>;
 }
 
@@ -61,6 +63,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     approvals: new ApprovalRepository(db, clock, options.newId),
     schedules: new ScheduleRepository(db, clock, options.newId),
     audit: new AuditLogRepository(db, clock),
+    purges: new PurgeRepository(db, clock, options.newId),
     close: () => db.destroy(),
   };
 }

@@ -99,6 +99,29 @@ export interface AuditLogTable {
   at: number;
 }
 
+export type PurgeStatus = 'running' | 'succeeded' | 'partial' | 'failed';
+
+export interface PurgesTable {
+  id: string;
+  workspace_id: string;
+  zone_id: string;
+  zone_name: string;
+  actor_id: string;
+  /** JSON arrays of what was asked. */
+  files: string;
+  tags: string;
+  status: PurgeStatus;
+  /** JSON arrays of what failed, for the retry button. */
+  failed_files: string | null;
+  failed_tags: string | null;
+  /** JSON array of the CDN's purge ids, when it gave any. */
+  purge_ids: string | null;
+  /** The purge this one retries. */
+  retry_of: string | null;
+  created_at: number;
+  finished_at: number | null;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   cdn_credentials: CdnCredentialsTable;
@@ -106,4 +129,5 @@ export interface Database {
   approvals: ApprovalsTable;
   schedules: SchedulesTable;
   audit_log: AuditLogTable;
+  purges: PurgesTable;
 }

@@ -90,6 +90,8 @@ export async function startHarness(
     sandbox?: SandboxOptions;
     slack?: FakeSlackOptions;
     env?: Record<string, string>;
+    /** Run the approval-expiry sweeper (its sleep is one more sleeper on the manual clock). */
+    sweep?: boolean;
   } = {},
 ): Promise<Harness> {
   const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
@@ -123,12 +125,15 @@ export async function startHarness(
   });
   await app.init();
   const server = (await app.start(0)) as import('node:http').Server;
+  const sweeper = new AbortController();
+  if (options.sweep) void deps.approvals.sweep(sweeper.signal);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   open.push(
     () => sandbox.close(),
     () => slack.close(),
     () => transport.close(),
     () => app.stop() as Promise<void>,
+    async () => sweeper.abort(),
   );
   const workspaceId = slack.teamId;
 

@@ -13,14 +13,14 @@ for (const { backend, skip } of BACKENDS) {
         .selectFrom('kysely_migration' as never)
         .select(sql<string>`name`.as('name'))
         .execute();
-      expect(executed.map((row) => row.name)).toEqual(['0001_initial']);
+      expect(executed.map((row) => row.name)).toEqual(['0001_initial', '0002_purges']);
       const again = await openStore({ database, keyring: new Keyring([testKey('k1', 1)]) });
       await again.close();
       const count = await store.db
         .selectFrom('kysely_migration' as never)
         .select(sql<number>`count(*)`.as('n'))
         .executeTakeFirstOrThrow();
-      expect(Number(count.n)).toBe(1);
+      expect(Number(count.n)).toBe(2);
     });
 
     it('survives several replicas starting at the same moment', async () => {

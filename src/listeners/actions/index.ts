@@ -1,8 +1,10 @@
 // Buttons and other block actions.
 import type { App } from '@slack/bolt';
-import { HOME_IDS, ZONES_IDS } from '../../blocks/ids.js';
+import { APPROVAL_IDS, HOME_IDS, PURGE_IDS, ZONES_IDS } from '../../blocks/ids.js';
 import type { AppDeps } from '../../deps.js';
+import { approveButton, cancelButton, denyButton } from './approval-buttons.js';
 import { homeCreateZone, homeListZones, homeLogin } from './home-buttons.js';
+import { purgeRetry } from './purge-retry.js';
 import { zonesPage } from './zones-page.js';
 
 export function register(app: App, deps: AppDeps): void {
@@ -12,4 +14,9 @@ export function register(app: App, deps: AppDeps): void {
   app.action(HOME_IDS.login, homeLogin(deps));
   app.action(HOME_IDS.listZones, homeListZones(deps));
   app.action(HOME_IDS.createZone, homeCreateZone(deps));
+  // One retry button per zone in a result message: purge_retry_0, purge_retry_1, …
+  app.action(new RegExp(`^${PURGE_IDS.retry}_\\d+$`), purgeRetry(deps));
+  app.action(APPROVAL_IDS.approve, approveButton(deps));
+  app.action(APPROVAL_IDS.deny, denyButton(deps));
+  app.action(APPROVAL_IDS.cancel, cancelButton(deps));
 }

@@ -6,12 +6,14 @@ import { CdnError } from '../../cdn/errors.js';
 import { parseCommand, suggestSubcommand } from '../../commands/parse.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
+import { audit } from './audit.js';
 import { config } from './config.js';
 import type { SubcommandHandler } from './context.js';
 import { create } from './create.js';
 import { help } from './help.js';
 import { login } from './login.js';
 import { logout } from './logout.js';
+import { purge } from './purge.js';
 import { ratelimit } from './ratelimit.js';
 import { zones } from './zones.js';
 
@@ -21,6 +23,8 @@ const HANDLERS: Record<string, SubcommandHandler> = {
   zones,
   create,
   ratelimit,
+  purge,
+  audit,
   login,
   logout,
   config,

@@ -26,6 +26,8 @@ export function accessFor(
 export interface ModalOrigin {
   channelId?: string;
   responseUrl?: string;
+  /** The zone the modal is about, when it is about one. */
+  zoneId?: string;
 }
 
 export function encodeOrigin(origin: ModalOrigin): string {
@@ -38,6 +40,7 @@ export function decodeOrigin(metadata: string | undefined): ModalOrigin {
     return {
       ...(typeof value.channelId === 'string' ? { channelId: value.channelId } : {}),
       ...(typeof value.responseUrl === 'string' ? { responseUrl: value.responseUrl } : {}),
+      ...(typeof value.zoneId === 'string' ? { zoneId: value.zoneId } : {}),
     };
   } catch {
     return {};

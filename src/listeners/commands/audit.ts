@@ -1,0 +1,12 @@
+// /cdn audit [zone]: the last 20 changes made from Slack.
+import { auditMessage } from '../../blocks/audit.js';
+import type { SubcommandHandler } from './context.js';
+
+export const audit: SubcommandHandler = async ({ args, deps, workspaceId, respond }) => {
+  const zone = args[0];
+  const entries = await deps.store.audit.recent(workspaceId, {
+    limit: 20,
+    ...(zone ? { zone } : {}),
+  });
+  await respond(auditMessage(entries, zone));
+};

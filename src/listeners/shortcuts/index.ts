@@ -1,0 +1,12 @@
+// Global and message shortcuts.
+import type { App } from '@slack/bolt';
+import { PURGE_IDS } from '../../blocks/ids.js';
+import type { AppDeps } from '../../deps.js';
+import { purgeMessageShortcut } from './purge-message.js';
+
+export function register(app: App, deps: AppDeps): void {
+  app.shortcut(
+    { callback_id: PURGE_IDS.shortcut, type: 'message_action' },
+    purgeMessageShortcut(deps),
+  );
+}

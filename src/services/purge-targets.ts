@@ -1,0 +1,162 @@
+// What to purge, from what a user typed or pasted: URLs and tags checked and grouped by zone
+// before anything is sent. If anything is rejected, nothing is sent.
+import type { Zone } from '../cdn/schemas.js';
+
+export const MAX_PURGE_ITEMS = 10_000;
+const MAX_TAG_LENGTH = 1024;
+
+export type PurgeArgs =
+  /** `/cdn purge` alone, or `/cdn purge <zone>`: open the form. */
+  | { kind: 'form'; zone?: string }
+  | { kind: 'everything'; zone: string }
+  | { kind: 'items'; zone?: string; urls: string[]; tags: string[]; unknown: string[] };
+
+/** A URL as Slack escapes it in command text (`<https://a/b>`, `<https://a/b|label>`) or bare. */
+export function unwrapUrl(token: string): string {
+  const match = /^<((?:https?|ftp|[a-z][a-z0-9+.-]*):[^|>]*)(?:\|[^>]*)?>$/i.exec(token);
+  return match?.[1] ?? token;
+}
+
+const looksLikeUrl = (token: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(unwrapUrl(token));
+
+/** Reads the words after `/cdn purge`. */
+export function parsePurgeArgs(args: string[]): PurgeArgs {
+  const [first, ...rest] = args;
+  if (first === undefined) return { kind: 'form' };
+  const zone = looksLikeUrl(first) ? undefined : first;
+  const items = zone === undefined ? args : rest;
+  if (zone !== undefined && items.length === 0) return { kind: 'form', zone };
+  if (zone !== undefined && items.length === 1 && items[0]?.toLowerCase() === 'everything') {
+    return { kind: 'everything', zone };
+  }
+  return { kind: 'items', ...(zone === undefined ? {} : { zone }), ...splitItems(items) };
+}
+
+/** Sorts typed or pasted words into URLs, `tag:` tags, and what is neither. */
+export function splitItems(words: string[]): { urls: string[]; tags: string[]; unknown: string[] } {
+  const urls: string[] = [];
+  const tags: string[] = [];
+  const unknown: string[] = [];
+  for (const word of words) {
+    if (/^tag:/i.test(word)) tags.push(word.slice(4));
+    else if (looksLikeUrl(word)) urls.push(unwrapUrl(word));
+    else unknown.push(word);
+  }
+  return { urls, tags, unknown };
+}
+
+/** Every URL in a Slack message's text: `<url|label>`, `<url>`, or bare. */
+export function urlsInMessage(text: string): string[] {
+  const found: string[] = [];
+  for (const match of text.matchAll(
+    /<(https?:\/\/[^|>\s]+)(?:\|[^>]*)?>|(https?:\/\/[^\s<>]+)/gi,
+  )) {
+    const url = match[1] ?? match[2];
+    if (url) found.push(url.replaceAll('&amp;', '&'));
+  }
+  return [...new Set(found)];
+}
+
+export interface PurgeGroup {
+  zone: Zone;
+  files: string[];
+  tags: string[];
+}
+
+export interface PurgePlan {
+  groups: PurgeGroup[];
+  rejected: Array<{ item: string; reason: string }>;
+  /** Items given more than once, sent once. */
+  duplicates: number;
+}
+
+/**
+ * Checks every item and groups them by zone: a URL must be http(s) and its host the zone or inside
+ * it; without a zone, each URL goes to the longest zone name its host ends with. Tags need a zone.
+ */
+export function planPurge(
+  input: { zone?: Zone; urls: string[]; tags: string[]; unknown?: string[] },
+  zones: Zone[],
+  limit = MAX_PURGE_ITEMS,
+): PurgePlan {
+  const rejected: PurgePlan['rejected'] = (input.unknown ?? []).map((item) => ({
+    item,
+    reason: 'not a URL, nor a tag written as tag:<name>',
+  }));
+  const live = zones.filter((zone) => zone.status !== 'deleted');
+  const groups = new Map<string, PurgeGroup>();
+  const groupOf = (zone: Zone) => {
+    let group = groups.get(zone.id);
+    if (!group) {
+      group = { zone, files: [], tags: [] };
+      groups.set(zone.id, group);
+    }
+    return group;
+  };
+  let duplicates = 0;
+  const seen = new Set<string>();
+  const add = (list: string[], item: string) => {
+    if (seen.has(item)) duplicates++;
+    else {
+      seen.add(item);
+      list.push(item);
+    }
+  };
+
+  for (const raw of input.urls) {
+    const url = URL.parse(raw);
+    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+      rejected.push({ item: raw, reason: 'only http:// and https:// URLs can be purged' });
+      continue;
+    }
+    // The fragment never reaches a CDN: purge the URL without it.
+    url.hash = '';
+    const host = url.hostname;
+    const zone = input.zone ?? longestZoneFor(host, live);
+    if (!zone) {
+      rejected.push({ item: raw, reason: `no zone in this workspace covers ${host}` });
+    } else if (!inZone(host, zone.name)) {
+      rejected.push({ item: raw, reason: `${host} is outside the zone ${zone.name}` });
+    } else {
+      add(groupOf(zone).files, url.href);
+    }
+  }
+  for (const raw of input.tags) {
+    const tag = raw.trim();
+    if (!input.zone)
+      rejected.push({
+        item: `tag:${raw}`,
+        reason: 'tags need a zone: /cdn purge <zone> tag:<name>',
+      });
+    else if (tag === '' || /\s/.test(tag))
+      rejected.push({ item: `tag:${raw}`, reason: 'a tag is one word' });
+    else if (tag.length > MAX_TAG_LENGTH)
+      rejected.push({
+        item: `tag:${raw.slice(0, 40)}…`,
+        reason: `a tag has at most ${MAX_TAG_LENGTH} characters`,
+      });
+    else add(groupOf(input.zone).tags, tag);
+  }
+  const planned = [...groups.values()];
+  const count = planned.reduce((sum, group) => sum + group.files.length + group.tags.length, 0);
+  if (count > limit) {
+    rejected.push({
+      item: `${count} items`,
+      reason: `at most ${limit.toLocaleString('en')} URLs and tags per purge`,
+    });
+  }
+  return { groups: planned, rejected, duplicates };
+}
+
+function inZone(host: string, zoneName: string): boolean {
+  const name = zoneName.toLowerCase();
+  return host === name || host.endsWith(`.${name}`);
+}
+
+function longestZoneFor(host: string, zones: Zone[]): Zone | undefined {
+  let best: Zone | undefined;
+  for (const zone of zones) {
+    if (inZone(host, zone.name) && (!best || zone.name.length > best.name.length)) best = zone;
+  }
+  return best;
+}

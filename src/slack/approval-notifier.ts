@@ -1,0 +1,46 @@
+// ApprovalNotifier over the Web API: the request is a bot message, so it can be updated for as
+// long as the request lives (a response_url would stop working after 30 minutes).
+import { approvalMessage } from '../blocks/approval.js';
+import { AppError } from '../errors.js';
+import type { ApprovalNotifier } from '../services/approvals.js';
+import type { Approval } from '../store/approvals.js';
+import type { WorkspaceClients } from './workspace-clients.js';
+
+const CANNOT_POST: Record<string, string> = {
+  not_in_channel: 'I am not in this channel. Invite me with `/invite @cdn`, then ask again.',
+  channel_not_found: 'I can’t see this channel. Invite me with `/invite @cdn`, then ask again.',
+  is_archived: 'This channel is archived.',
+};
+
+export class SlackApprovalNotifier implements ApprovalNotifier {
+  constructor(private readonly clients: WorkspaceClients) {}
+
+  async posted(approval: Approval, details: { cacheHitRate?: number }): Promise<string> {
+    const token = await this.clients.tokenFor(approval.workspaceId);
+    try {
+      const result = await this.clients.client.chat.postMessage({
+        token,
+        channel: approval.channelId,
+        ...approvalMessage(approval, details),
+      });
+      return result.ts ?? '';
+    } catch (error) {
+      const code = (error as { data?: { error?: string } }).data?.error ?? '';
+      const reason = CANNOT_POST[code];
+      if (reason)
+        throw new AppError('invalid_input', `The approval request was not posted: ${reason}`);
+      throw error;
+    }
+  }
+
+  async changed(approval: Approval, details: { purging?: boolean } = {}): Promise<void> {
+    if (!approval.messageTs) return;
+    const token = await this.clients.tokenFor(approval.workspaceId);
+    await this.clients.client.chat.update({
+      token,
+      channel: approval.channelId,
+      ts: approval.messageTs,
+      ...approvalMessage(approval, details),
+    });
+  }
+}

@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import type { Zone } from '../../src/cdn/schemas.js';
+import {
+  parsePurgeArgs,
+  planPurge,
+  unwrapUrl,
+  urlsInMessage,
+} from '../../src/services/purge-targets.js';
+
+const zone = (name: string, status = 'active'): Zone => ({
+  id: `id-${name}`,
+  name,
+  status,
+  createdAt: '',
+});
+const EXAMPLE = zone('example.com');
+const ZONES = [
+  EXAMPLE,
+  zone('static.example.com'),
+  zone('shop.example.org'),
+  zone('old.example.net', 'deleted'),
+];
+
+describe('parsePurgeArgs', () => {
+  it.each([
+    [[], { kind: 'form' }],
+    [['example.com'], { kind: 'form', zone: 'example.com' }],
+    [['example.com', 'everything'], { kind: 'everything', zone: 'example.com' }],
+    [['example.com', 'EVERYTHING'], { kind: 'everything', zone: 'example.com' }],
+    [
+      ['example.com', '<https://example.com/a.css>', 'tag:product-1', 'junk'],
+      {
+        kind: 'items',
+        zone: 'example.com',
+        urls: ['https://example.com/a.css'],
+        tags: ['product-1'],
+        unknown: ['junk'],
+      },
+    ],
+    [
+      ['<https://example.com/a|a>', 'https://shop.example.org/b'],
+      {
+        kind: 'items',
+        urls: ['https://example.com/a', 'https://shop.example.org/b'],
+        tags: [],
+        unknown: [],
+      },
+    ],
+    [
+      ['example.com', 'everything', 'https://example.com/x'],
+      {
+        kind: 'items',
+        zone: 'example.com',
+        urls: ['https://example.com/x'],
+        tags: [],
+        unknown: ['everything'],
+      },
+    ],
+  ])('reads %j', (args, expected) => {
+    expect(parsePurgeArgs(args)).toEqual(expected);
+  });
+
+  it('unwraps Slack URL escapes', () => {
+    expect(unwrapUrl('<https://a.example/x?y=1|label text>')).toBe('https://a.example/x?y=1');
+    expect(unwrapUrl('https://a.example/x')).toBe('https://a.example/x');
+  });
+});
+
+describe('urlsInMessage', () => {
+  it('finds escaped, labelled and bare URLs once each', () => {
+    const text =
+      'Broken: <https://example.com/a.css|a.css> and <https://example.com/b.js> also https://example.com/c?x=1&amp;y=2 and <https://example.com/b.js>';
+    expect(urlsInMessage(text)).toEqual([
+      'https://example.com/a.css',
+      'https://example.com/b.js',
+      'https://example.com/c?x=1&y=2',
+    ]);
+  });
+});
+
+describe('planPurge', () => {
+  it('infers each URL’s zone as the longest matching name and groups by zone', () => {
+    const plan = planPurge(
+      {
+        urls: [
+          'https://static.example.com/a',
+          'https://www.example.com/b',
+          'http://cdn.static.example.com/c',
+          'https://shop.example.org/d',
+        ],
+        tags: [],
+      },
+      ZONES,
+    );
+    expect(plan.rejected).toEqual([]);
+    expect(plan.groups.map((g) => [g.zone.name, g.files])).toEqual([
+      ['static.example.com', ['https://static.example.com/a', 'http://cdn.static.example.com/c']],
+      ['example.com', ['https://www.example.com/b']],
+      ['shop.example.org', ['https://shop.example.org/d']],
+    ]);
+  });
+
+  it('rejects URLs outside the named zone, non-http schemes, unknown hosts and deleted zones', () => {
+    const plan = planPurge(
+      {
+        zone: EXAMPLE,
+        urls: ['https://example.org/x', 'ftp://example.com/y', 'https://evil.com/?example.com'],
+        tags: [],
+      },
+      ZONES,
+    );
+    expect(plan.rejected.map((r) => r.reason)).toEqual([
+      'example.org is outside the zone example.com',
+      'only http:// and https:// URLs can be purged',
+      'evil.com is outside the zone example.com',
+    ]);
+    const inferred = planPurge(
+      { urls: ['https://unknown.test/a', 'https://old.example.net/b'], tags: [] },
+      ZONES,
+    );
+    expect(inferred.rejected.map((r) => r.reason)).toEqual([
+      'no zone in this workspace covers unknown.test',
+      'no zone in this workspace covers old.example.net',
+    ]);
+  });
+
+  it('removes duplicates and fragments, and counts them', () => {
+    const plan = planPurge(
+      {
+        zone: EXAMPLE,
+        urls: ['https://example.com/a', 'https://example.com/a#top', 'https://EXAMPLE.com/a'],
+        tags: ['t', 't'],
+      },
+      ZONES,
+    );
+    expect(plan.groups[0]).toMatchObject({ files: ['https://example.com/a'], tags: ['t'] });
+    expect(plan.duplicates).toBe(3);
+  });
+
+  it('needs a zone for tags and one word per tag', () => {
+    expect(planPurge({ urls: [], tags: ['x'] }, ZONES).rejected[0]?.reason).toContain(
+      'tags need a zone',
+    );
+    expect(
+      planPurge({ zone: EXAMPLE, urls: [], tags: ['two words', ''] }, ZONES).rejected,
+    ).toHaveLength(2);
+  });
+
+  it('refuses more items than the limit', () => {
+    const urls = Array.from({ length: 11 }, (_, i) => `https://example.com/${i}`);
+    expect(planPurge({ zone: EXAMPLE, urls, tags: [] }, ZONES, 10).rejected).toEqual([
+      { item: '11 items', reason: 'at most 10 URLs and tags per purge' },
+    ]);
+  });
+});
