@@ -15,7 +15,7 @@ import {
   startFakeSlack,
 } from '../../src/fake-slack/server.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
-import type { Store } from '../../src/store/index.js';
+import { openStore, type Store } from '../../src/store/index.js';
 import { ManualClock } from '../helpers/clock.js';
 import { type CapturedLogs, captureLogs } from '../helpers/logs.js';
 import { testStore } from '../helpers/store.js';
@@ -40,6 +40,14 @@ export interface Harness {
   app: App;
   deps: AppDeps;
   workspaceId: string;
+  /** Stops the app and starts a new one on the same database, as a restarted process would. */
+  restart(): Promise<void>;
+  /** Runs a message shortcut on `message`. */
+  shortcut(
+    callbackId: string,
+    message: { channel: string; ts: string; text: string },
+    options?: { user?: string },
+  ): Promise<SignedResult>;
   /** Sets the workspace's CDN key directly, as a completed /cdn login would. */
   login(apiKey?: string): Promise<void>;
   /** Runs /cdn <text> as `user`; resolves with the HTTP answer once Bolt acknowledged. */
@@ -102,7 +110,7 @@ export async function startHarness(
   slack.addUser({ id: OTHER, name: 'carol' });
   slack.addChannel({ id: CHANNEL, name: 'ops', botMember: true });
   const sandbox = await startSandbox({ apiKeys: [CDN_KEY], clock, ...options.sandbox });
-  const { store } = await testStore('sqlite', { clock });
+  const { store: firstStore, database, keyring } = await testStore('sqlite', { clock });
   const transport = new CdnTransport();
   const config: Config = loadConfig({
     BOT_MODE: 'http',
@@ -113,33 +121,40 @@ export async function startHarness(
     CDN_EDGE_CNAME_TARGET: EDGE,
     ...options.env,
   });
-  const { app, deps } = buildApp({
-    config,
-    store,
-    transport,
-    clock,
-    logger: logs.logger,
-    cdnBaseUrl: sandbox.baseUrl,
-    edgeCnameTarget: EDGE,
-    clientOptions: { retryConfig: { retries: 0 } },
-  });
-  await app.init();
-  const server = (await app.start(0)) as import('node:http').Server;
-  const sweeper = new AbortController();
-  if (options.sweep) void deps.approvals.sweep(sweeper.signal);
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const boot = async (store: Store) => {
+    const { app, deps } = buildApp({
+      config,
+      store,
+      transport,
+      clock,
+      logger: logs.logger,
+      cdnBaseUrl: sandbox.baseUrl,
+      edgeCnameTarget: EDGE,
+      clientOptions: { retryConfig: { retries: 0 } },
+    });
+    await app.init();
+    const server = (await app.start(0)) as import('node:http').Server;
+    const sweeper = new AbortController();
+    if (options.sweep) void deps.approvals.sweep(sweeper.signal);
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const stop = async () => {
+      sweeper.abort();
+      await app.stop();
+    };
+    return { app, deps, store, url, stop };
+  };
+  let current = await boot(firstStore);
   open.push(
     () => sandbox.close(),
     () => slack.close(),
     () => transport.close(),
-    () => app.stop() as Promise<void>,
-    async () => sweeper.abort(),
+    () => current.stop(),
   );
   const workspaceId = slack.teamId;
 
   const post: Harness['post'] = async (body, contentType, signing = {}) => {
     const timestamp = signing.timestamp ?? Math.floor(Date.now() / 1000);
-    const response = await fetch(`${url}/slack/events`, {
+    const response = await fetch(`${current.url}/slack/events`, {
       method: 'POST',
       headers: {
         'content-type': contentType,
@@ -160,17 +175,45 @@ export async function startHarness(
   });
 
   return {
-    url,
+    get url() {
+      return current.url;
+    },
+    get store() {
+      return current.store;
+    },
+    get app() {
+      return current.app;
+    },
+    get deps() {
+      return current.deps;
+    },
     slack,
     sandbox,
-    store,
     clock,
     logs,
-    app,
-    deps,
     workspaceId,
+    async restart() {
+      // A new process would open the database afresh: so does this, from the same file.
+      await current.stop();
+      const store = await openStore({ database, keyring, clock });
+      open.push(() => store.close());
+      current = await boot(store);
+    },
     async login(apiKey = CDN_KEY) {
-      await store.credentials.set(workspaceId, apiKey, { userId: ADMIN, validated: true });
+      await current.store.credentials.set(workspaceId, apiKey, { userId: ADMIN, validated: true });
+    },
+    shortcut(callbackId, message, { user = MEMBER } = {}) {
+      return interaction({
+        type: 'message_action',
+        callback_id: callbackId,
+        ...who(user),
+        api_app_id: 'A0FAKE',
+        channel: { id: message.channel, name: 'ops' },
+        message: { type: 'message', ts: message.ts, text: message.text, user: OTHER },
+        message_ts: message.ts,
+        trigger_id: slack.mintTrigger(user),
+        response_url: slack.mintResponseUrl(message.channel, user),
+      });
     },
     command(text, { user = MEMBER, channel = CHANNEL, team = workspaceId } = {}) {
       return form({

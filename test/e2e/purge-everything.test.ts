@@ -1,0 +1,233 @@
+import { describe, expect, it } from 'vitest';
+import { APPROVAL_IDS, PURGE_IDS } from '../../src/blocks/ids.js';
+import type { Message } from '../../src/fake-slack/server.js';
+import {
+  ADMIN,
+  CHANNEL,
+  type Harness,
+  MEMBER,
+  OTHER,
+  startHarness,
+  textOf,
+  viewIdOf,
+} from './harness.js';
+
+const everythingRequests = (h: Harness) =>
+  h.sandbox.requests.filter(
+    (r) =>
+      r.path.endsWith('/purge') &&
+      (r.body as { purge_everything?: boolean }).purge_everything === true,
+  );
+
+/** MEMBER asks to purge everything on example.com; resolves with the request message in the channel. */
+async function requestEverything(
+  h: Harness,
+  reason = 'Bad deploy cached a broken bundle',
+): Promise<Message> {
+  await h.command('purge example.com everything', { user: MEMBER });
+  const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
+  const viewId = viewIdOf(opened);
+  const values = (typed: string, why: string) => ({
+    [PURGE_IDS.confirmBlock]: {
+      [PURGE_IDS.confirmInput]: { type: 'plain_text_input', value: typed },
+    },
+    [PURGE_IDS.reasonBlock]: { [PURGE_IDS.reasonInput]: { type: 'plain_text_input', value: why } },
+  });
+  const wrongName = JSON.parse(
+    (await h.submit(viewId, values('example.org', reason), { user: MEMBER })).body,
+  );
+  expect(wrongName.errors[PURGE_IDS.confirmBlock]).toBe('Type example.com exactly to confirm.');
+  const noReason = JSON.parse(
+    (await h.submit(viewId, values('example.com', '  '), { user: MEMBER })).body,
+  );
+  expect(noReason.errors[PURGE_IDS.reasonBlock]).toContain('Say why');
+  expect((await h.submit(viewId, values('Example.com', reason), { user: MEMBER })).body).toBe('');
+  const [message] = await h.slack.waitForMessages(
+    (m) =>
+      m.via === 'api' && m.channel === CHANNEL && (m.text?.includes('Approval needed') ?? false),
+  );
+  if (!message) throw new Error('no request message');
+  return message;
+}
+
+async function openApprove(h: Harness, message: Message, user: string): Promise<string> {
+  const before = h.slack.callsTo('views.open').length;
+  await h.click(message, APPROVAL_IDS.approve, { user });
+  const calls = await h.slack.waitForCalls((c) => c.method === 'views.open', before + 1);
+  return viewIdOf(calls[before]);
+}
+
+describe('purge everything with a second person', () => {
+  it('asks in the channel, and purges once approved', async () => {
+    const h = await startHarness();
+    await h.login();
+    const message = await requestEverything(h);
+    const text = textOf(message.blocks);
+    expect(text).toContain(`<@${MEMBER}> asked to purge everything on *example.com*`);
+    expect(text).toContain('>Bad deploy cached a broken bundle');
+    expect(text).toMatch(/Cache hit rate over the last 24 h: \*\d+\.\d %\*/);
+    expect(everythingRequests(h)).toEqual([]);
+
+    const viewId = await openApprove(h, message, ADMIN);
+    expect((await h.submit(viewId, {}, { user: ADMIN })).body).toBe('');
+    await h.slack.waitForMessages(
+      (m) => m === message && (m.text?.includes('was purged') ?? false),
+    );
+    expect(everythingRequests(h)).toHaveLength(1);
+    const purgeId = h.sandbox.state.purges[0]?.id;
+    expect(textOf(message.blocks)).toContain(
+      `Approved by <@${ADMIN}>; everything on *example.com* was purged (purge id \`${purgeId}\`)`,
+    );
+    expect(JSON.stringify(message.blocks)).not.toContain(APPROVAL_IDS.approve);
+    const actions = (await h.store.audit.recent(h.workspaceId)).map((e) => [
+      e.action,
+      e.actorId,
+      e.outcome,
+    ]);
+    expect(actions).toEqual([
+      ['purge.everything', ADMIN, 'ok'],
+      ['purge.everything.requested', MEMBER, 'ok'],
+    ]);
+  });
+
+  it('refuses self-approval', async () => {
+    const h = await startHarness();
+    await h.login();
+    const message = await requestEverything(h);
+    await h.click(message, APPROVAL_IDS.approve, { user: MEMBER });
+    const [refusal] = await h.slack.waitForMessages(
+      (m) => m.ephemeralTo === MEMBER && (m.text?.includes('someone else') ?? false),
+    );
+    expect(refusal?.text).toContain('You asked for this purge, so someone else has to approve it.');
+    expect(h.slack.callsTo('views.open')).toHaveLength(1);
+    expect(everythingRequests(h)).toEqual([]);
+  });
+
+  it('refuses someone outside the approvers group', async () => {
+    const h = await startHarness();
+    await h.login();
+    h.slack.addUsergroup('S0APPROVE', 'purge-approvers', [OTHER]);
+    await h.store.workspaces.update(h.workspaceId, { approverGroupId: 'S0APPROVE' });
+    const message = await requestEverything(h);
+    await h.click(message, APPROVAL_IDS.approve, { user: ADMIN });
+    const [refusal] = await h.slack.waitForMessages((m) => m.ephemeralTo === ADMIN);
+    expect(refusal?.text).toContain(
+      "Only members of this workspace's purge approvers group can approve or deny",
+    );
+    const viewId = await openApprove(h, message, OTHER);
+    await h.submit(viewId, {}, { user: OTHER });
+    await h.slack.waitForMessages(
+      (m) => m === message && (m.text?.includes('was purged') ?? false),
+    );
+    expect(everythingRequests(h)).toHaveLength(1);
+  });
+
+  it('expires, says so, and can no longer be approved', async () => {
+    const h = await startHarness({ sweep: true });
+    await h.login();
+    const message = await requestEverything(h);
+    const viewId = await openApprove(h, message, ADMIN);
+    await h.clock.sleepers(1);
+    h.clock.advance(30 * 60_000);
+    await h.slack.waitForMessages((m) => m === message && (m.text?.includes('expired') ?? false));
+    expect(textOf(message.blocks)).toContain(
+      'Expired: nobody approved it in time. Nothing was purged.',
+    );
+
+    const late = JSON.parse((await h.submit(viewId, {}, { user: ADMIN })).body);
+    expect(textOf(late.view)).toContain('This request was expired.');
+    expect(everythingRequests(h)).toEqual([]);
+    const [audit] = await h.store.audit.recent(h.workspaceId);
+    expect(audit).toMatchObject({ action: 'purge.everything.expired', outcome: 'expired' });
+  });
+
+  it('can be denied, with a reason', async () => {
+    const h = await startHarness();
+    await h.login();
+    const message = await requestEverything(h);
+    await h.click(message, APPROVAL_IDS.deny, { user: ADMIN });
+    const [, opened] = await h.slack.waitForCalls((c) => c.method === 'views.open', 2);
+    const viewId = viewIdOf(opened);
+    const reason = {
+      [APPROVAL_IDS.denyReasonBlock]: {
+        [APPROVAL_IDS.denyReasonInput]: {
+          type: 'plain_text_input',
+          value: 'Purge the bundle URL instead',
+        },
+      },
+    };
+    expect((await h.submit(viewId, reason, { user: ADMIN })).body).toBe('');
+    await h.slack.waitForMessages((m) => m === message && (m.text?.includes('denied') ?? false));
+    expect(textOf(message.blocks)).toContain(
+      `Denied by <@${ADMIN}>:\n>Purge the bundle URL instead`,
+    );
+    expect(everythingRequests(h)).toEqual([]);
+  });
+
+  it('can be cancelled by the requester only', async () => {
+    const h = await startHarness();
+    await h.login();
+    const message = await requestEverything(h);
+    await h.click(message, APPROVAL_IDS.cancel, { user: OTHER });
+    const [refusal] = await h.slack.waitForMessages((m) => m.ephemeralTo === OTHER);
+    expect(refusal?.text).toContain('Only the person who asked can cancel');
+    await h.click(message, APPROVAL_IDS.cancel, { user: MEMBER });
+    await h.slack.waitForMessages((m) => m === message && (m.text?.includes('cancelled') ?? false));
+    expect(textOf(message.blocks)).toContain('Cancelled by the requester.');
+    const [audit] = await h.store.audit.recent(h.workspaceId);
+    expect(audit).toMatchObject({ action: 'purge.everything.cancelled', actorId: MEMBER });
+  });
+
+  it('runs exactly one purge when 20 approvers submit at once', async () => {
+    const h = await startHarness();
+    await h.login();
+    const approvers = Array.from({ length: 20 }, (_, i) => `UAPPROVER${i}`);
+    for (const id of approvers) h.slack.addUser({ id, name: id });
+    const message = await requestEverything(h);
+    const viewId = await openApprove(h, message, ADMIN);
+    const answers = await Promise.all(approvers.map((user) => h.submit(viewId, {}, { user })));
+    await h.slack.waitForMessages(
+      (m) => m === message && (m.text?.includes('was purged') ?? false),
+    );
+    expect(everythingRequests(h)).toHaveLength(1);
+    const refused = answers.filter((a) => a.body.includes('Not possible'));
+    expect(refused).toHaveLength(19);
+    expect(answers.filter((a) => a.body === '')).toHaveLength(1);
+  });
+
+  it('is approved after the app restarts, from the state in the database', async () => {
+    const h = await startHarness();
+    await h.login();
+    const message = await requestEverything(h);
+    await h.restart();
+    const viewId = await openApprove(h, message, ADMIN);
+    await h.submit(viewId, {}, { user: ADMIN });
+    await h.slack.waitForMessages(
+      (m) => m === message && (m.text?.includes('was purged') ?? false),
+    );
+    expect(everythingRequests(h)).toHaveLength(1);
+  });
+
+  it('tells the requester when it cannot post in the channel', async () => {
+    const h = await startHarness();
+    await h.login();
+    h.slack.addChannel({ id: 'CQUIET', name: 'quiet', botMember: false });
+    await h.command('purge example.com everything', { user: MEMBER, channel: 'CQUIET' });
+    const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
+    await h.submit(
+      viewIdOf(opened),
+      {
+        [PURGE_IDS.confirmBlock]: {
+          [PURGE_IDS.confirmInput]: { type: 'plain_text_input', value: 'example.com' },
+        },
+        [PURGE_IDS.reasonBlock]: {
+          [PURGE_IDS.reasonInput]: { type: 'plain_text_input', value: 'why not' },
+        },
+      },
+      { user: MEMBER },
+    );
+    const [notice] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    expect(notice?.text).toContain('Invite me with `/invite @cdn`');
+    expect(await h.store.approvals.listPending(h.workspaceId)).toEqual([]);
+  });
+});

@@ -1,0 +1,209 @@
+import { describe, expect, it } from 'vitest';
+import { PURGE_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
+import type { Message } from '../../src/fake-slack/server.js';
+import { runPurges } from '../../src/listeners/purge-run.js';
+import type { MessageTarget } from '../../src/slack/message-target.js';
+import { CHANNEL, MEMBER, startHarness, textOf, viewIdOf } from './harness.js';
+
+const urls = (count: number, host = 'example.com') =>
+  Array.from({ length: count }, (_, i) => `https://${host}/assets/${i}.js`);
+const purgeRequests = (h: Awaited<ReturnType<typeof startHarness>>) =>
+  h.sandbox.requests.filter((r) => r.path.endsWith('/purge'));
+
+describe('/cdn purge with URLs and tags', () => {
+  it('purges URLs of a named zone, Slack-escaped or not, and says so in the channel', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.command(
+      'purge example.com https://example.com/a.css <https://www.example.com/b.js|b.js>',
+    );
+    const [reply] = await h.slack.waitForMessages(
+      (m) => m.via === 'response_url' && (m.text?.startsWith('Purged') ?? false),
+    );
+    expect(reply?.ephemeralTo).toBeUndefined();
+    expect(textOf(reply?.blocks)).toContain(`<@${MEMBER}> purged 2 URLs on *example.com*`);
+    expect(purgeRequests(h).map((r) => r.body)).toEqual([
+      { files: ['https://example.com/a.css', 'https://www.example.com/b.js'] },
+    ]);
+    const [audit] = await h.store.audit.recent(h.workspaceId);
+    expect(audit).toMatchObject({
+      action: 'purge.urls',
+      zoneName: 'example.com',
+      outcome: 'ok',
+      detail: { files: 2, requests: 1 },
+    });
+    expect(audit?.detail?.purgeIds).toEqual([expect.stringMatching(/^purge_/)]);
+  });
+
+  it('purges cache tags', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.command('purge example.com tag:product-42 tag:css tag:css');
+    await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false);
+    expect(purgeRequests(h).map((r) => r.body)).toEqual([{ tags: ['product-42', 'css'] }]);
+  });
+
+  it('infers the zone of each URL (longest match) and groups them', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.command(
+      'purge https://static.example.com/x https://www.example.com/y https://shop.example.org/z https://cdn.static.example.com/w',
+    );
+    const [reply] = await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false);
+    const byZone = Object.fromEntries(
+      purgeRequests(h).map((r) => [
+        h.sandbox.state.byId(r.path.split('/')[2] ?? '')?.name,
+        (r.body as { files: string[] }).files,
+      ]),
+    );
+    expect(byZone).toEqual({
+      'static.example.com': ['https://static.example.com/x', 'https://cdn.static.example.com/w'],
+      'example.com': ['https://www.example.com/y'],
+      'shop.example.org': ['https://shop.example.org/z'],
+    });
+    expect(textOf(reply?.blocks)).toContain('3 requests to the CDN');
+  });
+
+  it('refuses out-of-zone URLs and sends nothing at all', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.command(
+      'purge example.com https://example.com/ok.css https://example.org/x.css ftp://example.com/y',
+    );
+    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    expect(reply?.ephemeralTo).toBe(MEMBER);
+    expect(reply?.text).toBe('Nothing was purged: 2 items were refused.');
+    expect(textOf(reply?.blocks)).toContain('example.org is outside the zone example.com');
+    expect(textOf(reply?.blocks)).toContain('only http:// and https:// URLs can be purged');
+    expect(purgeRequests(h)).toEqual([]);
+  });
+
+  it('sends 95 URLs as 4 requests of at most 30', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.command(`purge example.com ${urls(95).join(' ')}`);
+    const [reply] = await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false);
+    expect(reply?.text).toBe('Purged 95 items on example.com');
+    expect(
+      purgeRequests(h)
+        .map((r) => (r.body as { files: string[] }).files.length)
+        .sort((a, b) => b - a),
+    ).toEqual([30, 30, 30, 5]);
+  });
+
+  it('reports a failed batch as partial, and its button retries just those URLs', async () => {
+    const h = await startHarness();
+    await h.login();
+    h.sandbox.inject({ kind: 'status', status: 503, method: 'POST', path: /purge$/ });
+    await h.command(`purge example.com ${urls(95).join(' ')}`);
+    const [reply] = await h.slack.waitForMessages((m) => m.text?.includes('failed') ?? false);
+    if (!reply) throw new Error('no reply');
+    const failed = 95 - h.sandbox.state.purges.flatMap((p) => p.items).length;
+    expect(reply.text).toBe(`Purge on example.com: ${failed} of 95 failed`);
+    expect(textOf(reply.blocks)).toContain(
+      `purged ${95 - failed} of 95 on *example.com*; ${failed} failed`,
+    );
+    expect(textOf(reply.blocks)).toContain('The CDN API is having trouble (Injected 503)');
+    const [audit] = await h.store.audit.recent(h.workspaceId);
+    expect(audit).toMatchObject({
+      outcome: 'partial',
+      detail: { failed, errors: ['unavailable'] },
+    });
+
+    await h.click(reply, `${PURGE_IDS.retry}_0`);
+    const [retry] = await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false);
+    expect(textOf(retry?.blocks)).toContain(`purged ${failed} URLs on *example.com* (retry)`);
+    expect(new Set(h.sandbox.state.purges.flatMap((p) => p.items))).toEqual(new Set(urls(95)));
+    expect(purgeRequests(h)).toHaveLength(5);
+  });
+
+  it('updates one message with progress, then the result', async () => {
+    const h = await startHarness();
+    await h.login();
+    const zone = await h.deps.zones.resolve(h.workspaceId, 'example.com');
+    const seen: Array<['post' | 'replace', string]> = [];
+    const target: MessageTarget = {
+      post: async (message) => void seen.push(['post', message.text]),
+      replace: async (message) => void seen.push(['replace', message.text]),
+    };
+    await runPurges(h.deps, h.workspaceId, [{ zone, files: urls(300), tags: [] }], MEMBER, target);
+    expect(seen).toEqual([
+      ['post', 'Purging: 0/300'],
+      ['replace', 'Purging: 120/300'],
+      ['replace', 'Purging: 210/300'],
+      ['replace', 'Purged 300 items on example.com'],
+    ]);
+  });
+
+  it('purges from the form, with the zone picked', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.command('purge');
+    const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
+    const viewId = viewIdOf(opened);
+    const zone = h.sandbox.state.byName('example.com');
+    const values = (items: string, mode = 'urls') => ({
+      [PURGE_IDS.zoneBlock]: {
+        [ZONE_PICKER_IDS.action]: {
+          type: 'external_select',
+          selected_option: { value: zone?.id, text: { type: 'plain_text', text: 'example.com' } },
+        },
+      },
+      [PURGE_IDS.modeBlock]: {
+        [PURGE_IDS.modeInput]: { type: 'radio_buttons', selected_option: { value: mode } },
+      },
+      [PURGE_IDS.itemsBlock]: {
+        [PURGE_IDS.itemsInput]: { type: 'plain_text_input', value: items },
+      },
+    });
+    const refused = JSON.parse(
+      (await h.submit(viewId, values('https://example.com/a\nhttps://elsewhere.org/b'))).body,
+    );
+    expect(refused.errors[PURGE_IDS.itemsBlock]).toContain(
+      'elsewhere.org is outside the zone example.com',
+    );
+    expect(purgeRequests(h)).toEqual([]);
+
+    const closed = await h.submit(
+      viewId,
+      values('https://example.com/a\nhttps://example.com/b, https://example.com/a'),
+    );
+    expect(closed.body).toBe('');
+    await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false);
+    expect(purgeRequests(h).map((r) => r.body)).toEqual([
+      { files: ['https://example.com/a', 'https://example.com/b'] },
+    ]);
+  });
+
+  it('opens the form prefilled from a message’s URLs (the message shortcut)', async () => {
+    const h = await startHarness();
+    await h.login();
+    const message: Pick<Message, 'channel' | 'ts' | 'text'> = {
+      channel: CHANNEL,
+      ts: '1795000000.000100',
+      text: 'stale: <https://static.example.com/app.css|app.css> and <https://static.example.com/app.js>',
+    };
+    await h.shortcut(PURGE_IDS.shortcut, message as { channel: string; ts: string; text: string });
+    const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
+    const view = opened?.args.view as {
+      blocks: Array<{ block_id: string; element: Record<string, unknown> }>;
+    };
+    const items = view.blocks.find((b) => b.block_id === PURGE_IDS.itemsBlock)?.element
+      .initial_value;
+    expect(items).toBe('https://static.example.com/app.css\nhttps://static.example.com/app.js');
+    const picked = view.blocks.find((b) => b.block_id === PURGE_IDS.zoneBlock)?.element
+      .initial_option as { value: string };
+    expect(picked.value).toBe(h.sandbox.state.byName('static.example.com')?.id);
+  });
+
+  it('lists the last changes with /cdn audit', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.command('purge example.com https://example.com/a');
+    await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false);
+    await h.command('audit example.com');
+    const [, log] = await h.slack.waitForMessages((m) => m.via === 'response_url', 2);
+    expect(log?.ephemeralTo).toBe(MEMBER);
+    expect(textOf(log?.blocks)).toContain('`purge.urls` on *example.com* · ok');
+  });
+});
