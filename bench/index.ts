@@ -2,11 +2,11 @@
 import { writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { ackLatencyBench } from './ack-latency.js';
-import { cdnClientBench } from './cdn-client.js';
+import { purgeBench } from './purge.js';
 import type { Section } from './stats.js';
 
 const suites: Array<[string, () => Promise<Section>]> = [
-  ['cdn-client', cdnClientBench],
+  ['purge', purgeBench],
   ['ack-latency', ackLatencyBench],
 ];
 

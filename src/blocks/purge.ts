@@ -38,7 +38,7 @@ const DETAILED_RUNS = 6;
 
 function runBlocks(run: PurgeRun, actorId: string, index: number, detailed: boolean): KnownBlock[] {
   const { job, report } = run;
-  const total = job.files.length + job.tags.length;
+  const total = job.fileCount + job.tagCount;
   const failed = [...job.failed.files, ...job.failed.tags.map((tag) => `tag:${tag}`)];
   const zone = `*${escapeMrkdwn(job.zoneName)}*`;
   const retried = job.retryOf ? ' (retry)' : '';
@@ -47,14 +47,14 @@ function runBlocks(run: PurgeRun, actorId: string, index: number, detailed: bool
       {
         type: 'section',
         text: mrkdwn(
-          `:white_check_mark: ${user(actorId)} purged ${what(job.files.length, job.tags.length)} on ${zone}${retried}.`,
+          `:white_check_mark: ${user(actorId)} purged ${what(job.fileCount, job.tagCount)} on ${zone}${retried}.`,
         ),
       },
     ];
   }
   const headline =
     failed.length === total
-      ? `:x: ${user(actorId)}'s purge of ${what(job.files.length, job.tags.length)} on ${zone} failed${retried}.`
+      ? `:x: ${user(actorId)}'s purge of ${what(job.fileCount, job.tagCount)} on ${zone} failed${retried}.`
       : `:warning: ${user(actorId)} purged ${(total - failed.length).toLocaleString('en')} of ${total.toLocaleString('en')} on ${zone}${retried}; ${failed.length.toLocaleString('en')} failed.`;
   const retry: KnownBlock = {
     type: 'actions',
@@ -108,7 +108,7 @@ export function purgeResultMessage(runs: PurgeRun[], actorId: string): Message {
     (sum, run) => sum + run.job.failed.files.length + run.job.failed.tags.length,
     0,
   );
-  const total = runs.reduce((sum, run) => sum + run.job.files.length + run.job.tags.length, 0);
+  const total = runs.reduce((sum, run) => sum + run.job.fileCount + run.job.tagCount, 0);
   const zones = runs.map((run) => run.job.zoneName).join(', ');
   return {
     text:

@@ -325,10 +325,12 @@ export class CdnClient {
           ...(payload === undefined ? {} : { body: payload }),
           ...(call.signal ? { signal: call.signal } : {}),
         });
-        this.#logger?.debug(
-          { op: operation, status: response.status, ms: this.#clock.now() - started, attempt },
-          'cdn request',
-        );
+        if (this.#logger?.isLevelEnabled('debug')) {
+          this.#logger.debug(
+            { op: operation, status: response.status, ms: this.#clock.now() - started, attempt },
+            'cdn request',
+          );
+        }
         const result = this.#interpret(response, operation);
         if (!(result instanceof CdnError)) return result;
         failure = result;

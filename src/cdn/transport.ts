@@ -65,8 +65,18 @@ export class CdnTransport {
   }
 
   async send(request: HttpRequest): Promise<HttpResponse> {
-    const deadline = AbortSignal.timeout(request.timeoutMs);
-    const signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
+    // One controller and one timer per attempt: AbortSignal.timeout + AbortSignal.any cost several
+    // times more, which shows at hundreds of purge requests a second.
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, request.timeoutMs);
+    const forward = () => controller.abort(request.signal?.reason);
+    request.signal?.addEventListener('abort', forward, { once: true });
+    if (request.signal?.aborted) forward();
+    const signal = controller.signal;
     try {
       const response = await this.#dispatcher.request({
         origin: request.url.origin,
@@ -76,13 +86,18 @@ export class CdnTransport {
         body: request.body ?? null,
         signal,
       });
-      const text = await readText(response.body, this.#maxBodyBytes, request.operation);
+      const text = await readText(
+        response.body,
+        response.headers['content-length'],
+        this.#maxBodyBytes,
+        request.operation,
+      );
       return { status: response.statusCode, headers: flatten(response.headers), text };
     } catch (error) {
       if (error instanceof CdnError) throw error;
       // A caller's own abort is not a CDN failure: hand back exactly what they aborted with.
       if (request.signal?.aborted) throw request.signal.reason;
-      if (deadline.aborted) {
+      if (timedOut) {
         throw new CdnError(
           'timeout',
           `The CDN did not answer within ${formatSeconds(request.timeoutMs)}`,
@@ -90,6 +105,9 @@ export class CdnTransport {
         );
       }
       throw networkError(error, request.operation);
+    } finally {
+      clearTimeout(timer);
+      request.signal?.removeEventListener('abort', forward);
     }
   }
 
@@ -134,10 +152,14 @@ function causeCode(error: unknown): string {
 }
 
 async function readText(
-  body: AsyncIterable<Buffer> & { destroy(): unknown },
+  body: AsyncIterable<Buffer> & { destroy(): unknown; text(): Promise<string> },
+  length: string | string[] | undefined,
   limit: number,
   operation: string,
 ): Promise<string> {
+  const declared = typeof length === 'string' ? Number(length) : Number.NaN;
+  // A declared length within the limit can be read in one go; otherwise count as it streams.
+  if (Number.isInteger(declared) && declared <= limit) return body.text();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {

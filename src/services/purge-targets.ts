@@ -109,8 +109,9 @@ export function planPurge(
       rejected.push({ item: raw, reason: 'only http:// and https:// URLs can be purged' });
       continue;
     }
-    // The fragment never reaches a CDN: purge the URL without it.
-    url.hash = '';
+    // The fragment never reaches a CDN: purge the URL without it. (Setting hash re-serializes the
+    // URL, so it is only done when there is one.)
+    if (url.hash !== '') url.hash = '';
     const host = url.hostname;
     const zone = input.zone ?? longestZoneFor(host, live);
     if (!zone) {

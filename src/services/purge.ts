@@ -42,8 +42,8 @@ export class PurgeService {
       zoneId: group.zone.id,
       zoneName: group.zone.name,
       actorId,
-      files: group.files,
-      tags: group.tags,
+      fileCount: group.files.length,
+      tagCount: group.tags.length,
       ...(options.retryOf ? { retryOf: options.retryOf } : {}),
     });
     const report = await client.purge(
@@ -52,7 +52,7 @@ export class PurgeService {
       options.onProgress ? { onProgress: options.onProgress } : {},
     );
     const finished =
-      (await this.store.purges.finish(job.id, {
+      (await this.store.purges.finish(job, {
         failed: report.failed,
         purgeIds: report.purgeIds,
       })) ?? job;

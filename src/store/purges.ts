@@ -1,4 +1,5 @@
 // Repository: URL and tag purges, so a partial failure can be retried from a button, even later.
+// Only counts and the failed items are kept: a purge can name ten thousand URLs.
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
@@ -10,8 +11,9 @@ export interface PurgeJob {
   zoneId: string;
   zoneName: string;
   actorId: string;
-  files: string[];
-  tags: string[];
+  /** How many URLs and tags were asked. */
+  fileCount: number;
+  tagCount: number;
   status: PurgeStatus;
   failed: { files: string[]; tags: string[] };
   purgeIds: string[];
@@ -22,7 +24,7 @@ export interface PurgeJob {
 
 export type NewPurgeJob = Pick<
   PurgeJob,
-  'workspaceId' | 'zoneId' | 'zoneName' | 'actorId' | 'files' | 'tags'
+  'workspaceId' | 'zoneId' | 'zoneName' | 'actorId' | 'fileCount' | 'tagCount'
 > & {
   retryOf?: string;
 };
@@ -41,8 +43,8 @@ export class PurgeRepository {
       zone_id: input.zoneId,
       zone_name: input.zoneName,
       actor_id: input.actorId,
-      files: JSON.stringify(input.files),
-      tags: JSON.stringify(input.tags),
+      file_count: input.fileCount,
+      tag_count: input.tagCount,
       status: 'running',
       failed_files: null,
       failed_tags: null,
@@ -55,33 +57,32 @@ export class PurgeRepository {
     return toJob(row);
   }
 
+  /** Closes a running job with its outcome; undefined if it was already closed. */
   async finish(
-    id: string,
+    job: PurgeJob,
     result: { failed: { files: string[]; tags: string[] }; purgeIds: string[] },
   ): Promise<PurgeJob | undefined> {
-    const total = await this.get(id);
-    if (!total) return undefined;
     const failedCount = result.failed.files.length + result.failed.tags.length;
+    const total = job.fileCount + job.tagCount;
     const status: PurgeStatus =
-      failedCount === 0
-        ? 'succeeded'
-        : failedCount === total.files.length + total.tags.length
-          ? 'failed'
-          : 'partial';
-    const row = await this.db
+      failedCount === 0 ? 'succeeded' : failedCount === total ? 'failed' : 'partial';
+    const finishedAt = this.clock.now();
+    const updated = await this.db
       .updateTable('purges')
       .set({
         status,
         failed_files: JSON.stringify(result.failed.files),
         failed_tags: JSON.stringify(result.failed.tags),
         purge_ids: JSON.stringify(result.purgeIds),
-        finished_at: this.clock.now(),
+        finished_at: finishedAt,
       })
-      .where('id', '=', id)
+      .where('id', '=', job.id)
       .where('status', '=', 'running')
-      .returningAll()
       .executeTakeFirst();
-    return row && toJob(row);
+    // Built from what is known rather than read back: a job can hold ten thousand URLs.
+    return updated.numUpdatedRows > 0n
+      ? { ...job, status, failed: result.failed, purgeIds: result.purgeIds, finishedAt }
+      : undefined;
   }
 
   async get(id: string): Promise<PurgeJob | undefined> {
@@ -103,8 +104,8 @@ function toJob(row: Selectable<PurgesTable>): PurgeJob {
     zoneId: row.zone_id,
     zoneName: row.zone_name,
     actorId: row.actor_id,
-    files: list(row.files),
-    tags: list(row.tags),
+    fileCount: row.file_count,
+    tagCount: row.tag_count,
     status: row.status,
     failed: { files: list(row.failed_files), tags: list(row.failed_tags) },
     purgeIds: list(row.purge_ids),

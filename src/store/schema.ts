@@ -107,9 +107,9 @@ export interface PurgesTable {
   zone_id: string;
   zone_name: string;
   actor_id: string;
-  /** JSON arrays of what was asked. */
-  files: string;
-  tags: string;
+  /** How much was asked; only what failed is kept item by item. */
+  file_count: number;
+  tag_count: number;
   status: PurgeStatus;
   /** JSON arrays of what failed, for the retry button. */
   failed_files: string | null;
