@@ -1,0 +1,207 @@
+// Traffic charts as PNG: requests and bandwidth over time, the cache hit rate, and the changes
+// made from Slack marked on the time axis. One renderer per process, reused.
+import { createRequire } from 'node:module';
+import type { ChartConfiguration, Plugin } from 'chart.js';
+import { ChartJSNodeCanvas } from 'chartjs-node-canvas';
+// Type-only: brings the plugin's option types into Chart.js's.
+import type {} from 'chartjs-plugin-annotation';
+import type { Granularity, TrafficAnalytics } from '../cdn/schemas.js';
+import { CHART_FONT, registerChartFonts } from './fonts.js';
+import { formatBytes, formatCount, formatPercent, safeTimeZone, timeFormatter } from './format.js';
+
+/** A change made from Slack, drawn as a vertical line. */
+export interface ChartMarker {
+  at: number;
+  label: string;
+  kind: 'purge' | 'ratelimit' | 'other';
+}
+
+export interface TrafficChartInput {
+  zoneName: string;
+  traffic: TrafficAnalytics;
+  range: { since: number; until: number; granularity: Granularity; label: string };
+  timeZone: string;
+  markers: ChartMarker[];
+}
+
+/** Wide enough for a day of minutes, and legible when Slack shrinks it in the timeline. */
+export const CHART_SIZE = { width: 1200, height: 640 } as const;
+
+const COLORS = {
+  requests: '#2563eb',
+  bandwidth: '#0d9488',
+  grid: '#e5e7eb',
+  text: '#1f2937',
+  muted: '#6b7280',
+  purge: '#dc2626',
+  ratelimit: '#d97706',
+  other: '#7c3aed',
+} as const;
+
+// chartjs-node-canvas loads Chart.js with require(); an ESM import of the plugin would bind to the
+// ESM Chart.js instead, and its defaults would be registered on the wrong copy.
+const annotationPlugin = createRequire(import.meta.url)('chartjs-plugin-annotation') as Plugin;
+
+export class TrafficChartRenderer {
+  readonly #canvas: ChartJSNodeCanvas;
+
+  constructor() {
+    registerChartFonts();
+    this.#canvas = new ChartJSNodeCanvas({
+      ...CHART_SIZE,
+      backgroundColour: 'white',
+      chartCallback: (ChartJS) => {
+        ChartJS.register(annotationPlugin);
+        ChartJS.defaults.font.family = CHART_FONT;
+        ChartJS.defaults.color = COLORS.text;
+      },
+    });
+  }
+
+  async render(input: TrafficChartInput): Promise<Buffer> {
+    return this.#canvas.renderToBuffer(chartConfig(input), 'image/png');
+  }
+}
+
+const HOUR = 3_600_000;
+
+/** About six to ten ticks across any supported range. */
+function tickStep(span: number): number {
+  const steps = [
+    10 * 60_000,
+    30 * 60_000,
+    HOUR,
+    3 * HOUR,
+    6 * HOUR,
+    12 * HOUR,
+    24 * HOUR,
+    3 * 24 * HOUR,
+    5 * 24 * HOUR,
+  ];
+  return steps.find((step) => span / step <= 10) ?? 7 * 24 * HOUR;
+}
+
+export function chartConfig(
+  input: TrafficChartInput,
+): ChartConfiguration<'line', Array<{ x: number; y: number }>> {
+  const { traffic, range } = input;
+  const timeZone = safeTimeZone(input.timeZone);
+  const span = range.until - range.since;
+  const tick = timeFormatter(timeZone, span);
+  // Ticks on whole steps (every 3 h for a day…), from the first bucket, not from "now minus 24 h".
+  const step = tickStep(span);
+  const min = Math.floor(range.since / step) * step;
+  const dense = traffic.series.length > 200;
+  const point = (key: 'requests' | 'bandwidth') =>
+    traffic.series.map((p) => ({ x: p.time, y: p[key] }));
+  const markers = input.markers.filter((m) => m.at >= min && m.at <= range.until);
+  return {
+    type: 'line',
+    data: {
+      datasets: [
+        {
+          label: 'Requests',
+          data: point('requests'),
+          yAxisID: 'requests',
+          borderColor: COLORS.requests,
+          backgroundColor: 'rgba(37, 99, 235, 0.08)',
+          fill: true,
+          borderWidth: 2,
+          pointRadius: dense ? 0 : 2,
+          tension: 0.25,
+        },
+        {
+          label: 'Bandwidth',
+          data: point('bandwidth'),
+          yAxisID: 'bandwidth',
+          borderColor: COLORS.bandwidth,
+          borderDash: [6, 4],
+          borderWidth: 2,
+          pointRadius: dense ? 0 : 2,
+          tension: 0.25,
+        },
+      ],
+    },
+    options: {
+      animation: false,
+      responsive: false,
+      parsing: false,
+      normalized: true,
+      layout: { padding: { top: 8, right: 16, bottom: 8, left: 8 } },
+      plugins: {
+        title: {
+          display: true,
+          text: `${input.zoneName} · ${range.label} by ${range.granularity} · ${timeZone}`,
+          font: { size: 22, weight: 600 },
+          padding: { bottom: 4 },
+        },
+        subtitle: {
+          display: true,
+          text: `${formatCount(traffic.totals.requests)} requests · ${formatBytes(traffic.totals.bandwidth)} · cache hit rate ${formatPercent(traffic.totals.cacheHitRate)}`,
+          color: COLORS.muted,
+          font: { size: 15 },
+          padding: { bottom: 12 },
+        },
+        legend: {
+          position: 'bottom',
+          labels: { usePointStyle: true, boxHeight: 8, font: { size: 13 } },
+        },
+        annotation: {
+          annotations: Object.fromEntries(
+            markers.map((marker, i) => [
+              `marker${i}`,
+              {
+                type: 'line' as const,
+                xMin: marker.at,
+                xMax: marker.at,
+                borderColor: COLORS[marker.kind],
+                borderWidth: 2,
+                borderDash: [4, 4],
+                label: {
+                  display: true,
+                  content: marker.label,
+                  position: 'end' as const,
+                  // Stagger labels downwards so neighbouring markers stay readable.
+                  yAdjust: 6 + (i % 3) * 26,
+                  backgroundColor: COLORS[marker.kind],
+                  color: 'white',
+                  font: { size: 12, weight: 600 as const },
+                  padding: 4,
+                },
+              },
+            ]),
+          ),
+        },
+      },
+      scales: {
+        x: {
+          type: 'linear',
+          min,
+          max: range.until,
+          grid: { color: COLORS.grid },
+          afterBuildTicks: (axis) => {
+            axis.ticks = [];
+            for (let value = min; value <= range.until; value += step) axis.ticks.push({ value });
+          },
+          ticks: { callback: (value) => tick(Number(value)), maxRotation: 0, font: { size: 12 } },
+        },
+        requests: {
+          type: 'linear',
+          position: 'left',
+          beginAtZero: true,
+          grid: { color: COLORS.grid },
+          title: { display: true, text: 'requests', color: COLORS.requests, font: { size: 13 } },
+          ticks: { callback: (value) => formatCount(Number(value)), font: { size: 12 } },
+        },
+        bandwidth: {
+          type: 'linear',
+          position: 'right',
+          beginAtZero: true,
+          grid: { drawOnChartArea: false },
+          title: { display: true, text: 'bandwidth', color: COLORS.bandwidth, font: { size: 13 } },
+          ticks: { callback: (value) => formatBytes(Number(value)), font: { size: 12 } },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,164 @@
+import { createCanvas, loadImage } from 'canvas';
+import { describe, expect, it } from 'vitest';
+import type { TrafficAnalytics } from '../../src/cdn/schemas.js';
+import {
+  formatBytes,
+  formatCount,
+  formatPercent,
+  safeTimeZone,
+  timeFormatter,
+} from '../../src/charts/format.js';
+import {
+  CHART_SIZE,
+  chartConfig,
+  type TrafficChartInput,
+  TrafficChartRenderer,
+} from '../../src/charts/traffic-chart.js';
+
+const HOUR = 3_600_000;
+const renderer = new TrafficChartRenderer();
+const until = Date.parse('2026-11-22T12:00:00Z');
+
+function series(points: number, stepMs: number): TrafficAnalytics {
+  const start = until - points * stepMs;
+  const data = Array.from({ length: points }, (_, i) => ({
+    timestamp: new Date(start + i * stepMs).toISOString(),
+    time: start + i * stepMs,
+    requests: 1_000 + Math.round(800 * Math.sin(i / 5)) + 800,
+    bandwidth: (1_000 + i * 37) * 150_000,
+  }));
+  return {
+    totals: {
+      requests: data.reduce((s, p) => s + p.requests, 0),
+      bandwidth: data.reduce((s, p) => s + p.bandwidth, 0),
+      cacheHitRate: 0.934,
+    },
+    series: data,
+  };
+}
+
+const input = (
+  traffic: TrafficAnalytics,
+  span: number,
+  granularity: 'minute' | 'hour' | 'day',
+  markers: TrafficChartInput['markers'] = [],
+): TrafficChartInput => ({
+  zoneName: 'example.com',
+  traffic,
+  range: { since: until - span, until, granularity, label: 'test range' },
+  timeZone: 'Europe/Paris',
+  markers,
+});
+
+/** Checks the PNG signature and IHDR size, then decodes it and counts distinct colours. */
+async function inspect(png: Buffer) {
+  expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+  expect(png.subarray(12, 16).toString('ascii')).toBe('IHDR');
+  const size = { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+  const image = await loadImage(png);
+  const canvas = createCanvas(image.width, image.height);
+  const context = canvas.getContext('2d');
+  context.drawImage(image, 0, 0);
+  const pixels = context.getImageData(0, 0, image.width, image.height).data;
+  const colours = new Set<number>();
+  let white = 0;
+  for (let i = 0; i < pixels.length; i += 4 * 7) {
+    const rgb = ((pixels[i] ?? 0) << 16) | ((pixels[i + 1] ?? 0) << 8) | (pixels[i + 2] ?? 0);
+    colours.add(rgb);
+    if (rgb === 0xffffff) white++;
+  }
+  return {
+    size,
+    colours: colours.size,
+    whiteShare: white / (pixels.length / (4 * 7)),
+    topLeft: [...pixels.subarray(0, 4)],
+  };
+}
+
+describe('traffic chart', () => {
+  it('renders a valid, non-blank PNG of the expected size on a white background', async () => {
+    const png = await renderer.render(input(series(24, HOUR), 24 * HOUR, 'hour'));
+    const result = await inspect(png);
+    expect(result.size).toEqual(CHART_SIZE);
+    expect(result.topLeft).toEqual([255, 255, 255, 255]);
+    expect(result.colours).toBeGreaterThan(20);
+    expect(result.whiteShare).toBeLessThan(0.97);
+  });
+
+  it('marks purges and rate-limit changes in the range, and only those', async () => {
+    const markers = [
+      { at: until - 5 * HOUR, label: 'purge 30 URLs', kind: 'purge' as const },
+      { at: until - 9 * HOUR, label: 'rate limit on', kind: 'ratelimit' as const },
+      { at: until - 48 * HOUR, label: 'too early', kind: 'purge' as const },
+    ];
+    const config = chartConfig(input(series(24, HOUR), 24 * HOUR, 'hour', markers));
+    const annotations = Object.values(
+      config.options?.plugins?.annotation?.annotations ?? {},
+    ) as Array<{ xMin: number; label: { content: string } }>;
+    expect(annotations.map((a) => [a.xMin, a.label.content])).toEqual([
+      [until - 5 * HOUR, 'purge 30 URLs'],
+      [until - 9 * HOUR, 'rate limit on'],
+    ]);
+    const withMarkers = await inspect(
+      await renderer.render(input(series(24, HOUR), 24 * HOUR, 'hour', markers)),
+    );
+    const without = await inspect(
+      await renderer.render(input(series(24, HOUR), 24 * HOUR, 'hour')),
+    );
+    // Red and amber markers add colours the plain chart does not have.
+    expect(withMarkers.colours).toBeGreaterThan(without.colours);
+  });
+
+  it('renders a single point and 30 days of hourly data', async () => {
+    expect(
+      (await inspect(await renderer.render(input(series(1, HOUR), HOUR, 'minute')))).size,
+    ).toEqual(CHART_SIZE);
+    const month = await inspect(
+      await renderer.render(input(series(720, HOUR), 30 * 24 * HOUR, 'hour')),
+    );
+    expect(month.colours).toBeGreaterThan(20);
+  });
+
+  it('puts the zone, range, granularity, time zone and totals in the title', () => {
+    const config = chartConfig(input(series(24, HOUR), 24 * HOUR, 'hour'));
+    expect(config.options?.plugins?.title?.text).toBe(
+      'example.com · test range by hour · Europe/Paris',
+    );
+    expect(config.options?.plugins?.subtitle?.text).toMatch(
+      /^[\d,.]+ (k |M )?requests · [\d.]+ (MB|GB|TB) · cache hit rate 93\.4 %$/,
+    );
+  });
+});
+
+describe('formatting', () => {
+  it.each([
+    [0, '0 B'],
+    [999, '999 B'],
+    [1_000, '1.00 kB'],
+    [1_536_000, '1.54 MB'],
+    [38_123_456_789, '38.1 GB'],
+    [987_654_321_012_345, '988 TB'],
+    [-1, '–'],
+  ])('formatBytes(%d) = %s', (bytes, text) => {
+    expect(formatBytes(bytes)).toBe(text);
+  });
+
+  it('formats counts and percentages', () => {
+    expect([
+      formatCount(950),
+      formatCount(99_999),
+      formatCount(208_123),
+      formatCount(4_560_000_000),
+    ]).toEqual(['950', '99,999', '208 k', '4.56 B']);
+    expect(formatPercent(0.8964)).toBe('89.6 %');
+  });
+
+  it('formats times in the chosen time zone, across a DST change', () => {
+    const paris = timeFormatter('Europe/Paris', 24 * HOUR);
+    expect(paris(Date.parse('2026-07-01T12:00:00Z'))).toBe('14:00');
+    expect(paris(Date.parse('2026-12-01T12:00:00Z'))).toBe('13:00');
+    expect(timeFormatter('UTC', 30 * 24 * HOUR)(Date.parse('2026-11-05T00:00:00Z'))).toBe('5 Nov');
+    expect(safeTimeZone('Mars/Olympus')).toBe('UTC');
+    expect(safeTimeZone('Asia/Kolkata')).toBe('Asia/Kolkata');
+  });
+});
