@@ -3,11 +3,13 @@ import { App, type AppOptions, type CustomRoute, type Receiver } from '@slack/bo
 import type { WebClient, WebClientOptions } from '@slack/web-api';
 import { sql } from 'kysely';
 import type { CdnTransport } from './cdn/transport.js';
+import { TrafficChartRenderer } from './charts/traffic-chart.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './deps.js';
 import { registerListeners } from './listeners/index.js';
 import type { Logger } from './logger.js';
+import { AnalyticsService } from './services/analytics.js';
 import { ApprovalService } from './services/approvals.js';
 import { CdnAccess } from './services/cdn-access.js';
 import { CredentialService } from './services/credentials.js';
@@ -21,7 +23,13 @@ import { WorkspaceClients } from './slack/workspace-clients.js';
 import type { Store } from './store/index.js';
 
 /** Bot scopes: the least the features need (see manifest.yml). */
-export const BOT_SCOPES = ['commands', 'chat:write', 'users:read', 'usergroups:read'];
+export const BOT_SCOPES = [
+  'commands',
+  'chat:write',
+  'files:write',
+  'users:read',
+  'usergroups:read',
+];
 
 export interface BuildAppOptions {
   config: Config;
@@ -34,6 +42,8 @@ export interface BuildAppOptions {
   edgeCnameTarget: string;
   /** Extra Web API client options (tests turn retries off). */
   clientOptions?: WebClientOptions;
+  /** The chart renderer, when one is shared (it is costly to build: one per process). */
+  chartRenderer?: TrafficChartRenderer;
   /** A receiver of one's own (the console); otherwise one is built for config.mode. */
   receiver?: Receiver;
 }
@@ -59,6 +69,12 @@ export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps 
     ratelimit: new RateLimitService(cdn, store.audit),
     credentials: new CredentialService(store, cdn),
     purges: new PurgeService(cdn, zones, store),
+    analytics: new AnalyticsService(
+      cdn,
+      store,
+      options.chartRenderer ?? new TrafficChartRenderer(),
+      clock,
+    ),
     approvals: new ApprovalService(store, cdn, new SlackApprovalNotifier(clients), clock, logger),
     clients,
     groups: new GroupMembersCache(clock),

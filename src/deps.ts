@@ -1,6 +1,7 @@
 // What the listeners share, built once at start-up and passed in: no globals.
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
+import type { AnalyticsService } from './services/analytics.js';
 import type { ApprovalService } from './services/approvals.js';
 import type { CdnAccess } from './services/cdn-access.js';
 import type { CredentialService } from './services/credentials.js';
@@ -19,6 +20,7 @@ export interface AppDeps {
   credentials: CredentialService;
   purges: PurgeService;
   approvals: ApprovalService;
+  analytics: AnalyticsService;
   /** Bot tokens for work outside a request (approval expiry, reports). */
   clients: WorkspaceClients;
   groups: GroupMembersCache;

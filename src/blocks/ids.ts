@@ -1,6 +1,8 @@
 // Every callback, block and action id, one `as const` map per feature: never a scattered literal.
 
 export const ZONES_IDS = {
+  /** One per zone in a list: zones_analytics_0, zones_analytics_1, … */
+  analytics: 'zones_analytics',
   previous: 'zones_previous',
   next: 'zones_next',
   pagerBlock: 'zones_pager',

@@ -41,7 +41,23 @@ export function zonesMessage(page: ZonePage, status?: string): Message {
   const blocks: KnownBlock[] = [
     { type: 'header', text: plain(`Zones${filter}`) },
     { type: 'context', elements: [mrkdwn(summary)] },
-    ...page.zones.map((zone): KnownBlock => ({ type: 'section', text: mrkdwn(zoneLine(zone)) })),
+    ...page.zones.map(
+      (zone, index): KnownBlock => ({
+        type: 'section',
+        text: mrkdwn(zoneLine(zone)),
+        // Deleted zones have no traffic to chart.
+        ...(zone.status === 'deleted'
+          ? {}
+          : {
+              accessory: {
+                type: 'button',
+                text: plain('Analytics'),
+                action_id: `${ZONES_IDS.analytics}_${index}`,
+                value: zone.id,
+              },
+            }),
+      }),
+    ),
   ];
   if (page.zones.length === 0 && page.total > 0) {
     blocks.push({

@@ -6,6 +6,7 @@ import type { App } from '@slack/bolt';
 import { afterEach } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { CdnTransport } from '../../src/cdn/transport.js';
+import { TrafficChartRenderer } from '../../src/charts/traffic-chart.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { AppDeps } from '../../src/deps.js';
 import {
@@ -85,6 +86,8 @@ export interface SignedResult {
 }
 
 const open: Array<() => Promise<void>> = [];
+/** One renderer for every harness, as one per process in production. */
+const chartRenderer = new TrafficChartRenderer();
 afterEach(async () => {
   for (const close of open.splice(0).reverse()) await close();
 });
@@ -131,6 +134,7 @@ export async function startHarness(
       cdnBaseUrl: sandbox.baseUrl,
       edgeCnameTarget: EDGE,
       clientOptions: { retryConfig: { retries: 0 } },
+      chartRenderer,
     });
     await app.init();
     const server = (await app.start(0)) as import('node:http').Server;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { BOT_SCOPES } from '../../src/app.js';
 import { ADMIN, startHarness } from './harness.js';
 
 const OAUTH = { clientId: '1111.2222', clientSecret: 'oauth-client-secret' };
@@ -18,9 +19,7 @@ describe('installing into another workspace (OAuth)', () => {
     const authorize = new URL(install.headers.get('location') ?? '');
     expect(`${authorize.origin}${authorize.pathname}`).toBe('https://slack.com/oauth/v2/authorize');
     expect(authorize.searchParams.get('client_id')).toBe(OAUTH.clientId);
-    expect(authorize.searchParams.get('scope')).toBe(
-      'commands,chat:write,users:read,usergroups:read',
-    );
+    expect(authorize.searchParams.get('scope')).toBe(BOT_SCOPES.join(','));
     const state = authorize.searchParams.get('state') ?? '';
     const cookie = (install.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
 

@@ -5,6 +5,7 @@ import type { AppDeps } from '../../deps.js';
 import { approveButton, cancelButton, denyButton } from './approval-buttons.js';
 import { homeCreateZone, homeListZones, homeLogin } from './home-buttons.js';
 import { purgeRetry } from './purge-retry.js';
+import { zoneAnalytics } from './zone-analytics.js';
 import { zonesPage } from './zones-page.js';
 
 export function register(app: App, deps: AppDeps): void {
@@ -16,6 +17,7 @@ export function register(app: App, deps: AppDeps): void {
   app.action(HOME_IDS.createZone, homeCreateZone(deps));
   // One retry button per zone in a result message: purge_retry_0, purge_retry_1, …
   app.action(new RegExp(`^${PURGE_IDS.retry}_\\d+$`), purgeRetry(deps));
+  app.action(new RegExp(`^${ZONES_IDS.analytics}_\\d+$`), zoneAnalytics(deps));
   app.action(APPROVAL_IDS.approve, approveButton(deps));
   app.action(APPROVAL_IDS.deny, denyButton(deps));
   app.action(APPROVAL_IDS.cancel, cancelButton(deps));

@@ -6,6 +6,7 @@ import { CdnError } from '../../cdn/errors.js';
 import { parseCommand, suggestSubcommand } from '../../commands/parse.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
+import { analytics } from './analytics.js';
 import { audit } from './audit.js';
 import { config } from './config.js';
 import type { SubcommandHandler } from './context.js';
@@ -24,6 +25,7 @@ const HANDLERS: Record<string, SubcommandHandler> = {
   create,
   ratelimit,
   purge,
+  analytics,
   audit,
   login,
   logout,

@@ -1,0 +1,161 @@
+// Traffic analytics of a zone: the range asked, the series, the changes made from Slack in it,
+// and the chart.
+import type { Granularity, TrafficAnalytics, Zone } from '../cdn/schemas.js';
+import type { ChartMarker, TrafficChartRenderer } from '../charts/traffic-chart.js';
+import type { Clock } from '../clock.js';
+import type { AuditEntry } from '../store/audit-log.js';
+import type { Store } from '../store/index.js';
+import type { CdnAccess } from './cdn-access.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+export const RANGES = {
+  '1h': HOUR,
+  '6h': 6 * HOUR,
+  '24h': DAY,
+  '7d': 7 * DAY,
+  '30d': 30 * DAY,
+} as const;
+export type RangeKey = keyof typeof RANGES;
+const STEP: Record<Granularity, number> = { minute: MINUTE, hour: HOUR, day: DAY };
+const LABELS: Record<RangeKey, string> = {
+  '1h': 'last hour',
+  '6h': 'last 6 h',
+  '24h': 'last 24 h',
+  '7d': 'last 7 days',
+  '30d': 'last 30 days',
+};
+
+/** More points than this make an unreadable chart (and a slow API call): a day of minutes fits. */
+export const MAX_POINTS = 1_500;
+
+export type AnalyticsArgs =
+  | { ok: true; zone: string; range: RangeKey; granularity: Granularity }
+  | { ok: false; problem: string };
+
+/** Minute up to 6 h, hour up to 7 days, day beyond. */
+export function defaultGranularity(range: RangeKey): Granularity {
+  const span = RANGES[range];
+  return span <= 6 * HOUR ? 'minute' : span <= 7 * DAY ? 'hour' : 'day';
+}
+
+/** `<zone> [1h|6h|24h|7d|30d] [minute|hour|day]`, in either order after the zone. */
+export function parseAnalyticsArgs(args: string[]): AnalyticsArgs {
+  const [zone, ...rest] = args;
+  if (!zone) return { ok: false, problem: 'Name a zone.' };
+  let range: RangeKey | undefined;
+  let granularity: Granularity | undefined;
+  for (const word of rest.map((w) => w.toLowerCase())) {
+    if (word in RANGES && !range) range = word as RangeKey;
+    else if ((word === 'minute' || word === 'hour' || word === 'day') && !granularity)
+      granularity = word;
+    else
+      return {
+        ok: false,
+        problem: `\`${word}\` is not a range (1h, 6h, 24h, 7d, 30d) or a granularity (minute, hour, day).`,
+      };
+  }
+  const chosenRange = range ?? '24h';
+  const chosenGranularity = granularity ?? defaultGranularity(chosenRange);
+  const points = RANGES[chosenRange] / STEP[chosenGranularity];
+  if (points > MAX_POINTS) {
+    return {
+      ok: false,
+      problem: `${LABELS[chosenRange]} by ${chosenGranularity} is ${points.toLocaleString('en')} points; at most ${MAX_POINTS.toLocaleString('en')} make a readable chart. Try \`${defaultGranularity(chosenRange)}\`.`,
+    };
+  }
+  return { ok: true, zone, range: chosenRange, granularity: chosenGranularity };
+}
+
+export interface AnalyticsReport {
+  zone: Zone;
+  range: { since: number; until: number; granularity: Granularity; label: string };
+  timeZone: string;
+  traffic: TrafficAnalytics;
+  markers: ChartMarker[];
+  /** Absent when there was no traffic to draw. */
+  png?: Buffer;
+}
+
+export class AnalyticsService {
+  constructor(
+    private readonly cdn: CdnAccess,
+    private readonly store: Store,
+    private readonly renderer: TrafficChartRenderer,
+    private readonly clock: Clock,
+  ) {}
+
+  async report(
+    workspaceId: string,
+    zone: Zone,
+    request: { range: RangeKey; granularity: Granularity },
+    timeZone: string,
+  ): Promise<AnalyticsReport> {
+    const until = this.clock.now();
+    const since = until - RANGES[request.range];
+    const client = await this.cdn.clientFor(workspaceId);
+    const [traffic, entries] = await Promise.all([
+      client.trafficAnalytics(zone.id, {
+        since: new Date(since),
+        until: new Date(until),
+        granularity: request.granularity,
+      }),
+      this.store.audit.forZoneBetween(workspaceId, zone.id, since, until),
+    ]);
+    const range = { since, until, granularity: request.granularity, label: LABELS[request.range] };
+    const markers = entries.flatMap(markerOf);
+    const empty = traffic.series.length === 0 || traffic.totals.requests === 0;
+    const report: AnalyticsReport = { zone, range, timeZone, traffic, markers };
+    if (!empty)
+      report.png = await this.renderer.render({
+        zoneName: zone.name,
+        traffic,
+        range,
+        timeZone,
+        markers,
+      });
+    return report;
+  }
+}
+
+/** Changes worth seeing on a traffic chart: purges and rate-limit switches that went through. */
+export function markerOf(entry: AuditEntry): ChartMarker[] {
+  if (entry.outcome !== 'ok' && entry.outcome !== 'partial') return [];
+  const count = (key: string) => Number(entry.detail?.[key] ?? 0);
+  switch (entry.action) {
+    case 'purge.urls':
+      return [
+        {
+          at: entry.at,
+          kind: 'purge',
+          label: `purge ${count('files')} URL${count('files') === 1 ? '' : 's'}`,
+        },
+      ];
+    case 'purge.tags':
+      return [
+        {
+          at: entry.at,
+          kind: 'purge',
+          label: `purge ${count('tags')} tag${count('tags') === 1 ? '' : 's'}`,
+        },
+      ];
+    case 'purge.urls_tags':
+      return [
+        {
+          at: entry.at,
+          kind: 'purge',
+          label: `purge ${count('files')} URLs, ${count('tags')} tags`,
+        },
+      ];
+    case 'purge.everything':
+      return [{ at: entry.at, kind: 'purge', label: 'purge everything' }];
+    case 'ratelimit.on':
+      return [{ at: entry.at, kind: 'ratelimit', label: 'rate limit on' }];
+    case 'ratelimit.off':
+      return [{ at: entry.at, kind: 'ratelimit', label: 'rate limit off' }];
+    default:
+      return [];
+  }
+}
