@@ -220,7 +220,7 @@ export class FakeSlack extends EventEmitter<{ call: [ApiCall]; response: [Messag
     if (url.pathname.startsWith('/upload/')) {
       const file = this.files.get(url.pathname.slice('/upload/'.length));
       if (!file) return reply(res, 404, { ok: false, error: 'file_not_found' });
-      file.bytes = body;
+      file.bytes = await uploadedBytes(req.headers['content-type'] ?? '', body);
       res.writeHead(200, { 'content-type': 'text/plain' }).end(`OK - ${body.length}`);
       return;
     }
@@ -648,6 +648,17 @@ function tryJson(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+/** The file of an upload: the raw body, or the file part of a multipart form (as the Web API client sends it). */
+async function uploadedBytes(contentType: string, body: Buffer): Promise<Buffer> {
+  if (!contentType.startsWith('multipart/form-data')) return body;
+  // The platform's own multipart parser (undici's), not a hand-written one.
+  const form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
+  for (const value of form.values()) {
+    if (typeof value !== 'string') return Buffer.from(await value.arrayBuffer());
+  }
+  return Buffer.alloc(0);
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {

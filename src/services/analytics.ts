@@ -102,7 +102,8 @@ export class AnalyticsService {
         until: new Date(until),
         granularity: request.granularity,
       }),
-      this.store.audit.forZoneBetween(workspaceId, zone.id, since, until),
+      // Inclusive of now: a purge made a moment ago belongs on the chart.
+      this.store.audit.forZoneBetween(workspaceId, zone.id, since, until + 1),
     ]);
     const range = { since, until, granularity: request.granularity, label: LABELS[request.range] };
     const markers = entries.flatMap(markerOf);

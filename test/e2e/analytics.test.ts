@@ -1,0 +1,99 @@
+import { loadImage } from 'canvas';
+import { describe, expect, it } from 'vitest';
+import { ZONES_IDS } from '../../src/blocks/ids.js';
+import { CHANNEL, MEMBER, startHarness, textOf } from './harness.js';
+
+describe('/cdn analytics', () => {
+  it('uploads a PNG chart of the last 24 h with the totals as its comment', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.command('analytics example.com');
+    const [complete] = await h.slack.waitForCalls(
+      (c) => c.method === 'files.completeUploadExternal',
+    );
+    expect(h.slack.calls.map((c) => c.method).filter((m) => m !== 'auth.test')).toEqual([
+      'users.info',
+      'files.getUploadURLExternal',
+      'files.completeUploadExternal',
+    ]);
+    expect(complete?.args.channel_id).toBe(CHANNEL);
+    const comment = String(complete?.args.initial_comment);
+    expect(comment).toContain(':bar_chart: *example.com* · last 24 h by hour (America/New_York)');
+    expect(comment).toMatch(
+      /\*[\d,.]+( k| M)?\* requests · \*[\d.]+ (MB|GB|TB)\* · cache hit rate \*\d+\.\d %\*/,
+    );
+
+    const [file] = h.slack.files.values();
+    const image = await loadImage(file?.bytes ?? Buffer.alloc(0));
+    expect([image.width, image.height]).toEqual([1200, 640]);
+    expect(file?.filename).toMatch(/^example\.com-traffic-\d{8}T\d{4}\.png$/);
+
+    const query = h.sandbox.requests.find((r) => r.path.endsWith('/analytics/traffic'))?.query;
+    expect(query?.granularity).toBe('hour');
+    expect(Date.parse(query?.until ?? '') - Date.parse(query?.since ?? '')).toBe(24 * 3_600_000);
+  });
+
+  it('marks purges and rate-limit changes of that range', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.command('purge example.com https://example.com/a.css');
+    await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false);
+    await h.command('analytics example.com 6h');
+    const [complete] = await h.slack.waitForCalls(
+      (c) => c.method === 'files.completeUploadExternal',
+    );
+    expect(String(complete?.args.initial_comment)).toMatch(
+      /Marked on the chart: purge 1 URL \(\d\d:\d\d\)\./,
+    );
+    expect(
+      h.sandbox.requests.find((r) => r.path.endsWith('/analytics/traffic'))?.query.granularity,
+    ).toBe('minute');
+  });
+
+  it('says there was no traffic instead of drawing an empty chart', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.command('analytics staging.example.com');
+    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    expect(reply?.text).toBe(
+      ':zzz: No traffic on *staging.example.com* in the last 24 h (the zone is pending).'
+        .replace(':zzz: ', ' :zzz: ')
+        .trim(),
+    );
+    expect(h.slack.callsTo('files.getUploadURLExternal')).toEqual([]);
+  });
+
+  it('tells the user to invite the bot when it is not in the channel', async () => {
+    const h = await startHarness();
+    await h.login();
+    h.slack.addChannel({ id: 'CELSEWHERE', name: 'elsewhere', botMember: false });
+    await h.command('analytics example.com', { channel: 'CELSEWHERE' });
+    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    expect(reply?.ephemeralTo).toBe(MEMBER);
+    expect(reply?.text).toContain('Invite me with `/invite @cdn`');
+  });
+
+  it('refuses unreadable ranges before calling the CDN', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.command('analytics example.com 30d minute');
+    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    expect(reply?.text).toContain('last 30 days by minute is 43,200 points');
+    expect(h.sandbox.requests).toEqual([]);
+  });
+
+  it('posts the chart from the Analytics button of a zone list', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.command('zones active');
+    const [list] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    if (!list) throw new Error('no list');
+    expect(textOf(list.blocks)).toContain('Analytics');
+    await h.click(list, `${ZONES_IDS.analytics}_0`);
+    const [complete] = await h.slack.waitForCalls(
+      (c) => c.method === 'files.completeUploadExternal',
+    );
+    expect(complete?.args.channel_id).toBe(CHANNEL);
+    expect(String(complete?.args.initial_comment)).toContain('*example.com*');
+  });
+});
