@@ -2,12 +2,14 @@
 import { writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { ackLatencyBench } from './ack-latency.js';
+import { chartsBench } from './charts.js';
 import { purgeBench } from './purge.js';
 import type { Section } from './stats.js';
 
 const suites: Array<[string, () => Promise<Section>]> = [
   ['purge', purgeBench],
   ['ack-latency', ackLatencyBench],
+  ['charts', chartsBench],
 ];
 
 const only = process.argv[2];
