@@ -34,6 +34,7 @@ export function homeView(options: {
         },
         { type: 'button', text: plain('List zones'), action_id: HOME_IDS.listZones },
         { type: 'button', text: plain('Onboard a domain'), action_id: HOME_IDS.createZone },
+        { type: 'button', text: plain('Traffic analytics'), action_id: HOME_IDS.analytics },
       ],
     },
     { type: 'divider' },

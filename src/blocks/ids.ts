@@ -33,6 +33,7 @@ export const HOME_IDS = {
   login: 'home_login',
   listZones: 'home_list_zones',
   createZone: 'home_create_zone',
+  analytics: 'home_analytics',
   actionsBlock: 'home_actions',
 } as const;
 
@@ -63,4 +64,13 @@ export const APPROVAL_IDS = {
   denyCallback: 'approval_deny_modal',
   denyReasonBlock: 'approval_deny_reason',
   denyReasonInput: 'approval_deny_reason_input',
+} as const;
+
+export const ANALYTICS_IDS = {
+  callback: 'analytics_modal',
+  zoneBlock: 'analytics_zone',
+  rangeBlock: 'analytics_range',
+  rangeInput: 'analytics_range_input',
+  channelBlock: 'analytics_channel',
+  channelInput: 'analytics_channel_input',
 } as const;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { analyticsModal } from '../../src/blocks/analytics-modal.js';
 import { configMessage } from '../../src/blocks/config.js';
 import { cnameRecord, createModal, zoneCreatedMessage } from '../../src/blocks/create.js';
 import { errorMessage, noticeModal } from '../../src/blocks/errors.js';
@@ -52,6 +53,7 @@ describe('Block Kit builders stay within Slack limits', () => {
       loginCheckingView(),
       loginDoneView({ zoneCount: 3, baseUrl: 'https://api.cdn.example/v1' }),
       noticeModal('A title far longer than Slack allows', 'text'),
+      analyticsModal(),
     ];
     for (const view of views) expect(validateView(view)).toEqual([]);
   });

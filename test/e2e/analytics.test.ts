@@ -1,7 +1,7 @@
 import { loadImage } from 'canvas';
 import { describe, expect, it } from 'vitest';
-import { ZONES_IDS } from '../../src/blocks/ids.js';
-import { CHANNEL, MEMBER, startHarness, textOf } from './harness.js';
+import { ANALYTICS_IDS, HOME_IDS, ZONE_PICKER_IDS, ZONES_IDS } from '../../src/blocks/ids.js';
+import { CHANNEL, MEMBER, startHarness, textOf, viewIdOf } from './harness.js';
 
 describe('/cdn analytics', () => {
   it('uploads a PNG chart of the last 24 h with the totals as its comment', async () => {
@@ -95,5 +95,37 @@ describe('/cdn analytics', () => {
     );
     expect(complete?.args.channel_id).toBe(CHANNEL);
     expect(String(complete?.args.initial_comment)).toContain('*example.com*');
+  });
+
+  it('posts the chart chosen in the App Home form', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.event({ type: 'app_home_opened', user: MEMBER, channel: 'D1', tab: 'home' });
+    await h.slack.waitForCalls((c) => c.method === 'views.publish');
+    await h.clickInView(h.slack.homes.get(MEMBER)?.id ?? '', HOME_IDS.analytics);
+    const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
+    const zone = h.sandbox.state.byName('blog.example.net');
+    const answer = await h.submit(viewIdOf(opened), {
+      [ANALYTICS_IDS.zoneBlock]: {
+        [ZONE_PICKER_IDS.action]: { type: 'external_select', selected_option: { value: zone?.id } },
+      },
+      [ANALYTICS_IDS.rangeBlock]: {
+        [ANALYTICS_IDS.rangeInput]: { type: 'static_select', selected_option: { value: '7d' } },
+      },
+      [ANALYTICS_IDS.channelBlock]: {
+        [ANALYTICS_IDS.channelInput]: {
+          type: 'conversations_select',
+          selected_conversation: CHANNEL,
+        },
+      },
+    });
+    expect(answer.body).toBe('');
+    const [complete] = await h.slack.waitForCalls(
+      (c) => c.method === 'files.completeUploadExternal',
+    );
+    expect(complete?.args.channel_id).toBe(CHANNEL);
+    expect(String(complete?.args.initial_comment)).toContain(
+      '*blog.example.net* · last 7 days by hour',
+    );
   });
 });

@@ -1,6 +1,7 @@
 // The App Home's quick actions: set the key, list zones, onboard a domain.
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type { ModalView } from '@slack/types';
+import { analyticsModal } from '../../blocks/analytics-modal.js';
 import { createModal } from '../../blocks/create.js';
 import { errorMessage, errorText, noticeModal } from '../../blocks/errors.js';
 import { loginModal } from '../../blocks/login.js';
@@ -59,6 +60,10 @@ export function homeCreateZone(deps: AppDeps) {
     );
     return createModal(encodeOrigin({}));
   });
+}
+
+export function homeAnalytics(deps: AppDeps) {
+  return opensModal(deps, async () => analyticsModal());
 }
 
 /** Posts the first page of zones to the user's DM with the bot, where its buttons work as usual. */

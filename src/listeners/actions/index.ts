@@ -3,7 +3,7 @@ import type { App } from '@slack/bolt';
 import { APPROVAL_IDS, HOME_IDS, PURGE_IDS, ZONES_IDS } from '../../blocks/ids.js';
 import type { AppDeps } from '../../deps.js';
 import { approveButton, cancelButton, denyButton } from './approval-buttons.js';
-import { homeCreateZone, homeListZones, homeLogin } from './home-buttons.js';
+import { homeAnalytics, homeCreateZone, homeListZones, homeLogin } from './home-buttons.js';
 import { purgeRetry } from './purge-retry.js';
 import { zoneAnalytics } from './zone-analytics.js';
 import { zonesPage } from './zones-page.js';
@@ -15,6 +15,7 @@ export function register(app: App, deps: AppDeps): void {
   app.action(HOME_IDS.login, homeLogin(deps));
   app.action(HOME_IDS.listZones, homeListZones(deps));
   app.action(HOME_IDS.createZone, homeCreateZone(deps));
+  app.action(HOME_IDS.analytics, homeAnalytics(deps));
   // One retry button per zone in a result message: purge_retry_0, purge_retry_1, …
   app.action(new RegExp(`^${PURGE_IDS.retry}_\\d+$`), purgeRetry(deps));
   app.action(new RegExp(`^${ZONES_IDS.analytics}_\\d+$`), zoneAnalytics(deps));

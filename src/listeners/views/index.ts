@@ -1,7 +1,8 @@
 // Modal submissions.
 import type { App } from '@slack/bolt';
-import { APPROVAL_IDS, CREATE_IDS, LOGIN_IDS, PURGE_IDS } from '../../blocks/ids.js';
+import { ANALYTICS_IDS, APPROVAL_IDS, CREATE_IDS, LOGIN_IDS, PURGE_IDS } from '../../blocks/ids.js';
 import type { AppDeps } from '../../deps.js';
+import { analyticsSubmit } from './analytics-submit.js';
 import { approveSubmit, denySubmit } from './approval-submit.js';
 import { createSubmit } from './create-submit.js';
 import { loginSubmit } from './login-submit.js';
@@ -13,6 +14,7 @@ export function register(app: App, deps: AppDeps): void {
   app.view(CREATE_IDS.callback, createSubmit(deps));
   app.view(PURGE_IDS.formCallback, purgeFormSubmit(deps));
   app.view(PURGE_IDS.everythingCallback, purgeEverythingSubmit(deps));
+  app.view(ANALYTICS_IDS.callback, analyticsSubmit(deps));
   app.view(APPROVAL_IDS.approveCallback, approveSubmit(deps));
   app.view(APPROVAL_IDS.denyCallback, denySubmit(deps));
 }
