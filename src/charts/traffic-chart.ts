@@ -1,7 +1,6 @@
 // Traffic charts as PNG: requests and bandwidth over time, the cache hit rate, and the changes
 // made from Slack marked on the time axis. One renderer per process, reused.
-import { createRequire } from 'node:module';
-import type { ChartConfiguration, Plugin } from 'chart.js';
+import type { ChartConfiguration } from 'chart.js';
 import { ChartJSNodeCanvas } from 'chartjs-node-canvas';
 // Type-only: brings the plugin's option types into Chart.js's.
 import type {} from 'chartjs-plugin-annotation';
@@ -38,10 +37,6 @@ const COLORS = {
   other: '#7c3aed',
 } as const;
 
-// chartjs-node-canvas loads Chart.js with require(); an ESM import of the plugin would bind to the
-// ESM Chart.js instead, and its defaults would be registered on the wrong copy.
-const annotationPlugin = createRequire(import.meta.url)('chartjs-plugin-annotation') as Plugin;
-
 export class TrafficChartRenderer {
   readonly #canvas: ChartJSNodeCanvas;
 
@@ -50,8 +45,10 @@ export class TrafficChartRenderer {
     this.#canvas = new ChartJSNodeCanvas({
       ...CHART_SIZE,
       backgroundColour: 'white',
+      // Each renderer gets a fresh copy of Chart.js; the plugin must be loaded into that copy, which
+      // is what this option does (a plugin imported here would stay bound to another copy).
+      plugins: { modern: ['chartjs-plugin-annotation'] },
       chartCallback: (ChartJS) => {
-        ChartJS.register(annotationPlugin);
         ChartJS.defaults.font.family = CHART_FONT;
         ChartJS.defaults.color = COLORS.text;
       },

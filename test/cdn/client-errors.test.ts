@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { CdnClient } from '../../src/cdn/client.js';
@@ -7,6 +6,7 @@ import { CdnTransport } from '../../src/cdn/transport.js';
 import { cdnFixture } from '../helpers/cdn.js';
 import { InstantClock } from '../helpers/clock.js';
 import { captureLogs } from '../helpers/logs.js';
+import { freePort } from '../helpers/net.js';
 
 async function failure(promise: Promise<unknown>): Promise<CdnError> {
   const error = await promise.then(
@@ -15,15 +15,6 @@ async function failure(promise: Promise<unknown>): Promise<CdnError> {
   );
   if (!isCdnError(error)) throw new Error(`expected a CdnError, got ${inspect(error)}`);
   return error;
-}
-
-/** A loopback port with nothing listening on it. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe('error codes', () => {
@@ -59,7 +50,7 @@ describe('error codes', () => {
     await record(client({ timeoutMs: 200, retry: { maxRetries: 0 } }).listZones());
     await record(
       client({
-        baseUrl: `http://127.0.0.1:${await closedPort()}/v1`,
+        baseUrl: `http://127.0.0.1:${await freePort()}/v1`,
         retry: { maxRetries: 0 },
       }).listZones(),
     );
@@ -200,7 +191,7 @@ describe('retries', () => {
     const clock = new InstantClock();
     const transport = new CdnTransport();
     const client = new CdnClient({
-      baseUrl: `http://127.0.0.1:${await closedPort()}/v1`,
+      baseUrl: `http://127.0.0.1:${await freePort()}/v1`,
       apiKey: 'k',
       transport,
       clock,

@@ -109,6 +109,17 @@ describe('traffic chart', () => {
     expect(withMarkers.colours).toBeGreaterThan(without.colours);
   });
 
+  it('draws markers from a second renderer in the same process too', async () => {
+    const markers = [{ at: until - 5 * HOUR, label: 'purge 30 URLs', kind: 'purge' as const }];
+    const chart = input(series(24, HOUR), 24 * HOUR, 'hour', markers);
+    const first = await renderer.render(chart);
+    const second = await new TrafficChartRenderer().render(chart);
+    expect(second.equals(first)).toBe(true);
+    expect(second.equals(await renderer.render(input(series(24, HOUR), 24 * HOUR, 'hour')))).toBe(
+      false,
+    );
+  });
+
   it('renders a single point and 30 days of hourly data', async () => {
     expect(
       (await inspect(await renderer.render(input(series(1, HOUR), HOUR, 'minute')))).size,

@@ -1,13 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FakeSlack, startFakeSlack } from '../../src/fake-slack/server.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { generateKey } from '../../src/store/crypto.js';
+import { freePort } from '../helpers/net.js';
 import { sign } from './harness.js';
 
 const SECRET = 'main-test-signing-secret';
@@ -19,14 +19,6 @@ afterEach(async () => {
   child?.kill('SIGKILL');
   await Promise.all([slack?.close(), sandbox?.close()]);
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function run(env: Record<string, string>) {
   const dir = await mkdtemp(join(tmpdir(), 'main-'));

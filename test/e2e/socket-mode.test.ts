@@ -1,5 +1,4 @@
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { buildApp } from '../../src/app.js';
@@ -9,20 +8,13 @@ import { startFakeSlack } from '../../src/fake-slack/server.js';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { ManualClock } from '../helpers/clock.js';
 import { captureLogs } from '../helpers/logs.js';
+import { freePort } from '../helpers/net.js';
 import { testStore } from '../helpers/store.js';
 
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('Socket Mode', () => {
   it('connects through apps.connections.open, acks a slash command envelope and answers it', async () => {

@@ -1,6 +1,7 @@
 // Approve…, Deny… and Cancel on a purge-everything request. Approve and Deny open a modal for an
 // eligible person; the decision itself happens when that modal is submitted.
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { ModalView } from '@slack/types';
 import { approveModal, denyModal } from '../../blocks/approval.js';
 import { errorText } from '../../blocks/errors.js';
 import type { AppDeps } from '../../deps.js';
@@ -59,7 +60,8 @@ function button(
   };
 }
 
-export function approveButton(deps: AppDeps) {
+/** Approve… and Deny… open their modal, for an eligible person only. */
+function opensDecision(deps: AppDeps, modal: (approval: Approval) => ModalView) {
   return button(deps, async ({ body, client }, approval, workspaceId) => {
     const workspace = await deps.store.workspaces.ensure(workspaceId);
     await accessFor({ client, workspaceId, deps }).requireApprover(
@@ -67,21 +69,12 @@ export function approveButton(deps: AppDeps) {
       approval.requesterId,
       body.user.id,
     );
-    await client.views.open({ trigger_id: body.trigger_id, view: approveModal(approval) });
+    await client.views.open({ trigger_id: body.trigger_id, view: modal(approval) });
   });
 }
 
-export function denyButton(deps: AppDeps) {
-  return button(deps, async ({ body, client }, approval, workspaceId) => {
-    const workspace = await deps.store.workspaces.ensure(workspaceId);
-    await accessFor({ client, workspaceId, deps }).requireApprover(
-      workspace,
-      approval.requesterId,
-      body.user.id,
-    );
-    await client.views.open({ trigger_id: body.trigger_id, view: denyModal(approval) });
-  });
-}
+export const approveButton = (deps: AppDeps) => opensDecision(deps, approveModal);
+export const denyButton = (deps: AppDeps) => opensDecision(deps, denyModal);
 
 export function cancelButton(deps: AppDeps) {
   return button(deps, async ({ body }, approval) => {

@@ -8,7 +8,7 @@ import { loginModal } from '../../blocks/login.js';
 import { zonesMessage } from '../../blocks/zones.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import { accessFor, encodeOrigin } from '../commands/context.js';
+import { accessFor, encodeOrigin, requireOperatorIn } from '../commands/context.js';
 
 type ButtonArgs = SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs;
 
@@ -52,12 +52,7 @@ export function homeLogin(deps: AppDeps) {
 
 export function homeCreateZone(deps: AppDeps) {
   return opensModal(deps, async ({ body, client }, workspaceId) => {
-    const workspace = await deps.store.workspaces.ensure(workspaceId);
-    await accessFor({ client, workspaceId, deps }).requireOperator(
-      workspace,
-      body.user.id,
-      'onboard domains',
-    );
+    await requireOperatorIn({ client, workspaceId, deps }, body.user.id, 'onboard domains');
     return createModal(encodeOrigin({}));
   });
 }

@@ -22,6 +22,16 @@ export function accessFor(
   return new AccessControl(webDirectory(context.client, context.workspaceId, context.deps.groups));
 }
 
+/** Operators only (when a group is configured): the check every changing handler makes. */
+export async function requireOperatorIn(
+  context: Pick<SubcommandContext, 'client' | 'workspaceId' | 'deps'>,
+  userId: string,
+  doing: string,
+): Promise<void> {
+  const workspace = await context.deps.store.workspaces.ensure(context.workspaceId);
+  await accessFor(context).requireOperator(workspace, userId, doing);
+}
+
 /** Where a modal's result should go, carried in private_metadata. */
 export interface ModalOrigin {
   channelId?: string;

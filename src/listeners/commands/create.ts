@@ -2,7 +2,7 @@
 import { createModal, zoneCreatedMessage } from '../../blocks/create.js';
 import { noticeMessage } from '../../blocks/errors.js';
 import { ZONE_PLANS, type ZonePlan } from '../../cdn/schemas.js';
-import { accessFor, encodeOrigin, type SubcommandHandler } from './context.js';
+import { encodeOrigin, requireOperatorIn, type SubcommandHandler } from './context.js';
 
 const USAGE =
   'Usage: `/cdn create <domain> [free|pro|business|enterprise]`, or `/cdn create` for a form.';
@@ -20,8 +20,7 @@ export const create: SubcommandHandler = async (context) => {
     await respond(noticeMessage(`\`${planWord}\` is not a plan. ${USAGE}`));
     return;
   }
-  const workspace = await deps.store.workspaces.ensure(workspaceId);
-  await accessFor(context).requireOperator(workspace, command.user_id, 'onboard domains');
+  await requireOperatorIn(context, command.user_id, 'onboard domains');
   if (domain === undefined) {
     await client.views.open({
       trigger_id: command.trigger_id,

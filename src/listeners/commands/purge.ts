@@ -4,7 +4,7 @@ import { purgeEverythingModal, purgeFormModal, purgeRefusedMessage } from '../..
 import { parsePurgeArgs } from '../../services/purge-targets.js';
 import { respondTarget } from '../../slack/message-target.js';
 import { runPurges } from '../purge-run.js';
-import { accessFor, encodeOrigin, type SubcommandHandler } from './context.js';
+import { encodeOrigin, requireOperatorIn, type SubcommandHandler } from './context.js';
 
 const USAGE =
   'Usage: `/cdn purge <zone> <url>…`, `/cdn purge <url>…`, `/cdn purge <zone> tag:<tag>…`, `/cdn purge <zone> everything`, or `/cdn purge` for a form.';
@@ -12,8 +12,7 @@ const USAGE =
 export const purge: SubcommandHandler = async (context) => {
   const { args, deps, workspaceId, command, respond, client } = context;
   const parsed = parsePurgeArgs(args);
-  const workspace = await deps.store.workspaces.ensure(workspaceId);
-  await accessFor(context).requireOperator(workspace, command.user_id, 'purge cached content');
+  await requireOperatorIn(context, command.user_id, 'purge cached content');
   const origin = { channelId: command.channel_id, responseUrl: command.response_url };
 
   if (parsed.kind === 'form') {

@@ -2,7 +2,7 @@
 import { noticeMessage } from '../../blocks/errors.js';
 import { rateLimitMessage } from '../../blocks/ratelimit.js';
 import { PROPAGATION_MS } from '../../services/ratelimit.js';
-import { accessFor, type SubcommandHandler } from './context.js';
+import { requireOperatorIn, type SubcommandHandler } from './context.js';
 
 const USAGE = 'Usage: `/cdn ratelimit <zone> on|off`';
 
@@ -15,8 +15,7 @@ export const ratelimit: SubcommandHandler = async (context) => {
     await respond(noticeMessage(USAGE));
     return;
   }
-  const workspace = await deps.store.workspaces.ensure(workspaceId);
-  await accessFor(context).requireOperator(workspace, command.user_id, 'change rate limits');
+  await requireOperatorIn(context, command.user_id, 'change rate limits');
   const zone = await deps.zones.resolve(workspaceId, zoneName);
   await deps.ratelimit.set(workspaceId, zone, enabled, command.user_id);
   const message = { zone, enabled, actorId: command.user_id };

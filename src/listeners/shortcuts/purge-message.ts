@@ -5,7 +5,7 @@ import { purgeFormModal } from '../../blocks/purge.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { planPurge, urlsInMessage } from '../../services/purge-targets.js';
-import { accessFor, encodeOrigin } from '../commands/context.js';
+import { encodeOrigin, requireOperatorIn } from '../commands/context.js';
 
 export function purgeMessageShortcut(deps: AppDeps) {
   return async ({
@@ -21,9 +21,8 @@ export function purgeMessageShortcut(deps: AppDeps) {
     try {
       if (urls.length === 0)
         throw new AppError('invalid_input', 'That message has no http(s) URLs to purge.');
-      const workspace = await deps.store.workspaces.ensure(workspaceId);
-      await accessFor({ client, workspaceId, deps }).requireOperator(
-        workspace,
+      await requireOperatorIn(
+        { client, workspaceId, deps },
         shortcut.user.id,
         'purge cached content',
       );

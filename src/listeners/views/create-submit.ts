@@ -8,7 +8,7 @@ import { ZONE_PLANS, type ZonePlan } from '../../cdn/schemas.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { deliver } from '../../slack/respond.js';
-import { accessFor, decodeOrigin } from '../commands/context.js';
+import { decodeOrigin, requireOperatorIn } from '../commands/context.js';
 
 export function createSubmit(deps: AppDeps) {
   return async ({
@@ -36,12 +36,7 @@ export function createSubmit(deps: AppDeps) {
       });
     }
     try {
-      const workspace = await deps.store.workspaces.ensure(workspaceId);
-      await accessFor({ client, workspaceId, deps }).requireOperator(
-        workspace,
-        userId,
-        'onboard domains',
-      );
+      await requireOperatorIn({ client, workspaceId, deps }, userId, 'onboard domains');
     } catch (error) {
       return ack({
         response_action: 'errors',

@@ -6,7 +6,7 @@ import { PURGE_IDS } from '../../blocks/ids.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { deliver } from '../../slack/respond.js';
-import { accessFor, decodeOrigin } from '../commands/context.js';
+import { decodeOrigin, requireOperatorIn } from '../commands/context.js';
 
 export function purgeEverythingSubmit(deps: AppDeps) {
   return async ({
@@ -51,12 +51,7 @@ export function purgeEverythingSubmit(deps: AppDeps) {
       );
     let zone: Awaited<ReturnType<typeof deps.zones.resolve>>;
     try {
-      const workspace = await deps.store.workspaces.ensure(workspaceId);
-      await accessFor({ client, workspaceId, deps }).requireOperator(
-        workspace,
-        userId,
-        'purge cached content',
-      );
+      await requireOperatorIn({ client, workspaceId, deps }, userId, 'purge cached content');
       zone = await deps.zones.resolve(workspaceId, zoneName);
     } catch (error) {
       return inline(PURGE_IDS.confirmBlock, errorText(error));

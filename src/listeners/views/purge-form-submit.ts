@@ -9,7 +9,7 @@ import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { splitItems } from '../../services/purge-targets.js';
 import { originTarget } from '../../slack/message-target.js';
-import { accessFor, decodeOrigin, encodeOrigin } from '../commands/context.js';
+import { decodeOrigin, encodeOrigin, requireOperatorIn } from '../commands/context.js';
 import { runPurges } from '../purge-run.js';
 
 export function purgeFormSubmit(deps: AppDeps) {
@@ -35,12 +35,7 @@ export function purgeFormSubmit(deps: AppDeps) {
     if (!zoneId) return inline(PURGE_IDS.zoneBlock, 'Pick a zone.');
     let zone: Awaited<ReturnType<typeof deps.zones.resolve>>;
     try {
-      const workspace = await deps.store.workspaces.ensure(workspaceId);
-      await accessFor({ client, workspaceId, deps }).requireOperator(
-        workspace,
-        userId,
-        'purge cached content',
-      );
+      await requireOperatorIn({ client, workspaceId, deps }, userId, 'purge cached content');
       zone = await deps.zones.resolve(workspaceId, zoneId);
     } catch (error) {
       return inline(PURGE_IDS.zoneBlock, errorText(error));
