@@ -1,6 +1,8 @@
 // Runs planned purge groups with one message that shows progress, then the result.
+import { errorMessage } from '../blocks/errors.js';
 import { purgeProgressMessage, purgeResultMessage } from '../blocks/purge.js';
 import type { AppDeps } from '../deps.js';
+import { AppError } from '../errors.js';
 import type { PurgeRun } from '../services/purge.js';
 import type { PurgeGroup } from '../services/purge-targets.js';
 import type { MessageTarget } from '../slack/message-target.js';
@@ -31,24 +33,35 @@ export async function runPurges(
   let finishedBefore = 0;
   let edits: Promise<void> = Promise.resolve();
   const runs: PurgeRun[] = [];
-  for (const group of groups) {
-    const run = await deps.purges.run(workspaceId, group, actorId, {
-      ...(options.retryOf ? { retryOf: options.retryOf } : {}),
-      onProgress: ({ done }) => {
-        const overall = finishedBefore + done;
-        const milestone = Math.floor((overall * MILESTONES) / total);
-        if (!showProgress || milestone <= reached || milestone >= MILESTONES) return;
-        reached = milestone;
-        // Edits run one after another, and a failed edit never stops the purge.
-        edits = edits
-          .then(() => target.replace(progress(overall)))
-          .catch((error: unknown) =>
-            deps.logger.warn({ err: error }, 'purge progress not updated'),
-          );
-      },
-    });
-    finishedBefore += group.files.length + group.tags.length;
-    runs.push(run);
+  try {
+    for (const group of groups) {
+      const run = await deps.purges.run(workspaceId, group, actorId, {
+        ...(options.retryOf ? { retryOf: options.retryOf } : {}),
+        onProgress: ({ done }) => {
+          const overall = finishedBefore + done;
+          const milestone = Math.floor((overall * MILESTONES) / total);
+          if (!showProgress || milestone <= reached || milestone >= MILESTONES) return;
+          reached = milestone;
+          // Edits run one after another, and a failed edit never stops the purge.
+          edits = edits
+            .then(() => target.replace(progress(overall)))
+            .catch((error: unknown) =>
+              deps.logger.warn({ err: error }, 'purge progress not updated'),
+            );
+        },
+      });
+      finishedBefore += group.files.length + group.tags.length;
+      runs.push(run);
+    }
+  } catch (error) {
+    // The channel already saw "Purging…": it must not be left saying so.
+    if (!(error instanceof AppError)) deps.logger.error({ err: error }, 'purge run failed');
+    await edits;
+    await target.replace(
+      runs.length > 0 ? purgeResultMessage(runs, actorId) : errorMessage(error, 'purging'),
+    );
+    if (runs.length > 0) await target.post(errorMessage(error, 'purging the remaining zones'));
+    return runs;
   }
   await edits;
   await target.replace(purgeResultMessage(runs, actorId));

@@ -135,6 +135,28 @@ describe('/cdn purge with URLs and tags', () => {
     ]);
   });
 
+  it('never leaves "Purging…" in the channel when the run fails', async () => {
+    const h = await startHarness();
+    await h.login();
+    const zone = await h.deps.zones.resolve(h.workspaceId, 'example.com');
+    const seen: Array<['post' | 'replace', string]> = [];
+    const target: MessageTarget = {
+      post: async (message) => void seen.push(['post', message.text]),
+      replace: async (message) => void seen.push(['replace', message.text]),
+    };
+    h.deps.purges.run = async () => {
+      throw new Error('database unavailable');
+    };
+    await runPurges(h.deps, h.workspaceId, [{ zone, files: urls(3), tags: [] }], MEMBER, target);
+    expect(seen).toEqual([
+      ['post', 'Purging: 0/3'],
+      [
+        'replace',
+        'Something went wrong on our side while purging. It has been logged; please try again.',
+      ],
+    ]);
+  });
+
   it('purges from the form, with the zone picked', async () => {
     const h = await startHarness();
     await h.login();
