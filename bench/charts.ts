@@ -33,10 +33,11 @@ function dayOfMinutes(): TrafficAnalytics {
 }
 
 const gc = (globalThis as { gc?: () => void }).gc;
-const settledRss = () => {
+const settled = () => {
   gc?.();
   gc?.();
-  return process.memoryUsage().rss;
+  const { rss, heapUsed } = process.memoryUsage();
+  return { rss, heapUsed };
 };
 
 export async function chartsBench(): Promise<Section> {
@@ -98,11 +99,13 @@ export async function chartsBench(): Promise<Section> {
     times.bare.push(performance.now() - started);
   }
 
-  const before = settledRss();
+  const before = settled();
   const startedAll = performance.now();
   for (let i = 0; i < MEMORY_RENDERS; i++) await ours.render(input);
   const seconds = (performance.now() - startedAll) / 1000;
-  const growth = (settledRss() - before) / 1e6;
+  const after = settled();
+  const growth = (after.rss - before.rss) / 1e6;
+  const heapGrowth = (after.heapUsed - before.heapUsed) / 1e6;
 
   const p50 = { ours: percentile(times.ours, 50), bare: percentile(times.bare, 50) };
   return {
@@ -123,7 +126,7 @@ export async function chartsBench(): Promise<Section> {
       `p50 ours / bare: **${(p50.ours / p50.bare).toFixed(2)}×** (target: within 1.2×).`,
       '',
       `Memory: ${MEMORY_RENDERS.toLocaleString('en')} more renders with the same renderer (${seconds.toFixed(1)} s) grew RSS by ` +
-        `**${growth.toFixed(1)} MB** after garbage collection${gc ? '' : ' (run without --expose-gc: GC not forced)'} (target: under 50 MB).`,
+        `**${growth.toFixed(1)} MB** (JS heap ${heapGrowth >= 0 ? '+' : ''}${heapGrowth.toFixed(1)} MB) after garbage collection${gc ? '' : ' (run without --expose-gc: GC not forced)'} (target: under 50 MB).`,
     ].join('\n'),
   };
 }

@@ -1,0 +1,86 @@
+// ReportPoster over the Web API: the chart and its text in the schedule's channel, at most one
+// post per second per channel (Slack's limit for chat messages), and a DM when a schedule pauses.
+import { setTimeout as delay } from 'node:timers/promises';
+import { escapeMrkdwn } from '../blocks/text.js';
+import { AppError } from '../errors.js';
+import type { DailyReport } from '../reports/daily-report.js';
+import type { ReportPoster } from '../reports/scheduler.js';
+import type { Schedule } from '../store/schedules.js';
+import type { WorkspaceClients } from './workspace-clients.js';
+
+const REASONS: Record<string, string> = {
+  not_in_channel: 'I am no longer in the channel (invite me back with `/invite @cdn`)',
+  channel_not_found: 'the channel is gone or I cannot see it',
+  is_archived: 'the channel is archived',
+  invalid_auth: 'the app was uninstalled or its token revoked',
+  token_revoked: 'the app was uninstalled or its token revoked',
+  account_inactive: 'the app was uninstalled or its token revoked',
+};
+
+/** Spaces posts to one channel by `gapMs`, in order; other channels are not held up. */
+export class ChannelPacer {
+  readonly #last = new Map<string, Promise<void>>();
+  constructor(private readonly gapMs = 1_000) {}
+
+  async turn<T>(channel: string, post: () => Promise<T>): Promise<T> {
+    const previous = this.#last.get(channel) ?? Promise.resolve();
+    const mine = previous.then(post);
+    // The next post to this channel waits for this one, then the gap.
+    const gate = mine.then(
+      () => delay(this.gapMs),
+      () => delay(this.gapMs),
+    );
+    this.#last.set(channel, gate);
+    gate.then(() => {
+      if (this.#last.get(channel) === gate) this.#last.delete(channel);
+    });
+    return mine;
+  }
+}
+
+export class SlackReportPoster implements ReportPoster {
+  constructor(
+    private readonly clients: WorkspaceClients,
+    private readonly pacer = new ChannelPacer(),
+  ) {}
+
+  async post(schedule: Schedule, report: DailyReport): Promise<void> {
+    const token = await this.clients.tokenFor(schedule.workspaceId);
+    const client = this.clients.client;
+    await this.pacer.turn(schedule.channelId, async () => {
+      try {
+        if (report.png) {
+          await client.filesUploadV2({
+            token,
+            channel_id: schedule.channelId,
+            file: report.png,
+            filename: report.filename,
+            title: report.title,
+            initial_comment: report.text,
+          });
+        } else {
+          await client.chat.postMessage({
+            token,
+            channel: schedule.channelId,
+            text: `${report.text}\nNo traffic that day.`,
+          });
+        }
+      } catch (error) {
+        const code = (error as { data?: { error?: string } }).data?.error ?? '';
+        throw new AppError(
+          'invalid_input',
+          `The report could not be posted: ${REASONS[code] ?? code ?? 'unknown error'}.`,
+        );
+      }
+    });
+  }
+
+  async paused(schedule: Schedule, reason: string): Promise<void> {
+    const token = await this.clients.tokenFor(schedule.workspaceId);
+    await this.clients.client.chat.postMessage({
+      token,
+      channel: schedule.createdBy,
+      text: `:double_vertical_bar: Your daily report of *${escapeMrkdwn(schedule.zoneName)}* for <#${schedule.channelId}> is paused. ${reason}`,
+    });
+  }
+}
