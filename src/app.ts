@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import type { AppDeps } from './deps.js';
 import { registerListeners } from './listeners/index.js';
 import type { Logger } from './logger.js';
+import { DailyReportService } from './reports/daily-report.js';
 import { AnalyticsService } from './services/analytics.js';
 import { ApprovalService } from './services/approvals.js';
 import { CdnAccess } from './services/cdn-access.js';
@@ -58,6 +59,7 @@ export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps 
     logger,
   });
   const zones = new ZoneService({ cdn, audit: store.audit, clock });
+  const renderer = options.chartRenderer ?? new TrafficChartRenderer();
   const clients = new WorkspaceClients(client, {
     ...(options.config.slack.botToken ? { botToken: options.config.slack.botToken } : {}),
     installations: store.installations,
@@ -69,12 +71,8 @@ export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps 
     ratelimit: new RateLimitService(cdn, store.audit),
     credentials: new CredentialService(store, cdn),
     purges: new PurgeService(cdn, zones, store),
-    analytics: new AnalyticsService(
-      cdn,
-      store,
-      options.chartRenderer ?? new TrafficChartRenderer(),
-      clock,
-    ),
+    analytics: new AnalyticsService(cdn, store, renderer, clock),
+    reports: new DailyReportService(cdn, store, renderer),
     approvals: new ApprovalService(store, cdn, new SlackApprovalNotifier(clients), clock, logger),
     clients,
     groups: new GroupMembersCache(clock),

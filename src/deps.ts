@@ -1,6 +1,7 @@
 // What the listeners share, built once at start-up and passed in: no globals.
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
+import type { DailyReportService } from './reports/daily-report.js';
 import type { AnalyticsService } from './services/analytics.js';
 import type { ApprovalService } from './services/approvals.js';
 import type { CdnAccess } from './services/cdn-access.js';
@@ -21,6 +22,7 @@ export interface AppDeps {
   purges: PurgeService;
   approvals: ApprovalService;
   analytics: AnalyticsService;
+  reports: DailyReportService;
   /** Bot tokens for work outside a request (approval expiry, reports). */
   clients: WorkspaceClients;
   groups: GroupMembersCache;

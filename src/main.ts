@@ -6,7 +6,9 @@ import { systemClock } from './clock.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import type { AppDeps } from './deps.js';
 import { createLogger, type Logger } from './logger.js';
+import { ReportScheduler } from './reports/scheduler.js';
 import { SANDBOX_DEMO_KEY, startSandbox } from './sandbox/server.js';
+import { SlackReportPoster } from './slack/report-poster.js';
 import { openStore, type Store } from './store/index.js';
 import { loadKeyring } from './store/keyring.js';
 
@@ -102,6 +104,15 @@ async function main(): Promise<void> {
     // Expires purge-everything requests nobody approved; every replica sweeps, each request once.
     const sweeper = new AbortController();
     void deps.approvals.sweep(sweeper.signal);
+    // Posts daily reports; with several replicas each occurrence is claimed by one of them.
+    const scheduler = new ReportScheduler({
+      store,
+      reports: deps.reports,
+      poster: new SlackReportPoster(deps.clients),
+      clock: systemClock,
+      logger,
+    });
+    void scheduler.run(sweeper.signal);
     stopMode = async () => {
       sweeper.abort();
       await app.stop();

@@ -4,6 +4,7 @@ import type { AuditEntry } from '../store/audit-log.js';
 import type { CredentialStatus } from '../store/credentials.js';
 import type { Schedule } from '../store/schedules.js';
 import { HOME_IDS } from './ids.js';
+import { scheduleLine } from './reports.js';
 import { code, escapeMrkdwn, mrkdwn, plain, slackDate, user } from './text.js';
 
 const MAX_ACTIVITY = 10;
@@ -61,12 +62,24 @@ export function homeView(options: {
   if (options.schedules.length === 0) {
     blocks.push({ type: 'context', elements: [mrkdwn('No daily reports scheduled.')] });
   }
-  for (const schedule of options.schedules.slice(0, MAX_SCHEDULES)) {
+  for (const [index, schedule] of options.schedules.slice(0, MAX_SCHEDULES).entries()) {
     blocks.push({
       type: 'section',
-      text: mrkdwn(
-        `*${escapeMrkdwn(schedule.zoneName)}* → <#${schedule.channelId}> daily at ${escapeMrkdwn(schedule.timeOfDay)} (${escapeMrkdwn(schedule.timeZone)})${schedule.status === 'paused' ? ` · :double_vertical_bar: paused: ${escapeMrkdwn(schedule.pausedReason ?? '')}` : ''}`,
-      ),
+      text: mrkdwn(scheduleLine(schedule)),
+      accessory: {
+        type: 'button',
+        text: plain('Stop'),
+        action_id: `${HOME_IDS.stopReport}_${index}`,
+        value: schedule.id,
+        confirm: {
+          title: plain('Stop this report?'),
+          text: mrkdwn(
+            `No more daily reports of *${escapeMrkdwn(schedule.zoneName)}* in <#${schedule.channelId}>.`,
+          ),
+          confirm: plain('Stop it'),
+          deny: plain('Keep it'),
+        },
+      },
     });
   }
   return { type: 'home', blocks };

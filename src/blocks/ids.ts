@@ -34,6 +34,8 @@ export const HOME_IDS = {
   listZones: 'home_list_zones',
   createZone: 'home_create_zone',
   analytics: 'home_analytics',
+  /** One per schedule: home_stop_report_0, home_stop_report_1, … */
+  stopReport: 'home_stop_report',
   actionsBlock: 'home_actions',
 } as const;
 

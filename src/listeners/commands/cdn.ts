@@ -16,6 +16,7 @@ import { login } from './login.js';
 import { logout } from './logout.js';
 import { purge } from './purge.js';
 import { ratelimit } from './ratelimit.js';
+import { report } from './report.js';
 import { zones } from './zones.js';
 
 const HANDLERS: Record<string, SubcommandHandler> = {
@@ -26,6 +27,7 @@ const HANDLERS: Record<string, SubcommandHandler> = {
   ratelimit,
   purge,
   analytics,
+  report,
   audit,
   login,
   logout,

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { HOME_IDS } from '../../src/blocks/ids.js';
+import { CHANNEL, MEMBER, startHarness, textOf } from './harness.js';
+
+describe('/cdn report', () => {
+  it('schedules at 09:00 in the requester’s time zone in this channel, lists, and stops', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.command('report example.com daily');
+    const [scheduled] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    expect(textOf(scheduled?.blocks)).toContain(`<#${CHANNEL}> at 09:00 America/New_York`);
+    const [schedule] = await h.store.schedules.listForWorkspace(h.workspaceId);
+    // The harness clock reads 2026-11-22 10:00 UTC, 05:00 in New York: 09:00 there is 14:00 UTC.
+    expect(schedule).toMatchObject({
+      zoneName: 'example.com',
+      channelId: CHANNEL,
+      timeOfDay: '09:00',
+      timeZone: 'America/New_York',
+      nextRunAt: Date.parse('2026-11-22T14:00:00Z'),
+    });
+
+    await h.command('report shop.example.org daily 7:30 <#CREPORTS|reports>');
+    await h.slack.waitForMessages((m) => m.via === 'response_url', 2);
+    await h.command('report list');
+    const [, , list] = await h.slack.waitForMessages((m) => m.via === 'response_url', 3);
+    expect(textOf(list?.blocks)).toContain(
+      '*shop.example.org* → <#CREPORTS> daily at 07:30 (America/New_York)',
+    );
+
+    await h.command(`report stop ${schedule?.id.slice(0, 8)}`);
+    const [, , , stopped] = await h.slack.waitForMessages((m) => m.via === 'response_url', 4);
+    expect(stopped?.text).toContain('stopped');
+    expect(
+      (await h.store.schedules.listForWorkspace(h.workspaceId)).map((s) => s.zoneName),
+    ).toEqual(['shop.example.org']);
+    const actions = (await h.store.audit.recent(h.workspaceId)).map((e) => e.action);
+    expect(actions.slice(0, 3)).toEqual(['report.stopped', 'report.scheduled', 'report.scheduled']);
+  });
+
+  it('refuses a bad time without scheduling anything', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.command('report example.com daily 25:00');
+    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    expect(reply?.text).toContain('`25:00` is not a time (HH:MM) or a #channel');
+    expect(await h.store.schedules.listForWorkspace(h.workspaceId)).toEqual([]);
+  });
+
+  it('stops a report from its button in the App Home', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.command('report example.com daily');
+    await h.slack.waitForMessages((m) => m.via === 'response_url');
+    await h.event({ type: 'app_home_opened', user: MEMBER, channel: 'D1', tab: 'home' });
+    await h.slack.waitForCalls((c) => c.method === 'views.publish');
+    const homeId = h.slack.homes.get(MEMBER)?.id ?? '';
+    expect(textOf(h.slack.homes.get(MEMBER)?.view)).toContain('*example.com* →');
+    await h.clickInView(homeId, `${HOME_IDS.stopReport}_0`);
+    await h.slack.waitForCalls((c) => c.method === 'views.publish', 2);
+    expect(await h.store.schedules.listForWorkspace(h.workspaceId)).toEqual([]);
+    expect(textOf(h.slack.homes.get(MEMBER)?.view)).toContain('No daily reports scheduled.');
+  });
+});
