@@ -4,6 +4,7 @@ import { cpus } from 'node:os';
 import { ackLatencyBench } from './ack-latency.js';
 import { chartsBench } from './charts.js';
 import { purgeBench } from './purge.js';
+import { reportsBench } from './reports.js';
 import type { Section } from './stats.js';
 
 // Charts first: its memory measurement wants a process the other suites have not filled yet.
@@ -11,6 +12,7 @@ const suites: Array<[string, () => Promise<Section>]> = [
   ['charts', chartsBench],
   ['purge', purgeBench],
   ['ack-latency', ackLatencyBench],
+  ['reports', reportsBench],
 ];
 
 const only = process.argv[2];

@@ -84,7 +84,12 @@ export interface FakeSlackOptions {
   oauth?: { clientId: string; clientSecret: string };
   /** Socket Mode: the app-level token, and the WebSocket URL apps.connections.open hands out. */
   socket?: { appToken: string; url: string };
+  /** Enforce Slack's one post per second per channel (HTTP 429 with Retry-After). Default off. */
+  channelRateLimit?: boolean;
 }
+
+/** Methods that post into a channel, and so count against its one-per-second limit. */
+const POSTING = new Set(['chat.postMessage', 'files.completeUploadExternal']);
 
 const TRIGGER_TTL_MS = 3_000;
 const RESPONSE_URL_TTL_MS = 30 * 60_000;
@@ -107,6 +112,10 @@ export class FakeSlack extends EventEmitter<{ call: [ApiCall]; response: [Messag
   readonly #triggers = new Map<string, { userId: string; issuedAt: number; used: boolean }>();
   readonly #responseUrls = new Map<string, ResponseTarget>();
   readonly #oauthCodes = new Map<string, { teamId: string; userId: string }>();
+  readonly #lastPost = new Map<string, number>();
+  readonly #channelRateLimit: boolean;
+  /** How many calls were answered 429. */
+  rateLimited = 0;
   readonly #oauth: FakeSlackOptions['oauth'];
   readonly #socket: FakeSlackOptions['socket'];
   readonly #server: Server;
@@ -125,6 +134,7 @@ export class FakeSlack extends EventEmitter<{ call: [ApiCall]; response: [Messag
     ]);
     this.#oauth = options.oauth;
     this.#socket = options.socket;
+    this.#channelRateLimit = options.channelRateLimit ?? false;
     this.#server = createServer((req, res) => {
       this.#handle(req, res).catch((error: unknown) => {
         if (!res.headersSent)
@@ -233,6 +243,13 @@ export class FakeSlack extends EventEmitter<{ call: [ApiCall]; response: [Messag
       (typeof args.token === 'string' ? args.token : undefined);
     delete args.token;
     const identity = token ? this.#tokens.get(token) : undefined;
+    if (identity && this.#isRateLimited(method, args)) {
+      this.rateLimited += 1;
+      res
+        .writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' })
+        .end('{"ok":false,"error":"ratelimited"}');
+      return;
+    }
     // The OAuth exchange authenticates with the app's client credentials, not a token.
     const response =
       method === 'oauth.v2.access'
@@ -314,6 +331,16 @@ export class FakeSlack extends EventEmitter<{ call: [ApiCall]; response: [Messag
       default:
         return { ok: false, error: 'unknown_method' };
     }
+  }
+
+  #isRateLimited(method: string, args: Args): boolean {
+    if (!this.#channelRateLimit || !POSTING.has(method)) return false;
+    const channel = String(args.channel ?? args.channel_id ?? '');
+    const now = this.#clock.now();
+    const last = this.#lastPost.get(channel);
+    if (last !== undefined && now - last < 1_000) return true;
+    this.#lastPost.set(channel, now);
+    return false;
   }
 
   #oauthAccess(args: Args, authorization: string | undefined): Args {

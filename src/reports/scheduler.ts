@@ -2,7 +2,7 @@
 // update, so with several replicas each report is posted once. Late occurrences are caught up
 // within a window and skipped beyond it; a failing report pauses its schedule instead of failing
 // again every day.
-import pLimit from 'p-limit';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { errorText } from '../blocks/errors.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
@@ -40,6 +40,28 @@ export interface TickResult {
   lost: number;
 }
 
+/**
+ * Round-robin over channels: a channel takes one post a second, so consecutive reports for one
+ * channel would hold every concurrency slot waiting on it while other channels sit idle.
+ */
+export function interleaveByChannel(schedules: Schedule[]): Schedule[] {
+  const byChannel = new Map<string, Schedule[]>();
+  for (const schedule of schedules) {
+    const queue = byChannel.get(schedule.channelId);
+    if (queue) queue.push(schedule);
+    else byChannel.set(schedule.channelId, [schedule]);
+  }
+  const queues = [...byChannel.values()];
+  const ordered: Schedule[] = [];
+  for (let round = 0; ordered.length < schedules.length; round++) {
+    for (const queue of queues) {
+      const next = queue[round];
+      if (next) ordered.push(next);
+    }
+  }
+  return ordered;
+}
+
 export class ReportScheduler {
   readonly #options: Required<Pick<SchedulerOptions, 'catchUpMs' | 'concurrency' | 'batch'>> &
     SchedulerOptions;
@@ -57,7 +79,7 @@ export class ReportScheduler {
       const due = await store.schedules.due(batch);
       if (due.length === 0) return result;
       const outcomes = await Promise.all(
-        due.map((schedule) => limit(() => this.#handle(schedule, clock.now()))),
+        interleaveByChannel(due).map((schedule) => this.#handle(schedule, clock.now(), limit)),
       );
       for (const outcome of outcomes) result[outcome] += 1;
       if (due.length < batch) return result;
@@ -78,7 +100,11 @@ export class ReportScheduler {
     }
   }
 
-  async #handle(schedule: Schedule, now: number): Promise<keyof TickResult> {
+  /**
+   * `limit` bounds the building (analytics and rendering, the costly part). Posting waits for its
+   * channel's turn outside it, so a slow channel never holds a slot other channels could use.
+   */
+  async #handle(schedule: Schedule, now: number, limit: LimitFunction): Promise<keyof TickResult> {
     const { store, catchUpMs, logger } = this.#options;
     const dueAt = schedule.nextRunAt;
     if (now - dueAt > catchUpMs) {
@@ -98,7 +124,7 @@ export class ReportScheduler {
     const next = nextOccurrence(schedule.timeOfDay, schedule.timeZone, dueAt);
     if (!(await store.schedules.claim(schedule.id, dueAt, next))) return 'lost';
     try {
-      const report = await this.#options.reports.build(schedule, dueAt);
+      const report = await limit(() => this.#options.reports.build(schedule, dueAt));
       await this.#options.poster.post(schedule, report);
       await this.#audit(schedule, 'report.posted', 'ok', { dueAt });
       return 'posted';

@@ -270,4 +270,23 @@ describe('fake Slack Web API', () => {
     slack.addUsergroup('S1', 'sre', ['U1']);
     expect((await client.usergroups.users.list({ usergroup: 'S1' })).users).toEqual(['U1']);
   });
+
+  it('answers 429 with Retry-After for a second post in a channel within a second, when asked to', async () => {
+    const limited = await startFakeSlack({ clock, channelRateLimit: true });
+    limited.addChannel({ id: 'C1', name: 'ops', botMember: true });
+    const web = new WebClient(limited.botToken, {
+      slackApiUrl: limited.apiUrl,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+    });
+    await web.chat.postMessage({ channel: 'C1', text: 'one' });
+    await expect(web.chat.postMessage({ channel: 'C1', text: 'two' })).rejects.toMatchObject({
+      code: 'slack_webapi_rate_limited_error',
+      retryAfter: 1,
+    });
+    clock.advance(1_000);
+    await web.chat.postMessage({ channel: 'C1', text: 'three' });
+    expect(limited.rateLimited).toBe(1);
+    await limited.close();
+  });
 });

@@ -21,11 +21,11 @@ export const report: SubcommandHandler = async (context) => {
     await respond(noticeMessage(USAGE));
     return;
   }
+  await requireOperatorIn(context, command.user_id, 'manage daily reports');
   if (first.toLowerCase() === 'list') {
     await respond(scheduleListMessage(await deps.store.schedules.listForWorkspace(workspaceId)));
     return;
   }
-  await requireOperatorIn(context, command.user_id, 'manage daily reports');
   if (first.toLowerCase() === 'stop') {
     const prefix = (rest[0] ?? '').toLowerCase();
     const matches = (await deps.store.schedules.listForWorkspace(workspaceId)).filter(
