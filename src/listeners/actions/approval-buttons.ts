@@ -7,7 +7,7 @@ import { errorText } from '../../blocks/errors.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import type { Approval } from '../../store/approvals.js';
-import { accessFor } from '../commands/context.js';
+import { accessFor, workspaceOf } from '../commands/context.js';
 
 type ButtonArgs = SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs;
 
@@ -42,7 +42,7 @@ function button(
 ) {
   return async (args: ButtonArgs) => {
     await args.ack();
-    const workspaceId = args.context.teamId ?? args.body.team?.id ?? args.body.user.team_id ?? '';
+    const workspaceId = workspaceOf(args.context, args.body);
     try {
       await handle(
         args,

@@ -8,12 +8,9 @@ import { loginModal } from '../../blocks/login.js';
 import { zonesMessage } from '../../blocks/zones.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import { accessFor, encodeOrigin, requireOperatorIn } from '../commands/context.js';
+import { accessFor, encodeOrigin, requireOperatorIn, workspaceOf } from '../commands/context.js';
 
 type ButtonArgs = SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs;
-
-const workspaceOf = ({ context, body }: ButtonArgs) =>
-  context.teamId ?? body.team?.id ?? body.user.team_id ?? '';
 
 /** A modal-opening button: a refusal is shown in a modal too, since the Home has no conversation. */
 function opensModal(
@@ -22,7 +19,7 @@ function opensModal(
 ) {
   return async (args: ButtonArgs) => {
     await args.ack();
-    const workspaceId = workspaceOf(args);
+    const workspaceId = workspaceOf(args.context, args.body);
     let view: ModalView;
     try {
       view = await open(args, workspaceId);
@@ -68,7 +65,9 @@ export function homeListZones(deps: AppDeps) {
     const userId = args.body.user.id;
     let message: ReturnType<typeof zonesMessage>;
     try {
-      message = zonesMessage(await deps.zones.page(workspaceOf(args), { page: 1 }));
+      message = zonesMessage(
+        await deps.zones.page(workspaceOf(args.context, args.body), { page: 1 }),
+      );
     } catch (error) {
       message = errorMessage(error, 'listing zones');
     }

@@ -3,7 +3,7 @@ import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } 
 import { errorText, noticeModal } from '../../blocks/errors.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import { requireOperatorIn } from '../commands/context.js';
+import { requireOperatorIn, workspaceOf } from '../commands/context.js';
 import { publishHome } from '../events/app-home-opened.js';
 
 export function homeStopReport(deps: AppDeps) {
@@ -15,7 +15,7 @@ export function homeStopReport(deps: AppDeps) {
     context,
   }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
     await ack();
-    const workspaceId = context.teamId ?? body.team?.id ?? body.user.team_id ?? '';
+    const workspaceId = workspaceOf(context, body);
     const userId = body.user.id;
     try {
       await requireOperatorIn({ client, workspaceId, deps }, userId, 'manage daily reports');

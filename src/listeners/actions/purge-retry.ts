@@ -4,7 +4,7 @@ import { errorMessage } from '../../blocks/errors.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { respondTarget } from '../../slack/message-target.js';
-import { requireOperatorIn } from '../commands/context.js';
+import { requireOperatorIn, workspaceOf } from '../commands/context.js';
 import { runPurges } from '../purge-run.js';
 
 export function purgeRetry(deps: AppDeps) {
@@ -17,7 +17,7 @@ export function purgeRetry(deps: AppDeps) {
     context,
   }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
     await ack();
-    const workspaceId = context.teamId ?? body.team?.id ?? body.user.team_id ?? '';
+    const workspaceId = workspaceOf(context, body);
     const userId = body.user.id;
     try {
       await requireOperatorIn({ client, workspaceId, deps }, userId, 'purge cached content');

@@ -6,6 +6,7 @@ import { AppError } from '../../errors.js';
 import { defaultGranularity } from '../../services/analytics.js';
 import { webDirectory } from '../../slack/directory.js';
 import { postChart } from '../../slack/post-chart.js';
+import { workspaceOf } from '../commands/context.js';
 
 export function zoneAnalytics(deps: AppDeps) {
   return async ({
@@ -17,7 +18,7 @@ export function zoneAnalytics(deps: AppDeps) {
     context,
   }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
     await ack();
-    const workspaceId = context.teamId ?? body.team?.id ?? body.user.team_id ?? '';
+    const workspaceId = workspaceOf(context, body);
     const channelId = body.channel?.id ?? body.container?.channel_id;
     try {
       if (!channelId)

@@ -3,6 +3,7 @@ import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } 
 import { errorMessage } from '../../blocks/errors.js';
 import { type ZonesPagerValue, zonesMessage } from '../../blocks/zones.js';
 import type { AppDeps } from '../../deps.js';
+import { workspaceOf } from '../commands/context.js';
 
 function parseValue(value: string | undefined): ZonesPagerValue {
   try {
@@ -24,7 +25,7 @@ export function zonesPage(deps: AppDeps) {
     context,
   }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
     await ack();
-    const workspaceId = context.teamId ?? body.team?.id ?? body.user.team_id ?? '';
+    const workspaceId = workspaceOf(context, body);
     const target = parseValue(action.value);
     try {
       const page = await deps.zones.page(workspaceId, target);

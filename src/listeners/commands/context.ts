@@ -22,6 +22,17 @@ export function accessFor(
   return new AccessControl(webDirectory(context.client, context.workspaceId, context.deps.groups));
 }
 
+/**
+ * The workspace an interaction belongs to: Bolt's authorized team first, then the payload's.
+ * Every handler reads it the same way.
+ */
+export function workspaceOf(
+  context: { teamId?: string | undefined },
+  body: { team?: { id?: string } | null; user?: { team_id?: string } },
+): string {
+  return context.teamId ?? body.team?.id ?? body.user?.team_id ?? '';
+}
+
 /** Operators only (when a group is configured): the check every changing handler makes. */
 export async function requireOperatorIn(
   context: Pick<SubcommandContext, 'client' | 'workspaceId' | 'deps'>,

@@ -7,6 +7,7 @@ import { AppError } from '../../errors.js';
 import { defaultGranularity, RANGES, type RangeKey } from '../../services/analytics.js';
 import { webDirectory } from '../../slack/directory.js';
 import { postChart } from '../../slack/post-chart.js';
+import { workspaceOf } from '../commands/context.js';
 
 export function analyticsSubmit(deps: AppDeps) {
   return async ({
@@ -16,7 +17,7 @@ export function analyticsSubmit(deps: AppDeps) {
     client,
     context,
   }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs) => {
-    const workspaceId = context.teamId ?? body.team?.id ?? body.user.team_id ?? '';
+    const workspaceId = workspaceOf(context, body);
     const userId = body.user.id;
     const values = view.state.values;
     const zoneId =

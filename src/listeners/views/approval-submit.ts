@@ -5,13 +5,13 @@ import { APPROVAL_IDS } from '../../blocks/ids.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { pendingApproval } from '../actions/approval-buttons.js';
-import { accessFor } from '../commands/context.js';
+import { accessFor, workspaceOf } from '../commands/context.js';
 
 type SubmitArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 
 /** Re-checks the request and the person (the modal may have stayed open a while). */
 async function eligible(deps: AppDeps, args: SubmitArgs) {
-  const workspaceId = args.context.teamId ?? args.body.team?.id ?? args.body.user.team_id ?? '';
+  const workspaceId = workspaceOf(args.context, args.body);
   const approval = await pendingApproval(deps, workspaceId, args.view.private_metadata);
   const workspace = await deps.store.workspaces.ensure(workspaceId);
   await accessFor({ client: args.client, workspaceId, deps }).requireApprover(

@@ -8,7 +8,7 @@ import { ZONE_PLANS, type ZonePlan } from '../../cdn/schemas.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { deliver } from '../../slack/respond.js';
-import { decodeOrigin, requireOperatorIn } from '../commands/context.js';
+import { decodeOrigin, requireOperatorIn, workspaceOf } from '../commands/context.js';
 
 export function createSubmit(deps: AppDeps) {
   return async ({
@@ -18,7 +18,7 @@ export function createSubmit(deps: AppDeps) {
     client,
     context,
   }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs) => {
-    const workspaceId = context.teamId ?? body.team?.id ?? body.user.team_id ?? '';
+    const workspaceId = workspaceOf(context, body);
     const userId = body.user.id;
     const values = view.state.values;
     const domain = values[CREATE_IDS.domainBlock]?.[CREATE_IDS.domainInput]?.value ?? '';

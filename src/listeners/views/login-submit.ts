@@ -13,7 +13,7 @@ import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import type { KeyCheck } from '../../services/credentials.js';
 import { postToResponseUrl } from '../../slack/respond.js';
-import { accessFor, decodeOrigin } from '../commands/context.js';
+import { accessFor, decodeOrigin, workspaceOf } from '../commands/context.js';
 
 /** Slack closes a submission after 3 s; past this the form turns into a "checking" view. */
 const INLINE_ANSWER_MS = 2_500;
@@ -28,7 +28,7 @@ export function loginSubmit(deps: AppDeps) {
     client,
     context,
   }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs) => {
-    const workspaceId = context.teamId ?? body.team?.id ?? body.user.team_id ?? '';
+    const workspaceId = workspaceOf(context, body);
     const userId = body.user.id;
     const values = view.state.values;
     const apiKey = values[LOGIN_IDS.keyBlock]?.[LOGIN_IDS.keyInput]?.value?.trim() ?? '';

@@ -6,7 +6,7 @@ import { PURGE_IDS } from '../../blocks/ids.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { deliver } from '../../slack/respond.js';
-import { decodeOrigin, requireOperatorIn } from '../commands/context.js';
+import { decodeOrigin, requireOperatorIn, workspaceOf } from '../commands/context.js';
 
 export function purgeEverythingSubmit(deps: AppDeps) {
   return async ({
@@ -16,7 +16,7 @@ export function purgeEverythingSubmit(deps: AppDeps) {
     client,
     context,
   }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs) => {
-    const workspaceId = context.teamId ?? body.team?.id ?? body.user.team_id ?? '';
+    const workspaceId = workspaceOf(context, body);
     const userId = body.user.id;
     const values = view.state.values;
     const typed = (values[PURGE_IDS.confirmBlock]?.[PURGE_IDS.confirmInput]?.value ?? '')

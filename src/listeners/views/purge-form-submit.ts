@@ -9,7 +9,7 @@ import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { splitItems } from '../../services/purge-targets.js';
 import { originTarget } from '../../slack/message-target.js';
-import { decodeOrigin, encodeOrigin, requireOperatorIn } from '../commands/context.js';
+import { decodeOrigin, encodeOrigin, requireOperatorIn, workspaceOf } from '../commands/context.js';
 import { runPurges } from '../purge-run.js';
 
 export function purgeFormSubmit(deps: AppDeps) {
@@ -20,7 +20,7 @@ export function purgeFormSubmit(deps: AppDeps) {
     client,
     context,
   }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs) => {
-    const workspaceId = context.teamId ?? body.team?.id ?? body.user.team_id ?? '';
+    const workspaceId = workspaceOf(context, body);
     const userId = body.user.id;
     const values = view.state.values;
     const zoneId = values[PURGE_IDS.zoneBlock]?.[ZONE_PICKER_IDS.action]?.selected_option?.value;
