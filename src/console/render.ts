@@ -1,0 +1,136 @@
+// Block Kit as terminal text, for the local console: headers, sections, fields, context, dividers,
+// Slack mrkdwn and its <…> escapes made readable, and buttons numbered so they can be pressed.
+
+type Json = Record<string, unknown>;
+
+export interface RenderOptions {
+  /** Display names for user ids (`<@U1>` → `@alice`). */
+  users?: ReadonlyMap<string, string>;
+  /** Display names for channel ids (`<#C1>` → `#ops`). */
+  channels?: ReadonlyMap<string, string>;
+  /** Called for each button, in order; returns the number it is pressed by. */
+  numberButton?: (button: {
+    actionId: string;
+    blockId: string;
+    value?: string;
+    text: string;
+  }) => number;
+  width?: number;
+}
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Slack mrkdwn and its escapes as plain text: links, mentions, dates, entities. */
+export function mrkdwnToText(text: string, options: RenderOptions = {}): string {
+  return text
+    .replace(/<!date\^\d+\^[^|>]*\|([^>]*)>/g, '$1')
+    .replace(
+      /<!subteam\^[A-Z0-9]+(?:\|([^>]*))?>/g,
+      (_m, handle: string | undefined) => handle ?? '@group',
+    )
+    .replace(/<!(channel|here|everyone)>/g, '@$1')
+    .replace(/<@([A-Z0-9]+)(?:\|[^>]*)?>/g, (_m, id: string) => `@${options.users?.get(id) ?? id}`)
+    .replace(
+      /<#([A-Z0-9]+)(?:\|([^>]*))?>/g,
+      (_m, id: string, name: string | undefined) => `#${name ?? options.channels?.get(id) ?? id}`,
+    )
+    .replace(/<([a-z][a-z0-9+.-]*:[^|>]+)\|([^>]+)>/gi, '$2 ($1)')
+    .replace(/<([a-z][a-z0-9+.-]*:[^|>]+)>/gi, '$1')
+    .replaceAll('&lt;', '<')
+    .replaceAll('&gt;', '>')
+    .replaceAll('&amp;', '&');
+}
+
+function textOf(value: unknown, options: RenderOptions): string {
+  if (!isObject(value) || typeof value.text !== 'string') return '';
+  return value.type === 'mrkdwn' ? mrkdwnToText(value.text, options) : value.text;
+}
+
+function button(element: Json, blockId: string, options: RenderOptions): string {
+  const text = textOf(element.text, options);
+  const number = options.numberButton?.({
+    actionId: String(element.action_id ?? ''),
+    blockId,
+    ...(typeof element.value === 'string' ? { value: element.value } : {}),
+    text,
+  });
+  return number === undefined ? `[${text}]` : `[${number}] ${text}`;
+}
+
+function indent(text: string, prefix: string): string {
+  return text
+    .split('\n')
+    .map((line) => `${prefix}${line}`)
+    .join('\n');
+}
+
+/** Renders blocks (or, with none, the fallback text) as lines of terminal text. */
+export function renderBlocks(
+  blocks: unknown[] | undefined,
+  fallback: string | undefined,
+  options: RenderOptions = {},
+): string {
+  if (!blocks || blocks.length === 0) return mrkdwnToText(fallback ?? '', options);
+  const width = options.width ?? 72;
+  const out: string[] = [];
+  for (const block of blocks) {
+    if (!isObject(block)) continue;
+    const blockId = String(block.block_id ?? '');
+    switch (block.type) {
+      case 'header': {
+        const title = textOf(block.text, options);
+        out.push(title, '═'.repeat(Math.min(width, Math.max(3, title.length))));
+        break;
+      }
+      case 'section': {
+        const lines: string[] = [];
+        if (block.text) lines.push(textOf(block.text, options));
+        if (Array.isArray(block.fields))
+          lines.push(block.fields.map((f) => textOf(f, options)).join('   '));
+        if (isObject(block.accessory) && block.accessory.type === 'button') {
+          lines.push(`  ${button(block.accessory, blockId, options)}`);
+        }
+        out.push(lines.join('\n'));
+        break;
+      }
+      case 'context':
+        if (Array.isArray(block.elements)) {
+          out.push(
+            indent(
+              block.elements
+                .map((e) =>
+                  isObject(e) && e.type === 'image'
+                    ? `[image: ${String(e.alt_text ?? '')}]`
+                    : textOf(e, options),
+                )
+                .join(' · '),
+              '  │ ',
+            ),
+          );
+        }
+        break;
+      case 'divider':
+        out.push('─'.repeat(width));
+        break;
+      case 'actions':
+        if (Array.isArray(block.elements)) {
+          out.push(
+            block.elements
+              .filter(isObject)
+              .map((e) =>
+                e.type === 'button' ? button(e, blockId, options) : `[${String(e.type)}]`,
+              )
+              .join('  '),
+          );
+        }
+        break;
+      case 'image':
+        out.push(`[image: ${String(block.alt_text ?? '')}]`);
+        break;
+      default:
+        out.push(`[${String(block.type)}]`);
+    }
+  }
+  return out.join('\n');
+}
