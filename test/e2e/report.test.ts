@@ -60,4 +60,17 @@ describe('/cdn report', () => {
     expect(await h.store.schedules.listForWorkspace(h.workspaceId)).toEqual([]);
     expect(textOf(h.slack.homes.get(MEMBER)?.view)).toContain('No daily reports scheduled.');
   });
+
+  it('falls back to UTC when Slack gives a time zone nobody knows', async () => {
+    const h = await startHarness();
+    await h.login();
+    h.slack.addUser({ id: 'UODD', name: 'odd', tz: 'Mars/Olympus_Mons' });
+    await h.command('report example.com daily', { user: 'UODD' });
+    await h.slack.waitForMessages((m) => m.via === 'response_url');
+    const [schedule] = await h.store.schedules.listForWorkspace(h.workspaceId);
+    expect(schedule).toMatchObject({
+      timeZone: 'UTC',
+      nextRunAt: Date.parse('2026-11-23T09:00:00Z'),
+    });
+  });
 });

@@ -1,6 +1,7 @@
 // /cdn report <zone> daily [HH:MM] [#channel] · /cdn report list · /cdn report stop <id>
 import { noticeMessage } from '../../blocks/errors.js';
 import { scheduledMessage, scheduleListMessage, shortId } from '../../blocks/reports.js';
+import { safeTimeZone } from '../../charts/format.js';
 import { AppError } from '../../errors.js';
 import { nextOccurrence, parseTimeOfDay } from '../../reports/schedule.js';
 import { webDirectory } from '../../slack/directory.js';
@@ -75,7 +76,10 @@ export const report: SubcommandHandler = async (context) => {
   }
   const zone = await deps.zones.resolve(workspaceId, first);
   // The requester's time zone, as Slack knows it.
-  const { timeZone } = await webDirectory(client, workspaceId, deps.groups).user(command.user_id);
+  // An unknown zone would make every occurrence unreadable: UTC instead.
+  const timeZone = safeTimeZone(
+    (await webDirectory(client, workspaceId, deps.groups).user(command.user_id)).timeZone,
+  );
   const schedule = await deps.store.schedules.create({
     workspaceId,
     zoneId: zone.id,
