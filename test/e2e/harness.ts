@@ -9,6 +9,7 @@ import { CdnTransport } from '../../src/cdn/transport.js';
 import { TrafficChartRenderer } from '../../src/charts/traffic-chart.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { AppDeps } from '../../src/deps.js';
+import { SlackPayloads } from '../../src/fake-slack/payloads.js';
 import {
   type FakeSlack,
   type FakeSlackOptions,
@@ -173,10 +174,7 @@ export async function startHarness(
     post(new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded');
   const interaction = (payload: Record<string, unknown>) =>
     form({ payload: JSON.stringify(payload) });
-  const who = (user: string) => ({
-    user: { id: user, team_id: workspaceId, username: user },
-    team: { id: workspaceId, domain: 'fake' },
-  });
+  const payloads = new SlackPayloads(slack, workspaceId);
 
   return {
     get url() {
@@ -207,129 +205,32 @@ export async function startHarness(
       await current.store.credentials.set(workspaceId, apiKey, { userId: ADMIN, validated: true });
     },
     shortcut(callbackId, message, { user = MEMBER } = {}) {
-      return interaction({
-        type: 'message_action',
-        callback_id: callbackId,
-        ...who(user),
-        api_app_id: 'A0FAKE',
-        channel: { id: message.channel, name: 'ops' },
-        message: { type: 'message', ts: message.ts, text: message.text, user: OTHER },
-        message_ts: message.ts,
-        trigger_id: slack.mintTrigger(user),
-        response_url: slack.mintResponseUrl(message.channel, user),
-      });
+      return interaction(
+        payloads.messageShortcut(callbackId, { ...message, user: OTHER }, { user }),
+      );
     },
     command(text, { user = MEMBER, channel = CHANNEL, team = workspaceId } = {}) {
-      return form({
-        token: 'legacy-unused',
-        team_id: team,
-        team_domain: 'fake',
-        channel_id: channel,
-        channel_name: 'ops',
-        user_id: user,
-        user_name: user,
-        command: '/cdn',
-        text,
-        api_app_id: 'A0FAKE',
-        response_url: slack.mintResponseUrl(channel, user),
-        trigger_id: slack.mintTrigger(user),
-      });
+      return form(payloads.slashCommand(text, { user, channel, team }));
     },
     click(message, actionId, { user = MEMBER } = {}) {
-      const action = findAction(message.blocks ?? [], actionId);
-      return interaction({
-        type: 'block_actions',
-        ...who(user),
-        api_app_id: 'A0FAKE',
-        container: {
-          type: 'message',
-          message_ts: message.ts,
-          channel_id: message.channel,
-          is_ephemeral: !!message.ephemeralTo,
-        },
-        channel: { id: message.channel, name: 'ops' },
-        message: { ts: message.ts, text: message.text, blocks: message.blocks },
-        trigger_id: slack.mintTrigger(user),
-        response_url: slack.mintResponseUrl(message.channel, user, message),
-        actions: [
-          { ...action.element, block_id: action.blockId, action_ts: String(Date.now() / 1000) },
-        ],
-      });
+      return interaction(payloads.blockAction(message, actionId, { user }));
     },
     clickInView(viewId, actionId, { user = MEMBER, value } = {}) {
-      const view =
-        slack.views.get(viewId) ?? [...slack.homes.values()].find((home) => home.id === viewId);
-      if (!view) throw new Error(`no view ${viewId}`);
-      const action = findAction((view.view.blocks as unknown[]) ?? [], actionId);
-      return interaction({
-        type: 'block_actions',
-        ...who(user),
-        api_app_id: 'A0FAKE',
-        container: { type: 'view', view_id: viewId },
-        view: { ...view.view, id: viewId, hash: view.hash },
-        trigger_id: slack.mintTrigger(user),
-        actions: [
-          {
-            ...action.element,
-            ...(value ? { value } : {}),
-            block_id: action.blockId,
-            action_ts: String(Date.now() / 1000),
-          },
-        ],
-      });
+      return interaction(
+        payloads.viewAction(viewId, actionId, { user, ...(value ? { value } : {}) }),
+      );
     },
     submit(viewId, values, { user = MEMBER } = {}) {
-      const view = slack.views.get(viewId);
-      if (!view) throw new Error(`no view ${viewId}`);
-      return interaction({
-        type: 'view_submission',
-        ...who(user),
-        api_app_id: 'A0FAKE',
-        trigger_id: slack.mintTrigger(user),
-        view: { ...view.view, id: viewId, hash: view.hash, state: { values } },
-      });
+      return interaction(payloads.viewSubmission(viewId, values, { user }));
     },
     suggest(actionId, value, { user = MEMBER } = {}) {
-      return interaction({
-        type: 'block_suggestion',
-        ...who(user),
-        api_app_id: 'A0FAKE',
-        action_id: actionId,
-        block_id: 'b',
-        value,
-      });
+      return interaction(payloads.blockSuggestion(actionId, value, { user }));
     },
     event(event) {
-      return post(
-        JSON.stringify({
-          token: 'legacy-unused',
-          team_id: workspaceId,
-          api_app_id: 'A0FAKE',
-          type: 'event_callback',
-          event_id: `Ev${Math.random().toString(36).slice(2)}`,
-          event_time: Math.floor(Date.now() / 1000),
-          event,
-        }),
-        'application/json',
-      );
+      return post(JSON.stringify(payloads.eventCallback(event)), 'application/json');
     },
     post,
   };
-}
-
-function findAction(
-  blocks: unknown[],
-  actionId: string,
-): { blockId: string; element: Record<string, unknown> } {
-  for (const block of blocks as Array<Record<string, unknown>>) {
-    const elements = [
-      ...((block.elements as Array<Record<string, unknown>> | undefined) ?? []),
-      ...(block.accessory ? [block.accessory as Record<string, unknown>] : []),
-    ];
-    const element = elements.find((e) => e.action_id === actionId);
-    if (element) return { blockId: String(block.block_id ?? 'b'), element };
-  }
-  throw new Error(`no ${actionId} button in the message`);
 }
 
 /** Every text a message or view shows, flattened and unescaped as Slack renders it. */

@@ -1,0 +1,173 @@
+// The payloads Slack sends an app (slash commands, interactions, events), built the way Slack
+// builds them, with trigger ids and response_urls minted by the fake Slack. The e2e harness signs
+// and POSTs them; the local console hands them to the app directly.
+import type { FakeSlack, Message } from './server.js';
+
+type Json = Record<string, unknown>;
+
+/** The button (or other element) with this action id, and its block's id. */
+export function findAction(
+  blocks: unknown[],
+  actionId: string,
+): { blockId: string; element: Json } {
+  for (const block of blocks as Json[]) {
+    const elements = [
+      ...((block.elements as Json[] | undefined) ?? []),
+      ...(block.accessory ? [block.accessory as Json] : []),
+    ];
+    const element = elements.find((e) => e.action_id === actionId);
+    if (element) return { blockId: String(block.block_id ?? 'b'), element };
+  }
+  throw new Error(`no ${actionId} element here`);
+}
+
+export class SlackPayloads {
+  constructor(
+    private readonly slack: FakeSlack,
+    private readonly teamId: string,
+  ) {}
+
+  #who(user: string) {
+    return {
+      user: { id: user, team_id: this.teamId, username: user },
+      team: { id: this.teamId, domain: 'fake' },
+    };
+  }
+
+  #actionTs(): string {
+    return String(Date.now() / 1000);
+  }
+
+  /** The form fields of a slash command. */
+  slashCommand(
+    text: string,
+    options: { user: string; channel: string; team?: string; command?: string },
+  ): Record<string, string> {
+    return {
+      token: 'legacy-unused',
+      team_id: options.team ?? this.teamId,
+      team_domain: 'fake',
+      channel_id: options.channel,
+      channel_name: options.channel,
+      user_id: options.user,
+      user_name: options.user,
+      command: options.command ?? '/cdn',
+      text,
+      api_app_id: 'A0FAKE',
+      response_url: this.slack.mintResponseUrl(options.channel, options.user),
+      trigger_id: this.slack.mintTrigger(options.user),
+    };
+  }
+
+  /** A click on a button of a message. */
+  blockAction(message: Message, actionId: string, options: { user: string }): Json {
+    const action = findAction(message.blocks ?? [], actionId);
+    return {
+      type: 'block_actions',
+      ...this.#who(options.user),
+      api_app_id: 'A0FAKE',
+      container: {
+        type: 'message',
+        message_ts: message.ts,
+        channel_id: message.channel,
+        is_ephemeral: !!message.ephemeralTo,
+      },
+      channel: { id: message.channel, name: message.channel },
+      message: { ts: message.ts, text: message.text, blocks: message.blocks },
+      trigger_id: this.slack.mintTrigger(options.user),
+      response_url: this.slack.mintResponseUrl(message.channel, options.user, message),
+      actions: [{ ...action.element, block_id: action.blockId, action_ts: this.#actionTs() }],
+    };
+  }
+
+  /** A click on a button of a view (a modal or the App Home). */
+  viewAction(viewId: string, actionId: string, options: { user: string; value?: string }): Json {
+    const view =
+      this.slack.views.get(viewId) ??
+      [...this.slack.homes.values()].find((home) => home.id === viewId);
+    if (!view) throw new Error(`no view ${viewId}`);
+    const action = findAction((view.view.blocks as unknown[]) ?? [], actionId);
+    return {
+      type: 'block_actions',
+      ...this.#who(options.user),
+      api_app_id: 'A0FAKE',
+      container: { type: 'view', view_id: viewId },
+      view: { ...view.view, id: viewId, hash: view.hash },
+      trigger_id: this.slack.mintTrigger(options.user),
+      actions: [
+        {
+          ...action.element,
+          ...(options.value ? { value: options.value } : {}),
+          block_id: action.blockId,
+          action_ts: this.#actionTs(),
+        },
+      ],
+    };
+  }
+
+  /** A modal submitted with `values[block_id][action_id]`. */
+  viewSubmission(
+    viewId: string,
+    values: Record<string, Record<string, unknown>>,
+    options: { user: string },
+  ): Json {
+    const view = this.slack.views.get(viewId);
+    if (!view) throw new Error(`no view ${viewId}`);
+    return {
+      type: 'view_submission',
+      ...this.#who(options.user),
+      api_app_id: 'A0FAKE',
+      trigger_id: this.slack.mintTrigger(options.user),
+      view: { ...view.view, id: viewId, hash: view.hash, state: { values } },
+    };
+  }
+
+  /** Type-ahead in an external select. */
+  blockSuggestion(actionId: string, value: string, options: { user: string }): Json {
+    return {
+      type: 'block_suggestion',
+      ...this.#who(options.user),
+      api_app_id: 'A0FAKE',
+      action_id: actionId,
+      block_id: 'b',
+      value,
+    };
+  }
+
+  /** A message shortcut run on `message`. */
+  messageShortcut(
+    callbackId: string,
+    message: { channel: string; ts: string; text: string; user?: string },
+    options: { user: string },
+  ): Json {
+    return {
+      type: 'message_action',
+      callback_id: callbackId,
+      ...this.#who(options.user),
+      api_app_id: 'A0FAKE',
+      channel: { id: message.channel, name: message.channel },
+      message: {
+        type: 'message',
+        ts: message.ts,
+        text: message.text,
+        user: message.user ?? 'UAUTHOR',
+      },
+      message_ts: message.ts,
+      trigger_id: this.slack.mintTrigger(options.user),
+      response_url: this.slack.mintResponseUrl(message.channel, options.user),
+    };
+  }
+
+  /** An Events API callback. */
+  eventCallback(event: Json): Json {
+    return {
+      token: 'legacy-unused',
+      team_id: this.teamId,
+      api_app_id: 'A0FAKE',
+      type: 'event_callback',
+      event_id: `Ev${Math.random().toString(36).slice(2)}`,
+      event_time: Math.floor(Date.now() / 1000),
+      event,
+    };
+  }
+}
