@@ -4,13 +4,8 @@ import { approvalMessage } from '../blocks/approval.js';
 import { AppError } from '../errors.js';
 import type { ApprovalNotifier } from '../services/approvals.js';
 import type { Approval } from '../store/approvals.js';
+import { cannotPostReason } from './post-errors.js';
 import type { WorkspaceClients } from './workspace-clients.js';
-
-const CANNOT_POST: Record<string, string> = {
-  not_in_channel: 'I am not in this channel. Invite me with `/invite @cdn`, then ask again.',
-  channel_not_found: 'I can’t see this channel. Invite me with `/invite @cdn`, then ask again.',
-  is_archived: 'This channel is archived.',
-};
 
 export class SlackApprovalNotifier implements ApprovalNotifier {
   constructor(private readonly clients: WorkspaceClients) {}
@@ -25,10 +20,9 @@ export class SlackApprovalNotifier implements ApprovalNotifier {
       });
       return result.ts ?? '';
     } catch (error) {
-      const code = (error as { data?: { error?: string } }).data?.error ?? '';
-      const reason = CANNOT_POST[code];
+      const reason = cannotPostReason(error);
       if (reason)
-        throw new AppError('invalid_input', `The approval request was not posted: ${reason}`);
+        throw new AppError('invalid_input', `The approval request was not posted: ${reason}.`);
       throw error;
     }
   }

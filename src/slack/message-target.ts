@@ -52,13 +52,14 @@ export function dmTarget(client: WebClient, userId: string): MessageTarget {
   };
 }
 
-/** A modal's origin if it has one (in the channel), else the user's DM. */
+/** A modal's origin if it has one (in the channel, seen by all or by the user), else the user's DM. */
 export function originTarget(
   client: WebClient,
   origin: { responseUrl?: string },
   userId: string,
+  visibility: 'in_channel' | 'ephemeral' = 'in_channel',
 ): MessageTarget {
   return origin.responseUrl
-    ? responseUrlTarget(origin.responseUrl, 'in_channel')
+    ? responseUrlTarget(origin.responseUrl, visibility)
     : dmTarget(client, userId);
 }

@@ -3,13 +3,7 @@ import type { WebClient } from '@slack/web-api';
 import { analyticsComment, noTrafficText } from '../blocks/analytics.js';
 import { AppError } from '../errors.js';
 import type { AnalyticsReport } from '../services/analytics.js';
-
-const CANNOT_POST: Record<string, string> = {
-  not_in_channel:
-    'I am not in this channel, so I cannot post the chart here. Invite me with `/invite @cdn` and ask again.',
-  channel_not_found: 'I can’t see this channel. Invite me with `/invite @cdn` and ask again.',
-  is_archived: 'This channel is archived.',
-};
+import { cannotPostReason } from './post-errors.js';
 
 /** Uploads the chart with its totals as the comment; without traffic, returns the text to say instead. */
 export async function postChart(
@@ -28,9 +22,8 @@ export async function postChart(
       initial_comment: analyticsComment(report),
     });
   } catch (error) {
-    const code = (error as { data?: { error?: string } }).data?.error ?? '';
-    const reason = CANNOT_POST[code];
-    if (reason) throw new AppError('invalid_input', reason);
+    const reason = cannotPostReason(error);
+    if (reason) throw new AppError('invalid_input', `The chart was not posted: ${reason}.`);
     throw error;
   }
   return { posted: true };

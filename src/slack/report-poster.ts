@@ -6,16 +6,8 @@ import { AppError } from '../errors.js';
 import type { DailyReport } from '../reports/daily-report.js';
 import type { ReportPoster } from '../reports/scheduler.js';
 import type { Schedule } from '../store/schedules.js';
+import { cannotPostReason } from './post-errors.js';
 import type { WorkspaceClients } from './workspace-clients.js';
-
-const REASONS: Record<string, string> = {
-  not_in_channel: 'I am no longer in the channel (invite me back with `/invite @cdn`)',
-  channel_not_found: 'the channel is gone or I cannot see it',
-  is_archived: 'the channel is archived',
-  invalid_auth: 'the app was uninstalled or its token revoked',
-  token_revoked: 'the app was uninstalled or its token revoked',
-  account_inactive: 'the app was uninstalled or its token revoked',
-};
 
 /** Spaces posts to one channel by `gapMs`, in order; other channels are not held up. */
 export class ChannelPacer {
@@ -66,11 +58,9 @@ export class SlackReportPoster implements ReportPoster {
           });
         }
       } catch (error) {
-        const code = (error as { data?: { error?: string } }).data?.error ?? '';
-        throw new AppError(
-          'invalid_input',
-          `The report could not be posted: ${REASONS[code] ?? code ?? 'unknown error'}.`,
-        );
+        const reason = cannotPostReason(error);
+        if (!reason) throw error;
+        throw new AppError('invalid_input', `The report could not be posted: ${reason}.`);
       }
     });
   }

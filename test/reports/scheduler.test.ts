@@ -158,7 +158,7 @@ describe('daily reports', () => {
     expect(await scheduler.tick()).toEqual({ posted: 0, skipped: 0, paused: 1, lost: 0 });
     expect(await store.schedules.get(s.id)).toMatchObject({
       status: 'paused',
-      pausedReason: expect.stringContaining('invite me back'),
+      pausedReason: expect.stringContaining('Invite me with `/invite @cdn`'),
     });
     const [notice] = w.slack.messages.filter((m) => m.channel === 'UCREATOR');
     expect(notice?.text).toContain('Your daily report of *example.com* for <#CGONE> is paused');

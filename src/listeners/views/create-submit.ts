@@ -7,7 +7,7 @@ import { checkHostname } from '../../cdn/hostname.js';
 import { ZONE_PLANS, type ZonePlan } from '../../cdn/schemas.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import { deliver } from '../../slack/respond.js';
+import { originTarget } from '../../slack/message-target.js';
 import { decodeOrigin, requireOperatorIn, workspaceOf } from '../commands/context.js';
 
 export function createSubmit(deps: AppDeps) {
@@ -64,8 +64,10 @@ export function createSubmit(deps: AppDeps) {
       if (!(error instanceof AppError)) deps.logger.warn({ err: error }, 'zone creation failed');
       message = errorMessage(error, 'onboarding the domain');
     }
-    await deliver(client, { ...origin, userId, public: success }, message).catch((error: unknown) =>
-      deps.logger.error({ err: error }, 'zone creation result not delivered'),
-    );
+    await originTarget(client, origin, userId, success ? 'in_channel' : 'ephemeral')
+      .post(message)
+      .catch((error: unknown) =>
+        deps.logger.error({ err: error }, 'zone creation result not delivered'),
+      );
   };
 }

@@ -5,7 +5,7 @@ import { errorMessage, errorText } from '../../blocks/errors.js';
 import { PURGE_IDS } from '../../blocks/ids.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import { deliver } from '../../slack/respond.js';
+import { originTarget } from '../../slack/message-target.js';
 import { decodeOrigin, requireOperatorIn, workspaceOf } from '../commands/context.js';
 
 export function purgeEverythingSubmit(deps: AppDeps) {
@@ -67,11 +67,9 @@ export function purgeEverythingSubmit(deps: AppDeps) {
     } catch (error) {
       if (!(error instanceof AppError))
         deps.logger.error({ err: error }, 'purge-everything request failed');
-      await deliver(
-        client,
-        { ...origin, userId },
-        errorMessage(error, 'asking for approval'),
-      ).catch(() => undefined);
+      await originTarget(client, origin, userId, 'ephemeral')
+        .post(errorMessage(error, 'asking for approval'))
+        .catch(() => undefined);
     }
   };
 }
