@@ -13,8 +13,16 @@ export function tokenize(text: string): string[] {
   return text.match(/<[^>]*>|\S+/g) ?? [];
 }
 
+/** Slack sends command text with `&`, `<` and `>` as entities; a plain word gets them back. */
+export function decodeEntities(text: string): string {
+  return text.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
+}
+
 export function parseCommand(text: string): ParsedCommand {
-  const [first = '', ...args] = tokenize(text.trim());
+  // Escapes (`<…>`) stay as sent: their readers (URLs, mentions) decode what is inside.
+  const [first = '', ...args] = tokenize(text.trim()).map((token) =>
+    token.startsWith('<') ? token : decodeEntities(token),
+  );
   return { name: first.toLowerCase(), args };
 }
 

@@ -1,6 +1,7 @@
 // What to purge, from what a user typed or pasted: URLs and tags checked and grouped by zone
 // before anything is sent. If anything is rejected, nothing is sent.
 import type { Zone } from '../cdn/schemas.js';
+import { decodeEntities } from '../commands/parse.js';
 
 export const MAX_PURGE_ITEMS = 10_000;
 const MAX_TAG_LENGTH = 1024;
@@ -14,7 +15,8 @@ export type PurgeArgs =
 /** A URL as Slack escapes it in command text (`<https://a/b>`, `<https://a/b|label>`) or bare. */
 export function unwrapUrl(token: string): string {
   const match = /^<((?:https?|ftp|[a-z][a-z0-9+.-]*):[^|>]*)(?:\|[^>]*)?>$/i.exec(token);
-  return match?.[1] ?? token;
+  // Inside Slack's link escape the query string's `&` arrives as `&amp;`.
+  return match?.[1] ? decodeEntities(match[1]) : token;
 }
 
 const looksLikeUrl = (token: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(unwrapUrl(token));
@@ -52,7 +54,7 @@ export function urlsInMessage(text: string): string[] {
     /<(https?:\/\/[^|>\s]+)(?:\|[^>]*)?>|(https?:\/\/[^\s<>]+)/gi,
   )) {
     const url = match[1] ?? match[2];
-    if (url) found.push(url.replaceAll('&amp;', '&'));
+    if (url) found.push(decodeEntities(url));
   }
   return [...new Set(found)];
 }

@@ -21,6 +21,15 @@ describe('the /cdn parser', () => {
     expect(parseCommand('')).toEqual({ name: '', args: [] });
   });
 
+  it('gives plain words back their &, < and >, and leaves escapes to their readers', () => {
+    expect(
+      parseCommand('purge shop.example tag:a&amp;b &lt;x&gt; <https://s.example/?a=1&amp;b=2>'),
+    ).toEqual({
+      name: 'purge',
+      args: ['shop.example', 'tag:a&b', '<x>', '<https://s.example/?a=1&amp;b=2>'],
+    });
+  });
+
   it.each([
     ['zoens', 'zones'],
     ['zone', 'zones'],

@@ -64,6 +64,10 @@ describe('parsePurgeArgs', () => {
     expect(unwrapUrl('<https://a.example/x?y=1|label text>')).toBe('https://a.example/x?y=1');
     expect(unwrapUrl('https://a.example/x')).toBe('https://a.example/x');
   });
+
+  it('decodes the entities Slack puts inside a link escape', () => {
+    expect(unwrapUrl('<https://a.example/x?y=1&amp;z=2>')).toBe('https://a.example/x?y=1&z=2');
+  });
 });
 
 describe('urlsInMessage', () => {
