@@ -1,13 +1,15 @@
 // Start-up: config → store → app → receiver. Each failure stops it with one line saying why.
+import { join } from 'node:path';
 import type { App } from '@slack/bolt';
+import pino from 'pino';
 import { buildApp } from './app.js';
 import { CdnTransport } from './cdn/transport.js';
 import { systemClock } from './clock.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
+import { startConsole } from './console/start.js';
 import type { AppDeps } from './deps.js';
 import { createLogger, type Logger } from './logger.js';
 import { ReportScheduler } from './reports/scheduler.js';
-import { SANDBOX_DEMO_KEY, startSandbox } from './sandbox/server.js';
 import { SlackReportPoster } from './slack/report-poster.js';
 import { openStore, type Store } from './store/index.js';
 import { loadKeyring } from './store/keyring.js';
@@ -73,48 +75,61 @@ async function startSlack(
   return { app, deps };
 }
 
-async function startConsole(config: Config, logger: Logger): Promise<() => Promise<void>> {
-  // Without a CDN of its own, the console brings the sandbox along so everything works offline.
-  const sandbox = config.cdn.baseUrl ? undefined : await startSandbox();
-  logger.info(
-    {
-      baseUrl: config.cdn.baseUrl ?? sandbox?.baseUrl,
-      demoKey: sandbox ? SANDBOX_DEMO_KEY : undefined,
-    },
-    sandbox ? 'embedded CDN sandbox started' : 'using the configured CDN API',
-  );
-  logger.warn('the interactive console is not built yet; the CDN sandbox stays up until Ctrl-C');
-  return async () => {
-    await sandbox?.close();
-  };
+/** Background work every mode runs; with several replicas each item is claimed by one of them. */
+function startBackgroundJobs(deps: AppDeps, store: Store, logger: Logger): AbortController {
+  const jobs = new AbortController();
+  // Expires purge-everything requests nobody approved.
+  void deps.approvals.sweep(jobs.signal);
+  // Posts daily reports.
+  const scheduler = new ReportScheduler({
+    store,
+    reports: deps.reports,
+    poster: new SlackReportPoster(deps.clients),
+    clock: systemClock,
+    logger,
+  });
+  void scheduler.run(jobs.signal);
+  return jobs;
 }
 
 async function main(): Promise<void> {
   const config = readConfig();
-  const logger = createLogger({ level: config.logLevel });
+  // The console owns the terminal, so its logs go to a file.
+  const logFile = join(DATA_DIR, 'console.log');
+  const logger = createLogger({
+    level: config.logLevel,
+    ...(config.mode === 'console'
+      ? { destination: pino.destination({ dest: logFile, mkdir: true, sync: true }) }
+      : {}),
+  });
   logger.info({ mode: config.mode, database: config.database.kind }, 'starting cdn-chatops');
   const store = await openStoreOrExit(config, logger);
   const transport = new CdnTransport();
 
   let stopMode: () => Promise<void>;
+  let consoleRun: Promise<void> | undefined;
   if (config.mode === 'console') {
-    stopMode = await startConsole(config, logger);
+    const running = await startConsole({
+      config,
+      store,
+      transport,
+      logger,
+      input: process.stdin,
+      output: process.stdout,
+      outDir: join(DATA_DIR, 'out'),
+    });
+    process.stdout.write(`(logs: ${logFile})\n`);
+    const jobs = startBackgroundJobs(running.deps, store, logger);
+    consoleRun = running.run();
+    stopMode = async () => {
+      jobs.abort();
+      await running.close();
+    };
   } else {
     const { app, deps } = await startSlack(config, store, transport, logger);
-    // Expires purge-everything requests nobody approved; every replica sweeps, each request once.
-    const sweeper = new AbortController();
-    void deps.approvals.sweep(sweeper.signal);
-    // Posts daily reports; with several replicas each occurrence is claimed by one of them.
-    const scheduler = new ReportScheduler({
-      store,
-      reports: deps.reports,
-      poster: new SlackReportPoster(deps.clients),
-      clock: systemClock,
-      logger,
-    });
-    void scheduler.run(sweeper.signal);
+    const jobs = startBackgroundJobs(deps, store, logger);
     stopMode = async () => {
-      sweeper.abort();
+      jobs.abort();
       await app.stop();
     };
   }
@@ -141,6 +156,8 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+  // The console ends with its input (Ctrl-D, /quit, or the end of a piped script).
+  void consoleRun?.then(() => stop('end of input'));
 }
 
 await main();

@@ -8,38 +8,84 @@ export interface RenderOptions {
   users?: ReadonlyMap<string, string>;
   /** Display names for channel ids (`<#C1>` → `#ops`). */
   channels?: ReadonlyMap<string, string>;
+  /** Handles for user-group ids (`<!subteam^S1>` → `@sre`). */
+  groups?: ReadonlyMap<string, string>;
   /** Called for each button, in order; returns the number it is pressed by. */
   numberButton?: (button: {
     actionId: string;
     blockId: string;
     value?: string;
     text: string;
-  }) => number;
+  }) => number | undefined;
   width?: number;
 }
+
+/** The emoji the bot's messages use, so a terminal shows them as Slack would. */
+const EMOJI: Readonly<Record<string, string>> = {
+  white_check_mark: '✅',
+  warning: '⚠️',
+  hourglass_flowing_sand: '⏳',
+  hourglass: '⌛',
+  x: '❌',
+  double_vertical_bar: '⏸️',
+  zzz: '💤',
+  white_circle: '⚪',
+  large_yellow_circle: '🟡',
+  large_green_circle: '🟢',
+  wave: '👋',
+  sunrise: '🌅',
+  rotating_light: '🚨',
+  no_entry_sign: '🚫',
+  no_entry: '⛔',
+  key: '🔑',
+  information_source: 'ℹ️',
+  heavy_multiplication_x: '✖️',
+  grey_question: '❔',
+  calendar: '📅',
+  broom: '🧹',
+  bar_chart: '📊',
+};
 
 const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Slack mrkdwn and its escapes as plain text: links, mentions, dates, entities. */
 export function mrkdwnToText(text: string, options: RenderOptions = {}): string {
-  return text
-    .replace(/<!date\^\d+\^[^|>]*\|([^>]*)>/g, '$1')
-    .replace(
-      /<!subteam\^[A-Z0-9]+(?:\|([^>]*))?>/g,
-      (_m, handle: string | undefined) => handle ?? '@group',
-    )
-    .replace(/<!(channel|here|everyone)>/g, '@$1')
-    .replace(/<@([A-Z0-9]+)(?:\|[^>]*)?>/g, (_m, id: string) => `@${options.users?.get(id) ?? id}`)
-    .replace(
-      /<#([A-Z0-9]+)(?:\|([^>]*))?>/g,
-      (_m, id: string, name: string | undefined) => `#${name ?? options.channels?.get(id) ?? id}`,
-    )
-    .replace(/<([a-z][a-z0-9+.-]*:[^|>]+)\|([^>]+)>/gi, '$2 ($1)')
-    .replace(/<([a-z][a-z0-9+.-]*:[^|>]+)>/gi, '$1')
-    .replaceAll('&lt;', '<')
-    .replaceAll('&gt;', '>')
-    .replaceAll('&amp;', '&');
+  return (
+    text
+      .replace(/<!date\^\d+\^[^|>]*\|([^>]*)>/g, '$1')
+      .replace(
+        /<!subteam\^([A-Z0-9]+)(?:\|([^>]*))?>/g,
+        (_m, id: string, handle: string | undefined) =>
+          handle ?? `@${options.groups?.get(id) ?? 'group'}`,
+      )
+      .replace(/<!(channel|here|everyone)>/g, '@$1')
+      .replace(
+        /<@([A-Z0-9]+)(?:\|[^>]*)?>/g,
+        (_m, id: string) => `@${options.users?.get(id) ?? id}`,
+      )
+      .replace(
+        /<#([A-Z0-9]+)(?:\|([^>]*))?>/g,
+        (_m, id: string, name: string | undefined) => `#${name ?? options.channels?.get(id) ?? id}`,
+      )
+      .replace(/<([a-z][a-z0-9+.-]*:[^|>]+)\|([^>]+)>/gi, '$2 ($1)')
+      .replace(/<([a-z][a-z0-9+.-]*:[^|>]+)>/gi, '$1')
+      .replace(/:([a-z0-9_+-]+):/g, (whole, name: string) => EMOJI[name] ?? whole)
+      // Bold and italic markers go; `code` keeps its backticks, which read well in a terminal.
+      .replace(/(^|[^\w*])\*([^*\n]+)\*(?=$|[^\w*])/gm, '$1$2')
+      .replace(/(^|[^\w_])_([^_\n]+)_(?=$|[^\w_])/gm, '$1$2')
+      // A code block on lines of its own, indented.
+      .replace(
+        /```\n?([\s\S]*?)\n?```/g,
+        (_m, code: string) => `\n    ${code.replaceAll('\n', '\n    ')}\n`,
+      )
+      .replace(/^\n|\n$/g, '')
+      // A quote (a real `>`: a typed one arrives as &gt;).
+      .replace(/^>\s?/gm, '▍ ')
+      .replaceAll('&lt;', '<')
+      .replaceAll('&gt;', '>')
+      .replaceAll('&amp;', '&')
+  );
 }
 
 function textOf(value: unknown, options: RenderOptions): string {

@@ -122,15 +122,26 @@ export class SlackPayloads {
     };
   }
 
-  /** Type-ahead in an external select. */
-  blockSuggestion(actionId: string, value: string, options: { user: string }): Json {
+  /** Type-ahead in an external select (of an open modal, when `viewId` is given). */
+  blockSuggestion(
+    actionId: string,
+    value: string,
+    options: { user: string; blockId?: string; viewId?: string },
+  ): Json {
+    const view = options.viewId ? this.slack.views.get(options.viewId) : undefined;
     return {
       type: 'block_suggestion',
       ...this.#who(options.user),
       api_app_id: 'A0FAKE',
       action_id: actionId,
-      block_id: 'b',
+      block_id: options.blockId ?? 'b',
       value,
+      ...(view
+        ? {
+            container: { type: 'view', view_id: view.id },
+            view: { ...view.view, id: view.id, hash: view.hash },
+          }
+        : {}),
     };
   }
 

@@ -39,8 +39,10 @@ export interface Message {
   ts: string;
   text?: string;
   blocks?: unknown[];
-  /** Who posted it: `api` (the bot) or `response_url`. */
-  via: 'api' | 'response_url';
+  /** Who posted it: `api` (the bot), `response_url`, or `user` (a person, in the console). */
+  via: 'api' | 'response_url' | 'user';
+  /** The person who posted a `user` message. */
+  user?: string;
   ephemeralTo?: string;
   threadTs?: string;
   deleted: boolean;
@@ -203,6 +205,38 @@ export class FakeSlack extends EventEmitter<{ call: [ApiCall]; response: [Messag
     };
     this.#responseUrls.set(token, target);
     return `${this.#url}/response/${token}`;
+  }
+
+  /** A message a person posts in a channel (the console's `/say`), for shortcuts to act on. */
+  postAsUser(channel: string, user: string, text: string): Message {
+    return this.#record({ channel, via: 'user', user, text });
+  }
+
+  /**
+   * A view replaced by a view_submission's `response_action: "update"` (or pushed, with
+   * `push`), checked as views.update would check it. Returns Slack's error, if any.
+   */
+  applyResponseAction(
+    viewId: string,
+    response: { response_action: 'update' | 'push'; view: Args },
+  ): { ok: true; view: FakeView } | { ok: false; errors: string[] } {
+    const current = this.views.get(viewId);
+    if (!current) return { ok: false, errors: [`no view ${viewId}`] };
+    const errors = validateView(response.view);
+    if (errors.length > 0) return { ok: false, errors };
+    if (response.response_action === 'push') {
+      const pushed: FakeView = {
+        id: `V${++this.#sequence}`,
+        hash: this.#hash(),
+        userId: current.userId,
+        view: response.view,
+      };
+      this.views.set(pushed.id, pushed);
+      return { ok: true, view: pushed };
+    }
+    current.view = response.view;
+    current.hash = this.#hash();
+    return { ok: true, view: current };
   }
 
   /** Resolves once `count` recorded calls (past or future) satisfy `predicate`. */

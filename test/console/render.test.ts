@@ -20,6 +20,19 @@ describe('mrkdwnToText', () => {
   });
 });
 
+describe('mrkdwn styles', () => {
+  it('drops bold and italic markers, keeps code, indents code blocks, shows emoji and quotes', () => {
+    expect(
+      mrkdwnToText(
+        ':white_check_mark: *Done* on _shop.example_ (`zone_1`), not snake_case_name or 2*3*4:\n```a.  CNAME  b.```\n>quoted &gt; not',
+      ),
+    ).toBe(
+      '✅ Done on shop.example (`zone_1`), not snake_case_name or 2*3*4:\n\n    a.  CNAME  b.\n\n▍ quoted > not',
+    );
+    expect(mrkdwnToText(':no_such_emoji: stays')).toBe(':no_such_emoji: stays');
+  });
+});
+
 describe('renderBlocks', () => {
   it('renders a zone list with numbered buttons', () => {
     let next = 0;
@@ -48,7 +61,7 @@ describe('renderBlocks', () => {
       },
     );
     expect(text).toContain('Zones\n═════');
-    expect(text).toContain('*example.com*  :large_green_circle: active');
+    expect(text).toContain('example.com  🟢 active');
     expect(text).toContain('[1] Analytics');
     expect(text).toContain('[2] Next ▶');
     expect(pressed).toEqual(['zones_analytics_0', 'zones_next']);
@@ -80,9 +93,9 @@ describe('renderBlocks', () => {
       users: new Map([['U1', 'bob']]),
       numberButton: () => ++n,
     });
-    expect(text).toContain('@bob asked to purge everything on *example.com*:\n>bad <deploy>');
+    expect(text).toContain('@bob asked to purge everything on example.com:\n▍ bad <deploy>');
     expect(text).toContain('[1] Approve…  [2] Deny…  [3] Cancel request');
-    expect(text).toContain('  │ Cache hit rate over the last 24 h: *90.0 %*');
+    expect(text).toContain('  │ Cache hit rate over the last 24 h: 90.0 %');
   });
 
   it('falls back to the text when there are no blocks', () => {

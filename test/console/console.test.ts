@@ -1,0 +1,250 @@
+// The local console end to end: a script piped through the real app, the in-process fake Slack
+// and the embedded sandbox, with the transcript asserted as a person would read it.
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { loadImage } from 'canvas';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CdnTransport } from '../../src/cdn/transport.js';
+import { TrafficChartRenderer } from '../../src/charts/traffic-chart.js';
+import { loadConfig } from '../../src/config.js';
+import { type RunningConsole, startConsole } from '../../src/console/start.js';
+import { CONSOLE_TEAM_ID } from '../../src/console/world.js';
+import { SANDBOX_DEMO_KEY } from '../../src/sandbox/server.js';
+import type { Store } from '../../src/store/index.js';
+import { ManualClock } from '../helpers/clock.js';
+import { captureLogs } from '../helpers/logs.js';
+import { testStore } from '../helpers/store.js';
+
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+const chartRenderer = new TrafficChartRenderer();
+
+interface Run {
+  transcript: string;
+  console: RunningConsole;
+  store: Store;
+  outDir: string;
+  logs: ReturnType<typeof captureLogs>;
+}
+
+/** Pipes `script` through a fresh console and returns everything it printed. */
+async function pipe(script: string): Promise<Run> {
+  const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
+  const { store } = await testStore('sqlite', { clock });
+  const transport = new CdnTransport();
+  const outDir = join(await mkdtemp(join(tmpdir(), 'console-')), 'out');
+  const logs = captureLogs('info');
+  let transcript = '';
+  const output = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      transcript += chunk.toString();
+      done();
+    },
+  });
+  const running = await startConsole({
+    config: loadConfig({ BOT_MODE: 'console' }),
+    store,
+    transport,
+    logger: logs.logger,
+    clock,
+    input: Readable.from([script]),
+    output,
+    outDir,
+    timeZone: 'Europe/Paris',
+    interactive: false,
+    chartRenderer,
+  });
+  closers.push(
+    () => transport.close(),
+    () => running.close(),
+  );
+  await running.run();
+  return { transcript, console: running, store, outDir, logs };
+}
+
+/** Each fragment appears, in this order. */
+function expectInOrder(text: string, fragments: string[]): void {
+  let from = 0;
+  for (const fragment of fragments) {
+    const at = text.indexOf(fragment, from);
+    if (at < 0) {
+      const found = text.indexOf(fragment);
+      throw new Error(
+        found < 0
+          ? `missing from the transcript: ${JSON.stringify(fragment)}`
+          : `out of order in the transcript: ${JSON.stringify(fragment)}`,
+      );
+    }
+    from = at + fragment.length;
+  }
+}
+
+describe('the console, driven by docs/demo.txt', () => {
+  it('logs in, lists, creates, rate-limits, purges, gets a purge-everything approved, charts and schedules', async () => {
+    const script = await readFile('docs/demo.txt', 'utf8');
+    const { transcript, console: running, store, outDir, logs } = await pipe(script);
+
+    expectInOrder(transcript, [
+      `Start with /cdn login and the sandbox's demo key: ${SANDBOX_DEMO_KEY}`,
+      // The key is answered in a modal and not echoed.
+      'alice in #ops › /cdn login',
+      '┌─ CDN API key',
+      '│ API key\n│ › ••••••••\n',
+      '│ submit? › submit',
+      '✅ The CDN API key is saved (encrypted) and works: 9 zones visible.',
+      'alice in #ops › /cdn zones\n── #ops · cdn · only you can see this',
+      'Zones\n═════',
+      '9 zones · page 1 of 1',
+      'example.com  🟢 active',
+      '2 pending zones · page 1 of 1',
+      '✅ @alice onboarded shop.example.dev on the pro plan. Status: 🟡 pending',
+      '    shop.example.dev.  CNAME  edge.sandbox-cdn.localhost.',
+      '⏳ @alice turned rate limiting on for shop.example.dev. Propagating to every edge location (up to 30 s)…',
+      // One message shows progress, then is updated with the result.
+      '🧹 @alice is purging 2 URLs on static.example.com… 0/2',
+      '── #ops · cdn · updated',
+      '✅ @alice purged 2 URLs on static.example.com.',
+      '✅ @alice purged 1 tag on static.example.com.',
+      '🚫 Nothing was purged: 1 item was refused.',
+      'example.com is outside the zone static.example.com',
+      'You are now bob (member).',
+      'bob in #ops › /cdn purge example.com everything',
+      '┌─ Purge everything?',
+      '│ Type example.com to confirm\n│ › example.com',
+      '└─ (submitted)',
+      '@bob asked to purge everything on example.com:\n▍ A bad deploy cached broken HTML everywhere',
+      'Waiting for a second person. Expires 2026-11-22 10:30 UTC.',
+      '[1] Approve…  [2] Deny…  [3] Cancel request',
+      'You are now carol (member).',
+      'carol in #ops › 1\n┌─ Approve the purge',
+      '⏳ Approved by @carol. Purging everything…',
+      '✅ Approved by @carol; everything on example.com was purged',
+      'carol in #ops › /cdn analytics example.com 24h',
+      '── #ops · cdn shared a file',
+      '📊 example.com · last 24 h by hour (Europe/Paris)',
+      'Marked on the chart: purge everything (11:00).',
+      '📎 example.com traffic, last 24 h: ',
+      '📅 Daily traffic report of example.com scheduled: #cdn-reports at 09:00 Europe/Paris, first one 2026-11-23 08:00 UTC.',
+      'example.com → #cdn-reports daily at 09:00 (Europe/Paris)',
+      '── #ops · carol',
+      '┌─ Purge cached content',
+      '│ Zone',
+      '8. static.example.com (active)  (Enter keeps this)',
+      '│   Enter keeps: https://static.example.com/app.css\n│                https://static.example.com/app.js',
+      '✅ @carol purged 2 URLs on static.example.com.',
+      'You are now alice (workspace admin).',
+      'Approvers (purge everything): @leads',
+      'Audit log: example.com',
+      '`purge.everything` on example.com · ok',
+      '── App Home',
+      '[1] Replace API key  [2] List zones  [3] Onboard a domain  [4] Traffic analytics',
+      'alice in #ops › 4\n┌─ Traffic analytics',
+      '│ › static',
+      '│ › 7d',
+      '│ › #ops',
+      '📊 static.example.com · last 7 days by hour (Europe/Paris)',
+    ]);
+    // Nothing was refused by Slack, nothing crashed, and the key was never shown again.
+    expect(transcript).not.toMatch(/Slack refused|the app failed|unhandled/);
+    expect(transcript.split(SANDBOX_DEMO_KEY)).toHaveLength(2);
+    expect(logs.text()).not.toContain(SANDBOX_DEMO_KEY);
+
+    // What happened at the CDN: each change once, and the purge-everything only after approval.
+    const sandbox = running.sandbox;
+    if (!sandbox) throw new Error('the console should have started the sandbox');
+    const posts = sandbox.requests.filter((r) => r.method !== 'GET' && r.status < 300);
+    expect(posts.map((r) => r.path.replace(/zone_[0-9a-f]+/, 'ZONE'))).toEqual([
+      '/zones',
+      '/zones/ZONE/settings',
+      '/zones/ZONE/purge',
+      '/zones/ZONE/purge',
+      '/zones/ZONE/purge',
+      '/zones/ZONE/purge',
+    ]);
+    expect(posts[1]?.body).toEqual({ limits: { enabled: true, mode: 'automatic' } });
+    expect(posts.filter((r) => JSON.stringify(r.body).includes('purge_everything'))).toHaveLength(
+      1,
+    );
+
+    // The report is stored, and the key is stored (encrypted, readable only through the keyring).
+    const [schedule] = await store.schedules.listForWorkspace(CONSOLE_TEAM_ID);
+    expect(schedule).toMatchObject({ channelId: 'CREPORTS', timeOfDay: '09:00' });
+    expect((await store.credentials.get(CONSOLE_TEAM_ID))?.apiKey).toBe(SANDBOX_DEMO_KEY);
+
+    // Both charts are real PNGs of the documented size, at the paths printed.
+    const paths = [...transcript.matchAll(/📎 [^:]+: (\S+\.png) \(PNG 1200×640/g)].map((m) => m[1]);
+    expect(paths).toHaveLength(2);
+    for (const path of paths) {
+      expect(path?.startsWith(outDir)).toBe(true);
+      const image = await loadImage(await readFile(path as string));
+      expect([image.width, image.height]).toEqual([1200, 640]);
+    }
+  });
+});
+
+describe('the console, by hand', () => {
+  it('re-asks a field the app refused, keeps slash commands out of modals, and explains itself', async () => {
+    const { transcript } = await pipe(
+      [
+        '/cdn login',
+        'sandbox-demo-key',
+        '',
+        'submit',
+        '/cdn purge example.com everything',
+        'example.org',
+        'because',
+        'submit',
+        '/cdn zones',
+        'example.com',
+        '',
+        '7',
+        '/as dave',
+        '/frobnicate',
+        'hello',
+      ].join('\n'),
+    );
+    expectInOrder(transcript, [
+      '│ › example.org',
+      '│ submit? › submit',
+      '│ ✖ Type example.com to confirm: ',
+      // Only the refused field is asked again; the reason stands.
+      '│ Type example.com to confirm\n│ › /cdn zones\n│ A modal is open: answer it, or /cancel it first.',
+      '│ › example.com\n│ Enter: Ask for approval · /cancel: close\n│ submit? › \n└─ (submitted)',
+      '[1] Approve…  [2] Deny…  [3] Cancel request',
+      'alice in #ops › 7\nThere is no button 7.',
+      'alice in #ops › /as dave\nWho? The console knows alice (workspace admin), bob (member), carol (member).',
+      'Unknown console command /frobnicate.',
+      'alice in #ops › hello\nType /cdn … to talk to the bot',
+    ]);
+  });
+
+  it('asks before a button with a confirmation, and a spent message’s button is gone', async () => {
+    const { transcript } = await pipe(
+      [
+        '/cdn login',
+        'sandbox-demo-key',
+        '',
+        'submit',
+        '/cdn report example.com daily 09:00',
+        '/home',
+        '5',
+        'n',
+        '5',
+        'y',
+        '5',
+      ].join('\n'),
+    );
+    expectInOrder(transcript, [
+      '[5] Stop',
+      'alice in #ops › 5\nStop this report?: No more daily reports of example.com in #ops.',
+      'sure? (y/n) › n\n  (not done)',
+      'sure? (y/n) › y',
+      '│ No daily reports scheduled.',
+    ]);
+    expect(transcript).toMatch(/alice in #ops › 5\n(There is no button 5|Button 5 is gone)/);
+  });
+});
