@@ -104,6 +104,7 @@ describe('the console, driven by docs/demo.txt', () => {
       '✅ @alice onboarded shop.example.dev on the pro plan. Status: 🟡 pending',
       '    shop.example.dev.  CNAME  edge.sandbox-cdn.localhost.',
       '⏳ @alice turned rate limiting on for shop.example.dev. Propagating to every edge location (up to 30 s)…',
+      '⏳ @alice turned rate limiting off for shop.example.dev.',
       // One message shows progress, then is updated with the result.
       '🧹 @alice is purging 2 URLs on static.example.com… 0/2',
       '── #ops · cdn · updated',
@@ -160,12 +161,14 @@ describe('the console, driven by docs/demo.txt', () => {
     expect(posts.map((r) => r.path.replace(/zone_[0-9a-f]+/, 'ZONE'))).toEqual([
       '/zones',
       '/zones/ZONE/settings',
+      '/zones/ZONE/settings',
       '/zones/ZONE/purge',
       '/zones/ZONE/purge',
       '/zones/ZONE/purge',
       '/zones/ZONE/purge',
     ]);
     expect(posts[1]?.body).toEqual({ limits: { enabled: true, mode: 'automatic' } });
+    expect(posts[2]?.body).toEqual({ limits: { enabled: false, mode: 'automatic' } });
     expect(posts.filter((r) => JSON.stringify(r.body).includes('purge_everything'))).toHaveLength(
       1,
     );
