@@ -16,7 +16,8 @@ export function approvalMessage(
   approval: Approval,
   details: { cacheHitRate?: number; purging?: boolean } = {},
 ): Message {
-  const zone = `*${escapeMrkdwn(approval.zoneName)}*`;
+  const name = escapeMrkdwn(approval.zoneName);
+  const zone = `*${name}*`;
   const who = `${user(approval.requesterId)} asked to purge everything on ${zone}:\n${quote(approval.reason)}`;
   const decider = approval.decidedBy ? user(approval.decidedBy) : 'someone';
   let status: string;
@@ -24,28 +25,28 @@ export function approvalMessage(
   const pending = approval.status === 'pending' && !details.purging;
   if (details.purging) {
     status = `:hourglass_flowing_sand: Approved by ${decider}. Purging everything…`;
-    text = `Purging everything on ${approval.zoneName}`;
+    text = `Purging everything on ${name}`;
   } else if (approval.status === 'pending') {
     status = `Waiting for a second person. Expires ${slackDate(approval.expiresAt, '{time}')}.`;
-    text = `Purge everything on ${approval.zoneName}? Approval needed`;
+    text = `Purge everything on ${name}? Approval needed`;
   } else if (approval.status === 'approved' && approval.outcome === 'succeeded') {
     status = `:white_check_mark: Approved by ${decider}; everything on ${zone} was purged${approval.purgeId ? ` (purge id ${code(approval.purgeId)})` : ''}.`;
-    text = `Everything on ${approval.zoneName} was purged`;
+    text = `Everything on ${name} was purged`;
   } else if (approval.status === 'approved' && approval.outcome === 'failed') {
     status = `:x: Approved by ${decider}, but the purge failed: ${escapeMrkdwn(approval.outcomeDetail ?? 'unknown error')}. Nothing more will run; ask again with \`/cdn purge ${escapeMrkdwn(approval.zoneName)} everything\`.`;
-    text = `Purge everything on ${approval.zoneName} failed`;
+    text = `Purge everything on ${name} failed`;
   } else if (approval.status === 'approved') {
     status = `:hourglass_flowing_sand: Approved by ${decider}. Purging everything…`;
-    text = `Purging everything on ${approval.zoneName}`;
+    text = `Purging everything on ${name}`;
   } else if (approval.status === 'denied') {
     status = `:no_entry: Denied by ${decider}${approval.decisionNote ? `:\n${quote(approval.decisionNote)}` : '.'}`;
-    text = `Purge everything on ${approval.zoneName} was denied`;
+    text = `Purge everything on ${name} was denied`;
   } else if (approval.status === 'cancelled') {
     status = ':heavy_multiplication_x: Cancelled by the requester.';
-    text = `Purge everything on ${approval.zoneName} was cancelled`;
+    text = `Purge everything on ${name} was cancelled`;
   } else {
     status = ':hourglass: Expired: nobody approved it in time. Nothing was purged.';
-    text = `Purge everything on ${approval.zoneName} expired`;
+    text = `Purge everything on ${name} expired`;
   }
 
   const blocks: KnownBlock[] = [

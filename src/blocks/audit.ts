@@ -37,5 +37,8 @@ export function auditMessage(entries: AuditEntry[], zone?: string): Message {
       ),
     });
   }
-  return { text: `${title}: ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}`, blocks };
+  return {
+    text: `${escapeMrkdwn(title)}: ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}`,
+    blocks,
+  };
 }

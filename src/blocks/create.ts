@@ -89,7 +89,9 @@ export function zoneCreatedMessage(
     },
   ];
   return {
-    text: `${result.name} onboarded: set ${cnameRecord(result.name, options.cnameTarget)}`,
+    text: escapeMrkdwn(
+      `${result.name} onboarded: set ${cnameRecord(result.name, options.cnameTarget)}`,
+    ),
     blocks,
   };
 }

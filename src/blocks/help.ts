@@ -1,7 +1,7 @@
 // /cdn help, and the answer to an unknown subcommand.
 import { SUBCOMMANDS } from '../commands/registry.js';
 import type { Message } from './message.js';
-import { code, mrkdwn, plain } from './text.js';
+import { code, escapeMrkdwn, mrkdwn, plain } from './text.js';
 
 export function helpMessage(options: { unknown?: string; suggestion?: string } = {}): Message {
   const lines = SUBCOMMANDS.map(
@@ -12,7 +12,10 @@ export function helpMessage(options: { unknown?: string; suggestion?: string } =
       ? 'Run your CDN from Slack. Zones are named by their domain or their id.'
       : `I don't know ${code(options.unknown)}.${options.suggestion ? ` Did you mean ${code(`/cdn ${options.suggestion}`)}?` : ''}`;
   return {
-    text: options.unknown === undefined ? 'CDN commands' : `Unknown command: ${options.unknown}`,
+    text:
+      options.unknown === undefined
+        ? 'CDN commands'
+        : `Unknown command: ${escapeMrkdwn(options.unknown)}`,
     blocks: [
       { type: 'header', text: plain('CDN commands') },
       { type: 'section', text: mrkdwn(intro) },

@@ -109,7 +109,7 @@ export function purgeResultMessage(runs: PurgeRun[], actorId: string): Message {
     0,
   );
   const total = runs.reduce((sum, run) => sum + run.job.fileCount + run.job.tagCount, 0);
-  const zones = runs.map((run) => run.job.zoneName).join(', ');
+  const zones = runs.map((run) => escapeMrkdwn(run.job.zoneName)).join(', ');
   return {
     text:
       failed === 0

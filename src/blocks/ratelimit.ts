@@ -17,7 +17,7 @@ export function rateLimitMessage(options: {
       ? `:hourglass_flowing_sand: ${change} Propagating to every edge location (up to 30 s)…`
       : `:white_check_mark: ${change} In effect at every edge location since ${slackDate(options.propagatedAt, '{time}')}.`;
   return {
-    text: `Rate limiting ${state} for ${options.zone.name}${options.propagatedAt === undefined ? ' (propagating, up to 30 s)' : ' (in effect everywhere)'}`,
+    text: `Rate limiting ${state} for ${escapeMrkdwn(options.zone.name)}${options.propagatedAt === undefined ? ' (propagating, up to 30 s)' : ' (in effect everywhere)'}`,
     blocks: [{ type: 'section', text: mrkdwn(text) }],
   };
 }

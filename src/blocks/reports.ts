@@ -18,7 +18,7 @@ export function scheduleLine(schedule: Schedule): string {
 export function scheduledMessage(schedule: Schedule): Message {
   const text = `:calendar: Daily traffic report of *${escapeMrkdwn(schedule.zoneName)}* scheduled: <#${schedule.channelId}> at ${escapeMrkdwn(schedule.timeOfDay)} ${escapeMrkdwn(schedule.timeZone)}, first one ${slackDate(schedule.nextRunAt)}. Stop it with \`/cdn report stop ${shortId(schedule)}\`.`;
   return {
-    text: `Daily report of ${schedule.zoneName} scheduled`,
+    text: `Daily report of ${escapeMrkdwn(schedule.zoneName)} scheduled`,
     blocks: [{ type: 'section', text: mrkdwn(text) }],
   };
 }

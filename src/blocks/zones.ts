@@ -32,12 +32,13 @@ function zoneLine(zone: Zone): string {
 }
 
 export function zonesMessage(page: ZonePage, status?: string): Message {
+  const shownStatus = status === undefined ? undefined : escapeMrkdwn(status);
   const filter = status ? ` · ${status}` : '';
   const lastPage = page.zones.length === 0 ? page.page : page.pages;
   const summary =
     page.total === 0
-      ? `No ${status ? `${status} ` : ''}zones yet.`
-      : `${page.total} ${status ? `${status} ` : ''}zone${page.total === 1 ? '' : 's'} · page ${page.page} of ${lastPage}`;
+      ? `No ${shownStatus ? `${shownStatus} ` : ''}zones yet.`
+      : `${page.total} ${shownStatus ? `${shownStatus} ` : ''}zone${page.total === 1 ? '' : 's'} · page ${page.page} of ${lastPage}`;
   const blocks: KnownBlock[] = [
     { type: 'header', text: plain(`Zones${filter}`) },
     { type: 'context', elements: [mrkdwn(summary)] },
@@ -85,6 +86,6 @@ export function zonesMessage(page: ZonePage, status?: string): Message {
       elements: buttons,
     } satisfies ActionsBlock);
   }
-  const names = page.zones.map((zone) => zone.name).join(', ');
+  const names = page.zones.map((zone) => escapeMrkdwn(zone.name)).join(', ');
   return { text: truncate(`${summary}${names ? `: ${names}` : ''}`, 3000), blocks };
 }

@@ -1,5 +1,7 @@
 // Traffic analytics of a zone: the range asked, the series, the changes made from Slack in it,
 // and the chart.
+
+import { code } from '../blocks/text.js';
 import type { Granularity, TrafficAnalytics, Zone } from '../cdn/schemas.js';
 import type { ChartMarker, TrafficChartRenderer } from '../charts/traffic-chart.js';
 import type { Clock } from '../clock.js';
@@ -54,7 +56,7 @@ export function parseAnalyticsArgs(args: string[]): AnalyticsArgs {
     else
       return {
         ok: false,
-        problem: `\`${word}\` is not a range (1h, 6h, 24h, 7d, 30d) or a granularity (minute, hour, day).`,
+        problem: `${code(word)} is not a range (1h, 6h, 24h, 7d, 30d) or a granularity (minute, hour, day).`,
       };
   }
   const chosenRange = range ?? '24h';

@@ -1,6 +1,7 @@
 // Zones of a workspace: listing, finding by name or id, searching for pickers, and creating.
 import { distance } from 'fastest-levenshtein';
 import { LRUCache } from 'lru-cache';
+import { code } from '../blocks/text.js';
 import type { CreateZoneResult, ZonePage } from '../cdn/client.js';
 import { checkHostname } from '../cdn/hostname.js';
 import type { Zone, ZonePlan } from '../cdn/schemas.js';
@@ -72,11 +73,11 @@ export class ZoneService {
       .filter(({ score }) => score <= Math.max(2, Math.floor(wanted.length / 4)))
       .sort((a, b) => a.score - b.score)
       .slice(0, 3)
-      .map(({ zone }) => `\`${zone.name}\``);
+      .map(({ zone }) => code(zone.name));
     const hint = close.length > 0 ? ` Did you mean ${close.join(' or ')}?` : '';
     throw new AppError(
       'zone_not_found',
-      `No zone \`${nameOrId.trim()}\` in this workspace.${hint}`,
+      `No zone ${code(nameOrId.trim())} in this workspace.${hint}`,
     );
   }
 
@@ -101,7 +102,7 @@ export class ZoneService {
     if (!check.ok) {
       throw new AppError(
         'invalid_input',
-        `\`${input.domain.trim()}\` is not a domain I can onboard: ${check.reason}.`,
+        `${code(input.domain.trim())} is not a domain I can onboard: ${check.reason}.`,
       );
     }
     const client = await this.#cdn.clientFor(workspaceId);

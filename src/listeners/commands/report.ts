@@ -1,6 +1,7 @@
 // /cdn report <zone> daily [HH:MM] [#channel] · /cdn report list · /cdn report stop <id>
 import { noticeMessage } from '../../blocks/errors.js';
 import { scheduledMessage, scheduleListMessage, shortId } from '../../blocks/reports.js';
+import { code } from '../../blocks/text.js';
 import { safeTimeZone } from '../../charts/format.js';
 import { AppError } from '../../errors.js';
 import { nextOccurrence, parseTimeOfDay } from '../../reports/schedule.js';
@@ -35,7 +36,7 @@ export const report: SubcommandHandler = async (context) => {
     if (matches.length !== 1 || !matches[0]) {
       throw new AppError(
         'invalid_input',
-        `No single daily report has the id \`${prefix}\`. \`/cdn report list\` shows them.`,
+        `No single daily report has the id ${code(prefix)}. \`/cdn report list\` shows them.`,
       );
     }
     await deps.store.schedules.stop(matches[0].id, workspaceId);
@@ -70,7 +71,7 @@ export const report: SubcommandHandler = async (context) => {
     if (time) timeOfDay = time;
     else if (channel) channelId = channel;
     else {
-      await respond(noticeMessage(`\`${option}\` is not a time (HH:MM) or a #channel. ${USAGE}`));
+      await respond(noticeMessage(`${code(option)} is not a time (HH:MM) or a #channel. ${USAGE}`));
       return;
     }
   }

@@ -1,0 +1,288 @@
+// Every Block Kit builder, fed hostile strings wherever a user or the CDN API supplies text: no
+// mention, broadcast or disguised link may survive into anything Slack parses as mrkdwn.
+import { describe, expect, it } from 'vitest';
+import * as analyticsBlocks from '../../src/blocks/analytics.js';
+import * as analyticsModalBlocks from '../../src/blocks/analytics-modal.js';
+import * as approvalBlocks from '../../src/blocks/approval.js';
+import * as auditBlocks from '../../src/blocks/audit.js';
+import * as configBlocks from '../../src/blocks/config.js';
+import * as createBlocks from '../../src/blocks/create.js';
+import * as errorBlocks from '../../src/blocks/errors.js';
+import * as helpBlocks from '../../src/blocks/help.js';
+import * as homeBlocks from '../../src/blocks/home.js';
+import * as loginBlocks from '../../src/blocks/login.js';
+import * as purgeBlocks from '../../src/blocks/purge.js';
+import * as rateLimitBlocks from '../../src/blocks/ratelimit.js';
+import * as reportBlocks from '../../src/blocks/reports.js';
+import * as zoneBlocks from '../../src/blocks/zones.js';
+import { CdnError } from '../../src/cdn/errors.js';
+import type { Zone } from '../../src/cdn/schemas.js';
+import { AppError } from '../../src/errors.js';
+import type { AnalyticsReport } from '../../src/services/analytics.js';
+import type { PurgeRun } from '../../src/services/purge.js';
+import type { Approval } from '../../src/store/approvals.js';
+import type { AuditEntry } from '../../src/store/audit-log.js';
+import type { Schedule } from '../../src/store/schedules.js';
+
+const H = '<!channel> <!here> <!everyone> <@UEVIL> <http://evil.example|innocent> &amp;';
+const INJECTED = /<!(channel|here|everyone)>|<@UEVIL>|<http:\/\/evil/;
+
+/**
+ * The strings Slack parses as mrkdwn: a builder's string result, a message's `text`, and mrkdwn
+ * elements anywhere. (plain_text, values, ids and private_metadata are never parsed.)
+ */
+function mrkdwnOf(value: unknown, out: string[] = [], root = true): string[] {
+  if (typeof value === 'string') {
+    if (root) out.push(value);
+  } else if (Array.isArray(value)) {
+    for (const item of value) mrkdwnOf(item, out, root);
+  } else if (value && typeof value === 'object') {
+    const object = value as Record<string, unknown>;
+    if (typeof object.text === 'string' && (root || object.type === 'mrkdwn'))
+      out.push(object.text);
+    for (const [key, child] of Object.entries(object))
+      if (key !== 'text' && typeof child === 'object') mrkdwnOf(child, out, false);
+  }
+  return out;
+}
+
+const zone: Zone = { id: H, name: H, status: H, createdAt: '2026-11-01T00:00:00Z' };
+const approval = (status: Approval['status'], outcome: Approval['outcome'] = null): Approval => ({
+  id: 'a1',
+  workspaceId: 'T1',
+  zoneId: H,
+  zoneName: H,
+  requesterId: 'U1',
+  reason: H,
+  channelId: 'C1',
+  messageTs: null,
+  status,
+  decidedBy: 'U2',
+  decidedAt: 1,
+  decisionNote: H,
+  outcome,
+  purgeId: H,
+  outcomeDetail: H,
+  expiresAt: 1,
+  createdAt: 0,
+  updatedAt: 0,
+});
+const entry: AuditEntry = {
+  id: 1,
+  workspaceId: 'T1',
+  actorId: 'U1',
+  action: H,
+  zoneId: H,
+  zoneName: H,
+  outcome: H,
+  detail: { reason: H, note: H, error: H, purgeIds: [H], files: H, tags: H },
+  at: 0,
+};
+const schedule: Schedule = {
+  id: 'schedule-1',
+  workspaceId: 'T1',
+  zoneId: H,
+  zoneName: H,
+  channelId: 'C1',
+  createdBy: 'U1',
+  timeOfDay: '09:00',
+  timeZone: H,
+  status: 'paused',
+  nextRunAt: 0,
+  lastRunAt: null,
+  pausedReason: H,
+  createdAt: 0,
+  updatedAt: 0,
+};
+const run = (failed: boolean): PurgeRun => ({
+  job: {
+    id: 'j1',
+    workspaceId: 'T1',
+    zoneId: H,
+    zoneName: H,
+    actorId: 'U1',
+    fileCount: 2,
+    tagCount: 1,
+    status: failed ? 'partial' : 'succeeded',
+    failed: failed ? { files: [H], tags: [H] } : { files: [], tags: [] },
+    purgeIds: [H],
+    retryOf: null,
+    createdAt: 0,
+    finishedAt: 1,
+  },
+  report: {
+    ok: !failed,
+    results: failed
+      ? [
+          {
+            kind: 'files',
+            items: [H],
+            ok: false,
+            error: new CdnError('invalid_request', H),
+          } as never,
+        ]
+      : [],
+    failed: failed ? { files: [H], tags: [H] } : { files: [], tags: [] },
+    purgeIds: [H],
+  },
+});
+const report: AnalyticsReport = {
+  zone,
+  range: { since: 0, until: 3_600_000, granularity: 'minute', label: H },
+  timeZone: 'UTC',
+  traffic: { totals: { requests: 1, bandwidth: 1, cacheHitRate: 0.5 }, series: [] },
+  markers: [{ at: 1, label: H, kind: 'purge' }],
+};
+
+/** One or more calls per builder, named after it; a new builder without a case fails below. */
+const CASES: Record<string, () => unknown[]> = {
+  analyticsModal: () => [analyticsModalBlocks.analyticsModal()],
+  analyticsComment: () => [analyticsBlocks.analyticsComment(report)],
+  noTrafficText: () => [analyticsBlocks.noTrafficText(report)],
+  approvalMessage: () =>
+    (['pending', 'approved', 'denied', 'expired', 'cancelled'] as const).flatMap((status) => [
+      approvalBlocks.approvalMessage(approval(status), { cacheHitRate: 0.5 }),
+      approvalBlocks.approvalMessage(approval(status, 'failed'), { purging: true }),
+      approvalBlocks.approvalMessage(approval(status, 'succeeded')),
+    ]),
+  approveModal: () => [approvalBlocks.approveModal(approval('pending'))],
+  denyModal: () => [approvalBlocks.denyModal(approval('pending'))],
+  auditMessage: () => [auditBlocks.auditMessage([entry], H), auditBlocks.auditMessage([], H)],
+  configMessage: () => [
+    configBlocks.configMessage(
+      {
+        id: 'T1',
+        enterpriseId: null,
+        cdnBaseUrl: H,
+        operatorGroupId: null,
+        approverGroupId: null,
+        approvalTtlMinutes: 30,
+        reportTimeOfDay: '09:00',
+        createdAt: 0,
+        updatedAt: 0,
+      },
+      'Operators updated.',
+    ),
+  ],
+  createModal: () => [createBlocks.createModal(H)],
+  cnameRecord: () => [], // a zone-file line: shown only through zoneCreatedMessage, which escapes it
+  zoneCreatedMessage: () => [
+    createBlocks.zoneCreatedMessage(
+      { kind: 'created', zone, name: H, confirmedBy: 'response' },
+      { plan: 'free', actorId: 'U1', cnameTarget: H },
+    ),
+    createBlocks.zoneCreatedMessage({ kind: 'accepted', name: H } as never, {
+      plan: 'free',
+      actorId: 'U1',
+      cnameTarget: H,
+    }),
+  ],
+  errorText: () =>
+    [
+      new CdnError('unauthorized', H, { requestId: H }),
+      new CdnError('not_found', H),
+      new CdnError('unavailable', H),
+      new CdnError('network', H),
+      new CdnError('unexpected_response', H),
+      new Error(H),
+    ].map((error) => errorBlocks.errorText(error, 'doing things')),
+  errorMessage: () => [errorBlocks.errorMessage(new CdnError('conflict', H))],
+  noticeMessage: () => [], // takes mrkdwn the caller built (and escaped); see the e2e sweep
+  noticeModal: () => [],
+  helpMessage: () => [helpBlocks.helpMessage({ unknown: H, suggestion: 'zones' })],
+  homeView: () => [
+    homeBlocks.homeView({
+      key: { workspaceId: 'T1', setBy: 'U1', setAt: 0, lastValidatedAt: null },
+      baseUrl: H,
+      recent: [entry],
+      schedules: [schedule],
+    }),
+  ],
+  loginModal: () => [
+    loginBlocks.loginModal({
+      metadata: H,
+      hasKey: true,
+      defaultBaseUrl: H,
+      currentBaseUrl: H,
+      problem: H,
+    } as never),
+  ],
+  loginCheckingView: () => [loginBlocks.loginCheckingView()],
+  loginDoneView: () => [loginBlocks.loginDoneView({ zoneCount: 1, baseUrl: H })],
+  loginConfirmation: () => [loginBlocks.loginConfirmation(1)],
+  purgeProgressMessage: () => [
+    purgeBlocks.purgeProgressMessage({
+      zoneNames: [H],
+      files: 1,
+      tags: 1,
+      actorId: 'U1',
+      done: 0,
+      total: 2,
+    }),
+  ],
+  purgeResultMessage: () => [
+    purgeBlocks.purgeResultMessage([run(false), run(true)], 'U1'),
+    purgeBlocks.purgeResultMessage(
+      Array.from({ length: 8 }, () => run(true)),
+      'U1',
+    ),
+  ],
+  purgeRefusedMessage: () => [
+    purgeBlocks.purgeRefusedMessage({
+      groups: [],
+      rejected: [{ item: H, reason: H }],
+      duplicates: 0,
+    }),
+  ],
+  purgeFormModal: () => [purgeBlocks.purgeFormModal({ metadata: H, zone, items: [H] })],
+  purgeEverythingModal: () => [purgeBlocks.purgeEverythingModal({ zone, metadata: H })],
+  rateLimitMessage: () => [
+    rateLimitBlocks.rateLimitMessage({ zone, enabled: true, actorId: 'U1' }),
+    rateLimitBlocks.rateLimitMessage({ zone, enabled: false, actorId: 'U1', propagatedAt: 1 }),
+  ],
+  shortId: () => [],
+  scheduleLine: () => [reportBlocks.scheduleLine(schedule)],
+  scheduledMessage: () => [reportBlocks.scheduledMessage(schedule)],
+  scheduleListMessage: () => [reportBlocks.scheduleListMessage([schedule])],
+  statusLabel: () => [zoneBlocks.statusLabel(H)],
+  zonesMessage: () => [
+    zoneBlocks.zonesMessage({ zones: [zone], page: 1, perPage: 10, total: 11, pages: 2 }, H),
+  ],
+};
+
+describe('every Block Kit builder, with hostile strings', () => {
+  it('has a case here', () => {
+    const builders = [
+      analyticsModalBlocks,
+      analyticsBlocks,
+      approvalBlocks,
+      auditBlocks,
+      configBlocks,
+      createBlocks,
+      errorBlocks,
+      helpBlocks,
+      homeBlocks,
+      loginBlocks,
+      purgeBlocks,
+      rateLimitBlocks,
+      reportBlocks,
+      zoneBlocks,
+    ].flatMap((module) =>
+      Object.entries(module)
+        .filter(([, value]) => typeof value === 'function')
+        .map(([name]) => name),
+    );
+    expect(builders.filter((name) => !(name in CASES))).toEqual([]);
+  });
+
+  it.each(Object.keys(CASES))('%s escapes what it is given', (name) => {
+    const texts = mrkdwnOf((CASES[name] as () => unknown[])());
+    expect(texts.filter((text) => INJECTED.test(text))).toEqual([]);
+  });
+
+  it('and AppError texts, which callers build, are shown as they are', () => {
+    // AppError messages are composed by the bot, with user input passed through code() or
+    // escapeMrkdwn() where it is made; the e2e sweep (test/e2e/hostile-input.test.ts) checks them.
+    expect(errorBlocks.errorText(new AppError('invalid_input', 'Made by us.'))).toBe('Made by us.');
+  });
+});
