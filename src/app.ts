@@ -2,6 +2,7 @@
 import { App, type AppOptions, type CustomRoute, type Receiver } from '@slack/bolt';
 import type { WebClient, WebClientOptions } from '@slack/web-api';
 import { sql } from 'kysely';
+import { EgressPolicy, type Resolver } from './cdn/egress.js';
 import type { CdnTransport } from './cdn/transport.js';
 import { TrafficChartRenderer } from './charts/traffic-chart.js';
 import type { Clock } from './clock.js';
@@ -47,14 +48,21 @@ export interface BuildAppOptions {
   chartRenderer?: TrafficChartRenderer;
   /** A receiver of one's own (the console); otherwise one is built for config.mode. */
   receiver?: Receiver;
+  /** DNS for checking base-URL overrides (tests inject their own). */
+  resolve?: Resolver;
 }
 
 export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps {
   const { store, clock, logger } = options;
+  const egress = new EgressPolicy({
+    allowlist: options.config.cdn.baseUrlAllowlist,
+    ...(options.resolve ? { resolve: options.resolve } : {}),
+  });
   const cdn = new CdnAccess({
     store,
     transport: options.transport,
     defaultBaseUrl: options.cdnBaseUrl,
+    egress,
     clock,
     logger,
   });
@@ -67,6 +75,7 @@ export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps 
   return {
     store,
     cdn,
+    egress,
     zones,
     ratelimit: new RateLimitService(cdn, store.audit),
     credentials: new CredentialService(store, cdn),

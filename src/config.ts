@@ -31,7 +31,11 @@ export interface Config {
     /** Absent only in console mode, where the embedded sandbox supplies it. */
     baseUrl?: string;
     edgeCnameTarget?: string;
+    /** Hosts a workspace's base-URL override may name without the public-address checks. */
+    baseUrlAllowlist: string[];
   };
+  /** Changing commands (purge, create, ratelimit) one user may run per minute; 0: no limit. */
+  changesPerMinute: number;
   database: DatabaseConfig;
   /** Newest first: the first encrypts, all decrypt. Empty when ENCRYPTION_KEYS is unset. */
   encryptionKeys: EncryptionKey[];
@@ -102,9 +106,35 @@ const envSchema = z.object({
     (value) => value === undefined || checkHostname(value).ok,
     { message: 'must be a hostname, e.g. edge.cdn.example' },
   ),
+  CDN_BASE_URL_ALLOWLIST: optionalText.superRefine((value, context) => {
+    const bad = value === undefined ? undefined : allowlistHosts(value).find((h) => !isHost(h));
+    if (bad !== undefined)
+      context.addIssue({
+        code: 'custom',
+        message: 'must be host names or IP addresses, comma-separated',
+      });
+  }),
+  CHANGE_RATE_LIMIT: z.coerce
+    .number({ message: 'must be a number of changes per user per minute' })
+    .int('must be a whole number')
+    .min(0, 'must be 0 (no limit) or more')
+    .default(10),
   DATABASE_URL: optionalText,
   ENCRYPTION_KEYS: optionalText,
 });
+
+function allowlistHosts(value: string): string[] {
+  return value
+    .split(',')
+    .map((host) => host.trim().toLowerCase())
+    .filter(Boolean);
+}
+
+/** A host name (letters, digits, dots, hyphens) or an IP address, with no scheme, port or path. */
+function isHost(value: string): boolean {
+  const url = URL.parse(`https://${value}/`);
+  return url !== null && url.port === '' && url.hostname === value;
+}
 
 type Env = z.infer<typeof envSchema>;
 
@@ -137,7 +167,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     cdn: {
       ...defined('baseUrl', env.CDN_API_BASE_URL?.replace(/\/+$/, '')),
       ...defined('edgeCnameTarget', env.CDN_EDGE_CNAME_TARGET?.toLowerCase().replace(/\.$/, '')),
+      baseUrlAllowlist: env.CDN_BASE_URL_ALLOWLIST
+        ? allowlistHosts(env.CDN_BASE_URL_ALLOWLIST)
+        : [],
     },
+    changesPerMinute: env.CHANGE_RATE_LIMIT,
     database: parseDatabaseUrl(env.DATABASE_URL ?? 'sqlite:./data/cdn-bot.sqlite'),
     encryptionKeys: env.ENCRYPTION_KEYS ? parseEncryptionKeys(env.ENCRYPTION_KEYS) : [],
   };

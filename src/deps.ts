@@ -1,4 +1,5 @@
 // What the listeners share, built once at start-up and passed in: no globals.
+import type { EgressPolicy } from './cdn/egress.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import type { DailyReportService } from './reports/daily-report.js';
@@ -16,6 +17,8 @@ import type { Store } from './store/index.js';
 export interface AppDeps {
   store: Store;
   cdn: CdnAccess;
+  /** Which CDN base URLs a workspace may set (SSRF checks). */
+  egress: EgressPolicy;
   zones: ZoneService;
   ratelimit: RateLimitService;
   credentials: CredentialService;

@@ -29,8 +29,9 @@ describe('loadConfig', () => {
       slack: { apiUrl: 'https://slack.com/api/' },
       database: { kind: 'sqlite', path: './data/cdn-bot.sqlite' },
       encryptionKeys: [],
+      changesPerMinute: 10,
     });
-    expect(config.cdn).toEqual({});
+    expect(config.cdn).toEqual({ baseUrlAllowlist: [] });
   });
 
   it('infers socket mode from an app token and http mode from a signing secret', () => {
@@ -46,11 +47,15 @@ describe('loadConfig', () => {
       CDN_EDGE_CNAME_TARGET: 'Edge.CDN.example.',
       SLACK_API_URL: 'http://127.0.0.1:9999/api',
       PORT: '8080',
+      CDN_BASE_URL_ALLOWLIST: ' CDN.Internal.example , 10.0.0.7,[::1]',
+      CHANGE_RATE_LIMIT: '0',
     });
     expect(config.cdn).toEqual({
       baseUrl: 'https://api.cdn.example/v1',
       edgeCnameTarget: 'edge.cdn.example',
+      baseUrlAllowlist: ['cdn.internal.example', '10.0.0.7', '[::1]'],
     });
+    expect(config.changesPerMinute).toBe(0);
     expect(config.slack.apiUrl).toBe('http://127.0.0.1:9999/api/');
     expect(config.port).toBe(8080);
   });
@@ -87,6 +92,10 @@ describe('loadConfig', () => {
     [{ CDN_API_BASE_URL: 'ftp://api.cdn.example/v1' }, 'CDN_API_BASE_URL', 'http(s) URL'],
     [{ CDN_EDGE_CNAME_TARGET: 'https://edge' }, 'CDN_EDGE_CNAME_TARGET', 'hostname'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL', 'sqlite:<path> or postgres://'],
+    [{ CDN_BASE_URL_ALLOWLIST: 'https://cdn.example/v1' }, 'CDN_BASE_URL_ALLOWLIST', 'host names'],
+    [{ CDN_BASE_URL_ALLOWLIST: 'cdn.example:8443' }, 'CDN_BASE_URL_ALLOWLIST', 'host names'],
+    [{ CHANGE_RATE_LIMIT: '-1' }, 'CHANGE_RATE_LIMIT', '0 (no limit)'],
+    [{ CHANGE_RATE_LIMIT: 'lots' }, 'CHANGE_RATE_LIMIT', 'per user per minute'],
     [{ ENCRYPTION_KEYS: 'nocolon' }, 'ENCRYPTION_KEYS', 'id:base64key'],
     [
       { ENCRYPTION_KEYS: `k1:${Buffer.alloc(16).toString('base64')}` },

@@ -43,6 +43,8 @@ export function errorText(error: unknown, doing?: string): string {
       return `Couldn't reach the CDN API: ${said}.${ref}`;
     case 'unexpected_response':
       return `The CDN answered in a way I don't understand (${said}), so I assumed nothing.${ref}`;
+    case 'blocked_address':
+      return `I won't call that CDN API address: ${said}. A workspace admin can set another base URL with \`/cdn login\`.`;
   }
 }
 

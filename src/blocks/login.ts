@@ -45,7 +45,9 @@ export function loginModal(options: {
         block_id: LOGIN_IDS.baseUrlBlock,
         optional: true,
         label: plain('API base URL (optional)'),
-        hint: plain(`Leave empty to use ${options.defaultBaseUrl}. Must end with /v1.`),
+        hint: plain(
+          `Leave empty to use ${options.defaultBaseUrl}. Must be an https URL ending with /v1, on a public address.`,
+        ),
         element: {
           type: 'url_text_input',
           action_id: LOGIN_IDS.baseUrlInput,

@@ -39,6 +39,8 @@ export interface CdnClientOptions {
   retry?: Partial<RetryPolicy>;
   /** URLs or tags per purge request, and purge requests in flight at once. */
   purge?: { batchSize?: number; concurrency?: number };
+  /** A base URL a workspace chose: only public addresses may be reached (see egress.ts). */
+  untrusted?: boolean;
 }
 
 export interface CallOptions {
@@ -91,6 +93,7 @@ interface CallResult {
 
 export class CdnClient {
   readonly #apiKey: string;
+  readonly #untrusted: boolean;
   readonly #baseUrl: string;
   readonly #transport: CdnTransport;
   readonly #clock: Clock;
@@ -105,6 +108,7 @@ export class CdnClient {
     if (!URL.canParse(options.baseUrl)) throw new TypeError('CdnClient: baseUrl is not a URL');
     if (options.apiKey.trim() === '') throw new TypeError('CdnClient: apiKey is empty');
     this.#apiKey = options.apiKey;
+    this.#untrusted = options.untrusted ?? false;
     this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.#transport = options.transport;
     this.#clock = options.clock ?? systemClock;
@@ -322,6 +326,7 @@ export class CdnClient {
           headers,
           timeoutMs: this.#timeoutMs,
           operation,
+          ...(this.#untrusted ? { untrusted: true } : {}),
           ...(payload === undefined ? {} : { body: payload }),
           ...(call.signal ? { signal: call.signal } : {}),
         });

@@ -12,6 +12,8 @@ export const CDN_ERROR_CODES = [
   'timeout',
   'network',
   'unexpected_response',
+  /** A workspace's base URL led to an address the bot may not call (see src/cdn/egress.ts). */
+  'blocked_address',
 ] as const;
 
 export type CdnErrorCode = (typeof CDN_ERROR_CODES)[number];

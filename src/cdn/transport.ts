@@ -1,5 +1,11 @@
 // One HTTP attempt against the CDN: keep-alive pools, a deadline, and errors classified by code.
 import { Agent, type Dispatcher } from 'undici';
+import {
+  assertPublicLiteral,
+  NonPublicAddressError,
+  publicOnlyLookup,
+  type Resolver,
+} from './egress.js';
 import { CdnError } from './errors.js';
 
 export interface HttpRequest {
@@ -11,6 +17,8 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** For messages and logs: `METHOD /path`. */
   operation: string;
+  /** A workspace's own base URL: only public addresses may be connected to (egress.ts). */
+  untrusted?: boolean;
 }
 
 export interface HttpResponse {
@@ -32,8 +40,10 @@ export interface TransportOptions {
   connections?: number;
   /** Larger bodies are refused rather than buffered (a proxy page or a runaway series). */
   maxBodyBytes?: number;
-  /** Replaces the default Agent (tests, or issue 9's connect-time address checks). */
+  /** Replaces the default Agent (tests). */
   dispatcher?: Dispatcher;
+  /** DNS for untrusted hosts, checked at connect time (tests inject their own). */
+  resolve?: Resolver;
 }
 
 /**
@@ -43,6 +53,8 @@ export interface TransportOptions {
 export class CdnTransport {
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
+  /** For untrusted base URLs: its connections resolve through publicOnlyLookup. */
+  readonly #guarded: Agent;
   readonly #maxBodyBytes: number;
   readonly #hints = new Map<string, ServerHints>();
 
@@ -51,6 +63,11 @@ export class CdnTransport {
     this.#dispatcher =
       options.dispatcher ??
       new Agent({ connections: options.connections ?? 16, keepAliveTimeout: 30_000 });
+    this.#guarded = new Agent({
+      connections: options.connections ?? 16,
+      keepAliveTimeout: 30_000,
+      connect: { lookup: publicOnlyLookup(options.resolve) },
+    });
     this.#maxBodyBytes = options.maxBodyBytes ?? 32 * 1024 * 1024;
   }
 
@@ -78,7 +95,10 @@ export class CdnTransport {
     if (request.signal?.aborted) forward();
     const signal = controller.signal;
     try {
-      const response = await this.#dispatcher.request({
+      // A literal IP never goes through lookup, so it is checked here.
+      if (request.untrusted) assertPublicLiteral(request.url);
+      const dispatcher = request.untrusted ? this.#guarded : this.#dispatcher;
+      const response = await dispatcher.request({
         origin: request.url.origin,
         path: `${request.url.pathname}${request.url.search}`,
         method: request.method,
@@ -95,6 +115,13 @@ export class CdnTransport {
       return { status: response.statusCode, headers: flatten(response.headers), text };
     } catch (error) {
       if (error instanceof CdnError) throw error;
+      const blocked = findCause(error, NonPublicAddressError);
+      if (blocked) {
+        throw new CdnError('blocked_address', blocked.message, {
+          operation: request.operation,
+          cause: error,
+        });
+      }
       // A caller's own abort is not a CDN failure: hand back exactly what they aborted with.
       if (request.signal?.aborted) throw request.signal.reason;
       if (timedOut) {
@@ -112,6 +139,7 @@ export class CdnTransport {
   }
 
   async close(): Promise<void> {
+    await this.#guarded.close();
     if (this.#ownsDispatcher) await this.#dispatcher.close();
   }
 }
@@ -139,6 +167,15 @@ function networkError(error: unknown, operation: string): CdnError {
     operation,
     cause: error,
   });
+}
+
+function findCause<T>(error: unknown, type: new (...args: never[]) => T): T | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
+    if (current instanceof type) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 function causeCode(error: unknown): string {

@@ -1,5 +1,6 @@
 // Gives each workspace its CDN client: its own key, its own base URL if it set one.
 import { CdnClient } from '../cdn/client.js';
+import { EgressPolicy } from '../cdn/egress.js';
 import type { CdnTransport } from '../cdn/transport.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
@@ -11,18 +12,35 @@ export interface CdnAccessOptions {
   transport: CdnTransport;
   /** CDN_API_BASE_URL: used unless a workspace overrides it. */
   defaultBaseUrl: string;
+  /** Decides whether a workspace's own base URL is trusted or held to public addresses. */
+  egress?: EgressPolicy;
   clock: Clock;
   logger: Logger;
 }
 
 export class CdnAccess {
-  constructor(private readonly options: CdnAccessOptions) {}
+  readonly #egress: EgressPolicy;
+
+  constructor(private readonly options: CdnAccessOptions) {
+    this.#egress = options.egress ?? new EgressPolicy();
+  }
 
   /** A client for a key that is not stored yet (checking a key before saving it). */
   clientWith(apiKey: string, baseUrl?: string | null): CdnClient {
+    // The operator's CDN_API_BASE_URL and allowlisted hosts are trusted as configured; any other
+    // URL came from a workspace admin and may only reach public addresses over https.
+    const untrusted =
+      !!baseUrl && baseUrl !== this.options.defaultBaseUrl && !this.#egress.trusts(baseUrl);
+    if (untrusted && !baseUrl.startsWith('https://')) {
+      throw new AppError(
+        'invalid_input',
+        "This workspace's CDN base URL does not use https, so I won't call it. A workspace admin can set another with `/cdn login`.",
+      );
+    }
     return new CdnClient({
       baseUrl: baseUrl ?? this.options.defaultBaseUrl,
       apiKey,
+      untrusted,
       transport: this.options.transport,
       clock: this.options.clock,
       logger: this.options.logger,

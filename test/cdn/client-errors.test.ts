@@ -56,6 +56,8 @@ describe('error codes', () => {
     );
     sandbox.inject({ kind: 'malformed' });
     await record(noRetry.listZones());
+    // A workspace's own base URL pointing at loopback: refused before any connection.
+    await record(client({ untrusted: true, retry: { maxRetries: 0 } }).listZones());
 
     expect([...seen.keys()].sort()).toEqual([...CDN_ERROR_CODES].sort());
     expect(seen.get('unauthorized')).toMatchObject({ status: 401, message: 'Invalid API key' });
@@ -64,6 +66,9 @@ describe('error codes', () => {
     expect(seen.get('rate_limited')).toMatchObject({ status: 429, retryAfterMs: 1000 });
     expect(seen.get('timeout')?.message).toBe('The CDN did not answer within 0.2 s');
     expect(seen.get('network')?.message).toContain('connection was refused');
+    expect(seen.get('blocked_address')?.message).toBe(
+      '127.0.0.1 is a loopback address, and only public addresses are allowed',
+    );
   });
 
   it('treats a 200 with success: false as a refusal', async () => {

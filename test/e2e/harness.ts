@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { App } from '@slack/bolt';
 import { afterEach } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import type { Resolver } from '../../src/cdn/egress.js';
 import { CdnTransport } from '../../src/cdn/transport.js';
 import { TrafficChartRenderer } from '../../src/charts/traffic-chart.js';
 import { type Config, loadConfig } from '../../src/config.js';
@@ -104,6 +105,8 @@ export async function startHarness(
     env?: Record<string, string>;
     /** Run the approval-expiry sweeper (its sleep is one more sleeper on the manual clock). */
     sweep?: boolean;
+    /** DNS for base-URL overrides, both when checked and at connect time. */
+    resolve?: Resolver;
   } = {},
 ): Promise<Harness> {
   const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
@@ -115,7 +118,7 @@ export async function startHarness(
   slack.addChannel({ id: CHANNEL, name: 'ops', botMember: true });
   const sandbox = await startSandbox({ apiKeys: [CDN_KEY], clock, ...options.sandbox });
   const { store: firstStore, database, keyring } = await testStore('sqlite', { clock });
-  const transport = new CdnTransport();
+  const transport = new CdnTransport(options.resolve ? { resolve: options.resolve } : {});
   const config: Config = loadConfig({
     BOT_MODE: 'http',
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
@@ -136,6 +139,7 @@ export async function startHarness(
       edgeCnameTarget: EDGE,
       clientOptions: { retryConfig: { retries: 0 } },
       chartRenderer,
+      ...(options.resolve ? { resolve: options.resolve } : {}),
     });
     await app.init();
     const server = (await app.start(0)) as import('node:http').Server;

@@ -102,3 +102,62 @@ describe('/cdn login', () => {
     expect(await h.store.credentials.get(h.workspaceId)).toBeUndefined();
   });
 });
+
+describe('/cdn login with a base-URL override (SSRF)', () => {
+  it.each([
+    ['http://127.0.0.1/v1', 'must use https://'],
+    ['https://169.254.169.254/v1', 'link-local'],
+    ['https://10.0.0.1/v1', 'private-network'],
+    ['https://localhost/v1', 'loopback'],
+  ])('refuses %s inline, saying why, and calls nothing', async (baseUrl, why) => {
+    const h = await startHarness();
+    const viewId = await openLogin(h);
+    const answer = JSON.parse(
+      (await h.submit(viewId, keyValues(CDN_KEY, baseUrl), { user: ADMIN })).body,
+    );
+    expect(answer.errors[LOGIN_IDS.baseUrlBlock]).toContain(why);
+    expect(answer.errors[LOGIN_IDS.baseUrlBlock]).toMatch(/^The base URL /);
+    expect(h.sandbox.requests).toEqual([]);
+    expect(await h.store.credentials.get(h.workspaceId)).toBeUndefined();
+  });
+
+  it('catches a name that resolves to a public address when saved and a private one at connect', async () => {
+    let asked = 0;
+    // The first answer (the check) is public; every later one (the connection) is loopback.
+    const h = await startHarness({
+      resolve: async () => [{ address: asked++ === 0 ? '93.184.216.34' : '127.0.0.1', family: 4 }],
+    });
+    const viewId = await openLogin(h);
+    const answer = JSON.parse(
+      (await h.submit(viewId, keyValues(CDN_KEY, 'https://rebind.example/v1'), { user: ADMIN }))
+        .body,
+    );
+    expect(answer.errors[LOGIN_IDS.keyBlock]).toBe(
+      "Couldn't check the key: I won't call that CDN API address: rebind.example resolves to 127.0.0.1, a loopback address; only public addresses are allowed. A workspace admin can set another base URL with `/cdn login`.",
+    );
+    expect(asked).toBeGreaterThanOrEqual(2);
+    expect(await h.store.credentials.get(h.workspaceId)).toBeUndefined();
+  });
+
+  it('lets the operator allow a host (here the sandbox on loopback) with CDN_BASE_URL_ALLOWLIST', async () => {
+    const h = await startHarness({ env: { CDN_BASE_URL_ALLOWLIST: '127.0.0.1' } });
+    const viewId = await openLogin(h);
+    const submitted = await h.submit(viewId, keyValues(CDN_KEY, h.sandbox.baseUrl), {
+      user: ADMIN,
+    });
+    expect(textOf(JSON.parse(submitted.body).view.blocks)).toContain('Key saved');
+    expect((await h.store.workspaces.get(h.workspaceId))?.cdnBaseUrl).toBe(h.sandbox.baseUrl);
+  });
+
+  it('refuses to use a stored plain-http override that is no longer allowed', async () => {
+    const h = await startHarness();
+    await h.login();
+    // The sandbox itself, named differently from CDN_API_BASE_URL (which stays trusted).
+    const override = h.sandbox.baseUrl.replace('127.0.0.1', 'localhost');
+    await h.store.workspaces.update(h.workspaceId, { cdnBaseUrl: override });
+    await h.command('zones', { user: MEMBER });
+    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    expect(reply?.text).toContain("does not use https, so I won't call it");
+    expect(h.sandbox.requests).toEqual([]);
+  });
+});

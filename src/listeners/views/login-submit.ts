@@ -8,7 +8,6 @@ import {
   loginDoneView,
   loginModal,
 } from '../../blocks/login.js';
-import { checkBaseUrl } from '../../cdn/base-url.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import type { KeyCheck } from '../../services/credentials.js';
@@ -40,14 +39,15 @@ export function loginSubmit(deps: AppDeps) {
     if (apiKey === '') return inline(LOGIN_IDS.keyBlock, 'Paste the API key.');
     if (/\s/.test(apiKey))
       return inline(LOGIN_IDS.keyBlock, 'An API key has no spaces or line breaks.');
-    const base = baseUrlInput === '' ? undefined : checkBaseUrl(baseUrlInput);
-    if (base && !base.ok) return inline(LOGIN_IDS.baseUrlBlock, `The base URL ${base.reason}.`);
-    const baseUrl = base?.ok ? base.url : null;
     try {
       await accessFor({ client, workspaceId, deps }).requireAdmin(userId, 'set the CDN API key');
     } catch (error) {
       return inline(LOGIN_IDS.keyBlock, errorText(error));
     }
+    // Checked only for an admin: resolving names on behalf of anyone would be a probe of its own.
+    const base = baseUrlInput === '' ? undefined : await deps.egress.checkOverride(baseUrlInput);
+    if (base && !base.ok) return inline(LOGIN_IDS.baseUrlBlock, `The base URL ${base.reason}.`);
+    const baseUrl = base?.ok ? base.url : null;
 
     const checking: Promise<Outcome> = deps.credentials.check(apiKey, baseUrl).then(
       (check) => ({ check }),

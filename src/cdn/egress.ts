@@ -1,0 +1,162 @@
+// Where the bot may send a workspace's CDN requests. A base-URL override typed into the login
+// modal is user input: left unchecked it would let any workspace admin make the bot call the
+// cloud metadata service, a database on the private network, or the bot's own loopback ports
+// (SSRF). Overrides must be https and reach public addresses only, checked when the URL is saved
+// and again at every connect, so a DNS answer that changes later (rebinding) cannot slip through.
+import type { LookupAddress } from 'node:dns';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import type { LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { checkBaseUrl } from './base-url.js';
+
+/** Resolves a host name to every address it has (tests inject their own DNS). */
+export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
+
+export const systemResolver: Resolver = (hostname) =>
+  dnsLookup(hostname, { all: true, verbatim: true });
+
+/**
+ * Whether an address is ordinary public unicast. Everything else is refused: loopback, private
+ * (RFC 1918, unique local), link-local (which holds 169.254.169.254, the metadata service),
+ * carrier-grade NAT, unspecified, multicast, reserved and documentation ranges, and IPv6 forms
+ * that embed an IPv4 address (mapped, NAT64, 6to4, Teredo) unless that address is public itself.
+ */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  }
+  return parsed.range() === 'unicast';
+}
+
+/** A host as URL gives it: IPv6 literals lose their brackets. */
+function bareHost(hostname: string): string {
+  return hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+}
+
+/** Why an address is refused, in words a workspace admin understands. */
+function describe(address: string): string {
+  if (!ipaddr.isValid(address)) return 'not an IP address';
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  }
+  const names: Record<string, string> = {
+    loopback: 'a loopback address',
+    private: 'a private-network address',
+    uniqueLocal: 'a private-network address',
+    linkLocal: 'a link-local address (where cloud metadata services live)',
+    carrierGradeNat: 'a carrier-grade NAT address',
+    unspecified: 'an unspecified address',
+    multicast: 'a multicast address',
+    broadcast: 'a broadcast address',
+  };
+  return names[parsed.range()] ?? 'not a public address';
+}
+
+export class NonPublicAddressError extends Error {
+  readonly code = 'ENOTPUBLIC';
+  constructor(hostname: string, address: string) {
+    super(
+      hostname === address
+        ? `${address} is ${describe(address)}, and only public addresses are allowed`
+        : `${hostname} resolves to ${address}, ${describe(address)}; only public addresses are allowed`,
+    );
+    this.name = 'NonPublicAddressError';
+  }
+}
+
+/**
+ * A `lookup` for net/tls connect that resolves with `resolve` and refuses the connection when any
+ * address is not public, so the check holds for the address actually connected to.
+ */
+export function publicOnlyLookup(resolve: Resolver = systemResolver): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname).then(
+      (found) => {
+        const refused = found.find((entry) => !isPublicAddress(entry.address));
+        if (refused) return callback(new NonPublicAddressError(hostname, refused.address), '', 4);
+        const family = options.family === 6 || options.family === 4 ? options.family : undefined;
+        const usable = family ? found.filter((entry) => entry.family === family) : found;
+        const [first] = usable;
+        if (!first) {
+          const error = Object.assign(new Error(`${hostname} has no usable address`), {
+            code: 'ENOTFOUND',
+          });
+          return callback(error, '', 4);
+        }
+        if (options.all) return (callback as (e: null, a: LookupAddress[]) => void)(null, usable);
+        return callback(null, first.address, first.family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, '', 4),
+    );
+  };
+}
+
+/** Throws NonPublicAddressError when an untrusted URL names a non-public IP address directly. */
+export function assertPublicLiteral(url: URL): void {
+  const host = bareHost(url.hostname);
+  if (ipaddr.isValid(host) && !isPublicAddress(host)) throw new NonPublicAddressError(host, host);
+}
+
+export type OverrideCheck = { ok: true; url: string } | { ok: false; reason: string };
+
+export interface EgressPolicyOptions {
+  /** CDN_BASE_URL_ALLOWLIST: hosts trusted as the operator's own (any scheme, any address). */
+  allowlist?: readonly string[];
+  resolve?: Resolver;
+}
+
+/** Decides which base URLs are trusted, and checks an override before it is saved. */
+export class EgressPolicy {
+  readonly #allowlist: ReadonlySet<string>;
+  readonly #resolve: Resolver;
+
+  constructor(options: EgressPolicyOptions = {}) {
+    this.#allowlist = new Set((options.allowlist ?? []).map(bareHost));
+    this.#resolve = options.resolve ?? systemResolver;
+  }
+
+  /** Whether requests to this base URL skip the public-address checks (an allowlisted host). */
+  trusts(baseUrl: string): boolean {
+    const url = URL.parse(baseUrl);
+    return url !== null && this.#allowlist.has(bareHost(url.hostname));
+  }
+
+  /** Checks a workspace's override: its form, https, and that every address it has is public. */
+  async checkOverride(input: string): Promise<OverrideCheck> {
+    const form = checkBaseUrl(input);
+    if (!form.ok) return form;
+    if (this.trusts(form.url)) return form;
+    const url = new URL(form.url);
+    if (url.protocol !== 'https:') {
+      return { ok: false, reason: 'must use https:// (only the operator can allow other hosts)' };
+    }
+    const host = bareHost(url.hostname);
+    if (ipaddr.isValid(host)) {
+      return isPublicAddress(host)
+        ? form
+        : {
+            ok: false,
+            reason: `points at ${host}, ${describe(host)}; only public addresses are allowed`,
+          };
+    }
+    let found: LookupAddress[];
+    try {
+      found = await this.#resolve(host);
+    } catch {
+      return { ok: false, reason: `has a host name that does not resolve (${host})` };
+    }
+    const refused = found.find((entry) => !isPublicAddress(entry.address));
+    if (refused) {
+      return {
+        ok: false,
+        reason: `resolves to ${refused.address}, ${describe(refused.address)}; only public addresses are allowed`,
+      };
+    }
+    if (found.length === 0)
+      return { ok: false, reason: `has a host name that does not resolve (${host})` };
+    return form;
+  }
+}
