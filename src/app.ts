@@ -17,6 +17,7 @@ import { CdnAccess } from './services/cdn-access.js';
 import { CredentialService } from './services/credentials.js';
 import { PurgeService } from './services/purge.js';
 import { RateLimitService } from './services/ratelimit.js';
+import { UninstallService } from './services/uninstall.js';
 import { ZoneService } from './services/zones.js';
 import { SlackApprovalNotifier } from './slack/approval-notifier.js';
 import { boltLogger } from './slack/bolt-logger.js';
@@ -82,6 +83,7 @@ export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps 
     purges: new PurgeService(cdn, zones, store),
     analytics: new AnalyticsService(cdn, store, renderer, clock),
     reports: new DailyReportService(cdn, store, renderer),
+    uninstall: new UninstallService(store, zones, logger),
     approvals: new ApprovalService(store, cdn, new SlackApprovalNotifier(clients), clock, logger),
     clients,
     groups: new GroupMembersCache(clock),

@@ -9,6 +9,7 @@ import type { CdnAccess } from './services/cdn-access.js';
 import type { CredentialService } from './services/credentials.js';
 import type { PurgeService } from './services/purge.js';
 import type { RateLimitService } from './services/ratelimit.js';
+import type { UninstallService } from './services/uninstall.js';
 import type { ZoneService } from './services/zones.js';
 import type { GroupMembersCache } from './slack/directory.js';
 import type { WorkspaceClients } from './slack/workspace-clients.js';
@@ -26,6 +27,8 @@ export interface AppDeps {
   approvals: ApprovalService;
   analytics: AnalyticsService;
   reports: DailyReportService;
+  /** Tears a workspace down when Slack revokes the app's access. */
+  uninstall: UninstallService;
   /** Bot tokens for work outside a request (approval expiry, reports). */
   clients: WorkspaceClients;
   groups: GroupMembersCache;

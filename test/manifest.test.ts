@@ -11,7 +11,11 @@ describe('manifest.yml', () => {
     expect(manifest.features.slash_commands).toEqual([
       expect.objectContaining({ command: '/cdn', should_escape: true }),
     ]);
-    expect(manifest.settings.event_subscriptions.bot_events).toEqual(['app_home_opened']);
+    expect(manifest.settings.event_subscriptions.bot_events).toEqual([
+      'app_home_opened',
+      'app_uninstalled',
+      'tokens_revoked',
+    ]);
     expect(manifest.features.shortcuts).toEqual([
       expect.objectContaining({ type: 'message', callback_id: PURGE_IDS.shortcut }),
     ]);

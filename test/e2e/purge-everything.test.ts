@@ -1,61 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { APPROVAL_IDS, PURGE_IDS } from '../../src/blocks/ids.js';
-import type { Message } from '../../src/fake-slack/server.js';
-import {
-  ADMIN,
-  CHANNEL,
-  type Harness,
-  MEMBER,
-  OTHER,
-  startHarness,
-  textOf,
-  viewIdOf,
-} from './harness.js';
-
-const everythingRequests = (h: Harness) =>
-  h.sandbox.requests.filter(
-    (r) =>
-      r.path.endsWith('/purge') &&
-      (r.body as { purge_everything?: boolean }).purge_everything === true,
-  );
-
-/** MEMBER asks to purge everything on example.com; resolves with the request message in the channel. */
-async function requestEverything(
-  h: Harness,
-  reason = 'Bad deploy cached a broken bundle',
-): Promise<Message> {
-  await h.command('purge example.com everything', { user: MEMBER });
-  const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
-  const viewId = viewIdOf(opened);
-  const values = (typed: string, why: string) => ({
-    [PURGE_IDS.confirmBlock]: {
-      [PURGE_IDS.confirmInput]: { type: 'plain_text_input', value: typed },
-    },
-    [PURGE_IDS.reasonBlock]: { [PURGE_IDS.reasonInput]: { type: 'plain_text_input', value: why } },
-  });
-  const wrongName = JSON.parse(
-    (await h.submit(viewId, values('example.org', reason), { user: MEMBER })).body,
-  );
-  expect(wrongName.errors[PURGE_IDS.confirmBlock]).toBe('Type example.com exactly to confirm.');
-  const noReason = JSON.parse(
-    (await h.submit(viewId, values('example.com', '  '), { user: MEMBER })).body,
-  );
-  expect(noReason.errors[PURGE_IDS.reasonBlock]).toContain('Say why');
-  expect((await h.submit(viewId, values('Example.com', reason), { user: MEMBER })).body).toBe('');
-  const [message] = await h.slack.waitForMessages(
-    (m) =>
-      m.via === 'api' && m.channel === CHANNEL && (m.text?.includes('Approval needed') ?? false),
-  );
-  if (!message) throw new Error('no request message');
-  return message;
-}
-
-async function openApprove(h: Harness, message: Message, user: string): Promise<string> {
-  const before = h.slack.callsTo('views.open').length;
-  await h.click(message, APPROVAL_IDS.approve, { user });
-  const calls = await h.slack.waitForCalls((c) => c.method === 'views.open', before + 1);
-  return viewIdOf(calls[before]);
-}
+import { everythingRequests, openApprove, requestEverything } from './flows.js';
+import { ADMIN, MEMBER, OTHER, startHarness, textOf, viewIdOf } from './harness.js';
 
 describe('purge everything with a second person', () => {
   it('asks in the channel, and purges once approved', async () => {

@@ -1,4 +1,5 @@
 // Captures every line a pino logger writes, to assert on content (and on what is absent).
+import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
 import { createLogger, type Logger } from '../../src/logger.js';
 
@@ -6,17 +7,32 @@ export interface CapturedLogs {
   logger: Logger;
   lines: string[];
   text(): string;
+  /** Resolves with the first line (past or future) containing `fragment`. */
+  waitFor(fragment: string): Promise<string>;
 }
 
 export function captureLogs(level = 'trace'): CapturedLogs {
   const lines: string[] = [];
+  const written = new EventEmitter();
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
       lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      written.emit('line');
       done();
     },
   });
   // pino's sync write path expects a `write` method only; a Writable provides it.
   const logger = createLogger({ level, destination });
-  return { logger, lines, text: () => lines.join('\n') };
+  const waitFor = (fragment: string) =>
+    new Promise<string>((resolve) => {
+      const check = () => {
+        const line = lines.find((l) => l.includes(fragment));
+        if (line === undefined) return;
+        written.off('line', check);
+        resolve(line);
+      };
+      written.on('line', check);
+      check();
+    });
+  return { logger, lines, text: () => lines.join('\n'), waitFor };
 }
