@@ -15,6 +15,7 @@ import { AnalyticsService } from './services/analytics.js';
 import { ApprovalService } from './services/approvals.js';
 import { CdnAccess } from './services/cdn-access.js';
 import { CredentialService } from './services/credentials.js';
+import { FloodControl } from './services/flood.js';
 import { PurgeService } from './services/purge.js';
 import { RateLimitService } from './services/ratelimit.js';
 import { UninstallService } from './services/uninstall.js';
@@ -84,6 +85,7 @@ export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps 
     analytics: new AnalyticsService(cdn, store, renderer, clock),
     reports: new DailyReportService(cdn, store, renderer),
     uninstall: new UninstallService(store, zones, logger),
+    flood: new FloodControl(store, clock, options.config.changesPerMinute),
     approvals: new ApprovalService(store, cdn, new SlackApprovalNotifier(clients), clock, logger),
     clients,
     groups: new GroupMembersCache(clock),

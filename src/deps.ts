@@ -7,6 +7,7 @@ import type { AnalyticsService } from './services/analytics.js';
 import type { ApprovalService } from './services/approvals.js';
 import type { CdnAccess } from './services/cdn-access.js';
 import type { CredentialService } from './services/credentials.js';
+import type { FloodControl } from './services/flood.js';
 import type { PurgeService } from './services/purge.js';
 import type { RateLimitService } from './services/ratelimit.js';
 import type { UninstallService } from './services/uninstall.js';
@@ -27,6 +28,8 @@ export interface AppDeps {
   approvals: ApprovalService;
   analytics: AnalyticsService;
   reports: DailyReportService;
+  /** Per-user limit on changes (purge, create, ratelimit), shared by every replica. */
+  flood: FloodControl;
   /** Tears a workspace down when Slack revokes the app's access. */
   uninstall: UninstallService;
   /** Bot tokens for work outside a request (approval expiry, reports). */

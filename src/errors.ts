@@ -12,7 +12,9 @@ export type AppErrorCode =
   /** No zone has that name or id. */
   | 'zone_not_found'
   /** The user's input was refused before any API call. */
-  | 'invalid_input';
+  | 'invalid_input'
+  /** The user made more changes in a minute than the flood limit allows. */
+  | 'too_many_changes';
 
 /** A failure whose message is written for the user who caused it. */
 export class AppError extends Error implements CodedError {

@@ -98,33 +98,27 @@ export class ZoneService {
     workspaceId: string,
     input: { domain: string; plan: ZonePlan; actorId: string },
   ): Promise<CreateZoneResult & { name: string }> {
-    const check = checkHostname(input.domain);
-    if (!check.ok) {
-      throw new AppError(
-        'invalid_input',
-        `${code(input.domain.trim())} is not a domain I can onboard: ${check.reason}.`,
-      );
-    }
+    const ascii = onboardableDomain(input.domain);
     const client = await this.#cdn.clientFor(workspaceId);
     try {
-      const result = await client.createZone({ name: check.ascii, plan: input.plan });
+      const result = await client.createZone({ name: ascii, plan: input.plan });
       this.#cache.delete(workspaceId);
       await this.#audit.record({
         workspaceId,
         actorId: input.actorId,
         action: 'zone.create',
         zoneId: result.kind === 'created' ? result.zone.id : null,
-        zoneName: check.ascii,
+        zoneName: ascii,
         outcome: 'ok',
         detail: { plan: input.plan, result: result.kind },
       });
-      return { ...result, name: check.ascii };
+      return { ...result, name: ascii };
     } catch (error) {
       await this.#audit.record({
         workspaceId,
         actorId: input.actorId,
         action: 'zone.create',
-        zoneName: check.ascii,
+        zoneName: ascii,
         outcome: 'failed',
         detail: { plan: input.plan, error: (error as { code?: string }).code ?? 'unknown' },
       });
@@ -143,4 +137,16 @@ function rank(name: string, needle: string): number {
   if (!needle || lower.startsWith(needle)) return 0;
   if (lower.includes(`.${needle}`)) return 1;
   return 2;
+}
+
+/** The domain in ASCII (IDN as punycode), or AppError invalid_input saying what is wrong. */
+export function onboardableDomain(domain: string): string {
+  const check = checkHostname(domain);
+  if (!check.ok) {
+    throw new AppError(
+      'invalid_input',
+      `${code(domain.trim())} is not a domain I can onboard: ${check.reason}.`,
+    );
+  }
+  return check.ascii;
 }

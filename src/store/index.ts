@@ -5,6 +5,7 @@ import type { DatabaseConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import { ApprovalRepository } from './approvals.js';
 import { AuditLogRepository } from './audit-log.js';
+import { ChangeCounterRepository } from './change-counters.js';
 import { CredentialRepository } from './credentials.js';
 import type { Keyring } from './crypto.js';
 import { openDatabase, type SqlDialect } from './db.js';
@@ -26,6 +27,7 @@ export interface Store {
   schedules: ScheduleRepository;
   audit: AuditLogRepository;
   purges: PurgeRepository;
+  changeCounters: ChangeCounterRepository;
   close(): Promise<void>;
 }
 
@@ -64,6 +66,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     schedules: new ScheduleRepository(db, clock, options.newId),
     audit: new AuditLogRepository(db, clock),
     purges: new PurgeRepository(db, clock, options.newId),
+    changeCounters: new ChangeCounterRepository(db),
     close: () => db.destroy(),
   };
 }

@@ -161,6 +161,24 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0003_change_counters': {
+      // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then, not today's types.
+      async up(db: Kysely<any>) {
+        // One row per user per minute: flood control shared by every replica.
+        await db.schema
+          .createTable('change_counters')
+          .addColumn('workspace_id', 'text', (c) => c.notNull())
+          .addColumn('user_id', 'text', (c) => c.notNull())
+          .addColumn('window_start', 'bigint', (c) => c.notNull())
+          .addColumn('count', 'integer', (c) => c.notNull())
+          .addPrimaryKeyConstraint('change_counters_pk', [
+            'workspace_id',
+            'user_id',
+            'window_start',
+          ])
+          .execute();
+      },
+    },
   };
 }
 

@@ -122,6 +122,14 @@ export interface PurgesTable {
   finished_at: number | null;
 }
 
+export interface ChangeCountersTable {
+  workspace_id: string;
+  user_id: string;
+  /** The minute counted, as epoch milliseconds. */
+  window_start: number;
+  count: number;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   cdn_credentials: CdnCredentialsTable;
@@ -130,4 +138,5 @@ export interface Database {
   schedules: SchedulesTable;
   audit_log: AuditLogTable;
   purges: PurgesTable;
+  change_counters: ChangeCountersTable;
 }

@@ -23,6 +23,7 @@ export function purgeRetry(deps: AppDeps) {
       await requireOperatorIn({ client, workspaceId, deps }, userId, 'purge cached content');
       const jobId = action.value ?? '';
       const group = await deps.purges.retryGroup(workspaceId, jobId);
+      await deps.flood.take(workspaceId, userId);
       // A new message: the original stays as the record of what failed first.
       await runPurges(deps, workspaceId, [group], userId, respondTarget(respond, 'in_channel'), {
         retryOf: jobId,

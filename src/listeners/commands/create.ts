@@ -3,6 +3,7 @@ import { createModal, zoneCreatedMessage } from '../../blocks/create.js';
 import { noticeMessage } from '../../blocks/errors.js';
 import { code } from '../../blocks/text.js';
 import { ZONE_PLANS, type ZonePlan } from '../../cdn/schemas.js';
+import { onboardableDomain } from '../../services/zones.js';
 import { encodeOrigin, requireOperatorIn, type SubcommandHandler } from './context.js';
 
 const USAGE =
@@ -31,6 +32,9 @@ export const create: SubcommandHandler = async (context) => {
     });
     return;
   }
+  // A malformed domain is refused before it counts against the user's limit.
+  onboardableDomain(domain);
+  await deps.flood.take(workspaceId, command.user_id);
   const result = await deps.zones.create(workspaceId, { domain, plan, actorId: command.user_id });
   await respond({
     response_type: 'in_channel',

@@ -41,6 +41,7 @@ export const purge: SubcommandHandler = async (context) => {
     await respond(noticeMessage(USAGE));
     return;
   }
+  await deps.flood.take(workspaceId, command.user_id);
   await runPurges(
     deps,
     workspaceId,

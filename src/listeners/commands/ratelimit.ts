@@ -17,6 +17,7 @@ export const ratelimit: SubcommandHandler = async (context) => {
   }
   await requireOperatorIn(context, command.user_id, 'change rate limits');
   const zone = await deps.zones.resolve(workspaceId, zoneName);
+  await deps.flood.take(workspaceId, command.user_id);
   await deps.ratelimit.set(workspaceId, zone, enabled, command.user_id);
   const message = { zone, enabled, actorId: command.user_id };
   await respond({ response_type: 'in_channel', ...rateLimitMessage(message) });

@@ -37,6 +37,7 @@ export function createSubmit(deps: AppDeps) {
     }
     try {
       await requireOperatorIn({ client, workspaceId, deps }, userId, 'onboard domains');
+      await deps.flood.take(workspaceId, userId);
     } catch (error) {
       return ack({
         response_action: 'errors',

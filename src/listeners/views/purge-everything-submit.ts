@@ -53,6 +53,7 @@ export function purgeEverythingSubmit(deps: AppDeps) {
     try {
       await requireOperatorIn({ client, workspaceId, deps }, userId, 'purge cached content');
       zone = await deps.zones.resolve(workspaceId, zoneName);
+      await deps.flood.take(workspaceId, userId);
     } catch (error) {
       return inline(PURGE_IDS.confirmBlock, errorText(error));
     }

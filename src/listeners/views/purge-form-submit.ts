@@ -63,6 +63,11 @@ export function purgeFormSubmit(deps: AppDeps) {
         `Nothing was purged. Refused: ${shown.join('; ')}${plan.rejected.length > 5 ? `; and ${plan.rejected.length - 5} more` : ''}.`,
       );
     }
+    try {
+      await deps.flood.take(workspaceId, userId);
+    } catch (error) {
+      return inline(PURGE_IDS.itemsBlock, errorText(error));
+    }
     await ack();
     const target = originTarget(client, decodeOrigin(view.private_metadata), userId);
     await runPurges(deps, workspaceId, plan.groups, userId, target).catch((error: unknown) => {
