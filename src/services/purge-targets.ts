@@ -86,6 +86,13 @@ export function planPurge(
     reason: 'not a URL, nor a tag written as tag:<name>',
   }));
   const live = zones.filter((zone) => zone.status !== 'deleted');
+  // A zone named explicitly may be a deleted one (resolve finds those too): nothing goes to it.
+  if (input.zone?.status === 'deleted') {
+    const reason = `the zone ${input.zone.name} is deleted`;
+    for (const item of [...input.urls, ...input.tags.map((tag) => `tag:${tag}`)])
+      rejected.push({ item, reason });
+    return { groups: [], rejected, duplicates: 0 };
+  }
   const groups = new Map<string, PurgeGroup>();
   const groupOf = (zone: Zone) => {
     let group = groups.get(zone.id);

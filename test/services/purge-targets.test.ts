@@ -70,6 +70,25 @@ describe('parsePurgeArgs', () => {
   });
 });
 
+describe('a deleted zone', () => {
+  it('gets nothing, even when named explicitly', () => {
+    const zone = {
+      id: 'z9',
+      name: 'old.example',
+      status: 'deleted',
+      createdAt: '2026-01-01T00:00:00Z',
+    };
+    expect(planPurge({ zone, urls: ['https://old.example/a'], tags: ['t'] }, [zone])).toEqual({
+      groups: [],
+      rejected: [
+        { item: 'https://old.example/a', reason: 'the zone old.example is deleted' },
+        { item: 'tag:t', reason: 'the zone old.example is deleted' },
+      ],
+      duplicates: 0,
+    });
+  });
+});
+
 describe('urlsInMessage', () => {
   it('finds escaped, labelled and bare URLs once each', () => {
     const text =

@@ -2,11 +2,14 @@
 import type { App } from '@slack/bolt';
 import { PURGE_IDS } from '../../blocks/ids.js';
 import type { AppDeps } from '../../deps.js';
+import { unmatched } from '../unmatched.js';
 import { purgeMessageShortcut } from './purge-message.js';
+import { unknownShortcut } from './unknown.js';
 
 export function register(app: App, deps: AppDeps): void {
   app.shortcut(
     { callback_id: PURGE_IDS.shortcut, type: 'message_action' },
     purgeMessageShortcut(deps),
   );
+  app.shortcut(unmatched([PURGE_IDS.shortcut]), unknownShortcut(deps));
 }

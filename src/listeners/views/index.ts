@@ -1,20 +1,32 @@
 // Modal submissions.
-import type { App } from '@slack/bolt';
+import type { App, Middleware, SlackViewAction, SlackViewMiddlewareArgs } from '@slack/bolt';
 import { ANALYTICS_IDS, APPROVAL_IDS, CREATE_IDS, LOGIN_IDS, PURGE_IDS } from '../../blocks/ids.js';
 import type { AppDeps } from '../../deps.js';
+import { unmatched } from '../unmatched.js';
 import { analyticsSubmit } from './analytics-submit.js';
 import { approveSubmit, denySubmit } from './approval-submit.js';
 import { createSubmit } from './create-submit.js';
 import { loginSubmit } from './login-submit.js';
 import { purgeEverythingSubmit } from './purge-everything-submit.js';
 import { purgeFormSubmit } from './purge-form-submit.js';
+import { unknownView } from './unknown.js';
 
 export function register(app: App, deps: AppDeps): void {
-  app.view(LOGIN_IDS.callback, loginSubmit(deps));
-  app.view(CREATE_IDS.callback, createSubmit(deps));
-  app.view(PURGE_IDS.formCallback, purgeFormSubmit(deps));
-  app.view(PURGE_IDS.everythingCallback, purgeEverythingSubmit(deps));
-  app.view(ANALYTICS_IDS.callback, analyticsSubmit(deps));
-  app.view(APPROVAL_IDS.approveCallback, approveSubmit(deps));
-  app.view(APPROVAL_IDS.denyCallback, denySubmit(deps));
+  const handled: string[] = [];
+  const on = <View extends SlackViewAction>(
+    callbackId: string,
+    listener: Middleware<SlackViewMiddlewareArgs<View>>,
+  ) => {
+    handled.push(callbackId);
+    app.view<View>(callbackId, listener);
+  };
+  on(LOGIN_IDS.callback, loginSubmit(deps));
+  on(CREATE_IDS.callback, createSubmit(deps));
+  on(PURGE_IDS.formCallback, purgeFormSubmit(deps));
+  on(PURGE_IDS.everythingCallback, purgeEverythingSubmit(deps));
+  on(ANALYTICS_IDS.callback, analyticsSubmit(deps));
+  on(APPROVAL_IDS.approveCallback, approveSubmit(deps));
+  on(APPROVAL_IDS.denyCallback, denySubmit(deps));
+  // Last, and only for what nothing above handles: Bolt runs every listener that matches.
+  app.view(unmatched(handled), unknownView(deps));
 }
