@@ -158,7 +158,9 @@ export function buildApp(options: BuildAppOptions): { app: App; deps: AppDeps } 
   const deps = buildDeps(options, app.client);
   registerListeners(app, deps);
   app.error(async (error) => {
-    logger.error({ err: error }, 'unhandled error in a listener');
+    // Bolt wraps what a listener threw; the original carries the useful stack.
+    const original = (error as { original?: unknown }).original;
+    logger.error({ err: original ?? error }, 'unhandled error in a listener');
   });
   return { app, deps };
 }

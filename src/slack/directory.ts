@@ -2,6 +2,7 @@
 import type { WebClient } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.js';
+import { AppError } from '../errors.js';
 import type { SlackDirectory } from '../services/access.js';
 
 /** Group membership changes rarely and is asked on every change: kept for a minute. */
@@ -19,7 +20,17 @@ export function webDirectory(
 ): SlackDirectory {
   return {
     async user(userId) {
-      const { user } = await client.users.info({ user: userId });
+      const { user } = await client.users.info({ user: userId }).catch((error: unknown) => {
+        // Someone from another organization in a shared channel, whom this workspace can't see.
+        const code = (error as { data?: { error?: string } }).data?.error;
+        if (code === 'user_not_found' || code === 'user_not_visible') {
+          throw new AppError(
+            'not_allowed',
+            "I can't see your profile from this workspace (a guest from another organization?), so I can't check what you may do here.",
+          );
+        }
+        throw error;
+      });
       return {
         isAdmin: Boolean(user?.is_admin || user?.is_owner || user?.is_primary_owner),
         timeZone: user?.tz ?? 'UTC',

@@ -71,6 +71,20 @@ export function homeListZones(deps: AppDeps) {
     } catch (error) {
       message = errorMessage(error, 'listing zones');
     }
-    await args.client.chat.postMessage({ channel: userId, ...message });
+    try {
+      await args.client.chat.postMessage({ channel: userId, ...message });
+    } catch (error) {
+      // Direct messages with apps can be turned off for a workspace: say so where the user is.
+      deps.logger.warn({ err: error }, 'zone list not sent as a DM');
+      await args.client.views
+        .open({
+          trigger_id: args.body.trigger_id,
+          view: noticeModal(
+            'Not possible',
+            "I couldn't send you the list as a direct message. Run `/cdn zones` in a channel instead.",
+          ),
+        })
+        .catch((notice: unknown) => deps.logger.warn({ err: notice }, 'notice not shown'));
+    }
   };
 }

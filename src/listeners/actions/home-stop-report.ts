@@ -44,6 +44,9 @@ export function homeStopReport(deps: AppDeps) {
         view: noticeModal('Not possible', errorText(error)),
       });
     }
-    await publishHome(deps, client, workspaceId, userId);
+    // The refresh is a courtesy: the report is stopped (or not) whatever it does.
+    await publishHome(deps, client, workspaceId, userId).catch((error: unknown) =>
+      deps.logger.warn({ err: error }, 'App Home not refreshed'),
+    );
   };
 }

@@ -11,29 +11,46 @@ import { unknownAction } from './unknown.js';
 import { zoneAnalytics } from './zone-analytics.js';
 import { zonesPage } from './zones-page.js';
 
+/** Where a button lives: a message's click carries a response_url, an App Home's a view. */
+type Surface = 'message' | 'home';
+
 export function register(app: App, deps: AppDeps): void {
   const handled: Array<string | RegExp> = [];
   const on = <Action extends SlackAction>(
+    surface: Surface,
     id: string | RegExp,
     listener: Middleware<SlackActionMiddlewareArgs<Action>>,
   ) => {
     handled.push(id);
-    app.action<Action>(id, listener);
+    app.action<Action>(id, async (args) => {
+      // Slack always sends what the surface implies; a payload without it is hand-made.
+      const body = args.body as { response_url?: unknown; view?: unknown };
+      const fits =
+        surface === 'message'
+          ? typeof body.response_url === 'string'
+          : typeof body.view === 'object';
+      if (!fits) {
+        await args.ack();
+        deps.logger.info({ surface }, 'action from the wrong surface dropped');
+        return;
+      }
+      await listener(args);
+    });
   };
   const pager = zonesPage(deps);
-  on(ZONES_IDS.previous, pager);
-  on(ZONES_IDS.next, pager);
-  on(HOME_IDS.login, homeLogin(deps));
-  on(HOME_IDS.listZones, homeListZones(deps));
-  on(HOME_IDS.createZone, homeCreateZone(deps));
-  on(HOME_IDS.analytics, homeAnalytics(deps));
-  on(new RegExp(`^${HOME_IDS.stopReport}_\\d+$`), homeStopReport(deps));
+  on('message', ZONES_IDS.previous, pager);
+  on('message', ZONES_IDS.next, pager);
+  on('home', HOME_IDS.login, homeLogin(deps));
+  on('home', HOME_IDS.listZones, homeListZones(deps));
+  on('home', HOME_IDS.createZone, homeCreateZone(deps));
+  on('home', HOME_IDS.analytics, homeAnalytics(deps));
+  on('home', new RegExp(`^${HOME_IDS.stopReport}_\\d+$`), homeStopReport(deps));
   // One retry button per zone in a result message: purge_retry_0, purge_retry_1, …
-  on(new RegExp(`^${PURGE_IDS.retry}_\\d+$`), purgeRetry(deps));
-  on(new RegExp(`^${ZONES_IDS.analytics}_\\d+$`), zoneAnalytics(deps));
-  on(APPROVAL_IDS.approve, approveButton(deps));
-  on(APPROVAL_IDS.deny, denyButton(deps));
-  on(APPROVAL_IDS.cancel, cancelButton(deps));
+  on('message', new RegExp(`^${PURGE_IDS.retry}_\\d+$`), purgeRetry(deps));
+  on('message', new RegExp(`^${ZONES_IDS.analytics}_\\d+$`), zoneAnalytics(deps));
+  on('message', APPROVAL_IDS.approve, approveButton(deps));
+  on('message', APPROVAL_IDS.deny, denyButton(deps));
+  on('message', APPROVAL_IDS.cancel, cancelButton(deps));
   // Last, and only for what nothing above handles: Bolt runs every listener that matches.
   app.action(unmatched(handled), unknownAction(deps));
 }

@@ -11,5 +11,10 @@ export function register(app: App, deps: AppDeps): void {
     { callback_id: PURGE_IDS.shortcut, type: 'message_action' },
     purgeMessageShortcut(deps),
   );
-  app.shortcut(unmatched([PURGE_IDS.shortcut]), unknownShortcut(deps));
+  app.shortcut(
+    { callback_id: unmatched([PURGE_IDS.shortcut]), type: 'message_action' },
+    unknownShortcut(deps),
+  );
+  // The bot offers no global shortcuts.
+  app.shortcut({ callback_id: /.*/, type: 'shortcut' }, unknownShortcut(deps));
 }

@@ -1,0 +1,48 @@
+// Slack's payloads have a shape the listeners rely on (a submission has view.state.values, a
+// click has actions). One that does not, hand-made or truncated, is acknowledged and dropped
+// here, before any listener, so no handler has to defend against it on its own.
+import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
+import { z } from 'zod';
+import type { Logger } from '../logger.js';
+
+const id = z.string().min(1).max(255);
+const SHAPES: Record<string, z.ZodType> = {
+  view_submission: z.object({
+    user: z.object({ id }),
+    view: z.object({
+      id,
+      callback_id: z.string(),
+      private_metadata: z.string().optional(),
+      blocks: z.array(z.looseObject({})),
+      state: z.object({ values: z.record(z.string(), z.record(z.string(), z.looseObject({}))) }),
+    }),
+  }),
+  block_actions: z.object({
+    user: z.object({ id }),
+    actions: z.array(z.looseObject({ action_id: z.string() })).min(1),
+  }),
+  block_suggestion: z.object({ user: z.object({ id }), action_id: z.string(), value: z.string() }),
+  message_action: z.object({
+    user: z.object({ id }),
+    callback_id: z.string(),
+    channel: z.object({ id }),
+    message: z.looseObject({ ts: z.string(), text: z.string().optional() }),
+  }),
+};
+
+export function payloadGuard(logger: Logger): Middleware<AnyMiddlewareArgs> {
+  return async (args) => {
+    const body = args.body as { type?: unknown };
+    const shape = typeof body.type === 'string' ? SHAPES[body.type] : undefined;
+    if (!shape || shape.safeParse(body).success) {
+      await args.next();
+      return;
+    }
+    logger.info({ type: body.type }, 'malformed payload dropped');
+    if ('ack' in args && typeof args.ack === 'function') {
+      await (args.ack as (response?: unknown) => Promise<void>)(
+        body.type === 'block_suggestion' ? { options: [] } : undefined,
+      );
+    }
+  };
+}
