@@ -118,6 +118,8 @@ export class FakeSlack extends EventEmitter<{ call: [ApiCall]; response: [Messag
   readonly #channelRateLimit: boolean;
   /** How many calls were answered 429. */
   rateLimited = 0;
+  /** Bot tokens handed out by oauth.v2.access (tests search logs for them). */
+  readonly issuedTokens: string[] = [];
   readonly #oauth: FakeSlackOptions['oauth'];
   readonly #socket: FakeSlackOptions['socket'];
   readonly #server: Server;
@@ -393,6 +395,7 @@ export class FakeSlack extends EventEmitter<{ call: [ApiCall]; response: [Messag
     if (!grant) return { ok: false, error: 'invalid_code' };
     this.#oauthCodes.delete(String(args.code));
     const token = `xoxb-${grant.teamId}-${randomBytes(8).toString('hex')}`;
+    this.issuedTokens.push(token);
     const botUserId = `UBOT${grant.teamId}`;
     this.#tokens.set(token, { teamId: grant.teamId, botUserId });
     return {

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { App } from '@slack/bolt';
 import { afterEach } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { LOGIN_IDS } from '../../src/blocks/ids.js';
 import type { Resolver } from '../../src/cdn/egress.js';
 import { CdnTransport } from '../../src/cdn/transport.js';
 import { TrafficChartRenderer } from '../../src/charts/traffic-chart.js';
@@ -20,8 +21,8 @@ import {
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { ManualClock } from '../helpers/clock.js';
-import { type CapturedLogs, captureLogs } from '../helpers/logs.js';
-import { testStore } from '../helpers/store.js';
+import { type CapturedLogs, captureLogs, expectNoSecrets } from '../helpers/logs.js';
+import { testKey, testStore } from '../helpers/store.js';
 
 export const SIGNING_SECRET = 'e2e-signing-secret-0123456789';
 export const CDN_KEY = 'sk_e2e_right_key_5f1c9a';
@@ -88,10 +89,13 @@ export interface SignedResult {
 }
 
 const open: Array<() => Promise<void>> = [];
+/** Every harness's logs and the secrets it handled: after each test, no line may hold one. */
+const watched: Array<{ logs: CapturedLogs; secrets: () => Record<string, string | Buffer> }> = [];
 /** One renderer for every harness, as one per process in production. */
 const chartRenderer = new TrafficChartRenderer();
 afterEach(async () => {
   for (const close of open.splice(0).reverse()) await close();
+  for (const { logs, secrets } of watched.splice(0)) expectNoSecrets(logs, secrets());
 });
 
 export function sign(secret: string, timestamp: number, body: string): string {
@@ -160,6 +164,28 @@ export async function startHarness(
     () => current.stop(),
   );
   const workspaceId = slack.teamId;
+  const secrets: Record<string, string | Buffer> = {
+    'the CDN key': CDN_KEY,
+    'the signing secret': SIGNING_SECRET,
+    'the bot token': slack.botToken,
+    'the encryption key': testKey('k1', 1).key,
+    ...(options.env?.SLACK_CLIENT_SECRET
+      ? { 'the OAuth client secret': options.env.SLACK_CLIENT_SECRET }
+      : {}),
+    ...(options.env?.SLACK_STATE_SECRET
+      ? { 'the OAuth state secret': options.env.SLACK_STATE_SECRET }
+      : {}),
+  };
+  // Tokens the fake Slack issues during the test (OAuth installs) are secrets too.
+  watched.push({
+    logs,
+    secrets: () => ({
+      ...secrets,
+      ...Object.fromEntries(
+        slack.issuedTokens.map((token, i) => [`installed bot token ${i}`, token]),
+      ),
+    }),
+  });
 
   const post: Harness['post'] = async (body, contentType, signing = {}) => {
     const timestamp = signing.timestamp ?? Math.floor(Date.now() / 1000);
@@ -206,6 +232,7 @@ export async function startHarness(
       current = await boot(store);
     },
     async login(apiKey = CDN_KEY) {
+      secrets[`a CDN key given to login (${Object.keys(secrets).length})`] = apiKey;
       await current.store.credentials.set(workspaceId, apiKey, { userId: ADMIN, validated: true });
     },
     shortcut(callbackId, message, { user = MEMBER } = {}) {
@@ -225,6 +252,11 @@ export async function startHarness(
       );
     },
     submit(viewId, values, { user = MEMBER } = {}) {
+      const typedKey = values[LOGIN_IDS.keyBlock]?.[LOGIN_IDS.keyInput] as
+        | { value?: string | null }
+        | undefined;
+      if (typedKey?.value)
+        secrets[`a key typed in the login modal (${Object.keys(secrets).length})`] = typedKey.value;
       return interaction(payloads.viewSubmission(viewId, values, { user }));
     },
     suggest(actionId, value, { user = MEMBER } = {}) {

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type FakeSlack, startFakeSlack } from '../../src/fake-slack/server.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { generateKey } from '../../src/store/crypto.js';
+import { expectNoSecrets } from '../helpers/logs.js';
 import { freePort } from '../helpers/net.js';
 import { sign } from './harness.js';
 
@@ -97,6 +98,10 @@ describe('npm start (src/main.ts)', () => {
     const [code] = await once(bot.process, 'exit');
     expect(code).toBe(0);
     expect(bot.output()).toContain('shutting down');
+    expectNoSecrets(
+      { text: bot.output },
+      { 'the signing secret': SECRET, 'the bot token': slack.botToken },
+    );
   });
 
   it('stops with one line when Slack refuses the bot token', async () => {

@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { startFakeSlack } from '../../src/fake-slack/server.js';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { ManualClock } from '../helpers/clock.js';
-import { captureLogs } from '../helpers/logs.js';
+import { captureLogs, expectNoSecrets } from '../helpers/logs.js';
 import { freePort } from '../helpers/net.js';
 import { testStore } from '../helpers/store.js';
 
@@ -22,6 +22,7 @@ describe('Socket Mode', () => {
     await once(wss, 'listening');
     closers.push(() => new Promise((resolve) => wss.close(resolve)));
     const appToken = 'xapp-1-A0FAKE-socket-test';
+    const logs = captureLogs('debug');
     const clock = new ManualClock();
     const slack = await startFakeSlack({
       clock,
@@ -48,7 +49,7 @@ describe('Socket Mode', () => {
       store,
       transport,
       clock,
-      logger: captureLogs().logger,
+      logger: logs.logger,
       cdnBaseUrl: sandbox.baseUrl,
       edgeCnameTarget: 'edge.example.net',
       clientOptions: { retryConfig: { retries: 0 } },
@@ -89,5 +90,7 @@ describe('Socket Mode', () => {
     const [reply] = await slack.waitForMessages((m) => m.via === 'response_url');
     expect(reply?.text).toBe('CDN commands');
     expect(slack.callsTo('apps.connections.open')).toHaveLength(1);
+    expectNoSecrets(logs, { 'the app token': appToken, 'the bot token': slack.botToken });
+    expect(logs.lines.length).toBeGreaterThan(0);
   });
 });

@@ -11,6 +11,31 @@ export interface CapturedLogs {
   waitFor(fragment: string): Promise<string>;
 }
 
+/**
+ * Throws when any log line holds one of `secrets`, in any of the forms it could be written in
+ * (as is, JSON-escaped, base64, hex). Names the secret by its label, never prints it.
+ */
+export function expectNoSecrets(
+  logs: Pick<CapturedLogs, 'text'>,
+  secrets: Record<string, string | Buffer>,
+): void {
+  const text = logs.text();
+  const leaked = Object.entries(secrets).filter(([, secret]) => {
+    const raw = typeof secret === 'string' ? secret : '';
+    const bytes = typeof secret === 'string' ? Buffer.from(secret) : secret;
+    const forms = [
+      raw,
+      JSON.stringify(raw).slice(1, -1),
+      bytes.toString('base64'),
+      bytes.toString('hex'),
+    ];
+    return forms.some((form) => form.length >= 8 && text.includes(form));
+  });
+  if (leaked.length > 0) {
+    throw new Error(`secrets in the logs: ${leaked.map(([label]) => label).join(', ')}`);
+  }
+}
+
 export function captureLogs(level = 'trace'): CapturedLogs {
   const lines: string[] = [];
   const written = new EventEmitter();
