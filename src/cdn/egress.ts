@@ -22,12 +22,17 @@ export const systemResolver: Resolver = (hostname) =>
  * that embed an IPv4 address (mapped, NAT64, 6to4, Teredo) unless that address is public itself.
  */
 export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
+  return rangeOf(address) === 'unicast';
+}
+
+/** ipaddr.js's range name, an IPv4-mapped IPv6 address read as the IPv4 one it maps. */
+function rangeOf(address: string): string | undefined {
+  if (!ipaddr.isValid(address)) return undefined;
+  const parsed = ipaddr.parse(address);
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+    return (parsed as ipaddr.IPv6).toIPv4Address().range();
   }
-  return parsed.range() === 'unicast';
+  return parsed.range();
 }
 
 /** A host as URL gives it: IPv6 literals lose their brackets. */
@@ -37,11 +42,6 @@ function bareHost(hostname: string): string {
 
 /** Why an address is refused, in words a workspace admin understands. */
 function describe(address: string): string {
-  if (!ipaddr.isValid(address)) return 'not an IP address';
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  }
   const names: Record<string, string> = {
     loopback: 'a loopback address',
     private: 'a private-network address',
@@ -52,7 +52,9 @@ function describe(address: string): string {
     multicast: 'a multicast address',
     broadcast: 'a broadcast address',
   };
-  return names[parsed.range()] ?? 'not a public address';
+  const range = rangeOf(address);
+  if (range === undefined) return 'not an IP address';
+  return names[range] ?? 'not a public address';
 }
 
 export class NonPublicAddressError extends Error {
@@ -148,6 +150,8 @@ export class EgressPolicy {
     } catch {
       return { ok: false, reason: `has a host name that does not resolve (${host})` };
     }
+    if (found.length === 0)
+      return { ok: false, reason: `has a host name that does not resolve (${host})` };
     const refused = found.find((entry) => !isPublicAddress(entry.address));
     if (refused) {
       return {
@@ -155,8 +159,6 @@ export class EgressPolicy {
         reason: `resolves to ${refused.address}, ${describe(refused.address)}; only public addresses are allowed`,
       };
     }
-    if (found.length === 0)
-      return { ok: false, reason: `has a host name that does not resolve (${host})` };
     return form;
   }
 }

@@ -169,21 +169,24 @@ function networkError(error: unknown, operation: string): CdnError {
   });
 }
 
-function findCause<T>(error: unknown, type: new (...args: never[]) => T): T | undefined {
+/** An error and the causes it wraps (undici nests the socket's error a few levels deep). */
+function* causes(error: unknown): Generator<object> {
   let current: unknown = error;
   for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
-    if (current instanceof type) return current;
+    yield current;
     current = (current as { cause?: unknown }).cause;
   }
+}
+
+function findCause<T>(error: unknown, type: new (...args: never[]) => T): T | undefined {
+  for (const cause of causes(error)) if (cause instanceof type) return cause;
   return undefined;
 }
 
 function causeCode(error: unknown): string {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
-    const code = (current as { code?: unknown }).code;
+  for (const cause of causes(error)) {
+    const code = (cause as { code?: unknown }).code;
     if (typeof code === 'string' && code !== 'network') return code;
-    current = (current as { cause?: unknown }).cause;
   }
   return '';
 }

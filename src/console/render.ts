@@ -1,6 +1,8 @@
 // Block Kit as terminal text, for the local console: headers, sections, fields, context, dividers,
 // Slack mrkdwn and its <…> escapes made readable, and buttons numbered so they can be pressed.
 
+import { decodeEntities } from '../commands/parse.js';
+
 type Json = Record<string, unknown>;
 
 export interface RenderOptions {
@@ -51,7 +53,7 @@ const isObject = (value: unknown): value is Json =>
 
 /** Slack mrkdwn and its escapes as plain text: links, mentions, dates, entities. */
 export function mrkdwnToText(text: string, options: RenderOptions = {}): string {
-  return (
+  return decodeEntities(
     text
       .replace(/<!date\^\d+\^[^|>]*\|([^>]*)>/g, '$1')
       .replace(
@@ -81,10 +83,7 @@ export function mrkdwnToText(text: string, options: RenderOptions = {}): string 
       )
       .replace(/^\n|\n$/g, '')
       // A quote (a real `>`: a typed one arrives as &gt;).
-      .replace(/^>\s?/gm, '▍ ')
-      .replaceAll('&lt;', '<')
-      .replaceAll('&gt;', '>')
-      .replaceAll('&amp;', '&')
+      .replace(/^>\s?/gm, '▍ '),
   );
 }
 

@@ -23,29 +23,9 @@ import type { PurgeRun } from '../../src/services/purge.js';
 import type { Approval } from '../../src/store/approvals.js';
 import type { AuditEntry } from '../../src/store/audit-log.js';
 import type { Schedule } from '../../src/store/schedules.js';
+import { INJECTED, mrkdwnOf } from '../helpers/mrkdwn.js';
 
 const H = '<!channel> <!here> <!everyone> <@UEVIL> <http://evil.example|innocent> &amp;';
-const INJECTED = /<!(channel|here|everyone)>|<@UEVIL>|<http:\/\/evil/;
-
-/**
- * The strings Slack parses as mrkdwn: a builder's string result, a message's `text`, and mrkdwn
- * elements anywhere. (plain_text, values, ids and private_metadata are never parsed.)
- */
-function mrkdwnOf(value: unknown, out: string[] = [], root = true): string[] {
-  if (typeof value === 'string') {
-    if (root) out.push(value);
-  } else if (Array.isArray(value)) {
-    for (const item of value) mrkdwnOf(item, out, root);
-  } else if (value && typeof value === 'object') {
-    const object = value as Record<string, unknown>;
-    if (typeof object.text === 'string' && (root || object.type === 'mrkdwn'))
-      out.push(object.text);
-    for (const [key, child] of Object.entries(object))
-      if (key !== 'text' && typeof child === 'object') mrkdwnOf(child, out, false);
-  }
-  return out;
-}
-
 const zone: Zone = { id: H, name: H, status: H, createdAt: '2026-11-01T00:00:00Z' };
 const approval = (status: Approval['status'], outcome: Approval['outcome'] = null): Approval => ({
   id: 'a1',
@@ -134,6 +114,14 @@ const report: AnalyticsReport = {
   markers: [{ at: 1, label: H, kind: 'purge' }],
 };
 
+/** Exports that take no untrusted text of their own, and why. */
+const EXEMPT: Record<string, string> = {
+  cnameRecord: 'a zone-file line, shown only through zoneCreatedMessage, which escapes it',
+  noticeMessage: 'takes mrkdwn its caller built and escaped (the e2e sweep checks the callers)',
+  noticeModal: 'takes mrkdwn its caller built and escaped (the e2e sweep checks the callers)',
+  shortId: 'a slice of an id the bot made',
+};
+
 /** One or more calls per builder, named after it; a new builder without a case fails below. */
 const CASES: Record<string, () => unknown[]> = {
   analyticsModal: () => [analyticsModalBlocks.analyticsModal()],
@@ -165,7 +153,6 @@ const CASES: Record<string, () => unknown[]> = {
     ),
   ],
   createModal: () => [createBlocks.createModal(H)],
-  cnameRecord: () => [], // a zone-file line: shown only through zoneCreatedMessage, which escapes it
   zoneCreatedMessage: () => [
     createBlocks.zoneCreatedMessage(
       { kind: 'created', zone, name: H, confirmedBy: 'response' },
@@ -187,8 +174,6 @@ const CASES: Record<string, () => unknown[]> = {
       new Error(H),
     ].map((error) => errorBlocks.errorText(error, 'doing things')),
   errorMessage: () => [errorBlocks.errorMessage(new CdnError('conflict', H))],
-  noticeMessage: () => [], // takes mrkdwn the caller built (and escaped); see the e2e sweep
-  noticeModal: () => [],
   helpMessage: () => [helpBlocks.helpMessage({ unknown: H, suggestion: 'zones' })],
   homeView: () => [
     homeBlocks.homeView({
@@ -240,7 +225,6 @@ const CASES: Record<string, () => unknown[]> = {
     rateLimitBlocks.rateLimitMessage({ zone, enabled: true, actorId: 'U1' }),
     rateLimitBlocks.rateLimitMessage({ zone, enabled: false, actorId: 'U1', propagatedAt: 1 }),
   ],
-  shortId: () => [],
   scheduleLine: () => [reportBlocks.scheduleLine(schedule)],
   scheduledMessage: () => [reportBlocks.scheduledMessage(schedule)],
   scheduleListMessage: () => [reportBlocks.scheduleListMessage([schedule])],
@@ -272,11 +256,13 @@ describe('every Block Kit builder, with hostile strings', () => {
         .filter(([, value]) => typeof value === 'function')
         .map(([name]) => name),
     );
-    expect(builders.filter((name) => !(name in CASES))).toEqual([]);
+    expect(builders.filter((name) => !(name in CASES) && !(name in EXEMPT))).toEqual([]);
   });
 
   it.each(Object.keys(CASES))('%s escapes what it is given', (name) => {
-    const texts = mrkdwnOf((CASES[name] as () => unknown[])());
+    const built = (CASES[name] as () => unknown[])();
+    expect(built.length).toBeGreaterThan(0);
+    const texts = mrkdwnOf(built);
     expect(texts.filter((text) => INJECTED.test(text))).toEqual([]);
   });
 

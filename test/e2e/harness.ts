@@ -9,6 +9,7 @@ import { LOGIN_IDS } from '../../src/blocks/ids.js';
 import type { Resolver } from '../../src/cdn/egress.js';
 import { CdnTransport } from '../../src/cdn/transport.js';
 import { TrafficChartRenderer } from '../../src/charts/traffic-chart.js';
+import { decodeEntities } from '../../src/commands/parse.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { AppDeps } from '../../src/deps.js';
 import { SlackPayloads } from '../../src/fake-slack/payloads.js';
@@ -271,8 +272,7 @@ export async function startHarness(
 
 /** Every text a message or view shows, flattened and unescaped as Slack renders it. */
 export function textOf(value: unknown): string {
-  if (typeof value === 'string')
-    return value.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
+  if (typeof value === 'string') return decodeEntities(value);
   if (Array.isArray(value)) return value.map(textOf).join('\n');
   if (value && typeof value === 'object') return Object.values(value).map(textOf).join('\n');
   return '';

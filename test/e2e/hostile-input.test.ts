@@ -3,37 +3,18 @@
 import { describe, expect, it } from 'vitest';
 import { APPROVAL_IDS, PURGE_IDS } from '../../src/blocks/ids.js';
 import type { FakeSlack } from '../../src/fake-slack/server.js';
+import { INJECTED, mrkdwnOf } from '../helpers/mrkdwn.js';
 import { ADMIN, CHANNEL, type Harness, MEMBER, OTHER, startHarness, viewIdOf } from './harness.js';
-
-/**
- * What Slack would turn into a mention, a broadcast or a disguised link if it arrived unescaped.
- * (A user group typed as a mention is a real group id: `/cdn config` shows it back, ephemerally.)
- */
-const INJECTED = /<!(channel|here|everyone)|<@UEVIL|<https?:\/\/evil/;
-
-/** Every string Slack parses as mrkdwn: message texts, mrkdwn elements, file comments. */
-function mrkdwnTexts(value: unknown, out: string[] = []): string[] {
-  if (Array.isArray(value)) for (const item of value) mrkdwnTexts(item, out);
-  else if (value && typeof value === 'object') {
-    const object = value as Record<string, unknown>;
-    if (object.type === 'mrkdwn' && typeof object.text === 'string') out.push(object.text);
-    for (const [key, child] of Object.entries(object)) {
-      if (key !== 'text' || typeof child !== 'string') mrkdwnTexts(child, out);
-    }
-  }
-  return out;
-}
 
 function everythingShown(slack: FakeSlack): string[] {
   const texts: string[] = [];
   for (const message of slack.messages) {
     for (const version of [...message.history, message]) {
-      if (version.text) texts.push(version.text);
-      mrkdwnTexts(version.blocks, texts);
+      mrkdwnOf({ text: version.text, blocks: version.blocks }, texts);
     }
   }
-  for (const view of slack.views.values()) mrkdwnTexts(view.view, texts);
-  for (const home of slack.homes.values()) mrkdwnTexts(home.view, texts);
+  for (const view of slack.views.values()) mrkdwnOf(view.view, texts);
+  for (const home of slack.homes.values()) mrkdwnOf(home.view, texts);
   for (const file of slack.files.values()) if (file.initialComment) texts.push(file.initialComment);
   return texts;
 }
