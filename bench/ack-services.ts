@@ -1,8 +1,8 @@
 // A child process for the ack benchmark: the fake Slack (which receives the app's response_url
 // posts) and the CDN sandbox, so that the process measuring latency does nothing else.
 // Talks over IPC: sends { ready } once, and answers { mint: n } with n fresh response_urls.
-import { startFakeSlack } from '../src/fake-slack/server.js';
-import { startSandbox } from '../src/sandbox/server.js';
+import { startFakeSlack } from '../src/dev/fake-slack/server.js';
+import { startSandbox } from '../src/dev/sandbox/server.js';
 
 const slack = await startFakeSlack();
 slack.addUser({ id: 'U1', name: 'bench' });

@@ -2,11 +2,11 @@
 import type { EgressPolicy } from './cdn/egress.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
-import type { DailyReportService } from './reports/daily-report.js';
 import type { AnalyticsService } from './services/analytics.js';
 import type { ApprovalService } from './services/approvals.js';
 import type { CdnAccess } from './services/cdn-access.js';
 import type { CredentialService } from './services/credentials.js';
+import type { DailyReportService } from './services/daily-report.js';
 import type { FloodControl } from './services/flood.js';
 import type { PurgeService } from './services/purge.js';
 import type { RateLimitService } from './services/ratelimit.js';

@@ -3,8 +3,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { escapeMrkdwn } from '../blocks/text.js';
 import { AppError } from '../errors.js';
-import type { DailyReport } from '../reports/daily-report.js';
-import type { ReportPoster } from '../reports/scheduler.js';
+import type { ReportPoster } from '../jobs/report-scheduler.js';
+import type { DailyReport } from '../services/daily-report.js';
 import type { Schedule } from '../store/schedules.js';
 import { cannotPostReason } from './post-errors.js';
 import type { WorkspaceClients } from './workspace-clients.js';

@@ -1,7 +1,7 @@
 // Multi-step flows several e2e tests share.
 import { expect } from 'vitest';
 import { APPROVAL_IDS, PURGE_IDS } from '../../src/blocks/ids.js';
-import type { Message } from '../../src/fake-slack/server.js';
+import type { Message } from '../../src/dev/fake-slack/server.js';
 import { CHANNEL, type Harness, MEMBER, viewIdOf } from './harness.js';
 
 export const everythingRequests = (h: Harness) =>

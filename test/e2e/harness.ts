@@ -12,14 +12,14 @@ import { TrafficChartRenderer } from '../../src/charts/traffic-chart.js';
 import { decodeEntities } from '../../src/commands/parse.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { AppDeps } from '../../src/deps.js';
-import { SlackPayloads } from '../../src/fake-slack/payloads.js';
+import { SlackPayloads } from '../../src/dev/fake-slack/payloads.js';
 import {
   type FakeSlack,
   type FakeSlackOptions,
   type Message,
   startFakeSlack,
-} from '../../src/fake-slack/server.js';
-import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
+} from '../../src/dev/fake-slack/server.js';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/dev/sandbox/server.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { ManualClock } from '../helpers/clock.js';
 import { type CapturedLogs, captureLogs, expectNoSecrets } from '../helpers/logs.js';

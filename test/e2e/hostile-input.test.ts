@@ -2,7 +2,7 @@
 // or returned by the CDN, must reach Slack escaped wherever Slack would parse it as mrkdwn.
 import { describe, expect, it } from 'vitest';
 import { APPROVAL_IDS, PURGE_IDS } from '../../src/blocks/ids.js';
-import type { FakeSlack } from '../../src/fake-slack/server.js';
+import type { FakeSlack } from '../../src/dev/fake-slack/server.js';
 import { INJECTED, mrkdwnOf } from '../helpers/mrkdwn.js';
 import { ADMIN, CHANNEL, type Harness, MEMBER, OTHER, startHarness, viewIdOf } from './harness.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PURGE_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
-import type { Message } from '../../src/fake-slack/server.js';
+import type { Message } from '../../src/dev/fake-slack/server.js';
 import { runPurges } from '../../src/listeners/purge-run.js';
 import type { MessageTarget } from '../../src/slack/message-target.js';
 import { CHANNEL, MEMBER, startHarness, textOf, viewIdOf } from './harness.js';

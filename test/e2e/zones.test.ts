@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ZONE_PICKER_IDS, ZONES_IDS } from '../../src/blocks/ids.js';
-import type { Message } from '../../src/fake-slack/server.js';
+import type { Message } from '../../src/dev/fake-slack/server.js';
 import { MEMBER, startHarness, textOf } from './harness.js';
 
 describe('/cdn zones', () => {

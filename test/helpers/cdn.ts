@@ -7,7 +7,7 @@ import {
   type Sandbox,
   type SandboxOptions,
   startSandbox,
-} from '../../src/sandbox/server.js';
+} from '../../src/dev/sandbox/server.js';
 import { InstantClock } from './clock.js';
 
 export interface CdnFixture {

@@ -4,7 +4,7 @@ import { scheduledMessage, scheduleListMessage, shortId } from '../../blocks/rep
 import { code } from '../../blocks/text.js';
 import { safeTimeZone } from '../../charts/format.js';
 import { AppError } from '../../errors.js';
-import { nextOccurrence, parseTimeOfDay } from '../../reports/schedule.js';
+import { nextOccurrence, parseTimeOfDay } from '../../services/report-times.js';
 import { webDirectory } from '../../slack/directory.js';
 import { requireOperatorIn, type SubcommandHandler } from './context.js';
 

@@ -1,7 +1,7 @@
 // The sandbox's in-memory CDN: zones, their settings, and a log of purges.
 import { createHash } from 'node:crypto';
-import type { KnownZoneStatus, ZonePlan } from '../cdn/schemas.js';
-import type { Clock } from '../clock.js';
+import type { KnownZoneStatus, ZonePlan } from '../../cdn/schemas.js';
+import type { Clock } from '../../clock.js';
 
 export interface SandboxZone {
   id: string;

@@ -3,16 +3,16 @@
 // terminal or a pipe (`npm start < docs/demo.txt`).
 import { createInterface } from 'node:readline';
 import type { App } from '@slack/bolt';
-import { buildApp } from '../app.js';
-import type { CdnTransport } from '../cdn/transport.js';
-import type { TrafficChartRenderer } from '../charts/traffic-chart.js';
-import { type Clock, systemClock } from '../clock.js';
-import type { Config } from '../config.js';
-import type { AppDeps } from '../deps.js';
+import { buildApp } from '../../app.js';
+import type { CdnTransport } from '../../cdn/transport.js';
+import type { TrafficChartRenderer } from '../../charts/traffic-chart.js';
+import { type Clock, systemClock } from '../../clock.js';
+import type { Config } from '../../config.js';
+import type { AppDeps } from '../../deps.js';
+import type { Logger } from '../../logger.js';
+import type { Store } from '../../store/index.js';
 import { type FakeSlack, startFakeSlack } from '../fake-slack/server.js';
-import type { Logger } from '../logger.js';
 import { SANDBOX_DEMO_KEY, type Sandbox, startSandbox } from '../sandbox/server.js';
-import type { Store } from '../store/index.js';
 import { ConsoleReceiver } from './receiver.js';
 import { ConsoleSession } from './session.js';
 import { CONSOLE_BOT_TOKEN, CONSOLE_CHANNEL, CONSOLE_TEAM_ID, seedWorld } from './world.js';

@@ -6,10 +6,10 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import { errorText } from '../blocks/errors.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
+import type { DailyReport, DailyReportService } from '../services/daily-report.js';
+import { nextOccurrence } from '../services/report-times.js';
 import type { Store } from '../store/index.js';
 import type { Schedule } from '../store/schedules.js';
-import type { DailyReport, DailyReportService } from './daily-report.js';
-import { nextOccurrence } from './schedule.js';
 
 /** Where reports go; implemented over the Slack Web API. */
 export interface ReportPoster {

@@ -3,15 +3,15 @@ import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
-import { checkHostname } from '../cdn/hostname.js';
+import { checkHostname } from '../../cdn/hostname.js';
 import {
   GRANULARITIES,
   type Granularity,
   ZONE_PLANS,
   ZONE_STATUSES,
   type ZonePlan,
-} from '../cdn/schemas.js';
-import { type Clock, systemClock } from '../clock.js';
+} from '../../cdn/schemas.js';
+import { type Clock, systemClock } from '../../clock.js';
 import { SandboxState, type SandboxZone } from './state.js';
 import { STEP_MS, syntheticTraffic } from './traffic.js';
 

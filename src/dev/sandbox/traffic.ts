@@ -1,5 +1,5 @@
 // Deterministic synthetic traffic: the same zone and range always give the same numbers.
-import type { Granularity } from '../cdn/schemas.js';
+import type { Granularity } from '../../cdn/schemas.js';
 
 export const STEP_MS: Record<Granularity, number> = {
   minute: 60_000,

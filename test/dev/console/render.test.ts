@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { approvalMessage } from '../../src/blocks/approval.js';
-import { helpMessage } from '../../src/blocks/help.js';
-import { zonesMessage } from '../../src/blocks/zones.js';
-import { mrkdwnToText, renderBlocks } from '../../src/console/render.js';
-import type { Approval } from '../../src/store/approvals.js';
+import { approvalMessage } from '../../../src/blocks/approval.js';
+import { helpMessage } from '../../../src/blocks/help.js';
+import { zonesMessage } from '../../../src/blocks/zones.js';
+import { mrkdwnToText, renderBlocks } from '../../../src/dev/console/render.js';
+import type { Approval } from '../../../src/store/approvals.js';
 
 describe('mrkdwnToText', () => {
   it('makes links, mentions, dates and entities readable', () => {

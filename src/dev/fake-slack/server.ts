@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Clock, systemClock } from '../clock.js';
+import { type Clock, systemClock } from '../../clock.js';
 import { type Surface, validateBlocks, validateView } from './validate.js';
 
 export interface FakeUser {

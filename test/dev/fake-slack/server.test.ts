@@ -1,7 +1,7 @@
 import { type View, WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeSlack, startFakeSlack } from '../../src/fake-slack/server.js';
-import { InstantClock } from '../helpers/clock.js';
+import { type FakeSlack, startFakeSlack } from '../../../src/dev/fake-slack/server.js';
+import { InstantClock } from '../../helpers/clock.js';
 
 let slack: FakeSlack;
 let client: WebClient;

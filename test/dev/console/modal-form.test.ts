@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { analyticsModal } from '../../src/blocks/analytics-modal.js';
-import { purgeFormModal } from '../../src/blocks/purge.js';
-import { answerField, fieldsOf, pick } from '../../src/console/modal-form.js';
-import { escapeCommandText } from '../../src/console/world.js';
+import { analyticsModal } from '../../../src/blocks/analytics-modal.js';
+import { purgeFormModal } from '../../../src/blocks/purge.js';
+import { answerField, fieldsOf, pick } from '../../../src/dev/console/modal-form.js';
+import { escapeCommandText } from '../../../src/dev/console/world.js';
 
 const choices = [
   { text: 'example.com (active)', value: 'z1' },

@@ -6,7 +6,7 @@ import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SANDBOX_DEMO_KEY } from '../../src/sandbox/server.js';
+import { SANDBOX_DEMO_KEY } from '../../../src/dev/sandbox/server.js';
 
 describe('npm start without Slack credentials', () => {
   it('runs the console on piped input and exits 0 at its end', async () => {

@@ -3,7 +3,7 @@
 // reimplemented here: commands, clicks, submissions and type-ahead all go through Bolt.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LOGIN_IDS, PURGE_IDS } from '../blocks/ids.js';
+import { LOGIN_IDS, PURGE_IDS } from '../../blocks/ids.js';
 import { findAction, SlackPayloads } from '../fake-slack/payloads.js';
 import type { ApiCall, FakeSlack, FakeView, Message } from '../fake-slack/server.js';
 import {

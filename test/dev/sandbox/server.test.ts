@@ -5,8 +5,8 @@ import {
   type Sandbox,
   type SandboxOptions,
   startSandbox,
-} from '../../src/sandbox/server.js';
-import { InstantClock } from '../helpers/clock.js';
+} from '../../../src/dev/sandbox/server.js';
+import { InstantClock } from '../../helpers/clock.js';
 
 let sandbox: Sandbox;
 let clock: InstantClock;

@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { CdnTransport } from '../../src/cdn/transport.js';
-import { loadConfig } from '../../src/config.js';
-import { ConsoleReceiver } from '../../src/console/receiver.js';
-import { startFakeSlack } from '../../src/fake-slack/server.js';
-import { startSandbox } from '../../src/sandbox/server.js';
-import { ManualClock } from '../helpers/clock.js';
-import { captureLogs } from '../helpers/logs.js';
-import { testStore } from '../helpers/store.js';
+import { buildApp } from '../../../src/app.js';
+import { CdnTransport } from '../../../src/cdn/transport.js';
+import { loadConfig } from '../../../src/config.js';
+import { ConsoleReceiver } from '../../../src/dev/console/receiver.js';
+import { startFakeSlack } from '../../../src/dev/fake-slack/server.js';
+import { startSandbox } from '../../../src/dev/sandbox/server.js';
+import { ManualClock } from '../../helpers/clock.js';
+import { captureLogs } from '../../helpers/logs.js';
+import { testStore } from '../../helpers/store.js';
 
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {

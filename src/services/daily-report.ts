@@ -4,11 +4,11 @@
 import { escapeMrkdwn } from '../blocks/text.js';
 import { formatBytes, formatCount, formatPercent } from '../charts/format.js';
 import type { TrafficChartRenderer } from '../charts/traffic-chart.js';
-import { markerOf } from '../services/analytics.js';
-import type { CdnAccess } from '../services/cdn-access.js';
 import type { Store } from '../store/index.js';
 import type { Schedule } from '../store/schedules.js';
-import { previousDay } from './schedule.js';
+import { markerOf } from './analytics.js';
+import type { CdnAccess } from './cdn-access.js';
+import { previousDay } from './report-times.js';
 
 export interface DailyReport {
   /** The message: readable without the chart, and in notifications. */

@@ -1,6 +1,6 @@
 // The console's pretend workspace: who can act, where messages go, and how typed text is turned
 // into what Slack would send (mentions and channels escaped, as with `should_escape: true`).
-import { escapeMrkdwn } from '../blocks/text.js';
+import { escapeMrkdwn } from '../../blocks/text.js';
 import type { FakeSlack } from '../fake-slack/server.js';
 
 export const CONSOLE_TEAM_ID = 'TCONSOLE';

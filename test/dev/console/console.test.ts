@@ -6,16 +6,16 @@ import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { loadImage } from 'canvas';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CdnTransport } from '../../src/cdn/transport.js';
-import { TrafficChartRenderer } from '../../src/charts/traffic-chart.js';
-import { loadConfig } from '../../src/config.js';
-import { type RunningConsole, startConsole } from '../../src/console/start.js';
-import { CONSOLE_TEAM_ID } from '../../src/console/world.js';
-import { SANDBOX_DEMO_KEY } from '../../src/sandbox/server.js';
-import type { Store } from '../../src/store/index.js';
-import { ManualClock } from '../helpers/clock.js';
-import { captureLogs } from '../helpers/logs.js';
-import { testStore } from '../helpers/store.js';
+import { CdnTransport } from '../../../src/cdn/transport.js';
+import { TrafficChartRenderer } from '../../../src/charts/traffic-chart.js';
+import { loadConfig } from '../../../src/config.js';
+import { type RunningConsole, startConsole } from '../../../src/dev/console/start.js';
+import { CONSOLE_TEAM_ID } from '../../../src/dev/console/world.js';
+import { SANDBOX_DEMO_KEY } from '../../../src/dev/sandbox/server.js';
+import type { Store } from '../../../src/store/index.js';
+import { ManualClock } from '../../helpers/clock.js';
+import { captureLogs } from '../../helpers/logs.js';
+import { testStore } from '../../helpers/store.js';
 
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {

@@ -4,7 +4,7 @@ import {
   nextOccurrence,
   parseTimeOfDay,
   previousDay,
-} from '../../src/reports/schedule.js';
+} from '../../src/services/report-times.js';
 
 const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number) => new Date(ms).toISOString();
