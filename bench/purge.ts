@@ -13,7 +13,6 @@ import { CdnTransport } from '../src/cdn/transport.js';
 import { systemClock } from '../src/clock.js';
 import { loadConfig, parseEncryptionKeys } from '../src/config.js';
 import { SANDBOX_DEMO_KEY, type Sandbox, startSandbox } from '../src/dev/sandbox/server.js';
-import { runPurges } from '../src/listeners/purge-run.js';
 import { createLogger } from '../src/logger.js';
 import { parsePurgeArgs } from '../src/services/purge-targets.js';
 import { generateKey, Keyring } from '../src/store/crypto.js';
@@ -55,7 +54,11 @@ async function measure(sandbox: Sandbox, label: string) {
     },
     new WebClient(),
   );
-  const noTarget = { post: async () => undefined, replace: async () => undefined };
+  const noView = {
+    started: async () => undefined,
+    progressed: async () => undefined,
+    finished: async () => undefined,
+  };
   const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
   const url = `${sandbox.baseUrl}/zones/${zone.id}/purge`;
   const headers = {
@@ -103,7 +106,7 @@ async function measure(sandbox: Sandbox, label: string) {
         if (parsed.kind !== 'items') throw new Error('unexpected parse');
         const plan = await deps.purges.plan('T1', parsed);
         if (plan.rejected.length > 0) throw new Error('bench URLs refused');
-        const [run] = await runPurges(deps, 'T1', plan.groups, 'U1', noTarget);
+        const [run] = await deps.purges.execute('T1', plan.groups, 'U1', noView);
         if (run?.job.status !== 'succeeded') throw new Error('bot purge failed');
         return run.report.results.length;
       },

@@ -10,6 +10,8 @@ import type { Config } from './config.js';
 import type { AppDeps } from './deps.js';
 import { registerListeners } from './listeners/index.js';
 import type { Logger } from './logger.js';
+import { AccessService } from './services/access.js';
+import { ActivityService } from './services/activity.js';
 import { AnalyticsService } from './services/analytics.js';
 import { ApprovalService } from './services/approvals.js';
 import { CdnAccess } from './services/cdn-access.js';
@@ -18,7 +20,9 @@ import { DailyReportService } from './services/daily-report.js';
 import { FloodControl } from './services/flood.js';
 import { PurgeService } from './services/purge.js';
 import { RateLimitService } from './services/ratelimit.js';
+import { ReportScheduleService } from './services/report-schedules.js';
 import { UninstallService } from './services/uninstall.js';
+import { WorkspaceConfigService } from './services/workspace-config.js';
 import { ZoneService } from './services/zones.js';
 import { SlackApprovalNotifier } from './slack/approval-notifier.js';
 import { boltLogger } from './slack/bolt-logger.js';
@@ -68,30 +72,46 @@ export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps 
     clock,
     logger,
   });
+  const access = new AccessService(store.workspaces);
   const zones = new ZoneService({ cdn, audit: store.audit, clock });
+  const flood = new FloodControl(store, clock, options.config.changesPerMinute);
   const renderer = options.chartRenderer ?? new TrafficChartRenderer();
   const clients = new WorkspaceClients(client, {
     ...(options.config.slack.botToken ? { botToken: options.config.slack.botToken } : {}),
     installations: store.installations,
   });
+  const defaultBaseUrl = options.cdnBaseUrl;
   return {
-    store,
-    cdn,
-    egress,
-    zones,
-    ratelimit: new RateLimitService(cdn, store.audit),
-    credentials: new CredentialService(store, cdn),
-    purges: new PurgeService(cdn, zones, store),
-    analytics: new AnalyticsService(cdn, store, renderer, clock),
+    access,
+    activity: new ActivityService({ ...store, defaultBaseUrl }),
+    analytics: new AnalyticsService(cdn, store, renderer, clock, zones),
+    approvals: new ApprovalService({
+      store,
+      cdn,
+      access,
+      zones,
+      flood,
+      notifier: new SlackApprovalNotifier(clients),
+      clock,
+      logger,
+    }),
+    config: new WorkspaceConfigService({ ...store, access, defaultBaseUrl }),
+    credentials: new CredentialService({ store, cdn, egress, access, zones }),
+    flood,
+    purges: new PurgeService({
+      cdn,
+      zones,
+      store,
+      onViewError: (error) => logger.warn({ err: error }, 'purge progress not updated'),
+    }),
+    ratelimit: new RateLimitService({ cdn, audit: store.audit, access, zones, flood }),
     reports: new DailyReportService(cdn, store, renderer),
+    schedules: new ReportScheduleService({ ...store, access, zones, clock }),
     uninstall: new UninstallService(store, zones, logger),
-    flood: new FloodControl(store, clock, options.config.changesPerMinute),
-    approvals: new ApprovalService(store, cdn, new SlackApprovalNotifier(clients), clock, logger),
+    zones,
     clients,
-    groups: new GroupMembersCache(clock),
     clock,
     logger,
-    defaultBaseUrl: options.cdnBaseUrl,
     edgeCnameTarget: options.edgeCnameTarget,
   };
 }
@@ -156,11 +176,11 @@ export function buildApp(options: BuildAppOptions): { app: App; deps: AppDeps } 
     });
   }
   const deps = buildDeps(options, app.client);
-  registerListeners(app, deps);
+  registerListeners(app, deps, new GroupMembersCache(options.clock));
   app.error(async (error) => {
-    // Bolt wraps what a listener threw; the original carries the useful stack.
+    // The error policy answers listeners' errors; what reaches here failed in middleware itself.
     const original = (error as { original?: unknown }).original;
-    logger.error({ err: original ?? error }, 'unhandled error in a listener');
+    logger.error({ err: original ?? error }, 'unhandled error in middleware');
   });
   return { app, deps };
 }

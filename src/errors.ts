@@ -1,28 +1,84 @@
-// The shape every project error shares, and the errors the bot's services raise for users.
+// The shape every project error shares, and the problems the bot reports to users: data (a code and
+// its parameters), never words. src/blocks/problems.ts turns each into a sentence.
 
 export interface CodedError extends Error {
   code: string;
 }
 
-export type AppErrorCode =
-  /** The workspace has no CDN API key yet. */
-  | 'no_api_key'
-  /** The user lacks the role the action needs. */
-  | 'not_allowed'
-  /** No zone has that name or id. */
-  | 'zone_not_found'
-  /** The user's input was refused before any API call. */
-  | 'invalid_input'
-  /** The user made more changes in a minute than the flood limit allows. */
-  | 'too_many_changes';
+/** What a person may be refused: each renders as "Only … can <doing>". */
+export type Action =
+  | 'set_key'
+  | 'remove_key'
+  | 'configure_access'
+  | 'purge'
+  | 'create_zone'
+  | 'ratelimit'
+  | 'manage_reports'
+  | 'approve';
 
-/** A failure whose message is written for the user who caused it. */
-export class AppError extends Error implements CodedError {
+/** Where the bot could not post (the Slack error code says why). */
+export type PostPlace = 'chart' | 'approval' | 'report';
+
+export type Problem =
+  /** The workspace has no CDN API key yet. */
+  | { code: 'no_api_key' }
+  /** The workspace's stored base URL is plain http: it is not called. */
+  | { code: 'insecure_base_url' }
+  | { code: 'not_admin'; action: Action }
+  | { code: 'not_operator'; action: Action }
+  /** The requester of a purge-everything tried to approve it. */
+  | { code: 'self_approval' }
+  | { code: 'not_approver' }
+  /** users.info does not know the user (a guest from another organization, an external user). */
+  | { code: 'stranger' }
+  | { code: 'zone_not_found'; query: string; suggestions: string[] }
+  | { code: 'invalid_domain'; domain: string; reason: string }
+  | { code: 'too_many_changes'; limit: number; retryInSeconds: number }
+  | { code: 'purge_unknown' }
+  | { code: 'nothing_to_retry' }
+  | { code: 'no_urls_in_message' }
+  | { code: 'approval_unknown' }
+  | { code: 'approval_closed'; status: 'approved' | 'denied' | 'cancelled' | 'expired' }
+  | { code: 'approval_decided_meanwhile' }
+  | { code: 'not_requester' }
+  | { code: 'report_not_found'; prefix: string }
+  | { code: 'report_already_stopped' }
+  /** The user's DM with the bot is closed (apps' DMs can be turned off for a workspace). */
+  | { code: 'dm_refused' }
+  /** A button that needs a conversation was used where there is none. */
+  | { code: 'no_conversation' }
+  | { code: 'cannot_post'; place: PostPlace; slackError: string }
+  /** A word that is neither an analytics range nor a granularity. */
+  | { code: 'not_a_range'; word: string }
+  | {
+      code: 'too_many_points';
+      range: string;
+      granularity: string;
+      points: number;
+      max: number;
+      suggested: string;
+    };
+
+export type ProblemCode = Problem['code'];
+
+/** An expected failure: what went wrong, as data for src/blocks to put in words. */
+export class AppError<P extends Problem = Problem> extends Error implements CodedError {
   override readonly name = 'AppError';
+  readonly code: P['code'];
   constructor(
-    readonly code: AppErrorCode,
-    message: string,
+    readonly problem: P,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    // The message is for logs: the code, never user input.
+    super(problem.code, options);
+    this.code = problem.code;
   }
+}
+
+/** Narrows an unknown error to an AppError, optionally of one code. */
+export function isAppError<C extends ProblemCode>(
+  error: unknown,
+  code?: C,
+): error is AppError<Extract<Problem, { code: C }>> {
+  return error instanceof AppError && (code === undefined || error.code === code);
 }

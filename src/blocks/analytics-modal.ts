@@ -1,8 +1,9 @@
 // The analytics form, from the App Home: which zone, which range, and where to post the chart.
 import type { ModalView, PlainTextOption } from '@slack/types';
 import { RANGES, type RangeKey } from '../services/analytics.js';
-import { ANALYTICS_IDS, ZONE_PICKER_IDS } from './ids.js';
+import { ANALYTICS_IDS } from './ids.js';
 import { plain } from './text.js';
+import { zonePicker } from './zones.js';
 
 const rangeOption = (range: RangeKey): PlainTextOption => ({
   text: plain(`Last ${range}`),
@@ -21,12 +22,7 @@ export function analyticsModal(): ModalView {
         type: 'input',
         block_id: ANALYTICS_IDS.zoneBlock,
         label: plain('Zone'),
-        element: {
-          type: 'external_select',
-          action_id: ZONE_PICKER_IDS.action,
-          placeholder: plain('Type to search zones'),
-          min_query_length: 0,
-        },
+        element: zonePicker(),
       },
       {
         type: 'input',

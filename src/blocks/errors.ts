@@ -4,52 +4,62 @@ import { CdnError } from '../cdn/errors.js';
 import { AppError } from '../errors.js';
 import { SecretError } from '../store/crypto.js';
 import type { Message } from './message.js';
+import { problemText } from './problems.js';
 import { code, escapeMrkdwn, mrkdwn } from './text.js';
 
-/** A user-facing sentence for any error. `doing` completes "… while <doing>". */
-export function errorText(error: unknown, doing?: string): string {
-  if (error instanceof AppError) return error.message;
+/**
+ * A user-facing sentence for any error. An unexpected one says only that it was logged, with the
+ * short reference (`ref`) the log line carries, so the user can quote it.
+ */
+export function errorText(error: unknown, ref?: string): string {
+  if (error instanceof AppError) return problemText(error.problem);
   if (error instanceof SecretError) {
     return "This workspace's stored CDN key can't be read with the bot's current encryption keys. A workspace admin can set it again with `/cdn login`.";
   }
   if (!(error instanceof CdnError)) {
-    return `Something went wrong on our side${doing ? ` while ${doing}` : ''}. It has been logged; please try again.`;
+    return ref
+      ? `Something went wrong on our side (ref ${code(ref)}). It has been logged; please try again, and quote the ref if it keeps happening.`
+      : 'Something went wrong on our side. It has been logged; please try again.';
   }
   const said = escapeMrkdwn(error.message);
-  const ref = error.requestId ? ` (CDN request id ${code(error.requestId)})` : '';
+  const cdnRef = error.requestId ? ` (CDN request id ${code(error.requestId)})` : '';
   switch (error.code) {
     case 'unauthorized':
-      return `The CDN rejected this workspace's API key: ${said}. A workspace admin can set a new one with \`/cdn login\`.${ref}`;
+      return `The CDN rejected this workspace's API key: ${said}. A workspace admin can set a new one with \`/cdn login\`.${cdnRef}`;
     case 'forbidden':
-      return `This workspace's CDN API key is not allowed to do that: ${said}.${ref}`;
+      return `This workspace's CDN API key is not allowed to do that: ${said}.${cdnRef}`;
     case 'not_found':
-      return `The CDN could not find that: ${said}.${ref}`;
+      return `The CDN could not find that: ${said}.${cdnRef}`;
     case 'conflict':
-      return `The CDN refused: ${said}.${ref}`;
+      return `The CDN refused: ${said}.${cdnRef}`;
     case 'invalid_request':
-      return `The CDN refused the request: ${said}.${ref}`;
+      return `The CDN refused the request: ${said}.${cdnRef}`;
     case 'rate_limited': {
       const wait =
         error.retryAfterMs === undefined
           ? ''
           : ` Try again in ${Math.ceil(error.retryAfterMs / 1000)} s.`;
-      return `The CDN API is rate limiting requests right now.${wait}${ref}`;
+      return `The CDN API is rate limiting requests right now.${wait}${cdnRef}`;
     }
     case 'unavailable':
-      return `The CDN API is having trouble (${said}). Try again in a minute.${ref}`;
+      return `The CDN API is having trouble (${said}). Try again in a minute.${cdnRef}`;
     case 'timeout':
-      return `The CDN API did not answer in time. Check the result before trying again.${ref}`;
+      return `The CDN API did not answer in time. Check the result before trying again.${cdnRef}`;
     case 'network':
-      return `Couldn't reach the CDN API: ${said}.${ref}`;
+      return `Couldn't reach the CDN API: ${said}.${cdnRef}`;
     case 'unexpected_response':
-      return `The CDN answered in a way I don't understand (${said}), so I assumed nothing.${ref}`;
+      return `The CDN answered in a way I don't understand (${said}), so I assumed nothing.${cdnRef}`;
     case 'blocked_address':
       return `I won't call that CDN API address: ${said}. A workspace admin can set another base URL with \`/cdn login\`.`;
   }
 }
 
-export function errorMessage(error: unknown, doing?: string): Message {
-  const text = errorText(error, doing);
+export function errorMessage(error: unknown, ref?: string): Message {
+  return warningMessage(errorText(error, ref));
+}
+
+/** A sentence already written for the user (errorText's), as a warning message. */
+export function warningMessage(text: string): Message {
   return { text, blocks: [{ type: 'section', text: mrkdwn(`:warning: ${text}`) }] };
 }
 

@@ -1,10 +1,21 @@
 // /cdn help, and the answer to an unknown subcommand.
-import { SUBCOMMANDS } from '../commands/registry.js';
 import type { Message } from './message.js';
 import { code, escapeMrkdwn, mrkdwn, plain } from './text.js';
 
-export function helpMessage(options: { unknown?: string; suggestion?: string } = {}): Message {
-  const lines = SUBCOMMANDS.map(
+/** What help shows of a subcommand (the list itself lives in src/commands/registry.ts). */
+export interface SubcommandInfo {
+  name: string;
+  usage: string;
+  summary: string;
+  /** Who may run it, as shown in help; everyone when absent. */
+  audience?: 'admins' | 'operators';
+}
+
+export function helpMessage(
+  subcommands: readonly SubcommandInfo[],
+  options: { unknown?: string; suggestion?: string } = {},
+): Message {
+  const lines = subcommands.map(
     (sub) => `${code(sub.usage)}${sub.audience ? ` _(${sub.audience})_` : ''}\n${sub.summary}`,
   );
   const intro =

@@ -3,6 +3,7 @@ import type { HomeView, KnownBlock } from '@slack/types';
 import type { AuditEntry } from '../store/audit-log.js';
 import type { CredentialStatus } from '../store/credentials.js';
 import type { Schedule } from '../store/schedules.js';
+import type { SubcommandInfo } from './help.js';
 import { HOME_IDS } from './ids.js';
 import { scheduleLine } from './reports.js';
 import { code, escapeMrkdwn, mrkdwn, plain, slackDate, user } from './text.js';
@@ -15,6 +16,8 @@ export function homeView(options: {
   baseUrl: string;
   recent: AuditEntry[];
   schedules: Schedule[];
+  /** The /cdn subcommands, from the one list. */
+  commands: readonly SubcommandInfo[];
 }): HomeView {
   const { key } = options;
   const keyLine = key
@@ -82,5 +85,14 @@ export function homeView(options: {
       },
     });
   }
+  blocks.push({ type: 'divider' }, { type: 'header', text: plain('Commands') });
+  blocks.push({
+    type: 'section',
+    text: mrkdwn(
+      options.commands
+        .map((entry) => `${code(entry.usage)}${entry.audience ? ` _(${entry.audience})_` : ''}`)
+        .join('\n'),
+    ),
+  });
   return { type: 'home', blocks };
 }

@@ -96,3 +96,13 @@ export function loginConfirmation(zoneCount: number): Message {
   const text = `:white_check_mark: The CDN API key is saved (encrypted) and works: ${zoneCount} zone${zoneCount === 1 ? '' : 's'} visible. Try \`/cdn zones\`.`;
   return { text, blocks: [{ type: 'section', text: mrkdwn(text) }] };
 }
+
+/** The inline answer when the CDN refused the key (plain text: modal errors are not mrkdwn). */
+export function keyRefusedText(refusal: string): string {
+  return `The CDN refused this key: ${refusal}`;
+}
+
+/** The inline answer when the key could not be checked at all (the CDN down, a timeout). */
+export function keyUncheckedText(explained: string): string {
+  return `Couldn't check the key: ${explained}`;
+}

@@ -4,9 +4,10 @@ import type { Zone } from '../cdn/schemas.js';
 import type { PurgeRun } from '../services/purge.js';
 import type { PurgePlan } from '../services/purge-targets.js';
 import { errorText } from './errors.js';
-import { PURGE_IDS, ZONE_PICKER_IDS } from './ids.js';
+import { PURGE_IDS } from './ids.js';
 import type { Message } from './message.js';
 import { code, escapeMrkdwn, mrkdwn, plain, truncate, user } from './text.js';
+import { zonePicker } from './zones.js';
 
 const SHOWN = 15;
 
@@ -145,11 +146,6 @@ const MODES: Array<{ value: 'urls' | 'tags' | 'everything'; label: string }> = [
   { value: 'everything', label: 'Everything (needs a second person’s approval)' },
 ];
 
-const zoneOption = (zone: Zone): PlainTextOption => ({
-  text: plain(truncate(`${zone.name} (${zone.status})`, 75)),
-  value: zone.id,
-});
-
 export function purgeFormModal(options: {
   metadata: string;
   zone?: Zone;
@@ -172,13 +168,7 @@ export function purgeFormModal(options: {
         type: 'input',
         block_id: PURGE_IDS.zoneBlock,
         label: plain('Zone'),
-        element: {
-          type: 'external_select',
-          action_id: ZONE_PICKER_IDS.action,
-          placeholder: plain('Type to search zones'),
-          min_query_length: 0,
-          ...(options.zone ? { initial_option: zoneOption(options.zone) } : {}),
-        },
+        element: zonePicker(options.zone),
       },
       {
         type: 'input',
@@ -252,4 +242,11 @@ export function purgeEverythingModal(options: { zone: Zone; metadata: string }):
       },
     ],
   };
+}
+
+/** The form's inline answer when items were refused (plain text: modal errors are not mrkdwn). */
+export function purgeRefusedInline(plan: PurgePlan): string {
+  const shown = plan.rejected.slice(0, 5).map((r) => `${truncate(r.item, 80)}: ${r.reason}`);
+  const more = plan.rejected.length > 5 ? `; and ${plan.rejected.length - 5} more` : '';
+  return `Nothing was purged. Refused: ${shown.join('; ')}${more}.`;
 }

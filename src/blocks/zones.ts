@@ -1,8 +1,14 @@
 // The zone list: compact, paged with buttons that update the message in place.
-import type { ActionsBlock, Button, KnownBlock } from '@slack/types';
+import type {
+  ActionsBlock,
+  Button,
+  ExternalSelect,
+  KnownBlock,
+  PlainTextOption,
+} from '@slack/types';
 import type { ZonePage } from '../cdn/client.js';
 import type { Zone } from '../cdn/schemas.js';
-import { ZONES_IDS } from './ids.js';
+import { ZONE_PICKER_IDS, ZONES_IDS } from './ids.js';
 import type { Message } from './message.js';
 import { code, escapeMrkdwn, mrkdwn, plain, slackDate, truncate } from './text.js';
 
@@ -88,4 +94,24 @@ export function zonesMessage(page: ZonePage, status?: string): Message {
   }
   const names = page.zones.map((zone) => escapeMrkdwn(zone.name)).join(', ');
   return { text: truncate(`${summary}${names ? `: ${names}` : ''}`, 3000), blocks };
+}
+
+/** A zone as a picker option: its name and status, its id as the value. */
+export function zoneOption(zone: Zone): PlainTextOption {
+  return { text: plain(truncate(`${zone.name} (${zone.status})`, 75)), value: zone.id };
+}
+
+export function zoneOptions(zones: Zone[]): PlainTextOption[] {
+  return zones.map(zoneOption);
+}
+
+/** Every zone picker: type-ahead served by the one options listener (ZONE_PICKER_IDS). */
+export function zonePicker(initial?: Zone): ExternalSelect {
+  return {
+    type: 'external_select',
+    action_id: ZONE_PICKER_IDS.action,
+    placeholder: plain('Type to search zones'),
+    min_query_length: 0,
+    ...(initial ? { initial_option: zoneOption(initial) } : {}),
+  };
 }

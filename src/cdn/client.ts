@@ -102,6 +102,11 @@ export class CdnClient {
   readonly #timeoutMs: number;
   readonly #retry: RetryPolicy;
   readonly #batchSize: number;
+
+  /** Items (URLs or tags) per purge request. */
+  get purgeBatchSize(): number {
+    return this.#batchSize;
+  }
   readonly #concurrency: number;
 
   constructor(options: CdnClientOptions) {

@@ -53,8 +53,14 @@ export interface TrafficPoint {
   bandwidth: number;
 }
 
+export interface TrafficTotals {
+  requests: number;
+  bandwidth: number;
+  cacheHitRate: number;
+}
+
 export interface TrafficAnalytics {
-  totals: { requests: number; bandwidth: number; cacheHitRate: number };
+  totals: TrafficTotals;
   /** Ordered by time. */
   series: TrafficPoint[];
 }

@@ -1,6 +1,8 @@
 // Parsing the text after /cdn: words, Slack's escaped mentions kept whole, and "did you mean".
 import { distance } from 'fastest-levenshtein';
-import { SUBCOMMANDS } from './registry.js';
+import { decodeEntities } from '../text.js';
+
+export { decodeEntities };
 
 export interface ParsedCommand {
   /** Lowercased first word; '' when the text is empty. */
@@ -13,11 +15,6 @@ export function tokenize(text: string): string[] {
   return text.match(/<[^>]*>|\S+/g) ?? [];
 }
 
-/** Slack sends command text with `&`, `<` and `>` as entities; a plain word gets them back. */
-export function decodeEntities(text: string): string {
-  return text.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
-}
-
 export function parseCommand(text: string): ParsedCommand {
   // Escapes (`<…>`) stay as sent: their readers (URLs, mentions) decode what is inside.
   const [first = '', ...args] = tokenize(text.trim()).map((token) =>
@@ -26,11 +23,11 @@ export function parseCommand(text: string): ParsedCommand {
   return { name: first.toLowerCase(), args };
 }
 
-/** The known subcommand closest to a mistyped one, if any is close enough to be a typo. */
-export function suggestSubcommand(word: string): string | undefined {
+/** The name among `names` closest to a mistyped one, if any is close enough to be a typo. */
+export function suggestSubcommand(word: string, names: readonly string[]): string | undefined {
   const lower = word.toLowerCase();
   let best: { name: string; score: number } | undefined;
-  for (const { name } of SUBCOMMANDS) {
+  for (const name of names) {
     const score = name.startsWith(lower) && lower.length >= 2 ? 0 : distance(name, lower);
     if (!best || score < best.score) best = { name, score };
   }

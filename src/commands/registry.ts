@@ -1,24 +1,38 @@
-// The /cdn subcommands: names, usage and one line each, for the router, help and "did you mean".
+// The /cdn subcommands, each declared once: the router, /cdn help, "did you mean", the App Home
+// and manifest.yml's usage hint all come from this list.
+import type { SubcommandInfo } from '../blocks/help.js';
+import { analytics } from '../listeners/commands/analytics.js';
+import { audit } from '../listeners/commands/audit.js';
+import { config } from '../listeners/commands/config.js';
+import type { SubcommandHandler } from '../listeners/commands/context.js';
+import { create } from '../listeners/commands/create.js';
+import { login } from '../listeners/commands/login.js';
+import { logout } from '../listeners/commands/logout.js';
+import { purge } from '../listeners/commands/purge.js';
+import { ratelimit } from '../listeners/commands/ratelimit.js';
+import { report } from '../listeners/commands/report.js';
+import { zones } from '../listeners/commands/zones.js';
 
-export interface Subcommand {
-  name: string;
-  usage: string;
-  summary: string;
-  /** Who may run it, as shown in help. */
-  audience?: 'admins' | 'operators';
+export interface Subcommand extends SubcommandInfo {
+  handler: SubcommandHandler;
 }
+
+/** `/cdn help` (and `/cdn` alone) is answered by the router itself, from this list. */
+const HELP = 'help';
 
 export const SUBCOMMANDS: readonly Subcommand[] = [
   {
     name: 'zones',
     usage: '/cdn zones [active|pending|deleted] [page N]',
     summary: 'List the zones on the CDN.',
+    handler: zones,
   },
   {
     name: 'create',
     usage: '/cdn create <domain> [free|pro|business|enterprise]',
     summary: 'Onboard a domain and get the CNAME record to set. Alone, it opens a form.',
     audience: 'operators',
+    handler: create,
   },
   {
     name: 'purge',
@@ -26,30 +40,81 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
     summary:
       'Purge cached URLs or tags now; purging everything needs a second person. Alone, it opens a form.',
     audience: 'operators',
+    handler: purge,
   },
   {
     name: 'ratelimit',
     usage: '/cdn ratelimit <zone> on|off',
     summary: "Turn a zone's rate limit on or off (reaches every edge within 30 s).",
     audience: 'operators',
+    handler: ratelimit,
+  },
+  {
+    name: 'analytics',
+    usage: '/cdn analytics <zone> [1h|6h|24h|7d|30d] [minute|hour|day]',
+    summary: "Chart a zone's requests, bandwidth and cache hit rate (default: the last 24 h).",
+    handler: analytics,
+  },
+  {
+    name: 'report',
+    usage: '/cdn report <zone> daily [HH:MM] [#channel] | list | stop <id>',
+    summary:
+      "Post a zone's traffic every day at a time of your choosing, or list and stop reports.",
+    audience: 'operators',
+    handler: report,
+  },
+  {
+    name: 'audit',
+    usage: '/cdn audit [zone]',
+    summary: 'The last 20 changes made from Slack, for one zone or all.',
+    handler: audit,
   },
   {
     name: 'login',
     usage: '/cdn login',
     summary: "Set this workspace's CDN API key in a private form.",
     audience: 'admins',
+    handler: login,
   },
   {
     name: 'logout',
     usage: '/cdn logout',
     summary: "Remove this workspace's CDN API key.",
     audience: 'admins',
+    handler: logout,
   },
   {
     name: 'config',
     usage: '/cdn config [operators|approvers @group|everyone]',
     summary: 'Show or set who may change things and who may approve purges.',
     audience: 'admins',
+    handler: config,
   },
-  { name: 'help', usage: '/cdn help', summary: 'Show this help.' },
 ];
+
+/** Every subcommand as help shows it, `help` last. */
+export const HELP_ENTRIES: readonly SubcommandInfo[] = [
+  ...SUBCOMMANDS.map(({ handler: _handler, ...info }) => info),
+  { name: HELP, usage: '/cdn help', summary: 'Show this help.' },
+];
+
+/** Every word the router answers to. */
+export const SUBCOMMAND_NAMES: readonly string[] = HELP_ENTRIES.map((entry) => entry.name);
+
+export function findSubcommand(name: string): Subcommand | undefined {
+  return SUBCOMMANDS.find((entry) => entry.name === name);
+}
+
+export function isHelp(name: string): boolean {
+  return name === '' || name === HELP;
+}
+
+/**
+ * manifest.yml's `usage_hint`: each usage's first form without its optional parts
+ * (`purge <zone> <url>…`, `ratelimit <zone> on|off`).
+ */
+export function usageHint(): string {
+  return HELP_ENTRIES.map((entry) =>
+    (entry.usage.replace(/^\/cdn /, '').split(' | ')[0] ?? '').replace(/\s*\[[^\]]*\]/g, '').trim(),
+  ).join(' | ');
+}

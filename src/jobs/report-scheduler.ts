@@ -3,7 +3,6 @@
 // within a window and skipped beyond it; a failing report pauses its schedule instead of failing
 // again every day.
 import pLimit, { type LimitFunction } from 'p-limit';
-import { errorText } from '../blocks/errors.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { DailyReport, DailyReportService } from '../services/daily-report.js';
@@ -14,6 +13,8 @@ import type { Schedule } from '../store/schedules.js';
 /** Where reports go; implemented over the Slack Web API. */
 export interface ReportPoster {
   post(schedule: Schedule, report: DailyReport): Promise<void>;
+  /** Why a report failed, in words for the schedule's list and the notice. */
+  reasonFor(error: unknown): string;
   /** One notice that the schedule is paused, and why (best effort). */
   paused(schedule: Schedule, reason: string): Promise<void>;
 }
@@ -129,7 +130,7 @@ export class ReportScheduler {
       await this.#audit(schedule, 'report.posted', 'ok', { dueAt });
       return 'posted';
     } catch (error) {
-      const reason = errorText(error, 'building the report');
+      const reason = this.#options.poster.reasonFor(error);
       logger.warn({ err: error, schedule: schedule.id }, 'daily report failed; schedule paused');
       await store.schedules.pause(schedule.id, reason);
       await this.#audit(schedule, 'report.failed', 'paused', { dueAt, reason });

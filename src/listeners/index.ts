@@ -1,16 +1,23 @@
-// Every listener, surface by surface.
+// Every listener, surface by surface, behind the middleware every request goes through.
 import type { App } from '@slack/bolt';
 import type { AppDeps } from '../deps.js';
+import type { GroupMembersCache } from '../slack/directory.js';
 import * as actions from './actions/index.js';
 import * as commands from './commands/index.js';
+import { requestContext } from './context.js';
+import { errorPolicy } from './error-policy.js';
 import * as events from './events/index.js';
 import * as options from './options/index.js';
 import { payloadGuard } from './payload-guard.js';
 import * as shortcuts from './shortcuts/index.js';
 import * as views from './views/index.js';
 
-export function registerListeners(app: App, deps: AppDeps): void {
+export function registerListeners(app: App, deps: AppDeps, groups: GroupMembersCache): void {
+  // Order matters: hand-made payloads are dropped first; then every request gets its workspace
+  // context, and the error policy wraps everything after it.
   app.use(payloadGuard(deps.logger));
+  app.use(requestContext(groups));
+  app.use(errorPolicy(deps.logger));
   commands.register(app, deps);
   actions.register(app, deps);
   views.register(app, deps);

@@ -1,6 +1,6 @@
-// Who may do what: admins configure, operators change, everyone reads.
-import { AppError } from '../errors.js';
-import type { Workspace } from '../store/workspaces.js';
+// Who may do what: admins configure, operators change, approvers decide, everyone reads.
+import { type Action, AppError } from '../errors.js';
+import type { WorkspaceRepository } from '../store/workspaces.js';
 
 /** What the services need to know about Slack users; implemented over the Web API in src/slack. */
 export interface SlackDirectory {
@@ -8,46 +8,43 @@ export interface SlackDirectory {
   groupMembers(groupId: string): Promise<string[]>;
 }
 
-export class AccessControl {
-  constructor(private readonly directory: SlackDirectory) {}
+/** The person behind a request: their workspace, their id, and how to look them up. */
+export interface Caller {
+  workspaceId: string;
+  userId: string;
+  directory: SlackDirectory;
+}
 
-  async requireAdmin(userId: string, doing: string): Promise<void> {
-    const user = await this.directory.user(userId);
-    if (!user.isAdmin)
-      throw new AppError('not_allowed', `Only workspace admins and owners can ${doing}.`);
+export class AccessService {
+  constructor(private readonly workspaces: WorkspaceRepository) {}
+
+  async requireAdmin(caller: Caller, action: Action): Promise<void> {
+    const user = await caller.directory.user(caller.userId);
+    if (!user.isAdmin) throw new AppError({ code: 'not_admin', action });
+  }
+
+  /** Changing things: everyone, unless an operators group is configured. */
+  async requireOperator(caller: Caller, action: Action): Promise<void> {
+    const workspace = await this.workspaces.ensure(caller.workspaceId);
+    if (!workspace.operatorGroupId) return;
+    const members = await caller.directory.groupMembers(workspace.operatorGroupId);
+    if (!members.includes(caller.userId)) throw new AppError({ code: 'not_operator', action });
   }
 
   /**
    * Approving (or denying) a purge-everything: never the requester; when an approvers group is
    * configured, only its members.
    */
-  async requireApprover(workspace: Workspace, requesterId: string, userId: string): Promise<void> {
-    if (userId === requesterId) {
-      throw new AppError(
-        'not_allowed',
-        'You asked for this purge, so someone else has to approve it.',
-      );
-    }
+  async requireApprover(caller: Caller, requesterId: string): Promise<void> {
+    if (caller.userId === requesterId) throw new AppError({ code: 'self_approval' });
+    const workspace = await this.workspaces.ensure(caller.workspaceId);
     if (!workspace.approverGroupId) return;
-    const members = await this.directory.groupMembers(workspace.approverGroupId);
-    if (!members.includes(userId)) {
-      throw new AppError(
-        'not_allowed',
-        "Only members of this workspace's purge approvers group can approve or deny. `/cdn config` shows which group that is.",
-      );
-    }
+    const members = await caller.directory.groupMembers(workspace.approverGroupId);
+    if (!members.includes(caller.userId)) throw new AppError({ code: 'not_approver' });
   }
 
-  /** Changing things: everyone, unless an operators group is configured. */
-  async requireOperator(workspace: Workspace, userId: string, doing: string): Promise<void> {
-    if (!workspace.operatorGroupId) return;
-    const members = await this.directory.groupMembers(workspace.operatorGroupId);
-    if (!members.includes(userId)) {
-      throw new AppError(
-        'not_allowed',
-        // Named in words: a <!subteam^…> mention would notify the whole group.
-        `Only members of this workspace's CDN operators group can ${doing}. \`/cdn config\` shows which group that is.`,
-      );
-    }
+  /** The caller's time zone as Slack knows it. */
+  async timeZoneOf(caller: Caller): Promise<string> {
+    return (await caller.directory.user(caller.userId)).timeZone;
   }
 }

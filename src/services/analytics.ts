@@ -1,13 +1,15 @@
 // Traffic analytics of a zone: the range asked, the series, the changes made from Slack in it,
 // and the chart.
 
-import { code } from '../blocks/text.js';
 import type { Granularity, TrafficAnalytics, Zone } from '../cdn/schemas.js';
 import type { ChartMarker, TrafficChartRenderer } from '../charts/traffic-chart.js';
 import type { Clock } from '../clock.js';
+import type { Problem } from '../errors.js';
 import type { AuditEntry } from '../store/audit-log.js';
 import type { Store } from '../store/index.js';
+import type { Caller } from './access.js';
 import type { CdnAccess } from './cdn-access.js';
+import type { ZoneService } from './zones.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -35,7 +37,8 @@ export const MAX_POINTS = 1_500;
 
 export type AnalyticsArgs =
   | { ok: true; zone: string; range: RangeKey; granularity: Granularity }
-  | { ok: false; problem: string };
+  /** No zone named (`problem` absent), or a word that does not fit. */
+  | { ok: false; problem?: Problem };
 
 /** Minute up to 6 h, hour up to 7 days, day beyond. */
 export function defaultGranularity(range: RangeKey): Granularity {
@@ -46,18 +49,14 @@ export function defaultGranularity(range: RangeKey): Granularity {
 /** `<zone> [1h|6h|24h|7d|30d] [minute|hour|day]`, in either order after the zone. */
 export function parseAnalyticsArgs(args: string[]): AnalyticsArgs {
   const [zone, ...rest] = args;
-  if (!zone) return { ok: false, problem: 'Name a zone.' };
+  if (!zone) return { ok: false };
   let range: RangeKey | undefined;
   let granularity: Granularity | undefined;
   for (const word of rest.map((w) => w.toLowerCase())) {
     if (word in RANGES && !range) range = word as RangeKey;
     else if ((word === 'minute' || word === 'hour' || word === 'day') && !granularity)
       granularity = word;
-    else
-      return {
-        ok: false,
-        problem: `${code(word)} is not a range (1h, 6h, 24h, 7d, 30d) or a granularity (minute, hour, day).`,
-      };
+    else return { ok: false, problem: { code: 'not_a_range', word } };
   }
   const chosenRange = range ?? '24h';
   const chosenGranularity = granularity ?? defaultGranularity(chosenRange);
@@ -65,7 +64,14 @@ export function parseAnalyticsArgs(args: string[]): AnalyticsArgs {
   if (points > MAX_POINTS) {
     return {
       ok: false,
-      problem: `${LABELS[chosenRange]} by ${chosenGranularity} is ${points.toLocaleString('en')} points; at most ${MAX_POINTS.toLocaleString('en')} make a readable chart. Try \`${defaultGranularity(chosenRange)}\`.`,
+      problem: {
+        code: 'too_many_points',
+        range: LABELS[chosenRange],
+        granularity: chosenGranularity,
+        points,
+        max: MAX_POINTS,
+        suggested: defaultGranularity(chosenRange),
+      },
     };
   }
   return { ok: true, zone, range: chosenRange, granularity: chosenGranularity };
@@ -87,7 +93,18 @@ export class AnalyticsService {
     private readonly store: Store,
     private readonly renderer: TrafficChartRenderer,
     private readonly clock: Clock,
+    private readonly zones: ZoneService,
   ) {}
+
+  /** The chart a person asked for: their zone (name or id), in their own time zone. */
+  async forCaller(
+    caller: Caller,
+    request: { zone: string; range: RangeKey; granularity: Granularity },
+  ): Promise<AnalyticsReport> {
+    const zone = await this.zones.resolve(caller.workspaceId, request.zone);
+    const timeZone = (await caller.directory.user(caller.userId)).timeZone;
+    return this.report(caller.workspaceId, zone, request, timeZone);
+  }
 
   async report(
     workspaceId: string,

@@ -6,8 +6,14 @@ import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Approval } from '../store/approvals.js';
+
+export type { Approval };
+
 import type { Store } from '../store/index.js';
+import type { AccessService, Caller } from './access.js';
 import type { CdnAccess } from './cdn-access.js';
+import type { FloodControl } from './flood.js';
+import type { ZoneService } from './zones.js';
 
 /** How the request message is kept current; implemented over the Slack Web API. */
 export interface ApprovalNotifier {
@@ -21,14 +27,105 @@ export type Decided =
   | { won: true; approval: Approval }
   | { won: false; current: Approval | undefined };
 
+export interface ApprovalServiceOptions {
+  store: Store;
+  cdn: CdnAccess;
+  access: AccessService;
+  zones: ZoneService;
+  flood: FloodControl;
+  notifier: ApprovalNotifier;
+  clock: Clock;
+  logger: Logger;
+}
+
 export class ApprovalService {
-  constructor(
-    private readonly store: Store,
-    private readonly cdn: CdnAccess,
-    private readonly notifier: ApprovalNotifier,
-    private readonly clock: Clock,
-    private readonly logger: Logger,
-  ) {}
+  private readonly store: Store;
+  private readonly cdn: CdnAccess;
+  private readonly access: AccessService;
+  private readonly notifier: ApprovalNotifier;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+
+  constructor(private readonly options: ApprovalServiceOptions) {
+    this.store = options.store;
+    this.cdn = options.cdn;
+    this.access = options.access;
+    this.notifier = options.notifier;
+    this.clock = options.clock;
+    this.logger = options.logger;
+  }
+
+  /**
+   * Operators only, counted against the flood limit: the zone a purge-everything request would
+   * be about, checked before the confirmation form closes.
+   */
+  async prepareRequest(caller: Caller, zoneNameOrId: string): Promise<Zone> {
+    await this.access.requireOperator(caller, 'purge');
+    const zone = await this.options.zones.resolve(caller.workspaceId, zoneNameOrId);
+    await this.options.flood.take(caller.workspaceId, caller.userId);
+    return zone;
+  }
+
+  /** The request, if it can still be decided; otherwise AppError saying what became of it. */
+  async pending(workspaceId: string, id: string): Promise<Approval> {
+    const approval = await this.store.approvals.get(id);
+    if (!approval || approval.workspaceId !== workspaceId)
+      throw new AppError({ code: 'approval_unknown' });
+    if (approval.status === 'pending' && approval.expiresAt <= this.clock.now()) {
+      await this.expireDue();
+      throw new AppError({ code: 'approval_closed', status: 'expired' });
+    }
+    if (approval.status !== 'pending')
+      throw new AppError({ code: 'approval_closed', status: approval.status });
+    return approval;
+  }
+
+  /** A pending request the caller may decide (Approve… and Deny… open their modal for it). */
+  async decidable(caller: Caller, id: string): Promise<Approval> {
+    const approval = await this.pending(caller.workspaceId, id);
+    await this.access.requireApprover(caller, approval.requesterId);
+    return approval;
+  }
+
+  /**
+   * Approves for an eligible caller, if this caller wins the request; `execute` then purges.
+   * Checked again here: the modal may have stayed open a while.
+   */
+  async approve(caller: Caller, id: string): Promise<Approval> {
+    const approval = await this.decidable(caller, id);
+    return this.#won(await this.decide(approval.id, 'approved', { userId: caller.userId }));
+  }
+
+  /** Denies for an eligible caller, if this caller wins the request; `closed` then says so. */
+  async deny(caller: Caller, id: string, reason: string): Promise<Approval> {
+    const approval = await this.decidable(caller, id);
+    return this.#won(
+      await this.decide(approval.id, 'denied', { userId: caller.userId, note: reason }),
+    );
+  }
+
+  /** The requester takes the request back. */
+  async cancel(caller: Caller, id: string): Promise<Approval> {
+    const approval = await this.pending(caller.workspaceId, id);
+    if (caller.userId !== approval.requesterId) throw new AppError({ code: 'not_requester' });
+    const cancelled = this.#won(
+      await this.decide(approval.id, 'cancelled', { userId: caller.userId }),
+      'status',
+    );
+    await this.closed(cancelled);
+    return cancelled;
+  }
+
+  /** The approval this caller won; a decider who lost is told someone beat them to it. */
+  #won(decided: Decided, says: 'meanwhile' | 'status' = 'meanwhile'): Approval {
+    if (decided.won) return decided.approval;
+    const status = decided.current?.status;
+    throw new AppError(
+      says === 'status' && status && status !== 'pending'
+        ? { code: 'approval_closed', status }
+        : { code: 'approval_decided_meanwhile' },
+    );
+  }
 
   async request(
     workspaceId: string,

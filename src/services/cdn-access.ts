@@ -25,6 +25,11 @@ export class CdnAccess {
     this.#egress = options.egress ?? new EgressPolicy();
   }
 
+  /** CDN_API_BASE_URL: where workspaces without an override go. */
+  get defaultBaseUrl(): string {
+    return this.options.defaultBaseUrl;
+  }
+
   /** A client for a key that is not stored yet (checking a key before saving it). */
   clientWith(apiKey: string, baseUrl?: string | null): CdnClient {
     // The operator's CDN_API_BASE_URL and allowlisted hosts are trusted as configured; any other
@@ -32,10 +37,7 @@ export class CdnAccess {
     const untrusted =
       !!baseUrl && baseUrl !== this.options.defaultBaseUrl && !this.#egress.trusts(baseUrl);
     if (untrusted && !baseUrl.startsWith('https://')) {
-      throw new AppError(
-        'invalid_input',
-        "This workspace's CDN base URL does not use https, so I won't call it. A workspace admin can set another with `/cdn login`.",
-      );
+      throw new AppError({ code: 'insecure_base_url' });
     }
     return new CdnClient({
       baseUrl: baseUrl ?? this.options.defaultBaseUrl,
@@ -51,10 +53,7 @@ export class CdnAccess {
   async clientFor(workspaceId: string): Promise<CdnClient> {
     const credential = await this.options.store.credentials.get(workspaceId);
     if (!credential) {
-      throw new AppError(
-        'no_api_key',
-        'This workspace has no CDN API key yet. A workspace admin can set one with `/cdn login`.',
-      );
+      throw new AppError({ code: 'no_api_key' });
     }
     const workspace = await this.options.store.workspaces.get(workspaceId);
     return this.clientWith(credential.apiKey, workspace?.cdnBaseUrl);

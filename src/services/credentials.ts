@@ -1,48 +1,68 @@
 // Setting and removing a workspace's CDN API key: checked against the API before it is stored.
+import type { EgressPolicy } from '../cdn/egress.js';
 import { isCdnError } from '../cdn/errors.js';
 import type { Store } from '../store/index.js';
+import type { AccessService, Caller } from './access.js';
 import type { CdnAccess } from './cdn-access.js';
+import type { ZoneService } from './zones.js';
 
 export type KeyCheck =
-  | { ok: true; zoneCount: number }
-  /** The CDN refused the key (401/403): show the user why. */
-  | { ok: false; reason: string };
+  /** `apiUrl`: the API the key was checked against (the override, or CDN_API_BASE_URL). */
+  | { ok: true; zoneCount: number; apiUrl: string }
+  /** The CDN refused the key (401/403): the CDN's words, for the user. */
+  | { ok: false; refusal: string };
+
+export type BaseUrlCheck = { ok: true; url: string } | { ok: false; reason: string };
 
 export class CredentialService {
   constructor(
-    private readonly store: Store,
-    private readonly cdn: CdnAccess,
+    private readonly deps: {
+      store: Store;
+      cdn: CdnAccess;
+      egress: EgressPolicy;
+      access: AccessService;
+      zones: ZoneService;
+    },
   ) {}
+
+  /** Admins only: the key form is theirs. */
+  async requireAdmin(caller: Caller): Promise<void> {
+    await this.deps.access.requireAdmin(caller, 'set_key');
+  }
+
+  /** Whether a workspace's own base URL may be called (https, public addresses, or allowlisted). */
+  async checkBaseUrl(url: string): Promise<BaseUrlCheck> {
+    return this.deps.egress.checkOverride(url);
+  }
 
   /**
    * Asks the CDN whether the key works (GET /zones?per_page=1). Refusals come back as a reason;
    * anything else (the CDN down, a timeout) is thrown, since it says nothing about the key.
    */
   async check(apiKey: string, baseUrl: string | null, signal?: AbortSignal): Promise<KeyCheck> {
-    const client = this.cdn.clientWith(apiKey, baseUrl);
+    const client = this.deps.cdn.clientWith(apiKey, baseUrl);
     try {
       const page = await client.listZones({ page: 1, perPage: 1 }, signal ? { signal } : {});
-      return { ok: true, zoneCount: page.total };
+      return { ok: true, zoneCount: page.total, apiUrl: baseUrl ?? this.deps.cdn.defaultBaseUrl };
     } catch (error) {
       if (isCdnError(error, 'unauthorized') || isCdnError(error, 'forbidden')) {
-        return { ok: false, reason: `The CDN refused this key: ${error.message}` };
+        return { ok: false, refusal: error.message };
       }
       throw error;
     }
   }
 
-  async save(
-    workspaceId: string,
-    input: { apiKey: string; baseUrl: string | null; actorId: string },
-  ) {
-    await this.store.workspaces.update(workspaceId, { cdnBaseUrl: input.baseUrl });
-    const status = await this.store.credentials.set(workspaceId, input.apiKey, {
-      userId: input.actorId,
+  async save(caller: Caller, input: { apiKey: string; baseUrl: string | null }) {
+    const { store } = this.deps;
+    await store.workspaces.update(caller.workspaceId, { cdnBaseUrl: input.baseUrl });
+    const status = await store.credentials.set(caller.workspaceId, input.apiKey, {
+      userId: caller.userId,
       validated: true,
     });
-    await this.store.audit.record({
-      workspaceId,
-      actorId: input.actorId,
+    this.deps.zones.forget(caller.workspaceId);
+    await store.audit.record({
+      workspaceId: caller.workspaceId,
+      actorId: caller.userId,
       action: 'credentials.set',
       outcome: 'ok',
       detail: { baseUrlOverride: input.baseUrl !== null },
@@ -50,11 +70,14 @@ export class CredentialService {
     return status;
   }
 
-  async remove(workspaceId: string, actorId: string): Promise<boolean> {
-    const removed = await this.store.credentials.delete(workspaceId);
-    await this.store.audit.record({
-      workspaceId,
-      actorId,
+  /** Admins only: returns whether there was a key to remove. */
+  async remove(caller: Caller): Promise<boolean> {
+    await this.deps.access.requireAdmin(caller, 'remove_key');
+    const removed = await this.deps.store.credentials.delete(caller.workspaceId);
+    this.deps.zones.forget(caller.workspaceId);
+    await this.deps.store.audit.record({
+      workspaceId: caller.workspaceId,
+      actorId: caller.userId,
       action: 'credentials.remove',
       outcome: removed ? 'ok' : 'noop',
     });

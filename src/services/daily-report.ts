@@ -1,8 +1,7 @@
 // A daily report: yesterday's traffic against the day before, and yesterday's chart, in the
 // schedule's time zone.
 
-import { escapeMrkdwn } from '../blocks/text.js';
-import { formatBytes, formatCount, formatPercent } from '../charts/format.js';
+import type { TrafficTotals } from '../cdn/schemas.js';
 import type { TrafficChartRenderer } from '../charts/traffic-chart.js';
 import type { Store } from '../store/index.js';
 import type { Schedule } from '../store/schedules.js';
@@ -11,20 +10,16 @@ import type { CdnAccess } from './cdn-access.js';
 import { previousDay } from './report-times.js';
 
 export interface DailyReport {
-  /** The message: readable without the chart, and in notifications. */
-  text: string;
+  zoneName: string;
+  /** The day reported on, as its label ("Sun 22 Nov 2026"), in `timeZone`. */
+  dayLabel: string;
+  timeZone: string;
+  yesterday: TrafficTotals;
+  dayBefore: TrafficTotals;
   title: string;
   filename: string;
   /** Absent when yesterday had no traffic. */
   png?: Buffer;
-}
-
-/** "+12.3 %", "−4.0 %", or "new" when there is nothing to compare with. */
-export function delta(now: number, before: number): string {
-  if (before === 0) return now === 0 ? '±0 %' : 'new';
-  const change = ((now - before) / before) * 100;
-  const sign = change > 0.05 ? '+' : change < -0.05 ? '−' : '±';
-  return `${sign}${Math.abs(change).toFixed(1)} %`;
 }
 
 export class DailyReportService {
@@ -49,21 +44,16 @@ export class DailyReportService {
       client.trafficAnalytics(schedule.zoneId, range(before)),
       this.store.audit.forZoneBetween(schedule.workspaceId, schedule.zoneId, day.start, day.end),
     ]);
-    const y = yesterday.totals;
-    const b = dayBefore.totals;
-    const points = ((y.cacheHitRate - b.cacheHitRate) * 100).toFixed(1);
-    const text = [
-      `:sunrise: *${escapeMrkdwn(schedule.zoneName)}* · ${day.label} (${escapeMrkdwn(schedule.timeZone)})`,
-      `*${formatCount(y.requests)}* requests (${delta(y.requests, b.requests)} on the day before) · ` +
-        `*${formatBytes(y.bandwidth)}* (${delta(y.bandwidth, b.bandwidth)}) · ` +
-        `cache hit rate *${formatPercent(y.cacheHitRate)}* (${Number(points) >= 0 ? '+' : '−'}${Math.abs(Number(points)).toFixed(1)} pts)`,
-    ].join('\n');
     const report: DailyReport = {
-      text,
+      zoneName: schedule.zoneName,
+      dayLabel: day.label,
+      timeZone: schedule.timeZone,
+      yesterday: yesterday.totals,
+      dayBefore: dayBefore.totals,
       title: `${schedule.zoneName} traffic, ${day.label}`,
       filename: `${schedule.zoneName}-daily-${new Date(day.start).toISOString().slice(0, 10)}.png`,
     };
-    if (yesterday.series.length > 0 && y.requests > 0) {
+    if (yesterday.series.length > 0 && yesterday.totals.requests > 0) {
       report.png = await this.renderer.render({
         zoneName: schedule.zoneName,
         traffic: yesterday,

@@ -61,9 +61,6 @@ export class FloodControl {
       1,
       Math.ceil(waitMs(this.limit, previous, current - 1, elapsed) / 1000),
     );
-    throw new AppError(
-      'too_many_changes',
-      `Slow down: that is more than ${this.limit} changes (purges, new zones, rate-limit changes) from you in a minute. Nothing was sent to the CDN. Try again in ${seconds} s.`,
-    );
+    throw new AppError({ code: 'too_many_changes', limit: this.limit, retryInSeconds: seconds });
   }
 }

@@ -1,7 +1,7 @@
 // What to purge, from what a user typed or pasted: URLs and tags checked and grouped by zone
 // before anything is sent. If anything is rejected, nothing is sent.
 import type { Zone } from '../cdn/schemas.js';
-import { decodeEntities } from '../commands/parse.js';
+import { decodeEntities } from '../text.js';
 
 export const MAX_PURGE_ITEMS = 10_000;
 const MAX_TAG_LENGTH = 1024;

@@ -1,7 +1,6 @@
 // Zones of a workspace: listing, finding by name or id, searching for pickers, and creating.
 import { distance } from 'fastest-levenshtein';
 import { LRUCache } from 'lru-cache';
-import { code } from '../blocks/text.js';
 import type { CreateZoneResult, ZonePage } from '../cdn/client.js';
 import { checkHostname } from '../cdn/hostname.js';
 import type { Zone, ZonePlan } from '../cdn/schemas.js';
@@ -10,6 +9,9 @@ import { AppError } from '../errors.js';
 import { defined } from '../objects.js';
 import type { AuditLogRepository } from '../store/audit-log.js';
 import type { CdnAccess } from './cdn-access.js';
+
+export type { CreateZoneResult, ZonePage } from '../cdn/client.js';
+export { ZONE_PLANS, ZONE_STATUSES, type Zone, type ZonePlan } from '../cdn/schemas.js';
 
 export const ZONES_PER_PAGE = 10;
 
@@ -67,18 +69,14 @@ export class ZoneService {
       zones.find((zone) => zone.name.toLowerCase() === wanted && live(zone)) ??
       zones.find((zone) => zone.name.toLowerCase() === wanted);
     if (found) return found;
-    const close = zones
+    const suggestions = zones
       .filter(live)
       .map((zone) => ({ zone, score: distance(zone.name.toLowerCase(), wanted) }))
       .filter(({ score }) => score <= Math.max(2, Math.floor(wanted.length / 4)))
       .sort((a, b) => a.score - b.score)
       .slice(0, 3)
-      .map(({ zone }) => code(zone.name));
-    const hint = close.length > 0 ? ` Did you mean ${close.join(' or ')}?` : '';
-    throw new AppError(
-      'zone_not_found',
-      `No zone ${code(nameOrId.trim())} in this workspace.${hint}`,
-    );
+      .map(({ zone }) => zone.name);
+    throw new AppError({ code: 'zone_not_found', query: nameOrId.trim(), suggestions });
   }
 
   /** Live zones whose name or id contains `query`, best matches first, at most `limit`. */
@@ -100,30 +98,30 @@ export class ZoneService {
   ): Promise<CreateZoneResult & { name: string }> {
     const ascii = onboardableDomain(input.domain);
     const client = await this.#cdn.clientFor(workspaceId);
+    const audit = (
+      outcome: 'ok' | 'failed',
+      zoneId: string | null,
+      detail: Record<string, unknown>,
+    ) =>
+      this.#audit.record({
+        workspaceId,
+        actorId: input.actorId,
+        action: 'zone.create',
+        zoneId,
+        zoneName: ascii,
+        outcome,
+        detail: { plan: input.plan, ...detail },
+      });
+    let result: CreateZoneResult;
     try {
-      const result = await client.createZone({ name: ascii, plan: input.plan });
-      this.#cache.delete(workspaceId);
-      await this.#audit.record({
-        workspaceId,
-        actorId: input.actorId,
-        action: 'zone.create',
-        zoneId: result.kind === 'created' ? result.zone.id : null,
-        zoneName: ascii,
-        outcome: 'ok',
-        detail: { plan: input.plan, result: result.kind },
-      });
-      return { ...result, name: ascii };
+      result = await client.createZone({ name: ascii, plan: input.plan });
     } catch (error) {
-      await this.#audit.record({
-        workspaceId,
-        actorId: input.actorId,
-        action: 'zone.create',
-        zoneName: ascii,
-        outcome: 'failed',
-        detail: { plan: input.plan, error: (error as { code?: string }).code ?? 'unknown' },
-      });
+      await audit('failed', null, { error: (error as { code?: string }).code ?? 'unknown' });
       throw error;
     }
+    this.#cache.delete(workspaceId);
+    await audit('ok', result.kind === 'created' ? result.zone.id : null, { result: result.kind });
+    return { ...result, name: ascii };
   }
 
   forget(workspaceId: string): void {
@@ -139,14 +137,10 @@ function rank(name: string, needle: string): number {
   return 2;
 }
 
-/** The domain in ASCII (IDN as punycode), or AppError invalid_input saying what is wrong. */
+/** The domain in ASCII (IDN as punycode), or AppError invalid_domain saying what is wrong. */
 export function onboardableDomain(domain: string): string {
   const check = checkHostname(domain);
-  if (!check.ok) {
-    throw new AppError(
-      'invalid_input',
-      `${code(domain.trim())} is not a domain I can onboard: ${check.reason}.`,
-    );
-  }
+  if (!check.ok)
+    throw new AppError({ code: 'invalid_domain', domain: domain.trim(), reason: check.reason });
   return check.ascii;
 }

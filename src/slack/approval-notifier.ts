@@ -1,10 +1,9 @@
 // ApprovalNotifier over the Web API: the request is a bot message, so it can be updated for as
 // long as the request lives (a response_url would stop working after 30 minutes).
 import { approvalMessage } from '../blocks/approval.js';
-import { AppError } from '../errors.js';
 import type { ApprovalNotifier } from '../services/approvals.js';
 import type { Approval } from '../store/approvals.js';
-import { cannotPostReason } from './post-errors.js';
+import { asPostRefusal } from './web-api-errors.js';
 import type { WorkspaceClients } from './workspace-clients.js';
 
 export class SlackApprovalNotifier implements ApprovalNotifier {
@@ -20,10 +19,7 @@ export class SlackApprovalNotifier implements ApprovalNotifier {
       });
       return result.ts ?? '';
     } catch (error) {
-      const reason = cannotPostReason(error);
-      if (reason)
-        throw new AppError('invalid_input', `The approval request was not posted: ${reason}.`);
-      throw error;
+      throw asPostRefusal(error, 'approval');
     }
   }
 

@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { SlackDirectory } from '../services/access.js';
+import { slackErrorCode } from './web-api-errors.js';
 
 /** Group membership changes rarely and is asked on every change: kept for a minute. */
 export class GroupMembersCache {
@@ -22,13 +23,9 @@ export function webDirectory(
     async user(userId) {
       const { user } = await client.users.info({ user: userId }).catch((error: unknown) => {
         // Someone from another organization in a shared channel, whom this workspace can't see.
-        const code = (error as { data?: { error?: string } }).data?.error;
-        if (code === 'user_not_found' || code === 'user_not_visible') {
-          throw new AppError(
-            'not_allowed',
-            "I can't see your profile from this workspace (a guest from another organization?), so I can't check what you may do here.",
-          );
-        }
+        const code = slackErrorCode(error);
+        if (code === 'user_not_found' || code === 'user_not_visible')
+          throw new AppError({ code: 'stranger' }, { cause: error });
         throw error;
       });
       return {

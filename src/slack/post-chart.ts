@@ -1,9 +1,8 @@
 // Posting a traffic chart in a conversation: the external upload flow (files.uploadV2).
 import type { WebClient } from '@slack/web-api';
 import { analyticsComment, noTrafficText } from '../blocks/analytics.js';
-import { AppError } from '../errors.js';
 import type { AnalyticsReport } from '../services/analytics.js';
-import { cannotPostReason } from './post-errors.js';
+import { asPostRefusal } from './web-api-errors.js';
 
 /** Uploads the chart with its totals as the comment; without traffic, returns the text to say instead. */
 export async function postChart(
@@ -22,9 +21,7 @@ export async function postChart(
       initial_comment: analyticsComment(report),
     });
   } catch (error) {
-    const reason = cannotPostReason(error);
-    if (reason) throw new AppError('invalid_input', `The chart was not posted: ${reason}.`);
-    throw error;
+    throw asPostRefusal(error, 'chart');
   }
   return { posted: true };
 }

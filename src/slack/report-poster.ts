@@ -1,12 +1,12 @@
 // ReportPoster over the Web API: the chart and its text in the schedule's channel, at most one
 // post per second per channel (Slack's limit for chat messages), and a DM when a schedule pauses.
 import { setTimeout as delay } from 'node:timers/promises';
-import { escapeMrkdwn } from '../blocks/text.js';
-import { AppError } from '../errors.js';
+import { errorText } from '../blocks/errors.js';
+import { dailyReportText, reportPausedText } from '../blocks/reports.js';
 import type { ReportPoster } from '../jobs/report-scheduler.js';
 import type { DailyReport } from '../services/daily-report.js';
 import type { Schedule } from '../store/schedules.js';
-import { cannotPostReason } from './post-errors.js';
+import { asPostRefusal } from './web-api-errors.js';
 import type { WorkspaceClients } from './workspace-clients.js';
 
 /** Spaces posts to one channel by `gapMs`, in order; other channels are not held up. */
@@ -39,6 +39,7 @@ export class SlackReportPoster implements ReportPoster {
   async post(schedule: Schedule, report: DailyReport): Promise<void> {
     const token = await this.clients.tokenFor(schedule.workspaceId);
     const client = this.clients.client;
+    const text = dailyReportText(report);
     await this.pacer.turn(schedule.channelId, async () => {
       try {
         if (report.png) {
@@ -48,21 +49,23 @@ export class SlackReportPoster implements ReportPoster {
             file: report.png,
             filename: report.filename,
             title: report.title,
-            initial_comment: report.text,
+            initial_comment: text,
           });
         } else {
           await client.chat.postMessage({
             token,
             channel: schedule.channelId,
-            text: `${report.text}\nNo traffic that day.`,
+            text: `${text}\nNo traffic that day.`,
           });
         }
       } catch (error) {
-        const reason = cannotPostReason(error);
-        if (!reason) throw error;
-        throw new AppError('invalid_input', `The report could not be posted: ${reason}.`);
+        throw asPostRefusal(error, 'report');
       }
     });
+  }
+
+  reasonFor(error: unknown): string {
+    return errorText(error);
   }
 
   async paused(schedule: Schedule, reason: string): Promise<void> {
@@ -70,7 +73,7 @@ export class SlackReportPoster implements ReportPoster {
     await this.clients.client.chat.postMessage({
       token,
       channel: schedule.createdBy,
-      text: `:double_vertical_bar: Your daily report of *${escapeMrkdwn(schedule.zoneName)}* for <#${schedule.channelId}> is paused. ${reason}`,
+      text: reportPausedText(schedule, reason),
     });
   }
 }

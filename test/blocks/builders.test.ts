@@ -11,6 +11,7 @@ import { escapeMrkdwn } from '../../src/blocks/text.js';
 import { zonesMessage } from '../../src/blocks/zones.js';
 import { CDN_ERROR_CODES, CdnError } from '../../src/cdn/errors.js';
 import type { Zone } from '../../src/cdn/schemas.js';
+import { HELP_ENTRIES } from '../../src/commands/registry.js';
 import { validateBlocks, validateView } from '../../src/dev/fake-slack/validate.js';
 import { AppError } from '../../src/errors.js';
 import type { AuditEntry } from '../../src/store/audit-log.js';
@@ -88,12 +89,19 @@ describe('Block Kit builders stay within Slack limits', () => {
     }));
     const key = { workspaceId: 'T1', setBy: 'U1', setAt: 1, lastValidatedAt: 2 };
     for (const view of [
-      homeView({ key, baseUrl: 'https://api.cdn.example/v1', recent, schedules }),
+      homeView({
+        key,
+        baseUrl: 'https://api.cdn.example/v1',
+        recent,
+        schedules,
+        commands: HELP_ENTRIES,
+      }),
       homeView({
         key: undefined,
         baseUrl: 'https://api.cdn.example/v1',
         recent: [],
         schedules: [],
+        commands: HELP_ENTRIES,
       }),
     ]) {
       expect(validateView(view)).toEqual([]);
@@ -114,8 +122,8 @@ describe('Block Kit builders stay within Slack limits', () => {
       updatedAt: 0,
     };
     const messages = [
-      helpMessage(),
-      helpMessage({ unknown: HOSTILE, suggestion: 'zones' }),
+      helpMessage(HELP_ENTRIES),
+      helpMessage(HELP_ENTRIES, { unknown: HOSTILE, suggestion: 'zones' }),
       zoneCreatedMessage(
         { kind: 'created', zone: zone(longName), confirmedBy: 'response', name: longName },
         { plan: 'pro', actorId: 'U1', cnameTarget: 'edge.cdn.example' },
@@ -136,7 +144,7 @@ describe('Block Kit builders stay within Slack limits', () => {
       ...CDN_ERROR_CODES.map((code) =>
         errorMessage(new CdnError(code, HOSTILE, { requestId: 'r1', retryAfterMs: 5_000 })),
       ),
-      errorMessage(new AppError('zone_not_found', 'No zone `x`.')),
+      errorMessage(new AppError({ code: 'zone_not_found', query: 'x', suggestions: [] })),
       errorMessage(new Error('boom')),
     ];
     for (const message of messages) {

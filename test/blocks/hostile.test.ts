@@ -11,13 +11,14 @@ import * as errorBlocks from '../../src/blocks/errors.js';
 import * as helpBlocks from '../../src/blocks/help.js';
 import * as homeBlocks from '../../src/blocks/home.js';
 import * as loginBlocks from '../../src/blocks/login.js';
+import * as problemBlocks from '../../src/blocks/problems.js';
 import * as purgeBlocks from '../../src/blocks/purge.js';
 import * as rateLimitBlocks from '../../src/blocks/ratelimit.js';
 import * as reportBlocks from '../../src/blocks/reports.js';
 import * as zoneBlocks from '../../src/blocks/zones.js';
 import { CdnError } from '../../src/cdn/errors.js';
 import type { Zone } from '../../src/cdn/schemas.js';
-import { AppError } from '../../src/errors.js';
+import { AppError, type Problem, type ProblemCode } from '../../src/errors.js';
 import type { AnalyticsReport } from '../../src/services/analytics.js';
 import type { PurgeRun } from '../../src/services/purge.js';
 import type { Approval } from '../../src/store/approvals.js';
@@ -120,6 +121,44 @@ const EXEMPT: Record<string, string> = {
   noticeMessage: 'takes mrkdwn its caller built and escaped (the e2e sweep checks the callers)',
   noticeModal: 'takes mrkdwn its caller built and escaped (the e2e sweep checks the callers)',
   shortId: 'a slice of an id the bot made',
+  keyRefusedText: 'plain text for a modal error (Slack does not parse it as mrkdwn)',
+  keyUncheckedText: 'plain text for a modal error (Slack does not parse it as mrkdwn)',
+  purgeRefusedInline: 'plain text for a modal error (Slack does not parse it as mrkdwn)',
+};
+
+/** One of every problem, with hostile values wherever a person or the CDN supplies one. */
+const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
+  no_api_key: { code: 'no_api_key' },
+  insecure_base_url: { code: 'insecure_base_url' },
+  not_admin: { code: 'not_admin', action: 'set_key' },
+  not_operator: { code: 'not_operator', action: 'purge' },
+  self_approval: { code: 'self_approval' },
+  not_approver: { code: 'not_approver' },
+  stranger: { code: 'stranger' },
+  zone_not_found: { code: 'zone_not_found', query: H, suggestions: [H, H] },
+  invalid_domain: { code: 'invalid_domain', domain: H, reason: 'has a space' },
+  too_many_changes: { code: 'too_many_changes', limit: 10, retryInSeconds: 5 },
+  purge_unknown: { code: 'purge_unknown' },
+  nothing_to_retry: { code: 'nothing_to_retry' },
+  no_urls_in_message: { code: 'no_urls_in_message' },
+  approval_unknown: { code: 'approval_unknown' },
+  approval_closed: { code: 'approval_closed', status: 'denied' },
+  approval_decided_meanwhile: { code: 'approval_decided_meanwhile' },
+  not_requester: { code: 'not_requester' },
+  report_not_found: { code: 'report_not_found', prefix: H },
+  report_already_stopped: { code: 'report_already_stopped' },
+  dm_refused: { code: 'dm_refused' },
+  no_conversation: { code: 'no_conversation' },
+  cannot_post: { code: 'cannot_post', place: 'chart', slackError: H },
+  not_a_range: { code: 'not_a_range', word: H },
+  too_many_points: {
+    code: 'too_many_points',
+    range: 'last 30 days',
+    granularity: 'minute',
+    points: 43_200,
+    max: 1_500,
+    suggested: 'day',
+  },
 };
 
 /** One or more calls per builder, named after it; a new builder without a case fails below. */
@@ -172,15 +211,40 @@ const CASES: Record<string, () => unknown[]> = {
       new CdnError('network', H),
       new CdnError('unexpected_response', H),
       new Error(H),
-    ].map((error) => errorBlocks.errorText(error, 'doing things')),
+    ].map((error) => errorBlocks.errorText(error, H)),
   errorMessage: () => [errorBlocks.errorMessage(new CdnError('conflict', H))],
-  helpMessage: () => [helpBlocks.helpMessage({ unknown: H, suggestion: 'zones' })],
+  helpMessage: () => [
+    helpBlocks.helpMessage([{ name: H, usage: H, summary: H }], { unknown: H, suggestion: H }),
+  ],
+  warningMessage: () => [
+    errorBlocks.warningMessage(errorBlocks.errorText(new CdnError('conflict', H))),
+  ],
+  problemText: () => Object.values(PROBLEMS).map((problem) => problemBlocks.problemText(problem)),
+  isPostRefusal: () => [String(problemBlocks.isPostRefusal(H))],
+  delta: () => [reportBlocks.delta(1, 2), reportBlocks.delta(1, 0)],
+  dailyReportText: () => [
+    reportBlocks.dailyReportText({
+      zoneName: H,
+      dayLabel: H,
+      timeZone: H,
+      yesterday: { requests: 1, bandwidth: 2, cacheHitRate: 0.5 },
+      dayBefore: { requests: 0, bandwidth: 0, cacheHitRate: 0 },
+      title: H,
+      filename: H,
+    }),
+  ],
+  reportPausedText: () => [reportBlocks.reportPausedText(schedule, 'a reason we wrote')],
+  scheduleStoppedMessage: () => [reportBlocks.scheduleStoppedMessage(schedule)],
+  zoneOption: () => [zoneBlocks.zoneOption(zone)],
+  zoneOptions: () => zoneBlocks.zoneOptions([zone]),
+  zonePicker: () => [zoneBlocks.zonePicker(zone)],
   homeView: () => [
     homeBlocks.homeView({
       key: { workspaceId: 'T1', setBy: 'U1', setAt: 0, lastValidatedAt: null },
       baseUrl: H,
       recent: [entry],
       schedules: [schedule],
+      commands: [{ name: H, usage: H, summary: H }],
     }),
   ],
   loginModal: () => [
@@ -244,6 +308,7 @@ describe('every Block Kit builder, with hostile strings', () => {
       configBlocks,
       createBlocks,
       errorBlocks,
+      problemBlocks,
       helpBlocks,
       homeBlocks,
       loginBlocks,
@@ -266,9 +331,13 @@ describe('every Block Kit builder, with hostile strings', () => {
     expect(texts.filter((text) => INJECTED.test(text))).toEqual([]);
   });
 
-  it('and AppError texts, which callers build, are shown as they are', () => {
-    // AppError messages are composed by the bot, with user input passed through code() or
-    // escapeMrkdwn() where it is made; the e2e sweep (test/e2e/hostile-input.test.ts) checks them.
-    expect(errorBlocks.errorText(new AppError('invalid_input', 'Made by us.'))).toBe('Made by us.');
+  it('renders every problem, and AppErrors through errorText the same way', () => {
+    for (const problem of Object.values(PROBLEMS)) {
+      const text = errorBlocks.errorText(new AppError(problem));
+      expect(text).toBe(problemBlocks.problemText(problem));
+      expect(text).not.toMatch(INJECTED);
+      // The log message is the code: never what a person typed.
+      expect(new AppError(problem).message).toBe(problem.code);
+    }
   });
 });

@@ -1,6 +1,7 @@
 // The /cdn parser on arbitrary text: never throws, and every word it yields is whole.
 import { describe, expect, it } from 'vitest';
 import { parseCommand, suggestSubcommand, tokenize } from '../../src/commands/parse.js';
+import { SUBCOMMAND_NAMES } from '../../src/commands/registry.js';
 import { parseZonesArgs } from '../../src/listeners/commands/zones.js';
 import { parsePurgeArgs } from '../../src/services/purge-targets.js';
 import { anyText, fc, RUNS } from '../helpers/property.js';
@@ -27,7 +28,7 @@ describe('the /cdn parser, on any text', () => {
       fc.property(fc.array(anyText(60), { maxLength: 12 }), (words) => {
         parsePurgeArgs(words);
         parseZonesArgs(words);
-        suggestSubcommand(words[0] ?? '');
+        suggestSubcommand(words[0] ?? '', SUBCOMMAND_NAMES);
       }),
       { numRuns: RUNS.pure },
     );

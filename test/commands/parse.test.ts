@@ -5,6 +5,7 @@ import {
   suggestSubcommand,
   tokenize,
 } from '../../src/commands/parse.js';
+import { SUBCOMMAND_NAMES } from '../../src/commands/registry.js';
 import { parseZonesArgs } from '../../src/listeners/commands/zones.js';
 
 describe('the /cdn parser', () => {
@@ -39,8 +40,11 @@ describe('the /cdn parser', () => {
     ['hlep', 'help'],
     ['purgatory', undefined],
     ['x', undefined],
+    ['analytcs', 'analytics'],
+    ['reprot', 'report'],
+    ['audti', 'audit'],
   ])('suggests %s → %s', (typo, suggestion) => {
-    expect(suggestSubcommand(typo)).toBe(suggestion);
+    expect(suggestSubcommand(typo, SUBCOMMAND_NAMES)).toBe(suggestion);
   });
 
   it('reads user-group mentions', () => {

@@ -9,7 +9,6 @@ import { LOGIN_IDS } from '../../src/blocks/ids.js';
 import type { Resolver } from '../../src/cdn/egress.js';
 import { CdnTransport } from '../../src/cdn/transport.js';
 import { TrafficChartRenderer } from '../../src/charts/traffic-chart.js';
-import { decodeEntities } from '../../src/commands/parse.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { AppDeps } from '../../src/deps.js';
 import { SlackPayloads } from '../../src/dev/fake-slack/payloads.js';
@@ -21,6 +20,7 @@ import {
 } from '../../src/dev/fake-slack/server.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/dev/sandbox/server.js';
 import { openStore, type Store } from '../../src/store/index.js';
+import { decodeEntities } from '../../src/text.js';
 import { ManualClock } from '../helpers/clock.js';
 import { type CapturedLogs, captureLogs, expectNoSecrets } from '../helpers/logs.js';
 import { testKey, testStore } from '../helpers/store.js';

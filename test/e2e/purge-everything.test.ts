@@ -81,7 +81,7 @@ describe('purge everything with a second person', () => {
     );
 
     const late = JSON.parse((await h.submit(viewId, {}, { user: ADMIN })).body);
-    expect(textOf(late.view)).toContain('This request was expired.');
+    expect(textOf(late.view)).toContain('This request has expired.');
     expect(everythingRequests(h)).toEqual([]);
     const [audit] = await h.store.audit.recent(h.workspaceId);
     expect(audit).toMatchObject({ action: 'purge.everything.expired', outcome: 'expired' });

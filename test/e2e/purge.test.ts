@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { PURGE_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
-import { runPurges } from '../../src/listeners/purge-run.js';
 import type { MessageTarget } from '../../src/slack/message-target.js';
+import { purgeMessages } from '../../src/slack/purge-progress.js';
 import { CHANNEL, MEMBER, startHarness, textOf, viewIdOf } from './harness.js';
 
 const urls = (count: number, host = 'example.com') =>
@@ -126,7 +126,13 @@ describe('/cdn purge with URLs and tags', () => {
       post: async (message) => void seen.push(['post', message.text]),
       replace: async (message) => void seen.push(['replace', message.text]),
     };
-    await runPurges(h.deps, h.workspaceId, [{ zone, files: urls(300), tags: [] }], MEMBER, target);
+    const view = purgeMessages(target, h.deps.logger);
+    await h.deps.purges.execute(
+      h.workspaceId,
+      [{ zone, files: urls(300), tags: [] }],
+      MEMBER,
+      view,
+    );
     expect(seen).toEqual([
       ['post', 'Purging: 0/300'],
       ['replace', 'Purging: 120/300'],
@@ -147,14 +153,16 @@ describe('/cdn purge with URLs and tags', () => {
     h.deps.purges.run = async () => {
       throw new Error('database unavailable');
     };
-    await runPurges(h.deps, h.workspaceId, [{ zone, files: urls(3), tags: [] }], MEMBER, target);
+    const view = purgeMessages(target, h.deps.logger);
+    await h.deps.purges.execute(h.workspaceId, [{ zone, files: urls(3), tags: [] }], MEMBER, view);
     expect(seen).toEqual([
       ['post', 'Purging: 0/3'],
-      [
-        'replace',
-        'Something went wrong on our side while purging. It has been logged; please try again.',
-      ],
+      ['replace', expect.stringMatching(/^Something went wrong on our side \(ref `[0-9a-f]{6}`\)/)],
     ]);
+    // The ref the user sees is the one on the error's log line.
+    const ref = /ref `([0-9a-f]{6})`/.exec(seen[1]?.[1] ?? '')?.[1];
+    const line = h.logs.lines.map((l) => JSON.parse(l)).find((l) => l.ref === ref);
+    expect(line).toMatchObject({ level: 50, msg: 'unexpected error', where: 'purge' });
   });
 
   it('purges from the form, with the zone picked', async () => {

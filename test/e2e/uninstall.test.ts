@@ -56,7 +56,7 @@ describe('when Slack revokes the app', () => {
     // The request's Approve button, still in the channel, no longer leads to a purge.
     await h.click(request, APPROVAL_IDS.approve, { user: OTHER });
     const [refusal] = await h.slack.waitForMessages((m) => m.ephemeralTo === OTHER);
-    expect(refusal?.text).toBe(':warning: This request was expired.');
+    expect(refusal?.text).toBe('This request has expired.');
     expect(h.slack.callsTo('views.open')).toHaveLength(1);
     expect(everythingRequests(h)).toEqual([]);
 

@@ -1,6 +1,8 @@
 // Flood control: 10 changes a minute per user by default, shared by every replica through the
 // database, smoothed over the previous minute, and saying how long to wait.
+
 import { describe, expect, it } from 'vitest';
+import { errorText } from '../../src/blocks/errors.js';
 import { AppError } from '../../src/errors.js';
 import { estimate, FloodControl, waitMs } from '../../src/services/flood.js';
 import { InstantClock } from '../helpers/clock.js';
@@ -40,8 +42,8 @@ describe.each(BACKENDS)('FloodControl on $backend', ({ backend, skip }) => {
     const flood = new FloodControl(store, clock, 10);
     for (let i = 0; i < 10; i++) await flood.take('T1', 'U1');
     const error = await refusal(flood.take('T1', 'U1'));
-    expect(error.code).toBe('too_many_changes');
-    expect(error.message).toBe(
+    expect(error.problem).toEqual({ code: 'too_many_changes', limit: 10, retryInSeconds: 61 });
+    expect(errorText(error)).toBe(
       'Slow down: that is more than 10 changes (purges, new zones, rate-limit changes) from you in a minute. Nothing was sent to the CDN. Try again in 61 s.',
     );
     // Someone else, or the same user in another workspace, is not held back.

@@ -2,6 +2,7 @@
 import type { App, Middleware, SlackAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { APPROVAL_IDS, HOME_IDS, PURGE_IDS, ZONES_IDS } from '../../blocks/ids.js';
 import type { AppDeps } from '../../deps.js';
+import { tracked } from '../context.js';
 import { unmatched } from '../unmatched.js';
 import { approveButton, cancelButton, denyButton } from './approval-buttons.js';
 import { homeAnalytics, homeCreateZone, homeListZones, homeLogin } from './home-buttons.js';
@@ -22,20 +23,23 @@ export function register(app: App, deps: AppDeps): void {
     listener: Middleware<SlackActionMiddlewareArgs<Action>>,
   ) => {
     handled.push(id);
-    app.action<Action>(id, async (args) => {
-      // Slack always sends what the surface implies; a payload without it is hand-made.
-      const body = args.body as { response_url?: unknown; view?: unknown };
-      const fits =
-        surface === 'message'
-          ? typeof body.response_url === 'string'
-          : typeof body.view === 'object';
-      if (!fits) {
-        await args.ack();
-        deps.logger.info({ surface }, 'action from the wrong surface dropped');
-        return;
-      }
-      await listener(args);
-    });
+    app.action<Action>(
+      id,
+      tracked(async (args) => {
+        // Slack always sends what the surface implies; a payload without it is hand-made.
+        const body = args.body as { response_url?: unknown; view?: unknown };
+        const fits =
+          surface === 'message'
+            ? typeof body.response_url === 'string'
+            : typeof body.view === 'object';
+        if (!fits) {
+          await args.ack();
+          deps.logger.info({ surface }, 'action from the wrong surface dropped');
+          return;
+        }
+        await listener(args);
+      }),
+    );
   };
   const pager = zonesPage(deps);
   on('message', ZONES_IDS.previous, pager);
@@ -43,7 +47,7 @@ export function register(app: App, deps: AppDeps): void {
   on('home', HOME_IDS.login, homeLogin(deps));
   on('home', HOME_IDS.listZones, homeListZones(deps));
   on('home', HOME_IDS.createZone, homeCreateZone(deps));
-  on('home', HOME_IDS.analytics, homeAnalytics(deps));
+  on('home', HOME_IDS.analytics, homeAnalytics());
   on('home', new RegExp(`^${HOME_IDS.stopReport}_\\d+$`), homeStopReport(deps));
   // One retry button per zone in a result message: purge_retry_0, purge_retry_1, …
   on('message', new RegExp(`^${PURGE_IDS.retry}_\\d+$`), purgeRetry(deps));
@@ -52,5 +56,5 @@ export function register(app: App, deps: AppDeps): void {
   on('message', APPROVAL_IDS.deny, denyButton(deps));
   on('message', APPROVAL_IDS.cancel, cancelButton(deps));
   // Last, and only for what nothing above handles: Bolt runs every listener that matches.
-  app.action(unmatched(handled), unknownAction(deps));
+  app.action(unmatched(handled), tracked(unknownAction(deps)));
 }

@@ -1,9 +1,8 @@
 // The zone list's Previous/Next buttons: the same message, another page.
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { errorMessage } from '../../blocks/errors.js';
 import { type ZonesPagerValue, zonesMessage } from '../../blocks/zones.js';
 import type { AppDeps } from '../../deps.js';
-import { workspaceOf } from '../commands/context.js';
+import { callerOf } from '../context.js';
 
 function parseValue(value: string | undefined): ZonesPagerValue {
   try {
@@ -20,22 +19,12 @@ export function zonesPage(deps: AppDeps) {
   return async ({
     ack,
     action,
-    body,
     respond,
     context,
   }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
     await ack();
-    const workspaceId = workspaceOf(context, body);
     const target = parseValue(action.value);
-    try {
-      const page = await deps.zones.page(workspaceId, target);
-      await respond({ replace_original: true, ...zonesMessage(page, target.status) });
-    } catch (error) {
-      await respond({
-        replace_original: false,
-        response_type: 'ephemeral',
-        ...errorMessage(error, 'listing zones'),
-      });
-    }
+    const page = await deps.zones.page(callerOf(context).workspaceId, target);
+    await respond({ replace_original: true, ...zonesMessage(page, target.status) });
   };
 }

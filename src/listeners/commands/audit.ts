@@ -2,9 +2,9 @@
 import { auditMessage } from '../../blocks/audit.js';
 import type { SubcommandHandler } from './context.js';
 
-export const audit: SubcommandHandler = async ({ args, deps, workspaceId, respond }) => {
+export const audit: SubcommandHandler = async ({ args, deps, caller, respond }) => {
   const zone = args[0];
-  const entries = await deps.store.audit.recent(workspaceId, {
+  const entries = await deps.activity.recent(caller.workspaceId, {
     limit: 20,
     ...(zone ? { zone } : {}),
   });

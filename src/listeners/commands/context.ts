@@ -1,47 +1,20 @@
-// What every /cdn subcommand handler receives, and helpers they share.
+// What every /cdn subcommand handler receives, and the modal origin they pass along.
 import type { RespondFn, SlashCommand } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { AppDeps } from '../../deps.js';
-import { AccessControl } from '../../services/access.js';
-import { webDirectory } from '../../slack/directory.js';
+import type { Caller } from '../../services/access.js';
 
 export interface SubcommandContext {
   deps: AppDeps;
   args: string[];
   command: SlashCommand;
-  workspaceId: string;
+  /** The workspace and person, resolved once by the request-context middleware. */
+  caller: Caller;
   respond: RespondFn;
   client: WebClient;
 }
 
 export type SubcommandHandler = (context: SubcommandContext) => Promise<void>;
-
-export function accessFor(
-  context: Pick<SubcommandContext, 'client' | 'workspaceId' | 'deps'>,
-): AccessControl {
-  return new AccessControl(webDirectory(context.client, context.workspaceId, context.deps.groups));
-}
-
-/**
- * The workspace an interaction belongs to: Bolt's authorized team first, then the payload's.
- * Every handler reads it the same way.
- */
-export function workspaceOf(
-  context: { teamId?: string | undefined },
-  body: { team?: { id?: string } | null; user?: { team_id?: string } },
-): string {
-  return context.teamId ?? body.team?.id ?? body.user?.team_id ?? '';
-}
-
-/** Operators only (when a group is configured): the check every changing handler makes. */
-export async function requireOperatorIn(
-  context: Pick<SubcommandContext, 'client' | 'workspaceId' | 'deps'>,
-  userId: string,
-  doing: string,
-): Promise<void> {
-  const workspace = await context.deps.store.workspaces.ensure(context.workspaceId);
-  await accessFor(context).requireOperator(workspace, userId, doing);
-}
 
 /** Where a modal's result should go, carried in private_metadata. */
 export interface ModalOrigin {
@@ -53,6 +26,11 @@ export interface ModalOrigin {
 
 export function encodeOrigin(origin: ModalOrigin): string {
   return JSON.stringify(origin);
+}
+
+/** The origin of a command: its channel and response_url. */
+export function commandOrigin(command: SlashCommand): ModalOrigin {
+  return { channelId: command.channel_id, responseUrl: command.response_url };
 }
 
 export function decodeOrigin(metadata: string | undefined): ModalOrigin {

@@ -2,15 +2,20 @@
 import { createModal, zoneCreatedMessage } from '../../blocks/create.js';
 import { noticeMessage } from '../../blocks/errors.js';
 import { code } from '../../blocks/text.js';
-import { ZONE_PLANS, type ZonePlan } from '../../cdn/schemas.js';
-import { onboardableDomain } from '../../services/zones.js';
-import { encodeOrigin, requireOperatorIn, type SubcommandHandler } from './context.js';
+import { onboardableDomain, ZONE_PLANS, type ZonePlan } from '../../services/zones.js';
+import { commandOrigin, encodeOrigin, type SubcommandHandler } from './context.js';
 
 const USAGE =
   'Usage: `/cdn create <domain> [free|pro|business|enterprise]`, or `/cdn create` for a form.';
 
-export const create: SubcommandHandler = async (context) => {
-  const { args, deps, workspaceId, command, respond, client } = context;
+export const create: SubcommandHandler = async ({
+  args,
+  deps,
+  caller,
+  command,
+  respond,
+  client,
+}) => {
   if (args.length > 2) {
     await respond(noticeMessage(USAGE));
     return;
@@ -22,25 +27,27 @@ export const create: SubcommandHandler = async (context) => {
     await respond(noticeMessage(`${code(planWord ?? '')} is not a plan. ${USAGE}`));
     return;
   }
-  await requireOperatorIn(context, command.user_id, 'onboard domains');
+  await deps.access.requireOperator(caller, 'create_zone');
   if (domain === undefined) {
     await client.views.open({
       trigger_id: command.trigger_id,
-      view: createModal(
-        encodeOrigin({ channelId: command.channel_id, responseUrl: command.response_url }),
-      ),
+      view: createModal(encodeOrigin(commandOrigin(command))),
     });
     return;
   }
   // A malformed domain is refused before it counts against the user's limit.
   onboardableDomain(domain);
-  await deps.flood.take(workspaceId, command.user_id);
-  const result = await deps.zones.create(workspaceId, { domain, plan, actorId: command.user_id });
+  await deps.flood.take(caller.workspaceId, caller.userId);
+  const result = await deps.zones.create(caller.workspaceId, {
+    domain,
+    plan,
+    actorId: caller.userId,
+  });
   await respond({
     response_type: 'in_channel',
     ...zoneCreatedMessage(result, {
       plan,
-      actorId: command.user_id,
+      actorId: caller.userId,
       cnameTarget: deps.edgeCnameTarget,
     }),
   });

@@ -1,8 +1,9 @@
-// Slash commands: the one /cdn command.
+// Slash commands: the one /cdn command, routed by the subcommand list in src/commands.
 import type { App } from '@slack/bolt';
+import { routeCommand } from '../../commands/router.js';
 import type { AppDeps } from '../../deps.js';
-import { cdnCommand } from './cdn.js';
+import { tracked } from '../context.js';
 
 export function register(app: App, deps: AppDeps): void {
-  app.command('/cdn', cdnCommand(deps));
+  app.command('/cdn', tracked(routeCommand(deps)));
 }

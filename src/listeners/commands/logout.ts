@@ -1,12 +1,9 @@
 // /cdn logout: admins remove the workspace's CDN API key.
 import { noticeMessage } from '../../blocks/errors.js';
-import { accessFor, type SubcommandHandler } from './context.js';
+import type { SubcommandHandler } from './context.js';
 
-export const logout: SubcommandHandler = async (context) => {
-  const { deps, workspaceId, command, respond } = context;
-  await accessFor(context).requireAdmin(command.user_id, 'remove the CDN API key');
-  const removed = await deps.credentials.remove(workspaceId, command.user_id);
-  deps.zones.forget(workspaceId);
+export const logout: SubcommandHandler = async ({ deps, caller, respond }) => {
+  const removed = await deps.credentials.remove(caller);
   await respond(
     removed
       ? noticeMessage(

@@ -3,21 +3,29 @@ import { noticeMessage } from '../../blocks/errors.js';
 import { purgeEverythingModal, purgeFormModal, purgeRefusedMessage } from '../../blocks/purge.js';
 import { parsePurgeArgs } from '../../services/purge-targets.js';
 import { respondTarget } from '../../slack/message-target.js';
-import { runPurges } from '../purge-run.js';
-import { encodeOrigin, requireOperatorIn, type SubcommandHandler } from './context.js';
+import { purgeMessages } from '../../slack/purge-progress.js';
+import { commandOrigin, encodeOrigin, type SubcommandHandler } from './context.js';
 
 const USAGE =
   'Usage: `/cdn purge <zone> <url>…`, `/cdn purge <url>…`, `/cdn purge <zone> tag:<tag>…`, `/cdn purge <zone> everything`, or `/cdn purge` for a form.';
 
-export const purge: SubcommandHandler = async (context) => {
-  const { args, deps, workspaceId, command, respond, client } = context;
+export const purge: SubcommandHandler = async ({
+  args,
+  deps,
+  caller,
+  command,
+  respond,
+  client,
+}) => {
   const parsed = parsePurgeArgs(args);
-  await requireOperatorIn(context, command.user_id, 'purge cached content');
-  const origin = { channelId: command.channel_id, responseUrl: command.response_url };
+  await deps.access.requireOperator(caller, 'purge');
+  const origin = commandOrigin(command);
 
   if (parsed.kind === 'form') {
     const zone =
-      parsed.zone === undefined ? undefined : await deps.zones.resolve(workspaceId, parsed.zone);
+      parsed.zone === undefined
+        ? undefined
+        : await deps.zones.resolve(caller.workspaceId, parsed.zone);
     await client.views.open({
       trigger_id: command.trigger_id,
       view: purgeFormModal({ metadata: encodeOrigin(origin), ...(zone ? { zone } : {}) }),
@@ -25,14 +33,14 @@ export const purge: SubcommandHandler = async (context) => {
     return;
   }
   if (parsed.kind === 'everything') {
-    const zone = await deps.zones.resolve(workspaceId, parsed.zone);
+    const zone = await deps.zones.resolve(caller.workspaceId, parsed.zone);
     await client.views.open({
       trigger_id: command.trigger_id,
       view: purgeEverythingModal({ zone, metadata: encodeOrigin({ ...origin, zoneId: zone.id }) }),
     });
     return;
   }
-  const plan = await deps.purges.plan(workspaceId, parsed);
+  const plan = await deps.purges.plan(caller.workspaceId, parsed);
   if (plan.rejected.length > 0) {
     await respond(purgeRefusedMessage(plan));
     return;
@@ -41,12 +49,11 @@ export const purge: SubcommandHandler = async (context) => {
     await respond(noticeMessage(USAGE));
     return;
   }
-  await deps.flood.take(workspaceId, command.user_id);
-  await runPurges(
-    deps,
-    workspaceId,
+  await deps.flood.take(caller.workspaceId, caller.userId);
+  await deps.purges.execute(
+    caller.workspaceId,
     plan.groups,
-    command.user_id,
-    respondTarget(respond, 'in_channel'),
+    caller.userId,
+    purgeMessages(respondTarget(respond, 'in_channel'), deps.logger),
   );
 };

@@ -2,12 +2,11 @@
 import { noticeMessage } from '../../blocks/errors.js';
 import { rateLimitMessage } from '../../blocks/ratelimit.js';
 import { PROPAGATION_MS } from '../../services/ratelimit.js';
-import { requireOperatorIn, type SubcommandHandler } from './context.js';
+import type { SubcommandHandler } from './context.js';
 
 const USAGE = 'Usage: `/cdn ratelimit <zone> on|off`';
 
-export const ratelimit: SubcommandHandler = async (context) => {
-  const { args, deps, workspaceId, command, respond } = context;
+export const ratelimit: SubcommandHandler = async ({ args, deps, caller, respond }) => {
   const [zoneName, state] = args;
   const enabled =
     state?.toLowerCase() === 'on' ? true : state?.toLowerCase() === 'off' ? false : undefined;
@@ -15,11 +14,8 @@ export const ratelimit: SubcommandHandler = async (context) => {
     await respond(noticeMessage(USAGE));
     return;
   }
-  await requireOperatorIn(context, command.user_id, 'change rate limits');
-  const zone = await deps.zones.resolve(workspaceId, zoneName);
-  await deps.flood.take(workspaceId, command.user_id);
-  await deps.ratelimit.set(workspaceId, zone, enabled, command.user_id);
-  const message = { zone, enabled, actorId: command.user_id };
+  const zone = await deps.ratelimit.set(caller, zoneName, enabled);
+  const message = { zone, enabled, actorId: caller.userId };
   await respond({ response_type: 'in_channel', ...rateLimitMessage(message) });
 
   // Not awaited: the command is done; the message is corrected when propagation time has passed.

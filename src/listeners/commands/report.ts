@@ -1,12 +1,13 @@
 // /cdn report <zone> daily [HH:MM] [#channel] · /cdn report list · /cdn report stop <id>
 import { noticeMessage } from '../../blocks/errors.js';
-import { scheduledMessage, scheduleListMessage, shortId } from '../../blocks/reports.js';
+import {
+  scheduledMessage,
+  scheduleListMessage,
+  scheduleStoppedMessage,
+} from '../../blocks/reports.js';
 import { code } from '../../blocks/text.js';
-import { safeTimeZone } from '../../charts/format.js';
-import { AppError } from '../../errors.js';
-import { nextOccurrence, parseTimeOfDay } from '../../services/report-times.js';
-import { webDirectory } from '../../slack/directory.js';
-import { requireOperatorIn, type SubcommandHandler } from './context.js';
+import { parseTimeOfDay } from '../../services/report-times.js';
+import type { SubcommandHandler } from './context.js';
 
 const USAGE =
   'Usage: `/cdn report <zone> daily [HH:MM] [#channel]`, `/cdn report list`, `/cdn report stop <id>`';
@@ -16,48 +17,20 @@ function channelOf(token: string): string | undefined {
   return /^<#([A-Z0-9]+)(?:\|[^>]*)?>$/.exec(token)?.[1];
 }
 
-export const report: SubcommandHandler = async (context) => {
-  const { args, deps, workspaceId, command, respond, client } = context;
+export const report: SubcommandHandler = async ({ args, deps, caller, command, respond }) => {
   const [first, ...rest] = args;
   if (first === undefined) {
     await respond(noticeMessage(USAGE));
     return;
   }
-  await requireOperatorIn(context, command.user_id, 'manage daily reports');
   if (first.toLowerCase() === 'list') {
-    await respond(scheduleListMessage(await deps.store.schedules.listForWorkspace(workspaceId)));
+    await respond(scheduleListMessage(await deps.schedules.list(caller)));
     return;
   }
   if (first.toLowerCase() === 'stop') {
-    const prefix = (rest[0] ?? '').toLowerCase();
-    const matches = (await deps.store.schedules.listForWorkspace(workspaceId)).filter(
-      (s) => prefix.length >= 4 && s.id.startsWith(prefix),
-    );
-    if (matches.length !== 1 || !matches[0]) {
-      throw new AppError(
-        'invalid_input',
-        `No single daily report has the id ${code(prefix)}. \`/cdn report list\` shows them.`,
-      );
-    }
-    await deps.store.schedules.stop(matches[0].id, workspaceId);
-    await deps.store.audit.record({
-      workspaceId,
-      actorId: command.user_id,
-      action: 'report.stopped',
-      zoneId: matches[0].zoneId,
-      zoneName: matches[0].zoneName,
-      outcome: 'ok',
-      detail: { schedule: matches[0].id },
-    });
-    await respond(
-      noticeMessage(
-        `Daily report \`${shortId(matches[0])}\` of *${matches[0].zoneName}* stopped.`,
-        ':white_check_mark:',
-      ),
-    );
+    await respond(scheduleStoppedMessage(await deps.schedules.stopByPrefix(caller, rest[0] ?? '')));
     return;
   }
-
   const [cadence, ...options] = rest;
   if (cadence?.toLowerCase() !== 'daily') {
     await respond(noticeMessage(USAGE));
@@ -75,30 +48,6 @@ export const report: SubcommandHandler = async (context) => {
       return;
     }
   }
-  const zone = await deps.zones.resolve(workspaceId, first);
-  // The requester's time zone, as Slack knows it.
-  // An unknown zone would make every occurrence unreadable: UTC instead.
-  const timeZone = safeTimeZone(
-    (await webDirectory(client, workspaceId, deps.groups).user(command.user_id)).timeZone,
-  );
-  const schedule = await deps.store.schedules.create({
-    workspaceId,
-    zoneId: zone.id,
-    zoneName: zone.name,
-    channelId,
-    createdBy: command.user_id,
-    timeOfDay,
-    timeZone,
-    nextRunAt: nextOccurrence(timeOfDay, timeZone, deps.clock.now()),
-  });
-  await deps.store.audit.record({
-    workspaceId,
-    actorId: command.user_id,
-    action: 'report.scheduled',
-    zoneId: zone.id,
-    zoneName: zone.name,
-    outcome: 'ok',
-    detail: { schedule: schedule.id, timeOfDay, timeZone, channel: channelId },
-  });
+  const schedule = await deps.schedules.create(caller, { zone: first, channelId, timeOfDay });
   await respond(scheduledMessage(schedule));
 };

@@ -1,7 +1,7 @@
 // /cdn zones [active|pending|deleted] [page N]
 import { noticeMessage } from '../../blocks/errors.js';
 import { zonesMessage } from '../../blocks/zones.js';
-import { ZONE_STATUSES } from '../../cdn/schemas.js';
+import { ZONE_STATUSES } from '../../services/zones.js';
 import type { SubcommandHandler } from './context.js';
 
 const USAGE = 'Usage: `/cdn zones [active|pending|deleted] [page N]`';
@@ -19,12 +19,11 @@ export function parseZonesArgs(args: string[]): { status?: string; page: number 
   return page >= 1 ? { ...(status ? { status } : {}), page } : undefined;
 }
 
-export const zones: SubcommandHandler = async ({ args, deps, workspaceId, respond }) => {
+export const zones: SubcommandHandler = async ({ args, deps, caller, respond }) => {
   const parsed = parseZonesArgs(args);
   if (!parsed) {
     await respond(noticeMessage(USAGE));
     return;
   }
-  const page = await deps.zones.page(workspaceId, parsed);
-  await respond(zonesMessage(page, parsed.status));
+  await respond(zonesMessage(await deps.zones.page(caller.workspaceId, parsed), parsed.status));
 };

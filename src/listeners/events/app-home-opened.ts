@@ -2,7 +2,9 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { homeView } from '../../blocks/home.js';
+import { HELP_ENTRIES } from '../../commands/registry.js';
 import type { AppDeps } from '../../deps.js';
+import { callerOf } from '../context.js';
 
 export function appHomeOpened(deps: AppDeps) {
   return async ({
@@ -11,7 +13,7 @@ export function appHomeOpened(deps: AppDeps) {
     context,
   }: SlackEventMiddlewareArgs<'app_home_opened'> & AllMiddlewareArgs) => {
     if (event.tab !== 'home') return;
-    await publishHome(deps, client, context.teamId ?? '', event.user);
+    await publishHome(deps, client, callerOf(context).workspaceId, event.user);
   };
 }
 
@@ -22,19 +24,9 @@ export async function publishHome(
   workspaceId: string,
   userId: string,
 ): Promise<void> {
-  const [key, workspace, recent, schedules] = await Promise.all([
-    deps.store.credentials.status(workspaceId),
-    deps.store.workspaces.get(workspaceId),
-    deps.store.audit.recent(workspaceId, { limit: 10 }),
-    deps.store.schedules.listForWorkspace(workspaceId),
-  ]);
+  const overview = await deps.activity.home(workspaceId);
   await client.views.publish({
     user_id: userId,
-    view: homeView({
-      key,
-      baseUrl: workspace?.cdnBaseUrl ?? deps.defaultBaseUrl,
-      recent,
-      schedules,
-    }),
+    view: homeView({ ...overview, commands: HELP_ENTRIES }),
   });
 }

@@ -3,12 +3,13 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import type { AppDeps } from '../../deps.js';
 import type { RevokedWorkspace } from '../../services/uninstall.js';
+import { callerOf } from '../context.js';
 
 type Body = { team_id?: string; enterprise_id?: string; is_enterprise_install?: boolean };
 
 function workspaceIn(body: Body, context: AllMiddlewareArgs['context']): RevokedWorkspace {
   return {
-    teamId: context.teamId ?? body.team_id ?? '',
+    teamId: callerOf(context).workspaceId,
     enterpriseId: context.enterpriseId ?? body.enterprise_id,
     isEnterpriseInstall: context.isEnterpriseInstall ?? body.is_enterprise_install,
   };

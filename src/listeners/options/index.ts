@@ -2,11 +2,12 @@
 import type { App } from '@slack/bolt';
 import { ZONE_PICKER_IDS } from '../../blocks/ids.js';
 import type { AppDeps } from '../../deps.js';
+import { tracked } from '../context.js';
 import { unmatched } from '../unmatched.js';
 import { unknownOptions } from './unknown.js';
 import { zonePicker } from './zone-picker.js';
 
 export function register(app: App, deps: AppDeps): void {
-  app.options({ action_id: ZONE_PICKER_IDS.action }, zonePicker(deps));
-  app.options({ action_id: unmatched([ZONE_PICKER_IDS.action]) }, unknownOptions());
+  app.options({ action_id: ZONE_PICKER_IDS.action }, tracked(zonePicker(deps)));
+  app.options({ action_id: unmatched([ZONE_PICKER_IDS.action]) }, tracked(unknownOptions()));
 }

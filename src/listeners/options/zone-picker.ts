@@ -1,23 +1,19 @@
 // Options for every zone picker: type-ahead over the workspace's (briefly cached) zone list.
 import type { AllMiddlewareArgs, SlackOptionsMiddlewareArgs } from '@slack/bolt';
-import { truncate } from '../../blocks/text.js';
+import { zoneOptions } from '../../blocks/zones.js';
 import type { AppDeps } from '../../deps.js';
+import { callerOf } from '../context.js';
 
 export function zonePicker(deps: AppDeps) {
   return async ({
     ack,
-    body,
     options,
     context,
   }: SlackOptionsMiddlewareArgs<'block_suggestion'> & AllMiddlewareArgs) => {
-    const workspaceId = context.teamId ?? body.team?.id ?? '';
+    const { workspaceId } = callerOf(context);
     try {
-      const zones = await deps.zones.search(workspaceId, options.value ?? '', 100);
       await ack({
-        options: zones.map((zone) => ({
-          text: { type: 'plain_text', text: truncate(`${zone.name} (${zone.status})`, 75) },
-          value: zone.id,
-        })),
+        options: zoneOptions(await deps.zones.search(workspaceId, options.value ?? '', 100)),
       });
     } catch (error) {
       // No key, or the CDN down: an empty list, and the reason in the logs.

@@ -1,25 +1,23 @@
 // The onboarding form: the domain is checked inline; the zone is created after the form closes.
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import { zoneCreatedMessage } from '../../blocks/create.js';
-import { errorMessage, errorText } from '../../blocks/errors.js';
+import { errorText } from '../../blocks/errors.js';
 import { CREATE_IDS } from '../../blocks/ids.js';
-import { checkHostname } from '../../cdn/hostname.js';
-import { ZONE_PLANS, type ZonePlan } from '../../cdn/schemas.js';
 import type { AppDeps } from '../../deps.js';
-import { AppError } from '../../errors.js';
+import { onboardableDomain, ZONE_PLANS, type ZonePlan } from '../../services/zones.js';
+import { explainMessage } from '../../slack/explain.js';
 import { originTarget } from '../../slack/message-target.js';
-import { decodeOrigin, requireOperatorIn, workspaceOf } from '../commands/context.js';
+import { decodeOrigin } from '../commands/context.js';
+import { callerOf } from '../context.js';
 
 export function createSubmit(deps: AppDeps) {
   return async ({
     ack,
-    body,
     view,
     client,
     context,
   }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs) => {
-    const workspaceId = workspaceOf(context, body);
-    const userId = body.user.id;
+    const caller = callerOf(context);
     const values = view.state.values;
     const domain = values[CREATE_IDS.domainBlock]?.[CREATE_IDS.domainInput]?.value ?? '';
     const selected =
@@ -28,16 +26,11 @@ export function createSubmit(deps: AppDeps) {
       ? (selected as ZonePlan)
       : 'free';
 
-    const check = checkHostname(domain);
-    if (!check.ok) {
-      return ack({
-        response_action: 'errors',
-        errors: { [CREATE_IDS.domainBlock]: `Not a domain I can onboard: ${check.reason}.` },
-      });
-    }
+    let ascii: string;
     try {
-      await requireOperatorIn({ client, workspaceId, deps }, userId, 'onboard domains');
-      await deps.flood.take(workspaceId, userId);
+      ascii = onboardableDomain(domain);
+      await deps.access.requireOperator(caller, 'create_zone');
+      await deps.flood.take(caller.workspaceId, caller.userId);
     } catch (error) {
       return ack({
         response_action: 'errors',
@@ -47,28 +40,22 @@ export function createSubmit(deps: AppDeps) {
     await ack();
 
     const origin = decodeOrigin(view.private_metadata);
-    let message: ReturnType<typeof zoneCreatedMessage>;
-    let success = false;
-    try {
-      const result = await deps.zones.create(workspaceId, {
-        domain: check.ascii,
-        plan,
-        actorId: userId,
-      });
-      message = zoneCreatedMessage(result, {
-        plan,
-        actorId: userId,
-        cnameTarget: deps.edgeCnameTarget,
-      });
-      success = true;
-    } catch (error) {
-      if (!(error instanceof AppError)) deps.logger.warn({ err: error }, 'zone creation failed');
-      message = errorMessage(error, 'onboarding the domain');
-    }
-    await originTarget(client, origin, userId, success ? 'in_channel' : 'ephemeral')
-      .post(message)
-      .catch((error: unknown) =>
-        deps.logger.error({ err: error }, 'zone creation result not delivered'),
+    const created = await deps.zones
+      .create(caller.workspaceId, { domain: ascii, plan, actorId: caller.userId })
+      .then(
+        (result) => ({
+          visibility: 'in_channel' as const,
+          message: zoneCreatedMessage(result, {
+            plan,
+            actorId: caller.userId,
+            cnameTarget: deps.edgeCnameTarget,
+          }),
+        }),
+        (error: unknown) => ({
+          visibility: 'ephemeral' as const,
+          message: explainMessage(deps.logger, error, 'zone creation'),
+        }),
       );
+    await originTarget(client, origin, caller.userId, created.visibility).post(created.message);
   };
 }

@@ -2,6 +2,7 @@
 import type { App, Middleware, SlackViewAction, SlackViewMiddlewareArgs } from '@slack/bolt';
 import { ANALYTICS_IDS, APPROVAL_IDS, CREATE_IDS, LOGIN_IDS, PURGE_IDS } from '../../blocks/ids.js';
 import type { AppDeps } from '../../deps.js';
+import { tracked } from '../context.js';
 import { unmatched } from '../unmatched.js';
 import { analyticsSubmit } from './analytics-submit.js';
 import { approveSubmit, denySubmit } from './approval-submit.js';
@@ -18,7 +19,7 @@ export function register(app: App, deps: AppDeps): void {
     listener: Middleware<SlackViewMiddlewareArgs<View>>,
   ) => {
     handled.push(callbackId);
-    app.view<View>(callbackId, listener);
+    app.view<View>(callbackId, tracked(listener));
   };
   on(LOGIN_IDS.callback, loginSubmit(deps));
   on(CREATE_IDS.callback, createSubmit(deps));
@@ -28,5 +29,5 @@ export function register(app: App, deps: AppDeps): void {
   on(APPROVAL_IDS.approveCallback, approveSubmit(deps));
   on(APPROVAL_IDS.denyCallback, denySubmit(deps));
   // Last, and only for what nothing above handles: Bolt runs every listener that matches.
-  app.view(unmatched(handled), unknownView(deps));
+  app.view(unmatched(handled), tracked(unknownView(deps)));
 }

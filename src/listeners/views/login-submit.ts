@@ -3,32 +3,34 @@ import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } fro
 import { errorText } from '../../blocks/errors.js';
 import { LOGIN_IDS } from '../../blocks/ids.js';
 import {
+  keyRefusedText,
+  keyUncheckedText,
   loginCheckingView,
   loginConfirmation,
   loginDoneView,
   loginModal,
 } from '../../blocks/login.js';
 import type { AppDeps } from '../../deps.js';
-import { AppError } from '../../errors.js';
 import type { KeyCheck } from '../../services/credentials.js';
+import { explain } from '../../slack/explain.js';
 import { postToResponseUrl } from '../../slack/respond.js';
-import { accessFor, decodeOrigin, workspaceOf } from '../commands/context.js';
+import { decodeOrigin } from '../commands/context.js';
+import { callerOf } from '../context.js';
 
 /** Slack closes a submission after 3 s; past this the form turns into a "checking" view. */
 const INLINE_ANSWER_MS = 2_500;
 
 type Outcome = { check: KeyCheck } | { error: unknown };
+type Result = { ok: true; zoneCount: number; apiUrl: string } | { ok: false; reason: string };
 
 export function loginSubmit(deps: AppDeps) {
   return async ({
     ack,
-    body,
     view,
     client,
     context,
   }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs) => {
-    const workspaceId = workspaceOf(context, body);
-    const userId = body.user.id;
+    const caller = callerOf(context);
     const values = view.state.values;
     const apiKey = values[LOGIN_IDS.keyBlock]?.[LOGIN_IDS.keyInput]?.value?.trim() ?? '';
     const baseUrlInput =
@@ -40,12 +42,13 @@ export function loginSubmit(deps: AppDeps) {
     if (/\s/.test(apiKey))
       return inline(LOGIN_IDS.keyBlock, 'An API key has no spaces or line breaks.');
     try {
-      await accessFor({ client, workspaceId, deps }).requireAdmin(userId, 'set the CDN API key');
+      await deps.credentials.requireAdmin(caller);
     } catch (error) {
       return inline(LOGIN_IDS.keyBlock, errorText(error));
     }
     // Checked only for an admin: resolving names on behalf of anyone would be a probe of its own.
-    const base = baseUrlInput === '' ? undefined : await deps.egress.checkOverride(baseUrlInput);
+    const base =
+      baseUrlInput === '' ? undefined : await deps.credentials.checkBaseUrl(baseUrlInput);
     if (base && !base.ok) return inline(LOGIN_IDS.baseUrlBlock, `The base URL ${base.reason}.`);
     const baseUrl = base?.ok ? base.url : null;
 
@@ -58,17 +61,14 @@ export function loginSubmit(deps: AppDeps) {
       deps.clock.sleep(INLINE_ANSWER_MS).then(() => undefined),
     ]);
 
-    const finish = async (
-      outcome: Outcome,
-    ): Promise<{ ok: true; zoneCount: number } | { ok: false; reason: string }> => {
-      if ('error' in outcome) {
-        if (!(outcome.error instanceof AppError))
-          deps.logger.warn({ err: outcome.error }, 'key check failed');
-        return { ok: false, reason: `Couldn't check the key: ${errorText(outcome.error)}` };
-      }
-      if (!outcome.check.ok) return outcome.check;
-      await deps.credentials.save(workspaceId, { apiKey, baseUrl, actorId: userId });
-      deps.zones.forget(workspaceId);
+    const finish = async (outcome: Outcome): Promise<Result> => {
+      if ('error' in outcome)
+        return {
+          ok: false,
+          reason: keyUncheckedText(explain(deps.logger, outcome.error, 'key check')),
+        };
+      if (!outcome.check.ok) return { ok: false, reason: keyRefusedText(outcome.check.refusal) };
+      await deps.credentials.save(caller, { apiKey, baseUrl });
       const origin = decodeOrigin(view.private_metadata);
       if (origin.responseUrl) {
         await postToResponseUrl(
@@ -80,27 +80,25 @@ export function loginSubmit(deps: AppDeps) {
       }
       return outcome.check;
     };
-    const doneView = (zoneCount: number) =>
-      loginDoneView({ zoneCount, baseUrl: baseUrl ?? deps.defaultBaseUrl });
+    const doneView = (result: { zoneCount: number; apiUrl: string }) =>
+      loginDoneView({ zoneCount: result.zoneCount, baseUrl: result.apiUrl });
 
     if (quick) {
       const result = await finish(quick);
       if (!result.ok) return inline(LOGIN_IDS.keyBlock, result.reason);
-      return ack({ response_action: 'update', view: doneView(result.zoneCount) });
+      return ack({ response_action: 'update', view: doneView(result) });
     }
 
     // The CDN is slow: answer Slack now, and update the view when it answers.
     await ack({ response_action: 'update', view: loginCheckingView() });
     const result = await finish(await checking);
-    const workspace = await deps.store.workspaces.ensure(workspaceId);
     await client.views.update({
       view_id: view.id,
       view: result.ok
-        ? doneView(result.zoneCount)
+        ? doneView(result)
         : loginModal({
-            defaultBaseUrl: deps.defaultBaseUrl,
-            currentBaseUrl: baseUrl ?? workspace.cdnBaseUrl,
-            hasKey: (await deps.store.credentials.status(workspaceId)) !== undefined,
+            ...(await deps.config.keyForm(caller)),
+            ...(baseUrl ? { currentBaseUrl: baseUrl } : {}),
             metadata: view.private_metadata,
             problem: result.reason,
           }),

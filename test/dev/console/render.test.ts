@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { approvalMessage } from '../../../src/blocks/approval.js';
 import { helpMessage } from '../../../src/blocks/help.js';
 import { zonesMessage } from '../../../src/blocks/zones.js';
+import { HELP_ENTRIES } from '../../../src/commands/registry.js';
 import { mrkdwnToText, renderBlocks } from '../../../src/dev/console/render.js';
 import type { Approval } from '../../../src/store/approvals.js';
 
@@ -101,7 +102,7 @@ describe('renderBlocks', () => {
   it('falls back to the text when there are no blocks', () => {
     expect(renderBlocks(undefined, 'plain &amp; simple')).toBe('plain & simple');
     expect(renderBlocks([], 'x')).toBe('x');
-    expect(renderBlocks(helpMessage().blocks, undefined)).toContain(
+    expect(renderBlocks(helpMessage(HELP_ENTRIES).blocks, undefined)).toContain(
       '/cdn zones [active|pending|deleted] [page N]',
     );
   });

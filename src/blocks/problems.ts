@@ -1,0 +1,103 @@
+// Every problem the bot reports, in words: short, specific, and saying what to do next. Values that
+// came from a person or the CDN are escaped here, where the sentence is made.
+import type { Action, PostPlace, Problem } from '../errors.js';
+import { code } from './text.js';
+
+const DOING: Record<Action, string> = {
+  set_key: 'set the CDN API key',
+  remove_key: 'remove the CDN API key',
+  configure_access: 'change who may operate the CDN',
+  purge: 'purge cached content',
+  create_zone: 'onboard domains',
+  ratelimit: 'change rate limits',
+  manage_reports: 'manage daily reports',
+  approve: 'approve or deny purges',
+};
+
+const PLACE: Record<PostPlace, string> = {
+  chart: 'The chart was not posted',
+  approval: 'The approval request was not posted',
+  report: 'The report could not be posted',
+};
+
+/** Why Slack refused a post, for the Slack error codes that are about where we post. */
+const CANNOT_POST: Record<string, string> = {
+  not_in_channel: 'I am not in that channel. Invite me with `/invite @cdn`',
+  channel_not_found: 'I can’t see that channel. Invite me with `/invite @cdn`',
+  is_archived: 'the channel is archived',
+  invalid_auth: 'the app was uninstalled or its token revoked',
+  token_revoked: 'the app was uninstalled or its token revoked',
+  account_inactive: 'the app was uninstalled or its token revoked',
+};
+
+/** Whether a Slack error code is one the user can act on (else it is ours to log). */
+export function isPostRefusal(slackError: string): boolean {
+  return slackError in CANNOT_POST;
+}
+
+const APPROVAL_STATUS: Record<Extract<Problem, { code: 'approval_closed' }>['status'], string> = {
+  approved: 'This request was already approved.',
+  denied: 'This request was already denied.',
+  cancelled: 'This request was cancelled by the requester.',
+  expired: 'This request has expired.',
+};
+
+/** The sentence for a problem, as mrkdwn. */
+export function problemText(problem: Problem): string {
+  switch (problem.code) {
+    case 'no_api_key':
+      return 'This workspace has no CDN API key yet. A workspace admin can set one with `/cdn login`.';
+    case 'insecure_base_url':
+      return "This workspace's CDN base URL does not use https, so I won't call it. A workspace admin can set another with `/cdn login`.";
+    case 'not_admin':
+      return `Only workspace admins and owners can ${DOING[problem.action]}.`;
+    case 'not_operator':
+      // Named in words: a <!subteam^…> mention would notify the whole group.
+      return `Only members of this workspace's CDN operators group can ${DOING[problem.action]}. \`/cdn config\` shows which group that is.`;
+    case 'self_approval':
+      return 'You asked for this purge, so someone else has to approve it.';
+    case 'not_approver':
+      return "Only members of this workspace's purge approvers group can approve or deny. `/cdn config` shows which group that is.";
+    case 'stranger':
+      return "I can't see your profile from this workspace (a guest from another organization?), so I can't check what you may do here.";
+    case 'zone_not_found': {
+      const hint =
+        problem.suggestions.length > 0
+          ? ` Did you mean ${problem.suggestions.map((name) => code(name)).join(' or ')}?`
+          : '';
+      return `No zone ${code(problem.query)} in this workspace.${hint}`;
+    }
+    case 'invalid_domain':
+      return `${code(problem.domain)} is not a domain I can onboard: ${problem.reason}.`;
+    case 'too_many_changes':
+      return `Slow down: that is more than ${problem.limit} changes (purges, new zones, rate-limit changes) from you in a minute. Nothing was sent to the CDN. Try again in ${problem.retryInSeconds} s.`;
+    case 'purge_unknown':
+      return 'That purge is not known here.';
+    case 'nothing_to_retry':
+      return 'Nothing failed in that purge: there is nothing to retry.';
+    case 'no_urls_in_message':
+      return 'That message has no http(s) URLs to purge.';
+    case 'approval_unknown':
+      return 'That request is not known here.';
+    case 'approval_closed':
+      return APPROVAL_STATUS[problem.status];
+    case 'approval_decided_meanwhile':
+      return 'Someone else decided this request a moment ago.';
+    case 'not_requester':
+      return 'Only the person who asked can cancel this request.';
+    case 'report_not_found':
+      return `No single daily report has the id ${code(problem.prefix)}. \`/cdn report list\` shows them.`;
+    case 'report_already_stopped':
+      return 'That report is already stopped.';
+    case 'dm_refused':
+      return "I couldn't send you that as a direct message. Run `/cdn zones` in a channel instead.";
+    case 'no_conversation':
+      return 'Ask from a conversation: `/cdn analytics <zone>`.';
+    case 'cannot_post':
+      return `${PLACE[problem.place]}: ${CANNOT_POST[problem.slackError] ?? `Slack answered ${code(problem.slackError)}`}.`;
+    case 'not_a_range':
+      return `${code(problem.word)} is not a range (1h, 6h, 24h, 7d, 30d) or a granularity (minute, hour, day).`;
+    case 'too_many_points':
+      return `${problem.range} by ${problem.granularity} is ${problem.points.toLocaleString('en')} points; at most ${problem.max.toLocaleString('en')} make a readable chart. Try \`${problem.suggested}\`.`;
+  }
+}

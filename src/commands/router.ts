@@ -1,0 +1,34 @@
+// /cdn: acknowledge at once, then route the first word to its subcommand. Failures are the error
+// policy's (src/listeners/error-policy.ts): this only routes.
+import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { helpMessage } from '../blocks/help.js';
+import type { AppDeps } from '../deps.js';
+import { callerOf } from '../listeners/context.js';
+import { parseCommand, suggestSubcommand } from './parse.js';
+import { findSubcommand, HELP_ENTRIES, isHelp, SUBCOMMAND_NAMES } from './registry.js';
+
+export function routeCommand(deps: AppDeps) {
+  return async ({
+    command,
+    ack,
+    respond,
+    client,
+    context,
+  }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
+    await ack();
+    const { name, args } = parseCommand(command.text);
+    const subcommand = findSubcommand(name);
+    if (!subcommand) {
+      if (isHelp(name)) {
+        await respond(helpMessage(HELP_ENTRIES));
+        return;
+      }
+      const suggestion = suggestSubcommand(name, SUBCOMMAND_NAMES);
+      await respond(
+        helpMessage(HELP_ENTRIES, { unknown: name, ...(suggestion ? { suggestion } : {}) }),
+      );
+      return;
+    }
+    await subcommand.handler({ deps, args, command, caller: callerOf(context), respond, client });
+  };
+}

@@ -1,0 +1,24 @@
+// A purge's progress as one Slack message: posted when it starts, edited at milestones, replaced
+// by the result; a zone that could not be purged at all is said in a second message.
+import { purgeProgressMessage, purgeResultMessage } from '../blocks/purge.js';
+import type { Logger } from '../logger.js';
+import type { PurgeProgressView } from '../services/purge.js';
+import { explainMessage } from './explain.js';
+import type { MessageTarget } from './message-target.js';
+
+export function purgeMessages(target: MessageTarget, logger: Logger): PurgeProgressView {
+  return {
+    started: (status) => target.post(purgeProgressMessage(status)),
+    progressed: (status) => target.replace(purgeProgressMessage(status)),
+    async finished({ runs, actorId, error }) {
+      if (error === undefined) {
+        await target.replace(purgeResultMessage(runs, actorId));
+        return;
+      }
+      const failure = explainMessage(logger, error, 'purge');
+      // The channel already saw "Purging…": it must not be left saying so.
+      await target.replace(runs.length > 0 ? purgeResultMessage(runs, actorId) : failure);
+      if (runs.length > 0) await target.post(failure);
+    },
+  };
+}

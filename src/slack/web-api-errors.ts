@@ -1,0 +1,16 @@
+// What the Web API said went wrong: its error code, and a refusal to post somewhere the user chose
+// (not in the channel, archived, app removed) as AppError cannot_post; anything else stays as it was.
+import { isPostRefusal } from '../blocks/problems.js';
+import { AppError, type PostPlace } from '../errors.js';
+
+/** The Web API error code an error carries (`not_in_channel`), if any. */
+export function slackErrorCode(error: unknown): string | undefined {
+  return (error as { data?: { error?: unknown } } | undefined)?.data?.error as string | undefined;
+}
+
+export function asPostRefusal(error: unknown, place: PostPlace): unknown {
+  const slackError = slackErrorCode(error);
+  return slackError !== undefined && isPostRefusal(slackError)
+    ? new AppError({ code: 'cannot_post', place, slackError }, { cause: error })
+    : error;
+}
