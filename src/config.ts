@@ -41,7 +41,10 @@ export interface Config {
   encryptionKeys: EncryptionKey[];
 }
 
-/** A configuration problem, always about one variable, printed as one line at start-up. */
+/**
+ * A configuration problem, about one variable (or one choice between variables, named as
+ * `A or B`), printed as one line at start-up.
+ */
 export class ConfigError extends Error {
   readonly code = 'config_invalid';
   constructor(
@@ -54,6 +57,13 @@ export class ConfigError extends Error {
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** An empty value (as in a copy of .env.example) means unset, so the default applies. */
+const blankIsUnset = <T extends z.ZodType>(schema: T) =>
+  z.preprocess(
+    (value) => (typeof value === 'string' && value.trim() === '' ? undefined : value),
+    schema,
+  );
 
 const optionalText = z
   .string()
@@ -78,19 +88,23 @@ const httpUrl = (what: string) =>
 
 // Every field is parsed on its own so that an error names exactly one variable.
 const envSchema = z.object({
-  BOT_MODE: z
-    .enum(['socket', 'http', 'console'], { message: 'must be socket, http or console' })
-    .optional(),
-  PORT: z.coerce
-    .number({ message: 'must be a port number' })
-    .int('must be a whole number')
-    .min(0, 'must be between 0 and 65535')
-    .max(65535, 'must be between 0 and 65535')
-    .default(3000),
+  BOT_MODE: blankIsUnset(
+    z
+      .enum(['socket', 'http', 'console'], { message: 'must be socket, http or console' })
+      .optional(),
+  ),
+  PORT: blankIsUnset(
+    z.coerce
+      .number({ message: 'must be a port number' })
+      .int('must be a whole number')
+      .min(0, 'must be between 0 and 65535')
+      .max(65535, 'must be between 0 and 65535')
+      .default(3000),
+  ),
   NODE_ENV: optionalText,
-  LOG_LEVEL: z
-    .enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
-    .default('info'),
+  LOG_LEVEL: blankIsUnset(
+    z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+  ),
   SLACK_BOT_TOKEN: prefixedToken('xoxb-', 'a bot token'),
   SLACK_SIGNING_SECRET: optionalText,
   SLACK_APP_TOKEN: prefixedToken('xapp-', 'an app-level token'),
@@ -114,11 +128,13 @@ const envSchema = z.object({
         message: 'must be host names or IP addresses, comma-separated',
       });
   }),
-  CHANGE_RATE_LIMIT: z.coerce
-    .number({ message: 'must be a number of changes per user per minute' })
-    .int('must be a whole number')
-    .min(0, 'must be 0 (no limit) or more')
-    .default(10),
+  CHANGE_RATE_LIMIT: blankIsUnset(
+    z.coerce
+      .number({ message: 'must be a number of changes per user per minute' })
+      .int('must be a whole number')
+      .min(0, 'must be 0 (no limit) or more')
+      .default(10),
+  ),
   DATABASE_URL: optionalText,
   ENCRYPTION_KEYS: optionalText,
 });
@@ -147,6 +163,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   }
   const env = parsed.data;
   const mode = env.BOT_MODE ?? inferMode(env);
+  if (env.NODE_ENV === 'production') refuseConsole(env, mode);
   requireForMode(env, mode);
 
   return {
@@ -183,6 +200,29 @@ function inferMode(env: Env): BotMode {
   return 'console';
 }
 
+const OAUTH_TRIO = 'SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET';
+
+/** With NODE_ENV=production the bot talks to Slack: never the console, asked for or inferred. */
+function refuseConsole(env: Env, mode: BotMode): void {
+  if (mode !== 'console') return;
+  if (env.BOT_MODE === 'console') {
+    throw new ConfigError(
+      'BOT_MODE',
+      'console is for development and is refused when NODE_ENV=production',
+    );
+  }
+  // Inferred: neither SLACK_APP_TOKEN nor SLACK_SIGNING_SECRET is set.
+  const hasToken = [env.SLACK_BOT_TOKEN, env.SLACK_CLIENT_ID, env.SLACK_CLIENT_SECRET].some(
+    (value) => value !== undefined,
+  );
+  throw new ConfigError(
+    'SLACK_SIGNING_SECRET or SLACK_APP_TOKEN',
+    `one is required when NODE_ENV=production${
+      hasToken ? '' : `, and so is SLACK_BOT_TOKEN (or ${OAUTH_TRIO} for OAuth)`
+    }; only the development console runs without them`,
+  );
+}
+
 function requireForMode(env: Env, mode: BotMode): void {
   if (mode === 'console') return;
   if (mode === 'socket' && !env.SLACK_APP_TOKEN) {
@@ -206,10 +246,7 @@ function requireForMode(env: Env, mode: BotMode): void {
       );
     }
   } else if (!env.SLACK_BOT_TOKEN) {
-    throw new ConfigError(
-      'SLACK_BOT_TOKEN',
-      'is required (or SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET for OAuth)',
-    );
+    throw new ConfigError('SLACK_BOT_TOKEN', `is required (or ${OAUTH_TRIO} for OAuth)`);
   }
   if (!env.CDN_API_BASE_URL) {
     throw new ConfigError('CDN_API_BASE_URL', `is required in ${mode} mode`);

@@ -1,27 +1,25 @@
-// Start-up: config → store → app → receiver. Each failure stops it with one line saying why.
-import { join } from 'node:path';
+// Start-up: .env → config → store → app → receiver. Each failure stops it with one line saying why.
 import type { App } from '@slack/bolt';
-import pino from 'pino';
 import { buildApp } from './app.js';
 import { CdnTransport } from './cdn/transport.js';
 import { systemClock } from './clock.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import type { AppDeps } from './deps.js';
-import { startConsole } from './dev/console/start.js';
-import { ReportScheduler } from './jobs/report-scheduler.js';
+import { type EnvFileLoad, loadEnvFile } from './env-file.js';
+import { exitWith, openStoreOrExit, startBackgroundJobs, stopOnSignals } from './lifecycle.js';
 import { createLogger, type Logger } from './logger.js';
-import { SlackReportPoster } from './slack/report-poster.js';
-import { openStore, type Store } from './store/index.js';
+import type { Store } from './store/index.js';
 import { loadKeyring } from './store/keyring.js';
 
-/** Where development keys and console output live. */
+/** Where development keys live (when ENCRYPTION_KEYS is unset outside production). */
 const DATA_DIR = './data';
-/** How long a graceful stop may take before the process exits anyway. */
-const STOP_TIMEOUT_MS = 10_000;
 
-function exitWith(message: string): never {
-  console.error(`cdn-chatops: ${message}`);
-  process.exit(1);
+function readEnvFile(): EnvFileLoad | undefined {
+  try {
+    return loadEnvFile('.env');
+  } catch (error) {
+    exitWith(`cannot read .env: ${(error as Error).message}`);
+  }
 }
 
 function readConfig(): Config {
@@ -30,17 +28,6 @@ function readConfig(): Config {
   } catch (error) {
     if (error instanceof ConfigError) exitWith(`configuration error: ${error.message}`);
     throw error;
-  }
-}
-
-async function openStoreOrExit(config: Config, logger: Logger): Promise<Store> {
-  try {
-    const keyring = await loadKeyring(config, { dataDir: DATA_DIR, logger });
-    return await openStore({ database: config.database, keyring, logger });
-  } catch (error) {
-    if (error instanceof ConfigError) exitWith(`configuration error: ${error.message}`);
-    // The URL may carry a password, so the database is named by its kind only.
-    exitWith(`cannot open the ${config.database.kind} database: ${(error as Error).message}`);
   }
 }
 
@@ -75,89 +62,44 @@ async function startSlack(
   return { app, deps };
 }
 
-/** Background work every mode runs; with several replicas each item is claimed by one of them. */
-function startBackgroundJobs(deps: AppDeps, store: Store, logger: Logger): AbortController {
-  const jobs = new AbortController();
-  // Expires purge-everything requests nobody approved.
-  void deps.approvals.sweep(jobs.signal);
-  // Posts daily reports.
-  const scheduler = new ReportScheduler({
-    store,
-    reports: deps.reports,
-    poster: new SlackReportPoster(deps.clients),
-    clock: systemClock,
-    logger,
-  });
-  void scheduler.run(jobs.signal);
-  return jobs;
-}
-
 async function main(): Promise<void> {
+  // Before the config, so .env can supply it; variables already in the environment win.
+  const envFile = readEnvFile();
   const config = readConfig();
-  // The console owns the terminal, so its logs go to a file.
-  const logFile = join(DATA_DIR, 'console.log');
-  const logger = createLogger({
-    level: config.logLevel,
-    ...(config.mode === 'console'
-      ? { destination: pino.destination({ dest: logFile, mkdir: true, sync: true }) }
-      : {}),
-  });
-  logger.info({ mode: config.mode, database: config.database.kind }, 'starting cdn-chatops');
-  const store = await openStoreOrExit(config, logger);
-  const transport = new CdnTransport();
-
-  let stopMode: () => Promise<void>;
-  let consoleRun: Promise<void> | undefined;
   if (config.mode === 'console') {
-    const running = await startConsole({
-      config,
-      store,
-      transport,
-      logger,
-      input: process.stdin,
-      output: process.stdout,
-      outDir: join(DATA_DIR, 'out'),
-    });
-    process.stdout.write(`(logs: ${logFile})\n`);
-    const jobs = startBackgroundJobs(running.deps, store, logger);
-    consoleRun = running.run();
-    stopMode = async () => {
-      jobs.abort();
-      await running.close();
-    };
-  } else {
-    const { app, deps } = await startSlack(config, store, transport, logger);
-    const jobs = startBackgroundJobs(deps, store, logger);
-    stopMode = async () => {
+    // Development only (loadConfig refuses it in production). Loaded here and nowhere else, so a
+    // Slack start never loads src/dev/: the console, the fake Slack, the sandbox.
+    const { runConsole } = await import('./dev/console/main.js');
+    await runConsole(config, { envFile });
+    return;
+  }
+  const logger = createLogger({ level: config.logLevel });
+  logger.info(
+    {
+      mode: config.mode,
+      database: config.database.kind,
+      // Names only: the values may be secrets.
+      ...(envFile ? { envFile } : {}),
+    },
+    'starting cdn-chatops',
+  );
+  const store = await openStoreOrExit(
+    config.database,
+    () => loadKeyring(config, { dataDir: DATA_DIR, logger }),
+    logger,
+  );
+  const transport = new CdnTransport();
+  const { app, deps } = await startSlack(config, store, transport, logger);
+  const jobs = startBackgroundJobs(deps, store, logger);
+  stopOnSignals({
+    logger,
+    transport,
+    store,
+    stopMode: async () => {
       jobs.abort();
       await app.stop();
-    };
-  }
-
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    setTimeout(() => {
-      logger.error('graceful shutdown timed out');
-      process.exit(1);
-    }, STOP_TIMEOUT_MS).unref();
-    stopMode()
-      .then(() => transport.close())
-      .then(() => store.close())
-      .then(
-        () => process.exit(0),
-        (error: unknown) => {
-          logger.error({ err: error }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
-  // The console ends with its input (Ctrl-D, /quit, or the end of a piped script).
-  void consoleRun?.then(() => stop('end of input'));
+    },
+  });
 }
 
 await main();

@@ -1,3 +1,6 @@
+// The environment contract: defaults, modes (never the console in production), and one-line errors.
+import { readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 
@@ -38,6 +41,66 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...HTTP, SLACK_APP_TOKEN: 'xapp-1-x' }).mode).toBe('socket');
     expect(loadConfig(HTTP).mode).toBe('http');
     expect(loadConfig({ ...HTTP, BOT_MODE: 'console' }).mode).toBe('console');
+  });
+
+  it('starts the console without credentials outside production only', () => {
+    expect(loadConfig({ NODE_ENV: 'development' }).mode).toBe('console');
+    expect(loadConfig({ NODE_ENV: 'test', BOT_MODE: 'console' }).mode).toBe('console');
+    const production = { ...HTTP, NODE_ENV: 'production' };
+    expect(loadConfig(production).mode).toBe('http');
+    expect(loadConfig({ ...production, SLACK_APP_TOKEN: 'xapp-1-x' }).mode).toBe('socket');
+  });
+
+  it('names every missing Slack variable when NODE_ENV=production has none', () => {
+    const error = problem({ NODE_ENV: 'production' });
+    expect(error.variable).toBe('SLACK_SIGNING_SECRET or SLACK_APP_TOKEN');
+    expect(error.message).toBe(
+      'SLACK_SIGNING_SECRET or SLACK_APP_TOKEN: one is required when NODE_ENV=production, and so ' +
+        'is SLACK_BOT_TOKEN (or SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET for ' +
+        'OAuth); only the development console runs without them',
+    );
+    // With a bot token (or OAuth) set, only the mode's variable is missing.
+    for (const token of [
+      { SLACK_BOT_TOKEN: 'xoxb-1-2-abc' },
+      { SLACK_CLIENT_ID: '1.2', SLACK_CLIENT_SECRET: 's', SLACK_STATE_SECRET: 't' },
+    ]) {
+      const partial = problem({ NODE_ENV: 'production', ...token });
+      expect(partial.variable).toBe('SLACK_SIGNING_SECRET or SLACK_APP_TOKEN');
+      expect(partial.message).not.toContain('SLACK_BOT_TOKEN');
+    }
+  });
+
+  it('refuses BOT_MODE=console when NODE_ENV=production, even with credentials', () => {
+    for (const env of [{}, HTTP]) {
+      const error = problem({ ...env, NODE_ENV: 'production', BOT_MODE: 'console' });
+      expect(error.message).toBe(
+        'BOT_MODE: console is for development and is refused when NODE_ENV=production',
+      );
+    }
+  });
+
+  it('reads .env.example, copied as is, as the console with every default', () => {
+    const env = parseEnv(readFileSync('.env.example', 'utf8'));
+    // Empty values (BOT_MODE=, SLACK_BOT_TOKEN=, …) mean unset, as the comments say.
+    expect(env.BOT_MODE).toBe('');
+    expect(loadConfig(env)).toMatchObject({
+      mode: 'console',
+      port: 3000,
+      logLevel: 'info',
+      changesPerMinute: 10,
+      database: { kind: 'sqlite', path: './data/cdn-bot.sqlite' },
+      encryptionKeys: [],
+    });
+  });
+
+  it('takes empty numbers and choices as unset, not as 0 or a bad value', () => {
+    const config = loadConfig({ BOT_MODE: ' ', PORT: '', LOG_LEVEL: '', CHANGE_RATE_LIMIT: '' });
+    expect(config).toMatchObject({
+      mode: 'console',
+      port: 3000,
+      logLevel: 'info',
+      changesPerMinute: 10,
+    });
   });
 
   it('normalizes URLs and the CNAME target', () => {
@@ -113,6 +176,13 @@ describe('loadConfig', () => {
     [{ ...HTTP, SLACK_CLIENT_ID: '1.2' }, 'SLACK_CLIENT_SECRET', 'OAuth'],
     [{ ...HTTP, CDN_API_BASE_URL: undefined }, 'CDN_API_BASE_URL', 'required in http'],
     [{ ...HTTP, CDN_EDGE_CNAME_TARGET: undefined }, 'CDN_EDGE_CNAME_TARGET', 'required in http'],
+    [
+      { NODE_ENV: 'production' },
+      'SLACK_SIGNING_SECRET or SLACK_APP_TOKEN',
+      'required when NODE_ENV=production',
+    ],
+    [{ NODE_ENV: 'production', BOT_MODE: 'console' }, 'BOT_MODE', 'refused'],
+    [{ ...HTTP, NODE_ENV: 'production', SLACK_BOT_TOKEN: undefined }, 'SLACK_BOT_TOKEN', 'OAuth'],
   ])('%j → one line naming %s', (env, variable, text) => {
     const error = problem(env as NodeJS.ProcessEnv);
     expect(error.variable).toBe(variable);

@@ -1,8 +1,11 @@
+// `npm start` as a child process (src/main.ts through tsx) in a folder of its own: HTTP mode,
+// .env, production refusals, one-line start-up failures and a clean SIGTERM.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FakeSlack, startFakeSlack } from '../../src/dev/fake-slack/server.js';
 import { type Sandbox, startSandbox } from '../../src/dev/sandbox/server.js';
@@ -21,9 +24,13 @@ afterEach(async () => {
   await Promise.all([slack?.close(), sandbox?.close()]);
 });
 
-async function run(env: Record<string, string>) {
+/** Starts the bot in a fresh folder (its working directory), with `dotEnv` as its .env if given. */
+async function run(env: Record<string, string>, dotEnv?: string) {
   const dir = await mkdtemp(join(tmpdir(), 'main-'));
-  const process_ = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  if (dotEnv !== undefined) await writeFile(join(dir, '.env'), dotEnv);
+  const main = resolve('src/main.ts');
+  const process_ = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), main], {
+    cwd: dir,
     env: {
       PATH: process.env.PATH ?? '',
       DATABASE_URL: `sqlite:${join(dir, 'bot.sqlite')}`,
@@ -51,7 +58,7 @@ async function run(env: Record<string, string>) {
       process_.on('output', check);
       check();
     });
-  return { process: process_, seen, output: () => output };
+  return { process: process_, seen, output: () => output, dir };
 }
 
 describe('npm start (src/main.ts)', () => {
@@ -120,6 +127,70 @@ describe('npm start (src/main.ts)', () => {
     expect(bot.output()).toMatch(
       /cdn-chatops: Slack refused the app's credentials: .*invalid_auth/,
     );
+  });
+
+  it('reads .env from its folder, with the environment winning, and logs names, not values', async () => {
+    slack = await startFakeSlack();
+    sandbox = await startSandbox();
+    const port = await freePort();
+    const dotEnv = [
+      '# as .env.example says: copy it to .env and fill it in',
+      'BOT_MODE=',
+      `SLACK_SIGNING_SECRET=${SECRET}`,
+      `SLACK_BOT_TOKEN=${slack.botToken}`,
+      `SLACK_API_URL=${slack.apiUrl}`,
+      `CDN_API_BASE_URL=${sandbox.baseUrl}`,
+      'CDN_EDGE_CNAME_TARGET=edge.example.net',
+      // Not a port: if .env won over the environment, start-up would fail on it.
+      'PORT=from-dotenv',
+    ].join('\n');
+    const bot = await run({ PORT: String(port) }, dotEnv);
+    await bot.seen('cdn-chatops is up');
+    // The signing secret, the token and the CDN come from .env only; the port from the environment.
+    expect(bot.output()).toContain(`"port":${port}`);
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    const start = bot
+      .output()
+      .split('\n')
+      .find((line) => line.includes('starting cdn-chatops'));
+    expect(JSON.parse(start ?? '{}')).toMatchObject({
+      mode: 'http',
+      envFile: {
+        path: '.env',
+        set: [
+          'BOT_MODE',
+          'CDN_API_BASE_URL',
+          'CDN_EDGE_CNAME_TARGET',
+          'SLACK_API_URL',
+          'SLACK_BOT_TOKEN',
+          'SLACK_SIGNING_SECRET',
+        ],
+        ignored: ['PORT'],
+      },
+    });
+    expect(bot.output()).not.toContain('from-dotenv');
+
+    bot.process.kill('SIGTERM');
+    const [code] = await once(bot.process, 'exit');
+    expect(code).toBe(0);
+    expectNoSecrets(
+      { text: bot.output },
+      { 'the signing secret': SECRET, 'the bot token': slack.botToken },
+    );
+  });
+
+  it('refuses to start without Slack credentials when NODE_ENV=production: no console', async () => {
+    const bot = await run({ NODE_ENV: 'production' });
+    const [code] = await once(bot.process, 'exit');
+    expect(code).toBe(1);
+    expect(bot.output().trim()).toBe(
+      'cdn-chatops: configuration error: SLACK_SIGNING_SECRET or SLACK_APP_TOKEN: one is ' +
+        'required when NODE_ENV=production, and so is SLACK_BOT_TOKEN (or SLACK_CLIENT_ID, ' +
+        'SLACK_CLIENT_SECRET and SLACK_STATE_SECRET for OAuth); only the development console ' +
+        'runs without them',
+    );
+    // The console would have written its log (and its database) under ./data.
+    expect(existsSync(join(bot.dir, 'data'))).toBe(false);
   });
 
   it('stops with one line naming a bad variable', async () => {

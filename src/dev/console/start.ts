@@ -30,6 +30,8 @@ export interface ConsoleOptions {
   output: NodeJS.WritableStream;
   /** Where charts are written. */
   outDir: string;
+  /** The database file the store is in, named in the banner (the process entry passes it). */
+  database?: string;
   /** The pretend users' time zone; the machine's by default. */
   timeZone?: string;
   /** A terminal (prompt, line editing) or a pipe (lines echoed). Default: whether input is a TTY. */
@@ -105,6 +107,11 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
           ? `Start with /cdn login and the sandbox's demo key: ${SANDBOX_DEMO_KEY}`
           : 'Start with /cdn login and your CDN API key.',
       `Charts are written to ${options.outDir}/.`,
+      ...(options.database
+        ? [
+            `Data is kept in ${options.database}, the console's own database (DATABASE_URL is not used).`,
+          ]
+        : []),
     ].join('\n'),
   );
 

@@ -1,5 +1,6 @@
 // `npm start` with no Slack credentials: src/main.ts starts the console, reads piped commands,
-// writes logs to ./data/console.log and charts to ./data/out, and exits when the input ends.
+// writes logs to ./data/console.log, charts to ./data/out and its data to ./data/console.sqlite,
+// and exits when the input ends.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
@@ -37,6 +38,15 @@ describe('npm start without Slack credentials', () => {
     const [chart] = await readdir(join(cwd, 'data', 'out'));
     expect(chart).toMatch(/^F\d+-example\.com-traffic-.*\.png$/);
     expect(stdout).toContain(`data/out/${chart} (PNG 1200×640`);
+    // Its own database and key, not the deployment defaults (./data/cdn-bot.sqlite and its key).
+    expect(stdout).toContain("Data is kept in data/console.sqlite, the console's own database");
+    expect((await readdir(join(cwd, 'data'))).sort()).toEqual([
+      'console',
+      'console.log',
+      'console.sqlite',
+      'out',
+    ]);
+    expect(await readdir(join(cwd, 'data', 'console'))).toEqual(['encryption-keys']);
     // Logs went to the file, not the terminal, and carry no key.
     const log = await readFile(join(cwd, 'data', 'console.log'), 'utf8');
     expect(log).toContain('"msg":"starting cdn-chatops"');

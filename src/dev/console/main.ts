@@ -1,0 +1,80 @@
+// The console's start-up, loaded by src/main.ts in console mode only: a database and a key of its
+// own under ./data (never DATABASE_URL or ENCRYPTION_KEYS), logs to a file, and the background
+// jobs over that database alone.
+import { join } from 'node:path';
+import pino from 'pino';
+import { CdnTransport } from '../../cdn/transport.js';
+import type { Config, DatabaseConfig } from '../../config.js';
+import type { EnvFileLoad } from '../../env-file.js';
+import { openStoreOrExit, startBackgroundJobs, stopOnSignals } from '../../lifecycle.js';
+import { createLogger } from '../../logger.js';
+import { DEV_KEY_FILE, loadKeyring } from '../../store/keyring.js';
+import { startConsole } from './start.js';
+
+/** Where the console keeps everything: logs, charts, its database and its key. */
+const DATA_DIR = './data';
+/** The console's own database, whatever DATABASE_URL says. */
+const CONSOLE_DATABASE = join(DATA_DIR, 'console.sqlite');
+/** The console's own key folder, apart from a deployment's ./data/encryption-keys. */
+const CONSOLE_KEY_DIR = join(DATA_DIR, 'console');
+
+export async function runConsole(
+  config: Config,
+  options: { envFile: EnvFileLoad | undefined },
+): Promise<void> {
+  // The console owns the terminal, so its logs go to a file.
+  const logFile = join(DATA_DIR, 'console.log');
+  const logger = createLogger({
+    level: config.logLevel,
+    destination: pino.destination({ dest: logFile, mkdir: true, sync: true }),
+  });
+  const database: DatabaseConfig = { kind: 'sqlite', path: CONSOLE_DATABASE };
+  logger.info(
+    {
+      mode: config.mode,
+      database: database.kind,
+      // Names only: the values may be secrets.
+      ...(options.envFile ? { envFile: options.envFile } : {}),
+    },
+    'starting cdn-chatops',
+  );
+  logger.info(
+    { database: CONSOLE_DATABASE, keyFile: join(CONSOLE_KEY_DIR, DEV_KEY_FILE) },
+    "the console uses a database and a key of its own; DATABASE_URL and ENCRYPTION_KEYS aren't used",
+  );
+  const store = await openStoreOrExit(
+    database,
+    () =>
+      loadKeyring(
+        { encryptionKeys: [], nodeEnv: 'development' },
+        // Its "ENCRYPTION_KEYS is not set" warning is not about the console: the line above says it.
+        { dataDir: CONSOLE_KEY_DIR, logger: logger.child({}, { level: 'error' }) },
+      ),
+    logger,
+  );
+  const transport = new CdnTransport();
+  const running = await startConsole({
+    config: { ...config, database, encryptionKeys: [] },
+    store,
+    transport,
+    logger,
+    input: process.stdin,
+    output: process.stdout,
+    outDir: join(DATA_DIR, 'out'),
+    database: CONSOLE_DATABASE,
+  });
+  process.stdout.write(`(logs: ${logFile})\n`);
+  // Over the console's own database only: its pretend workspace and nothing else.
+  const jobs = startBackgroundJobs(running.deps, store, logger);
+  const stop = stopOnSignals({
+    logger,
+    transport,
+    store,
+    stopMode: async () => {
+      jobs.abort();
+      await running.close();
+    },
+  });
+  // The console ends with its input (Ctrl-D, /quit, or the end of a piped script).
+  void running.run().then(() => stop('end of input'));
+}

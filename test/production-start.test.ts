@@ -1,0 +1,172 @@
+// The built bot (tsc → JavaScript, as `npm start` runs it) loads no development code in HTTP mode:
+// a module hook records every module the process loads, and none is under dev/. The same harness
+// in console mode does see dev/ modules, so the check can fail.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeSlack, startFakeSlack } from '../src/dev/fake-slack/server.js';
+import { generateKey } from '../src/store/crypto.js';
+import { freePort } from './helpers/net.js';
+
+/** Records the URL of every module the ESM loader loads (the project is ESM throughout). */
+const RECORDER = `
+import { appendFileSync } from 'node:fs';
+let log;
+export function initialize(data) {
+  log = data.log;
+}
+export async function load(url, context, nextLoad) {
+  appendFileSync(log, url + '\\n');
+  return nextLoad(url, context);
+}
+`;
+const REGISTER = `
+import { register } from 'node:module';
+register('./recorder.mjs', import.meta.url, { data: { log: process.env.MODULE_LOG_FILE } });
+`;
+
+let root: string;
+let main: string;
+let slack: FakeSlack | undefined;
+let child: ChildProcess | undefined;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'production-start-'));
+  // Every loaded path is checked for "/dev/", so the build must not sit under such a folder.
+  expect(root).not.toContain('/dev/');
+  // The build resolves its dependencies and runs as ESM as it would in the checkout.
+  await writeFile(join(root, 'package.json'), '{ "type": "module" }\n');
+  await symlink(resolve('node_modules'), join(root, 'node_modules'), 'dir');
+  await mkdir(join(root, 'hooks'));
+  await writeFile(join(root, 'hooks', 'recorder.mjs'), RECORDER);
+  await writeFile(join(root, 'hooks', 'register.mjs'), REGISTER);
+  const tsc = spawn(
+    process.execPath,
+    [
+      resolve('node_modules/typescript/bin/tsc'),
+      '-p',
+      'tsconfig.build.json',
+      '--outDir',
+      join(root, 'dist'),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  tsc.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  tsc.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const [code] = await once(tsc, 'exit');
+  expect({ code, output }).toEqual({ code: 0, output: '' });
+  // tsconfig.build.json's rootDir is src, so src/main.ts lands at dist/main.js.
+  main = join(root, 'dist', 'main.js');
+}, 120_000);
+
+afterAll(async () => {
+  if (!root) return;
+  // The link first, so removing the folder can never reach the checkout's node_modules.
+  await unlink(join(root, 'node_modules')).catch(() => undefined);
+  await rm(root, { recursive: true, force: true });
+});
+
+afterEach(async () => {
+  child?.kill('SIGKILL');
+  child = undefined;
+  await slack?.close();
+  slack = undefined;
+});
+
+/** Runs the built main.js in a fresh working folder with the recorder; `loaded()` reads its log. */
+async function start(name: string, env: Record<string, string>) {
+  const cwd = await mkdtemp(join(root, `${name}-`));
+  const log = join(cwd, 'modules.log');
+  await writeFile(log, '');
+  const process_ = spawn(
+    process.execPath,
+    ['--import', pathToFileURL(join(root, 'hooks', 'register.mjs')).href, main],
+    {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', MODULE_LOG_FILE: log, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
+  child = process_;
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+    process_.emit('output');
+  };
+  process_.stdout?.on('data', collect);
+  process_.stderr?.on('data', collect);
+  const seen = (text: string) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (!output.includes(text)) return;
+        process_.off('output', check);
+        process_.off('exit', early);
+        resolve();
+      };
+      const early = () => reject(new Error(`exited before "${text}":\n${output}`));
+      process_.on('output', check);
+      process_.once('exit', early);
+      check();
+    });
+  const loaded = async () => (await readFile(log, 'utf8')).split('\n').filter(Boolean);
+  return { process: process_, seen, output: () => output, loaded };
+}
+
+const fromDev = (urls: string[]) => urls.filter((url) => url.includes('/dev/'));
+
+describe('the built bot', () => {
+  it('loads no development code in HTTP mode (NODE_ENV=production)', async () => {
+    slack = await startFakeSlack();
+    const port = await freePort();
+    const bot = await start('http', {
+      NODE_ENV: 'production',
+      SLACK_SIGNING_SECRET: 'production-start-signing-secret',
+      SLACK_BOT_TOKEN: slack.botToken,
+      SLACK_API_URL: slack.apiUrl,
+      CDN_API_BASE_URL: 'https://api.cdn.example/v1',
+      CDN_EDGE_CNAME_TARGET: 'edge.cdn.example',
+      DATABASE_URL: `sqlite:${join(root, 'http.sqlite')}`,
+      ENCRYPTION_KEYS: generateKey('k1'),
+      PORT: String(port),
+    });
+    await bot.seen('cdn-chatops is up');
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    bot.process.kill('SIGTERM');
+    const [code] = await once(bot.process, 'exit');
+    expect(code).toBe(0);
+
+    const loaded = await bot.loaded();
+    // The recorder saw the project's modules…
+    expect(loaded).toContain(pathToFileURL(main).href);
+    expect(loaded).toContain(pathToFileURL(join(root, 'dist', 'app.js')).href);
+    // …and none of the console, the fake Slack or the sandbox.
+    expect(fromDev(loaded)).toEqual([]);
+  }, 30_000);
+
+  it('loads the development code in console mode (so the check above can fail)', async () => {
+    const bot = await start('console', {});
+    bot.process.stdin?.end('/cdn help\n');
+    const [code] = await once(bot.process, 'exit');
+    expect({ code, output: bot.output() }).toMatchObject({ code: 0 });
+    expect(bot.output()).toContain('cdn-chatops console');
+
+    const dev = fromDev(await bot.loaded());
+    for (const module of [
+      'dev/console/main.js',
+      'dev/console/start.js',
+      'dev/fake-slack/server.js',
+      'dev/sandbox/server.js',
+    ]) {
+      expect(dev).toContain(pathToFileURL(join(root, 'dist', module)).href);
+    }
+  }, 30_000);
+});
