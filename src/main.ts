@@ -69,6 +69,7 @@ async function main(): Promise<void> {
   if (config.mode === 'console') {
     // Development only (loadConfig refuses it in production). Loaded here and nowhere else, so a
     // Slack start never loads src/dev/: the console, the fake Slack, the sandbox.
+    // biome-ignore lint/style/noRestrictedImports: the development console loads only in console mode, on demand
     const { runConsole } = await import('./dev/console/main.js');
     await runConsole(config, { envFile });
     return;
