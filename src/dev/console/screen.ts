@@ -1,0 +1,116 @@
+// What the console shows of Slack: messages as they are posted and changed, views, shared files.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ApiCall, Message } from '../fake-slack/server.js';
+import type { Buttons } from './buttons.js';
+import type { ConsoleContext, Json } from './context.js';
+import { renderBlocks } from './render.js';
+import { CHANNEL_NAMES, NAMES, USER_NAMES } from './world.js';
+
+const rule = (label: string, width: number) =>
+  `── ${label} ${'─'.repeat(Math.max(3, width - label.length - 4))}`;
+
+export class Screen {
+  /** How many versions of each message have been shown. */
+  readonly #shown = new Map<Message, number>();
+
+  constructor(
+    private readonly context: ConsoleContext,
+    private readonly buttons: Buttons,
+    /** Where shared files are written (./data/out). */
+    private readonly outDir: string,
+  ) {}
+
+  /** A message posted, changed or deleted; a version already shown is not shown again. */
+  message(message: Message): void {
+    const { print, width } = this.context;
+    const versions = message.history.length + 1;
+    const shown = this.#shown.get(message);
+    if (message.deleted) {
+      print(rule(`${this.#where(message)} · a message was deleted`, width));
+      return;
+    }
+    if (message.via === 'user') {
+      this.#shown.set(message, versions);
+      print(
+        `${rule(`#${CHANNEL_NAMES.get(message.channel) ?? message.channel} · ${USER_NAMES.get(message.user ?? '') ?? message.user}`, width)}\n${message.text ?? ''}`,
+      );
+      return;
+    }
+    if (shown === versions) return;
+    this.#shown.set(message, versions);
+    const notes = [
+      this.#where(message),
+      'cdn',
+      shown !== undefined || versions > 1 ? 'updated' : undefined,
+      message.ephemeralTo
+        ? message.ephemeralTo === this.context.user().id
+          ? 'only you can see this'
+          : `only ${USER_NAMES.get(message.ephemeralTo) ?? message.ephemeralTo} can see this`
+        : undefined,
+    ].filter(Boolean);
+    const body = renderBlocks(message.blocks, message.text, {
+      ...NAMES,
+      width,
+      numberButton: ({ actionId }) => this.buttons.number({ kind: 'message', message, actionId }),
+    });
+    print(`${rule(notes.join(' · '), width)}\n${body}`);
+  }
+
+  /** A modal's text (its inputs are asked one by one), or an App Home with numbered buttons. */
+  view(view: Json, surface: 'modal' | 'home', homeId?: string): void {
+    const { print, width } = this.context;
+    const title = (view.title as Json | undefined)?.text;
+    const shown = (Array.isArray(view.blocks) ? view.blocks : []).filter(
+      (block) => (block as Json).type !== 'input',
+    );
+    const body = renderBlocks(shown, undefined, {
+      ...NAMES,
+      width: width - 2,
+      numberButton: ({ actionId }) =>
+        homeId ? this.buttons.number({ kind: 'view', viewId: homeId, actionId }) : undefined,
+    });
+    if (surface === 'home') {
+      print(`${rule('App Home', width)}\n${body}`);
+      return;
+    }
+    const lines = body === '' ? [] : body.split('\n').map((line) => `│ ${line}`);
+    print([`┌─ ${String(title ?? 'Modal')}`, ...lines].join('\n'));
+  }
+
+  /** Files the app shared: written to the output folder, and listed with their sizes. */
+  upload(call: ApiCall): void {
+    const channel = String(call.args.channel_id ?? '');
+    const comment =
+      typeof call.args.initial_comment === 'string' ? call.args.initial_comment : undefined;
+    const lines = [
+      rule(`#${CHANNEL_NAMES.get(channel) ?? channel} · cdn shared a file`, this.context.width),
+    ];
+    if (comment) lines.push(renderBlocks(undefined, comment, NAMES));
+    mkdirSync(this.outDir, { recursive: true });
+    for (const entry of (call.args.files as Json[] | undefined) ?? []) {
+      const file = this.context.slack.files.get(String(entry.id));
+      if (!file) continue;
+      const path = join(this.outDir, `${file.id}-${file.filename}`);
+      writeFileSync(path, file.bytes);
+      lines.push(`📎 ${file.title ?? file.filename}: ${path} (${describeFile(file.bytes)})`);
+    }
+    this.context.print(lines.join('\n'));
+  }
+
+  #where(message: Message): string {
+    const name = CHANNEL_NAMES.get(message.channel);
+    if (name) return `#${name}`;
+    const user = USER_NAMES.get(message.channel);
+    return user ? `DM to ${user}` : message.channel;
+  }
+}
+
+/** "PNG 1200×640, 84 kB" for a PNG (its IHDR chunk gives the size), else the size alone. */
+export function describeFile(bytes: Buffer): string {
+  const kb = `${Math.max(1, Math.round(bytes.length / 1000))} kB`;
+  const png = bytes.length >= 24 && bytes.subarray(0, 8).equals(PNG_SIGNATURE);
+  return png ? `PNG ${bytes.readUInt32BE(16)}×${bytes.readUInt32BE(20)}, ${kb}` : kb;
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

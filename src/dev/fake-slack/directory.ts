@@ -1,0 +1,43 @@
+// The fake Slack's read-only workspace methods: users.info, usergroups, conversations.info.
+import type { SlackRecords } from './records.js';
+import type { Args } from './types.js';
+
+export function usersInfo(records: SlackRecords, teamId: string, args: Args): Args {
+  const user = records.users.get(String(args.user));
+  if (!user) return { ok: false, error: 'user_not_found' };
+  return {
+    ok: true,
+    user: {
+      id: user.id,
+      team_id: teamId,
+      name: user.name,
+      real_name: user.name,
+      is_admin: !!user.isAdmin || !!user.isOwner,
+      is_owner: !!user.isOwner,
+      is_primary_owner: !!user.isOwner,
+      is_bot: false,
+      tz: user.tz ?? 'UTC',
+      tz_offset: 0,
+    },
+  };
+}
+
+export function usergroupMembers(records: SlackRecords, args: Args): Args {
+  const group = records.usergroups.get(String(args.usergroup));
+  return group ? { ok: true, users: group.members } : { ok: false, error: 'no_such_subteam' };
+}
+
+export function conversationsInfo(records: SlackRecords, args: Args): Args {
+  const channel = records.channels.get(String(args.channel));
+  return channel
+    ? {
+        ok: true,
+        channel: {
+          id: channel.id,
+          name: channel.name,
+          is_member: channel.botMember,
+          is_archived: !!channel.archived,
+        },
+      }
+    : { ok: false, error: 'channel_not_found' };
+}

@@ -1,0 +1,57 @@
+// The fake Slack's two-step file upload: get an upload URL, POST the file, complete the upload.
+import type { ChatMethods } from './chat.js';
+import type { SlackIds } from './ids.js';
+import type { SlackRecords } from './records.js';
+import type { Args } from './types.js';
+
+export class FileUploads {
+  constructor(
+    private readonly records: SlackRecords,
+    private readonly ids: SlackIds,
+    private readonly chat: ChatMethods,
+    /** Where the file of this id is to be POSTed. */
+    private readonly uploadUrl: (fileId: string) => string,
+  ) {}
+
+  getUploadUrl(args: Args): Args {
+    const filename = args.filename;
+    const length = Number(args.length);
+    if (typeof filename !== 'string' || filename === '')
+      return { ok: false, error: 'invalid_arguments' };
+    if (!Number.isInteger(length) || length <= 0) return { ok: false, error: 'invalid_arguments' };
+    const id = `F${this.ids.next()}`;
+    this.records.files.set(id, { id, filename, bytes: Buffer.alloc(0) });
+    return { ok: true, upload_url: this.uploadUrl(id), file_id: id };
+  }
+
+  complete(args: Args): Args {
+    const list = args.files;
+    if (!Array.isArray(list) || list.length === 0) return { ok: false, error: 'invalid_arguments' };
+    const channel = typeof args.channel_id === 'string' ? args.channel_id : undefined;
+    if (channel) {
+      const problem = this.chat.channelProblem(channel, true);
+      if (problem) return problem;
+    }
+    const done: Args[] = [];
+    for (const entry of list as Args[]) {
+      const file = this.records.files.get(String(entry.id));
+      if (!file || file.bytes.length === 0) return { ok: false, error: 'file_not_found' };
+      if (channel) file.channel = channel;
+      if (typeof entry.title === 'string') file.title = entry.title;
+      if (typeof args.initial_comment === 'string') file.initialComment = args.initial_comment;
+      done.push({ id: file.id, title: file.title ?? file.filename });
+    }
+    return { ok: true, files: done };
+  }
+}
+
+/** The file of an upload: the raw body, or the file part of a multipart form (as the Web API client sends it). */
+export async function uploadedBytes(contentType: string, body: Buffer): Promise<Buffer> {
+  if (!contentType.startsWith('multipart/form-data')) return body;
+  // The platform's own multipart parser (undici's), not a hand-written one.
+  const form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
+  for (const value of form.values()) {
+    if (typeof value !== 'string') return Buffer.from(await value.arrayBuffer());
+  }
+  return Buffer.alloc(0);
+}

@@ -1,0 +1,86 @@
+// The shapes the fake Slack records and is configured with, shared by its modules.
+import type { Clock } from '../../clock.js';
+
+export interface FakeUser {
+  id: string;
+  name: string;
+  isAdmin?: boolean;
+  isOwner?: boolean;
+  /** IANA time zone, e.g. Europe/Paris. */
+  tz?: string;
+}
+
+export interface FakeChannel {
+  id: string;
+  name: string;
+  /** Whether the bot is a member (can post without being invited). */
+  botMember: boolean;
+  archived?: boolean;
+}
+
+/** A Web API method's arguments or answer. */
+export type Args = Record<string, unknown>;
+
+/** Who a valid token belongs to. */
+export interface Identity {
+  teamId: string;
+  botUserId: string;
+}
+
+export interface ApiCall {
+  method: string;
+  args: Args;
+  response: Args;
+  /** The team whose token made the call, when the token was valid. */
+  teamId?: string;
+}
+
+export interface Message {
+  channel: string;
+  ts: string;
+  text?: string;
+  blocks?: unknown[];
+  /** Who posted it: `api` (the bot), `response_url`, or `user` (a person, in the console). */
+  via: 'api' | 'response_url' | 'user';
+  /** The person who posted a `user` message. */
+  user?: string;
+  ephemeralTo?: string;
+  threadTs?: string;
+  deleted: boolean;
+  /** Previous versions, oldest first. */
+  history: Array<{ text?: string; blocks?: unknown[] }>;
+}
+
+export interface FakeView {
+  id: string;
+  hash: string;
+  userId: string;
+  view: Args;
+}
+
+export interface UploadedFile {
+  id: string;
+  filename: string;
+  bytes: Buffer;
+  channel?: string;
+  title?: string;
+  initialComment?: string;
+}
+
+/** What the fake Slack emits: each API call, and each message posted, changed or deleted. */
+export type SlackEvents = { call: [ApiCall]; response: [Message] };
+
+export interface FakeSlackOptions {
+  clock?: Clock;
+  teamId?: string;
+  botToken?: string;
+  botUserId?: string;
+  /** Extra accepted tokens (OAuth installs), each of one team. */
+  tokens?: Record<string, Identity>;
+  /** The app's OAuth credentials, for oauth.v2.access. */
+  oauth?: { clientId: string; clientSecret: string };
+  /** Socket Mode: the app-level token, and the WebSocket URL apps.connections.open hands out. */
+  socket?: { appToken: string; url: string };
+  /** Enforce Slack's one post per second per channel (HTTP 429 with Retry-After). Default off. */
+  channelRateLimit?: boolean;
+}

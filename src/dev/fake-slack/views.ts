@@ -1,0 +1,97 @@
+// The fake Slack's views.* methods, with trigger ids usable once, for 3 seconds, as in Slack.
+import { randomBytes } from 'node:crypto';
+import { invalidBlocks } from './chat.js';
+import type { SlackIds } from './ids.js';
+import type { SlackRecords } from './records.js';
+import type { Args, FakeView } from './types.js';
+import { validateView } from './validate.js';
+
+const TRIGGER_TTL_MS = 3_000;
+
+export class ViewMethods {
+  readonly #triggers = new Map<string, { userId: string; issuedAt: number; used: boolean }>();
+
+  constructor(
+    private readonly records: SlackRecords,
+    private readonly ids: SlackIds,
+  ) {}
+
+  /** A trigger id as Slack puts in an interaction: usable once, for 3 seconds. */
+  mintTrigger(userId: string): string {
+    const id = `${this.ids.next()}.${Date.now()}.${randomBytes(8).toString('hex')}`;
+    this.#triggers.set(id, { userId, issuedAt: this.ids.now(), used: false });
+    return id;
+  }
+
+  /** views.open and views.push: a new modal, for the trigger's user. */
+  open(args: Args): Args {
+    const trigger = this.#triggers.get(String(args.trigger_id));
+    if (!trigger) return { ok: false, error: 'invalid_trigger_id' };
+    if (trigger.used) return { ok: false, error: 'exchanged_trigger_id' };
+    if (this.ids.now() - trigger.issuedAt > TRIGGER_TTL_MS)
+      return { ok: false, error: 'expired_trigger_id' };
+    const errors = validateView(args.view);
+    if (errors.length > 0) return invalidBlocks(errors);
+    trigger.used = true;
+    const view = this.#add(trigger.userId, args.view as Args);
+    return { ok: true, view: { ...view.view, id: view.id, hash: view.hash } };
+  }
+
+  update(args: Args): Args {
+    const view =
+      this.records.views.get(String(args.view_id)) ??
+      [...this.records.views.values()].find(
+        (v) => args.external_id !== undefined && v.view.external_id === args.external_id,
+      );
+    if (!view) return { ok: false, error: 'not_found' };
+    if (args.hash !== undefined && args.hash !== view.hash)
+      return { ok: false, error: 'hash_conflict' };
+    const errors = validateView(args.view);
+    if (errors.length > 0) return invalidBlocks(errors);
+    view.view = args.view as Args;
+    view.hash = this.ids.hash();
+    return { ok: true, view: { ...view.view, id: view.id, hash: view.hash } };
+  }
+
+  publish(args: Args): Args {
+    const userId = String(args.user_id ?? '');
+    if (!this.records.users.has(userId)) return { ok: false, error: 'user_not_found' };
+    const errors = validateView(args.view);
+    if (errors.length > 0) return invalidBlocks(errors);
+    if ((args.view as Args).type !== 'home') return { ok: false, error: 'invalid_arguments' };
+    const home: FakeView = {
+      id: this.records.homes.get(userId)?.id ?? `VH${this.ids.next()}`,
+      hash: this.ids.hash(),
+      userId,
+      view: args.view as Args,
+    };
+    this.records.homes.set(userId, home);
+    return { ok: true, view: { ...home.view, id: home.id, hash: home.hash } };
+  }
+
+  /**
+   * A view replaced by a view_submission's `response_action: "update"` (or pushed, with
+   * `push`), checked as views.update would check it. Returns Slack's error, if any.
+   */
+  applyResponseAction(
+    viewId: string,
+    response: { response_action: 'update' | 'push'; view: Args },
+  ): { ok: true; view: FakeView } | { ok: false; errors: string[] } {
+    const current = this.records.views.get(viewId);
+    if (!current) return { ok: false, errors: [`no view ${viewId}`] };
+    const errors = validateView(response.view);
+    if (errors.length > 0) return { ok: false, errors };
+    if (response.response_action === 'push') {
+      return { ok: true, view: this.#add(current.userId, response.view) };
+    }
+    current.view = response.view;
+    current.hash = this.ids.hash();
+    return { ok: true, view: current };
+  }
+
+  #add(userId: string, view: Args): FakeView {
+    const added: FakeView = { id: `V${this.ids.next()}`, hash: this.ids.hash(), userId, view };
+    this.records.views.set(added.id, added);
+    return added;
+  }
+}
