@@ -1,7 +1,7 @@
 // Purge messages and forms: progress, results with a retry, refusals, and the two modals.
 import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import type { Zone } from '../cdn/schemas.js';
-import type { PurgeRun } from '../services/purge.js';
+import type { PurgeRun, PurgeStatus } from '../services/purge.js';
 import type { PurgePlan } from '../services/purge-targets.js';
 import { errorText } from './errors.js';
 import { PURGE_IDS } from './ids.js';
@@ -18,14 +18,7 @@ function what(files: number, tags: number): string {
   return parts.join(' and ') || 'nothing';
 }
 
-export function purgeProgressMessage(options: {
-  zoneNames: string[];
-  files: number;
-  tags: number;
-  actorId: string;
-  done: number;
-  total: number;
-}): Message {
+export function purgeProgressMessage(options: PurgeStatus): Message {
   const zones = options.zoneNames.map((name) => `*${escapeMrkdwn(name)}*`).join(', ');
   const text = `:broom: ${user(options.actorId)} is purging ${what(options.files, options.tags)} on ${zones}… ${options.done.toLocaleString('en')}/${options.total.toLocaleString('en')}`;
   return {

@@ -1,8 +1,22 @@
 // One workspace context for every request: the workspace, the person, and how to look them up,
 // resolved once by middleware and read by every handler the same way.
-import type { AnyMiddlewareArgs, Context, Middleware } from '@slack/bolt';
+import type {
+  AllMiddlewareArgs,
+  AnyMiddlewareArgs,
+  BlockButtonAction,
+  Context,
+  Middleware,
+  SlackActionMiddlewareArgs,
+  SlackViewMiddlewareArgs,
+  ViewSubmitAction,
+} from '@slack/bolt';
 import type { Caller } from '../services/access.js';
 import { type GroupMembersCache, webDirectory } from '../slack/directory.js';
+
+/** What a button's listener receives. */
+export type ButtonArgs = SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs;
+/** What a modal submission's listener receives. */
+export type SubmitArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 
 type Body = {
   team?: { id?: string } | null;

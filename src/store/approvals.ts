@@ -26,15 +26,10 @@ export interface Approval {
   updatedAt: number;
 }
 
-export interface NewApproval {
-  workspaceId: string;
-  zoneId: string;
-  zoneName: string;
-  requesterId: string;
-  reason: string;
-  channelId: string;
-  ttlMs: number;
-}
+export type NewApproval = Pick<
+  Approval,
+  'workspaceId' | 'zoneId' | 'zoneName' | 'requesterId' | 'reason' | 'channelId'
+> & { ttlMs: number };
 
 /** The ways out of `pending` a person can take; `expired` is the clock's. */
 export type Decision = 'approved' | 'denied' | 'cancelled';

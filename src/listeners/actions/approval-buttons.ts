@@ -1,13 +1,10 @@
 // Approve…, Deny… and Cancel on a purge-everything request. Approve and Deny open a modal for an
 // eligible person; the decision itself happens when that modal is submitted.
-import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type { ModalView } from '@slack/types';
 import { approveModal, denyModal } from '../../blocks/approval.js';
 import type { AppDeps } from '../../deps.js';
 import type { Approval } from '../../services/approvals.js';
-import { callerOf } from '../context.js';
-
-type ButtonArgs = SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs;
+import { type ButtonArgs, callerOf } from '../context.js';
 
 /** Approve… and Deny… open their modal, for an eligible person only. */
 function opensDecision(deps: AppDeps, modal: (approval: Approval) => ModalView) {

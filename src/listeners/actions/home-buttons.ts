@@ -1,6 +1,5 @@
 // The App Home's quick actions: set the key, list zones, onboard a domain, chart a zone.
 // Refusals are the error policy's: on the Home they are shown in a small modal.
-import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type { ModalView } from '@slack/types';
 import { analyticsModal } from '../../blocks/analytics-modal.js';
 import { createModal } from '../../blocks/create.js';
@@ -10,9 +9,7 @@ import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import type { Caller } from '../../services/access.js';
 import { encodeOrigin } from '../commands/context.js';
-import { callerOf } from '../context.js';
-
-type ButtonArgs = SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs;
+import { type ButtonArgs, callerOf } from '../context.js';
 
 /** A button that opens the modal `open` builds for the caller. */
 function opensModal(open: (caller: Caller) => Promise<ModalView>) {

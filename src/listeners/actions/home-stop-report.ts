@@ -1,16 +1,10 @@
 // The Stop button next to a daily report on the App Home.
-import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type { AppDeps } from '../../deps.js';
-import { callerOf } from '../context.js';
+import { type ButtonArgs, callerOf } from '../context.js';
 import { publishHome } from '../events/app-home-opened.js';
 
 export function homeStopReport(deps: AppDeps) {
-  return async ({
-    ack,
-    action,
-    client,
-    context,
-  }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+  return async ({ ack, action, client, context }: ButtonArgs) => {
     await ack();
     const caller = callerOf(context);
     try {

@@ -1,18 +1,12 @@
 // "Retry the N that failed": sends just the failed items of that purge again, in a new message
 // (the original stays as the record of what failed first).
-import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type { AppDeps } from '../../deps.js';
 import { respondTarget } from '../../slack/message-target.js';
 import { purgeMessages } from '../../slack/purge-progress.js';
-import { callerOf } from '../context.js';
+import { type ButtonArgs, callerOf } from '../context.js';
 
 export function purgeRetry(deps: AppDeps) {
-  return async ({
-    ack,
-    action,
-    respond,
-    context,
-  }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+  return async ({ ack, action, respond, context }: ButtonArgs) => {
     await ack();
     const caller = callerOf(context);
     await deps.access.requireOperator(caller, 'purge');

@@ -1,21 +1,13 @@
 // The Analytics button next to each zone of a zone list: the last 24 h, in the same conversation.
-import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { noticeMessage } from '../../blocks/errors.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { defaultGranularity } from '../../services/analytics.js';
 import { postChart } from '../../slack/post-chart.js';
-import { callerOf } from '../context.js';
+import { type ButtonArgs, callerOf } from '../context.js';
 
 export function zoneAnalytics(deps: AppDeps) {
-  return async ({
-    ack,
-    action,
-    body,
-    respond,
-    client,
-    context,
-  }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+  return async ({ ack, action, body, respond, client, context }: ButtonArgs) => {
     await ack();
     const channelId = body.channel?.id ?? body.container?.channel_id;
     if (!channelId) throw new AppError({ code: 'no_conversation' });

@@ -1,8 +1,7 @@
 // The zone list's Previous/Next buttons: the same message, another page.
-import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { type ZonesPagerValue, zonesMessage } from '../../blocks/zones.js';
 import type { AppDeps } from '../../deps.js';
-import { callerOf } from '../context.js';
+import { type ButtonArgs, callerOf } from '../context.js';
 
 function parseValue(value: string | undefined): ZonesPagerValue {
   try {
@@ -16,12 +15,7 @@ function parseValue(value: string | undefined): ZonesPagerValue {
 }
 
 export function zonesPage(deps: AppDeps) {
-  return async ({
-    ack,
-    action,
-    respond,
-    context,
-  }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+  return async ({ ack, action, respond, context }: ButtonArgs) => {
     await ack();
     const target = parseValue(action.value);
     const page = await deps.zones.page(callerOf(context).workspaceId, target);

@@ -7,14 +7,8 @@ import type { SubcommandHandler } from './context.js';
 
 const USAGE = 'Usage: `/cdn analytics <zone> [1h|6h|24h|7d|30d] [minute|hour|day]`';
 
-export const analytics: SubcommandHandler = async ({
-  args,
-  deps,
-  caller,
-  command,
-  respond,
-  client,
-}) => {
+export const analytics: SubcommandHandler = async (context) => {
+  const { args, deps, caller, command, respond, client } = context;
   const parsed = parseAnalyticsArgs(args);
   if (!parsed.ok) {
     const problem = parsed.problem ? `${problemText(parsed.problem)} ` : 'Name a zone. ';

@@ -8,14 +8,8 @@ import { commandOrigin, encodeOrigin, type SubcommandHandler } from './context.j
 const USAGE =
   'Usage: `/cdn create <domain> [free|pro|business|enterprise]`, or `/cdn create` for a form.';
 
-export const create: SubcommandHandler = async ({
-  args,
-  deps,
-  caller,
-  command,
-  respond,
-  client,
-}) => {
+export const create: SubcommandHandler = async (context) => {
+  const { args, deps, caller, command, respond, client } = context;
   if (args.length > 2) {
     await respond(noticeMessage(USAGE));
     return;

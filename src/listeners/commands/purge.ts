@@ -9,14 +9,8 @@ import { commandOrigin, encodeOrigin, type SubcommandHandler } from './context.j
 const USAGE =
   'Usage: `/cdn purge <zone> <url>…`, `/cdn purge <url>…`, `/cdn purge <zone> tag:<tag>…`, `/cdn purge <zone> everything`, or `/cdn purge` for a form.';
 
-export const purge: SubcommandHandler = async ({
-  args,
-  deps,
-  caller,
-  command,
-  respond,
-  client,
-}) => {
+export const purge: SubcommandHandler = async (context) => {
+  const { args, deps, caller, command, respond, client } = context;
   const parsed = parsePurgeArgs(args);
   await deps.access.requireOperator(caller, 'purge');
   const origin = commandOrigin(command);

@@ -1,18 +1,12 @@
 // The App Home analytics form: the chart is drawn and posted after the form closes.
-import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import { ANALYTICS_IDS, ZONE_PICKER_IDS } from '../../blocks/ids.js';
 import type { AppDeps } from '../../deps.js';
 import { defaultGranularity, RANGES, type RangeKey } from '../../services/analytics.js';
 import { postChart } from '../../slack/post-chart.js';
-import { callerOf } from '../context.js';
+import { callerOf, type SubmitArgs } from '../context.js';
 
 export function analyticsSubmit(deps: AppDeps) {
-  return async ({
-    ack,
-    view,
-    client,
-    context,
-  }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs) => {
+  return async ({ ack, view, client, context }: SubmitArgs) => {
     const caller = callerOf(context);
     const values = view.state.values;
     const zoneId =

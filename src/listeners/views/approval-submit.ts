@@ -1,11 +1,8 @@
 // The approve and deny modals: the one submission that wins the request decides it. A refusal
 // (no longer pending, not eligible, someone else was first) replaces the modal (the error policy).
-import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import { APPROVAL_IDS } from '../../blocks/ids.js';
 import type { AppDeps } from '../../deps.js';
-import { callerOf } from '../context.js';
-
-type SubmitArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
+import { callerOf, type SubmitArgs } from '../context.js';
 
 export function approveSubmit(deps: AppDeps) {
   return async ({ ack, view, context }: SubmitArgs) => {

@@ -1,5 +1,4 @@
 // The onboarding form: the domain is checked inline; the zone is created after the form closes.
-import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import { zoneCreatedMessage } from '../../blocks/create.js';
 import { errorText } from '../../blocks/errors.js';
 import { CREATE_IDS } from '../../blocks/ids.js';
@@ -8,15 +7,10 @@ import { onboardableDomain, ZONE_PLANS, type ZonePlan } from '../../services/zon
 import { explainMessage } from '../../slack/explain.js';
 import { originTarget } from '../../slack/message-target.js';
 import { decodeOrigin } from '../commands/context.js';
-import { callerOf } from '../context.js';
+import { callerOf, type SubmitArgs } from '../context.js';
 
 export function createSubmit(deps: AppDeps) {
-  return async ({
-    ack,
-    view,
-    client,
-    context,
-  }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs) => {
+  return async ({ ack, view, client, context }: SubmitArgs) => {
     const caller = callerOf(context);
     const values = view.state.values;
     const domain = values[CREATE_IDS.domainBlock]?.[CREATE_IDS.domainInput]?.value ?? '';

@@ -1,5 +1,4 @@
 // The API-key form: checked against the CDN before it is stored, refusals shown inline.
-import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import { errorText } from '../../blocks/errors.js';
 import { LOGIN_IDS } from '../../blocks/ids.js';
 import {
@@ -15,7 +14,7 @@ import type { KeyCheck } from '../../services/credentials.js';
 import { explain } from '../../slack/explain.js';
 import { postToResponseUrl } from '../../slack/respond.js';
 import { decodeOrigin } from '../commands/context.js';
-import { callerOf } from '../context.js';
+import { callerOf, type SubmitArgs } from '../context.js';
 
 /** Slack closes a submission after 3 s; past this the form turns into a "checking" view. */
 const INLINE_ANSWER_MS = 2_500;
@@ -24,12 +23,7 @@ type Outcome = { check: KeyCheck } | { error: unknown };
 type Result = { ok: true; zoneCount: number; apiUrl: string } | { ok: false; reason: string };
 
 export function loginSubmit(deps: AppDeps) {
-  return async ({
-    ack,
-    view,
-    client,
-    context,
-  }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs) => {
+  return async ({ ack, view, client, context }: SubmitArgs) => {
     const caller = callerOf(context);
     const values = view.state.values;
     const apiKey = values[LOGIN_IDS.keyBlock]?.[LOGIN_IDS.keyInput]?.value?.trim() ?? '';

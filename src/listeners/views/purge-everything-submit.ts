@@ -1,6 +1,5 @@
 // The purge-everything confirmation: the zone name typed back and a reason; then the request is
 // posted in the channel for a second person.
-import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import { errorText } from '../../blocks/errors.js';
 import { PURGE_IDS } from '../../blocks/ids.js';
 import type { AppDeps } from '../../deps.js';
@@ -8,15 +7,10 @@ import type { Zone } from '../../services/zones.js';
 import { explainMessage } from '../../slack/explain.js';
 import { originTarget } from '../../slack/message-target.js';
 import { decodeOrigin } from '../commands/context.js';
-import { callerOf } from '../context.js';
+import { callerOf, type SubmitArgs } from '../context.js';
 
 export function purgeEverythingSubmit(deps: AppDeps) {
-  return async ({
-    ack,
-    view,
-    client,
-    context,
-  }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs) => {
+  return async ({ ack, view, client, context }: SubmitArgs) => {
     const caller = callerOf(context);
     const values = view.state.values;
     const typed = (values[PURGE_IDS.confirmBlock]?.[PURGE_IDS.confirmInput]?.value ?? '')

@@ -1,6 +1,5 @@
 // The purge form: URLs or tags are checked inline and purged after it closes; Everything moves on
 // to the confirmation modal.
-import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import { errorText } from '../../blocks/errors.js';
 import { PURGE_IDS, ZONE_PICKER_IDS } from '../../blocks/ids.js';
 import { purgeEverythingModal, purgeRefusedInline } from '../../blocks/purge.js';
@@ -11,15 +10,10 @@ import type { Zone } from '../../services/zones.js';
 import { originTarget } from '../../slack/message-target.js';
 import { purgeMessages } from '../../slack/purge-progress.js';
 import { decodeOrigin, encodeOrigin } from '../commands/context.js';
-import { callerOf } from '../context.js';
+import { callerOf, type SubmitArgs } from '../context.js';
 
 export function purgeFormSubmit(deps: AppDeps) {
-  return async ({
-    ack,
-    view,
-    client,
-    context,
-  }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs) => {
+  return async ({ ack, view, client, context }: SubmitArgs) => {
     const caller = callerOf(context);
     const values = view.state.values;
     const zoneId = values[PURGE_IDS.zoneBlock]?.[ZONE_PICKER_IDS.action]?.selected_option?.value;
