@@ -56,6 +56,8 @@ export class ConfigError extends Error {
   }
 }
 
+const DEFAULT_DATABASE_URL = 'sqlite:./data/cdn-bot.sqlite';
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** An empty value (as in a copy of .env.example) means unset, so the default applies. */
@@ -154,14 +156,38 @@ function isHost(value: string): boolean {
 
 type Env = z.infer<typeof envSchema>;
 
-export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = envSchema.safeParse(source);
+/** What the store alone needs (the key CLI): no Slack, no CDN, whatever the mode. */
+export type StoreConfig = Pick<Config, 'nodeEnv' | 'logLevel' | 'database' | 'encryptionKeys'>;
+
+export function loadStoreConfig(source: NodeJS.ProcessEnv = process.env): StoreConfig {
+  const schema = envSchema.pick({
+    NODE_ENV: true,
+    LOG_LEVEL: true,
+    DATABASE_URL: true,
+    ENCRYPTION_KEYS: true,
+  });
+  const env = parseEnv(schema, source);
+  return {
+    nodeEnv: env.NODE_ENV ?? 'development',
+    logLevel: env.LOG_LEVEL,
+    database: parseDatabaseUrl(env.DATABASE_URL ?? DEFAULT_DATABASE_URL),
+    encryptionKeys: env.ENCRYPTION_KEYS ? parseEncryptionKeys(env.ENCRYPTION_KEYS) : [],
+  };
+}
+
+/** Parses `source` with `schema`; the first problem becomes a ConfigError naming its variable. */
+function parseEnv<T extends z.ZodType>(schema: T, source: NodeJS.ProcessEnv): z.infer<T> {
+  const parsed = schema.safeParse(source);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     // Values are never echoed: several of these variables are secrets.
     throw new ConfigError(String(issue?.path[0] ?? 'environment'), issue?.message ?? 'is invalid');
   }
-  const env = parsed.data;
+  return parsed.data;
+}
+
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const env = parseEnv(envSchema, source);
   const mode = env.BOT_MODE ?? inferMode(env);
   if (env.NODE_ENV === 'production') refuseConsole(env, mode);
   requireForMode(env, mode);
@@ -189,7 +215,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         : [],
     },
     changesPerMinute: env.CHANGE_RATE_LIMIT,
-    database: parseDatabaseUrl(env.DATABASE_URL ?? 'sqlite:./data/cdn-bot.sqlite'),
+    database: parseDatabaseUrl(env.DATABASE_URL ?? DEFAULT_DATABASE_URL),
     encryptionKeys: env.ENCRYPTION_KEYS ? parseEncryptionKeys(env.ENCRYPTION_KEYS) : [],
   };
 }

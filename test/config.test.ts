@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig, loadStoreConfig } from '../src/config.js';
+import { generateKey } from '../src/store/crypto.js';
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
 const HTTP = {
@@ -196,5 +197,18 @@ describe('loadConfig', () => {
     const error = problem({ ENCRYPTION_KEYS: `k1:${secret}` });
     expect(error.message).not.toContain(secret);
     expect(problem({ SLACK_BOT_TOKEN: 'xoxp-leaked-token' }).message).not.toContain('leaked');
+  });
+});
+
+describe('loadStoreConfig (the key CLI)', () => {
+  it('reads only what the store needs, so production key rotation needs no Slack variables', () => {
+    const env = { NODE_ENV: 'production', DATABASE_URL: 'postgres://bot@db:5432/cdn' };
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(loadStoreConfig({ ...env, ENCRYPTION_KEYS: generateKey('k1') })).toMatchObject({
+      nodeEnv: 'production',
+      database: { kind: 'postgres', url: 'postgres://bot@db:5432/cdn' },
+      encryptionKeys: [{ id: 'k1' }],
+    });
+    expect(() => loadStoreConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/^DATABASE_URL:/);
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { BOT_SCOPES } from '../src/app.js';
 import { PURGE_IDS } from '../src/blocks/ids.js';
+import { usageHint } from '../src/commands/registry.js';
 
 describe('manifest.yml', () => {
   it('asks for exactly the scopes the app uses, and subscribes to what it listens for', async () => {
@@ -11,6 +12,8 @@ describe('manifest.yml', () => {
     expect(manifest.features.slash_commands).toEqual([
       expect.objectContaining({ command: '/cdn', should_escape: true }),
     ]);
+    // The hint comes from the one list of subcommands: a new subcommand must show up here too.
+    expect(manifest.features.slash_commands[0].usage_hint).toBe(usageHint());
     expect(manifest.settings.event_subscriptions.bot_events).toEqual([
       'app_home_opened',
       'app_uninstalled',

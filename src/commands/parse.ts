@@ -2,8 +2,6 @@
 import { distance } from 'fastest-levenshtein';
 import { decodeEntities } from '../text.js';
 
-export { decodeEntities };
-
 export interface ParsedCommand {
   /** Lowercased first word; '' when the text is empty. */
   name: string;

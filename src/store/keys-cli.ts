@@ -1,6 +1,7 @@
 // `npm run keys:generate` prints a new key; `npm run keys:rotate` re-seals every secret under the
 // first key of ENCRYPTION_KEYS, after which the others can be removed.
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, loadStoreConfig } from '../config.js';
+import { loadEnvFile } from '../env-file.js';
 import { createLogger } from '../logger.js';
 import { generateKey } from './crypto.js';
 import { openStore } from './index.js';
@@ -10,7 +11,9 @@ import { rotateSecrets } from './rotate.js';
 const [command, argument] = process.argv.slice(2);
 
 async function rotate(): Promise<void> {
-  const config = loadConfig();
+  // As `npm start` does: .env first, the environment winning; only the store's variables are read.
+  loadEnvFile('.env');
+  const config = loadStoreConfig();
   const logger = createLogger({ level: config.logLevel });
   const keyring = await loadKeyring(config, { dataDir: './data', logger });
   const store = await openStore({ database: config.database, keyring, logger });

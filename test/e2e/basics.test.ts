@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CHANNEL, MEMBER, SIGNING_SECRET, startHarness, textOf } from './harness.js';
+import { CHANNEL, MEMBER, startHarness, textOf } from './harness.js';
 
 const commandBody = (text: string) =>
   new URLSearchParams({
@@ -19,15 +19,21 @@ describe('the HTTP receiver', () => {
 
   it('refuses a bad signature and a stale timestamp with 401, and runs nothing', async () => {
     const h = await startHarness();
+    await h.login();
     const form = 'application/x-www-form-urlencoded';
     const forged = await h.post(commandBody('zones'), form, { secret: 'not-the-secret' });
     const stale = await h.post(commandBody('zones'), form, {
       timestamp: Math.floor(Date.now() / 1000) - 10 * 60,
     });
     expect([forged.status, stale.status]).toEqual([401, 401]);
-    const fresh = await h.post(commandBody('help'), form, { secret: SIGNING_SECRET });
+    // The same command, signed: it lists zones (one CDN request) and answers. Had either refused
+    // request run, its listing would have been sent before this one was even posted.
+    const fresh = await h.command('zones');
     expect(fresh.status).toBe(200);
-    expect(h.sandbox.requests).toEqual([]);
+    const [answer] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    expect(textOf(answer?.blocks)).toContain('zones');
+    expect(h.sandbox.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /zones']);
+    expect(h.slack.messages.filter((m) => m.via === 'response_url')).toHaveLength(1);
   });
 });
 

@@ -24,18 +24,6 @@ describe('App Home', () => {
     expect(home).not.toContain(CDN_KEY);
   });
 
-  it('ignores the Messages tab', async () => {
-    const h = await startHarness();
-    const answer = await h.event({
-      type: 'app_home_opened',
-      user: MEMBER,
-      channel: 'D1',
-      tab: 'messages',
-    });
-    expect(answer.status).toBe(200);
-    expect(h.slack.callsTo('views.publish')).toEqual([]);
-  });
-
   it('lists zones in the DM and refuses the key form to a non-admin, in a modal', async () => {
     const h = await startHarness();
     await h.login();

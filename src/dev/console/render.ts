@@ -1,7 +1,7 @@
 // Block Kit as terminal text, for the local console: headers, sections, fields, context, dividers,
 // Slack mrkdwn and its <…> escapes made readable, and buttons numbered so they can be pressed.
 
-import { decodeEntities } from '../../commands/parse.js';
+import { decodeEntities } from '../../text.js';
 
 type Json = Record<string, unknown>;
 

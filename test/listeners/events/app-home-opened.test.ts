@@ -1,0 +1,40 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { AppDeps } from '../../../src/deps.js';
+import { appHomeOpened } from '../../../src/listeners/events/app-home-opened.js';
+import type { HomeOverview } from '../../../src/services/activity.js';
+
+const overview: HomeOverview = {
+  key: undefined,
+  baseUrl: 'https://api.cdn.example/v1',
+  recent: [],
+  schedules: [],
+};
+
+/** The listener with a fake Web API client; resolves when the listener has finished its work. */
+async function open(tab: string) {
+  const home = vi.fn(async () => overview);
+  const publish = vi.fn(async () => ({ ok: true }));
+  const caller = { workspaceId: 'T1', userId: 'U1', directory: {} };
+  await appHomeOpened({ activity: { home } } as unknown as AppDeps)({
+    event: { type: 'app_home_opened', user: 'U1', channel: 'D1', tab, event_ts: '1' },
+    client: { views: { publish } },
+    context: { caller },
+  } as never);
+  return { home, publish };
+}
+
+describe('app_home_opened', () => {
+  it('publishes the Home tab for the user who opened it', async () => {
+    const { home, publish } = await open('home');
+    expect(home).toHaveBeenCalledWith('T1');
+    expect(publish).toHaveBeenCalledWith(
+      expect.objectContaining({ user_id: 'U1', view: expect.objectContaining({ type: 'home' }) }),
+    );
+  });
+
+  it('ignores the Messages tab: nothing read, nothing published', async () => {
+    const { home, publish } = await open('messages');
+    expect(home).not.toHaveBeenCalled();
+    expect(publish).not.toHaveBeenCalled();
+  });
+});
