@@ -74,11 +74,3 @@ export class AppError<P extends Problem = Problem> extends Error implements Code
     this.code = problem.code;
   }
 }
-
-/** Narrows an unknown error to an AppError, optionally of one code. */
-export function isAppError<C extends ProblemCode>(
-  error: unknown,
-  code?: C,
-): error is AppError<Extract<Problem, { code: C }>> {
-  return error instanceof AppError && (code === undefined || error.code === code);
-}

@@ -56,11 +56,6 @@ export class ReportScheduleService {
     return this.deps.schedules.listForWorkspace(caller.workspaceId);
   }
 
-  /** Every schedule of a workspace, for its App Home (read-only). */
-  async overview(workspaceId: string): Promise<Schedule[]> {
-    return this.deps.schedules.listForWorkspace(workspaceId);
-  }
-
   /** Operators only: stops the one schedule whose id starts with `prefix` (as `/cdn report list` shows). */
   async stopByPrefix(caller: Caller, prefix: string): Promise<Schedule> {
     await this.deps.access.requireOperator(caller, 'manage_reports');

@@ -1,6 +1,6 @@
 // A workspace's configuration: who operates and who approves, and what the key form shows.
 import type { AuditLogRepository } from '../store/audit-log.js';
-import type { CredentialRepository, CredentialStatus } from '../store/credentials.js';
+import type { CredentialRepository } from '../store/credentials.js';
 import type { Workspace, WorkspaceRepository } from '../store/workspaces.js';
 import type { AccessService, Caller } from './access.js';
 
@@ -57,9 +57,5 @@ export class WorkspaceConfigService {
       currentBaseUrl: workspace.cdnBaseUrl,
       hasKey: key !== undefined,
     };
-  }
-
-  async keyStatus(workspaceId: string): Promise<CredentialStatus | undefined> {
-    return this.deps.credentials.status(workspaceId);
   }
 }
