@@ -1,0 +1,263 @@
+// requestContext, callerOf, ackedIn and tracked, driven directly with fakes of Bolt's arguments.
+import type { Context } from '@slack/bolt';
+import { describe, expect, it, vi } from 'vitest';
+import { AppError } from '../../src/errors.js';
+import { ackedIn, callerOf, requestContext, tracked } from '../../src/listeners/context.js';
+import type { Caller } from '../../src/services/access.js';
+import { GroupMembersCache } from '../../src/slack/directory.js';
+import { InstantClock } from '../helpers/clock.js';
+import {
+  blockSuggestion,
+  buildArguments,
+  eventCallback,
+  homeButton,
+  type Overrides,
+  slashCommand,
+  TEAM,
+  USER,
+  viewSubmission,
+} from './helpers.js';
+
+/** Runs requestContext over `overrides`' request; returns the caller it resolved and the fakes. */
+async function resolve(overrides: Overrides) {
+  const built = buildArguments(overrides);
+  const groups = new GroupMembersCache(new InstantClock());
+  let seen: Caller | undefined;
+  built.next.mockImplementation(async () => {
+    seen = callerOf(built.context);
+  });
+  await requestContext(groups)(built.args);
+  expect(built.next).toHaveBeenCalledOnce();
+  if (!seen) throw new Error('next ran without a caller');
+  return { ...built, groups, caller: seen };
+}
+
+/** A context in which Bolt named no team. */
+const unauthorized = (): Context => ({ isEnterpriseInstall: false });
+
+describe('requestContext: the workspace', () => {
+  const everywhere = {
+    team_id: 'T0FIELD',
+    team: { id: 'T0TEAMOBJ' },
+    user: { id: USER, team_id: 'T0USERS' },
+  };
+
+  it('is Bolt’s authorized team first', async () => {
+    const { caller } = await resolve({
+      body: everywhere,
+      context: { isEnterpriseInstall: false, teamId: 'T0BOLT' },
+    });
+    expect(caller.workspaceId).toBe('T0BOLT');
+  });
+
+  it('else the payload’s team', async () => {
+    const { caller } = await resolve({ body: everywhere, context: unauthorized() });
+    expect(caller.workspaceId).toBe('T0TEAMOBJ');
+  });
+
+  it('else the user’s team (team is null in org-wide payloads)', async () => {
+    const { caller } = await resolve({
+      body: { ...everywhere, team: null },
+      context: unauthorized(),
+    });
+    expect(caller.workspaceId).toBe('T0USERS');
+  });
+
+  it('else the top-level team_id (slash commands, event envelopes)', async () => {
+    const { caller } = await resolve({
+      body: { team_id: 'T0FIELD', user_id: USER },
+      context: unauthorized(),
+    });
+    expect(caller.workspaceId).toBe('T0FIELD');
+  });
+
+  it('is empty when nothing names one', async () => {
+    const { caller } = await resolve({ body: { user_id: USER }, context: unauthorized() });
+    expect(caller.workspaceId).toBe('');
+  });
+});
+
+describe('requestContext: the user', () => {
+  it.each([
+    ['a slash command’s user_id', slashCommand({ user_id: 'U0CMD' }), 'U0CMD'],
+    ['a button’s user', homeButton('home_login'), USER],
+    ['a submission’s user', viewSubmission('create_modal'), USER],
+    ['an options request’s user', blockSuggestion('zone_picker', 'exa'), USER],
+    [
+      'an event’s user',
+      eventCallback({ type: 'app_home_opened', user: 'U0EVENT', tab: 'home' }),
+      'U0EVENT',
+    ],
+    // user_change and the like carry a whole user object: that is not who acted.
+    [
+      'nobody, for an event whose user is an object',
+      eventCallback({ type: 'user_change', user: { id: 'U0OBJ' } }),
+      '',
+    ],
+    ['nobody, for an event with no user', eventCallback({ type: 'app_uninstalled' }), ''],
+  ])('is %s', async (_name, body, expected) => {
+    const { caller } = await resolve({ body });
+    expect(caller.userId).toBe(expected);
+  });
+});
+
+describe('requestContext: the directory', () => {
+  it('is built for the request without calling Slack', async () => {
+    const { client, caller } = await resolve({ body: slashCommand() });
+    expect(caller.workspaceId).toBe(TEAM);
+    expect(client.users.info).not.toHaveBeenCalled();
+    expect(client.usergroups.users.list).not.toHaveBeenCalled();
+    expect(client.chat.postMessage).not.toHaveBeenCalled();
+  });
+
+  it('asks the request’s client for a user', async () => {
+    const { client, caller } = await resolve({ body: slashCommand() });
+    client.users.info.mockResolvedValueOnce({
+      ok: true,
+      user: { id: 'U0BOB', is_admin: true, tz: 'Europe/Paris' },
+    });
+    expect(await caller.directory.user('U0BOB')).toEqual({
+      isAdmin: true,
+      timeZone: 'Europe/Paris',
+    });
+    expect(client.users.info).toHaveBeenCalledExactlyOnceWith({ user: 'U0BOB' });
+  });
+
+  it('turns a user this workspace cannot see into a refusal', async () => {
+    const { client, caller } = await resolve({ body: slashCommand() });
+    client.users.info.mockRejectedValueOnce(
+      Object.assign(new Error('An API error occurred: user_not_found'), {
+        data: { ok: false, error: 'user_not_found' },
+      }),
+    );
+    const refusal = await caller.directory.user('U0GUEST').catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(AppError);
+    expect(refusal).toMatchObject({ code: 'stranger' });
+  });
+
+  it('caches group members under the resolved workspace', async () => {
+    const { client, caller, groups } = await resolve({
+      body: slashCommand(),
+      context: { isEnterpriseInstall: false, teamId: 'T0BOLT' },
+    });
+    client.usergroups.users.list.mockResolvedValueOnce({ ok: true, users: ['U1', 'U2'] });
+    expect(await caller.directory.groupMembers('S0OPS')).toEqual(['U1', 'U2']);
+    expect(await caller.directory.groupMembers('S0OPS')).toEqual(['U1', 'U2']);
+    expect(client.usergroups.users.list).toHaveBeenCalledExactlyOnceWith({ usergroup: 'S0OPS' });
+    expect([...groups.cache.keys()]).toEqual(['T0BOLT:S0OPS']);
+  });
+});
+
+describe('requestContext: the chain', () => {
+  it('lets what a later middleware throws through (answering is the error policy’s)', async () => {
+    const built = buildArguments({ body: slashCommand() });
+    const failure = new Error('boom');
+    built.next.mockRejectedValueOnce(failure);
+    await expect(
+      requestContext(new GroupMembersCache(new InstantClock()))(built.args),
+    ).rejects.toBe(failure);
+  });
+});
+
+describe('callerOf', () => {
+  it('throws when requestContext did not run', () => {
+    expect(() => callerOf({ isEnterpriseInstall: false })).toThrow(
+      'requestContext middleware did not run',
+    );
+  });
+
+  it('returns what requestContext set', async () => {
+    const { context, caller } = await resolve({ body: slashCommand() });
+    expect(callerOf(context)).toBe(caller);
+    expect(caller).toMatchObject({ workspaceId: TEAM, userId: USER });
+  });
+});
+
+describe('tracked', () => {
+  const fresh = (): Context => ({ isEnterpriseInstall: false });
+
+  it('records an ack in the context and passes the response through', async () => {
+    const context = fresh();
+    const ack = vi.fn(async (_response?: unknown) => {});
+    const response = { response_action: 'errors', errors: { zone: 'Pick a zone' } };
+    const before: boolean[] = [];
+    await tracked(async (args: { ack: typeof ack; context: Context }) => {
+      before.push(ackedIn(args.context));
+      await args.ack(response);
+    })({ ack, context });
+
+    expect(before).toEqual([false]);
+    expect(ack).toHaveBeenCalledExactlyOnceWith(response);
+    expect(context.acked).toBe(true);
+    expect(ackedIn(context)).toBe(true);
+  });
+
+  it('passes an empty ack through empty', async () => {
+    const context = fresh();
+    const ack = vi.fn(async (_response?: unknown) => {});
+    await tracked(async (args: { ack: typeof ack; context: Context }) => {
+      await args.ack();
+    })({ ack, context });
+    expect(ack).toHaveBeenCalledExactlyOnceWith();
+    expect(ackedIn(context)).toBe(true);
+  });
+
+  it('leaves the context unacknowledged when the listener did not ack', async () => {
+    const context = fresh();
+    const ack = vi.fn(async (_response?: unknown) => {});
+    await tracked(async (_args: { ack: typeof ack; context: Context }) => {})({ ack, context });
+    expect(ack).not.toHaveBeenCalled();
+    expect(context.acked).toBeUndefined();
+    expect(ackedIn(context)).toBe(false);
+  });
+
+  it('hands the listener every other argument as it was', async () => {
+    const context = fresh();
+    const body = { type: 'view_submission' };
+    const ack = vi.fn(async (_response?: unknown) => {});
+    let seen: { body: unknown; context: Context } | undefined;
+    await tracked(async (args: { ack: typeof ack; context: Context; body: unknown }) => {
+      seen = args;
+    })({ ack, context, body });
+    expect(seen?.body).toBe(body);
+    expect(seen?.context).toBe(context);
+  });
+
+  it('lets the listener’s failure through, with the ack recorded', async () => {
+    const context = fresh();
+    const ack = vi.fn(async (_response?: unknown) => {});
+    const failure = new Error('boom');
+    await expect(
+      tracked(async (args: { ack: typeof ack; context: Context }) => {
+        await args.ack();
+        throw failure;
+      })({ ack, context }),
+    ).rejects.toBe(failure);
+    expect(ackedIn(context)).toBe(true);
+  });
+
+  it('counts an ack Bolt refused as made (a second ack would be refused too)', async () => {
+    const context = fresh();
+    const refused = new Error('ReceiverMultipleAckError');
+    const ack = vi.fn(async (_response?: unknown) => {
+      throw refused;
+    });
+    await expect(
+      tracked(async (args: { ack: typeof ack; context: Context }) => {
+        await args.ack();
+      })({ ack, context }),
+    ).rejects.toBe(refused);
+    expect(ackedIn(context)).toBe(true);
+  });
+});
+
+describe('ackedIn', () => {
+  it.each([
+    [undefined, false],
+    [false, false],
+    ['yes', false],
+    [true, true],
+  ])('is %s → %s', (acked, expected) => {
+    expect(ackedIn({ isEnterpriseInstall: false, acked })).toBe(expected);
+  });
+});
