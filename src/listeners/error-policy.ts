@@ -13,15 +13,17 @@ type Body = {
   command?: string;
   response_url?: string;
   trigger_id?: string;
-  view?: { type?: string };
+  view?: { type?: string; callback_id?: string };
   actions?: Array<{ action_id?: string }>;
+  action_id?: string;
   callback_id?: string;
 };
 
 /** What the request was, for the log line. */
 function describe(body: Body): string {
   if (body.command) return `command ${body.command}`;
-  const id = body.actions?.[0]?.action_id ?? body.callback_id;
+  const id =
+    body.actions?.[0]?.action_id ?? body.action_id ?? body.callback_id ?? body.view?.callback_id;
   return `${body.type ?? 'request'}${id ? ` ${id}` : ''}`;
 }
 

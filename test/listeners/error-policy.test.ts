@@ -318,7 +318,11 @@ describe('errorPolicy', () => {
       expect(built.client.chat.postMessage).not.toHaveBeenCalled();
       expect(built.client.views.open).not.toHaveBeenCalled();
       expect(log).toEqual([
-        expect.objectContaining({ level: LEVEL.debug, msg: 'refused', where: 'view_submission' }),
+        expect.objectContaining({
+          level: LEVEL.debug,
+          msg: 'refused',
+          where: 'view_submission create_modal',
+        }),
       ]);
     });
 
@@ -437,7 +441,7 @@ describe('errorPolicy', () => {
       expect(built.client.chat.postMessage).not.toHaveBeenCalled();
       expect(built.client.views.open).not.toHaveBeenCalled();
       expect(log).toEqual([
-        expect.objectContaining({ level: LEVEL.error, where: 'block_suggestion' }),
+        expect.objectContaining({ level: LEVEL.error, where: 'block_suggestion zone_picker' }),
       ]);
     });
 
@@ -477,18 +481,15 @@ describe('errorPolicy', () => {
   });
 
   describe('what the log line names', () => {
-    // `describe()` reads body.callback_id, which only shortcuts carry at the top level; a modal's
-    // callback_id is body.view.callback_id (the Body type even declares `view`, unread). So a
-    // failed submission logs `where: "view_submission"` without saying which modal failed.
-    it.fails('names the modal whose submission failed (view.callback_id)', async () => {
+    // A modal's callback_id is body.view.callback_id; only shortcuts carry one at the top level.
+    it('names the modal whose submission failed (view.callback_id)', async () => {
       const built = buildArguments({ body: viewSubmission('create_modal') });
       const { log } = await run(built, throws(new Error('boom')));
       expect(log[0]?.where).toBe('view_submission create_modal');
     });
 
-    // The same gap for options requests: their action_id is top-level (body.action_id), not in
-    // body.actions, so `where` is just "block_suggestion".
-    it.fails('names the select whose options failed (action_id)', async () => {
+    // Options requests carry their action_id at the top level, not in body.actions.
+    it('names the select whose options failed (action_id)', async () => {
       const built = buildArguments({ body: blockSuggestion('zone_picker', 'exa') });
       const { log } = await run(built, throws(new Error('boom')));
       expect(log[0]?.where).toBe('block_suggestion zone_picker');
