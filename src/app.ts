@@ -8,12 +8,13 @@ import { TrafficChartRenderer } from './charts/traffic-chart.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './deps.js';
+import { JobRunner } from './jobs/runner.js';
 import { registerListeners } from './listeners/index.js';
 import type { Logger } from './logger.js';
 import { AccessService } from './services/access.js';
 import { ActivityService } from './services/activity.js';
 import { AnalyticsService } from './services/analytics.js';
-import { ApprovalService } from './services/approvals.js';
+import { ApprovalService, PURGE_EVERYTHING_JOB } from './services/approvals.js';
 import { CdnAccess } from './services/cdn-access.js';
 import { CredentialService } from './services/credentials.js';
 import { DailyReportService } from './services/daily-report.js';
@@ -81,20 +82,29 @@ export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps 
     installations: store.installations,
   });
   const defaultBaseUrl = options.cdnBaseUrl;
+  const runner = new JobRunner({
+    jobs: store.jobs,
+    clock,
+    logger,
+    leaseMs: options.config.jobs.leaseMs,
+  });
+  const approvals = new ApprovalService({
+    runner,
+    store,
+    cdn,
+    access,
+    zones,
+    flood,
+    notifier: new SlackApprovalNotifier(clients),
+    clock,
+    logger,
+  });
+  runner.register(PURGE_EVERYTHING_JOB, approvals.job);
   return {
     access,
     activity: new ActivityService({ ...store, defaultBaseUrl }),
     analytics: new AnalyticsService(cdn, store, renderer, clock, zones),
-    approvals: new ApprovalService({
-      store,
-      cdn,
-      access,
-      zones,
-      flood,
-      notifier: new SlackApprovalNotifier(clients),
-      clock,
-      logger,
-    }),
+    approvals,
     config: new WorkspaceConfigService({ ...store, access, defaultBaseUrl }),
     credentials: new CredentialService({ store, cdn, egress, access, zones }),
     flood,
@@ -109,6 +119,7 @@ export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps 
     schedules: new ReportScheduleService({ ...store, access, zones, clock }),
     uninstall: new UninstallService(store, zones, logger),
     zones,
+    runner,
     clients,
     clock,
     logger,

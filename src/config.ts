@@ -36,6 +36,12 @@ export interface Config {
   };
   /** Changing commands (purge, create, ratelimit) one user may run per minute; 0: no limit. */
   changesPerMinute: number;
+  jobs: {
+    /** How long a job's claim lasts without a heartbeat: a crashed replica's work waits this long. */
+    leaseMs: number;
+    /** How long a graceful stop lets running steps finish before releasing their jobs. */
+    shutdownMs: number;
+  };
   database: DatabaseConfig;
   /** Newest first: the first encrypts, all decrypt. Empty when ENCRYPTION_KEYS is unset. */
   encryptionKeys: EncryptionKey[];
@@ -65,6 +71,17 @@ const blankIsUnset = <T extends z.ZodType>(schema: T) =>
   z.preprocess(
     (value) => (typeof value === 'string' && value.trim() === '' ? undefined : value),
     schema,
+  );
+
+/** A duration in milliseconds, from `min` to 10 minutes; blank means `fallback`. */
+const milliseconds = (min: number, fallback: number) =>
+  blankIsUnset(
+    z.coerce
+      .number({ message: 'must be a number of milliseconds' })
+      .int('must be a whole number')
+      .min(min, `must be at least ${min}`)
+      .max(600_000, 'must be at most 600000 (10 min)')
+      .default(fallback),
   );
 
 const optionalText = z
@@ -137,6 +154,8 @@ const envSchema = z.object({
       .min(0, 'must be 0 (no limit) or more')
       .default(10),
   ),
+  JOB_LEASE_MS: milliseconds(1_000, 15_000),
+  SHUTDOWN_TIMEOUT_MS: milliseconds(0, 20_000),
   DATABASE_URL: optionalText,
   ENCRYPTION_KEYS: optionalText,
 });
@@ -215,6 +234,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         : [],
     },
     changesPerMinute: env.CHANGE_RATE_LIMIT,
+    jobs: { leaseMs: env.JOB_LEASE_MS, shutdownMs: env.SHUTDOWN_TIMEOUT_MS },
     database: parseDatabaseUrl(env.DATABASE_URL ?? DEFAULT_DATABASE_URL),
     encryptionKeys: env.ENCRYPTION_KEYS ? parseEncryptionKeys(env.ENCRYPTION_KEYS) : [],
   };

@@ -1,5 +1,6 @@
 // What the listeners receive, built once at start-up and passed in: services, never the store.
 import type { Clock } from './clock.js';
+import type { JobRunner } from './jobs/runner.js';
 import type { Logger } from './logger.js';
 import type { AccessService } from './services/access.js';
 import type { ActivityService } from './services/activity.js';
@@ -33,6 +34,8 @@ export interface AppDeps {
   /** Tears a workspace down when Slack revokes the app's access. */
   uninstall: UninstallService;
   zones: ZoneService;
+  /** Durable work (purges, approved purge-everything, reports): started and stopped by main. */
+  runner: JobRunner;
   /** Bot tokens for work outside a request (approval expiry, reports). */
   clients: WorkspaceClients;
   clock: Clock;

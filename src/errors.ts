@@ -40,6 +40,8 @@ export type Problem =
   | { code: 'approval_unknown' }
   | { code: 'approval_closed'; status: 'approved' | 'denied' | 'cancelled' | 'expired' }
   | { code: 'approval_decided_meanwhile' }
+  /** The zone already has an open purge-everything request (at most one per zone). */
+  | { code: 'approval_pending'; zoneName: string; channelId: string; link?: string }
   | { code: 'not_requester' }
   | { code: 'report_not_found'; prefix: string }
   | { code: 'report_already_stopped' }

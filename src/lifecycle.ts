@@ -10,8 +10,8 @@ import { SlackReportPoster } from './slack/report-poster.js';
 import type { Keyring } from './store/crypto.js';
 import { openStore, type Store } from './store/index.js';
 
-/** How long a graceful stop may take before the process exits anyway. */
-const STOP_TIMEOUT_MS = 10_000;
+/** What a graceful stop may take beyond the jobs' own deadline before the process exits anyway. */
+const STOP_MARGIN_MS = 5_000;
 
 /** Stops start-up with one line on stderr and a non-zero exit. */
 export function exitWith(message: string): never {
@@ -34,10 +34,16 @@ export async function openStoreOrExit(
 }
 
 /** Background work every mode runs; with several replicas each item is claimed by one of them. */
-export function startBackgroundJobs(deps: AppDeps, store: Store, logger: Logger): AbortController {
-  const jobs = new AbortController();
+export function startBackgroundJobs(
+  deps: AppDeps,
+  store: Store,
+  logger: Logger,
+): { stop(deadlineMs: number): Promise<void> } {
+  const loops = new AbortController();
+  // Durable work: purges, approved purge-everything.
+  deps.runner.start();
   // Expires purge-everything requests nobody approved.
-  void deps.approvals.sweep(jobs.signal);
+  void deps.approvals.sweep(loops.signal);
   // Posts daily reports.
   const scheduler = new ReportScheduler({
     store,
@@ -46,30 +52,41 @@ export function startBackgroundJobs(deps: AppDeps, store: Store, logger: Logger)
     clock: systemClock,
     logger,
   });
-  void scheduler.run(jobs.signal);
-  return jobs;
+  void scheduler.run(loops.signal);
+  return {
+    // Nothing new is claimed; running jobs pause at a step boundary, or are released at the deadline.
+    async stop(deadlineMs) {
+      loops.abort();
+      await deps.runner.stop(deadlineMs);
+    },
+  };
 }
 
 /**
- * Stops on SIGTERM or SIGINT: the mode first (receiver, jobs), then the transport and the store,
- * then exits 0 (1 if that fails or takes too long). Returns the same stop for other reasons.
+ * Stops on SIGTERM or SIGINT: the mode first (no new work; the receiver closes after its in-flight
+ * requests; running jobs pause within `deadlineMs`), then the transport and the store, then exits 0
+ * (1 if that fails or takes too long). A second signal exits at once. Returns the same stop.
  */
 export function stopOnSignals(options: {
   logger: Logger;
   stopMode: () => Promise<void>;
   transport: CdnTransport;
   store: Store;
+  deadlineMs: number;
 }): (reason: string) => void {
   const { logger, transport, store } = options;
   let stopping = false;
   const stop = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      logger.warn({ signal }, 'stopping at once');
+      process.exit(1);
+    }
     stopping = true;
-    logger.info({ signal }, 'shutting down');
+    logger.info({ signal, deadlineMs: options.deadlineMs }, 'shutting down');
     setTimeout(() => {
       logger.error('graceful shutdown timed out');
       process.exit(1);
-    }, STOP_TIMEOUT_MS).unref();
+    }, options.deadlineMs + STOP_MARGIN_MS).unref();
     options
       .stopMode()
       .then(() => transport.close())
@@ -82,7 +99,7 @@ export function stopOnSignals(options: {
         },
       );
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
   return stop;
 }

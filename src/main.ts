@@ -96,9 +96,9 @@ async function main(): Promise<void> {
     logger,
     transport,
     store,
+    deadlineMs: config.jobs.shutdownMs,
     stopMode: async () => {
-      jobs.abort();
-      await app.stop();
+      await Promise.all([app.stop(), jobs.stop(config.jobs.shutdownMs)]);
     },
   });
 }

@@ -1,7 +1,7 @@
 // Every problem the bot reports, in words: short, specific, and saying what to do next. Values that
 // came from a person or the CDN are escaped here, where the sentence is made.
 import type { Action, PostPlace, Problem } from '../errors.js';
-import { code } from './text.js';
+import { code, escapeMrkdwn } from './text.js';
 
 const DOING: Record<Action, string> = {
   set_key: 'set the CDN API key',
@@ -83,6 +83,12 @@ export function problemText(problem: Problem): string {
       return APPROVAL_STATUS[problem.status];
     case 'approval_decided_meanwhile':
       return 'Someone else decided this request a moment ago.';
+    case 'approval_pending': {
+      const where = problem.link
+        ? `<${problem.link}|in <#${problem.channelId}>>`
+        : `in <#${problem.channelId}>`;
+      return `*${escapeMrkdwn(problem.zoneName)}* already has an open request to purge everything (${where}). Approve, deny or cancel that one; there can be one at a time.`;
+    }
     case 'not_requester':
       return 'Only the person who asked can cancel this request.';
     case 'report_not_found':

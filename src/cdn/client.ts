@@ -419,7 +419,11 @@ export class CdnClient {
 
 const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-amz-request-id', 'cf-ray'];
 
-function outcomeUnknown(error: unknown): boolean {
+/**
+ * Whether a failed POST may still have been applied (a timeout, a 5xx, a connection lost after the
+ * request left): its outcome is unknown, never "failed".
+ */
+export function outcomeUnknown(error: unknown): boolean {
   if (!(error instanceof CdnError)) return false;
   if (error.code === 'timeout' || error.code === 'unavailable') return true;
   return error.code === 'network' && !wasNotSent(error);

@@ -1,9 +1,11 @@
 // Purge-everything with two people: a request, one approval, and the purge exactly once. State
 // lives in the store (conditional updates), so races, replicas and restarts cannot run it twice.
+import { outcomeUnknown } from '../cdn/client.js';
 import { CdnError } from '../cdn/errors.js';
 import type { Zone } from '../cdn/schemas.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
+import type { JobContext, JobKind, JobRunner } from '../jobs/runner.js';
 import type { Logger } from '../logger.js';
 import type { Approval } from '../store/approvals.js';
 
@@ -21,13 +23,23 @@ export interface ApprovalNotifier {
   posted(approval: Approval, details: { cacheHitRate?: number }): Promise<string>;
   /** Re-renders the request message after a change. */
   changed(approval: Approval, details?: { purging?: boolean }): Promise<void>;
+  /** A link to the request message, when it can be had. */
+  link(approval: Approval): Promise<string | undefined>;
 }
 
 export type Decided =
   | { won: true; approval: Approval }
   | { won: false; current: Approval | undefined };
 
+export const PURGE_EVERYTHING_JOB = 'purge_everything';
+
+export interface PurgeEverythingPayload {
+  approvalId: string;
+}
+
 export interface ApprovalServiceOptions {
+  /** Runs the approved purges durably. */
+  runner: JobRunner;
   store: Store;
   cdn: CdnAccess;
   access: AccessService;
@@ -127,12 +139,13 @@ export class ApprovalService {
     );
   }
 
+  /** Posts a request for a second person; a zone with an open request is pointed at it instead. */
   async request(
     workspaceId: string,
     input: { zone: Zone; requesterId: string; reason: string; channelId: string },
   ): Promise<Approval> {
     const workspace = await this.store.workspaces.ensure(workspaceId);
-    const approval = await this.store.approvals.create({
+    const made = await this.store.approvals.create({
       workspaceId,
       zoneId: input.zone.id,
       zoneName: input.zone.name,
@@ -141,6 +154,16 @@ export class ApprovalService {
       channelId: input.channelId,
       ttlMs: workspace.approvalTtlMinutes * 60_000,
     });
+    if ('pending' in made) {
+      const link = await this.notifier.link(made.pending).catch(() => undefined);
+      throw new AppError({
+        code: 'approval_pending',
+        zoneName: made.pending.zoneName,
+        channelId: made.pending.channelId,
+        ...(link ? { link } : {}),
+      });
+    }
+    const approval = made.created;
     const cacheHitRate = await this.#hitRate(workspaceId, input.zone.id);
     let ts: string;
     try {
@@ -176,34 +199,84 @@ export class ApprovalService {
     return { won: false, current };
   }
 
-  /** After an approval won: purge everything, once, and say how it went. */
+  /**
+   * After an approval won: the purge becomes a durable job (keyed by the approval, so a replayed
+   * approval enqueues nothing new), which any replica finishes if this one dies.
+   */
   async execute(approval: Approval): Promise<void> {
+    await this.options.runner.enqueue({
+      workspaceId: approval.workspaceId,
+      kind: PURGE_EVERYTHING_JOB,
+      key: `approval:${approval.id}`,
+      payload: { approvalId: approval.id } satisfies PurgeEverythingPayload,
+    });
+  }
+
+  /**
+   * The purge-everything job: at most one call to the CDN per approval. The attempt is recorded
+   * before the call; an attempt that finds it recorded without an outcome (the process died in
+   * the call) reports the outcome as unknown instead of calling again. So does a call that timed
+   * out or lost its connection: the CDN may have purged, and only a fresh approval runs it again.
+   */
+  readonly job: JobKind<PurgeEverythingPayload, { calling?: boolean }> = {
+    concurrency: 4,
+    run: async (context) => {
+      const approval = await this.store.approvals.get(context.job.payload.approvalId);
+      if (!approval || approval.status !== 'approved') return 'done';
+      if (approval.outcome === null) {
+        const outcome = context.job.checkpoint.calling
+          ? {
+              result: 'unknown' as const,
+              detail: 'the bot stopped while the CDN call was in flight',
+            }
+          : await this.#purgeEverything(approval, context);
+        await this.store.approvals.recordOutcome(approval.id, outcome);
+      }
+      await this.#finished(approval.id);
+      return 'done';
+    },
+  };
+
+  async #purgeEverything(
+    approval: Approval,
+    context: JobContext<PurgeEverythingPayload, { calling?: boolean }>,
+  ): Promise<{ result: 'succeeded' | 'failed' | 'unknown'; purgeId?: string; detail?: string }> {
     await this.#safely(() => this.notifier.changed(approval, { purging: true }));
-    let outcome: { succeeded: boolean; purgeId?: string; detail?: string };
+    await context.checkpoint({ calling: true });
     try {
       const client = await this.cdn.clientFor(approval.workspaceId);
       const report = await client.purge(approval.zoneId, { everything: true });
       const result = report.results[0];
-      outcome =
-        result?.ok === true
-          ? { succeeded: true, ...(result.purgeId ? { purgeId: result.purgeId } : {}) }
-          : { succeeded: false, detail: result?.ok === false ? result.error.message : 'no result' };
+      if (result?.ok === true)
+        return { result: 'succeeded', ...(result.purgeId ? { purgeId: result.purgeId } : {}) };
+      const error = result?.ok === false ? result.error : undefined;
+      return {
+        result: outcomeUnknown(error) ? 'unknown' : 'failed',
+        detail: error?.message ?? 'no result',
+      };
     } catch (error) {
       if (!(error instanceof AppError) && !(error instanceof CdnError)) throw error;
-      outcome = { succeeded: false, detail: error.message };
+      return { result: outcomeUnknown(error) ? 'unknown' : 'failed', detail: error.message };
     }
-    await this.store.approvals.recordOutcome(approval.id, outcome);
-    const final = (await this.store.approvals.get(approval.id)) ?? approval;
+  }
+
+  /** Audits the outcome (once, keyed) and shows it on the request message. */
+  async #finished(approvalId: string): Promise<void> {
+    const final = await this.store.approvals.get(approvalId);
+    if (!final) return;
+    const outcome =
+      final.outcome === 'succeeded' ? 'ok' : final.outcome === 'unknown' ? 'unknown' : 'failed';
     await this.#audit(
       final,
-      approval.decidedBy ?? '',
+      final.decidedBy ?? '',
       'purge.everything',
-      outcome.succeeded ? 'ok' : 'failed',
+      outcome,
       {
-        requestedBy: approval.requesterId,
-        ...(outcome.purgeId ? { purgeId: outcome.purgeId } : {}),
-        ...(outcome.detail ? { error: outcome.detail } : {}),
+        requestedBy: final.requesterId,
+        ...(final.purgeId ? { purgeId: final.purgeId } : {}),
+        ...(final.outcomeDetail ? { error: final.outcomeDetail } : {}),
       },
+      `purge.everything:${final.id}`,
     );
     await this.#safely(() => this.notifier.changed(final));
   }
@@ -265,8 +338,10 @@ export class ApprovalService {
     action: string,
     outcome: string,
     detail: Record<string, unknown>,
+    key?: string,
   ) {
     await this.store.audit.record({
+      ...(key ? { key } : {}),
       workspaceId: approval.workspaceId,
       actorId,
       action,

@@ -23,6 +23,17 @@ export class SlackApprovalNotifier implements ApprovalNotifier {
     }
   }
 
+  async link(approval: Approval): Promise<string | undefined> {
+    if (!approval.messageTs) return undefined;
+    const token = await this.clients.tokenFor(approval.workspaceId);
+    const result = await this.clients.client.chat.getPermalink({
+      token,
+      channel: approval.channelId,
+      message_ts: approval.messageTs,
+    });
+    return result.permalink;
+  }
+
   async changed(approval: Approval, details: { purging?: boolean } = {}): Promise<void> {
     if (!approval.messageTs) return;
     const token = await this.clients.tokenFor(approval.workspaceId);

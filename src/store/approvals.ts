@@ -18,7 +18,8 @@ export interface Approval {
   decidedBy: string | null;
   decidedAt: number | null;
   decisionNote: string | null;
-  outcome: 'succeeded' | 'failed' | null;
+  /** `unknown`: the CDN did not confirm (a timeout, a crash mid-call); it may have purged. */
+  outcome: 'succeeded' | 'failed' | 'unknown' | null;
   purgeId: string | null;
   outcomeDetail: string | null;
   expiresAt: number;
@@ -41,7 +42,11 @@ export class ApprovalRepository {
     private readonly newId: () => string = randomUUID,
   ) {}
 
-  async create(input: NewApproval): Promise<Approval> {
+  /**
+   * A new pending request, unless the zone already has one: then that one (a database constraint
+   * keeps it to one, however many replicas race). A request past its time no longer counts.
+   */
+  async create(input: NewApproval): Promise<{ created: Approval } | { pending: Approval }> {
     const now = this.clock.now();
     const row: Selectable<ApprovalsTable> = {
       id: this.newId(),
@@ -63,8 +68,35 @@ export class ApprovalRepository {
       created_at: now,
       updated_at: now,
     };
-    await this.db.insertInto('approvals').values(row).execute();
-    return toApproval(row);
+    await this.#expireZone(input.workspaceId, input.zoneId, now);
+    const inserted = await this.db
+      .insertInto('approvals')
+      .values(row)
+      // The only conflict a new id can meet: the zone's one open request (a partial unique index).
+      .onConflict((c) => c.doNothing())
+      .executeTakeFirst();
+    if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n) return { created: toApproval(row) };
+    const pending = await this.db
+      .selectFrom('approvals')
+      .selectAll()
+      .where('workspace_id', '=', input.workspaceId)
+      .where('zone_id', '=', input.zoneId)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    // Decided between the insert and this read: the zone is free again, so try once more.
+    return pending ? { pending: toApproval(pending) } : this.create(input);
+  }
+
+  /** Expires the zone's pending request if its time is up (the sweeper may not have run yet). */
+  async #expireZone(workspaceId: string, zoneId: string, now: number): Promise<void> {
+    await this.db
+      .updateTable('approvals')
+      .set({ status: 'expired', updated_at: now })
+      .where('workspace_id', '=', workspaceId)
+      .where('zone_id', '=', zoneId)
+      .where('status', '=', 'pending')
+      .where('expires_at', '<=', now)
+      .execute();
   }
 
   async get(id: string): Promise<Approval | undefined> {
@@ -141,12 +173,12 @@ export class ApprovalRepository {
   /** Records what the approved purge did, once: a second call changes nothing and returns false. */
   async recordOutcome(
     id: string,
-    outcome: { succeeded: boolean; purgeId?: string; detail?: string },
+    outcome: { result: 'succeeded' | 'failed' | 'unknown'; purgeId?: string; detail?: string },
   ): Promise<boolean> {
     const result = await this.db
       .updateTable('approvals')
       .set({
-        outcome: outcome.succeeded ? 'succeeded' : 'failed',
+        outcome: outcome.result,
         purge_id: outcome.purgeId ?? null,
         outcome_detail: outcome.detail ?? null,
         updated_at: this.clock.now(),

@@ -19,7 +19,10 @@ export interface AuditEntry {
 }
 
 export type NewAuditEntry = Omit<AuditEntry, 'id' | 'at' | 'zoneId' | 'zoneName' | 'detail'> &
-  Partial<Pick<AuditEntry, 'zoneId' | 'zoneName' | 'detail'>>;
+  Partial<Pick<AuditEntry, 'zoneId' | 'zoneName' | 'detail'>> & {
+    /** Makes the entry once-only: a second record with the same key writes nothing. */
+    key?: string;
+  };
 
 export class AuditLogRepository {
   constructor(
@@ -27,7 +30,7 @@ export class AuditLogRepository {
     private readonly clock: Clock,
   ) {}
 
-  async record(entry: NewAuditEntry): Promise<AuditEntry> {
+  async record(entry: NewAuditEntry): Promise<AuditEntry | undefined> {
     const row = {
       workspace_id: entry.workspaceId,
       actor_id: entry.actorId,
@@ -37,13 +40,16 @@ export class AuditLogRepository {
       outcome: entry.outcome,
       detail: entry.detail ? JSON.stringify(entry.detail) : null,
       at: this.clock.now(),
+      event_key: entry.key ?? null,
     };
-    const { id } = await this.db
+    const inserted = await this.db
       .insertInto('audit_log')
       .values(row)
+      .onConflict((c) => c.column('event_key').doNothing())
       .returning('id')
-      .executeTakeFirstOrThrow();
-    return toEntry({ ...row, id: Number(id) });
+      .executeTakeFirst();
+    // A keyed entry written before (by an earlier attempt of the same work) is not written again.
+    return inserted ? toEntry({ ...row, id: Number(inserted.id) }) : undefined;
   }
 
   /** The newest entries of a workspace, optionally of one zone (by id or name). */

@@ -10,10 +10,12 @@ import { CredentialRepository } from './credentials.js';
 import type { Keyring } from './crypto.js';
 import { openDatabase, type SqlDialect } from './db.js';
 import { InstallationRepository } from './installations.js';
+import { JobRepository } from './jobs.js';
 import { migrate } from './migrations.js';
 import { PurgeRepository } from './purges.js';
 import { ScheduleRepository } from './schedules.js';
 import type { Database } from './schema.js';
+import { SeenRequestRepository } from './seen-requests.js';
 import { WorkspaceRepository } from './workspaces.js';
 
 export interface Store {
@@ -28,6 +30,8 @@ export interface Store {
   audit: AuditLogRepository;
   purges: PurgeRepository;
   changeCounters: ChangeCounterRepository;
+  jobs: JobRepository;
+  seenRequests: SeenRequestRepository;
   close(): Promise<void>;
 }
 
@@ -67,6 +71,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     audit: new AuditLogRepository(db, clock),
     purges: new PurgeRepository(db, clock, options.newId),
     changeCounters: new ChangeCounterRepository(db),
+    jobs: new JobRepository(db, dialect, clock, options.newId),
+    seenRequests: new SeenRequestRepository(db, clock),
     close: () => db.destroy(),
   };
 }

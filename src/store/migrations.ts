@@ -1,6 +1,7 @@
 // Versioned schema migrations, run at start-up. Kysely's Migrator serializes concurrent runs
 // (an advisory lock on Postgres), so several replicas may start at once.
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { setTimeout as delay } from 'node:timers/promises';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { SqlDialect } from './db.js';
 
 function migrations(dialect: SqlDialect): Record<string, Migration> {
@@ -179,6 +180,67 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0004_durable_work': {
+      // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then, not today's types.
+      async up(db: Kysely<any>) {
+        // Work that outlives a request: a state, attempts, a lease, and a small checkpoint.
+        await db.schema
+          .createTable('jobs')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('workspace_id', 'text', (c) => c.notNull())
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('key', 'text', (c) => c.unique())
+          .addColumn('state', 'text', (c) => c.notNull())
+          .addColumn('payload', 'text', (c) => c.notNull())
+          .addColumn('checkpoint', 'text')
+          .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('run_at', 'bigint', (c) => c.notNull())
+          .addColumn('lease_owner', 'text')
+          .addColumn('lease_until', 'bigint')
+          .addColumn('error', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .addColumn('finished_at', 'bigint')
+          .execute();
+        await db.schema.createIndex('jobs_due').on('jobs').columns(['state', 'run_at']).execute();
+        // A job's steps (a purge's batches): written once when planned, each closed once.
+        await db.schema
+          .createTable('job_steps')
+          .addColumn('job_id', 'text', (c) => c.notNull().references('jobs.id').onDelete('cascade'))
+          .addColumn('idx', 'integer', (c) => c.notNull())
+          .addColumn('input', 'text', (c) => c.notNull())
+          .addColumn('result', 'text')
+          .addPrimaryKeyConstraint('job_steps_pk', ['job_id', 'idx'])
+          .execute();
+        // An audit entry written by resumable work carries a key, so a resumed job writes it once.
+        await db.schema.alterTable('audit_log').addColumn('event_key', 'text').execute();
+        await db.schema
+          .createIndex('audit_by_event_key')
+          .unique()
+          .on('audit_log')
+          .column('event_key')
+          .execute();
+        // One open purge-everything request per zone: a second is pointed at the first.
+        await db.schema
+          .createIndex('approvals_one_pending_per_zone')
+          .unique()
+          .on('approvals')
+          .columns(['workspace_id', 'zone_id'])
+          .where(sql.ref('status'), '=', sql.lit('pending'))
+          .execute();
+        // Deliveries already handled (Slack retries, replays), kept until they expire.
+        await db.schema
+          .createTable('seen_requests')
+          .addColumn('key', 'text', (c) => c.primaryKey())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex('seen_requests_expiry')
+          .on('seen_requests')
+          .column('expires_at')
+          .execute();
+      },
+    },
   };
 }
 
@@ -193,8 +255,10 @@ export async function migrate(db: Kysely<any>, dialect: SqlDialect): Promise<str
       return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
     }
     // Kysely takes no lock on SQLite. Two processes migrating one file at once: the loser's
-    // transaction rolls back whole (SQLite DDL is transactional), and a second look finds the
-    // winner's work done. Postgres never gets here: an advisory lock serializes its migrators.
-    if (dialect !== 'sqlite' || attempt >= 3) throw error;
+    // transaction rolls back whole (SQLite DDL is transactional), and a later look finds the
+    // winner's work done; the wait lets the winner commit first. Postgres never gets here: an
+    // advisory lock serializes its migrators.
+    if (dialect !== 'sqlite' || attempt >= 5) throw error;
+    await delay(25 * attempt + Math.floor(Math.random() * 25));
   }
 }

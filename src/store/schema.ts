@@ -59,7 +59,8 @@ export interface ApprovalsTable {
   decided_by: string | null;
   decided_at: number | null;
   decision_note: string | null;
-  outcome: 'succeeded' | 'failed' | null;
+  /** `unknown`: the CDN did not confirm (a timeout, a crash mid-call); it may have purged. */
+  outcome: 'succeeded' | 'failed' | 'unknown' | null;
   purge_id: string | null;
   outcome_detail: string | null;
   expires_at: number;
@@ -97,6 +98,8 @@ export interface AuditLogTable {
   /** JSON, never holding a secret. */
   detail: string | null;
   at: number;
+  /** Set by resumable work, so its entry is written once however often it resumes. */
+  event_key: string | null;
 }
 
 export type PurgeStatus = 'running' | 'succeeded' | 'partial' | 'failed';
@@ -130,6 +133,47 @@ export interface ChangeCountersTable {
   count: number;
 }
 
+export type JobState = 'queued' | 'running' | 'succeeded' | 'failed';
+
+export interface JobsTable {
+  id: string;
+  workspace_id: string;
+  /** What runs it: a handler registered under this name. */
+  kind: string;
+  /** Unique when set: enqueuing the same work twice yields the first job. */
+  key: string | null;
+  state: JobState;
+  /** JSON input, written once. */
+  payload: string;
+  /** JSON, small: where the work stands, written after each step that matters. */
+  checkpoint: string | null;
+  attempts: number;
+  /** Not before this time. */
+  run_at: number;
+  /** The process holding the job, and until when (renewed by its heartbeat). */
+  lease_owner: string | null;
+  lease_until: number | null;
+  /** Why the last attempt failed (a code or message, never a secret). */
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+}
+
+export interface JobStepsTable {
+  job_id: string;
+  idx: number;
+  /** JSON, written when the job is planned. */
+  input: string;
+  /** JSON, written once when the step is done; null until then. */
+  result: string | null;
+}
+
+export interface SeenRequestsTable {
+  key: string;
+  expires_at: number;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   cdn_credentials: CdnCredentialsTable;
@@ -139,4 +183,7 @@ export interface Database {
   audit_log: AuditLogTable;
   purges: PurgesTable;
   change_counters: ChangeCountersTable;
+  jobs: JobsTable;
+  job_steps: JobStepsTable;
+  seen_requests: SeenRequestsTable;
 }

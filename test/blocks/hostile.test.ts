@@ -144,6 +144,12 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   approval_unknown: { code: 'approval_unknown' },
   approval_closed: { code: 'approval_closed', status: 'denied' },
   approval_decided_meanwhile: { code: 'approval_decided_meanwhile' },
+  approval_pending: {
+    code: 'approval_pending',
+    zoneName: H,
+    channelId: 'C1',
+    link: 'https://x.slack.com/archives/C1/p1',
+  },
   not_requester: { code: 'not_requester' },
   report_not_found: { code: 'report_not_found', prefix: H },
   report_already_stopped: { code: 'report_already_stopped' },

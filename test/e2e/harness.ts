@@ -150,10 +150,12 @@ export async function startHarness(
     const server = (await app.start(0)) as import('node:http').Server;
     const sweeper = new AbortController();
     if (options.sweep) void deps.approvals.sweep(sweeper.signal);
+    deps.runner.start();
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const stop = async () => {
       sweeper.abort();
       await app.stop();
+      await deps.runner.stop();
     };
     return { app, deps, store, url, stop };
   };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { NewApproval } from '../../src/store/approvals.js';
+import type { Approval, NewApproval } from '../../src/store/approvals.js';
+import type { Store } from '../../src/store/index.js';
 import { BACKENDS, testStore } from '../helpers/store.js';
 
 const request: NewApproval = {
@@ -12,11 +13,18 @@ const request: NewApproval = {
   ttlMs: 30 * 60_000,
 };
 
+/** A new request, which these tests expect to be created (not pointed at an open one). */
+async function created(store: Store, input: NewApproval = request): Promise<Approval> {
+  const made = await store.approvals.create(input);
+  if (!('created' in made)) throw new Error('expected a new request');
+  return made.created;
+}
+
 for (const { backend, skip } of BACKENDS) {
   describe.skipIf(skip)(`approvals on ${backend}`, () => {
     it('creates a pending request that expires after its ttl', async () => {
       const { store, clock } = await testStore(backend);
-      const approval = await store.approvals.create(request);
+      const approval = await created(store);
       expect(approval).toMatchObject({
         id: 'id-1',
         status: 'pending',
@@ -28,7 +36,7 @@ for (const { backend, skip } of BACKENDS) {
 
     it('leaves pending once: the second decision loses', async () => {
       const { store } = await testStore(backend);
-      const { id } = await store.approvals.create(request);
+      const { id } = await created(store);
       const approved = await store.approvals.decide(id, 'approved', { userId: 'U_OK' });
       expect(approved).toMatchObject({ status: 'approved', decidedBy: 'U_OK' });
       expect(
@@ -40,8 +48,8 @@ for (const { backend, skip } of BACKENDS) {
 
     it('cannot be decided once expired, and is expired by the sweep exactly once', async () => {
       const { store, clock } = await testStore(backend);
-      const { id } = await store.approvals.create(request);
-      const other = await store.approvals.create({ ...request, ttlMs: 60 * 60_000 });
+      const { id } = await created(store);
+      const other = await created(store, { ...request, zoneId: 'zone_2', ttlMs: 60 * 60_000 });
       clock.advance(30 * 60_000);
       expect(await store.approvals.decide(id, 'approved', { userId: 'U_OK' })).toBeUndefined();
       expect((await store.approvals.expireDue()).map((a) => a.id)).toEqual([id]);
@@ -51,13 +59,13 @@ for (const { backend, skip } of BACKENDS) {
 
     it('records the outcome of an approved purge once', async () => {
       const { store } = await testStore(backend);
-      const { id } = await store.approvals.create(request);
-      expect(await store.approvals.recordOutcome(id, { succeeded: true })).toBe(false);
+      const { id } = await created(store);
+      expect(await store.approvals.recordOutcome(id, { result: 'succeeded' })).toBe(false);
       await store.approvals.decide(id, 'approved', { userId: 'U_OK' });
-      expect(await store.approvals.recordOutcome(id, { succeeded: true, purgeId: 'purge_1' })).toBe(
-        true,
-      );
-      expect(await store.approvals.recordOutcome(id, { succeeded: false })).toBe(false);
+      expect(
+        await store.approvals.recordOutcome(id, { result: 'succeeded', purgeId: 'purge_1' }),
+      ).toBe(true);
+      expect(await store.approvals.recordOutcome(id, { result: 'failed' })).toBe(false);
       expect(await store.approvals.get(id)).toMatchObject({
         outcome: 'succeeded',
         purgeId: 'purge_1',
@@ -66,9 +74,9 @@ for (const { backend, skip } of BACKENDS) {
 
     it('lists and expires a workspace’s pending requests', async () => {
       const { store } = await testStore(backend);
-      const a = await store.approvals.create(request);
-      const b = await store.approvals.create(request);
-      await store.approvals.create({ ...request, workspaceId: 'T2' });
+      const a = await created(store);
+      const b = await created(store, { ...request, zoneId: 'zone_2' });
+      await created(store, { ...request, workspaceId: 'T2' });
       await store.approvals.decide(b.id, 'denied', { userId: 'U_NO' });
       expect((await store.approvals.listPending('T1')).map((x) => x.id)).toEqual([a.id]);
       expect((await store.approvals.expireAllPending('T1')).map((x) => x.id)).toEqual([a.id]);
@@ -76,9 +84,27 @@ for (const { backend, skip } of BACKENDS) {
       expect(await store.approvals.listPending('T2')).toHaveLength(1);
     });
 
+    it('keeps one open request per zone: a second, even racing, gets the first', async () => {
+      const { store, clock } = await testStore(backend, { poolSize: 20 });
+      const made = await Promise.all(
+        Array.from({ length: 10 }, () => store.approvals.create(request)),
+      );
+      const firsts = made.flatMap((m) => ('created' in m ? [m.created] : []));
+      expect(firsts).toHaveLength(1);
+      for (const m of made) {
+        if ('pending' in m) expect(m.pending.id).toBe(firsts[0]?.id);
+      }
+      // Another zone, or the same zone once the first is decided or past its time, is free.
+      expect('created' in (await store.approvals.create({ ...request, zoneId: 'zone_2' }))).toBe(
+        true,
+      );
+      clock.advance(30 * 60_000);
+      expect('created' in (await store.approvals.create(request))).toBe(true);
+    });
+
     it('lets exactly one of 50 concurrent approvers win', async () => {
       const { store } = await testStore(backend, { poolSize: 20 });
-      const { id } = await store.approvals.create(request);
+      const { id } = await created(store);
       const attempts = await Promise.all(
         Array.from({ length: 50 }, (_, i) =>
           store.approvals.decide(id, i % 2 ? 'approved' : 'denied', { userId: `U${i}` }),

@@ -17,6 +17,7 @@ for (const { backend, skip } of BACKENDS) {
         '0001_initial',
         '0002_purges',
         '0003_change_counters',
+        '0004_durable_work',
       ]);
       const again = await openStore({ database, keyring: new Keyring([testKey('k1', 1)]) });
       await again.close();

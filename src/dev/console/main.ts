@@ -70,9 +70,9 @@ export async function runConsole(
     logger,
     transport,
     store,
+    deadlineMs: config.jobs.shutdownMs,
     stopMode: async () => {
-      jobs.abort();
-      await running.close();
+      await Promise.all([running.close(), jobs.stop(config.jobs.shutdownMs)]);
     },
   });
   // The console ends with its input (Ctrl-D, /quit, or the end of a piped script).

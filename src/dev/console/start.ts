@@ -80,6 +80,8 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     ...(options.chartRenderer ? { chartRenderer: options.chartRenderer } : {}),
   });
   await app.init();
+  // Purges and approved purge-everything run as durable jobs, here as in Slack.
+  deps.runner.start();
 
   const output = options.output;
   let rl: ReturnType<typeof createInterface> | undefined;
@@ -141,6 +143,8 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
         }
         busy = true;
         const result = await session.handle(line);
+        // Work the line started as a job (a purge) shows its messages before the next prompt.
+        await deps.runner.settled();
         busy = false;
         if (result === 'quit') break;
         prompt();
@@ -150,6 +154,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     async close() {
       rl?.close();
       await app.stop();
+      await deps.runner.stop();
       await slack.close();
       await sandbox?.close();
     },

@@ -96,6 +96,14 @@ export class ChatMethods {
     return { ok: true, channel: message.channel, ts: message.ts };
   }
 
+  /** A link to a message, as Slack gives it (the workspace's domain, the channel, the ts). */
+  getPermalink(args: Args): Args {
+    const message = this.#find(String(args.channel), String(args.message_ts));
+    if (!message) return { ok: false, error: 'message_not_found' };
+    const permalink = `https://fake.slack.test/archives/${message.channel}/p${message.ts.replace('.', '')}`;
+    return { ok: true, channel: message.channel, permalink };
+  }
+
   #find(channel: string, ts: string): Message | undefined {
     return this.records.messages.find((m) => m.channel === channel && m.ts === ts && !m.deleted);
   }

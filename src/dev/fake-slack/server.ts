@@ -69,6 +69,7 @@ export class FakeSlack extends SlackRecords {
       ['chat.postEphemeral', (args) => chat.postEphemeral(args)],
       ['chat.update', (args) => chat.update(args)],
       ['chat.delete', (args) => chat.delete(args)],
+      ['chat.getPermalink', (args) => chat.getPermalink(args)],
       ['views.open', (args) => views.open(args)],
       ['views.push', (args) => views.open(args)],
       ['views.update', (args) => views.update(args)],

@@ -1,0 +1,281 @@
+// The durable job runner, one per process: claims due or abandoned jobs with a lease, keeps the
+// lease alive with a heartbeat while a handler runs, retries failures with backoff, and on a
+// graceful stop asks handlers to pause at a step boundary and puts their jobs back in the queue.
+// Handlers make their steps idempotent; the runner only guarantees that one process at a time
+// holds a job, and that a crashed holder's job is taken over once its lease expires.
+// Times written to the store come from the injected clock; the cadence of polling and heartbeats
+// is the process's own timers (a test clock standing still must not stop the runner).
+import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { Job, JobRepository, JobStep, NewJob } from '../store/jobs.js';
+
+/** What a handler is given for one attempt at a job. */
+export interface JobContext<Payload = unknown, Checkpoint = Record<string, unknown>> {
+  job: Job<Payload, Checkpoint>;
+  /** Aborted when the lease is lost: stop at once, write nothing more. */
+  lost: AbortSignal;
+  /** Aborted when the process is stopping: finish the step at hand, then return 'paused'. */
+  stopping: AbortSignal;
+  /** Stores where the work stands; throws LeaseLostError if another process holds the job now. */
+  checkpoint(next: Checkpoint): Promise<void>;
+  steps<Input, Result>(): Promise<JobStep<Input, Result>[]>;
+  /** Closes one step with its result (one write). */
+  completeStep(idx: number, result: unknown): Promise<void>;
+}
+
+/** How an attempt ended: done, paused for a restart, or to be tried again later. */
+export type JobOutcome = 'done' | 'paused' | { retryInMs: number; error: string };
+
+export interface JobKind<Payload = unknown, Checkpoint = Record<string, unknown>> {
+  run(context: JobContext<Payload, Checkpoint>): Promise<JobOutcome>;
+  /** Called instead of `run` once a job has been claimed more than `maxAttempts` times. */
+  giveUp?(context: JobContext<Payload, Checkpoint>): Promise<void>;
+  /** Jobs of this kind running at once in this process. Default 4. */
+  concurrency?: number;
+  /** Claims before `giveUp` (a job whose process keeps dying counts too). Default 5. */
+  maxAttempts?: number;
+}
+
+export class LeaseLostError extends Error {
+  override readonly name = 'LeaseLostError';
+  readonly code = 'lease_lost';
+}
+
+export interface JobRunnerOptions {
+  jobs: JobRepository;
+  clock: Clock;
+  logger: Logger;
+  /** This process's name on the leases it holds. */
+  owner?: string;
+  /** How long a claim lasts without a heartbeat: a crashed holder's jobs wait this long. */
+  leaseMs?: number;
+  /** How often the queue is read for due or abandoned jobs (enqueuing here wakes it at once). */
+  pollMs?: number;
+}
+
+interface Running {
+  job: Job;
+  stopping: AbortController;
+  lost: AbortController;
+  done: Promise<void>;
+}
+
+export class JobRunner {
+  readonly owner: string;
+  readonly leaseMs: number;
+  readonly #options: JobRunnerOptions;
+  readonly #pollMs: number;
+  readonly #kinds = new Map<string, JobKind<never, never>>();
+  readonly #running = new Map<string, Running>();
+  #loop: Promise<void> | undefined;
+  #draining = false;
+  /** The current wait between polls; aborting it wakes the loop. */
+  #nap = new AbortController();
+  /** Set when there may be work the loop has not looked for yet. */
+  #kicked = false;
+
+  constructor(options: JobRunnerOptions) {
+    this.#options = options;
+    this.owner = options.owner ?? `worker-${process.pid}-${randomBytes(3).toString('hex')}`;
+    this.leaseMs = options.leaseMs ?? 15_000;
+    this.#pollMs = options.pollMs ?? 1_000;
+    if (this.leaseMs < 100 || this.#pollMs < 1)
+      throw new TypeError('JobRunner: leaseMs must be at least 100 and pollMs at least 1');
+  }
+
+  register<Payload, Checkpoint>(kind: string, handler: JobKind<Payload, Checkpoint>): void {
+    this.#kinds.set(kind, handler as unknown as JobKind<never, never>);
+  }
+
+  /** Stores the job (once per key) and wakes the loop, so it starts at once when it is due. */
+  async enqueue(input: NewJob): Promise<{ job: Job; created: boolean }> {
+    const result = await this.#options.jobs.enqueue(input);
+    this.#kick();
+    return result;
+  }
+
+  /** Makes the loop look at the queue now instead of at the next poll. */
+  #kick(): void {
+    this.#kicked = true;
+    this.#nap.abort();
+  }
+
+  /** Starts claiming jobs until `stop`. */
+  start(): void {
+    this.#loop ??= this.#run();
+  }
+
+  /**
+   * Resolves once this process runs nothing and nothing is due: what a line of the console waits
+   * for, so that a purge's messages come before the next line's.
+   */
+  async settled(): Promise<void> {
+    for (;;) {
+      if (!this.#draining) await this.#fill();
+      const running = [...this.#running.values()].map((entry) => entry.done);
+      if (running.length === 0) return;
+      await Promise.all(running);
+    }
+  }
+
+  /** Jobs this process is running now. */
+  get active(): number {
+    return this.#running.size;
+  }
+
+  /**
+   * Stops claiming, asks running handlers to pause at a step boundary, and waits for them up to
+   * `deadlineMs`; past it their leases are released anyway (the work resumes elsewhere).
+   */
+  async stop(deadlineMs = 20_000): Promise<void> {
+    this.#draining = true;
+    this.#nap.abort();
+    await this.#loop;
+    const running = [...this.#running.values()];
+    for (const entry of running) entry.stopping.abort();
+    const all = Promise.all(running.map((entry) => entry.done));
+    const deadline = new AbortController();
+    const timedOut = await Promise.race([
+      all.then(() => false),
+      delay(deadlineMs, true, { signal: deadline.signal }).catch(() => false),
+    ]);
+    deadline.abort();
+    if (!timedOut) return;
+    this.#options.logger.warn(
+      { jobs: running.filter((e) => this.#running.has(e.job.id)).map((e) => e.job.id) },
+      'jobs did not pause in time; their leases are released',
+    );
+    for (const entry of this.#running.values()) {
+      entry.lost.abort();
+      await this.#options.jobs
+        .release(entry.job.id, this.owner, this.#options.clock.now(), 'interrupted by a stop')
+        .catch(() => undefined);
+    }
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#draining) {
+      this.#kicked = false;
+      await this.#fill().catch((error: unknown) =>
+        this.#options.logger.error({ err: error }, 'job queue not read'),
+      );
+      if (this.#draining) return;
+      if (this.#kicked) continue;
+      this.#nap = new AbortController();
+      await delay(this.#pollMs, undefined, { signal: this.#nap.signal }).catch(() => undefined);
+    }
+  }
+
+  /** Claims jobs while this process has room for their kinds. */
+  async #fill(): Promise<void> {
+    for (;;) {
+      const kinds = [...this.#kinds.entries()]
+        .filter(([kind, handler]) => this.#count(kind) < (handler.concurrency ?? 4))
+        .map(([kind]) => kind);
+      if (this.#draining || kinds.length === 0) return;
+      const job = await this.#options.jobs.claim(this.owner, this.leaseMs, kinds);
+      if (!job) return;
+      this.#start(job);
+    }
+  }
+
+  #count(kind: string): number {
+    let count = 0;
+    for (const entry of this.#running.values()) if (entry.job.kind === kind) count++;
+    return count;
+  }
+
+  #start(job: Job): void {
+    const stopping = new AbortController();
+    const lost = new AbortController();
+    const entry: Running = { job, stopping, lost, done: Promise.resolve() };
+    this.#running.set(job.id, entry);
+    entry.done = this.#attempt(job, stopping.signal, lost).finally(() => {
+      this.#running.delete(job.id);
+      // A slot is free: look for more work now rather than at the next poll.
+      this.#kick();
+    });
+  }
+
+  async #attempt(job: Job, stopping: AbortSignal, lost: AbortController): Promise<void> {
+    const { jobs, clock, logger } = this.#options;
+    const handler = this.#kinds.get(job.kind);
+    if (!handler) return;
+    const heartbeat = new AbortController();
+    void this.#heartbeat(job, lost, heartbeat.signal);
+    const owner = this.owner;
+    const held = async (write: Promise<boolean>) => {
+      if (!(await write)) {
+        lost.abort();
+        throw new LeaseLostError(`job ${job.id} is held by another process now`);
+      }
+    };
+    const context: JobContext<never, never> = {
+      job: job as Job<never, never>,
+      lost: lost.signal,
+      stopping,
+      checkpoint: async (next) => {
+        await held(jobs.checkpoint(job.id, owner, next as Record<string, unknown>));
+        job.checkpoint = next as Record<string, unknown>;
+      },
+      steps: () => jobs.steps(job.id),
+      completeStep: async (idx, result) => {
+        if (lost.signal.aborted) throw new LeaseLostError(`job ${job.id} lease lost`);
+        await jobs.completeStep(job.id, idx, result);
+      },
+    };
+    const log = { job: job.id, kind: job.kind, attempt: job.attempts };
+    try {
+      if (job.attempts > (handler.maxAttempts ?? 5)) {
+        logger.warn(log, 'job given up after too many attempts');
+        await handler.giveUp?.(context);
+        await jobs.finish(job.id, owner, { state: 'failed', error: 'too many attempts' });
+        return;
+      }
+      if (job.attempts > 1) logger.info(log, 'job resumed');
+      const outcome = await handler.run(context);
+      if (lost.signal.aborted) return;
+      if (outcome === 'done') await jobs.finish(job.id, owner, { state: 'succeeded' });
+      else if (outcome === 'paused') await jobs.release(job.id, owner, clock.now());
+      else await jobs.release(job.id, owner, clock.now() + outcome.retryInMs, outcome.error);
+    } catch (error) {
+      if (lost.signal.aborted || error instanceof LeaseLostError) {
+        logger.warn(log, 'job lease lost; another process holds it now');
+        return;
+      }
+      // Unexpected: logged, and the job retried later (its steps are idempotent).
+      logger.error({ ...log, err: error }, 'job attempt failed');
+      const retryInMs = Math.min(60_000, 1_000 * 2 ** Math.min(job.attempts, 6));
+      await jobs
+        .release(job.id, owner, clock.now() + retryInMs, (error as Error).name)
+        .catch((releaseError: unknown) =>
+          logger.error({ ...log, err: releaseError }, 'job not released; its lease will expire'),
+        );
+    } finally {
+      heartbeat.abort();
+    }
+  }
+
+  /** Renews the lease a third of the way through it, until the attempt ends or the lease is lost. */
+  async #heartbeat(job: Job, lost: AbortController, ended: AbortSignal): Promise<void> {
+    const { jobs, logger } = this.#options;
+    while (!ended.aborted) {
+      try {
+        await delay(Math.floor(this.leaseMs / 3), undefined, { signal: ended });
+      } catch {
+        return;
+      }
+      const renewed = await jobs.renew(job.id, this.owner, this.leaseMs).catch((error: unknown) => {
+        // The database is away: keep trying; the lease may still be ours when it is back.
+        logger.warn({ err: error, job: job.id }, 'job lease not renewed');
+        return true;
+      });
+      if (!renewed) {
+        lost.abort();
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,290 @@
+// Repository: durable jobs and their steps. A job is claimed with a lease by one conditional UPDATE
+// (FOR UPDATE SKIP LOCKED on PostgreSQL), renewed by its holder's heartbeat, and taken over by any
+// replica once the lease has expired. Every write by a holder is conditional on still holding it.
+import { randomUUID } from 'node:crypto';
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { SqlDialect } from './db.js';
+import type { Database, JobState, JobsTable } from './schema.js';
+
+export interface Job<Payload = unknown, Checkpoint = Record<string, unknown>> {
+  id: string;
+  workspaceId: string;
+  kind: string;
+  key: string | null;
+  state: JobState;
+  payload: Payload;
+  checkpoint: Checkpoint;
+  /** Claims so far, this one included. */
+  attempts: number;
+  runAt: number;
+  leaseOwner: string | null;
+  leaseUntil: number | null;
+  error: string | null;
+  createdAt: number;
+  finishedAt: number | null;
+}
+
+export interface NewJob {
+  workspaceId: string;
+  kind: string;
+  payload: unknown;
+  /** Enqueuing the same key again returns the first job instead of a second. */
+  key?: string;
+  runAt?: number;
+  /** Inputs of the job's steps (a purge's batches), stored with it. */
+  steps?: unknown[];
+  checkpoint?: Record<string, unknown>;
+}
+
+export interface JobStep<Input = unknown, Result = unknown> {
+  idx: number;
+  input: Input;
+  /** Undefined until the step is done. */
+  result: Result | undefined;
+}
+
+/** Steps are written in chunks: SQLite takes at most 32,766 bound values per statement. */
+const STEP_CHUNK = 500;
+
+export class JobRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: SqlDialect,
+    private readonly clock: Clock,
+    private readonly newId: () => string = randomUUID,
+  ) {}
+
+  /** Stores the job and its steps in one transaction; with a key already used, the first job. */
+  async enqueue(input: NewJob): Promise<{ job: Job; created: boolean }> {
+    const now = this.clock.now();
+    const row: Selectable<JobsTable> = {
+      id: this.newId(),
+      workspace_id: input.workspaceId,
+      kind: input.kind,
+      key: input.key ?? null,
+      state: 'queued',
+      payload: JSON.stringify(input.payload),
+      checkpoint: input.checkpoint ? JSON.stringify(input.checkpoint) : null,
+      attempts: 0,
+      run_at: input.runAt ?? now,
+      lease_owner: null,
+      lease_until: null,
+      error: null,
+      created_at: now,
+      updated_at: now,
+      finished_at: null,
+    };
+    const created = await this.db.transaction().execute(async (trx) => {
+      const inserted = await trx
+        .insertInto('jobs')
+        .values(row)
+        .onConflict((c) => c.column('key').doNothing())
+        .executeTakeFirst();
+      if ((inserted.numInsertedOrUpdatedRows ?? 0n) === 0n) return false;
+      const steps = (input.steps ?? []).map((step, idx) => ({
+        job_id: row.id,
+        idx,
+        input: JSON.stringify(step),
+        result: null,
+      }));
+      for (let i = 0; i < steps.length; i += STEP_CHUNK) {
+        await trx
+          .insertInto('job_steps')
+          .values(steps.slice(i, i + STEP_CHUNK))
+          .execute();
+      }
+      return true;
+    });
+    if (created) return { job: toJob(row), created };
+    const existing = await this.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('key', '=', input.key ?? '')
+      .executeTakeFirstOrThrow();
+    return { job: toJob(existing), created };
+  }
+
+  async get(id: string): Promise<Job | undefined> {
+    const row = await this.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toJob(row);
+  }
+
+  /**
+   * Claims one job that is due (queued and its time come) or abandoned (running, lease expired),
+   * for `owner` until now + `leaseMs`; undefined when there is none. Of the kinds given only.
+   */
+  async claim(owner: string, leaseMs: number, kinds: readonly string[]): Promise<Job | undefined> {
+    if (kinds.length === 0) return undefined;
+    const now = this.clock.now();
+    const claimable = (qb: Kysely<Database>) =>
+      qb
+        .selectFrom('jobs')
+        .select('id')
+        .where('kind', 'in', kinds)
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('state', '=', 'queued'), eb('run_at', '<=', now)]),
+            eb.and([eb('state', '=', 'running'), eb('lease_until', '<', now)]),
+          ]),
+        )
+        .orderBy('run_at')
+        .limit(1);
+    const candidate =
+      this.dialect === 'postgres'
+        ? claimable(this.db).forUpdate().skipLocked()
+        : claimable(this.db);
+    const row = await this.db
+      .updateTable('jobs')
+      .set((eb) => ({
+        state: 'running',
+        lease_owner: owner,
+        lease_until: now + leaseMs,
+        attempts: eb('attempts', '+', 1),
+        updated_at: now,
+      }))
+      .where('id', '=', candidate)
+      // Checked again on the row itself: on SQLite the subquery and the update are one statement,
+      // on PostgreSQL the row lock makes a racing claimer skip it.
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('state', '=', 'queued'), eb('run_at', '<=', now)]),
+          eb.and([eb('state', '=', 'running'), eb('lease_until', '<', now)]),
+        ]),
+      )
+      .returningAll()
+      .executeTakeFirst();
+    return row && toJob(row);
+  }
+
+  /** Extends the lease; false when `owner` no longer holds the job (it expired and was taken). */
+  async renew(id: string, owner: string, leaseMs: number): Promise<boolean> {
+    const now = this.clock.now();
+    const result = await this.db
+      .updateTable('jobs')
+      .set({ lease_until: now + leaseMs, updated_at: now })
+      .where('id', '=', id)
+      .where('lease_owner', '=', owner)
+      .where('state', '=', 'running')
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  /** Replaces the checkpoint, only while `owner` holds the job. */
+  async checkpoint(
+    id: string,
+    owner: string,
+    checkpoint: Record<string, unknown>,
+  ): Promise<boolean> {
+    const result = await this.db
+      .updateTable('jobs')
+      .set({ checkpoint: JSON.stringify(checkpoint), updated_at: this.clock.now() })
+      .where('id', '=', id)
+      .where('lease_owner', '=', owner)
+      .where('state', '=', 'running')
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  async steps<Input, Result>(jobId: string): Promise<JobStep<Input, Result>[]> {
+    const rows = await this.db
+      .selectFrom('job_steps')
+      .selectAll()
+      .where('job_id', '=', jobId)
+      .orderBy('idx')
+      .execute();
+    return rows.map((row) => ({
+      idx: row.idx,
+      input: JSON.parse(row.input) as Input,
+      result: row.result === null ? undefined : (JSON.parse(row.result) as Result),
+    }));
+  }
+
+  /** Closes a step with its result, once: one write per step, the checkpoint of a batch. */
+  async completeStep(jobId: string, idx: number, result: unknown): Promise<boolean> {
+    const updated = await this.db
+      .updateTable('job_steps')
+      .set({ result: JSON.stringify(result) })
+      .where('job_id', '=', jobId)
+      .where('idx', '=', idx)
+      .where('result', 'is', null)
+      .executeTakeFirst();
+    return updated.numUpdatedRows > 0n;
+  }
+
+  /** Ends the job (succeeded or failed for good), only while `owner` holds it. */
+  async finish(
+    id: string,
+    owner: string,
+    outcome: { state: 'succeeded' | 'failed'; error?: string },
+  ): Promise<boolean> {
+    const now = this.clock.now();
+    const result = await this.db
+      .updateTable('jobs')
+      .set({
+        state: outcome.state,
+        error: outcome.error ?? null,
+        lease_owner: null,
+        lease_until: null,
+        finished_at: now,
+        updated_at: now,
+      })
+      .where('id', '=', id)
+      .where('lease_owner', '=', owner)
+      .where('state', '=', 'running')
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  /** Puts the job back in the queue, to run again at `runAt` (a retry, or a graceful stop). */
+  async release(id: string, owner: string, runAt: number, error?: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('jobs')
+      .set({
+        state: 'queued',
+        run_at: runAt,
+        lease_owner: null,
+        lease_until: null,
+        updated_at: this.clock.now(),
+        ...(error === undefined ? {} : { error }),
+      })
+      .where('id', '=', id)
+      .where('lease_owner', '=', owner)
+      .where('state', '=', 'running')
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  /** Counts by state (tests, metrics). */
+  async countByState(): Promise<Partial<Record<JobState, number>>> {
+    const rows = await this.db
+      .selectFrom('jobs')
+      .select(['state', sql<number>`count(*)`.as('count')])
+      .groupBy('state')
+      .execute();
+    return Object.fromEntries(rows.map((r) => [r.state, Number(r.count)]));
+  }
+}
+
+function toJob(row: Selectable<JobsTable>): Job {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    kind: row.kind,
+    key: row.key,
+    state: row.state,
+    payload: JSON.parse(row.payload),
+    checkpoint: row.checkpoint ? JSON.parse(row.checkpoint) : {},
+    attempts: row.attempts,
+    runAt: row.run_at,
+    leaseOwner: row.lease_owner,
+    leaseUntil: row.lease_until,
+    error: row.error,
+    createdAt: row.created_at,
+    finishedAt: row.finished_at,
+  };
+}
