@@ -12,6 +12,7 @@ import { bodyFor, planPurge as planBatches } from '../src/cdn/purge.js';
 import { CdnTransport } from '../src/cdn/transport.js';
 import { systemClock } from '../src/clock.js';
 import { loadConfig, parseEncryptionKeys } from '../src/config.js';
+import { startFakeSlack } from '../src/dev/fake-slack/server.js';
 import { SANDBOX_DEMO_KEY, type Sandbox, startSandbox } from '../src/dev/sandbox/server.js';
 import { createLogger } from '../src/logger.js';
 import { parsePurgeArgs } from '../src/services/purge-targets.js';
@@ -41,7 +42,11 @@ async function measure(sandbox: Sandbox, label: string) {
     keyring: new Keyring(parseEncryptionKeys(generateKey('k1'))),
   });
   await store.credentials.set('T1', SANDBOX_DEMO_KEY, { userId: 'U1', validated: true });
-  const config = loadConfig({ BOT_MODE: 'console' });
+  // The purge's message goes to a fake Slack on loopback (one post, then edits).
+  const slack = await startFakeSlack();
+  slack.addUser({ id: 'U1', name: 'bench' });
+  slack.addChannel({ id: 'C1', name: 'ops', botMember: true });
+  const config = loadConfig({ BOT_MODE: 'console', SLACK_BOT_TOKEN: slack.botToken });
   const deps = buildDeps(
     {
       config,
@@ -52,12 +57,14 @@ async function measure(sandbox: Sandbox, label: string) {
       cdnBaseUrl: sandbox.baseUrl,
       edgeCnameTarget: 'edge.bench.test',
     },
-    new WebClient(),
+    new WebClient(slack.botToken, { slackApiUrl: slack.apiUrl }),
   );
-  const noView = {
-    started: async () => undefined,
-    progressed: async () => undefined,
-    finished: async () => undefined,
+  deps.runner.start();
+  const replyTo = {
+    userId: 'U1',
+    channelId: 'C1',
+    issuedAt: Date.now(),
+    visibility: 'in_channel' as const,
   };
   const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
   const url = `${sandbox.baseUrl}/zones/${zone.id}/purge`;
@@ -106,9 +113,12 @@ async function measure(sandbox: Sandbox, label: string) {
         if (parsed.kind !== 'items') throw new Error('unexpected parse');
         const plan = await deps.purges.plan('T1', parsed);
         if (plan.rejected.length > 0) throw new Error('bench URLs refused');
-        const [run] = await deps.purges.execute('T1', plan.groups, 'U1', noView);
-        if (run?.job.status !== 'succeeded') throw new Error('bot purge failed');
-        return run.report.results.length;
+        // Stored as a job (plan and batches), run by the runner with a checkpoint per batch.
+        const jobId = await deps.purges.start('T1', plan.groups, 'U1', replyTo);
+        await deps.runner.settled();
+        const record = await store.purges.get(`${jobId}-0`);
+        if (record?.status !== 'succeeded') throw new Error('bot purge failed');
+        return Math.ceil(URL_COUNT / BATCH);
       },
     ],
   ];
@@ -126,8 +136,10 @@ async function measure(sandbox: Sandbox, label: string) {
     }
   }
   await agent.close();
+  await deps.runner.stop();
   await transport.close();
   await store.close();
+  await slack.close();
   const raw = median(times.get('raw undici') ?? []);
   const clientMs = median(times.get('CdnClient.purge') ?? []);
   return {

@@ -19,7 +19,7 @@ import { CdnAccess } from './services/cdn-access.js';
 import { CredentialService } from './services/credentials.js';
 import { DailyReportService } from './services/daily-report.js';
 import { FloodControl } from './services/flood.js';
-import { PurgeService } from './services/purge.js';
+import { PURGE_JOB, PurgeService } from './services/purge.js';
 import { RateLimitService } from './services/ratelimit.js';
 import { ReportScheduleService } from './services/report-schedules.js';
 import { UninstallService } from './services/uninstall.js';
@@ -28,6 +28,7 @@ import { ZoneService } from './services/zones.js';
 import { SlackApprovalNotifier } from './slack/approval-notifier.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { GroupMembersCache } from './slack/directory.js';
+import { purgeViews } from './slack/purge-progress.js';
 import { WorkspaceClients } from './slack/workspace-clients.js';
 import type { Store } from './store/index.js';
 
@@ -100,6 +101,16 @@ export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps 
     logger,
   });
   runner.register(PURGE_EVERYTHING_JOB, approvals.job);
+  const purges = new PurgeService({
+    cdn,
+    zones,
+    store,
+    runner,
+    views: purgeViews(clients, clock, logger),
+    clock,
+    onViewError: (error) => logger.warn({ err: error }, 'purge progress not updated'),
+  });
+  runner.register(PURGE_JOB, purges.job);
   return {
     access,
     activity: new ActivityService({ ...store, defaultBaseUrl }),
@@ -108,12 +119,7 @@ export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps 
     config: new WorkspaceConfigService({ ...store, access, defaultBaseUrl }),
     credentials: new CredentialService({ store, cdn, egress, access, zones }),
     flood,
-    purges: new PurgeService({
-      cdn,
-      zones,
-      store,
-      onViewError: (error) => logger.warn({ err: error }, 'purge progress not updated'),
-    }),
+    purges,
     ratelimit: new RateLimitService({ cdn, audit: store.audit, access, zones, flood }),
     reports: new DailyReportService(cdn, store, renderer),
     schedules: new ReportScheduleService({ ...store, access, zones, clock }),

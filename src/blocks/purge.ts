@@ -27,6 +27,16 @@ export function purgeProgressMessage(options: PurgeStatus): Message {
   };
 }
 
+/** The progress message while the bot restarts: the purge resumes by itself, where it stopped. */
+export function purgePausedMessage(options: PurgeStatus): Message {
+  const progress = purgeProgressMessage(options);
+  const note = `:double_vertical_bar: Paused at ${options.done.toLocaleString('en')}/${options.total.toLocaleString('en')} for a restart of the bot; it resumes by itself where it stopped.`;
+  return {
+    text: `Purging (paused for a restart): ${options.done}/${options.total}`,
+    blocks: [...progress.blocks, { type: 'context', elements: [mrkdwn(note)] }],
+  };
+}
+
 /** How many zones get a full section; more are summed up in one line each. */
 const DETAILED_RUNS = 6;
 

@@ -6,6 +6,7 @@ import type { Logger } from '../logger.js';
 import { CdnError, codeForStatus } from './errors.js';
 import {
   bodyFor,
+  type PurgeBatch,
   type PurgeProgress,
   type PurgeReport,
   type PurgeTarget,
@@ -228,25 +229,42 @@ export class CdnClient {
     target: PurgeTarget,
     options: CallOptions & { onProgress?: (progress: PurgeProgress) => void } = {},
   ): Promise<PurgeReport> {
-    const batches = planPurge(target, this.#batchSize);
+    const batches = this.purgeBatches(target);
     if (batches.length === 0) throw new CdnError('invalid_request', 'Nothing to purge');
     return runPurge(
       batches,
-      async (batch) => {
-        const { body } = await this.#call({
-          method: 'POST',
-          path: `/zones/${encodeURIComponent(zoneId)}/purge`,
-          body: bodyFor(batch),
-          retry: 'not-applied',
-          signal: options.signal,
-        });
-        const purgeId = purgeIdFromBody(body);
-        return purgeId === undefined ? {} : { purgeId };
-      },
+      (batch) => this.sendPurgeBatch(zoneId, batch, options),
       options.onProgress
         ? { concurrency: this.#concurrency, onProgress: options.onProgress }
         : { concurrency: this.#concurrency },
     );
+  }
+
+  /** The requests a purge is sent as: one kind each, de-duplicated, `purgeBatchSize` items at most. */
+  purgeBatches(target: PurgeTarget): PurgeBatch[] {
+    return planPurge(target, this.#batchSize);
+  }
+
+  /** Requests sent at once by `purge` (and by a purge job running its batches). */
+  get purgeConcurrency(): number {
+    return this.#concurrency;
+  }
+
+  /** Sends one batch; a CdnError says why it failed (see `outcomeUnknown` for what that means). */
+  async sendPurgeBatch(
+    zoneId: string,
+    batch: PurgeBatch,
+    options: CallOptions = {},
+  ): Promise<{ purgeId?: string }> {
+    const { body } = await this.#call({
+      method: 'POST',
+      path: `/zones/${encodeURIComponent(zoneId)}/purge`,
+      body: bodyFor(batch),
+      retry: 'not-applied',
+      signal: options.signal,
+    });
+    const purgeId = purgeIdFromBody(body);
+    return purgeId === undefined ? {} : { purgeId };
   }
 
   /** The spec shows no defaults for since, until or granularity, so all three are always sent. */

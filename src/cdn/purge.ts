@@ -84,6 +84,11 @@ export async function runPurge(
       }),
     ),
   );
+  return reportOf(results);
+}
+
+/** The report of batches' results, in request order: what failed (to retry) and the purge ids. */
+export function reportOf(results: PurgeBatchResult[]): PurgeReport {
   const failedItems = { files: [] as string[], tags: [] as string[] };
   const purgeIds: string[] = [];
   for (const result of results) {

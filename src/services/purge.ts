@@ -1,10 +1,22 @@
-// Purging URLs and tags: plan, run in batches with progress, record, audit, and retry what failed.
-import type { PurgeProgress, PurgeReport } from '../cdn/purge.js';
+// Purging URLs and tags: plan, then run as a durable job whose batches are its steps (each
+// checkpointed as it ends, so a restarted or other replica resumes at the first unfinished one),
+// show progress, record, audit once, and retry what failed.
+import pLimit from 'p-limit';
+import { CdnError, type CdnErrorCode, isCdnError } from '../cdn/errors.js';
+import {
+  type PurgeBatch,
+  type PurgeBatchResult,
+  type PurgeReport,
+  reportOf,
+} from '../cdn/purge.js';
+import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
+import type { JobContext, JobKind, JobOutcome, JobRunner } from '../jobs/runner.js';
 import type { Store } from '../store/index.js';
 import type { PurgeJob } from '../store/purges.js';
 import type { CdnAccess } from './cdn-access.js';
 import { type PurgeArgs, type PurgeGroup, type PurgePlan, planPurge } from './purge-targets.js';
+import type { ReplyTo } from './reply.js';
 import type { Zone, ZoneService } from './zones.js';
 
 export interface PurgeRun {
@@ -34,8 +46,49 @@ export interface PurgeOutcome {
 export interface PurgeProgressView {
   started(status: PurgeStatus): Promise<void>;
   progressed(status: PurgeStatus): Promise<void>;
-  /** Called exactly once, whatever happened: a message that said "Purging…" must not stay so. */
+  /** The process is stopping; the purge resumes by itself (here or on another replica). */
+  paused(status: PurgeStatus): Promise<void>;
+  /** Called once the purge ended, whatever happened: a message saying "Purging…" must not stay so. */
   finished(outcome: PurgeOutcome): Promise<void>;
+}
+
+/** Opens the view of a purge job: its message, carried across attempts by `state` and `save`. */
+export type PurgeViews = (
+  workspaceId: string,
+  replyTo: ReplyTo,
+  state: Record<string, unknown>,
+  save: (state: Record<string, unknown>) => Promise<void>,
+) => PurgeProgressView;
+
+export const PURGE_JOB = 'purge';
+
+export interface PurgeJobPayload {
+  actorId: string;
+  retryOf?: string;
+  replyTo: ReplyTo;
+  groups: Array<{ zone: Zone; files: number; tags: number }>;
+}
+
+interface PurgeStep extends PurgeBatch {
+  /** Which group (zone) of the payload the batch belongs to. */
+  group: number;
+}
+
+type StepResult =
+  | { ok: true; purgeId?: string }
+  | { ok: false; error: { code: CdnErrorCode; message: string; requestId?: string } };
+
+/** What a batch that was never sent counts as, when a purge job is given up. */
+const NOT_SENT: StepResult = {
+  ok: false,
+  error: { code: 'unavailable', message: 'not sent: the purge stopped after repeated failures' },
+};
+
+interface PurgeCheckpoint {
+  /** The "Purging…" message went out. */
+  announced?: boolean;
+  /** Where that message is (see src/slack/durable-message.ts). */
+  message?: Record<string, unknown>;
 }
 
 /** Progress is shown at a third and two thirds: with the first post and the result, within a response_url's 5 uses. */
@@ -49,6 +102,9 @@ export class PurgeService {
       cdn: CdnAccess;
       zones: ZoneService;
       store: Store;
+      runner: JobRunner;
+      views: PurgeViews;
+      clock: Clock;
       /** Progress updates must never stop a purge; their failures are only logged. */
       onViewError: (error: unknown) => void;
     },
@@ -70,112 +126,231 @@ export class PurgeService {
     return groups.length === 1 ? groups[0]?.zone : undefined;
   }
 
-  /** Purges each group in turn, showing progress; the view always hears how it ended. */
-  async execute(
+  /**
+   * Stores the purge as a job (the plan and every batch, before anything is sent) and starts it.
+   * From here on it survives a crash or a deploy: any replica finishes it, and its message always
+   * reaches a final state, in `replyTo`.
+   */
+  async start(
     workspaceId: string,
     groups: PurgeGroup[],
     actorId: string,
-    view: PurgeProgressView,
+    replyTo: ReplyTo,
     options: { retryOf?: string } = {},
-  ): Promise<PurgeRun[]> {
-    const files = groups.reduce((sum, g) => sum + g.files.length, 0);
-    const tags = groups.reduce((sum, g) => sum + g.tags.length, 0);
-    const total = files + tags;
-    const status = (done: number): PurgeStatus => ({
-      zoneNames: groups.map((g) => g.zone.name),
-      files,
-      tags,
+  ): Promise<string> {
+    // No key, or a base URL the bot won't call: said now, before anything is stored.
+    const client = await this.deps.cdn.clientFor(workspaceId);
+    const steps: PurgeStep[] = groups.flatMap((group, index) =>
+      client
+        .purgeBatches({ files: group.files, tags: group.tags })
+        .map((batch) => ({ ...batch, group: index })),
+    );
+    const payload: PurgeJobPayload = {
       actorId,
+      replyTo,
+      ...(options.retryOf ? { retryOf: options.retryOf } : {}),
+      groups: groups.map((g) => ({ zone: g.zone, files: g.files.length, tags: g.tags.length })),
+    };
+    const { job } = await this.deps.runner.enqueue({
+      workspaceId,
+      kind: PURGE_JOB,
+      payload,
+      steps,
+    });
+    return job.id;
+  }
+
+  /** The purge job: announce, send the batches not yet done, then record, audit and answer once. */
+  readonly job: JobKind<PurgeJobPayload, PurgeCheckpoint> = {
+    concurrency: 4,
+    run: (context) => this.#run(context),
+    // Failed again and again (the database, a bug): what was not sent is reported as failed, so
+    // the message ends, and its Retry button can send it when things are well again.
+    giveUp: async (context) => {
+      const steps = await context.steps<PurgeStep, StepResult>();
+      const view = this.#view(context, () => Promise.resolve());
+      const runs = await this.#record(
+        context.job,
+        steps.map((step) => ({ input: step.input, result: step.result ?? NOT_SENT })),
+      );
+      await view.finished({ runs, actorId: context.job.payload.actorId });
+    },
+  };
+
+  /** The job's message; `saved` chains the checkpoint writes in the order they were made. */
+  #view(
+    context: JobContext<PurgeJobPayload, PurgeCheckpoint>,
+    onSave: (saving: Promise<void>) => void,
+  ): PurgeProgressView {
+    const { job } = context;
+    let saving = Promise.resolve();
+    return this.deps.views(
+      job.workspaceId,
+      job.payload.replyTo,
+      job.checkpoint.message ?? {},
+      (message) => {
+        saving = saving.then(() => context.checkpoint({ ...context.job.checkpoint, message }));
+        onSave(saving);
+        return saving;
+      },
+    );
+  }
+
+  async #run(context: JobContext<PurgeJobPayload, PurgeCheckpoint>): Promise<JobOutcome> {
+    const { job } = context;
+    const { payload } = job;
+    let saving = Promise.resolve();
+    const view = this.#view(context, (chain) => {
+      saving = chain;
+    });
+    const steps = await context.steps<PurgeStep, StepResult>();
+    const total = steps.reduce((sum, step) => sum + step.input.items.length, 0);
+    let done = steps.reduce((sum, s) => sum + (s.result ? s.input.items.length : 0), 0);
+    const status = (): PurgeStatus => ({
+      zoneNames: payload.groups.map((g) => g.zone.name),
+      files: payload.groups.reduce((sum, g) => sum + g.files, 0),
+      tags: payload.groups.reduce((sum, g) => sum + g.tags, 0),
+      actorId: payload.actorId,
       done,
       total,
     });
-    await view.started(status(0));
+    if (!job.checkpoint.announced) {
+      await view.started(status());
+      await context.checkpoint({ ...context.job.checkpoint, announced: true });
+    }
 
-    const runs: PurgeRun[] = [];
-    let updates: Promise<void> = Promise.resolve();
+    let client: Awaited<ReturnType<CdnAccess['clientFor']>>;
     try {
-      const client = await this.deps.cdn.clientFor(workspaceId);
-      const showProgress = total >= PROGRESS_MIN_REQUESTS * client.purgeBatchSize;
-      let reached = 0;
-      let finishedBefore = 0;
-      for (const group of groups) {
-        const run = await this.run(workspaceId, group, actorId, {
-          ...options,
-          onProgress: ({ done }) => {
-            const overall = finishedBefore + done;
-            const milestone = Math.floor((overall * MILESTONES) / total);
+      client = await this.deps.cdn.clientFor(job.workspaceId);
+    } catch (error) {
+      // The key was removed (or the workspace uninstalled) since: nothing more is sent.
+      await view.finished({ runs: [], actorId: payload.actorId, error });
+      return 'done';
+    }
+    const showProgress = steps.length >= PROGRESS_MIN_REQUESTS;
+    let reached = Math.floor((done * MILESTONES) / total);
+    let updates: Promise<void> = Promise.resolve();
+    const limit = pLimit(client.purgeConcurrency);
+    await Promise.all(
+      steps
+        .filter((step) => step.result === undefined)
+        .map((step) =>
+          limit(async () => {
+            // Stopping: the batches under way finish; no new one starts.
+            if (context.stopping.aborted || context.lost.aborted) return;
+            const zone = payload.groups[step.input.group]?.zone;
+            if (!zone) throw new Error(`purge job ${job.id}: step ${step.idx} has no zone`);
+            const result = await this.#send(client, zone.id, step.input, context.lost);
+            await context.completeStep(step.idx, result);
+            step.result = result;
+            done += step.input.items.length;
+            const milestone = Math.floor((done * MILESTONES) / total);
             if (!showProgress || milestone <= reached || milestone >= MILESTONES) return;
             reached = milestone;
-            // Updates run one after another, and a failed update never stops the purge.
-            updates = updates
-              .then(() => view.progressed(status(overall)))
-              .catch(this.deps.onViewError);
-          },
-        });
-        finishedBefore += group.files.length + group.tags.length;
-        runs.push(run);
-      }
-    } catch (error) {
-      await updates;
-      await view.finished({ runs, actorId, error });
-      return runs;
-    }
+            updates = updates.then(() => view.progressed(status())).catch(this.deps.onViewError);
+          }),
+        ),
+    );
     await updates;
-    await view.finished({ runs, actorId });
-    return runs;
+    if (steps.some((step) => step.result === undefined)) {
+      await view.paused(status()).catch(this.deps.onViewError);
+      return 'paused';
+    }
+    const runs = await this.#record(job, steps);
+    await view.finished({ runs, actorId: payload.actorId });
+    await saving;
+    return 'done';
   }
 
-  /** One zone's purge: recorded, sent in batches, recorded again, audited. */
-  async run(
-    workspaceId: string,
-    group: PurgeGroup,
-    actorId: string,
-    options: { onProgress?: (progress: PurgeProgress) => void; retryOf?: string } = {},
-  ): Promise<PurgeRun> {
+  /** One batch; a CDN refusal is its result, anything else (an abort) ends the attempt. */
+  async #send(
+    client: Awaited<ReturnType<CdnAccess['clientFor']>>,
+    zoneId: string,
+    batch: PurgeBatch,
+    signal: AbortSignal,
+  ): Promise<StepResult> {
+    try {
+      const { purgeId } = await client.sendPurgeBatch(zoneId, batch, { signal });
+      return purgeId === undefined ? { ok: true } : { ok: true, purgeId };
+    } catch (error) {
+      if (!isCdnError(error)) throw error;
+      return {
+        ok: false,
+        error: {
+          code: error.code,
+          message: error.message,
+          ...(error.requestId ? { requestId: error.requestId } : {}),
+        },
+      };
+    }
+  }
+
+  /** Each zone's purge record and audit entry, written once however often this runs. */
+  async #record(
+    job: JobContext<PurgeJobPayload, PurgeCheckpoint>['job'],
+    steps: Array<{ input: PurgeStep; result: StepResult | undefined }>,
+  ): Promise<PurgeRun[]> {
     const { store } = this.deps;
-    const client = await this.deps.cdn.clientFor(workspaceId);
-    const job = await store.purges.create({
-      workspaceId,
-      zoneId: group.zone.id,
-      zoneName: group.zone.name,
-      actorId,
-      fileCount: group.files.length,
-      tagCount: group.tags.length,
-      ...(options.retryOf ? { retryOf: options.retryOf } : {}),
-    });
-    const report = await client.purge(
-      group.zone.id,
-      { files: group.files, tags: group.tags },
-      options.onProgress ? { onProgress: options.onProgress } : {},
-    );
-    const finished =
-      (await store.purges.finish(job, { failed: report.failed, purgeIds: report.purgeIds })) ?? job;
-    const failedCount = report.failed.files.length + report.failed.tags.length;
-    const errors = [...new Set(report.results.flatMap((r) => (r.ok ? [] : [r.error.code])))];
-    await store.audit.record({
-      workspaceId,
-      actorId,
-      action:
-        group.tags.length === 0
-          ? 'purge.urls'
-          : group.files.length === 0
-            ? 'purge.tags'
-            : 'purge.urls_tags',
-      zoneId: group.zone.id,
-      zoneName: group.zone.name,
-      outcome: finished.status === 'succeeded' ? 'ok' : finished.status,
-      detail: {
-        files: group.files.length,
-        tags: group.tags.length,
-        failed: failedCount,
-        requests: report.results.length,
-        purgeIds: report.purgeIds.slice(0, 20),
-        job: job.id,
-        ...(errors.length > 0 ? { errors } : {}),
-        ...(options.retryOf ? { retryOf: options.retryOf } : {}),
-      },
-    });
-    return { job: finished, report };
+    const { payload } = job;
+    const runs: PurgeRun[] = [];
+    for (const [index, group] of payload.groups.entries()) {
+      const results: PurgeBatchResult[] = steps
+        .filter((step) => step.input.group === index)
+        .map(({ input, result }) => {
+          const batch: PurgeBatch = { kind: input.kind, items: input.items };
+          if (result?.ok)
+            return { ...batch, ok: true, ...(result.purgeId ? { purgeId: result.purgeId } : {}) };
+          const error = result?.error;
+          return {
+            ...batch,
+            ok: false,
+            error: new CdnError(
+              error?.code ?? 'unexpected_response',
+              error?.message ?? 'no result',
+              {
+                ...(error?.requestId ? { requestId: error.requestId } : {}),
+              },
+            ),
+          };
+        });
+      const report = reportOf(results);
+      const record = await store.purges.record({
+        id: `${job.id}-${index}`,
+        workspaceId: job.workspaceId,
+        zoneId: group.zone.id,
+        zoneName: group.zone.name,
+        actorId: payload.actorId,
+        fileCount: group.files,
+        tagCount: group.tags,
+        failed: report.failed,
+        purgeIds: report.purgeIds,
+        ...(payload.retryOf ? { retryOf: payload.retryOf } : {}),
+      });
+      const failedCount = report.failed.files.length + report.failed.tags.length;
+      const errors = [...new Set(results.flatMap((r) => (r.ok ? [] : [r.error.code])))];
+      await store.audit.record({
+        key: `purge:${record.id}`,
+        workspaceId: job.workspaceId,
+        actorId: payload.actorId,
+        action:
+          group.tags === 0 ? 'purge.urls' : group.files === 0 ? 'purge.tags' : 'purge.urls_tags',
+        zoneId: group.zone.id,
+        zoneName: group.zone.name,
+        outcome: record.status === 'succeeded' ? 'ok' : record.status,
+        detail: {
+          files: group.files,
+          tags: group.tags,
+          failed: failedCount,
+          requests: results.length,
+          purgeIds: report.purgeIds.slice(0, 20),
+          job: record.id,
+          ...(errors.length > 0 ? { errors } : {}),
+          ...(payload.retryOf ? { retryOf: payload.retryOf } : {}),
+        },
+      });
+      runs.push({ job: record, report });
+    }
+    return runs;
   }
 
   /** What failed in an earlier purge of this workspace, as a group to send again. */

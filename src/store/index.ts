@@ -69,7 +69,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     approvals: new ApprovalRepository(db, clock, options.newId),
     schedules: new ScheduleRepository(db, clock, options.newId),
     audit: new AuditLogRepository(db, clock),
-    purges: new PurgeRepository(db, clock, options.newId),
+    purges: new PurgeRepository(db, clock),
     changeCounters: new ChangeCounterRepository(db),
     jobs: new JobRepository(db, dialect, clock, options.newId),
     seenRequests: new SeenRequestRepository(db, clock),

@@ -248,7 +248,18 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
 // biome-ignore lint/suspicious/noExplicitAny: the migrator works below the typed schema.
 export async function migrate(db: Kysely<any>, dialect: SqlDialect): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
-  const migrator = new Migrator({ db, provider });
+  // Kysely looks for its own tables in every schema unless told which: a database shared by
+  // several schemas (one per tenant, or per test) would make it skip creating them in this one.
+  const schema =
+    dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]
+          ?.schema
+      : undefined;
+  const migrator = new Migrator({
+    db,
+    provider,
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   for (let attempt = 1; ; attempt++) {
     const { error, results } = await migrator.migrateToLatest();
     if (!error) {

@@ -1,6 +1,5 @@
-// Repository: URL and tag purges, so a partial failure can be retried from a button, even later.
+// Repository: finished URL and tag purges, so a partial failure can be retried from a button, even later.
 // Only counts and the failed items are kept: a purge can name ten thousand URLs.
-import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database, PurgeStatus, PurgesTable } from './schema.js';
@@ -24,7 +23,15 @@ export interface PurgeJob {
 
 export type NewPurgeJob = Pick<
   PurgeJob,
-  'workspaceId' | 'zoneId' | 'zoneName' | 'actorId' | 'fileCount' | 'tagCount'
+  | 'id'
+  | 'workspaceId'
+  | 'zoneId'
+  | 'zoneName'
+  | 'actorId'
+  | 'fileCount'
+  | 'tagCount'
+  | 'failed'
+  | 'purgeIds'
 > & {
   retryOf?: string;
 };
@@ -33,56 +40,37 @@ export class PurgeRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
-    private readonly newId: () => string = randomUUID,
   ) {}
 
-  async create(input: NewPurgeJob): Promise<PurgeJob> {
+  /**
+   * Records a finished purge under `id` (the job's, so a resumed job records the same one): the
+   * first write stays, a second changes nothing. Returns the record as stored.
+   */
+  async record(input: NewPurgeJob): Promise<PurgeJob> {
+    const failedCount = input.failed.files.length + input.failed.tags.length;
+    const total = input.fileCount + input.tagCount;
     const row: Selectable<PurgesTable> = {
-      id: this.newId(),
+      id: input.id,
       workspace_id: input.workspaceId,
       zone_id: input.zoneId,
       zone_name: input.zoneName,
       actor_id: input.actorId,
       file_count: input.fileCount,
       tag_count: input.tagCount,
-      status: 'running',
-      failed_files: null,
-      failed_tags: null,
-      purge_ids: null,
+      status: failedCount === 0 ? 'succeeded' : failedCount === total ? 'failed' : 'partial',
+      failed_files: JSON.stringify(input.failed.files),
+      failed_tags: JSON.stringify(input.failed.tags),
+      purge_ids: JSON.stringify(input.purgeIds),
       retry_of: input.retryOf ?? null,
       created_at: this.clock.now(),
-      finished_at: null,
+      finished_at: this.clock.now(),
     };
-    await this.db.insertInto('purges').values(row).execute();
-    return toJob(row);
-  }
-
-  /** Closes a running job with its outcome; undefined if it was already closed. */
-  async finish(
-    job: PurgeJob,
-    result: { failed: { files: string[]; tags: string[] }; purgeIds: string[] },
-  ): Promise<PurgeJob | undefined> {
-    const failedCount = result.failed.files.length + result.failed.tags.length;
-    const total = job.fileCount + job.tagCount;
-    const status: PurgeStatus =
-      failedCount === 0 ? 'succeeded' : failedCount === total ? 'failed' : 'partial';
-    const finishedAt = this.clock.now();
-    const updated = await this.db
-      .updateTable('purges')
-      .set({
-        status,
-        failed_files: JSON.stringify(result.failed.files),
-        failed_tags: JSON.stringify(result.failed.tags),
-        purge_ids: JSON.stringify(result.purgeIds),
-        finished_at: finishedAt,
-      })
-      .where('id', '=', job.id)
-      .where('status', '=', 'running')
-      .executeTakeFirst();
-    // Built from what is known rather than read back: a job can hold ten thousand URLs.
-    return updated.numUpdatedRows > 0n
-      ? { ...job, status, failed: result.failed, purgeIds: result.purgeIds, finishedAt }
-      : undefined;
+    await this.db
+      .insertInto('purges')
+      .values(row)
+      .onConflict((c) => c.column('id').doNothing())
+      .execute();
+    return (await this.get(input.id)) ?? toJob(row);
   }
 
   async get(id: string): Promise<PurgeJob | undefined> {

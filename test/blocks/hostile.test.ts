@@ -275,6 +275,16 @@ const CASES: Record<string, () => unknown[]> = {
       total: 2,
     }),
   ],
+  purgePausedMessage: () => [
+    purgeBlocks.purgePausedMessage({
+      zoneNames: [H],
+      files: 1,
+      tags: 1,
+      actorId: 'U1',
+      done: 1,
+      total: 2,
+    }),
+  ],
   purgeResultMessage: () => [
     purgeBlocks.purgeResultMessage([run(false), run(true)], 'U1'),
     purgeBlocks.purgeResultMessage(

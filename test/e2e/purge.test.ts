@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PURGE_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
-import type { MessageTarget } from '../../src/slack/message-target.js';
-import { purgeMessages } from '../../src/slack/purge-progress.js';
 import { CHANNEL, MEMBER, startHarness, textOf, viewIdOf } from './harness.js';
 
 const urls = (count: number, host = 'example.com') =>
@@ -120,49 +118,47 @@ describe('/cdn purge with URLs and tags', () => {
   it('updates one message with progress, then the result', async () => {
     const h = await startHarness();
     await h.login();
-    const zone = await h.deps.zones.resolve(h.workspaceId, 'example.com');
-    const seen: Array<['post' | 'replace', string]> = [];
-    const target: MessageTarget = {
-      post: async (message) => void seen.push(['post', message.text]),
-      replace: async (message) => void seen.push(['replace', message.text]),
-    };
-    const view = purgeMessages(target, h.deps.logger);
-    await h.deps.purges.execute(
-      h.workspaceId,
-      [{ zone, files: urls(300), tags: [] }],
-      MEMBER,
-      view,
-    );
-    expect(seen).toEqual([
-      ['post', 'Purging: 0/300'],
-      ['replace', 'Purging: 120/300'],
-      ['replace', 'Purging: 210/300'],
-      ['replace', 'Purged 300 items on example.com'],
+    // Every version of the message, as Slack shows it after each post or edit.
+    const seen: string[] = [];
+    h.slack.on('response', (message) => seen.push(`${message.via} ${message.text}`));
+    await h.command(`purge example.com ${urls(300).join(' ')}`);
+    await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false);
+    // One message, edited in place through the command's response_url.
+    const texts = seen.map((line) => line.replace(/^response_url /, ''));
+    expect(texts).toEqual([
+      'Purging: 0/300',
+      expect.stringMatching(/^Purging: 1\d\d\/300$/),
+      expect.stringMatching(/^Purging: 2\d\d\/300$/),
+      'Purged 300 items on example.com',
     ]);
   });
 
-  it('never leaves "Purging…" in the channel when the run fails', async () => {
+  it('never leaves "Purging…" in the channel: a purge that keeps failing ends, retryable', async () => {
     const h = await startHarness();
     await h.login();
-    const zone = await h.deps.zones.resolve(h.workspaceId, 'example.com');
-    const seen: Array<['post' | 'replace', string]> = [];
-    const target: MessageTarget = {
-      post: async (message) => void seen.push(['post', message.text]),
-      replace: async (message) => void seen.push(['replace', message.text]),
+    // Every attempt fails after the first batch: the database refuses the second checkpoint.
+    const completeStep = h.store.jobs.completeStep.bind(h.store.jobs);
+    let writes = 0;
+    h.store.jobs.completeStep = async (...args) => {
+      if (++writes > 1) throw new Error('database unavailable');
+      return completeStep(...args);
     };
-    h.deps.purges.run = async () => {
-      throw new Error('database unavailable');
-    };
-    const view = purgeMessages(target, h.deps.logger);
-    await h.deps.purges.execute(h.workspaceId, [{ zone, files: urls(3), tags: [] }], MEMBER, view);
-    expect(seen).toEqual([
-      ['post', 'Purging: 0/3'],
-      ['replace', expect.stringMatching(/^Something went wrong on our side \(ref `[0-9a-f]{6}`\)/)],
-    ]);
-    // The ref the user sees is the one on the error's log line.
-    const ref = /ref `([0-9a-f]{6})`/.exec(seen[1]?.[1] ?? '')?.[1];
-    const line = h.logs.lines.map((l) => JSON.parse(l)).find((l) => l.ref === ref);
-    expect(line).toMatchObject({ level: 50, msg: 'unexpected error', where: 'purge' });
+    await h.command(`purge example.com ${urls(200).join(' ')}`);
+    await h.slack.waitForMessages((m) => m.text === 'Purging: 0/200');
+    // Each retry waits longer (on the test's clock); after the fifth the purge is given up.
+    for (let attempt = 0; attempt < 6; attempt++) {
+      h.clock.advance(70_000);
+      await h.deps.runner.settled();
+    }
+    // The first batch went out; the others were never sent and can be retried from the button.
+    const [final] = await h.slack.waitForMessages(
+      (m) => m.text === 'Purge on example.com: 170 of 200 failed',
+    );
+    expect(textOf(final?.blocks)).toContain('Retry the 170 that failed');
+    const [job] = await h.store.db.selectFrom('jobs').selectAll().execute();
+    expect(job).toMatchObject({ state: 'failed', error: 'too many attempts' });
+    const [audit] = await h.store.audit.recent(h.workspaceId);
+    expect(audit).toMatchObject({ action: 'purge.urls', outcome: 'partial' });
   });
 
   it('purges from the form, with the zone picked', async () => {

@@ -1,55 +1,54 @@
 import { describe, expect, it } from 'vitest';
 import { BACKENDS, testStore } from '../helpers/store.js';
 
+const base = {
+  workspaceId: 'T1',
+  zoneId: 'z1',
+  zoneName: 'example.com',
+  actorId: 'U1',
+  fileCount: 95,
+  tagCount: 2,
+  failed: { files: [], tags: [] },
+  purgeIds: [],
+};
+
 for (const { backend, skip } of BACKENDS) {
-  describe.skipIf(skip)(`purge jobs on ${backend}`, () => {
-    it('keeps counts and what failed, and is finished once', async () => {
+  describe.skipIf(skip)(`purge records on ${backend}`, () => {
+    it('keeps counts and what failed, and the first record of an id stays', async () => {
       const { store, clock } = await testStore(backend);
-      const job = await store.purges.create({
-        workspaceId: 'T1',
-        zoneId: 'z1',
-        zoneName: 'example.com',
-        actorId: 'U1',
-        fileCount: 95,
-        tagCount: 2,
-      });
-      expect(job).toMatchObject({ status: 'running', fileCount: 95, tagCount: 2, retryOf: null });
-      clock.advance(1_000);
       const failed = { files: ['https://example.com/a', 'https://example.com/b'], tags: [] };
-      const finished = await store.purges.finish(job, { failed, purgeIds: ['p1', 'p2'] });
-      expect(finished).toMatchObject({
+      const recorded = await store.purges.record({
+        ...base,
+        id: 'job-1-0',
+        failed,
+        purgeIds: ['p1', 'p2'],
+      });
+      expect(recorded).toMatchObject({
+        id: 'job-1-0',
         status: 'partial',
         failed,
         purgeIds: ['p1', 'p2'],
+        retryOf: null,
         finishedAt: clock.now(),
       });
-      expect(await store.purges.get(job.id)).toEqual(finished);
-      expect(
-        await store.purges.finish(job, { failed: { files: [], tags: [] }, purgeIds: [] }),
-      ).toBeUndefined();
+      // A resumed job records again: nothing changes.
+      clock.advance(1_000);
+      const again = await store.purges.record({ ...base, id: 'job-1-0' });
+      expect(again).toEqual(recorded);
+      expect(await store.purges.get('job-1-0')).toEqual(recorded);
     });
 
-    it('calls a job that failed whole "failed", and one with no failure "succeeded"', async () => {
+    it('calls a purge that failed whole "failed", and one with no failure "succeeded"', async () => {
       const { store } = await testStore(backend);
-      const base = {
-        workspaceId: 'T1',
-        zoneId: 'z1',
-        zoneName: 'e.com',
-        actorId: 'U1',
-        fileCount: 1,
-        tagCount: 1,
-      };
-      const all = await store.purges.create(base);
-      const none = await store.purges.create({ ...base, retryOf: all.id });
-      expect(
-        (await store.purges.finish(all, { failed: { files: ['u'], tags: ['t'] }, purgeIds: [] }))
-          ?.status,
-      ).toBe('failed');
-      expect(
-        (await store.purges.finish(none, { failed: { files: [], tags: [] }, purgeIds: [] }))
-          ?.status,
-      ).toBe('succeeded');
-      expect((await store.purges.get(none.id))?.retryOf).toBe(all.id);
+      const small = { ...base, fileCount: 1, tagCount: 1 };
+      const all = await store.purges.record({
+        ...small,
+        id: 'a',
+        failed: { files: ['u'], tags: ['t'] },
+      });
+      const none = await store.purges.record({ ...small, id: 'b', retryOf: all.id });
+      expect([all.status, none.status]).toEqual(['failed', 'succeeded']);
+      expect((await store.purges.get('b'))?.retryOf).toBe('a');
     });
   });
 }

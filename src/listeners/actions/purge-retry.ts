@@ -1,23 +1,26 @@
 // "Retry the N that failed": sends just the failed items of that purge again, in a new message
 // (the original stays as the record of what failed first).
 import type { AppDeps } from '../../deps.js';
-import { respondTarget } from '../../slack/message-target.js';
-import { purgeMessages } from '../../slack/purge-progress.js';
+import { replyTo } from '../commands/context.js';
 import { type ButtonArgs, callerOf } from '../context.js';
 
 export function purgeRetry(deps: AppDeps) {
-  return async ({ ack, action, respond, context }: ButtonArgs) => {
+  return async ({ ack, action, body, context }: ButtonArgs) => {
     await ack();
     const caller = callerOf(context);
     await deps.access.requireOperator(caller, 'purge');
     const jobId = action.value ?? '';
     const group = await deps.purges.retryGroup(caller.workspaceId, jobId);
     await deps.flood.take(caller.workspaceId, caller.userId);
-    await deps.purges.execute(
+    const origin = {
+      ...(body.response_url ? { responseUrl: body.response_url } : {}),
+      ...(body.channel?.id ? { channelId: body.channel.id } : {}),
+    };
+    await deps.purges.start(
       caller.workspaceId,
       [group],
       caller.userId,
-      purgeMessages(respondTarget(respond, 'in_channel'), deps.logger),
+      replyTo(origin, caller.userId, deps.clock.now()),
       { retryOf: jobId },
     );
   };

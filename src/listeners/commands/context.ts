@@ -3,6 +3,7 @@ import type { RespondFn, SlashCommand } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { AppDeps } from '../../deps.js';
 import type { Caller } from '../../services/access.js';
+import type { ReplyTo } from '../../services/reply.js';
 
 export interface SubcommandContext {
   deps: AppDeps;
@@ -31,6 +32,25 @@ export function encodeOrigin(origin: ModalOrigin): string {
 /** The origin of a command: its channel and response_url. */
 export function commandOrigin(command: SlashCommand): ModalOrigin {
   return { channelId: command.channel_id, responseUrl: command.response_url };
+}
+
+/**
+ * Where the answer to work outliving this request goes: the origin's response_url and channel
+ * (issued now), or the user's DM when there is neither.
+ */
+export function replyTo(
+  origin: ModalOrigin,
+  userId: string,
+  now: number,
+  visibility: ReplyTo['visibility'] = 'in_channel',
+): ReplyTo {
+  return {
+    userId,
+    issuedAt: now,
+    visibility,
+    ...(origin.channelId ? { channelId: origin.channelId } : {}),
+    ...(origin.responseUrl ? { responseUrl: origin.responseUrl } : {}),
+  };
 }
 
 export function decodeOrigin(metadata: string | undefined): ModalOrigin {

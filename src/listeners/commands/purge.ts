@@ -2,9 +2,7 @@
 import { noticeMessage } from '../../blocks/errors.js';
 import { purgeEverythingModal, purgeFormModal, purgeRefusedMessage } from '../../blocks/purge.js';
 import { parsePurgeArgs } from '../../services/purge-targets.js';
-import { respondTarget } from '../../slack/message-target.js';
-import { purgeMessages } from '../../slack/purge-progress.js';
-import { commandOrigin, encodeOrigin, type SubcommandHandler } from './context.js';
+import { commandOrigin, encodeOrigin, replyTo, type SubcommandHandler } from './context.js';
 
 const USAGE =
   'Usage: `/cdn purge <zone> <url>…`, `/cdn purge <url>…`, `/cdn purge <zone> tag:<tag>…`, `/cdn purge <zone> everything`, or `/cdn purge` for a form.';
@@ -44,10 +42,10 @@ export const purge: SubcommandHandler = async (context) => {
     return;
   }
   await deps.flood.take(caller.workspaceId, caller.userId);
-  await deps.purges.execute(
+  await deps.purges.start(
     caller.workspaceId,
     plan.groups,
     caller.userId,
-    purgeMessages(respondTarget(respond, 'in_channel'), deps.logger),
+    replyTo(origin, caller.userId, deps.clock.now()),
   );
 };

@@ -7,9 +7,7 @@ import { truncate } from '../../blocks/text.js';
 import type { AppDeps } from '../../deps.js';
 import { splitItems } from '../../services/purge-targets.js';
 import type { Zone } from '../../services/zones.js';
-import { originTarget } from '../../slack/message-target.js';
-import { purgeMessages } from '../../slack/purge-progress.js';
-import { decodeOrigin, encodeOrigin } from '../commands/context.js';
+import { decodeOrigin, encodeOrigin, replyTo } from '../commands/context.js';
 import { callerOf, type SubmitArgs } from '../context.js';
 
 export function purgeFormSubmit(deps: AppDeps) {
@@ -61,11 +59,11 @@ export function purgeFormSubmit(deps: AppDeps) {
       return inline(PURGE_IDS.itemsBlock, errorText(error));
     }
     await ack();
-    await deps.purges.execute(
+    await deps.purges.start(
       caller.workspaceId,
       plan.groups,
       caller.userId,
-      purgeMessages(originTarget(client, origin, caller.userId), deps.logger),
+      replyTo(origin, caller.userId, deps.clock.now()),
     );
   };
 }

@@ -1,0 +1,119 @@
+// A message that outlives the request and the process that started it: edited through the
+// request's response_url while Slack still takes it (30 minutes, 5 uses), otherwise through
+// chat.update of a bot message whose channel and ts were stored, otherwise posted anew in the
+// channel, or as a DM to the requester when the bot cannot post there. Its state is saved after
+// every change, so the job that owns it can carry it across a restart.
+import type { WebClient } from '@slack/web-api';
+import type { Message } from '../blocks/message.js';
+import type { Clock } from '../clock.js';
+import type { ReplyTo } from '../services/reply.js';
+import type { MessageTarget } from './message-target.js';
+import { postToResponseUrl } from './respond.js';
+import { slackErrorCode } from './web-api-errors.js';
+
+/** Slack's limits on a response_url, less a margin for the request in flight. */
+const RESPONSE_URL_USES = 5;
+const RESPONSE_URL_LIFETIME_MS = 30 * 60_000 - 60_000;
+
+export interface DurableMessageState {
+  /** Uses of the response_url so far; 5 (or a refusal) means it is spent. */
+  uses?: number;
+  /** The bot message standing for this one, once it had to post one. */
+  posted?: { channel: string; ts: string };
+}
+
+export interface DurableMessageOptions {
+  client: WebClient;
+  /** The workspace's bot token (the job runs outside any request). */
+  token: () => Promise<string>;
+  replyTo: ReplyTo;
+  state: DurableMessageState;
+  save: (state: DurableMessageState) => Promise<void>;
+  clock: Clock;
+}
+
+export class DurableMessage implements MessageTarget {
+  readonly #options: DurableMessageOptions;
+  #state: DurableMessageState;
+
+  constructor(options: DurableMessageOptions) {
+    this.#options = options;
+    this.#state = { ...options.state };
+  }
+
+  async post(message: Message): Promise<void> {
+    if (await this.#viaResponseUrl(message, false)) return;
+    await this.#postNew(message);
+  }
+
+  async replace(message: Message): Promise<void> {
+    const posted = this.#state.posted;
+    if (posted) {
+      try {
+        const token = await this.#options.token();
+        await this.#options.client.chat.update({ token, ...posted, ...message });
+        return;
+      } catch (error) {
+        // Deleted meanwhile, or not ours to edit: say it anew rather than not at all.
+        if (!['message_not_found', 'cant_update_message'].includes(slackErrorCode(error) ?? ''))
+          throw error;
+      }
+    } else if (await this.#viaResponseUrl(message, true)) return;
+    await this.#postNew(message);
+  }
+
+  /** True when Slack took the message through the response_url. */
+  async #viaResponseUrl(message: Message, replace: boolean): Promise<boolean> {
+    const { replyTo, clock } = this.#options;
+    const uses = this.#state.uses ?? 0;
+    const fresh = clock.now() - replyTo.issuedAt < RESPONSE_URL_LIFETIME_MS;
+    if (!replyTo.responseUrl || uses >= RESPONSE_URL_USES || !fresh) return false;
+    // Counted before the call: a use whose answer was lost still counts against the five.
+    await this.#save({ ...this.#state, uses: uses + 1 });
+    try {
+      await postToResponseUrl(replyTo.responseUrl, {
+        response_type: replyTo.visibility,
+        ...(replace ? { replace_original: true } : {}),
+        ...message,
+      });
+      return true;
+    } catch {
+      // Expired, used up, or never valid: the bot message path takes over for good.
+      await this.#save({ ...this.#state, uses: RESPONSE_URL_USES });
+      return false;
+    }
+  }
+
+  /** A new bot message in the channel (or the requester's DM), remembered for later edits. */
+  async #postNew(message: Message): Promise<void> {
+    const { client, replyTo } = this.#options;
+    const token = await this.#options.token();
+    const post = async (channel: string) => {
+      const result = await client.chat.postMessage({ token, channel, ...message });
+      await this.#save({
+        ...this.#state,
+        posted: { channel: result.channel ?? channel, ts: result.ts ?? '' },
+      });
+    };
+    // An ephemeral answer is the requester's alone: it goes to their DM, never to the channel.
+    if (replyTo.channelId && replyTo.visibility === 'in_channel') {
+      try {
+        await post(replyTo.channelId);
+        return;
+      } catch (error) {
+        if (
+          !['not_in_channel', 'channel_not_found', 'is_archived'].includes(
+            slackErrorCode(error) ?? '',
+          )
+        )
+          throw error;
+      }
+    }
+    await post(replyTo.userId);
+  }
+
+  async #save(state: DurableMessageState): Promise<void> {
+    this.#state = state;
+    await this.#options.save(state);
+  }
+}
