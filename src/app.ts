@@ -21,6 +21,7 @@ import { DailyReportService } from './services/daily-report.js';
 import { FloodControl } from './services/flood.js';
 import { PURGE_JOB, PurgeService } from './services/purge.js';
 import { RateLimitService } from './services/ratelimit.js';
+import { ReplayGuard } from './services/replays.js';
 import { ReportScheduleService } from './services/report-schedules.js';
 import { UninstallService } from './services/uninstall.js';
 import { WorkspaceConfigService } from './services/workspace-config.js';
@@ -120,6 +121,7 @@ export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps 
     credentials: new CredentialService({ store, cdn, egress, access, zones }),
     flood,
     purges,
+    replays: new ReplayGuard(store.seenRequests, () => clock.now()),
     ratelimit: new RateLimitService({ cdn, audit: store.audit, access, zones, flood }),
     reports: new DailyReportService(cdn, store, renderer),
     schedules: new ReportScheduleService({ ...store, access, zones, clock }),

@@ -11,6 +11,7 @@ import type { DailyReportService } from './services/daily-report.js';
 import type { FloodControl } from './services/flood.js';
 import type { PurgeService } from './services/purge.js';
 import type { RateLimitService } from './services/ratelimit.js';
+import type { ReplayGuard } from './services/replays.js';
 import type { ReportScheduleService } from './services/report-schedules.js';
 import type { UninstallService } from './services/uninstall.js';
 import type { WorkspaceConfigService } from './services/workspace-config.js';
@@ -28,6 +29,8 @@ export interface AppDeps {
   flood: FloodControl;
   purges: PurgeService;
   ratelimit: RateLimitService;
+  /** Each Slack delivery runs once, however often it arrives. */
+  replays: ReplayGuard;
   /** Building daily reports (the scheduler in src/jobs posts them). */
   reports: DailyReportService;
   schedules: ReportScheduleService;

@@ -9,15 +9,17 @@ import { errorPolicy } from './error-policy.js';
 import * as events from './events/index.js';
 import * as options from './options/index.js';
 import { payloadGuard } from './payload-guard.js';
+import { replayGuard } from './replay-guard.js';
 import * as shortcuts from './shortcuts/index.js';
 import * as views from './views/index.js';
 
 export function registerListeners(app: App, deps: AppDeps, groups: GroupMembersCache): void {
   // Order matters: hand-made payloads are dropped first; then every request gets its workspace
-  // context, and the error policy wraps everything after it.
+  // context, the error policy wraps everything after it, and a repeated delivery stops there.
   app.use(payloadGuard(deps.logger));
   app.use(requestContext(groups));
   app.use(errorPolicy(deps.logger));
+  app.use(replayGuard(deps.replays, deps.logger));
   commands.register(app, deps);
   actions.register(app, deps);
   views.register(app, deps);

@@ -76,6 +76,8 @@ export interface Harness {
   ): Promise<SignedResult>;
   suggest(actionId: string, value: string, options?: { user?: string }): Promise<SignedResult>;
   event(event: Record<string, unknown>): Promise<SignedResult>;
+  /** POSTs the last body again, exactly, freshly signed: a Slack retry or a captured replay. */
+  replayLast(): Promise<SignedResult>;
   /** POSTs a body to /slack/events, signed unless told otherwise. */
   post(
     body: string,
@@ -190,7 +192,9 @@ export async function startHarness(
     }),
   });
 
+  let last: { body: string; contentType: string } | undefined;
   const post: Harness['post'] = async (body, contentType, signing = {}) => {
+    last = { body, contentType };
     const timestamp = signing.timestamp ?? Math.floor(Date.now() / 1000);
     const response = await fetch(`${current.url}/slack/events`, {
       method: 'POST',
@@ -269,6 +273,10 @@ export async function startHarness(
       return post(JSON.stringify(payloads.eventCallback(event)), 'application/json');
     },
     post,
+    replayLast() {
+      if (!last) throw new Error('nothing was posted yet');
+      return post(last.body, last.contentType);
+    },
   };
 }
 

@@ -1,0 +1,60 @@
+// The same delivery twice (Slack's retries, or a captured request replayed inside the signature
+// window) runs once: the repeat is acknowledged with an empty answer and goes no further.
+import { createHash } from 'node:crypto';
+import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
+import type { Logger } from '../logger.js';
+import type { ReplayGuard } from '../services/replays.js';
+
+type Body = {
+  type?: string;
+  command?: string;
+  trigger_id?: string;
+  event_id?: string;
+  user?: { id?: string };
+  view?: { id?: string; hash?: string; state?: unknown };
+  actions?: Array<{ action_id?: string; action_ts?: string }>;
+};
+
+/** What makes a delivery the same delivery; none for what is safe to run twice (options). */
+export function deliveryKey(body: Body): string | undefined {
+  if (body.command && body.trigger_id) return `command:${body.trigger_id}`;
+  switch (body.type) {
+    case 'shortcut':
+    case 'message_action':
+      return body.trigger_id ? `shortcut:${body.trigger_id}` : undefined;
+    case 'view_submission':
+      // With what was typed: a form refused inline and corrected is sent again, rightly.
+      return body.view?.id
+        ? `view:${body.view.id}:${body.view.hash ?? ''}:${body.user?.id ?? ''}:${digest(body.view.state)}`
+        : undefined;
+    case 'block_actions': {
+      const action = body.actions?.[0];
+      return action?.action_ts
+        ? `action:${action.action_ts}:${action.action_id ?? ''}:${body.user?.id ?? ''}`
+        : undefined;
+    }
+    case 'event_callback':
+      return body.event_id ? `event:${body.event_id}` : undefined;
+    default:
+      return undefined;
+  }
+}
+
+function digest(value: unknown): string {
+  return createHash('sha256')
+    .update(JSON.stringify(value ?? null))
+    .digest('base64url')
+    .slice(0, 22);
+}
+
+export function replayGuard(guard: ReplayGuard, logger: Logger): Middleware<AnyMiddlewareArgs> {
+  return async (args) => {
+    const key = deliveryKey(args.body as Body);
+    if (key === undefined || (await guard.first(key))) {
+      await args.next();
+      return;
+    }
+    logger.info({ delivery: key.split(':')[0] }, 'repeated delivery acknowledged, not run');
+    if ('ack' in args && typeof args.ack === 'function') await (args.ack as () => Promise<void>)();
+  };
+}
