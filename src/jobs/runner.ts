@@ -75,6 +75,8 @@ export class JobRunner {
   #nap = new AbortController();
   /** Set when there may be work the loop has not looked for yet. */
   #kicked = false;
+  /** The claiming under way, shared: two claimers at once would overrun the kinds' limits. */
+  #filling: Promise<void> | undefined;
 
   constructor(options: JobRunnerOptions) {
     this.#options = options;
@@ -113,7 +115,7 @@ export class JobRunner {
    */
   async settled(): Promise<void> {
     for (;;) {
-      if (!this.#draining) await this.#fill();
+      if (!this.#draining) await this.#fillOnce();
       const running = [...this.#running.values()].map((entry) => entry.done);
       if (running.length === 0) return;
       await Promise.all(running);
@@ -150,7 +152,9 @@ export class JobRunner {
     for (const entry of this.#running.values()) {
       entry.lost.abort();
       await this.#options.jobs
-        .release(entry.job.id, this.owner, this.#options.clock.now(), 'interrupted by a stop')
+        .release(entry.job.id, this.owner, this.#options.clock.now(), {
+          error: 'interrupted by a stop',
+        })
         .catch(() => undefined);
     }
   }
@@ -158,7 +162,7 @@ export class JobRunner {
   async #run(): Promise<void> {
     while (!this.#draining) {
       this.#kicked = false;
-      await this.#fill().catch((error: unknown) =>
+      await this.#fillOnce().catch((error: unknown) =>
         this.#options.logger.error({ err: error }, 'job queue not read'),
       );
       if (this.#draining) return;
@@ -166,6 +170,15 @@ export class JobRunner {
       this.#nap = new AbortController();
       await delay(this.#pollMs, undefined, { signal: this.#nap.signal }).catch(() => undefined);
     }
+  }
+
+  /** Claims as `#fill` does, or joins the claiming already under way (then looks again). */
+  async #fillOnce(): Promise<void> {
+    while (this.#filling) await this.#filling.catch(() => undefined);
+    this.#filling = this.#fill().finally(() => {
+      this.#filling = undefined;
+    });
+    await this.#filling;
   }
 
   /** Claims jobs while this process has room for their kinds. */
@@ -221,10 +234,7 @@ export class JobRunner {
         job.checkpoint = next as Record<string, unknown>;
       },
       steps: () => jobs.steps(job.id),
-      completeStep: async (idx, result) => {
-        if (lost.signal.aborted) throw new LeaseLostError(`job ${job.id} lease lost`);
-        await jobs.completeStep(job.id, idx, result);
-      },
+      completeStep: (idx, result) => held(jobs.completeStep(job.id, owner, idx, result)),
     };
     const log = { job: job.id, kind: job.kind, attempt: job.attempts };
     try {
@@ -238,8 +248,13 @@ export class JobRunner {
       const outcome = await handler.run(context);
       if (lost.signal.aborted) return;
       if (outcome === 'done') await jobs.finish(job.id, owner, { state: 'succeeded' });
-      else if (outcome === 'paused') await jobs.release(job.id, owner, clock.now());
-      else await jobs.release(job.id, owner, clock.now() + outcome.retryInMs, outcome.error);
+      // A pause for a stop is no failed attempt: a job paused by many deploys is not given up.
+      else if (outcome === 'paused')
+        await jobs.release(job.id, owner, clock.now(), { paused: true });
+      else
+        await jobs.release(job.id, owner, clock.now() + outcome.retryInMs, {
+          error: outcome.error,
+        });
     } catch (error) {
       if (lost.signal.aborted || error instanceof LeaseLostError) {
         logger.warn(log, 'job lease lost; another process holds it now');
@@ -249,7 +264,7 @@ export class JobRunner {
       logger.error({ ...log, err: error }, 'job attempt failed');
       const retryInMs = Math.min(60_000, 1_000 * 2 ** Math.min(job.attempts, 6));
       await jobs
-        .release(job.id, owner, clock.now() + retryInMs, (error as Error).name)
+        .release(job.id, owner, clock.now() + retryInMs, { error: (error as Error).name })
         .catch((releaseError: unknown) =>
           logger.error({ ...log, err: releaseError }, 'job not released; its lease will expire'),
         );

@@ -204,14 +204,27 @@ export class JobRepository {
     }));
   }
 
-  /** Closes a step with its result, once: one write per step, the checkpoint of a batch. */
-  async completeStep(jobId: string, idx: number, result: unknown): Promise<boolean> {
+  /**
+   * Closes a step with its result, once, while `owner` holds the job: one write per step, the
+   * checkpoint of a batch. False when the step was closed already or the job is held elsewhere.
+   */
+  async completeStep(jobId: string, owner: string, idx: number, result: unknown): Promise<boolean> {
     const updated = await this.db
       .updateTable('job_steps')
       .set({ result: JSON.stringify(result) })
       .where('job_id', '=', jobId)
       .where('idx', '=', idx)
       .where('result', 'is', null)
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('jobs')
+            .select('jobs.id')
+            .where('jobs.id', '=', jobId)
+            .where('jobs.lease_owner', '=', owner)
+            .where('jobs.state', '=', 'running'),
+        ),
+      )
       .executeTakeFirst();
     return updated.numUpdatedRows > 0n;
   }
@@ -240,18 +253,27 @@ export class JobRepository {
     return result.numUpdatedRows > 0n;
   }
 
-  /** Puts the job back in the queue, to run again at `runAt` (a retry, or a graceful stop). */
-  async release(id: string, owner: string, runAt: number, error?: string): Promise<boolean> {
+  /**
+   * Puts the job back in the queue, to run again at `runAt`: a retry (with why), or a graceful
+   * pause, which does not count as an attempt.
+   */
+  async release(
+    id: string,
+    owner: string,
+    runAt: number,
+    options: { error?: string; paused?: boolean } = {},
+  ): Promise<boolean> {
     const result = await this.db
       .updateTable('jobs')
-      .set({
+      .set((eb) => ({
         state: 'queued',
         run_at: runAt,
         lease_owner: null,
         lease_until: null,
         updated_at: this.clock.now(),
-        ...(error === undefined ? {} : { error }),
-      })
+        ...(options.error === undefined ? {} : { error: options.error }),
+        ...(options.paused ? { attempts: eb('attempts', '-', 1) } : {}),
+      }))
       .where('id', '=', id)
       .where('lease_owner', '=', owner)
       .where('state', '=', 'running')

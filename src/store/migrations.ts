@@ -267,9 +267,10 @@ export async function migrate(db: Kysely<any>, dialect: SqlDialect): Promise<str
     }
     // Kysely takes no lock on SQLite. Two processes migrating one file at once: the loser's
     // transaction rolls back whole (SQLite DDL is transactional), and a later look finds the
-    // winner's work done; the wait lets the winner commit first. Postgres never gets here: an
-    // advisory lock serializes its migrators.
-    if (dialect !== 'sqlite' || attempt >= 5) throw error;
+    // winner's work done; the wait lets the winner commit first. On PostgreSQL an advisory lock
+    // serializes migrators, but Kysely's look at the catalog (every schema's tables) can fail
+    // while another schema is being changed: a second look is enough.
+    if (attempt >= 5) throw error;
     await delay(25 * attempt + Math.floor(Math.random() * 25));
   }
 }

@@ -12,9 +12,8 @@ import type { Store } from '../../src/store/index.js';
 import type { NewJob } from '../../src/store/jobs.js';
 import { ManualClock } from '../helpers/clock.js';
 import { type CapturedLogs, captureLogs } from '../helpers/logs.js';
-import { BACKENDS, type Backend } from '../helpers/store.js';
+import { BACKENDS, type Backend, testDatabase, testStore } from '../helpers/store.js';
 import { aborted, deferred, type JobCall, type ObservedJobs, observe } from './observed-jobs.js';
-import { jobsDatabase, jobsStore } from './stores.js';
 
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 
@@ -73,7 +72,7 @@ async function replica(
   database: DatabaseConfig,
   options: Partial<JobRunnerOptions> = {},
 ): Promise<Replica> {
-  const { store } = await jobsStore(backend, { clock, database });
+  const { store } = await testStore(backend, { clock, database });
   const observed = observe(store.jobs);
   const logs = captureLogs('info');
   const runner = new JobRunner({
@@ -90,7 +89,7 @@ async function replica(
 
 async function world(backend: Backend, options: Partial<JobRunnerOptions> = {}) {
   const clock = new ManualClock(T0);
-  const database = await jobsDatabase(backend);
+  const database = await testDatabase(backend);
   const first = await replica(backend, clock, database, { owner: 'r1', ...options });
   return { clock, database, ...first };
 }
@@ -271,7 +270,8 @@ for (const { backend, skip } of BACKENDS) {
       const { job: queued } = await store.jobs.enqueue(job('steps', { steps: [0, 1, 2, 3, 4, 5] }));
       // The dead process claimed it, closed three steps, and never came back.
       expect(await store.jobs.claim('dead', 1_000, ['steps'])).toMatchObject({ attempts: 1 });
-      for (const idx of [0, 1, 2]) await store.jobs.completeStep(queued.id, idx, { by: 'dead' });
+      for (const idx of [0, 1, 2])
+        await store.jobs.completeStep(queued.id, 'dead', idx, { by: 'dead' });
       runner.start();
       // Its lease still runs: the runner leaves it be.
       await within(
@@ -357,11 +357,12 @@ for (const { backend, skip } of BACKENDS) {
       await within(WAIT, runner.stop(10_000), 'stopped');
       expect(
         observed.calls.filter(isCall('release')).map(({ args, result }) => ({ args, result })),
-      ).toEqual([{ args: [queued.id, 'r1', T0], result: true }]);
+      ).toEqual([{ args: [queued.id, 'r1', T0, { paused: true }], result: true }]);
+      // A pause for a stop is not an attempt: the job has been claimed once and tried none.
       expect(await store.jobs.get(queued.id)).toEqual({
         ...queued,
         state: 'queued',
-        attempts: 1,
+        attempts: 0,
         runAt: T0,
         leaseOwner: null,
         leaseUntil: null,
@@ -390,7 +391,7 @@ for (const { backend, skip } of BACKENDS) {
         { owner: 'r2', idx: 4 },
         { owner: 'r2', idx: 5 },
       ]);
-      expect(await store.jobs.get(queued.id)).toMatchObject({ state: 'succeeded', attempts: 2 });
+      expect(await store.jobs.get(queued.id)).toMatchObject({ state: 'succeeded', attempts: 1 });
     });
 
     it('releases the lease of a handler that ignores the stop, once the deadline has passed', async () => {
@@ -621,12 +622,10 @@ for (const { backend, skip } of BACKENDS) {
       expect(await store.jobs.countByState()).toEqual({ succeeded: 7 });
     });
 
-    // BUG (src/jobs/runner.ts, settled()): settled() runs its own #fill beside the started loop's
-    // and counts only jobs already in #running. While the loop's claim is on its way back (here
-    // held back, as a slow database answer would be), settled()'s claim finds nothing, #running
-    // is empty, and it resolves before the job ran: the console prints its next prompt before the
-    // purge's messages.
-    it.fails('settled() waits for a job the started loop has claimed but not started yet', async () => {
+    // settled() must not resolve while the loop's claim is on its way back (here held back, as a
+    // slow database answer would be): the console would print its next prompt before the purge's
+    // messages.
+    it('settled() waits for a job the started loop has claimed but not started yet', async () => {
       const { runner, store, observed } = await world(backend, { pollMs: 60_000 });
       let ran = 0;
       runner.register('echo', {
@@ -648,7 +647,15 @@ for (const { backend, skip } of BACKENDS) {
       const { job: queued } = await runner.enqueue(job('echo'));
       try {
         await within(WAIT, held.promise, 'the loop claimed the job');
-        await within(WAIT, runner.settled(), 'settled');
+        const settling = runner.settled();
+        // Still waiting while the claim is held (a wrong settled() resolves at once).
+        const early = await Promise.race([
+          settling.then(() => 'settled'),
+          new Promise((resolve) => setTimeout(resolve, 100, 'waiting')),
+        ]);
+        expect(early).toBe('waiting');
+        letGo.open();
+        await within(WAIT, settling, 'settled');
         expect(ran).toBe(1);
         expect((await store.jobs.get(queued.id))?.state).toBe('succeeded');
       } finally {
@@ -656,11 +663,9 @@ for (const { backend, skip } of BACKENDS) {
       }
     });
 
-    // BUG (src/jobs/runner.ts, settled() and #fill): the same race breaks `concurrency`: the
-    // loop's claim is in flight, so settled()'s #fill sees the kind with room and claims a second
-    // job of a kind limited to one; both run at once. (The console calls settled() after every
-    // line with the runner started.)
-    it.fails('keeps concurrency 1 while settled() runs beside the started loop', async () => {
+    // The same race must not break `concurrency`: with the loop's claim in flight, settled() must
+    // not claim a second job of a kind limited to one.
+    it('keeps concurrency 1 while settled() runs beside the started loop', async () => {
       const { runner, store, observed } = await world(backend, { pollMs: 60_000 });
       let active = 0;
       let most = 0;

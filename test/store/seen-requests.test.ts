@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/index.js';
 import { ManualClock } from '../helpers/clock.js';
-import { BACKENDS } from '../helpers/store.js';
-import { jobsDatabase, jobsStore } from '../jobs/stores.js';
+import { BACKENDS, testDatabase, testStore } from '../helpers/store.js';
 
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 
@@ -18,7 +17,7 @@ for (const { backend, skip } of BACKENDS) {
   describe.skipIf(skip)(`seen requests on ${backend}`, () => {
     it('is first once, then a repeat until the ttl has passed (a repeat does not extend it)', async () => {
       const clock = new ManualClock(T0);
-      const { store } = await jobsStore(backend, { clock });
+      const { store } = await testStore(backend, { clock });
       expect(await store.seenRequests.first('k', 1_000)).toBe(true);
       expect(await store.seenRequests.first('k', 1_000)).toBe(false);
       expect(await store.seenRequests.first('k', 1_000)).toBe(false);
@@ -42,9 +41,9 @@ for (const { backend, skip } of BACKENDS) {
 
     it('lets exactly one of 20 concurrent deliveries across two replicas be first', async () => {
       const clock = new ManualClock(T0);
-      const database = await jobsDatabase(backend);
-      const a = await jobsStore(backend, { clock, database, poolSize: 4 });
-      const b = await jobsStore(backend, { clock, database, poolSize: 4 });
+      const database = await testDatabase(backend);
+      const a = await testStore(backend, { clock, database, poolSize: 4 });
+      const b = await testStore(backend, { clock, database, poolSize: 4 });
       const race = () =>
         Promise.all(
           Array.from({ length: 20 }, (_, i) =>
@@ -60,7 +59,7 @@ for (const { backend, skip } of BACKENDS) {
 
     it('prunes expired keys only', async () => {
       const clock = new ManualClock(T0);
-      const { store } = await jobsStore(backend, { clock });
+      const { store } = await testStore(backend, { clock });
       expect(await store.seenRequests.prune()).toBe(0);
       await store.seenRequests.first('a', 1_000);
       await store.seenRequests.first('b', 2_000);
