@@ -1,0 +1,286 @@
+// Purge-everything against real crashes: the bot runs as a child process, is killed (SIGKILL)
+// at a chosen moment of an approved purge, or the CDN never answers, and a new process takes over
+// on the same database. What must hold whatever the moment: the CDN gets at most one
+// purge_everything per approval, the request message ends in a final state that tells the truth,
+// and the audit log has exactly one purge.everything entry.
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { APPROVAL_IDS } from '../../src/blocks/ids.js';
+import type { Message } from '../../src/dev/fake-slack/server.js';
+import { BACKENDS } from '../helpers/store.js';
+import { ADMIN, type Backend, JOB_LEASE_MS, OTHER, startWorld } from './bot-process.js';
+import {
+  approvedThen,
+  CDN_TIMEOUT_MS,
+  everythingCalls,
+  HANG_AFTER_PURGE,
+  isEverything,
+  jobsOf,
+  openApprove,
+  outcome,
+  purgeEntries,
+  requestEverything,
+  resumed,
+  shared,
+  TEST_TIMEOUT_MS,
+  textOf,
+  theApproval,
+  updated,
+  updatesOf,
+  within,
+  ZONE,
+} from './flows.js';
+
+/**
+ * The CDN does the purge and never answers; the first bot is killed (-9) while it waits, and a
+ * second takes the job over once the lease has run out. Resolves once the second has finished
+ * the job (its update of the message) and stopped.
+ */
+async function killedInTheCall(backend: Backend) {
+  const world = await startWorld({ backend });
+  world.sandbox.inject(HANG_AFTER_PURGE);
+  const { first, message } = await approvedThen(world, () => world.sandbox.waitFor(isEverything));
+  expect(await first.kill('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+  const jobsAtCrash = await jobsOf(world);
+  const before = updatesOf(world, message).length;
+  const second = await world.spawnBot();
+  await resumed(second);
+  await updated(world, message, before + 1);
+  expect(await second.kill('SIGTERM')).toEqual({ code: 0, signal: null });
+  return { message, jobsAtCrash, ...(await outcome(world)) };
+}
+
+/** What the request message must say once the CDN did not confirm a purge-everything. */
+function expectUnknownOutcomeShown(message: Message) {
+  const text = textOf(message.blocks);
+  expect(text).not.toContain('Purging everything…');
+  expect(text).toMatch(/did not confirm/i);
+  expect(text).toMatch(/may (already )?have purged/i);
+  expect(JSON.stringify(message.blocks)).not.toContain(APPROVAL_IDS.approve);
+}
+
+describe.each(BACKENDS)(
+  'purge everything, killed and restarted ($backend)',
+  ({ backend, skip }) => {
+    const midCall = shared(() => killedInTheCall(backend));
+
+    it.skipIf(skip)(
+      'kill -9 before the CDN call: the next process purges, once',
+      async () => {
+        const world = await startWorld({ backend });
+        // The job marks the message "Purging everything…" just before it records the attempt and
+        // calls the CDN: held there, the process dies with the call neither made nor recorded.
+        const purging = world.holdSlack(
+          (call) =>
+            call.method === 'chat.update' &&
+            String(call.args.text).startsWith('Purging everything'),
+        );
+        const { first, message } = await approvedThen(world, () => purging.reached);
+        expect(await first.kill('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+        purging.release();
+        expect(everythingCalls(world)).toEqual([]);
+        // Claimed, the attempt not recorded yet.
+        const [job] = await jobsOf(world);
+        expect(job).toMatchObject({ state: 'running', attempts: 1, checkpoint: null });
+
+        const second = await world.spawnBot();
+        await resumed(second);
+        await world.slack.waitForMessages(
+          (m) => m === message && (m.text?.includes('was purged') ?? false),
+        );
+        expect(await second.kill('SIGTERM')).toEqual({ code: 0, signal: null });
+
+        expect(everythingCalls(world)).toHaveLength(1);
+        expect(world.sandbox.state.purges).toHaveLength(1);
+        const purgeId = world.sandbox.state.purges[0]?.id;
+        expect(textOf(message.blocks)).toContain(
+          `Approved by <@${ADMIN}>; everything on *${ZONE}* was purged (purge id \`${purgeId}\`)`,
+        );
+        expect(JSON.stringify(message.blocks)).not.toContain(APPROVAL_IDS.approve);
+        expect(await purgeEntries(world)).toEqual([
+          expect.objectContaining({ actorId: ADMIN, outcome: 'ok' }),
+        ]);
+      },
+      TEST_TIMEOUT_MS,
+    );
+
+    it.skipIf(skip)(
+      'kill -9 in the CDN call: the next process calls no more and records the outcome as unknown',
+      async () => {
+        const { message, jobsAtCrash, calls, purges, approval, entries } = await midCall();
+        // The attempt was recorded before the call the process died in.
+        expect(jobsAtCrash).toEqual([expect.objectContaining({ state: 'running', attempts: 1 })]);
+        expect(JSON.parse(jobsAtCrash[0]?.checkpoint ?? '{}')).toEqual({ calling: true });
+        // The CDN did the work once; the answer never came, and nobody asked again.
+        expect(calls).toHaveLength(1);
+        expect(purges).toHaveLength(1);
+        expect(approval).toMatchObject({ status: 'approved', outcome: 'unknown', purgeId: null });
+        expect(entries).toEqual([expect.objectContaining({ actorId: ADMIN, outcome: 'unknown' })]);
+        expect(JSON.stringify(message.blocks)).not.toContain(APPROVAL_IDS.approve);
+      },
+      TEST_TIMEOUT_MS,
+    );
+
+    it.skipIf(skip)(
+      'kill -9 after the CDN answered, before the message said so: one call, one audit entry',
+      async () => {
+        const world = await startWorld({ backend });
+        // The job records the outcome, audits it, then updates the message: held there.
+        const final = world.holdSlack(
+          (call) => call.method === 'chat.update' && String(call.args.text).includes('was purged'),
+        );
+        const { first, message } = await approvedThen(world, () => final.reached);
+        expect(await first.kill('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+        final.release();
+        expect(message.text).toContain('Purging everything');
+        expect(await purgeEntries(world)).toHaveLength(1);
+
+        const second = await world.spawnBot();
+        await resumed(second);
+        await world.slack.waitForMessages(
+          (m) => m === message && (m.text?.includes('was purged') ?? false),
+        );
+        expect(await second.kill('SIGTERM')).toEqual({ code: 0, signal: null });
+        expect(everythingCalls(world)).toHaveLength(1);
+        expect(await theApproval(world)).toMatchObject({ outcome: 'succeeded' });
+        expect(await jobsOf(world)).toEqual([
+          expect.objectContaining({ state: 'succeeded', attempts: 2 }),
+        ]);
+        // The second process audits again under the same key: still one entry.
+        expect(await purgeEntries(world)).toEqual([
+          expect.objectContaining({ actorId: ADMIN, outcome: 'ok' }),
+        ]);
+      },
+      TEST_TIMEOUT_MS,
+    );
+
+    // BUG (src/blocks/approval.ts, approvalMessage): an approved request whose outcome is
+    // 'unknown' falls through to the "approved, not finished" branch, so the message keeps saying
+    // "Approved by …. Purging everything…" for ever: the channel is never told the CDN did not
+    // confirm and may already have purged. The store and the audit log have it right.
+    it.skipIf(skip).fails(
+      'kill -9 in the CDN call: the message says the CDN did not confirm',
+      async () => {
+        const { message } = await midCall();
+        expectUnknownOutcomeShown(message);
+      },
+      TEST_TIMEOUT_MS,
+    );
+
+    it.skipIf(skip)(
+      'CDN past its deadline: one call, outcome unknown, and the request cannot be approved again',
+      async () => {
+        const world = await startWorld({ backend });
+        world.sandbox.inject(HANG_AFTER_PURGE);
+        const {
+          first: bot,
+          message,
+          viewId,
+        } = await approvedThen(world, () => world.sandbox.waitFor(isEverything));
+        const shownPending = message.history[0]?.blocks;
+        // "Purging everything…", then the outcome once the client gives up on the call.
+        const [, last] = await within(
+          CDN_TIMEOUT_MS + 20_000,
+          'the job gave up on the call',
+          updated(world, message, 2),
+        );
+        expect(String(last?.args.text)).not.toContain('was purged');
+        expect(await theApproval(world)).toMatchObject({ status: 'approved', outcome: 'unknown' });
+
+        // Approve… on the message as it was first shown (a stale client), by someone else.
+        await bot.click(message, APPROVAL_IDS.approve, OTHER, { blocks: shownPending ?? [] });
+        const [refusal] = await world.slack.waitForMessages(
+          (m) => m.text?.includes('This request was already approved.') ?? false,
+        );
+        expect(refusal).toMatchObject({ via: 'response_url', ephemeralTo: OTHER });
+        // The approve modal, still open, submitted a second time.
+        const again = await bot.submit(viewId, {}, ADMIN);
+        expect(textOf(JSON.parse(again.body))).toContain('This request was already approved.');
+
+        expect(await bot.kill('SIGTERM')).toEqual({ code: 0, signal: null });
+        expect(everythingCalls(world)).toHaveLength(1);
+        expect(world.sandbox.state.purges).toHaveLength(1);
+        expect(await purgeEntries(world)).toEqual([
+          expect.objectContaining({
+            actorId: ADMIN,
+            outcome: 'unknown',
+            detail: expect.objectContaining({ error: expect.stringContaining('did not answer') }),
+          }),
+        ]);
+      },
+      TEST_TIMEOUT_MS,
+    );
+
+    // BUG (src/blocks/approval.ts), as above: after a timeout the message still says "Purging
+    // everything…". A 504 after the CDN did the work (no client deadline to wait for) is the same
+    // unknown outcome.
+    it.skipIf(skip).fails(
+      'CDN answer lost (504 after the work): the message says the CDN did not confirm',
+      async () => {
+        const world = await startWorld({ backend });
+        world.sandbox.inject({ kind: 'status', status: 504, after: true, path: /\/purge$/ });
+        const { first: bot, message } = await approvedThen(world, () =>
+          world.sandbox.waitFor(isEverything),
+        );
+        await updated(world, message, 2);
+        expect(await bot.kill('SIGTERM')).toEqual({ code: 0, signal: null });
+        expect(everythingCalls(world)).toHaveLength(1);
+        expect(await purgeEntries(world)).toEqual([
+          expect.objectContaining({ outcome: 'unknown' }),
+        ]);
+        expectUnknownOutcomeShown(message);
+      },
+      TEST_TIMEOUT_MS,
+    );
+  },
+);
+
+// Needs a moment between the approval's acknowledgement and the storing of its job that a test
+// can hold the bot in: PostgreSQL's table lock gives it; SQLite has no way to hold one table.
+describe.each(BACKENDS.filter((b) => b.backend === 'postgres'))(
+  'purge everything, killed between the approval and its job ($backend)',
+  ({ backend, skip }) => {
+    // BUG (src/listeners/views/approval-submit.ts, ApprovalService.approve/execute): the approval
+    // is committed and acknowledged, and only then is its job enqueued, in a separate write. A
+    // process that dies in between leaves an approved request with no job: nothing ever purges,
+    // no outcome is recorded, the message stays "Waiting for a second person" with buttons that
+    // answer "already approved", and no process ever picks it up again.
+    it.skipIf(skip).fails(
+      'kill -9 right after the approval is acknowledged: the next process still purges, once',
+      async () => {
+        const world = await startWorld({ backend });
+        const first = await world.spawnBot();
+        const message = await requestEverything(world, first);
+        const viewId = await openApprove(world, first, message);
+        // Holds every write to the jobs table: the enqueue after the acknowledgement waits here.
+        const locker = new pg.Client({ connectionString: world.databaseUrl });
+        await locker.connect();
+        try {
+          await locker.query('begin');
+          await locker.query('lock table jobs in access exclusive mode');
+          expect(await first.submit(viewId, {}, ADMIN)).toEqual({ status: 200, body: '' });
+          expect(await first.kill('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+        } finally {
+          await locker.query('rollback');
+          await locker.end();
+        }
+        expect(await theApproval(world)).toMatchObject({ status: 'approved', outcome: null });
+
+        const second = await world.spawnBot();
+        // A stored job would be claimed at start (queued) or at the next poll (its lease ran out
+        // while the bot restarted).
+        await within(
+          JOB_LEASE_MS * 3,
+          'the purge after a restart',
+          world.slack.waitForMessages(
+            (m) => m === message && (m.text?.includes('was purged') ?? false),
+          ),
+        );
+        expect(await second.kill('SIGTERM')).toEqual({ code: 0, signal: null });
+        expect(everythingCalls(world)).toHaveLength(1);
+        expect(await purgeEntries(world)).toEqual([expect.objectContaining({ outcome: 'ok' })]);
+      },
+      TEST_TIMEOUT_MS,
+    );
+  },
+);
