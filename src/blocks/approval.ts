@@ -35,6 +35,10 @@ export function approvalMessage(
   } else if (approval.status === 'approved' && approval.outcome === 'failed') {
     status = `:x: Approved by ${decider}, but the purge failed: ${escapeMrkdwn(approval.outcomeDetail ?? 'unknown error')}. Nothing more will run; ask again with \`/cdn purge ${escapeMrkdwn(approval.zoneName)} everything\`.`;
     text = `Purge everything on ${name} failed`;
+  } else if (approval.status === 'approved' && approval.outcome === 'unknown') {
+    // Never "failed, ask again": the CDN may well have purged.
+    status = `:grey_question: Approved by ${decider}, but the CDN did not confirm the purge (${escapeMrkdwn(approval.outcomeDetail ?? 'no answer')}); it may already have purged everything. Check the zone before purging again: that takes a new request and a fresh approval (\`/cdn purge ${escapeMrkdwn(approval.zoneName)} everything\`).`;
+    text = `Purge everything on ${name}: the CDN did not confirm`;
   } else if (approval.status === 'approved') {
     status = `:hourglass_flowing_sand: Approved by ${decider}. Purging everything…`;
     text = `Purging everything on ${name}`;

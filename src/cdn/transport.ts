@@ -1,4 +1,5 @@
 // One HTTP attempt against the CDN: keep-alive pools, a deadline, and errors classified by code.
+import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, type Dispatcher } from 'undici';
 import {
   assertPublicLiteral,
@@ -138,9 +139,20 @@ export class CdnTransport {
     }
   }
 
-  async close(): Promise<void> {
-    await this.#guarded.close();
-    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  /**
+   * Closes the connections once their requests have ended, or, past `graceMs`, destroys them with
+   * whatever is still in flight (a stopping process must not wait out a hung CDN call).
+   */
+  async close(graceMs = 2_000): Promise<void> {
+    const dispatchers = this.#ownsDispatcher ? [this.#guarded, this.#dispatcher] : [this.#guarded];
+    const closed = Promise.all(dispatchers.map((d) => d.close()));
+    const timer = new AbortController();
+    const late = await Promise.race([
+      closed.then(() => false),
+      delay(graceMs, true, { signal: timer.signal }).catch(() => false),
+    ]);
+    timer.abort();
+    if (late) await Promise.all(dispatchers.map((d) => d.destroy()));
   }
 }
 

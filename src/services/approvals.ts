@@ -204,7 +204,11 @@ export class ApprovalService {
    * approval enqueues nothing new), which any replica finishes if this one dies.
    */
   async execute(approval: Approval): Promise<void> {
-    await this.options.runner.enqueue({
+    await this.#enqueue(approval);
+  }
+
+  #enqueue(approval: Approval) {
+    return this.options.runner.enqueue({
       workspaceId: approval.workspaceId,
       kind: PURGE_EVERYTHING_JOB,
       key: `approval:${approval.id}`,
@@ -305,18 +309,42 @@ export class ApprovalService {
     return expired;
   }
 
-  /** Sweeps expired requests every `intervalMs` until the signal aborts. */
+  /**
+   * Every `intervalMs` until the signal aborts (and once at start): expires requests whose time is
+   * up, and stores the job of any approved purge that has none (a process that died between the
+   * approval and storing its job). Keyed by the approval, so a job that exists is left alone.
+   */
   async sweep(signal: AbortSignal, intervalMs = 30_000): Promise<void> {
     while (!signal.aborted) {
+      await this.expireDue().catch((error: unknown) =>
+        this.logger.error({ err: error }, 'approval sweep failed'),
+      );
+      await this.recover().catch((error: unknown) =>
+        this.logger.error({ err: error }, 'approved purges not recovered'),
+      );
       try {
         await this.clock.sleep(intervalMs, signal);
       } catch {
         return;
       }
-      await this.expireDue().catch((error: unknown) =>
-        this.logger.error({ err: error }, 'approval sweep failed'),
-      );
     }
+  }
+
+  /**
+   * Stores a job for each approved purge without an outcome. One being stored right now by the
+   * replica that approved it is no race: the job is keyed by the approval, so there is one.
+   */
+  async recover(): Promise<number> {
+    const stranded = await this.store.approvals.approvedWithoutOutcome(this.clock.now());
+    let stored = 0;
+    for (const approval of stranded) {
+      const { created } = await this.#enqueue(approval);
+      if (created) {
+        stored += 1;
+        this.logger.warn({ approval: approval.id }, 'approved purge had no job; stored now');
+      }
+    }
+    return stored;
   }
 
   async #hitRate(workspaceId: string, zoneId: string): Promise<number | undefined> {

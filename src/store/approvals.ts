@@ -190,6 +190,19 @@ export class ApprovalRepository {
     return result.numUpdatedRows > 0n;
   }
 
+  /** Approved before `before` with no outcome yet: purges whose job may never have been stored. */
+  async approvedWithoutOutcome(before: number): Promise<Approval[]> {
+    const rows = await this.db
+      .selectFrom('approvals')
+      .selectAll()
+      .where('status', '=', 'approved')
+      .where('outcome', 'is', null)
+      .where('decided_at', '<', before)
+      .limit(100)
+      .execute();
+    return rows.map(toApproval);
+  }
+
   async listPending(workspaceId: string): Promise<Approval[]> {
     const rows = await this.db
       .selectFrom('approvals')

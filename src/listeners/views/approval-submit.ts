@@ -7,8 +7,10 @@ import { callerOf, type SubmitArgs } from '../context.js';
 export function approveSubmit(deps: AppDeps) {
   return async ({ ack, view, context }: SubmitArgs) => {
     const approval = await deps.approvals.approve(callerOf(context), view.private_metadata);
-    await ack();
+    // Stored before the answer: from here any replica finishes it (and the sweeper stores a job
+    // for an approval whose process died before this line).
     await deps.approvals.execute(approval);
+    await ack();
   };
 }
 
