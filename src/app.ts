@@ -20,7 +20,7 @@ import { CredentialService } from './services/credentials.js';
 import { DailyReportService } from './services/daily-report.js';
 import { FloodControl } from './services/flood.js';
 import { PURGE_JOB, PurgeService } from './services/purge.js';
-import { RateLimitService } from './services/ratelimit.js';
+import { RATELIMIT_FOLLOW_UP_JOB, RateLimitService } from './services/ratelimit.js';
 import { ReplayGuard } from './services/replays.js';
 import { ReportScheduleService } from './services/report-schedules.js';
 import { UninstallService } from './services/uninstall.js';
@@ -30,6 +30,7 @@ import { SlackApprovalNotifier } from './slack/approval-notifier.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { GroupMembersCache } from './slack/directory.js';
 import { purgeViews } from './slack/purge-progress.js';
+import { rateLimitNotices } from './slack/ratelimit-notices.js';
 import { WorkspaceClients } from './slack/workspace-clients.js';
 import type { Store } from './store/index.js';
 
@@ -112,6 +113,17 @@ export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps 
     onViewError: (error) => logger.warn({ err: error }, 'purge progress not updated'),
   });
   runner.register(PURGE_JOB, purges.job);
+  const ratelimit = new RateLimitService({
+    cdn,
+    audit: store.audit,
+    access,
+    zones,
+    flood,
+    runner,
+    notices: rateLimitNotices(clients, clock),
+    clock,
+  });
+  runner.register(RATELIMIT_FOLLOW_UP_JOB, ratelimit.followUp);
   return {
     access,
     activity: new ActivityService({ ...store, defaultBaseUrl }),
@@ -122,7 +134,7 @@ export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps 
     flood,
     purges,
     replays: new ReplayGuard(store.seenRequests, () => clock.now()),
-    ratelimit: new RateLimitService({ cdn, audit: store.audit, access, zones, flood }),
+    ratelimit,
     reports: new DailyReportService(cdn, store, renderer),
     schedules: new ReportScheduleService({ ...store, access, zones, clock }),
     uninstall: new UninstallService(store, zones, logger),

@@ -1,10 +1,33 @@
 // Turning a zone's rate limit on or off, audited. Propagation to every edge takes up to 30 s.
 import type { Zone } from '../cdn/schemas.js';
+import type { Clock } from '../clock.js';
+import type { JobKind, JobRunner } from '../jobs/runner.js';
 import type { AuditLogRepository } from '../store/audit-log.js';
 import type { AccessService, Caller } from './access.js';
 import type { CdnAccess } from './cdn-access.js';
 import type { FloodControl } from './flood.js';
+import type { ReplyTo } from './reply.js';
 import type { ZoneService } from './zones.js';
+
+export const RATELIMIT_FOLLOW_UP_JOB = 'ratelimit_follow_up';
+
+export interface RateLimitChange {
+  zone: Zone;
+  enabled: boolean;
+  actorId: string;
+}
+
+/** Says in the change's message that it reached every edge; implemented over Slack in src/slack. */
+export type RateLimitNotices = (
+  workspaceId: string,
+  replyTo: ReplyTo,
+  state: Record<string, unknown>,
+  save: (state: Record<string, unknown>) => Promise<void>,
+) => { propagated(change: RateLimitChange & { propagatedAt: number }): Promise<void> };
+
+interface FollowUp extends RateLimitChange {
+  replyTo: ReplyTo;
+}
 
 /** The spec: "A setting change can take up to 30 seconds to propagate to all edge locations." */
 export const PROPAGATION_MS = 30_000;
@@ -17,11 +40,42 @@ export class RateLimitService {
       access: AccessService;
       zones: ZoneService;
       flood: FloodControl;
+      runner: JobRunner;
+      notices: RateLimitNotices;
+      clock: Clock;
     },
   ) {}
 
-  /** Operators only, counted against the flood limit; returns the zone it changed. */
-  async set(caller: Caller, zoneNameOrId: string, enabled: boolean): Promise<Zone> {
+  /**
+   * After PROPAGATION_MS, the change's message says it is in effect everywhere: a job, so a
+   * restart in those 30 s does not leave it saying "propagating" for ever.
+   */
+  readonly followUp: JobKind<FollowUp, { message?: Record<string, unknown> }> = {
+    run: async (context) => {
+      const { job } = context;
+      const { replyTo, ...change } = job.payload;
+      const notices = this.deps.notices(
+        job.workspaceId,
+        replyTo,
+        // The command's answer used the response_url once already.
+        job.checkpoint.message ?? { uses: 1 },
+        (message) => context.checkpoint({ message }),
+      );
+      await notices.propagated({ ...change, propagatedAt: this.deps.clock.now() });
+      return 'done';
+    },
+  };
+
+  /**
+   * Operators only, counted against the flood limit; returns the zone it changed. With `replyTo`,
+   * its message there is updated once the change has reached every edge.
+   */
+  async set(
+    caller: Caller,
+    zoneNameOrId: string,
+    enabled: boolean,
+    replyTo?: ReplyTo,
+  ): Promise<Zone> {
     await this.deps.access.requireOperator(caller, 'ratelimit');
     const zone = await this.deps.zones.resolve(caller.workspaceId, zoneNameOrId);
     await this.deps.flood.take(caller.workspaceId, caller.userId);
@@ -44,6 +98,15 @@ export class RateLimitService {
       throw error;
     }
     await audit('ok');
+    if (replyTo) {
+      const payload: FollowUp = { zone, enabled, actorId: caller.userId, replyTo };
+      await this.deps.runner.enqueue({
+        workspaceId: caller.workspaceId,
+        kind: RATELIMIT_FOLLOW_UP_JOB,
+        payload,
+        runAt: this.deps.clock.now() + PROPAGATION_MS,
+      });
+    }
     return zone;
   }
 }

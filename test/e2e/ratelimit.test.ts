@@ -17,10 +17,12 @@ describe('/cdn ratelimit', () => {
     ).toEqual([[`/zones/${zone?.id}/settings`, { limits: { enabled: true, mode: 'automatic' } }]]);
     expect(zone?.limits.enabled).toBe(true);
 
-    await h.clock.sleepers(1);
+    // The correction is a job due 30 s later (on the test's clock): not a moment sooner.
     h.clock.advance(29_999);
+    await h.deps.runner.settled();
     expect(reply.history).toHaveLength(0);
     h.clock.advance(1);
+    await h.deps.runner.settled();
     await h.slack.waitForMessages((m) => m === reply && m.history.length === 1);
     expect(textOf(reply.blocks)).toContain('In effect at every edge location');
     expect(h.slack.messages).toHaveLength(1);
@@ -31,6 +33,18 @@ describe('/cdn ratelimit', () => {
       actorId: MEMBER,
       outcome: 'ok',
     });
+  });
+
+  it('corrects the message after a restart within the 30 s', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.command('ratelimit example.com on');
+    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    await h.restart();
+    h.clock.advance(30_000);
+    await h.deps.runner.settled();
+    await h.slack.waitForMessages((m) => m === reply && m.history.length === 1);
+    expect(textOf(reply?.blocks)).toContain('In effect at every edge location');
   });
 
   it('turns it off for a zone named by its id', async () => {
