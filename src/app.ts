@@ -29,6 +29,7 @@ import { ZoneService } from './services/zones.js';
 import { SlackApprovalNotifier } from './slack/approval-notifier.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { GroupMembersCache } from './slack/directory.js';
+import { durableMessages } from './slack/durable-message.js';
 import { purgeViews } from './slack/purge-progress.js';
 import { rateLimitNotices } from './slack/ratelimit-notices.js';
 import { WorkspaceClients } from './slack/workspace-clients.js';
@@ -85,6 +86,8 @@ export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps 
     installations: store.installations,
   });
   const defaultBaseUrl = options.cdnBaseUrl;
+  // Messages of work that outlives its request (purges, follow-ups).
+  const messages = durableMessages(clients, clock);
   const runner = new JobRunner({
     jobs: store.jobs,
     clock,
@@ -108,7 +111,7 @@ export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps 
     zones,
     store,
     runner,
-    views: purgeViews(clients, clock, logger),
+    views: purgeViews(messages, logger),
     clock,
     onViewError: (error) => logger.warn({ err: error }, 'purge progress not updated'),
   });
@@ -120,7 +123,7 @@ export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps 
     zones,
     flood,
     runner,
-    notices: rateLimitNotices(clients, clock),
+    notices: rateLimitNotices(messages),
     clock,
   });
   runner.register(RATELIMIT_FOLLOW_UP_JOB, ratelimit.followUp);

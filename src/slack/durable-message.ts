@@ -10,6 +10,27 @@ import type { ReplyTo } from '../services/reply.js';
 import type { MessageTarget } from './message-target.js';
 import { postToResponseUrl } from './respond.js';
 import { slackErrorCode } from './web-api-errors.js';
+import type { WorkspaceClients } from './workspace-clients.js';
+
+/** Opens the durable message of a job: where it replies, and its state carried by the job. */
+export type DurableMessages = (
+  workspaceId: string,
+  replyTo: ReplyTo,
+  state: Record<string, unknown>,
+  save: (state: Record<string, unknown>) => Promise<void>,
+) => DurableMessage;
+
+export function durableMessages(clients: WorkspaceClients, clock: Clock): DurableMessages {
+  return (workspaceId, replyTo, state, save) =>
+    new DurableMessage({
+      client: clients.client,
+      token: () => clients.tokenFor(workspaceId),
+      replyTo,
+      state: state as DurableMessageState,
+      save: (next) => save({ ...next }),
+      clock,
+    });
+}
 
 /** Slack's limits on a response_url, less a margin for the request in flight. */
 const RESPONSE_URL_USES = 5;

@@ -2,13 +2,11 @@
 // by the result; a zone that could not be purged at all is said in a second message. For a purge
 // job the message is a DurableMessage, carried across restarts in the job's checkpoint.
 import { purgePausedMessage, purgeProgressMessage, purgeResultMessage } from '../blocks/purge.js';
-import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { PurgeProgressView, PurgeViews } from '../services/purge.js';
-import { DurableMessage, type DurableMessageState } from './durable-message.js';
+import type { DurableMessages } from './durable-message.js';
 import { explainMessage } from './explain.js';
 import type { MessageTarget } from './message-target.js';
-import type { WorkspaceClients } from './workspace-clients.js';
 
 export function purgeMessages(target: MessageTarget, logger: Logger): PurgeProgressView {
   return {
@@ -29,17 +27,6 @@ export function purgeMessages(target: MessageTarget, logger: Logger): PurgeProgr
 }
 
 /** Purge jobs' views: their messages reach people however the job and Slack fare meanwhile. */
-export function purgeViews(clients: WorkspaceClients, clock: Clock, logger: Logger): PurgeViews {
-  return (workspaceId, replyTo, state, save) =>
-    purgeMessages(
-      new DurableMessage({
-        client: clients.client,
-        token: () => clients.tokenFor(workspaceId),
-        replyTo,
-        state: state as DurableMessageState,
-        save: (next) => save({ ...next }),
-        clock,
-      }),
-      logger,
-    );
+export function purgeViews(messages: DurableMessages, logger: Logger): PurgeViews {
+  return (...open) => purgeMessages(messages(...open), logger);
 }

@@ -2,7 +2,13 @@
 // (FOR UPDATE SKIP LOCKED on PostgreSQL), renewed by its holder's heartbeat, and taken over by any
 // replica once the lease has expired. Every write by a holder is conditional on still holding it.
 import { randomUUID } from 'node:crypto';
-import { type Kysely, type Selectable, sql } from 'kysely';
+import {
+  type ExpressionBuilder,
+  type Kysely,
+  type Selectable,
+  sql,
+  type UpdateObject,
+} from 'kysely';
 import type { Clock } from '../clock.js';
 import type { SqlDialect } from './db.js';
 import type { Database, JobState, JobsTable } from './schema.js';
@@ -126,12 +132,7 @@ export class JobRepository {
         .selectFrom('jobs')
         .select('id')
         .where('kind', 'in', kinds)
-        .where((eb) =>
-          eb.or([
-            eb.and([eb('state', '=', 'queued'), eb('run_at', '<=', now)]),
-            eb.and([eb('state', '=', 'running'), eb('lease_until', '<', now)]),
-          ]),
-        )
+        .where((eb) => dueOrAbandoned(eb, now))
         .orderBy('run_at')
         .limit(1);
     const candidate =
@@ -150,12 +151,7 @@ export class JobRepository {
       .where('id', '=', candidate)
       // Checked again on the row itself: on SQLite the subquery and the update are one statement,
       // on PostgreSQL the row lock makes a racing claimer skip it.
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('state', '=', 'queued'), eb('run_at', '<=', now)]),
-          eb.and([eb('state', '=', 'running'), eb('lease_until', '<', now)]),
-        ]),
-      )
+      .where((eb) => dueOrAbandoned(eb, now))
       .returningAll()
       .executeTakeFirst();
     return row && toJob(row);
@@ -164,14 +160,7 @@ export class JobRepository {
   /** Extends the lease; false when `owner` no longer holds the job (it expired and was taken). */
   async renew(id: string, owner: string, leaseMs: number): Promise<boolean> {
     const now = this.clock.now();
-    const result = await this.db
-      .updateTable('jobs')
-      .set({ lease_until: now + leaseMs, updated_at: now })
-      .where('id', '=', id)
-      .where('lease_owner', '=', owner)
-      .where('state', '=', 'running')
-      .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
+    return this.#updateHeld(id, owner, { lease_until: now + leaseMs, updated_at: now });
   }
 
   /** Replaces the checkpoint, only while `owner` holds the job. */
@@ -180,9 +169,21 @@ export class JobRepository {
     owner: string,
     checkpoint: Record<string, unknown>,
   ): Promise<boolean> {
+    return this.#updateHeld(id, owner, {
+      checkpoint: JSON.stringify(checkpoint),
+      updated_at: this.clock.now(),
+    });
+  }
+
+  /** One conditional write by the job's holder: false when `owner` no longer holds it. */
+  async #updateHeld(
+    id: string,
+    owner: string,
+    set: UpdateObject<Database, 'jobs'>,
+  ): Promise<boolean> {
     const result = await this.db
       .updateTable('jobs')
-      .set({ checkpoint: JSON.stringify(checkpoint), updated_at: this.clock.now() })
+      .set(set)
       .where('id', '=', id)
       .where('lease_owner', '=', owner)
       .where('state', '=', 'running')
@@ -236,21 +237,14 @@ export class JobRepository {
     outcome: { state: 'succeeded' | 'failed'; error?: string },
   ): Promise<boolean> {
     const now = this.clock.now();
-    const result = await this.db
-      .updateTable('jobs')
-      .set({
-        state: outcome.state,
-        error: outcome.error ?? null,
-        lease_owner: null,
-        lease_until: null,
-        finished_at: now,
-        updated_at: now,
-      })
-      .where('id', '=', id)
-      .where('lease_owner', '=', owner)
-      .where('state', '=', 'running')
-      .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
+    return this.#updateHeld(id, owner, {
+      state: outcome.state,
+      error: outcome.error ?? null,
+      lease_owner: null,
+      lease_until: null,
+      finished_at: now,
+      updated_at: now,
+    });
   }
 
   /**
@@ -263,22 +257,15 @@ export class JobRepository {
     runAt: number,
     options: { error?: string; paused?: boolean } = {},
   ): Promise<boolean> {
-    const result = await this.db
-      .updateTable('jobs')
-      .set((eb) => ({
-        state: 'queued',
-        run_at: runAt,
-        lease_owner: null,
-        lease_until: null,
-        updated_at: this.clock.now(),
-        ...(options.error === undefined ? {} : { error: options.error }),
-        ...(options.paused ? { attempts: eb('attempts', '-', 1) } : {}),
-      }))
-      .where('id', '=', id)
-      .where('lease_owner', '=', owner)
-      .where('state', '=', 'running')
-      .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
+    return this.#updateHeld(id, owner, {
+      state: 'queued',
+      run_at: runAt,
+      lease_owner: null,
+      lease_until: null,
+      updated_at: this.clock.now(),
+      ...(options.error === undefined ? {} : { error: options.error }),
+      ...(options.paused ? { attempts: sql<number>`attempts - 1` } : {}),
+    });
   }
 
   /** Counts by state (tests, metrics). */
@@ -290,6 +277,14 @@ export class JobRepository {
       .execute();
     return Object.fromEntries(rows.map((r) => [r.state, Number(r.count)]));
   }
+}
+
+/** Due (queued, its time come) or abandoned (running, its lease expired). */
+function dueOrAbandoned(eb: ExpressionBuilder<Database, 'jobs'>, now: number) {
+  return eb.or([
+    eb.and([eb('state', '=', 'queued'), eb('run_at', '<=', now)]),
+    eb.and([eb('state', '=', 'running'), eb('lease_until', '<', now)]),
+  ]);
 }
 
 function toJob(row: Selectable<JobsTable>): Job {
