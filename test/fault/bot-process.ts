@@ -175,6 +175,11 @@ export interface World {
   /** The Web API URL the bots use (the gate in front of the fake Slack). */
   readonly slackApiUrl: string;
   /**
+   * Builds what Slack sends (slash commands, clicks, submissions) without sending it: for a test
+   * that POSTs one body several times (`formBody`, `interactionBody`, then `bot.post`).
+   */
+  readonly payloads: SlackPayloads;
+  /**
    * Starts `node --import tsx src/main.ts` on this world's database; resolves once it logs that
    * it is up. `env` is added to (and wins over) the world's environment.
    */
@@ -403,6 +408,8 @@ export async function startWorld(options: WorldOptions): Promise<World> {
   );
 
   const bots: Bot[] = [];
+  /** Bots named so far: names stay unique when several are spawned at once. */
+  let named = 0;
   watched.push({
     bots,
     secrets: {
@@ -470,10 +477,11 @@ export async function startWorld(options: WorldOptions): Promise<World> {
     workspaceId,
     bots,
     slackApiUrl: gate.apiUrl,
+    payloads,
     async spawnBot(env = {}) {
       // The port is free when picked, but another process may take it before the bot binds it.
       for (let attempt = 1; ; attempt++) {
-        const bot = await spawnOnce(env, `bot ${bots.length + 1}`);
+        const bot = await spawnOnce(env, `bot ${++named}`);
         const up = await Promise.race([
           bot.waitForLog('cdn-chatops is up').then(() => true),
           bot.exited.then(() => false),
@@ -488,6 +496,22 @@ export async function startWorld(options: WorldOptions): Promise<World> {
     holdSlack: (match) => gate.hold(match),
     inspect,
   };
+}
+
+/** A form-encoded body as Slack POSTs a slash command (for `bot.post`). */
+export function formBody(fields: Record<string, string>): { body: string; contentType: string } {
+  return {
+    body: new URLSearchParams(fields).toString(),
+    contentType: 'application/x-www-form-urlencoded',
+  };
+}
+
+/** A body as Slack POSTs an interaction (a click, a submission), for `bot.post`. */
+export function interactionBody(payload: Record<string, unknown>): {
+  body: string;
+  contentType: string;
+} {
+  return formBody({ payload: JSON.stringify(payload) });
 }
 
 /** Slack's request signature (v0). */
@@ -532,10 +556,14 @@ function botHandle(child: ChildProcess, name: string, port: number, payloads: Sl
     });
     return { status: response.status, body: await response.text() };
   };
-  const form = (fields: Record<string, string>) =>
-    post(new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded');
-  const interaction = (payload: Record<string, unknown>) =>
-    form({ payload: JSON.stringify(payload) });
+  const form = (fields: Record<string, string>) => {
+    const { body, contentType } = formBody(fields);
+    return post(body, contentType);
+  };
+  const interaction = (payload: Record<string, unknown>) => {
+    const { body, contentType } = interactionBody(payload);
+    return post(body, contentType);
+  };
 
   return {
     name,
