@@ -67,8 +67,10 @@ export class DurableMessage implements MessageTarget {
     await this.#postNew(message);
   }
 
-  async replace(message: Message): Promise<void> {
+  async replace(message: Message, options: { interim?: boolean } = {}): Promise<void> {
     const posted = this.#state.posted;
+    // The response_url's last use is kept for the final version: an interim one is skipped.
+    if (!posted && options.interim && this.#usesLeft() === 1) return;
     if (posted) {
       try {
         const token = await this.#options.token();
@@ -83,12 +85,19 @@ export class DurableMessage implements MessageTarget {
     await this.#postNew(message);
   }
 
+  /** Uses of the response_url left now (0 when there is none, or it expired). */
+  #usesLeft(): number {
+    const { replyTo, clock } = this.#options;
+    const fresh = clock.now() - replyTo.issuedAt < RESPONSE_URL_LIFETIME_MS;
+    if (!replyTo.responseUrl || !fresh) return 0;
+    return Math.max(0, RESPONSE_URL_USES - (this.#state.uses ?? 0));
+  }
+
   /** True when Slack took the message through the response_url. */
   async #viaResponseUrl(message: Message, replace: boolean): Promise<boolean> {
-    const { replyTo, clock } = this.#options;
+    const { replyTo } = this.#options;
     const uses = this.#state.uses ?? 0;
-    const fresh = clock.now() - replyTo.issuedAt < RESPONSE_URL_LIFETIME_MS;
-    if (!replyTo.responseUrl || uses >= RESPONSE_URL_USES || !fresh) return false;
+    if (!replyTo.responseUrl || this.#usesLeft() === 0) return false;
     // Counted before the call: a use whose answer was lost still counts against the five.
     await this.#save({ ...this.#state, uses: uses + 1 });
     try {

@@ -6,8 +6,11 @@ import { postToResponseUrl } from './respond.js';
 
 export interface MessageTarget {
   post(message: Message): Promise<void>;
-  /** Replaces the last message this target posted. */
-  replace(message: Message): Promise<void>;
+  /**
+   * Replaces the last message this target posted. An `interim` version (progress) may be skipped
+   * where posting it would leave no way to show the final one.
+   */
+  replace(message: Message, options?: { interim?: boolean }): Promise<void>;
 }
 
 export function respondTarget(

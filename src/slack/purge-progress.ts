@@ -11,8 +11,8 @@ import type { MessageTarget } from './message-target.js';
 export function purgeMessages(target: MessageTarget, logger: Logger): PurgeProgressView {
   return {
     started: (status) => target.post(purgeProgressMessage(status)),
-    progressed: (status) => target.replace(purgeProgressMessage(status)),
-    paused: (status) => target.replace(purgePausedMessage(status)),
+    progressed: (status) => target.replace(purgeProgressMessage(status), { interim: true }),
+    paused: (status) => target.replace(purgePausedMessage(status), { interim: true }),
     async finished({ runs, actorId, error }) {
       if (error === undefined) {
         await target.replace(purgeResultMessage(runs, actorId));

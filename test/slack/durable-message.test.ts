@@ -57,6 +57,22 @@ describe('a durable message', () => {
     expect(saved.at(-1)).toEqual({ uses: 2 });
   });
 
+  it('keeps the response_url’s last use for the final version: interim edits are skipped', async () => {
+    const { fake, open, shown } = await world();
+    const { target, saved } = open(
+      { channelId: 'COPS', responseUrl: fake.mintResponseUrl('COPS', 'U1') },
+      { uses: 0 },
+    );
+    await target.post(message('Purging: 0/3'));
+    for (const done of [1, 2, 3])
+      await target.replace(message(`Purging: ${done}/3`), { interim: true });
+    // Four used; the fifth, interim, would leave the result nowhere to go: it is skipped.
+    await target.replace(message('Paused at 3/3'), { interim: true });
+    await target.replace(message('Purged 3 items'));
+    expect(shown()).toEqual([['COPS', 'response_url', 'Purged 3 items']]);
+    expect(saved.at(-1)).toEqual({ uses: 5 });
+  });
+
   it('moves to a bot message once the response_url is spent, and edits that one', async () => {
     const { open, shown } = await world();
     const { target, saved } = open({ channelId: 'COPS', responseUrl: DEAD_URL }, { uses: 5 });
