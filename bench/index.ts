@@ -1,8 +1,13 @@
 // `npm run bench`: runs every suite and writes docs/benchmarks.md.
-import { writeFile } from 'node:fs/promises';
+// `npm run bench -- purge durable`: runs only the suites named, and replaces only their sections
+// of docs/benchmarks.md (a section not there yet goes after the previous suite's); the other
+// sections stay as they were written, and each replaced one says when and where it was measured.
+import { readFile, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { ackLatencyBench } from './ack-latency.js';
 import { chartsBench } from './charts.js';
+import { spliceSections } from './document.js';
+import { durableBench } from './durable.js';
 import { purgeBench } from './purge.js';
 import { reportsBench } from './reports.js';
 import type { Section } from './stats.js';
@@ -11,31 +16,66 @@ import type { Section } from './stats.js';
 const suites: Array<[string, () => Promise<Section>]> = [
   ['charts', chartsBench],
   ['purge', purgeBench],
+  ['durable', durableBench],
   ['ack-latency', ackLatencyBench],
   ['reports', reportsBench],
 ];
 
-const only = process.argv[2];
-const sections: Section[] = [];
+/** The suites' section titles, in order: where a section new to the document goes. */
+const TITLES: Record<string, string> = {
+  charts: 'Traffic chart rendering',
+  purge: 'Purge: 10,000 URLs',
+  durable: 'Purge jobs: from a crash to the resumed job',
+  'ack-latency': 'Slash-command ack latency (HTTP mode)',
+  reports: 'Daily reports: 1,000 due at once',
+};
+
+const DOCUMENT = new URL('../docs/benchmarks.md', import.meta.url);
+const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}`;
+const today = new Date().toISOString().slice(0, 10);
+
+const only = process.argv.slice(2);
+const unknown = only.filter((name) => !suites.some(([suite]) => suite === name));
+if (unknown.length > 0) {
+  console.error(
+    `bench: no suite ${unknown.join(', ')} (suites: ${suites.map(([n]) => n).join(', ')})`,
+  );
+  process.exit(2);
+}
+
+const sections: Array<{ suite: string; section: Section }> = [];
 for (const [name, run] of suites) {
-  if (only && name !== only) continue;
+  if (only.length > 0 && !only.includes(name)) continue;
   process.stdout.write(`bench: ${name}…\n`);
   const section = await run();
   process.stdout.write(`${section.body}\n\n`);
-  sections.push(section);
+  sections.push({ suite: name, section });
 }
 
-if (!only) {
-  const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}`;
+if (only.length === 0) {
   const document = [
     '# Benchmarks',
     '',
-    `Written by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)} (${machine}). ` +
+    `Written by \`npm run bench\` on ${today} (${machine}). ` +
       'Each suite measures the project beside a bare baseline in the same run, so the ratio ' +
       'matters more than the absolute times.',
     '',
-    ...sections.flatMap((section) => [`## ${section.title}`, '', section.body, '']),
+    ...sections.flatMap(({ section }) => [`## ${section.title}`, '', section.body, '']),
   ].join('\n');
-  await writeFile(new URL('../docs/benchmarks.md', import.meta.url), document);
+  await writeFile(DOCUMENT, document);
   process.stdout.write('bench: wrote docs/benchmarks.md\n');
+} else {
+  const note =
+    `*Measured on ${today} by \`npm run bench -- ${only.join(' ')}\` (${machine}); ` +
+    'the other sections are from earlier runs.*';
+  const order = suites.map(([name]) => TITLES[name] ?? name);
+  const document = spliceSections(
+    await readFile(DOCUMENT, 'utf8'),
+    sections.map(({ section }) => ({ section, note })),
+    order,
+  );
+  await writeFile(DOCUMENT, document);
+  process.stdout.write(
+    `bench: wrote ${sections.map(({ section }) => `“${section.title}”`).join(', ')} in docs/benchmarks.md\n`,
+  );
 }
