@@ -214,22 +214,29 @@ export class PurgeService {
       done,
       total,
     });
-    if (!job.checkpoint.announced) {
-      await view.started(status());
-      await context.checkpoint({ ...context.job.checkpoint, announced: true });
-    }
+    // "Purging…" goes out beside the first batches, not before them: a Slack round trip is no
+    // reason to hold the purge (progress edits wait for it, and so does the end).
+    const announced = job.checkpoint.announced
+      ? Promise.resolve()
+      : view
+          .started(status())
+          .then(() => context.checkpoint({ ...context.job.checkpoint, announced: true }));
+    announced.catch(() => undefined);
 
     let client: Awaited<ReturnType<CdnAccess['clientFor']>>;
     try {
       client = await this.deps.cdn.clientFor(job.workspaceId);
     } catch (error) {
       // The key was removed (or the workspace uninstalled) since: nothing more is sent.
+      await announced;
       await view.finished({ runs: [], actorId: payload.actorId, error });
       return 'done';
     }
     const showProgress = steps.length >= PROGRESS_MIN_REQUESTS;
     let reached = Math.floor((done * MILESTONES) / total);
-    let updates: Promise<void> = Promise.resolve();
+    let updates: Promise<void> = announced.catch(this.deps.onViewError);
+    // Each batch's result is written as it ends; the next batch does not wait for the write.
+    const writes: Promise<void>[] = [];
     const limit = pLimit(client.purgeConcurrency);
     await Promise.all(
       steps
@@ -241,7 +248,9 @@ export class PurgeService {
             const zone = payload.groups[step.input.group]?.zone;
             if (!zone) throw new Error(`purge job ${job.id}: step ${step.idx} has no zone`);
             const result = await this.#send(client, zone.id, step.input, context.lost);
-            await context.completeStep(step.idx, result);
+            const write = context.completeStep(step.idx, result);
+            write.catch(() => undefined);
+            writes.push(write);
             step.result = result;
             done += step.input.items.length;
             const milestone = Math.floor((done * MILESTONES) / total);
@@ -251,6 +260,8 @@ export class PurgeService {
           }),
         ),
     );
+    await Promise.all(writes);
+    await announced;
     await updates;
     if (steps.some((step) => step.result === undefined)) {
       await view.paused(status()).catch(this.deps.onViewError);

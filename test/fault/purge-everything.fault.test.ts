@@ -180,7 +180,7 @@ describe.each(BACKENDS)(
         const shownPending = message.history[0]?.blocks;
         // "Purging everything…", then the outcome once the client gives up on the call.
         const [, last] = await within(
-          CDN_TIMEOUT_MS + 20_000,
+          CDN_TIMEOUT_MS + 40_000,
           'the job gave up on the call',
           updated(world, message, 2),
         );
