@@ -99,7 +99,6 @@ export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps 
     store,
     cdn,
     access,
-    zones,
     flood,
     notifier: new SlackApprovalNotifier(clients),
     clock,
@@ -112,7 +111,6 @@ export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps 
     store,
     runner,
     views: purgeViews(messages, logger),
-    clock,
     onViewError: (error) => logger.warn({ err: error }, 'purge progress not updated'),
   });
   runner.register(PURGE_JOB, purges.job);

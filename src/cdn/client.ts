@@ -103,11 +103,6 @@ export class CdnClient {
   readonly #timeoutMs: number;
   readonly #retry: RetryPolicy;
   readonly #batchSize: number;
-
-  /** Items (URLs or tags) per purge request. */
-  get purgeBatchSize(): number {
-    return this.#batchSize;
-  }
   readonly #concurrency: number;
 
   constructor(options: CdnClientOptions) {
@@ -240,7 +235,7 @@ export class CdnClient {
     );
   }
 
-  /** The requests a purge is sent as: one kind each, de-duplicated, `purgeBatchSize` items at most. */
+  /** The requests a purge is sent as: one kind each, de-duplicated, at most the configured batch size (30) each. */
   purgeBatches(target: PurgeTarget): PurgeBatch[] {
     return planPurge(target, this.#batchSize);
   }

@@ -15,7 +15,6 @@ import type { Store } from '../store/index.js';
 import type { AccessService, Caller } from './access.js';
 import type { CdnAccess } from './cdn-access.js';
 import type { FloodControl } from './flood.js';
-import type { ZoneService } from './zones.js';
 
 /** How the request message is kept current; implemented over the Slack Web API. */
 export interface ApprovalNotifier {
@@ -43,7 +42,6 @@ export interface ApprovalServiceOptions {
   store: Store;
   cdn: CdnAccess;
   access: AccessService;
-  zones: ZoneService;
   flood: FloodControl;
   notifier: ApprovalNotifier;
   clock: Clock;
@@ -51,39 +49,23 @@ export interface ApprovalServiceOptions {
 }
 
 export class ApprovalService {
-  private readonly store: Store;
-  private readonly cdn: CdnAccess;
-  private readonly access: AccessService;
-  private readonly notifier: ApprovalNotifier;
-  private readonly clock: Clock;
-  private readonly logger: Logger;
-
-  constructor(private readonly options: ApprovalServiceOptions) {
-    this.store = options.store;
-    this.cdn = options.cdn;
-    this.access = options.access;
-    this.notifier = options.notifier;
-    this.clock = options.clock;
-    this.logger = options.logger;
-  }
+  constructor(private readonly options: ApprovalServiceOptions) {}
 
   /**
-   * Operators only, counted against the flood limit: the zone a purge-everything request would
-   * be about, checked before the confirmation form closes.
+   * Operators only, counted against the flood limit: checked before the confirmation form of a
+   * purge-everything request closes.
    */
-  async prepareRequest(caller: Caller, zoneNameOrId: string): Promise<Zone> {
-    await this.access.requireOperator(caller, 'purge');
-    const zone = await this.options.zones.resolve(caller.workspaceId, zoneNameOrId);
+  async prepareRequest(caller: Caller): Promise<void> {
+    await this.options.access.requireOperator(caller, 'purge');
     await this.options.flood.take(caller.workspaceId, caller.userId);
-    return zone;
   }
 
   /** The request, if it can still be decided; otherwise AppError saying what became of it. */
   async pending(workspaceId: string, id: string): Promise<Approval> {
-    const approval = await this.store.approvals.get(id);
+    const approval = await this.options.store.approvals.get(id);
     if (!approval || approval.workspaceId !== workspaceId)
       throw new AppError({ code: 'approval_unknown' });
-    if (approval.status === 'pending' && approval.expiresAt <= this.clock.now()) {
+    if (approval.status === 'pending' && approval.expiresAt <= this.options.clock.now()) {
       await this.expireDue();
       throw new AppError({ code: 'approval_closed', status: 'expired' });
     }
@@ -95,7 +77,7 @@ export class ApprovalService {
   /** A pending request the caller may decide (Approve… and Deny… open their modal for it). */
   async decidable(caller: Caller, id: string): Promise<Approval> {
     const approval = await this.pending(caller.workspaceId, id);
-    await this.access.requireApprover(caller, approval.requesterId);
+    await this.options.access.requireApprover(caller, approval.requesterId);
     return approval;
   }
 
@@ -144,8 +126,8 @@ export class ApprovalService {
     workspaceId: string,
     input: { zone: Zone; requesterId: string; reason: string; channelId: string },
   ): Promise<Approval> {
-    const workspace = await this.store.workspaces.ensure(workspaceId);
-    const made = await this.store.approvals.create({
+    const workspace = await this.options.store.workspaces.ensure(workspaceId);
+    const made = await this.options.store.approvals.create({
       workspaceId,
       zoneId: input.zone.id,
       zoneName: input.zone.name,
@@ -155,7 +137,7 @@ export class ApprovalService {
       ttlMs: workspace.approvalTtlMinutes * 60_000,
     });
     if ('pending' in made) {
-      const link = await this.notifier.link(made.pending).catch(() => undefined);
+      const link = await this.options.notifier.link(made.pending).catch(() => undefined);
       throw new AppError({
         code: 'approval_pending',
         zoneName: made.pending.zoneName,
@@ -167,16 +149,19 @@ export class ApprovalService {
     const cacheHitRate = await this.#hitRate(workspaceId, input.zone.id);
     let ts: string;
     try {
-      ts = await this.notifier.posted(approval, cacheHitRate === undefined ? {} : { cacheHitRate });
+      ts = await this.options.notifier.posted(
+        approval,
+        cacheHitRate === undefined ? {} : { cacheHitRate },
+      );
     } catch (error) {
       // A request nobody can see must not linger as pending.
-      await this.store.approvals.decide(approval.id, 'cancelled', {
+      await this.options.store.approvals.decide(approval.id, 'cancelled', {
         userId: input.requesterId,
         note: 'not posted',
       });
       throw error;
     }
-    await this.store.approvals.setMessage(approval.id, input.channelId, ts);
+    await this.options.store.approvals.setMessage(approval.id, input.channelId, ts);
     await this.#audit(approval, input.requesterId, 'purge.everything.requested', 'ok', {
       reason: input.reason,
     });
@@ -189,12 +174,12 @@ export class ApprovalService {
     decision: 'approved' | 'denied' | 'cancelled',
     by: { userId: string; note?: string },
   ): Promise<Decided> {
-    const approval = await this.store.approvals.decide(id, decision, by);
+    const approval = await this.options.store.approvals.decide(id, decision, by);
     if (approval) return { won: true, approval };
-    const current = await this.store.approvals.get(id);
-    if (current?.status === 'pending' && current.expiresAt <= this.clock.now()) {
+    const current = await this.options.store.approvals.get(id);
+    if (current?.status === 'pending' && current.expiresAt <= this.options.clock.now()) {
       await this.expireDue();
-      return { won: false, current: await this.store.approvals.get(id) };
+      return { won: false, current: await this.options.store.approvals.get(id) };
     }
     return { won: false, current };
   }
@@ -225,7 +210,7 @@ export class ApprovalService {
   readonly job: JobKind<PurgeEverythingPayload, { calling?: boolean }> = {
     concurrency: 4,
     run: async (context) => {
-      const approval = await this.store.approvals.get(context.job.payload.approvalId);
+      const approval = await this.options.store.approvals.get(context.job.payload.approvalId);
       if (!approval || approval.status !== 'approved') return 'done';
       if (approval.outcome === null) {
         const outcome = context.job.checkpoint.calling
@@ -234,7 +219,7 @@ export class ApprovalService {
               detail: 'the bot stopped while the CDN call was in flight',
             }
           : await this.#purgeEverything(approval, context);
-        await this.store.approvals.recordOutcome(approval.id, outcome);
+        await this.options.store.approvals.recordOutcome(approval.id, outcome);
       }
       await this.#finished(approval.id);
       return 'done';
@@ -245,10 +230,10 @@ export class ApprovalService {
     approval: Approval,
     context: JobContext<PurgeEverythingPayload, { calling?: boolean }>,
   ): Promise<{ result: 'succeeded' | 'failed' | 'unknown'; purgeId?: string; detail?: string }> {
-    await this.#safely(() => this.notifier.changed(approval, { purging: true }));
+    await this.#safely(() => this.options.notifier.changed(approval, { purging: true }));
     await context.checkpoint({ calling: true });
     try {
-      const client = await this.cdn.clientFor(approval.workspaceId);
+      const client = await this.options.cdn.clientFor(approval.workspaceId);
       const report = await client.purge(approval.zoneId, { everything: true });
       const result = report.results[0];
       if (result?.ok === true)
@@ -266,7 +251,7 @@ export class ApprovalService {
 
   /** Audits the outcome (once, keyed) and shows it on the request message. */
   async #finished(approvalId: string): Promise<void> {
-    const final = await this.store.approvals.get(approvalId);
+    const final = await this.options.store.approvals.get(approvalId);
     if (!final) return;
     const outcome =
       final.outcome === 'succeeded' ? 'ok' : final.outcome === 'unknown' ? 'unknown' : 'failed';
@@ -282,7 +267,7 @@ export class ApprovalService {
       },
       `purge.everything:${final.id}`,
     );
-    await this.#safely(() => this.notifier.changed(final));
+    await this.#safely(() => this.options.notifier.changed(final));
   }
 
   /** After a denial or cancellation won: record it and update the message. */
@@ -296,15 +281,15 @@ export class ApprovalService {
       'ok',
       approval.decisionNote ? { note: approval.decisionNote } : {},
     );
-    await this.#safely(() => this.notifier.changed(approval));
+    await this.#safely(() => this.options.notifier.changed(approval));
   }
 
   /** Expires every request whose time is up; each is expired (and announced) by one replica only. */
   async expireDue(): Promise<Approval[]> {
-    const expired = await this.store.approvals.expireDue();
+    const expired = await this.options.store.approvals.expireDue();
     for (const approval of expired) {
       await this.#audit(approval, 'system', 'purge.everything.expired', 'expired', {});
-      await this.#safely(() => this.notifier.changed(approval));
+      await this.#safely(() => this.options.notifier.changed(approval));
     }
     return expired;
   }
@@ -317,13 +302,13 @@ export class ApprovalService {
   async sweep(signal: AbortSignal, intervalMs = 30_000): Promise<void> {
     while (!signal.aborted) {
       await this.expireDue().catch((error: unknown) =>
-        this.logger.error({ err: error }, 'approval sweep failed'),
+        this.options.logger.error({ err: error }, 'approval sweep failed'),
       );
       await this.recover().catch((error: unknown) =>
-        this.logger.error({ err: error }, 'approved purges not recovered'),
+        this.options.logger.error({ err: error }, 'approved purges not recovered'),
       );
       try {
-        await this.clock.sleep(intervalMs, signal);
+        await this.options.clock.sleep(intervalMs, signal);
       } catch {
         return;
       }
@@ -335,13 +320,18 @@ export class ApprovalService {
    * replica that approved it is no race: the job is keyed by the approval, so there is one.
    */
   async recover(): Promise<number> {
-    const stranded = await this.store.approvals.approvedWithoutOutcome(this.clock.now());
+    const stranded = await this.options.store.approvals.approvedWithoutOutcome(
+      this.options.clock.now(),
+    );
     let stored = 0;
     for (const approval of stranded) {
       const { created } = await this.#enqueue(approval);
       if (created) {
         stored += 1;
-        this.logger.warn({ approval: approval.id }, 'approved purge had no job; stored now');
+        this.options.logger.warn(
+          { approval: approval.id },
+          'approved purge had no job; stored now',
+        );
       }
     }
     return stored;
@@ -349,13 +339,16 @@ export class ApprovalService {
 
   async #hitRate(workspaceId: string, zoneId: string): Promise<number | undefined> {
     try {
-      const client = await this.cdn.clientFor(workspaceId);
-      const until = new Date(this.clock.now());
+      const client = await this.options.cdn.clientFor(workspaceId);
+      const until = new Date(this.options.clock.now());
       const since = new Date(until.getTime() - 24 * 3_600_000);
       const traffic = await client.trafficAnalytics(zoneId, { since, until, granularity: 'hour' });
       return traffic.totals.requests > 0 ? traffic.totals.cacheHitRate : undefined;
     } catch (error) {
-      this.logger.warn({ err: error, zoneId }, 'no cache hit rate for the approval request');
+      this.options.logger.warn(
+        { err: error, zoneId },
+        'no cache hit rate for the approval request',
+      );
       return undefined;
     }
   }
@@ -368,7 +361,7 @@ export class ApprovalService {
     detail: Record<string, unknown>,
     key?: string,
   ) {
-    await this.store.audit.record({
+    await this.options.store.audit.record({
       ...(key ? { key } : {}),
       workspaceId: approval.workspaceId,
       actorId,
@@ -383,7 +376,7 @@ export class ApprovalService {
   /** A message that cannot be updated must not undo a state change that already happened. */
   async #safely(update: () => Promise<void>): Promise<void> {
     await update().catch((error: unknown) =>
-      this.logger.warn({ err: error }, 'approval message not updated'),
+      this.options.logger.warn({ err: error }, 'approval message not updated'),
     );
   }
 }

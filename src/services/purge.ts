@@ -9,7 +9,6 @@ import {
   type PurgeReport,
   reportOf,
 } from '../cdn/purge.js';
-import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { JobContext, JobKind, JobOutcome, JobRunner } from '../jobs/runner.js';
 import type { Store } from '../store/index.js';
@@ -104,7 +103,6 @@ export class PurgeService {
       store: Store;
       runner: JobRunner;
       views: PurgeViews;
-      clock: Clock;
       /** Progress updates must never stop a purge; their failures are only logged. */
       onViewError: (error: unknown) => void;
     },
@@ -168,7 +166,7 @@ export class PurgeService {
     // the message ends, and its Retry button can send it when things are well again.
     giveUp: async (context) => {
       const steps = await context.steps<PurgeStep, StepResult>();
-      const view = this.#view(context, () => Promise.resolve());
+      const view = this.#view(context);
       const runs = await this.#record(
         context.job,
         steps.map((step) => ({ input: step.input, result: step.result ?? NOT_SENT })),
@@ -177,32 +175,21 @@ export class PurgeService {
     },
   };
 
-  /** The job's message; `saved` chains the checkpoint writes in the order they were made. */
-  #view(
-    context: JobContext<PurgeJobPayload, PurgeCheckpoint>,
-    onSave: (saving: Promise<void>) => void,
-  ): PurgeProgressView {
+  /** The job's message, its state saved in the job's checkpoint (each change awaits its save). */
+  #view(context: JobContext<PurgeJobPayload, PurgeCheckpoint>): PurgeProgressView {
     const { job } = context;
-    let saving = Promise.resolve();
     return this.deps.views(
       job.workspaceId,
       job.payload.replyTo,
       job.checkpoint.message ?? {},
-      (message) => {
-        saving = saving.then(() => context.checkpoint({ ...context.job.checkpoint, message }));
-        onSave(saving);
-        return saving;
-      },
+      (message) => context.checkpoint({ ...context.job.checkpoint, message }),
     );
   }
 
   async #run(context: JobContext<PurgeJobPayload, PurgeCheckpoint>): Promise<JobOutcome> {
     const { job } = context;
     const { payload } = job;
-    let saving = Promise.resolve();
-    const view = this.#view(context, (chain) => {
-      saving = chain;
-    });
+    const view = this.#view(context);
     const steps = await context.steps<PurgeStep, StepResult>();
     const total = steps.reduce((sum, step) => sum + step.input.items.length, 0);
     let done = steps.reduce((sum, s) => sum + (s.result ? s.input.items.length : 0), 0);
@@ -269,7 +256,6 @@ export class PurgeService {
     }
     const runs = await this.#record(job, steps);
     await view.finished({ runs, actorId: payload.actorId });
-    await saving;
     return 'done';
   }
 

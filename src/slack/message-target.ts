@@ -1,5 +1,4 @@
 // Somewhere to post a message and then replace it: a response_url, or the user's DM with the bot.
-import type { RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Message } from '../blocks/message.js';
 import { postToResponseUrl } from './respond.js';
@@ -11,20 +10,6 @@ export interface MessageTarget {
    * where posting it would leave no way to show the final one.
    */
   replace(message: Message, options?: { interim?: boolean }): Promise<void>;
-}
-
-export function respondTarget(
-  respond: RespondFn,
-  visibility: 'in_channel' | 'ephemeral',
-): MessageTarget {
-  return {
-    post: async (message) => {
-      await respond({ response_type: visibility, ...message });
-    },
-    replace: async (message) => {
-      await respond({ response_type: visibility, replace_original: true, ...message });
-    },
-  };
 }
 
 export function responseUrlTarget(

@@ -44,7 +44,7 @@ export function purgeEverythingSubmit(deps: AppDeps) {
     if (reason === '') return inline(PURGE_IDS.reasonBlock, 'Say why: the approvers will read it.');
     try {
       // Operators only, and counted against the flood limit once the form is complete.
-      await deps.approvals.prepareRequest(caller, zone.id);
+      await deps.approvals.prepareRequest(caller);
     } catch (error) {
       return inline(PURGE_IDS.confirmBlock, errorText(error));
     }
