@@ -22,6 +22,7 @@ import { FloodControl } from './services/flood.js';
 import { PURGE_JOB, PurgeService } from './services/purge.js';
 import { RATELIMIT_FOLLOW_UP_JOB, RateLimitService } from './services/ratelimit.js';
 import { ReplayGuard } from './services/replays.js';
+import { REPORT_JOB, ReportDelivery } from './services/report-delivery.js';
 import { ReportScheduleService } from './services/report-schedules.js';
 import { UninstallService } from './services/uninstall.js';
 import { WorkspaceConfigService } from './services/workspace-config.js';
@@ -32,6 +33,7 @@ import { GroupMembersCache } from './slack/directory.js';
 import { durableMessages } from './slack/durable-message.js';
 import { purgeViews } from './slack/purge-progress.js';
 import { rateLimitNotices } from './slack/ratelimit-notices.js';
+import { SlackReportPoster } from './slack/report-poster.js';
 import { WorkspaceClients } from './slack/workspace-clients.js';
 import type { Store } from './store/index.js';
 
@@ -40,6 +42,7 @@ export const BOT_SCOPES = [
   'commands',
   'chat:write',
   'files:write',
+  'files:read',
   'users:read',
   'usergroups:read',
 ];
@@ -125,6 +128,15 @@ export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps 
     clock,
   });
   runner.register(RATELIMIT_FOLLOW_UP_JOB, ratelimit.followUp);
+  const reports = new ReportDelivery({
+    store,
+    reports: new DailyReportService(cdn, store, renderer),
+    poster: new SlackReportPoster(clients),
+    runner,
+    clock,
+    logger,
+  });
+  runner.register(REPORT_JOB, reports.job);
   return {
     access,
     activity: new ActivityService({ ...store, defaultBaseUrl }),
@@ -136,7 +148,7 @@ export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps 
     purges,
     replays: new ReplayGuard(store.seenRequests, () => clock.now()),
     ratelimit,
-    reports: new DailyReportService(cdn, store, renderer),
+    reports,
     schedules: new ReportScheduleService({ ...store, access, zones, clock }),
     uninstall: new UninstallService(store, zones, logger),
     zones,

@@ -7,11 +7,11 @@ import type { ActivityService } from './services/activity.js';
 import type { AnalyticsService } from './services/analytics.js';
 import type { ApprovalService } from './services/approvals.js';
 import type { CredentialService } from './services/credentials.js';
-import type { DailyReportService } from './services/daily-report.js';
 import type { FloodControl } from './services/flood.js';
 import type { PurgeService } from './services/purge.js';
 import type { RateLimitService } from './services/ratelimit.js';
 import type { ReplayGuard } from './services/replays.js';
+import type { ReportDelivery } from './services/report-delivery.js';
 import type { ReportScheduleService } from './services/report-schedules.js';
 import type { UninstallService } from './services/uninstall.js';
 import type { WorkspaceConfigService } from './services/workspace-config.js';
@@ -31,8 +31,8 @@ export interface AppDeps {
   ratelimit: RateLimitService;
   /** Each Slack delivery runs once, however often it arrives. */
   replays: ReplayGuard;
-  /** Building daily reports (the scheduler in src/jobs posts them). */
-  reports: DailyReportService;
+  /** Daily reports: the tick that turns due occurrences into jobs, and the job that posts one. */
+  reports: ReportDelivery;
   schedules: ReportScheduleService;
   /** Tears a workspace down when Slack revokes the app's access. */
   uninstall: UninstallService;

@@ -1,12 +1,9 @@
 // What both entry points (src/main.ts, src/dev/console/main.ts) share: one-line exits, opening the
 // store, the background jobs, and a graceful stop.
 import type { CdnTransport } from './cdn/transport.js';
-import { systemClock } from './clock.js';
 import { ConfigError, type DatabaseConfig } from './config.js';
 import type { AppDeps } from './deps.js';
-import { ReportScheduler } from './jobs/report-scheduler.js';
 import type { Logger } from './logger.js';
-import { SlackReportPoster } from './slack/report-poster.js';
 import type { Keyring } from './store/crypto.js';
 import { openStore, type Store } from './store/index.js';
 
@@ -34,25 +31,14 @@ export async function openStoreOrExit(
 }
 
 /** Background work every mode runs; with several replicas each item is claimed by one of them. */
-export function startBackgroundJobs(
-  deps: AppDeps,
-  store: Store,
-  logger: Logger,
-): { stop(deadlineMs: number): Promise<void> } {
+export function startBackgroundJobs(deps: AppDeps): { stop(deadlineMs: number): Promise<void> } {
   const loops = new AbortController();
   // Durable work: purges, approved purge-everything.
   deps.runner.start();
   // Expires purge-everything requests nobody approved.
   void deps.approvals.sweep(loops.signal);
-  // Posts daily reports.
-  const scheduler = new ReportScheduler({
-    store,
-    reports: deps.reports,
-    poster: new SlackReportPoster(deps.clients),
-    clock: systemClock,
-    logger,
-  });
-  void scheduler.run(loops.signal);
+  // Turns due daily reports into jobs (the runner posts them).
+  void deps.reports.run(loops.signal);
   return {
     // Nothing new is claimed; running jobs pause at a step boundary, or are released at the deadline.
     async stop(deadlineMs) {

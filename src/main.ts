@@ -91,7 +91,7 @@ async function main(): Promise<void> {
   );
   const transport = new CdnTransport();
   const { app, deps } = await startSlack(config, store, transport, logger);
-  const jobs = startBackgroundJobs(deps, store, logger);
+  const jobs = startBackgroundJobs(deps);
   stopOnSignals({
     logger,
     transport,

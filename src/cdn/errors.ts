@@ -81,3 +81,14 @@ export function codeForStatus(status: number): CdnErrorCode {
       return 'unexpected_response';
   }
 }
+
+/** Whether a failure may pass by itself (the CDN busy, slow or out of reach): worth trying again later. */
+export function isTransientCdnError(error: unknown): boolean {
+  return (
+    error instanceof CdnError &&
+    (error.code === 'rate_limited' ||
+      error.code === 'unavailable' ||
+      error.code === 'timeout' ||
+      error.code === 'network')
+  );
+}

@@ -247,7 +247,10 @@ export class JobRunner {
       if (job.attempts > 1) logger.info(log, 'job resumed');
       const outcome = await handler.run(context);
       if (lost.signal.aborted) return;
-      if (outcome === 'done') await jobs.finish(job.id, owner, { state: 'succeeded' });
+      if (outcome === 'done') {
+        await jobs.finish(job.id, owner, { state: 'succeeded' });
+        logger.info(log, 'job finished');
+      }
       // A pause for a stop is no failed attempt: a job paused by many deploys is not given up.
       else if (outcome === 'paused')
         await jobs.release(job.id, owner, clock.now(), { paused: true });

@@ -184,8 +184,12 @@ export interface World {
    * it is up. `env` is added to (and wins over) the world's environment.
    */
   spawnBot(env?: Record<string, string>): Promise<Bot>;
-  /** Holds the next Web API call matching `match` (one call; set several holds for more). */
-  holdSlack(match: (call: GatedCall) => boolean): Hold;
+  /**
+   * Holds the next Web API call matching `match` (one call; set several holds for more). With
+   * `answer: true` the call reaches Slack at once and only its answer is held: Slack did the work,
+   * the bot has not heard (`reached` resolves once Slack has answered).
+   */
+  holdSlack(match: (call: GatedCall) => boolean, options?: { answer?: boolean }): Hold;
   /** Opens the store in the test process (same keys), runs `read`, closes it. */
   inspect<T>(read: (store: Store) => Promise<T>): Promise<T>;
 }
@@ -279,6 +283,8 @@ class SlackGate {
   readonly #holds: Array<{
     match: (call: GatedCall) => boolean;
     taken: boolean;
+    /** Forward first, hold the answer. */
+    answer: boolean;
     reached: (call: GatedCall) => void;
     released: Promise<void>;
     release: () => void;
@@ -305,7 +311,7 @@ class SlackGate {
     return `${this.#url}/api/`;
   }
 
-  hold(match: (call: GatedCall) => boolean): Hold {
+  hold(match: (call: GatedCall) => boolean, options: { answer?: boolean } = {}): Hold {
     let reached!: (call: GatedCall) => void;
     let release!: () => void;
     const reachedPromise = new Promise<GatedCall>((resolve) => {
@@ -314,7 +320,14 @@ class SlackGate {
     const released = new Promise<void>((resolve) => {
       release = resolve;
     });
-    this.#holds.push({ match, taken: false, reached, released, release });
+    this.#holds.push({
+      match,
+      taken: false,
+      answer: options.answer ?? false,
+      reached,
+      released,
+      release,
+    });
     return { reached: reachedPromise, release };
   }
 
@@ -339,19 +352,22 @@ class SlackGate {
       const hold = this.#holds.find((h) => !h.taken && h.match(call));
       if (hold) {
         hold.taken = true;
+        // Slack does the work now; its answer waits for the release.
+        const answered = hold.answer ? await this.#forward(req, body) : undefined;
         hold.reached(call);
         await hold.released;
-        // The caller died while its call was held: the call never reaches Slack.
+        // The caller died while its call was held: it never hears (or the call never reaches Slack).
         if (gone || req.socket.destroyed) {
           res.destroy();
           return;
         }
+        if (answered) return answer(res, answered);
       }
     }
-    await this.#forward(req, res, body);
+    answer(res, await this.#forward(req, body));
   }
 
-  #forward(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
+  #forward(req: IncomingMessage, body: Buffer): Promise<Answer> {
     const headers = { ...req.headers, host: this.#target.host };
     delete headers.connection;
     return new Promise((resolve, reject) => {
@@ -363,17 +379,31 @@ class SlackGate {
           path: req.url,
           headers,
         },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-          answer.once('end', resolve);
-          answer.once('error', reject);
+        (reply) => {
+          readBody(reply).then(
+            (replyBody) =>
+              resolve({ status: reply.statusCode ?? 502, headers: reply.headers, body: replyBody }),
+            reject,
+          );
         },
       );
       upstream.once('error', reject);
       upstream.end(body);
     });
   }
+}
+
+interface Answer {
+  status: number;
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
+
+function answer(res: ServerResponse, { status, headers, body }: Answer): void {
+  const rest = { ...headers };
+  // The body is whole now: its length is known, whatever encoding carried it.
+  delete rest['transfer-encoding'];
+  res.writeHead(status, { ...rest, 'content-length': body.length }).end(body);
 }
 
 /** Starts the fake Slack, the sandbox and a database holding the workspace's CDN key. */
@@ -493,7 +523,7 @@ export async function startWorld(options: WorldOptions): Promise<World> {
         throw new Error(`${bot.name} exited before it was up:\n${bot.output()}`);
       }
     },
-    holdSlack: (match) => gate.hold(match),
+    holdSlack: (match, options) => gate.hold(match, options),
     inspect,
   };
 }

@@ -92,6 +92,8 @@ export async function testStore(
     database?: DatabaseConfig;
     clock?: TestClock;
     poolSize?: number;
+    /** Put before each id: stores that share one database (replicas) need ids of their own. */
+    idPrefix?: string;
   } = {},
 ): Promise<StoreFixture> {
   const database = options.database ?? (await testDatabase(backend));
@@ -102,7 +104,7 @@ export async function testStore(
     database,
     keyring,
     clock,
-    newId: () => `id-${++sequence}`,
+    newId: () => `${options.idPrefix ?? ''}id-${++sequence}`,
     ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
   });
   cleanups.push(() => store.close());

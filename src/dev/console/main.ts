@@ -65,7 +65,7 @@ export async function runConsole(
   });
   process.stdout.write(`(logs: ${logFile})\n`);
   // Over the console's own database only: its pretend workspace and nothing else.
-  const jobs = startBackgroundJobs(running.deps, store, logger);
+  const jobs = startBackgroundJobs(running.deps);
   const stop = stopOnSignals({
     logger,
     transport,

@@ -36,12 +36,41 @@ export class FileUploads {
     for (const entry of list as Args[]) {
       const file = this.records.files.get(String(entry.id));
       if (!file || file.bytes.length === 0) return { ok: false, error: 'file_not_found' };
-      if (channel) file.channel = channel;
+      if (channel && file.channel !== channel) {
+        file.channel = channel;
+        file.shareTs = this.ids.ts();
+      }
+      file.completed = true;
       if (typeof entry.title === 'string') file.title = entry.title;
       if (typeof args.initial_comment === 'string') file.initialComment = args.initial_comment;
       done.push({ id: file.id, title: file.title ?? file.filename });
     }
     return { ok: true, files: done };
+  }
+
+  /** files.info: a completed upload, with where it is shared (an upload never completed is no file). */
+  info(args: Args): Args {
+    const file = this.records.files.get(String(args.file));
+    if (!file?.completed) return { ok: false, error: 'file_not_found' };
+    const channel = file.channel;
+    const shares =
+      channel && file.shareTs
+        ? {
+            [channel.startsWith('G') ? 'private' : 'public']: { [channel]: [{ ts: file.shareTs }] },
+          }
+        : {};
+    return {
+      ok: true,
+      file: {
+        id: file.id,
+        name: file.filename,
+        title: file.title ?? file.filename,
+        channels: channel && !channel.startsWith('G') ? [channel] : [],
+        groups: channel?.startsWith('G') ? [channel] : [],
+        ims: [],
+        shares,
+      },
+    };
   }
 }
 

@@ -76,6 +76,7 @@ export class FakeSlack extends SlackRecords {
       ['views.publish', (args) => views.publish(args)],
       ['files.getUploadURLExternal', (args) => files.getUploadUrl(args)],
       ['files.completeUploadExternal', (args) => files.complete(args)],
+      ['files.info', (args) => files.info(args)],
     ]);
     this.#server = createServer((req, res) => {
       this.#handle(req, res).catch((error: unknown) => {

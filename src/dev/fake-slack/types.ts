@@ -63,6 +63,10 @@ export interface UploadedFile {
   filename: string;
   bytes: Buffer;
   channel?: string;
+  /** Set by files.completeUploadExternal: before it the upload is no file yet. */
+  completed?: boolean;
+  /** The ts of the message that shared it in `channel`. */
+  shareTs?: string;
   title?: string;
   initialComment?: string;
 }

@@ -1,0 +1,290 @@
+// Daily reports as durable jobs. The tick turns each due occurrence into a job keyed by its
+// schedule and time, then moves the schedule on; the job builds the report, stages the post (a
+// chart's upload, which nobody sees yet), records that intent, publishes it, and records the
+// message. A crash at any step resumes after the lease on any replica; a resumed job that finds an
+// intent asks Slack whether the post already landed before publishing, so an occurrence is posted
+// once. Every post and every final failure is audited once (keyed).
+import { isTransientCdnError } from '../cdn/errors.js';
+import type { Clock } from '../clock.js';
+import type { JobContext, JobKind, JobOutcome, JobRunner } from '../jobs/runner.js';
+import type { Logger } from '../logger.js';
+import type { Store } from '../store/index.js';
+import type { Schedule } from '../store/schedules.js';
+import type { DailyReport, DailyReportService } from './daily-report.js';
+import { nextOccurrence } from './report-times.js';
+
+export const REPORT_JOB = 'daily_report';
+
+/** A post made ready but not yet shown: a chart's uploaded file, or a text-only message. */
+export type StagedPost = { fileId: string } | { text: true };
+
+/** Where reports go; src/slack implements it over the Web API. */
+export interface ReportPoster {
+  /** Makes the post ready where nobody sees it yet (a chart is uploaded, not shared). */
+  stage(schedule: Schedule, report: DailyReport): Promise<StagedPost>;
+  /** Shows a staged post in the schedule's channel; its message ts when Slack gives it. */
+  publish(schedule: Schedule, report: DailyReport, staged: StagedPost): Promise<{ ts?: string }>;
+  /**
+   * Whether a staged post already reached the channel (the process died between publishing it and
+   * recording that): where, not yet, or 'unknown' when Slack cannot tell (a text-only post).
+   */
+  published(schedule: Schedule, staged: StagedPost): Promise<{ ts?: string } | false | 'unknown'>;
+  /** Whether a Slack failure may pass by itself (a timeout, a 5xx, a rate limit): then it is retried. */
+  transient(error: unknown): boolean;
+  /** Why a report failed, in words for the schedule's list and the notice. */
+  reasonFor(error: unknown): string;
+  /** One notice that the schedule is paused, and why (best effort). */
+  paused(schedule: Schedule, reason: string): Promise<void>;
+}
+
+interface ReportPayload {
+  scheduleId: string;
+  /** The occurrence: "yesterday" is the day before it, in the schedule's time zone. */
+  dueAt: number;
+}
+
+interface ReportCheckpoint {
+  /** Written before the post is published: a resumed job checks it instead of posting again. */
+  staged?: StagedPost;
+  /** Written once the post is shown: a resumed job only audits and ends. */
+  posted?: { ts?: string; at: number };
+}
+
+export interface TickResult {
+  /** Occurrences turned into jobs by this replica. */
+  queued: number;
+  skipped: number;
+  /** Occurrences another replica moved on first. */
+  lost: number;
+}
+
+export interface ReportDeliveryOptions {
+  store: Store;
+  reports: DailyReportService;
+  poster: ReportPoster;
+  runner: JobRunner;
+  clock: Clock;
+  logger: Logger;
+  /** A missed occurrence later than this is skipped, not posted. Default 6 h. */
+  catchUpMs?: number;
+  /** Reports built and posted at once in this process. Default 8. */
+  concurrency?: number;
+  /** Schedules read per tick. Default 500. */
+  batch?: number;
+  /** Attempts at one occurrence before the schedule pauses. Default 5. */
+  maxAttempts?: number;
+}
+
+export const reportJobKey = (scheduleId: string, dueAt: number) => `report:${scheduleId}:${dueAt}`;
+
+/**
+ * Round-robin over channels: a channel takes one post a second, so consecutive reports for one
+ * channel would hold every slot waiting on it while other channels sit idle.
+ */
+export function interleaveByChannel(schedules: Schedule[]): Schedule[] {
+  const byChannel = new Map<string, Schedule[]>();
+  for (const schedule of schedules) {
+    const queue = byChannel.get(schedule.channelId);
+    if (queue) queue.push(schedule);
+    else byChannel.set(schedule.channelId, [schedule]);
+  }
+  const queues = [...byChannel.values()];
+  const ordered: Schedule[] = [];
+  for (let round = 0; ordered.length < schedules.length; round++) {
+    for (const queue of queues) {
+      const next = queue[round];
+      if (next) ordered.push(next);
+    }
+  }
+  return ordered;
+}
+
+export class ReportDelivery {
+  readonly #o: ReportDeliveryOptions & Required<Pick<ReportDeliveryOptions, 'catchUpMs' | 'batch'>>;
+  readonly job: JobKind<ReportPayload, ReportCheckpoint>;
+
+  constructor(options: ReportDeliveryOptions) {
+    this.#o = { catchUpMs: 6 * 3_600_000, batch: 500, ...options };
+    this.job = {
+      concurrency: options.concurrency ?? 8,
+      maxAttempts: options.maxAttempts ?? 5,
+      run: (context) => this.#run(context),
+      giveUp: (context) => this.#giveUp(context),
+    };
+  }
+
+  /** Turns every occurrence due now into a job (or skips it when too late), and moves on. */
+  async tick(): Promise<TickResult> {
+    const { store, batch } = this.#o;
+    const result: TickResult = { queued: 0, skipped: 0, lost: 0 };
+    for (;;) {
+      const due = await store.schedules.due(batch);
+      if (due.length === 0) return result;
+      for (const schedule of interleaveByChannel(due)) result[await this.#dispatch(schedule)] += 1;
+      if (due.length < batch) return result;
+    }
+  }
+
+  /** Ticks every `intervalMs` until the signal aborts. */
+  async run(signal: AbortSignal, intervalMs = 30_000): Promise<void> {
+    while (!signal.aborted) {
+      await this.tick().catch((error: unknown) =>
+        this.#o.logger.error({ err: error }, 'report tick failed'),
+      );
+      try {
+        await this.#o.clock.sleep(intervalMs, signal);
+      } catch {
+        return;
+      }
+    }
+  }
+
+  /**
+   * The job is stored before the schedule moves on: a crash between the two leaves the occurrence
+   * due, and the next tick (here or on another replica) finds its job already stored under the key.
+   */
+  async #dispatch(schedule: Schedule): Promise<keyof TickResult> {
+    const { store, clock, catchUpMs, logger, runner } = this.#o;
+    const dueAt = schedule.nextRunAt;
+    const now = clock.now();
+    if (now - dueAt > catchUpMs) {
+      // Too late to be "this morning's" report: move on to the next one after now.
+      const next = nextOccurrence(schedule.timeOfDay, schedule.timeZone, now);
+      if (!(await store.schedules.claim(schedule.id, dueAt, next))) return 'lost';
+      logger.info(
+        { schedule: schedule.id, dueAt, lateMs: now - dueAt },
+        'missed daily report skipped',
+      );
+      await this.#audit(schedule, 'report.skipped', 'skipped', {
+        dueAt,
+        lateMinutes: Math.round((now - dueAt) / 60_000),
+      });
+      return 'skipped';
+    }
+    await runner.enqueue({
+      workspaceId: schedule.workspaceId,
+      kind: REPORT_JOB,
+      key: reportJobKey(schedule.id, dueAt),
+      payload: { scheduleId: schedule.id, dueAt } satisfies ReportPayload,
+    });
+    const next = nextOccurrence(schedule.timeOfDay, schedule.timeZone, dueAt);
+    return (await store.schedules.claim(schedule.id, dueAt, next)) ? 'queued' : 'lost';
+  }
+
+  async #run(context: JobContext<ReportPayload, ReportCheckpoint>): Promise<JobOutcome> {
+    const { job } = context;
+    const { dueAt } = job.payload;
+    const schedule = await this.#o.store.schedules.get(job.payload.scheduleId);
+    if (schedule?.status !== 'active') {
+      // Stopped, paused or uninstalled since it fell due: nothing to post.
+      this.#o.logger.info(
+        { job: job.id, schedule: job.payload.scheduleId },
+        'report not posted: schedule no longer active',
+      );
+      return 'done';
+    }
+    try {
+      const posted = job.checkpoint.posted ?? (await this.#post(context, schedule));
+      await this.#audit(schedule, 'report.posted', 'ok', { dueAt, ts: posted.ts }, job);
+      return 'done';
+    } catch (error) {
+      if (context.lost.aborted) throw error;
+      if (isTransientCdnError(error) || this.#o.poster.transient(error)) {
+        const retryInMs = Math.min(300_000, 5_000 * 2 ** Math.max(0, job.attempts - 1));
+        this.#o.logger.warn(
+          { err: error, job: job.id, schedule: schedule.id, retryInMs },
+          'daily report not posted; trying again',
+        );
+        return { retryInMs, error: (error as Error).name ?? 'Error' };
+      }
+      await this.#fail(schedule, dueAt, error, job);
+      return 'done';
+    }
+  }
+
+  /**
+   * Build, stage, record the intent, publish, record the post. A staged post from an earlier
+   * attempt is looked for first, and published (again staged once) only if Slack has not got it.
+   */
+  async #post(
+    context: JobContext<ReportPayload, ReportCheckpoint>,
+    schedule: Schedule,
+  ): Promise<{ ts?: string; at: number }> {
+    const { poster, clock, logger, reports } = this.#o;
+    const { job } = context;
+    let staged = job.checkpoint.staged;
+    if (staged) {
+      const seen = await poster.published(schedule, staged);
+      if (seen === 'unknown') {
+        logger.warn(
+          { job: job.id, schedule: schedule.id },
+          'cannot tell whether the report was posted; posting it',
+        );
+      } else if (seen) {
+        return this.#record(context, { ...seen, at: clock.now() });
+      }
+    }
+    const report = await reports.build(schedule, job.payload.dueAt);
+    if (!staged || 'text' in staged !== !report.png) {
+      staged = await poster.stage(schedule, report);
+      await context.checkpoint({ staged });
+    }
+    const shown = await poster.publish(schedule, report, staged);
+    return this.#record(context, { ...shown, at: clock.now() });
+  }
+
+  async #record(
+    context: JobContext<ReportPayload, ReportCheckpoint>,
+    posted: { ts?: string; at: number },
+  ): Promise<{ ts?: string; at: number }> {
+    await context.checkpoint({ ...context.job.checkpoint, posted });
+    return posted;
+  }
+
+  async #giveUp(context: JobContext<ReportPayload, ReportCheckpoint>): Promise<void> {
+    const { job } = context;
+    const schedule = await this.#o.store.schedules.get(job.payload.scheduleId);
+    if (schedule?.status === 'active')
+      await this.#fail(
+        schedule,
+        job.payload.dueAt,
+        new Error(job.error ?? 'too many attempts'),
+        job,
+      );
+  }
+
+  /** A failure that will not pass by itself: the schedule pauses and its creator is told once. */
+  async #fail(
+    schedule: Schedule,
+    dueAt: number,
+    error: unknown,
+    job: { id: string },
+  ): Promise<void> {
+    const { store, poster, logger } = this.#o;
+    const reason = poster.reasonFor(error);
+    logger.warn({ err: error, schedule: schedule.id }, 'daily report failed; schedule paused');
+    await store.schedules.pause(schedule.id, reason);
+    const first = await this.#audit(schedule, 'report.failed', 'paused', { dueAt, reason }, job);
+    if (first) await poster.paused(schedule, reason).catch(() => undefined);
+  }
+
+  /** One entry; keyed by the job when there is one, so a resumed job does not write it again. */
+  async #audit(
+    schedule: Schedule,
+    action: string,
+    outcome: string,
+    detail: Record<string, unknown>,
+    job?: { id: string },
+  ) {
+    return this.#o.store.audit.record({
+      workspaceId: schedule.workspaceId,
+      actorId: 'system',
+      action,
+      zoneId: schedule.zoneId,
+      zoneName: schedule.zoneName,
+      outcome,
+      detail: { schedule: schedule.id, ...detail },
+      ...(job ? { key: `${action}:${job.id}` } : {}),
+    });
+  }
+}

@@ -1,0 +1,416 @@
+import { WebClient } from '@slack/web-api';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CdnTransport } from '../../src/cdn/transport.js';
+import { TrafficChartRenderer } from '../../src/charts/traffic-chart.js';
+import type { DatabaseConfig } from '../../src/config.js';
+import { type FakeSlack, startFakeSlack } from '../../src/dev/fake-slack/server.js';
+import { SANDBOX_DEMO_KEY, type Sandbox, startSandbox } from '../../src/dev/sandbox/server.js';
+import { JobRunner } from '../../src/jobs/runner.js';
+import { CdnAccess } from '../../src/services/cdn-access.js';
+import { DailyReportService } from '../../src/services/daily-report.js';
+import {
+  REPORT_JOB,
+  ReportDelivery,
+  type ReportPoster,
+} from '../../src/services/report-delivery.js';
+import { ChannelPacer, SlackReportPoster } from '../../src/slack/report-poster.js';
+import { WorkspaceClients } from '../../src/slack/workspace-clients.js';
+import { ManualClock } from '../helpers/clock.js';
+import { captureLogs } from '../helpers/logs.js';
+import { BACKENDS, testDatabase, testStore } from '../helpers/store.js';
+
+const HOUR = 3_600_000;
+const renderer = new TrafficChartRenderer();
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+interface World {
+  clock: ManualClock;
+  slack: FakeSlack;
+  sandbox: Sandbox;
+  database: DatabaseConfig;
+}
+
+async function world(backend: 'sqlite' | 'postgres'): Promise<World> {
+  // Sunday 22 Nov 2026, 09:00 in Paris.
+  const clock = new ManualClock(Date.parse('2026-11-22T08:00:00Z'));
+  const slack = await startFakeSlack({ clock });
+  slack.addUser({ id: 'UCREATOR', name: 'creator' });
+  slack.addChannel({ id: 'CREPORTS', name: 'reports', botMember: true });
+  slack.addChannel({ id: 'CGONE', name: 'gone', botMember: false });
+  const sandbox = await startSandbox({ clock });
+  closers.push(
+    () => slack.close(),
+    () => sandbox.close(),
+  );
+  return { clock, slack, sandbox, database: await testDatabase(backend) };
+}
+
+let replicas = 0;
+
+/** One bot process: its own store connection, client, runner and delivery, on the shared database. */
+async function replica(
+  backend: 'sqlite' | 'postgres',
+  w: World,
+  wrap: (poster: ReportPoster) => ReportPoster = (poster) => poster,
+) {
+  const { store } = await testStore(backend, {
+    database: w.database,
+    clock: w.clock,
+    idPrefix: `r${++replicas}-`,
+  });
+  const logger = captureLogs('warn').logger;
+  const transport = new CdnTransport();
+  closers.push(() => transport.close());
+  const cdn = new CdnAccess({
+    store,
+    transport,
+    defaultBaseUrl: w.sandbox.baseUrl,
+    clock: w.clock,
+    logger,
+  });
+  const clients = new WorkspaceClients(
+    new WebClient(undefined, { slackApiUrl: w.slack.apiUrl, retryConfig: { retries: 0 } }),
+    {
+      botToken: w.slack.botToken,
+      installations: store.installations,
+    },
+  );
+  const runner = new JobRunner({ jobs: store.jobs, clock: w.clock, logger, leaseMs: 60_000 });
+  const delivery = new ReportDelivery({
+    store,
+    reports: new DailyReportService(cdn, store, renderer),
+    poster: wrap(new SlackReportPoster(clients, new ChannelPacer(0))),
+    runner,
+    clock: w.clock,
+    logger,
+  });
+  runner.register(REPORT_JOB, delivery.job);
+  /** One tick, then every job it queued (or any other due) run to its end. */
+  const tick = async () => {
+    const result = await delivery.tick();
+    await runner.settled();
+    return result;
+  };
+  return { store, delivery, runner, tick };
+}
+
+async function schedule(
+  store: Awaited<ReturnType<typeof replica>>['store'],
+  w: World,
+  zone: string,
+  nextRunAt: number,
+  channelId = 'CREPORTS',
+) {
+  const found = w.sandbox.state.byName(zone);
+  return store.schedules.create({
+    workspaceId: w.slack.teamId,
+    zoneId: found?.id ?? '',
+    zoneName: zone,
+    channelId,
+    createdBy: 'UCREATOR',
+    timeOfDay: '09:00',
+    timeZone: 'Europe/Paris',
+    nextRunAt,
+  });
+}
+
+const uploads = (slack: FakeSlack) =>
+  slack.callsTo('files.completeUploadExternal').filter((c) => c.response.ok);
+
+const posted = (slack: FakeSlack) =>
+  slack.messages.filter((m) => m.channel === 'CREPORTS' && !m.deleted).length +
+  [...slack.files.values()].filter((f) => f.channel === 'CREPORTS').length;
+
+async function withKey(
+  store: Awaited<ReturnType<typeof replica>>['store'],
+  w: World,
+  key = SANDBOX_DEMO_KEY,
+) {
+  await store.credentials.set(w.slack.teamId, key, { userId: 'UCREATOR', validated: true });
+}
+
+/** A Web API failure that passes by itself (as the client throws it for a 503). */
+const slackHiccup = () =>
+  Object.assign(new Error('An HTTP protocol error occurred: statusCode = 503'), {
+    code: 'slack_webapi_http_error',
+  });
+
+describe('daily reports', () => {
+  it('posts yesterday against the day before, with the chart, and moves to tomorrow', async () => {
+    const w = await world('sqlite');
+    const { store, tick } = await replica('sqlite', w);
+    await withKey(store, w);
+    const s = await schedule(store, w, 'example.com', w.clock.now());
+    expect(await tick()).toEqual({ queued: 1, skipped: 0, lost: 0 });
+    const [upload] = uploads(w.slack);
+    expect(upload?.args.channel_id).toBe('CREPORTS');
+    const comment = String(upload?.args.initial_comment);
+    expect(comment).toContain(':sunrise: *example.com* · Sat 21 Nov 2026 (Europe/Paris)');
+    expect(comment).toMatch(
+      /requests \([+−±][\d.]+ % on the day before\) · \*[\d.]+ (MB|GB)\* \([+−±][\d.]+ %\) · cache hit rate \*[\d.]+ %\* \([+−][\d.]+ pts\)/,
+    );
+    expect((await store.schedules.get(s.id))?.nextRunAt).toBe(Date.parse('2026-11-23T08:00:00Z'));
+    // The analytics asked for were Saturday and Friday, midnight to midnight in Paris.
+    const sinces = w.sandbox.requests
+      .filter((r) => r.path.endsWith('/traffic'))
+      .map((r) => r.query.since)
+      .sort();
+    expect(sinces).toEqual(['2026-11-19T23:00:00Z', '2026-11-20T23:00:00Z']);
+    // The post is audited with the message that shows it (the share's ts, as files.info gives it).
+    const [entry] = await store.audit.recent(w.slack.teamId);
+    const shareTs = [...w.slack.files.values()][0]?.shareTs;
+    expect(shareTs).toBeDefined();
+    expect(entry).toMatchObject({ action: 'report.posted', outcome: 'ok' });
+    expect(entry?.detail).toMatchObject({ schedule: s.id, ts: shareTs });
+    expect(await tick()).toEqual({ queued: 0, skipped: 0, lost: 0 });
+  });
+
+  it('says "no traffic" in a message, with its ts, when the day had none', async () => {
+    const w = await world('sqlite');
+    const { store, tick } = await replica('sqlite', w);
+    await withKey(store, w);
+    const s = await schedule(store, w, 'example.com', w.clock.now());
+    w.sandbox.inject({
+      kind: 'status',
+      status: 200,
+      path: /\/traffic$/,
+      times: 2,
+      body: {
+        success: true,
+        data: { totals: { requests: 0, bandwidth: 0, cache_hit_rate: 0 }, timeseries: [] },
+      },
+    });
+    await tick();
+    expect(uploads(w.slack)).toHaveLength(0);
+    const [message] = w.slack.messages.filter((m) => m.channel === 'CREPORTS');
+    expect(message?.text).toContain('No traffic that day.');
+    const [entry] = await store.audit.recent(w.slack.teamId);
+    expect(entry?.detail).toMatchObject({ schedule: s.id, ts: message?.ts });
+  });
+
+  it('catches up an occurrence missed by less than 6 h, and skips one missed by more', async () => {
+    const w = await world('sqlite');
+    const { store, tick } = await replica('sqlite', w);
+    await withKey(store, w);
+    const recent = await schedule(store, w, 'example.com', w.clock.now() - 5 * HOUR);
+    const old = await schedule(store, w, 'shop.example.org', w.clock.now() - 7 * HOUR);
+    expect(await tick()).toEqual({ queued: 1, skipped: 1, lost: 0 });
+    expect(uploads(w.slack)).toHaveLength(1);
+    expect((await store.schedules.get(recent.id))?.nextRunAt).toBe(
+      Date.parse('2026-11-22T08:00:00Z'),
+    );
+    expect((await store.schedules.get(old.id))?.nextRunAt).toBe(Date.parse('2026-11-23T08:00:00Z'));
+    const actions = (await store.audit.recent(w.slack.teamId)).map((e) => [e.action, e.zoneName]);
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        ['report.skipped', 'shop.example.org'],
+        ['report.posted', 'example.com'],
+      ]),
+    );
+  });
+
+  it('pauses a schedule that cannot post, tells its creator once, and records it', async () => {
+    const w = await world('sqlite');
+    const { store, tick } = await replica('sqlite', w);
+    await withKey(store, w);
+    const s = await schedule(store, w, 'example.com', w.clock.now(), 'CGONE');
+    expect(await tick()).toEqual({ queued: 1, skipped: 0, lost: 0 });
+    expect(await store.schedules.get(s.id)).toMatchObject({
+      status: 'paused',
+      pausedReason: expect.stringContaining('Invite me with `/invite @cdn`'),
+    });
+    const [notice] = w.slack.messages.filter((m) => m.channel === 'UCREATOR');
+    expect(notice?.text).toContain('Your daily report of *example.com* for <#CGONE> is paused');
+    const [audit] = await store.audit.recent(w.slack.teamId);
+    expect(audit).toMatchObject({ action: 'report.failed', outcome: 'paused' });
+    // Paused: tomorrow brings no new failure.
+    w.clock.advance(24 * HOUR);
+    expect(await tick()).toEqual({ queued: 0, skipped: 0, lost: 0 });
+    expect(w.slack.messages.filter((m) => m.channel === 'UCREATOR')).toHaveLength(1);
+  });
+
+  it('pauses when the CDN key is revoked', async () => {
+    const w = await world('sqlite');
+    const { store, tick } = await replica('sqlite', w);
+    await withKey(store, w, 'sk_revoked');
+    const s = await schedule(store, w, 'example.com', w.clock.now());
+    await tick();
+    expect((await store.schedules.get(s.id))?.pausedReason).toContain(
+      "The CDN rejected this workspace's API key",
+    );
+  });
+
+  it('tries a passing failure again later instead of pausing, then posts once', async () => {
+    const w = await world('sqlite');
+    let failures = 2;
+    const { store, tick, runner } = await replica('sqlite', w, (poster) => ({
+      ...bind(poster),
+      publish: async (...args) => {
+        if (failures-- > 0) throw slackHiccup();
+        return poster.publish(...args);
+      },
+    }));
+    await withKey(store, w);
+    const s = await schedule(store, w, 'example.com', w.clock.now());
+    await tick();
+    expect(uploads(w.slack)).toHaveLength(0);
+    expect((await store.schedules.get(s.id))?.status).toBe('active');
+    // 5 s, then 10 s later: the backoff of the job, on the injected clock.
+    w.clock.advance(5_000);
+    await runner.settled();
+    expect(uploads(w.slack)).toHaveLength(0);
+    w.clock.advance(10_000);
+    await runner.settled();
+    expect(uploads(w.slack)).toHaveLength(1);
+    // The same upload, staged once: the retries published it, never uploaded it anew.
+    expect(w.slack.callsTo('files.getUploadURLExternal')).toHaveLength(1);
+    expect((await store.audit.recent(w.slack.teamId)).map((e) => e.action)).toEqual([
+      'report.posted',
+    ]);
+  });
+
+  it('gives up after five attempts: the schedule pauses and its creator is told once', async () => {
+    const w = await world('sqlite');
+    const { store, tick, runner } = await replica('sqlite', w, (poster) => ({
+      ...bind(poster),
+      publish: async () => {
+        throw slackHiccup();
+      },
+    }));
+    await withKey(store, w);
+    const s = await schedule(store, w, 'example.com', w.clock.now());
+    await tick();
+    for (let i = 0; i < 6; i++) {
+      w.clock.advance(300_000);
+      await runner.settled();
+    }
+    expect((await store.schedules.get(s.id))?.status).toBe('paused');
+    expect(w.slack.messages.filter((m) => m.channel === 'UCREATOR')).toHaveLength(1);
+    expect((await store.audit.recent(w.slack.teamId)).map((e) => e.action)).toEqual([
+      'report.failed',
+    ]);
+  });
+
+  it('a resumed job whose post already landed records it instead of posting again', async () => {
+    const w = await world('sqlite');
+    // The share reaches Slack, then the attempt dies before recording it.
+    let crash = true;
+    const { store, tick, runner } = await replica('sqlite', w, (poster) => ({
+      ...bind(poster),
+      publish: async (...args) => {
+        const shown = await poster.publish(...args);
+        if (crash) {
+          crash = false;
+          throw slackHiccup();
+        }
+        return shown;
+      },
+    }));
+    await withKey(store, w);
+    await schedule(store, w, 'example.com', w.clock.now());
+    await tick();
+    expect(uploads(w.slack)).toHaveLength(1);
+    w.clock.advance(5_000);
+    await runner.settled();
+    expect(uploads(w.slack)).toHaveLength(1);
+    // One read for the ts after publishing, one by the resumed job, which found the share.
+    expect(w.slack.callsTo('files.info').map((c) => c.response.ok)).toEqual([true, true]);
+    const [entry] = await store.audit.recent(w.slack.teamId);
+    expect(entry).toMatchObject({ action: 'report.posted' });
+    expect(entry?.detail).toMatchObject({ ts: [...w.slack.files.values()][0]?.shareTs });
+    expect(posted(w.slack)).toBe(1);
+  });
+
+  it('a resumed job whose post never left publishes the file it staged', async () => {
+    const w = await world('sqlite');
+    let crash = true;
+    const { store, tick, runner } = await replica('sqlite', w, (poster) => ({
+      ...bind(poster),
+      publish: async (...args) => {
+        if (crash) {
+          crash = false;
+          throw slackHiccup();
+        }
+        return poster.publish(...args);
+      },
+    }));
+    await withKey(store, w);
+    await schedule(store, w, 'example.com', w.clock.now());
+    await tick();
+    w.clock.advance(5_000);
+    await runner.settled();
+    // The resumed job asked first (no such file yet: never completed), then read the new share's ts.
+    expect(w.slack.callsTo('files.info').map((c) => c.response.error ?? 'ok')).toEqual([
+      'file_not_found',
+      'ok',
+    ]);
+    expect(w.slack.callsTo('files.getUploadURLExternal')).toHaveLength(1);
+    expect(uploads(w.slack)).toHaveLength(1);
+    expect(posted(w.slack)).toBe(1);
+  });
+
+  it('posts nothing for an occurrence whose schedule was stopped after it fell due', async () => {
+    const w = await world('sqlite');
+    const { store, delivery, runner } = await replica('sqlite', w);
+    await withKey(store, w);
+    const s = await schedule(store, w, 'example.com', w.clock.now());
+    await delivery.tick();
+    await store.schedules.stop(s.id, w.slack.teamId);
+    await runner.settled();
+    expect(uploads(w.slack)).toHaveLength(0);
+    expect(await store.audit.recent(w.slack.teamId)).toEqual([]);
+  });
+
+  for (const { backend, skip } of BACKENDS.filter((b) => b.backend === 'postgres')) {
+    it.skipIf(skip)(
+      `posts each occurrence once with three replicas on one ${backend}`,
+      async () => {
+        const w = await world(backend);
+        const replicas = await Promise.all([1, 2, 3].map(() => replica(backend, w)));
+        const [first] = replicas;
+        if (!first) throw new Error('no replica');
+        await first.store.credentials.set(w.slack.teamId, SANDBOX_DEMO_KEY, {
+          userId: 'UCREATOR',
+          validated: true,
+        });
+        const zones = [
+          'example.com',
+          'static.example.com',
+          'shop.example.org',
+          'blog.example.net',
+          'api.example.io',
+        ];
+        for (const zone of zones) await schedule(first.store, w, zone, w.clock.now());
+        const results = await Promise.all(replicas.map((r) => r.tick()));
+        expect(results.reduce((sum, r) => sum + r.queued, 0)).toBe(5);
+        await Promise.all(replicas.map((r) => r.runner.settled()));
+        expect(uploads(w.slack)).toHaveLength(5);
+        expect(
+          new Set(uploads(w.slack).map((c) => String(c.args.initial_comment).split('*')[1])),
+        ).toEqual(new Set(zones));
+        // The next day, once more each.
+        w.clock.advance(24 * HOUR);
+        await Promise.all(replicas.map((r) => r.tick()));
+        await Promise.all(replicas.map((r) => r.runner.settled()));
+        expect(uploads(w.slack)).toHaveLength(10);
+        const actions = (await first.store.audit.recent(w.slack.teamId)).map((e) => e.action);
+        expect(actions.filter((a) => a === 'report.posted')).toHaveLength(10);
+      },
+    );
+  }
+});
+
+/** The poster's methods bound to it, to spread into a wrapper that replaces one or two. */
+function bind(poster: ReportPoster): ReportPoster {
+  return {
+    stage: poster.stage.bind(poster),
+    publish: poster.publish.bind(poster),
+    published: poster.published.bind(poster),
+    transient: poster.transient.bind(poster),
+    reasonFor: poster.reasonFor.bind(poster),
+    paused: poster.paused.bind(poster),
+  };
+}
