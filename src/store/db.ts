@@ -2,12 +2,36 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import type { Database } from './schema.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
+
+/** Distinct SQL texts kept prepared: the store issues a few dozen shapes. */
+const PREPARED_STATEMENTS = 256;
+
+/**
+ * Kysely's SQLite driver prepares every query anew; preparing is most of a small write's cost (a
+ * purge writes once per batch). The same SQL text reuses its statement. Safe because nothing here
+ * streams a result (a statement being iterated could not serve a second query meanwhile).
+ */
+function keepStatements(sqlite: BetterSqlite3.Database): SqliteDatabase {
+  const prepared = new LRUCache<string, BetterSqlite3.Statement>({ max: PREPARED_STATEMENTS });
+  return {
+    close: () => sqlite.close(),
+    prepare: (text) => {
+      let statement = prepared.get(text);
+      if (!statement) {
+        statement = sqlite.prepare(text);
+        prepared.set(text, statement);
+      }
+      return statement;
+    },
+  };
+}
 
 const INT8_OID = 20;
 
@@ -24,7 +48,9 @@ export function openDatabase(
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
     return {
-      db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }),
+      db: new Kysely<Database>({
+        dialect: new SqliteDialect({ database: keepStatements(sqlite) }),
+      }),
       dialect: 'sqlite',
     };
   }
