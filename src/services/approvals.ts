@@ -211,7 +211,7 @@ export class ApprovalService {
     concurrency: 4,
     run: async (context) => {
       const approval = await this.options.store.approvals.get(context.job.payload.approvalId);
-      if (!approval || approval.status !== 'approved') return 'done';
+      if (approval?.status !== 'approved') return 'done';
       if (approval.outcome === null) {
         const outcome = context.job.checkpoint.calling
           ? {

@@ -11,7 +11,7 @@ import { decodeOrigin, encodeOrigin, replyTo } from '../commands/context.js';
 import { callerOf, type SubmitArgs } from '../context.js';
 
 export function purgeFormSubmit(deps: AppDeps) {
-  return async ({ ack, view, client, context }: SubmitArgs) => {
+  return async ({ ack, view, context }: SubmitArgs) => {
     const caller = callerOf(context);
     const values = view.state.values;
     const zoneId = values[PURGE_IDS.zoneBlock]?.[ZONE_PICKER_IDS.action]?.selected_option?.value;
