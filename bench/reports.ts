@@ -87,8 +87,11 @@ export async function reportsBench(): Promise<Section> {
 
   runner.register(REPORT_JOB, delivery.job);
 
+  // As in the bot: the runner claims each job as soon as the tick has stored it.
   const started = performance.now();
+  runner.start();
   const result = await delivery.tick();
+  const ticked = performance.now();
   await runner.settled();
   const seconds = (performance.now() - started) / 1000;
 
@@ -99,6 +102,7 @@ export async function reportsBench(): Promise<Section> {
     perChannel.set(channel, (perChannel.get(channel) ?? 0) + 1);
   }
   const duplicates = [...perChannel.values()].filter((count) => count !== ZONES.length).length;
+  await runner.stop();
   await transport.close();
   await store.close();
   await slack.close();
@@ -108,7 +112,7 @@ export async function reportsBench(): Promise<Section> {
   return {
     title: 'Daily reports: 1,000 due at once',
     body: [
-      `${WORKSPACES} workspaces × ${ZONES.length} zones, every schedule due at the same minute, one scheduler ` +
+      `${WORKSPACES} workspaces × ${ZONES.length} zones, every schedule due at the same minute, one process ` +
         '(8 report jobs at once), SQLite. Each report reads two days of hourly analytics from the sandbox, renders the ' +
         'day’s chart and uploads it; the fake Slack refuses a second post in a channel within a second (429, ' +
         'Retry-After: 1), as Slack does. The poster spaces posts to one channel by a second.',
@@ -134,7 +138,7 @@ export async function reportsBench(): Promise<Section> {
         ],
       ),
       '',
-      `Tick: ${result.queued} queued, ${result.skipped} skipped; every job ran to its end before the clock stopped.`,
+      `Tick: ${result.queued} queued, ${result.skipped} skipped, in ${((ticked - started) / 1000).toFixed(1)} s (the runner already posting beside it); every job ran to its end before the clock stopped.`,
     ].join('\n'),
   };
 }
