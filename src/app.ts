@@ -1,5 +1,5 @@
 // Builds the Bolt App for a mode (socket, http, or a custom receiver) and registers the listeners.
-import { App, type AppOptions, type CustomRoute, type Receiver } from '@slack/bolt';
+import { App, type AppOptions, type Receiver, SocketModeReceiver } from '@slack/bolt';
 import type { WebClient, WebClientOptions } from '@slack/web-api';
 import { sql } from 'kysely';
 import { EgressPolicy, type Resolver } from './cdn/egress.js';
@@ -8,6 +8,7 @@ import { TrafficChartRenderer } from './charts/traffic-chart.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './deps.js';
+import { Health } from './health.js';
 import { JobRunner } from './jobs/runner.js';
 import { registerListeners } from './listeners/index.js';
 import type { Logger } from './logger.js';
@@ -160,27 +161,11 @@ export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps 
   };
 }
 
-function healthRoute(store: Store): CustomRoute {
-  return {
-    path: '/healthz',
-    method: ['GET'],
-    handler: (_req, res) => {
-      sql`select 1`.execute(store.db).then(
-        () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'),
-        () =>
-          res
-            .writeHead(503, { 'content-type': 'application/json' })
-            .end('{"ok":false,"database":"unreachable"}'),
-      );
-    },
-  };
-}
-
-export function buildApp(options: BuildAppOptions): { app: App; deps: AppDeps } {
+export function buildApp(options: BuildAppOptions): { app: App; deps: AppDeps; health: Health } {
   const { config, store, logger } = options;
   const slack = config.slack;
   const clientOptions: WebClientOptions = { slackApiUrl: slack.apiUrl, ...options.clientOptions };
-  const auth: Partial<AppOptions> =
+  const oauth =
     slack.clientId && slack.clientSecret && slack.stateSecret
       ? {
           clientId: slack.clientId,
@@ -188,9 +173,12 @@ export function buildApp(options: BuildAppOptions): { app: App; deps: AppDeps } 
           stateSecret: slack.stateSecret,
           scopes: BOT_SCOPES,
           installationStore: store.installations,
-          installerOptions: { directInstall: true, clientOptions },
         }
-      : { token: slack.botToken ?? 'xoxb-console' };
+      : undefined;
+  const installerOptions = { directInstall: true, clientOptions };
+  const auth: Partial<AppOptions> = oauth
+    ? { ...oauth, installerOptions }
+    : { token: slack.botToken ?? 'xoxb-console' };
   const common: AppOptions = {
     ...auth,
     logger: boltLogger(logger),
@@ -198,23 +186,28 @@ export function buildApp(options: BuildAppOptions): { app: App; deps: AppDeps } 
     // Token checks happen in init(), awaited by the caller, so a bad token fails start-up clearly.
     deferInitialization: true,
   };
+  const health = new Health(() => sql`select 1`.execute(store.db));
   let app: App;
   if (options.receiver) {
     app = new App({ ...common, receiver: options.receiver });
   } else if (config.mode === 'socket') {
-    app = new App({
-      ...common,
-      socketMode: true,
+    // Built here rather than by the App, so that readiness can follow its connection. The health
+    // routes (and the OAuth pages, with OAuth) are served on PORT.
+    const receiver = new SocketModeReceiver({
       appToken: slack.appToken ?? '',
-      customRoutes: [healthRoute(store)],
-      port: config.port,
+      logger: boltLogger(logger),
+      customRoutes: health.routes(),
+      ...(oauth ?? {}),
+      installerOptions: { ...installerOptions, port: config.port },
     });
+    health.watchSocket(receiver.client);
+    app = new App({ ...common, receiver });
   } else {
     app = new App({
       ...common,
       signingSecret: slack.signingSecret ?? '',
       endpoints: '/slack/events',
-      customRoutes: [healthRoute(store)],
+      customRoutes: health.routes(),
       // Acknowledge first; slow work continues after Slack has its 200.
       processBeforeResponse: false,
     });
@@ -226,5 +219,5 @@ export function buildApp(options: BuildAppOptions): { app: App; deps: AppDeps } 
     const original = (error as { original?: unknown }).original;
     logger.error({ err: original ?? error }, 'unhandled error in middleware');
   });
-  return { app, deps };
+  return { app, deps, health };
 }

@@ -13,6 +13,30 @@ export interface EncryptionKey {
 
 export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
 
+/** How long the store waits on PostgreSQL before it says storage is unavailable (see db.ts). */
+export interface DatabaseLimits {
+  /** Opening a connection, and waiting for a free one from the pool. */
+  connectTimeoutMs: number;
+  /** One statement: the client gives up (and drops the connection), the server cancels it. */
+  queryTimeoutMs: number;
+  /** A transaction left open without a statement is ended by the server. */
+  idleInTransactionTimeoutMs: number;
+  /** TCP keepalive on every connection, after this much silence. */
+  keepAliveMs: number;
+  /** At start, how long to keep trying to reach the database before giving up. */
+  startTimeoutMs: number;
+  poolSize: number;
+}
+
+export const DEFAULT_DATABASE_LIMITS: DatabaseLimits = {
+  connectTimeoutMs: 2_000,
+  queryTimeoutMs: 2_000,
+  idleInTransactionTimeoutMs: 10_000,
+  keepAliveMs: 10_000,
+  startTimeoutMs: 30_000,
+  poolSize: 10,
+};
+
 export interface Config {
   mode: BotMode;
   port: number;
@@ -43,6 +67,8 @@ export interface Config {
     shutdownMs: number;
   };
   database: DatabaseConfig;
+  /** PostgreSQL's timeouts, keepalive and pool (SQLite ignores them). */
+  databaseLimits: DatabaseLimits;
   /** Newest first: the first encrypts, all decrypt. Empty when ENCRYPTION_KEYS is unset. */
   encryptionKeys: EncryptionKey[];
 }
@@ -157,6 +183,22 @@ const envSchema = z.object({
   JOB_LEASE_MS: milliseconds(1_000, 15_000),
   SHUTDOWN_TIMEOUT_MS: milliseconds(0, 20_000),
   DATABASE_URL: optionalText,
+  DATABASE_CONNECT_TIMEOUT_MS: milliseconds(100, DEFAULT_DATABASE_LIMITS.connectTimeoutMs),
+  DATABASE_QUERY_TIMEOUT_MS: milliseconds(100, DEFAULT_DATABASE_LIMITS.queryTimeoutMs),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: milliseconds(
+    1_000,
+    DEFAULT_DATABASE_LIMITS.idleInTransactionTimeoutMs,
+  ),
+  DATABASE_KEEPALIVE_MS: milliseconds(1_000, DEFAULT_DATABASE_LIMITS.keepAliveMs),
+  DATABASE_START_TIMEOUT_MS: milliseconds(0, DEFAULT_DATABASE_LIMITS.startTimeoutMs),
+  DATABASE_POOL_SIZE: blankIsUnset(
+    z.coerce
+      .number({ message: 'must be a number of connections' })
+      .int('must be a whole number')
+      .min(1, 'must be at least 1')
+      .max(1_000, 'must be at most 1000')
+      .default(DEFAULT_DATABASE_LIMITS.poolSize),
+  ),
   ENCRYPTION_KEYS: optionalText,
 });
 
@@ -176,13 +218,22 @@ function isHost(value: string): boolean {
 type Env = z.infer<typeof envSchema>;
 
 /** What the store alone needs (the key CLI): no Slack, no CDN, whatever the mode. */
-export type StoreConfig = Pick<Config, 'nodeEnv' | 'logLevel' | 'database' | 'encryptionKeys'>;
+export type StoreConfig = Pick<
+  Config,
+  'nodeEnv' | 'logLevel' | 'database' | 'databaseLimits' | 'encryptionKeys'
+>;
 
 export function loadStoreConfig(source: NodeJS.ProcessEnv = process.env): StoreConfig {
   const schema = envSchema.pick({
     NODE_ENV: true,
     LOG_LEVEL: true,
     DATABASE_URL: true,
+    DATABASE_CONNECT_TIMEOUT_MS: true,
+    DATABASE_QUERY_TIMEOUT_MS: true,
+    DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: true,
+    DATABASE_KEEPALIVE_MS: true,
+    DATABASE_START_TIMEOUT_MS: true,
+    DATABASE_POOL_SIZE: true,
     ENCRYPTION_KEYS: true,
   });
   const env = parseEnv(schema, source);
@@ -190,6 +241,7 @@ export function loadStoreConfig(source: NodeJS.ProcessEnv = process.env): StoreC
     nodeEnv: env.NODE_ENV ?? 'development',
     logLevel: env.LOG_LEVEL,
     database: parseDatabaseUrl(env.DATABASE_URL ?? DEFAULT_DATABASE_URL),
+    databaseLimits: databaseLimits(env),
     encryptionKeys: env.ENCRYPTION_KEYS ? parseEncryptionKeys(env.ENCRYPTION_KEYS) : [],
   };
 }
@@ -236,7 +288,29 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     changesPerMinute: env.CHANGE_RATE_LIMIT,
     jobs: { leaseMs: env.JOB_LEASE_MS, shutdownMs: env.SHUTDOWN_TIMEOUT_MS },
     database: parseDatabaseUrl(env.DATABASE_URL ?? DEFAULT_DATABASE_URL),
+    databaseLimits: databaseLimits(env),
     encryptionKeys: env.ENCRYPTION_KEYS ? parseEncryptionKeys(env.ENCRYPTION_KEYS) : [],
+  };
+}
+
+function databaseLimits(
+  env: Pick<
+    Env,
+    | 'DATABASE_CONNECT_TIMEOUT_MS'
+    | 'DATABASE_QUERY_TIMEOUT_MS'
+    | 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS'
+    | 'DATABASE_KEEPALIVE_MS'
+    | 'DATABASE_START_TIMEOUT_MS'
+    | 'DATABASE_POOL_SIZE'
+  >,
+): DatabaseLimits {
+  return {
+    connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS,
+    queryTimeoutMs: env.DATABASE_QUERY_TIMEOUT_MS,
+    idleInTransactionTimeoutMs: env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    keepAliveMs: env.DATABASE_KEEPALIVE_MS,
+    startTimeoutMs: env.DATABASE_START_TIMEOUT_MS,
+    poolSize: env.DATABASE_POOL_SIZE,
   };
 }
 

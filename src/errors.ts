@@ -22,6 +22,8 @@ export type PostPlace = 'chart' | 'approval' | 'report';
 export type Problem =
   /** The workspace has no CDN API key yet. */
   | { code: 'no_api_key' }
+  /** The database did not answer in time (an outage, a failover, a partition). */
+  | { code: 'storage_unavailable' }
   /** The workspace's stored base URL is plain http: it is not called. */
   | { code: 'insecure_base_url' }
   | { code: 'not_admin'; action: Action }

@@ -1,11 +1,16 @@
 // What both entry points (src/main.ts, src/dev/console/main.ts) share: one-line exits, opening the
 // store, the background jobs, and a graceful stop.
+
+import { setTimeout as delay } from 'node:timers/promises';
 import type { CdnTransport } from './cdn/transport.js';
-import { ConfigError, type DatabaseConfig } from './config.js';
+import { type Config, ConfigError, type DatabaseConfig } from './config.js';
 import type { AppDeps } from './deps.js';
+import { AppError } from './errors.js';
 import type { Logger } from './logger.js';
 import type { Keyring } from './store/crypto.js';
+import { isUnavailable } from './store/db.js';
 import { openStore, type Store } from './store/index.js';
+import { DatabaseInUseError } from './store/process-lock.js';
 
 /** What a graceful stop may take beyond the jobs' own deadline before the process exits anyway. */
 const STOP_MARGIN_MS = 5_000;
@@ -16,17 +21,54 @@ export function exitWith(message: string): never {
   process.exit(1);
 }
 
+/** Where the database is, for a log line or an exit: never a password. */
+export function describeDatabase(database: DatabaseConfig): string {
+  if (database.kind === 'sqlite') return `SQLite database ${database.path}`;
+  const url = new URL(database.url);
+  return `PostgreSQL database ${url.pathname.slice(1) || 'postgres'} at ${url.hostname}:${url.port || '5432'}`;
+}
+
+/** An error's own words, or its cause's when it only says "storage unavailable". */
+function reasonOf(error: unknown): string {
+  const cause = error instanceof AppError ? (error.cause ?? error) : error;
+  return (cause as Error)?.message || String(cause);
+}
+
+/**
+ * Opens the store for a bot process. An unreachable PostgreSQL is tried again with backoff, one log
+ * line a try, for up to `databaseLimits.startTimeoutMs` (a database starting beside the bot, a
+ * failover under way); then, or for anything else (a wrong password, a SQLite file another process
+ * holds), the process stops with one line naming the database.
+ */
 export async function openStoreOrExit(
-  database: DatabaseConfig,
+  config: Pick<Config, 'database' | 'databaseLimits'>,
   keyring: () => Promise<Keyring>,
   logger: Logger,
 ): Promise<Store> {
-  try {
-    return await openStore({ database, keyring: await keyring(), logger });
-  } catch (error) {
-    if (error instanceof ConfigError) exitWith(`configuration error: ${error.message}`);
-    // The URL may carry a password, so the database is named by its kind only.
-    exitWith(`cannot open the ${database.kind} database: ${(error as Error).message}`);
+  const { database, databaseLimits: limits } = config;
+  const keys = await keyring();
+  const where = describeDatabase(database);
+  const started = Date.now();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await openStore({ database, keyring: keys, logger, limits, singleProcess: true });
+    } catch (error) {
+      if (error instanceof ConfigError) exitWith(`configuration error: ${error.message}`);
+      if (error instanceof DatabaseInUseError) exitWith(error.message);
+      const elapsed = Date.now() - started;
+      if (!isUnavailable(error)) exitWith(`cannot open the ${where}: ${reasonOf(error)}`);
+      if (elapsed >= limits.startTimeoutMs) {
+        exitWith(
+          `cannot reach the ${where} (tried ${attempt} times in ${Math.round(elapsed / 1000)} s): ${reasonOf(error)}`,
+        );
+      }
+      const retryInMs = Math.min(5_000, 250 * 2 ** (attempt - 1), limits.startTimeoutMs - elapsed);
+      logger.warn(
+        { attempt, database: where, retryInMs, reason: reasonOf(error) },
+        'database not reachable yet; trying again',
+      );
+      await delay(retryInMs);
+    }
   }
 }
 

@@ -6,6 +6,7 @@ import { systemClock } from './clock.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import type { AppDeps } from './deps.js';
 import { type EnvFileLoad, loadEnvFile } from './env-file.js';
+import type { Health } from './health.js';
 import { exitWith, openStoreOrExit, startBackgroundJobs, stopOnSignals } from './lifecycle.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Store } from './store/index.js';
@@ -36,8 +37,8 @@ async function startSlack(
   store: Store,
   transport: CdnTransport,
   logger: Logger,
-): Promise<{ app: App; deps: AppDeps }> {
-  const { app, deps } = buildApp({
+): Promise<{ app: App; deps: AppDeps; health: Health }> {
+  const { app, deps, health } = buildApp({
     config,
     store,
     transport,
@@ -53,13 +54,14 @@ async function startSlack(
     exitWith(`Slack refused the app's credentials: ${(error as Error).message}`);
   }
   await app.start(config.port);
+  const probes = ['GET /livez', 'GET /readyz', 'GET /healthz'];
   logger.info(
     config.mode === 'http'
-      ? { port: config.port, endpoints: ['POST /slack/events', 'GET /healthz'] }
-      : { mode: 'socket' },
+      ? { port: config.port, endpoints: ['POST /slack/events', ...probes] }
+      : { mode: 'socket', port: config.port, endpoints: probes },
     'cdn-chatops is up',
   );
-  return { app, deps };
+  return { app, deps, health };
 }
 
 async function main(): Promise<void> {
@@ -85,12 +87,12 @@ async function main(): Promise<void> {
     'starting cdn-chatops',
   );
   const store = await openStoreOrExit(
-    config.database,
+    config,
     () => loadKeyring(config, { dataDir: DATA_DIR, logger }),
     logger,
   );
   const transport = new CdnTransport();
-  const { app, deps } = await startSlack(config, store, transport, logger);
+  const { app, deps, health } = await startSlack(config, store, transport, logger);
   const jobs = startBackgroundJobs(deps);
   stopOnSignals({
     logger,
@@ -98,6 +100,8 @@ async function main(): Promise<void> {
     store,
     deadlineMs: config.jobs.shutdownMs,
     stopMode: async () => {
+      // Not ready from the first moment: the load balancer stops sending new work here.
+      health.markDraining();
       await Promise.all([app.stop(), jobs.stop(config.jobs.shutdownMs)]);
     },
   });

@@ -144,7 +144,24 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads the database limits, with defaults', () => {
+    expect(loadConfig({}).databaseLimits).toEqual({
+      connectTimeoutMs: 2_000,
+      queryTimeoutMs: 2_000,
+      idleInTransactionTimeoutMs: 10_000,
+      keepAliveMs: 10_000,
+      startTimeoutMs: 30_000,
+      poolSize: 10,
+    });
+    expect(
+      loadConfig({ DATABASE_QUERY_TIMEOUT_MS: '5000', DATABASE_POOL_SIZE: '4' }).databaseLimits,
+    ).toMatchObject({ queryTimeoutMs: 5_000, poolSize: 4 });
+  });
+
   it.each([
+    [{ DATABASE_QUERY_TIMEOUT_MS: '50' }, 'DATABASE_QUERY_TIMEOUT_MS', 'at least 100'],
+    [{ DATABASE_CONNECT_TIMEOUT_MS: 'soon' }, 'DATABASE_CONNECT_TIMEOUT_MS', 'milliseconds'],
+    [{ DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE', 'at least 1'],
     [{ BOT_MODE: 'lambda' }, 'BOT_MODE', 'must be socket, http or console'],
     [{ PORT: 'eighty' }, 'PORT', 'must be a port number'],
     [{ PORT: '70000' }, 'PORT', 'between 0 and 65535'],

@@ -1,7 +1,7 @@
 // The store: one database, migrated at open, with a repository per table.
 import type { Kysely } from 'kysely';
 import { type Clock, systemClock } from '../clock.js';
-import type { DatabaseConfig } from '../config.js';
+import type { DatabaseConfig, DatabaseLimits } from '../config.js';
 import type { Logger } from '../logger.js';
 import { ApprovalRepository } from './approvals.js';
 import { AuditLogRepository } from './audit-log.js';
@@ -12,6 +12,7 @@ import { openDatabase, type SqlDialect } from './db.js';
 import { InstallationRepository } from './installations.js';
 import { JobRepository } from './jobs.js';
 import { migrate } from './migrations.js';
+import { holdSqliteFile } from './process-lock.js';
 import { PurgeRepository } from './purges.js';
 import { ScheduleRepository } from './schedules.js';
 import type { Database } from './schema.js';
@@ -43,19 +44,35 @@ export interface StoreOptions {
   /** Id generator for approvals and schedules (tests make them predictable). */
   newId?: () => string;
   poolSize?: number;
+  /** PostgreSQL's timeouts, keepalive and pool size (see DatabaseLimits). */
+  limits?: Partial<DatabaseLimits>;
+  /**
+   * A bot process: refuse to open a SQLite file another process holds (DatabaseInUseError).
+   * Tools and tests that look at a live database leave it off.
+   */
+  singleProcess?: boolean;
 }
 
 export async function openStore(options: StoreOptions): Promise<Store> {
   const clock = options.clock ?? systemClock;
-  const { db, dialect } = openDatabase(
-    options.database,
-    options.poolSize === undefined ? {} : { poolSize: options.poolSize },
-  );
+  const { database, logger } = options;
+  const lock =
+    options.singleProcess && database.kind === 'sqlite' && database.path !== ':memory:'
+      ? holdSqliteFile(database.path)
+      : undefined;
+  const limits: Partial<DatabaseLimits> = {
+    ...options.limits,
+    ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+  };
+  const { db, dialect } = openDatabase(database, { limits, ...(logger ? { logger } : {}) });
   try {
-    const applied = await migrate(db, dialect);
-    if (applied.length > 0) options.logger?.info({ applied, dialect }, 'database migrated');
+    // SQLite migrates on its one connection; PostgreSQL on one of its own (see migrateOnce).
+    const applied =
+      database.kind === 'sqlite' ? await migrate(db, dialect) : await migrateOnce(database, limits);
+    if (applied.length > 0) logger?.info({ applied, dialect }, 'database migrated');
   } catch (error) {
     await db.destroy();
+    lock?.release();
     throw error;
   }
   const workspaces = new WorkspaceRepository(db, clock);
@@ -73,6 +90,27 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     changeCounters: new ChangeCounterRepository(db),
     jobs: new JobRepository(db, dialect, clock, options.newId),
     seenRequests: new SeenRequestRepository(db, clock),
-    close: () => db.destroy(),
+    close: async () => {
+      await db.destroy();
+      lock?.release();
+    },
   };
+}
+
+/**
+ * PostgreSQL migrations run on a connection of their own, with no statement timeout (building an
+ * index on a large table may take longer than any query should), closed when they are done.
+ */
+async function migrateOnce(
+  database: DatabaseConfig,
+  limits: Partial<DatabaseLimits>,
+): Promise<string[]> {
+  const { db, dialect } = openDatabase(database, {
+    limits: { ...limits, queryTimeoutMs: 0, poolSize: 1 },
+  });
+  try {
+    return await migrate(db, dialect);
+  } finally {
+    await db.destroy();
+  }
 }

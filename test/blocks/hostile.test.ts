@@ -129,6 +129,7 @@ const EXEMPT: Record<string, string> = {
 /** One of every problem, with hostile values wherever a person or the CDN supplies one. */
 const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   no_api_key: { code: 'no_api_key' },
+  storage_unavailable: { code: 'storage_unavailable' },
   insecure_base_url: { code: 'insecure_base_url' },
   not_admin: { code: 'not_admin', action: 'set_key' },
   not_operator: { code: 'not_operator', action: 'purge' },

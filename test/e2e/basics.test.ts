@@ -11,10 +11,18 @@ const commandBody = (text: string) =>
   }).toString();
 
 describe('the HTTP receiver', () => {
-  it('answers /healthz', async () => {
+  it('answers the health probes without a signature: /livez, /healthz and /readyz', async () => {
     const h = await startHarness();
-    const response = await fetch(`${h.url}/healthz`);
-    expect([response.status, await response.json()]).toEqual([200, { ok: true }]);
+    for (const path of ['/livez', '/healthz']) {
+      const response = await fetch(`${h.url}${path}`);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ ok: true, eventLoopDelayMs: {} });
+    }
+    const ready = await fetch(`${h.url}/readyz`);
+    expect([ready.status, await ready.json()]).toEqual([
+      200,
+      { ready: true, database: 'ok', draining: false },
+    ]);
   });
 
   it('refuses a bad signature and a stale timestamp with 401, and runs nothing', async () => {

@@ -184,6 +184,8 @@ export interface World {
    * it is up. `env` is added to (and wins over) the world's environment.
    */
   spawnBot(env?: Record<string, string>): Promise<Bot>;
+  /** Starts a bot and resolves at once, up or not: for a start that is meant to fail. */
+  launchBot(env?: Record<string, string>): Promise<Bot>;
   /**
    * Holds the next Web API call matching `match` (one call; set several holds for more). With
    * `answer: true` the call reaches Slack at once and only its answer is held: Slack did the work,
@@ -523,6 +525,7 @@ export async function startWorld(options: WorldOptions): Promise<World> {
         throw new Error(`${bot.name} exited before it was up:\n${bot.output()}`);
       }
     },
+    launchBot: (env = {}) => spawnOnce(env, `bot ${++named}`),
     holdSlack: (match, options) => gate.hold(match, options),
     inspect,
   };

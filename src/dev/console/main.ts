@@ -43,7 +43,7 @@ export async function runConsole(
     "the console uses a database and a key of its own; DATABASE_URL and ENCRYPTION_KEYS aren't used",
   );
   const store = await openStoreOrExit(
-    database,
+    { database, databaseLimits: config.databaseLimits },
     () =>
       loadKeyring(
         { encryptionKeys: [], nodeEnv: 'development' },

@@ -44,6 +44,8 @@ describe('npm start without Slack credentials', () => {
       'console',
       'console.log',
       'console.sqlite',
+      // SQLite's lock that keeps the file to one process (see src/store/process-lock.ts).
+      'console.sqlite.lock',
       'out',
     ]);
     expect(await readdir(join(cwd, 'data', 'console'))).toEqual(['encryption-keys']);

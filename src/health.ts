@@ -1,0 +1,122 @@
+// Health endpoints for orchestrators and load balancers. /livez: the process and its event loop
+// answer. /readyz: it can serve (the database answers within a second, Socket Mode is connected,
+// it is not draining for a stop). /healthz: /livez under its older name. Each answers within 2 s
+// whatever the database does: its check is raced against a deadline and shared by probes that
+// arrive while one is under way.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { CustomRoute } from '@slack/bolt';
+
+/** How long /readyz waits for `select 1` before it says the database does not answer. */
+export const DATABASE_CHECK_MS = 1_000;
+
+type SocketState = 'connecting' | 'connected' | 'reconnecting' | 'disconnected';
+
+/** What a Socket Mode client reports (the client of @slack/socket-mode is an EventEmitter). */
+interface SocketEvents {
+  on(
+    event: 'connecting' | 'connected' | 'reconnecting' | 'disconnected',
+    listener: () => void,
+  ): unknown;
+}
+
+export interface ReadinessReport {
+  ready: boolean;
+  database: 'ok' | 'unreachable' | 'slow';
+  socket?: SocketState;
+  draining: boolean;
+}
+
+export class Health {
+  readonly #ping: () => Promise<unknown>;
+  readonly #checkMs: number;
+  readonly #delay = monitorEventLoopDelay({ resolution: 20 });
+  #draining = false;
+  #socket: SocketState | undefined;
+  #check: Promise<ReadinessReport['database']> | undefined;
+
+  /** `ping` asks the database something trivial (`select 1`). */
+  constructor(ping: () => Promise<unknown>, options: { databaseCheckMs?: number } = {}) {
+    this.#ping = ping;
+    this.#checkMs = options.databaseCheckMs ?? DATABASE_CHECK_MS;
+    this.#delay.enable();
+  }
+
+  /** A stop has begun: not ready from now on, so no new work is routed here. */
+  markDraining(): void {
+    this.#draining = true;
+  }
+
+  /** Follows a Socket Mode client's connection: ready only while it is connected. */
+  watchSocket(client: SocketEvents): void {
+    this.#socket = 'connecting';
+    for (const state of ['connecting', 'connected', 'reconnecting', 'disconnected'] as const) {
+      client.on(state, () => {
+        this.#socket = state;
+      });
+    }
+  }
+
+  async readiness(): Promise<ReadinessReport> {
+    const database = await this.#database();
+    const socketReady = this.#socket === undefined || this.#socket === 'connected';
+    return {
+      ready: database === 'ok' && socketReady && !this.#draining,
+      database,
+      ...(this.#socket ? { socket: this.#socket } : {}),
+      draining: this.#draining,
+    };
+  }
+
+  /** The event loop's delay since the last look: the 99th percentile and the worst, in ms. */
+  liveness(): { ok: true; eventLoopDelayMs: { p99: number; max: number } } {
+    const toMs = (ns: number) => Math.round(ns / 1e5) / 10;
+    const report = {
+      ok: true as const,
+      eventLoopDelayMs: { p99: toMs(this.#delay.percentile(99)), max: toMs(this.#delay.max) },
+    };
+    this.#delay.reset();
+    return report;
+  }
+
+  routes(): CustomRoute[] {
+    const live = (_req: IncomingMessage, res: ServerResponse) => json(res, 200, this.liveness());
+    return [
+      { path: '/livez', method: ['GET'], handler: live },
+      { path: '/healthz', method: ['GET'], handler: live },
+      {
+        path: '/readyz',
+        method: ['GET'],
+        handler: (_req, res) => {
+          this.readiness().then(
+            (report) => json(res, report.ready ? 200 : 503, report),
+            () => json(res, 503, { ready: false }),
+          );
+        },
+      },
+    ];
+  }
+
+  /** One `select 1` at a time, however many probes ask; "slow" past the deadline. */
+  #database(): Promise<ReadinessReport['database']> {
+    this.#check ??= this.#ping()
+      .then(
+        () => 'ok' as const,
+        () => 'unreachable' as const,
+      )
+      .finally(() => {
+        this.#check = undefined;
+      });
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'slow'>((resolve) => {
+      timer = setTimeout(() => resolve('slow'), this.#checkMs);
+    });
+    return Promise.race([this.#check, late]).finally(() => clearTimeout(timer));
+  }
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res
+    .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+    .end(JSON.stringify(body));
+}

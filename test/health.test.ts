@@ -1,0 +1,56 @@
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { Health } from '../src/health.js';
+
+const never = () => new Promise<never>(() => undefined);
+
+describe('Health', () => {
+  it('is ready while the database answers, and says why not when it does not', async () => {
+    let answer: () => Promise<unknown> = async () => undefined;
+    const health = new Health(() => answer(), { databaseCheckMs: 50 });
+    expect(await health.readiness()).toEqual({ ready: true, database: 'ok', draining: false });
+    answer = async () => {
+      throw new Error('ECONNREFUSED');
+    };
+    expect(await health.readiness()).toMatchObject({ ready: false, database: 'unreachable' });
+  });
+
+  it('answers within its deadline when the database hangs, and asks once however many probes wait', async () => {
+    let pings = 0;
+    const health = new Health(
+      () => {
+        pings++;
+        return never();
+      },
+      { databaseCheckMs: 50 },
+    );
+    const reports = await Promise.all([health.readiness(), health.readiness(), health.readiness()]);
+    for (const report of reports) expect(report).toMatchObject({ ready: false, database: 'slow' });
+    expect(pings).toBe(1);
+  });
+
+  it('follows the Socket Mode connection', async () => {
+    const health = new Health(async () => undefined);
+    const socket = new EventEmitter();
+    health.watchSocket(socket);
+    expect(await health.readiness()).toMatchObject({ ready: false, socket: 'connecting' });
+    socket.emit('connected');
+    expect(await health.readiness()).toMatchObject({ ready: true, socket: 'connected' });
+    socket.emit('reconnecting');
+    expect(await health.readiness()).toMatchObject({ ready: false, socket: 'reconnecting' });
+    socket.emit('connected');
+    expect((await health.readiness()).ready).toBe(true);
+  });
+
+  it('is not ready once draining, whatever else holds', async () => {
+    const health = new Health(async () => undefined);
+    health.markDraining();
+    expect(await health.readiness()).toEqual({ ready: false, database: 'ok', draining: true });
+  });
+
+  it('reports the event loop delay on /livez', () => {
+    const live = new Health(async () => undefined).liveness();
+    expect(live.ok).toBe(true);
+    expect(live.eventLoopDelayMs.p99).toBeGreaterThanOrEqual(0);
+  });
+});
