@@ -78,3 +78,11 @@ export class AppError<P extends Problem = Problem> extends Error implements Code
     this.code = problem.code;
   }
 }
+
+/**
+ * How loud a background failure is: the database being away is expected (it is answered, and the
+ * work waits for it); anything else is a bug worth an error.
+ */
+export function logLevelOf(error: unknown): 'warn' | 'error' {
+  return error instanceof AppError && error.code === 'storage_unavailable' ? 'warn' : 'error';
+}

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
+import { logLevelOf } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Job, JobRepository, JobStep, NewJob } from '../store/jobs.js';
 
@@ -163,7 +164,7 @@ export class JobRunner {
     while (!this.#draining) {
       this.#kicked = false;
       await this.#fillOnce().catch((error: unknown) =>
-        this.#options.logger.error({ err: error }, 'job queue not read'),
+        this.#options.logger[logLevelOf(error)]({ err: error }, 'job queue not read'),
       );
       if (this.#draining) return;
       if (this.#kicked) continue;
@@ -264,12 +265,15 @@ export class JobRunner {
         return;
       }
       // Unexpected: logged, and the job retried later (its steps are idempotent).
-      logger.error({ ...log, err: error }, 'job attempt failed');
+      logger[logLevelOf(error)]({ ...log, err: error }, 'job attempt failed');
       const retryInMs = Math.min(60_000, 1_000 * 2 ** Math.min(job.attempts, 6));
       await jobs
         .release(job.id, owner, clock.now() + retryInMs, { error: (error as Error).name })
         .catch((releaseError: unknown) =>
-          logger.error({ ...log, err: releaseError }, 'job not released; its lease will expire'),
+          logger[logLevelOf(releaseError)](
+            { ...log, err: releaseError },
+            'job not released; its lease will expire',
+          ),
         );
     } finally {
       heartbeat.abort();

@@ -4,7 +4,7 @@ import { outcomeUnknown } from '../cdn/client.js';
 import { CdnError } from '../cdn/errors.js';
 import type { Zone } from '../cdn/schemas.js';
 import type { Clock } from '../clock.js';
-import { AppError } from '../errors.js';
+import { AppError, logLevelOf } from '../errors.js';
 import type { JobContext, JobKind, JobRunner } from '../jobs/runner.js';
 import type { Logger } from '../logger.js';
 import type { Approval } from '../store/approvals.js';
@@ -302,10 +302,10 @@ export class ApprovalService {
   async sweep(signal: AbortSignal, intervalMs = 30_000): Promise<void> {
     while (!signal.aborted) {
       await this.expireDue().catch((error: unknown) =>
-        this.options.logger.error({ err: error }, 'approval sweep failed'),
+        this.options.logger[logLevelOf(error)]({ err: error }, 'approval sweep failed'),
       );
       await this.recover().catch((error: unknown) =>
-        this.options.logger.error({ err: error }, 'approved purges not recovered'),
+        this.options.logger[logLevelOf(error)]({ err: error }, 'approved purges not recovered'),
       );
       try {
         await this.options.clock.sleep(intervalMs, signal);

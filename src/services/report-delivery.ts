@@ -6,6 +6,7 @@
 // once. Every post and every final failure is audited once (keyed).
 import { isTransientCdnError } from '../cdn/errors.js';
 import type { Clock } from '../clock.js';
+import { logLevelOf } from '../errors.js';
 import type { JobContext, JobKind, JobOutcome, JobRunner } from '../jobs/runner.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
@@ -129,7 +130,7 @@ export class ReportDelivery {
   async run(signal: AbortSignal, intervalMs = 30_000): Promise<void> {
     while (!signal.aborted) {
       await this.tick().catch((error: unknown) =>
-        this.#o.logger.error({ err: error }, 'report tick failed'),
+        this.#o.logger[logLevelOf(error)]({ err: error }, 'report tick failed'),
       );
       try {
         await this.#o.clock.sleep(intervalMs, signal);
