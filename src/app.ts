@@ -4,7 +4,7 @@ import type { WebClient, WebClientOptions } from '@slack/web-api';
 import { sql } from 'kysely';
 import { EgressPolicy, type Resolver } from './cdn/egress.js';
 import type { CdnTransport } from './cdn/transport.js';
-import { TrafficChartRenderer } from './charts/traffic-chart.js';
+import { type ChartRenderer, TrafficChartRenderer } from './charts/traffic-chart.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './deps.js';
@@ -60,7 +60,8 @@ export interface BuildAppOptions {
   /** Extra Web API client options (tests turn retries off). */
   clientOptions?: WebClientOptions;
   /** The chart renderer, when one is shared (it is costly to build: one per process). */
-  chartRenderer?: TrafficChartRenderer;
+  /** Default: an in-process renderer (main.ts hands in the pool of worker threads). */
+  chartRenderer?: ChartRenderer;
   /** A receiver of one's own (the console); otherwise one is built for config.mode. */
   receiver?: Receiver;
   /** DNS for checking base-URL overrides (tests inject their own). */

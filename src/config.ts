@@ -60,6 +60,8 @@ export interface Config {
   };
   /** Changing commands (purge, create, ratelimit) one user may run per minute; 0: no limit. */
   changesPerMinute: number;
+  /** The chart worker pool: threads, and charts that may wait for one (unset: from the cores). */
+  charts: { threads?: number; queue?: number };
   jobs: {
     /** How long a job's claim lasts without a heartbeat: a crashed replica's work waits this long. */
     leaseMs: number;
@@ -180,6 +182,22 @@ const envSchema = z.object({
       .min(0, 'must be 0 (no limit) or more')
       .default(10),
   ),
+  CHART_WORKERS: blankIsUnset(
+    z.coerce
+      .number({ message: 'must be a number of worker threads' })
+      .int('must be a whole number')
+      .min(1, 'must be at least 1')
+      .max(64, 'must be at most 64')
+      .optional(),
+  ),
+  CHART_QUEUE: blankIsUnset(
+    z.coerce
+      .number({ message: 'must be a number of charts' })
+      .int('must be a whole number')
+      .min(1, 'must be at least 1')
+      .max(10_000, 'must be at most 10000')
+      .optional(),
+  ),
   JOB_LEASE_MS: milliseconds(1_000, 15_000),
   SHUTDOWN_TIMEOUT_MS: milliseconds(0, 20_000),
   DATABASE_URL: optionalText,
@@ -286,6 +304,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         : [],
     },
     changesPerMinute: env.CHANGE_RATE_LIMIT,
+    charts: {
+      ...defined('threads', env.CHART_WORKERS),
+      ...defined('queue', env.CHART_QUEUE),
+    },
     jobs: { leaseMs: env.JOB_LEASE_MS, shutdownMs: env.SHUTDOWN_TIMEOUT_MS },
     database: parseDatabaseUrl(env.DATABASE_URL ?? DEFAULT_DATABASE_URL),
     databaseLimits: databaseLimits(env),

@@ -24,6 +24,8 @@ export type Problem =
   | { code: 'no_api_key' }
   /** The database did not answer in time (an outage, a failover, a partition). */
   | { code: 'storage_unavailable' }
+  /** Every chart worker is busy and the queue in front of them is full. */
+  | { code: 'charts_busy' }
   /** The workspace's stored base URL is plain http: it is not called. */
   | { code: 'insecure_base_url' }
   | { code: 'not_admin'; action: Action }

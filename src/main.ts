@@ -2,6 +2,7 @@
 import type { App } from '@slack/bolt';
 import { buildApp } from './app.js';
 import { CdnTransport } from './cdn/transport.js';
+import { ChartPool } from './charts/render-pool.js';
 import { systemClock } from './clock.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import type { AppDeps } from './deps.js';
@@ -36,12 +37,14 @@ async function startSlack(
   config: Config,
   store: Store,
   transport: CdnTransport,
+  charts: ChartPool,
   logger: Logger,
 ): Promise<{ app: App; deps: AppDeps; health: Health }> {
   const { app, deps, health } = buildApp({
     config,
     store,
     transport,
+    chartRenderer: charts,
     clock: systemClock,
     logger,
     // loadConfig requires both outside console mode.
@@ -92,7 +95,10 @@ async function main(): Promise<void> {
     logger,
   );
   const transport = new CdnTransport();
-  const { app, deps, health } = await startSlack(config, store, transport, logger);
+  // Charts are drawn in worker threads, off the event loop that acknowledges requests.
+  const charts = new ChartPool(config.charts);
+  logger.info({ threads: charts.threads, queue: charts.queue }, 'chart workers started');
+  const { app, deps, health } = await startSlack(config, store, transport, charts, logger);
   const jobs = startBackgroundJobs(deps);
   stopOnSignals({
     logger,
@@ -103,6 +109,7 @@ async function main(): Promise<void> {
       // Not ready from the first moment: the load balancer stops sending new work here.
       health.markDraining();
       await Promise.all([app.stop(), jobs.stop(config.jobs.shutdownMs)]);
+      await charts.close();
     },
   });
 }

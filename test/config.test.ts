@@ -162,6 +162,8 @@ describe('loadConfig', () => {
     [{ DATABASE_QUERY_TIMEOUT_MS: '50' }, 'DATABASE_QUERY_TIMEOUT_MS', 'at least 100'],
     [{ DATABASE_CONNECT_TIMEOUT_MS: 'soon' }, 'DATABASE_CONNECT_TIMEOUT_MS', 'milliseconds'],
     [{ DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE', 'at least 1'],
+    [{ CHART_WORKERS: '0' }, 'CHART_WORKERS', 'at least 1'],
+    [{ CHART_QUEUE: 'many' }, 'CHART_QUEUE', 'number of charts'],
     [{ BOT_MODE: 'lambda' }, 'BOT_MODE', 'must be socket, http or console'],
     [{ PORT: 'eighty' }, 'PORT', 'must be a port number'],
     [{ PORT: '70000' }, 'PORT', 'between 0 and 65535'],

@@ -47,6 +47,8 @@ export function problemText(problem: Problem): string {
   switch (problem.code) {
     case 'no_api_key':
       return 'This workspace has no CDN API key yet. A workspace admin can set one with `/cdn login`.';
+    case 'charts_busy':
+      return 'I am drawing a lot of charts right now. Try again in a minute.';
     case 'storage_unavailable':
       return 'My storage is unavailable right now, so nothing was done. Try again in a minute.';
     case 'insecure_base_url':

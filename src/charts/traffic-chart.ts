@@ -23,6 +23,15 @@ export interface TrafficChartInput {
   markers: ChartMarker[];
 }
 
+/** Whoever draws charts: this renderer in-process, or a pool of worker threads (render-pool.ts). */
+export interface ChartRenderer {
+  /**
+   * The chart as PNG. `wait` (background work: reports) waits for room when every worker is busy
+   * and the queue is full; without it (a person waiting) a full queue refuses at once.
+   */
+  render(input: TrafficChartInput, options?: { wait?: boolean }): Promise<Buffer>;
+}
+
 /** Wide enough for a day of minutes, and legible when Slack shrinks it in the timeline. */
 export const CHART_SIZE = { width: 1200, height: 640 } as const;
 
@@ -37,7 +46,7 @@ const COLORS = {
   other: '#7c3aed',
 } as const;
 
-export class TrafficChartRenderer {
+export class TrafficChartRenderer implements ChartRenderer {
   readonly #canvas: ChartJSNodeCanvas;
 
   constructor() {

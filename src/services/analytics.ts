@@ -2,7 +2,7 @@
 // and the chart.
 
 import type { Granularity, TrafficAnalytics, Zone } from '../cdn/schemas.js';
-import type { ChartMarker, TrafficChartRenderer } from '../charts/traffic-chart.js';
+import type { ChartMarker, ChartRenderer } from '../charts/traffic-chart.js';
 import type { Clock } from '../clock.js';
 import type { Problem } from '../errors.js';
 import type { AuditEntry } from '../store/audit-log.js';
@@ -91,7 +91,7 @@ export class AnalyticsService {
   constructor(
     private readonly cdn: CdnAccess,
     private readonly store: Store,
-    private readonly renderer: TrafficChartRenderer,
+    private readonly renderer: ChartRenderer,
     private readonly clock: Clock,
     private readonly zones: ZoneService,
   ) {}

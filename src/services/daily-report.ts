@@ -2,7 +2,7 @@
 // schedule's time zone.
 
 import type { TrafficTotals } from '../cdn/schemas.js';
-import type { TrafficChartRenderer } from '../charts/traffic-chart.js';
+import type { ChartRenderer } from '../charts/traffic-chart.js';
 import type { Store } from '../store/index.js';
 import type { Schedule } from '../store/schedules.js';
 import { markerOf } from './analytics.js';
@@ -26,7 +26,7 @@ export class DailyReportService {
   constructor(
     private readonly cdn: CdnAccess,
     private readonly store: Store,
-    private readonly renderer: TrafficChartRenderer,
+    private readonly renderer: ChartRenderer,
   ) {}
 
   /** The report for the occurrence due at `at` (so "yesterday" is the day before that one). */
@@ -54,13 +54,17 @@ export class DailyReportService {
       filename: `${schedule.zoneName}-daily-${new Date(day.start).toISOString().slice(0, 10)}.png`,
     };
     if (yesterday.series.length > 0 && yesterday.totals.requests > 0) {
-      report.png = await this.renderer.render({
-        zoneName: schedule.zoneName,
-        traffic: yesterday,
-        range: { since: day.start, until: day.end, granularity: 'hour', label: day.label },
-        timeZone: schedule.timeZone,
-        markers: entries.flatMap(markerOf),
-      });
+      report.png = await this.renderer.render(
+        {
+          zoneName: schedule.zoneName,
+          traffic: yesterday,
+          range: { since: day.start, until: day.end, granularity: 'hour', label: day.label },
+          timeZone: schedule.timeZone,
+          markers: entries.flatMap(markerOf),
+        },
+        // A report is background work: it waits for a free chart worker instead of being refused.
+        { wait: true },
+      );
     }
     return report;
   }

@@ -130,6 +130,7 @@ const EXEMPT: Record<string, string> = {
 const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   no_api_key: { code: 'no_api_key' },
   storage_unavailable: { code: 'storage_unavailable' },
+  charts_busy: { code: 'charts_busy' },
   insecure_base_url: { code: 'insecure_base_url' },
   not_admin: { code: 'not_admin', action: 'set_key' },
   not_operator: { code: 'not_operator', action: 'purge' },

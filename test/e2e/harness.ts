@@ -8,7 +8,7 @@ import { buildApp } from '../../src/app.js';
 import { LOGIN_IDS } from '../../src/blocks/ids.js';
 import type { Resolver } from '../../src/cdn/egress.js';
 import { CdnTransport } from '../../src/cdn/transport.js';
-import { TrafficChartRenderer } from '../../src/charts/traffic-chart.js';
+import { type ChartRenderer, TrafficChartRenderer } from '../../src/charts/traffic-chart.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { AppDeps } from '../../src/deps.js';
 import { SlackPayloads } from '../../src/dev/fake-slack/payloads.js';
@@ -114,6 +114,8 @@ export async function startHarness(
     sweep?: boolean;
     /** DNS for base-URL overrides, both when checked and at connect time. */
     resolve?: Resolver;
+    /** Who draws charts (default: one in-process renderer shared by every harness). */
+    chartRenderer?: ChartRenderer;
   } = {},
 ): Promise<Harness> {
   const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
@@ -145,7 +147,7 @@ export async function startHarness(
       cdnBaseUrl: sandbox.baseUrl,
       edgeCnameTarget: EDGE,
       clientOptions: { retryConfig: { retries: 0 } },
-      chartRenderer,
+      chartRenderer: options.chartRenderer ?? chartRenderer,
       ...(options.resolve ? { resolve: options.resolve } : {}),
     });
     await app.init();

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import type { App } from '@slack/bolt';
 import { buildApp } from '../../app.js';
 import type { CdnTransport } from '../../cdn/transport.js';
-import type { TrafficChartRenderer } from '../../charts/traffic-chart.js';
+import type { ChartRenderer } from '../../charts/traffic-chart.js';
 import { type Clock, systemClock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import type { AppDeps } from '../../deps.js';
@@ -36,7 +36,7 @@ export interface ConsoleOptions {
   timeZone?: string;
   /** A terminal (prompt, line editing) or a pipe (lines echoed). Default: whether input is a TTY. */
   interactive?: boolean;
-  chartRenderer?: TrafficChartRenderer;
+  chartRenderer?: ChartRenderer;
 }
 
 export interface RunningConsole {
