@@ -44,7 +44,12 @@ const COLORS = {
   purge: '#dc2626',
   ratelimit: '#d97706',
   other: '#7c3aed',
+  /** The interval still filling: the line into it fades. */
+  partial: '#9ca3af',
 } as const;
+
+/** Datasets drawn for the interval still filling, left out of the legend. */
+const FILLING = ' (still filling)';
 
 export class TrafficChartRenderer implements ChartRenderer {
   readonly #canvas: ChartJSNodeCanvas;
@@ -101,9 +106,29 @@ export function chartConfig(
   const step = tickStep(span);
   const firstTick = Math.ceil(min / step) * step;
   const dense = traffic.series.length > 200;
-  const point = (key: 'requests' | 'bandwidth') =>
-    traffic.series.map((p) => ({ x: p.time, y: p[key] }));
+  // The last bucket may be the current one, still filling (10:00–11:00 at 10:21): its smaller
+  // count is no drop in traffic. The lines stop at the last whole bucket; the step into the one
+  // still filling is drawn apart, faded and dotted, and the subtitle says so.
+  const last = traffic.series.at(-1);
+  const partial = last !== undefined && last.time + bucket > range.until;
+  const whole = partial ? traffic.series.slice(0, -1) : traffic.series;
+  const point = (key: 'requests' | 'bandwidth', series = whole) =>
+    series.map((p) => ({ x: p.time, y: p[key] }));
+  const filling = (key: 'requests' | 'bandwidth', label: string) => ({
+    label: `${label}${FILLING}`,
+    data: point(key, traffic.series.slice(-2)),
+    yAxisID: key,
+    borderColor: COLORS.partial,
+    borderDash: [2, 4],
+    borderWidth: 2,
+    backgroundColor: 'white',
+    // Only its end: a hollow point where the bucket stands so far.
+    pointRadius: [0, 3],
+    fill: false,
+    tension: 0,
+  });
   const markers = input.markers.filter((m) => m.at >= min && m.at <= range.until);
+  const subtitle = `${formatCount(traffic.totals.requests)} requests · ${formatBytes(traffic.totals.bandwidth)} · cache hit rate ${formatPercent(traffic.totals.cacheHitRate)}`;
   return {
     type: 'line',
     data: {
@@ -131,6 +156,9 @@ export function chartConfig(
           pointRadius: dense ? 0 : 2,
           tension: dense ? 0 : 0.25,
         },
+        ...(partial && whole.length > 0
+          ? [filling('requests', 'Requests'), filling('bandwidth', 'Bandwidth')]
+          : []),
       ],
     },
     options: {
@@ -150,14 +178,21 @@ export function chartConfig(
         },
         subtitle: {
           display: true,
-          text: `${formatCount(traffic.totals.requests)} requests · ${formatBytes(traffic.totals.bandwidth)} · cache hit rate ${formatPercent(traffic.totals.cacheHitRate)}`,
+          text: partial
+            ? `${subtitle} · the current ${range.granularity} is still filling (dotted)`
+            : subtitle,
           color: COLORS.muted,
           font: { size: 15 },
           padding: { bottom: 12 },
         },
         legend: {
           position: 'bottom',
-          labels: { usePointStyle: true, boxHeight: 8, font: { size: 13 } },
+          labels: {
+            usePointStyle: true,
+            boxHeight: 8,
+            font: { size: 13 },
+            filter: (item) => !item.text.endsWith(FILLING),
+          },
         },
         annotation: {
           annotations: Object.fromEntries(

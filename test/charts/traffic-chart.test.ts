@@ -141,6 +141,82 @@ describe('traffic chart', () => {
   });
 });
 
+describe('the interval still filling', () => {
+  /** 24 whole hours, then the current hour 21 minutes in (a third of its traffic so far). */
+  function filling(): TrafficChartInput {
+    const traffic = series(24, HOUR);
+    const lastWhole = traffic.series.at(-1);
+    if (!lastWhole) throw new Error('no series');
+    traffic.series.push({
+      timestamp: new Date(until).toISOString(),
+      time: until,
+      requests: Math.round(lastWhole.requests / 3),
+      bandwidth: Math.round(lastWhole.bandwidth / 3),
+    });
+    const now = until + 21 * 60_000;
+    return {
+      ...input(traffic, 24 * HOUR, 'hour'),
+      range: { since: now - 24 * HOUR, until: now, granularity: 'hour', label: 'last 24 h' },
+    };
+  }
+
+  it('draws the step into the current hour apart, faded and dotted, and says so', () => {
+    const config = chartConfig(filling());
+    const [requests, bandwidth, ...rest] = config.data.datasets;
+    // The lines stop at the last whole hour: no plunge.
+    expect(requests?.data).toHaveLength(24);
+    expect(bandwidth?.data).toHaveLength(24);
+    expect(rest.map((d) => d.label)).toEqual([
+      'Requests (still filling)',
+      'Bandwidth (still filling)',
+    ]);
+    for (const step of rest) {
+      expect(step.data).toHaveLength(2);
+      expect(step.borderDash).toEqual([2, 4]);
+      expect(step.data[1]?.x).toBe(until);
+    }
+    expect(config.options?.plugins?.subtitle?.text).toContain(
+      'the current hour is still filling (dotted)',
+    );
+    // Left out of the legend.
+    const filter = config.options?.plugins?.legend?.labels?.filter;
+    expect(filter?.({ text: 'Requests (still filling)' } as never, {} as never)).toBe(false);
+    expect(filter?.({ text: 'Requests' } as never, {} as never)).toBe(true);
+  });
+
+  it('leaves a range of whole buckets as it is (a daily report ends at midnight)', () => {
+    const config = chartConfig(input(series(24, HOUR), 24 * HOUR, 'hour'));
+    expect(config.data.datasets).toHaveLength(2);
+    expect(config.data.datasets[0]?.data).toHaveLength(24);
+    expect(config.options?.plugins?.subtitle?.text).not.toContain('still filling');
+  });
+
+  it('renders it, dense minute series included', async () => {
+    await inspect(await renderer.render(filling()));
+    const minutes = series(360, 60_000);
+    minutes.series.push({
+      requests: 400,
+      bandwidth: 60_000_000,
+      time: until,
+      timestamp: new Date(until).toISOString(),
+    });
+    const dense: TrafficChartInput = {
+      ...input(minutes, 6 * HOUR, 'minute'),
+      range: {
+        since: until - 6 * HOUR,
+        until: until + 20_000,
+        granularity: 'minute',
+        label: 'last 6 h',
+      },
+    };
+    expect(chartConfig(dense).data.datasets).toHaveLength(4);
+    expect((await inspect(await renderer.render(dense))).size).toEqual({
+      width: 1200,
+      height: 640,
+    });
+  });
+});
+
 describe('formatting', () => {
   it.each([
     [0, '0 B'],
