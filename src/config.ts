@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { checkBaseUrl } from './cdn/base-url.js';
 import { checkHostname } from './cdn/hostname.js';
+import { type CdnLimits, DEFAULT_CDN_LIMITS } from './cdn/limits.js';
 import { defined } from './objects.js';
 
 export type BotMode = 'socket' | 'http' | 'console';
@@ -34,6 +35,11 @@ export interface Config {
     /** Hosts a workspace's base-URL override may name without the public-address checks. */
     baseUrlAllowlist: string[];
   };
+  /**
+   * What one CDN operation may take: pages per listing, bytes per response, time in all
+   * (CDN_MAX_PAGES, CDN_MAX_RESPONSE_BYTES, CDN_OPERATION_TIMEOUT_MS). The CdnTransport takes them.
+   */
+  cdnLimits: CdnLimits;
   /** Changing commands (purge, create, ratelimit) one user may run per minute; 0: no limit. */
   changesPerMinute: number;
   jobs: {
@@ -81,6 +87,17 @@ const milliseconds = (min: number, fallback: number) =>
       .int('must be a whole number')
       .min(min, `must be at least ${min}`)
       .max(600_000, 'must be at most 600000 (10 min)')
+      .default(fallback),
+  );
+
+/** A whole number from `min` to `max`; blank means `fallback`. */
+const wholeNumber = (what: string, min: number, max: number, fallback: number) =>
+  blankIsUnset(
+    z.coerce
+      .number({ message: `must be a number of ${what}` })
+      .int('must be a whole number')
+      .min(min, `must be at least ${min}`)
+      .max(max, `must be at most ${max}`)
       .default(fallback),
   );
 
@@ -154,6 +171,14 @@ const envSchema = z.object({
       .min(0, 'must be 0 (no limit) or more')
       .default(10),
   ),
+  CDN_MAX_PAGES: wholeNumber('pages', 1, 10_000, DEFAULT_CDN_LIMITS.maxPages),
+  CDN_MAX_RESPONSE_BYTES: wholeNumber(
+    'bytes',
+    64 * 1024,
+    1024 ** 3,
+    DEFAULT_CDN_LIMITS.maxResponseBytes,
+  ),
+  CDN_OPERATION_TIMEOUT_MS: milliseconds(1_000, DEFAULT_CDN_LIMITS.operationTimeoutMs),
   JOB_LEASE_MS: milliseconds(1_000, 15_000),
   SHUTDOWN_TIMEOUT_MS: milliseconds(0, 20_000),
   DATABASE_URL: optionalText,
@@ -232,6 +257,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       baseUrlAllowlist: env.CDN_BASE_URL_ALLOWLIST
         ? allowlistHosts(env.CDN_BASE_URL_ALLOWLIST)
         : [],
+    },
+    cdnLimits: {
+      maxPages: env.CDN_MAX_PAGES,
+      maxResponseBytes: env.CDN_MAX_RESPONSE_BYTES,
+      operationTimeoutMs: env.CDN_OPERATION_TIMEOUT_MS,
     },
     changesPerMinute: env.CHANGE_RATE_LIMIT,
     jobs: { leaseMs: env.JOB_LEASE_MS, shutdownMs: env.SHUTDOWN_TIMEOUT_MS },
