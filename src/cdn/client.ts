@@ -85,6 +85,9 @@ export interface ZoneSettings {
 
 export const MAX_PER_PAGE = 100;
 
+/** The least time worth giving a retry: less would time out for nothing. */
+const MIN_ATTEMPT_MS = 1_000;
+
 /** Which failures a call may retry: GETs anything transient, POSTs only what provably did nothing. */
 type RetryMode = 'transient' | 'not-applied';
 
@@ -416,15 +419,20 @@ export class CdnClient {
     for (let attempt = 0; ; attempt++) {
       const started = this.#clock.now();
       const left = deadline - started;
-      if (left <= 0) throw overdue();
+      if (attempt === 0 && left <= 0) throw overdue();
+      // The attempt's own deadline, or what is left of the operation's if that is sooner. A retry
+      // is only planned with MIN_ATTEMPT_MS to spare, so a timer that fired late still leaves it that.
+      const attemptMs = Math.min(
+        this.#timeoutMs,
+        attempt === 0 ? left : Math.max(left, MIN_ATTEMPT_MS),
+      );
       let failure: CdnError;
       try {
         const response = await this.#transport.send({
           method: call.method,
           url,
           headers,
-          // The attempt's own deadline, or what is left of the operation's if that is sooner.
-          timeoutMs: Math.min(this.#timeoutMs, left),
+          timeoutMs: attemptMs,
           operation,
           ...(this.#untrusted ? { untrusted: true } : {}),
           ...(payload === undefined ? {} : { body: payload }),
@@ -443,7 +451,11 @@ export class CdnClient {
         if (!(error instanceof CdnError)) throw error;
         failure = this.#redact(error);
         // Cut short by the operation's deadline rather than the attempt's own: say which.
-        if (failure.code === 'timeout' && left < this.#timeoutMs && failure.status === undefined) {
+        if (
+          failure.code === 'timeout' &&
+          attemptMs < this.#timeoutMs &&
+          failure.status === undefined
+        ) {
           throw overdue();
         }
       }
@@ -457,8 +469,8 @@ export class CdnClient {
         !retriable ||
         attempt >= this.#retry.maxRetries ||
         waited + wait > this.#retry.budgetMs ||
-        // A wait that would end past the deadline is not made: the failure is the answer.
-        this.#clock.now() + wait >= deadline
+        // A wait that would leave the next attempt no time is not made: the failure is the answer.
+        this.#clock.now() + wait + MIN_ATTEMPT_MS > deadline
       ) {
         throw failure;
       }
