@@ -45,16 +45,17 @@ export async function resolveWithin(
   { timeoutMs = DEFAULT_DNS_TIMEOUT_MS, clock = systemClock }: DnsTimeoutOptions = {},
 ): Promise<LookupAddress[]> {
   const timer = new AbortController();
+  let slept = false;
+  const sleep = clock.sleep(timeoutMs, timer.signal).then(() => {
+    slept = true;
+    throw new DnsTimeoutError(hostname, timeoutMs);
+  });
   try {
-    return await Promise.race([
-      resolve(hostname),
-      clock.sleep(timeoutMs, timer.signal).then(() => {
-        throw new DnsTimeoutError(hostname, timeoutMs);
-      }),
-    ]);
+    return await Promise.race([resolve(hostname), sleep]);
   } finally {
-    // The race subscribed to both, so the losing one's rejection is handled.
-    timer.abort();
+    // Only a sleep still pending is cancelled (the race subscribed to both: whichever loses and
+    // rejects later is handled).
+    if (!slept) timer.abort();
   }
 }
 

@@ -18,6 +18,11 @@ export type Fault = {
       after?: boolean;
     }
   | { kind: 'latency'; ms: number }
+  /**
+   * Hold the request until `until` settles, then answer it as usual: a CDN exactly as slow as a
+   * test wants. `onHeld` is called once the request is being held.
+   */
+  | { kind: 'hold'; until: Promise<unknown>; onHeld?: () => void }
   /** Never answer; with `after`, do the work first. */
   | { kind: 'hang'; after?: boolean }
   /** A 200 whose body is cut-off JSON. */

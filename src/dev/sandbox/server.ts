@@ -156,6 +156,10 @@ export class Sandbox extends EventEmitter<{ request: [RecordedRequest] }> {
 
     const fault = this.#faults.take(method, path);
     if (fault?.kind === 'latency') await delay(fault.ms);
+    if (fault?.kind === 'hold') {
+      fault.onHeld?.();
+      await fault.until.catch(() => undefined);
+    }
     if (fault?.kind === 'reset') {
       req.socket.destroy();
       return finish();

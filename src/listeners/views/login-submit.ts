@@ -161,10 +161,15 @@ async function within<T, U>(
 ): Promise<T | U> {
   if (ms <= 0) return Promise.race([promise, Promise.resolve().then(onTimeout)]);
   const timer = new AbortController();
+  let slept = false;
+  const sleep = clock.sleep(ms, timer.signal).then(() => {
+    slept = true;
+    return onTimeout();
+  });
   try {
-    return await Promise.race([promise, clock.sleep(ms, timer.signal).then(onTimeout)]);
+    return await Promise.race([promise, sleep]);
   } finally {
-    // The race subscribed to the sleep, so its rejection here is handled.
-    timer.abort();
+    // Only a sleep still pending is cancelled (the race subscribed to it: its rejection is handled).
+    if (!slept) timer.abort();
   }
 }
