@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { checkBaseUrl } from './cdn/base-url.js';
 import { checkHostname } from './cdn/hostname.js';
+import { type CdnLimits, DEFAULT_CDN_LIMITS } from './cdn/limits.js';
 import { defined } from './objects.js';
 
 export type BotMode = 'socket' | 'http' | 'console';
@@ -58,6 +59,11 @@ export interface Config {
     /** Hosts a workspace's base-URL override may name without the public-address checks. */
     baseUrlAllowlist: string[];
   };
+  /**
+   * What one CDN operation may take: pages per listing, bytes per response, time in all
+   * (CDN_MAX_PAGES, CDN_MAX_RESPONSE_BYTES, CDN_OPERATION_TIMEOUT_MS). The CdnTransport takes them.
+   */
+  cdnLimits: CdnLimits;
   /** Changing commands (purge, create, ratelimit) one user may run per minute; 0: no limit. */
   changesPerMinute: number;
   /** The chart worker pool: threads, and charts that may wait for one (unset: from the cores). */
@@ -109,6 +115,17 @@ const milliseconds = (min: number, fallback: number) =>
       .int('must be a whole number')
       .min(min, `must be at least ${min}`)
       .max(600_000, 'must be at most 600000 (10 min)')
+      .default(fallback),
+  );
+
+/** A whole number from `min` to `max`; blank means `fallback`. */
+const wholeNumber = (what: string, min: number, max: number, fallback: number) =>
+  blankIsUnset(
+    z.coerce
+      .number({ message: `must be a number of ${what}` })
+      .int('must be a whole number')
+      .min(min, `must be at least ${min}`)
+      .max(max, `must be at most ${max}`)
       .default(fallback),
   );
 
@@ -198,6 +215,14 @@ const envSchema = z.object({
       .max(10_000, 'must be at most 10000')
       .optional(),
   ),
+  CDN_MAX_PAGES: wholeNumber('pages', 1, 10_000, DEFAULT_CDN_LIMITS.maxPages),
+  CDN_MAX_RESPONSE_BYTES: wholeNumber(
+    'bytes',
+    64 * 1024,
+    1024 ** 3,
+    DEFAULT_CDN_LIMITS.maxResponseBytes,
+  ),
+  CDN_OPERATION_TIMEOUT_MS: milliseconds(1_000, DEFAULT_CDN_LIMITS.operationTimeoutMs),
   JOB_LEASE_MS: milliseconds(1_000, 15_000),
   SHUTDOWN_TIMEOUT_MS: milliseconds(0, 20_000),
   DATABASE_URL: optionalText,
@@ -209,14 +234,7 @@ const envSchema = z.object({
   ),
   DATABASE_KEEPALIVE_MS: milliseconds(1_000, DEFAULT_DATABASE_LIMITS.keepAliveMs),
   DATABASE_START_TIMEOUT_MS: milliseconds(0, DEFAULT_DATABASE_LIMITS.startTimeoutMs),
-  DATABASE_POOL_SIZE: blankIsUnset(
-    z.coerce
-      .number({ message: 'must be a number of connections' })
-      .int('must be a whole number')
-      .min(1, 'must be at least 1')
-      .max(1_000, 'must be at most 1000')
-      .default(DEFAULT_DATABASE_LIMITS.poolSize),
-  ),
+  DATABASE_POOL_SIZE: wholeNumber('connections', 1, 1_000, DEFAULT_DATABASE_LIMITS.poolSize),
   ENCRYPTION_KEYS: optionalText,
 });
 
@@ -302,6 +320,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       baseUrlAllowlist: env.CDN_BASE_URL_ALLOWLIST
         ? allowlistHosts(env.CDN_BASE_URL_ALLOWLIST)
         : [],
+    },
+    cdnLimits: {
+      maxPages: env.CDN_MAX_PAGES,
+      maxResponseBytes: env.CDN_MAX_RESPONSE_BYTES,
+      operationTimeoutMs: env.CDN_OPERATION_TIMEOUT_MS,
     },
     changesPerMinute: env.CHANGE_RATE_LIMIT,
     charts: {

@@ -63,7 +63,12 @@ export type Problem =
       points: number;
       max: number;
       suggested: string;
-    };
+    }
+  /**
+   * Checks of a submitted form (the API key's) that did not finish in time, and what they were
+   * still waiting for: nothing was saved.
+   */
+  | { code: 'checks_too_slow'; waitingFor: 'slack' | 'dns' | 'cdn'; seconds: number };
 
 export type ProblemCode = Problem['code'];
 

@@ -94,7 +94,7 @@ async function main(): Promise<void> {
     () => loadKeyring(config, { dataDir: DATA_DIR, logger }),
     logger,
   );
-  const transport = new CdnTransport();
+  const transport = new CdnTransport({ limits: config.cdnLimits });
   // Charts are drawn in worker threads, off the event loop that acknowledges requests.
   const charts = new ChartPool(config.charts);
   logger.info({ threads: charts.threads, queue: charts.queue }, 'chart workers started');

@@ -68,7 +68,7 @@ export function loginCheckingView(): ModalView {
       {
         type: 'section',
         text: mrkdwn(
-          ':hourglass_flowing_sand: Checking the key with the CDN… This view updates when it answers.',
+          ':hourglass_flowing_sand: Checking the key… Slack, DNS or the CDN is slow to answer. This view updates when the checks end.',
         ),
       },
     ],

@@ -20,6 +20,13 @@ const PLACE: Record<PostPlace, string> = {
   report: 'The report could not be posted',
 };
 
+/** What a form's checks were still waiting for when they ran out of time. */
+const WAITING_FOR: Record<Extract<Problem, { code: 'checks_too_slow' }>['waitingFor'], string> = {
+  slack: 'Slack did not say whether you are a workspace admin',
+  dns: "the base URL's host name did not resolve",
+  cdn: 'the CDN did not answer the key check',
+};
+
 /** Why Slack refused a post, for the Slack error codes that are about where we post. */
 const CANNOT_POST: Record<string, string> = {
   not_in_channel: 'I am not in that channel. Invite me with `/invite @cdn`',
@@ -109,5 +116,7 @@ export function problemText(problem: Problem): string {
       return `${code(problem.word)} is not a range (1h, 6h, 24h, 7d, 30d) or a granularity (minute, hour, day).`;
     case 'too_many_points':
       return `${problem.range} by ${problem.granularity} is ${problem.points.toLocaleString('en')} points; at most ${problem.max.toLocaleString('en')} make a readable chart. Try \`${problem.suggested}\`.`;
+    case 'checks_too_slow':
+      return `Nothing was saved: ${WAITING_FOR[problem.waitingFor]} within ${problem.seconds} s. Try again in a minute.`;
   }
 }

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { type Clock, type Random, systemClock, systemRandom } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { CdnError, codeForStatus } from './errors.js';
+import { formatSeconds } from './limits.js';
 import {
   bodyFor,
   type PurgeBatch,
@@ -37,6 +38,10 @@ export interface CdnClientOptions {
   logger?: Logger;
   /** Deadline of one HTTP attempt. */
   timeoutMs?: number;
+  /** Deadline of one whole operation, retries included; by default the transport's limit. */
+  operationTimeoutMs?: number;
+  /** Pages one listing of every zone may read; by default the transport's limit. */
+  maxPages?: number;
   retry?: Partial<RetryPolicy>;
   /** URLs or tags per purge request, and purge requests in flight at once. */
   purge?: { batchSize?: number; concurrency?: number };
@@ -46,6 +51,12 @@ export interface CdnClientOptions {
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /**
+   * When the whole operation must be over, on the client's clock (epoch ms). By default the
+   * operation's own start plus `operationTimeoutMs`; an operation made of others (a lookup that
+   * lists every page) hands its deadline down, so the whole of it is bounded, not each part.
+   */
+  deadline?: number;
 }
 
 export interface ZonePage {
@@ -74,6 +85,9 @@ export interface ZoneSettings {
 
 export const MAX_PER_PAGE = 100;
 
+/** The least time worth giving a retry: less would time out for nothing. */
+const MIN_ATTEMPT_MS = 1_000;
+
 /** Which failures a call may retry: GETs anything transient, POSTs only what provably did nothing. */
 type RetryMode = 'transient' | 'not-applied';
 
@@ -84,6 +98,7 @@ interface Call {
   body?: unknown;
   retry: RetryMode;
   signal?: AbortSignal | undefined;
+  deadline?: number | undefined;
 }
 
 interface CallResult {
@@ -101,6 +116,8 @@ export class CdnClient {
   readonly #random: Random;
   readonly #logger: Logger | undefined;
   readonly #timeoutMs: number;
+  readonly #operationTimeoutMs: number;
+  readonly #maxPages: number;
   readonly #retry: RetryPolicy;
   readonly #batchSize: number;
   readonly #concurrency: number;
@@ -116,6 +133,12 @@ export class CdnClient {
     this.#random = options.random ?? systemRandom;
     this.#logger = options.logger;
     this.#timeoutMs = options.timeoutMs ?? 10_000;
+    this.#operationTimeoutMs =
+      options.operationTimeoutMs ?? options.transport.limits.operationTimeoutMs;
+    this.#maxPages = options.maxPages ?? options.transport.limits.maxPages;
+    if (!(this.#operationTimeoutMs >= 1) || !(this.#maxPages >= 1)) {
+      throw new TypeError('CdnClient: operationTimeoutMs and maxPages must be at least 1');
+    }
     this.#retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.#batchSize = options.purge?.batchSize ?? 30;
     this.#concurrency = options.purge?.concurrency ?? 4;
@@ -148,6 +171,7 @@ export class CdnClient {
       query,
       retry: 'transient',
       signal: options.signal,
+      deadline: options.deadline,
     });
     const { data, meta } = this.#parse(zoneListSchema, body, 'GET /zones');
     return {
@@ -159,13 +183,50 @@ export class CdnClient {
     };
   }
 
-  /** Every zone, page by page at the maximum page size. */
+  /**
+   * Every zone, page by page at the maximum page size, within one deadline and at most `maxPages`
+   * pages. A server that ignores `page` (it answers another page, or the same zones again) or
+   * whose `total` keeps growing ends the listing with `unexpected_response`, not a loop.
+   */
   async *allZones(
     params: { status?: string } = {},
     options: CallOptions = {},
   ): AsyncGenerator<Zone, void, undefined> {
+    const within = { ...options, deadline: this.#deadlineOf(options) };
+    const refuse = (message: string) =>
+      new CdnError('unexpected_response', message, { operation: 'GET /zones' });
+    const seen = new Set<string>();
+    let firstTotal = 0;
     for (let page = 1; ; page++) {
-      const result = await this.listZones({ ...params, page, perPage: MAX_PER_PAGE }, options);
+      if (page > this.#maxPages) {
+        throw refuse(`The zone list ran past ${this.#maxPages} pages, the most the bot reads`);
+      }
+      const result = await this.listZones({ ...params, page, perPage: MAX_PER_PAGE }, within);
+      if (result.page !== page) {
+        throw refuse(
+          `The CDN answered page ${result.page} when asked for page ${page} of the zone list: it seems to ignore paging`,
+        );
+      }
+      if (page === 1) {
+        firstTotal = result.total;
+        const most = this.#maxPages * MAX_PER_PAGE;
+        if (result.total > most) {
+          throw refuse(
+            `The CDN lists ${count(result.total)} zones, more than the ${count(most)} (${this.#maxPages} pages) the bot reads`,
+          );
+        }
+      } else if (result.total > firstTotal + MAX_PER_PAGE) {
+        // A few zones created while we page are fine; a page's worth more each time is not.
+        throw refuse(
+          `The zone list kept growing while the bot read it (${count(firstTotal)} zones, then ${count(result.total)})`,
+        );
+      }
+      if (page > 1 && result.zones.length > 0 && result.zones.every((z) => seen.has(z.id))) {
+        throw refuse(
+          `The CDN sent the same zones again for page ${page} of the zone list: it seems to ignore paging`,
+        );
+      }
+      for (const zone of result.zones) seen.add(zone.id);
       yield* result.zones;
       // A short page ends the listing even if `total` moved while we were paging.
       if (result.zones.length < MAX_PER_PAGE || page * MAX_PER_PAGE >= result.total) return;
@@ -197,6 +258,9 @@ export class CdnClient {
     const body: Record<string, string> = { name: input.name };
     if (input.plan !== undefined) body.plan = input.plan;
     let response: CallResult;
+    // The create and the lookup that confirms it are two operations, each with its own deadline:
+    // a create that used all of its time must still be looked for.
+    const lookup = options.signal ? { signal: options.signal } : {};
     try {
       response = await this.#call({
         method: 'POST',
@@ -204,16 +268,18 @@ export class CdnClient {
         body,
         retry: 'not-applied',
         signal: options.signal,
+        deadline: options.deadline,
       });
     } catch (error) {
       if (!outcomeUnknown(error)) throw error;
-      const found = await this.#findLiveZone(input.name, options);
+      // A lookup that fails too leaves the outcome unknown: the create's own error says so.
+      const found = await this.#findLiveZone(input.name, lookup).catch(() => undefined);
       if (found) return { kind: 'created', zone: found, confirmedBy: 'listing' };
       throw error;
     }
     const zone = zoneFromCreateBody(response.body);
     if (zone) return { kind: 'created', zone, confirmedBy: 'response' };
-    const found = await this.#findLiveZone(input.name, options);
+    const found = await this.#findLiveZone(input.name, lookup);
     return found
       ? { kind: 'created', zone: found, confirmedBy: 'listing' }
       : { kind: 'accepted', name: input.name };
@@ -257,6 +323,7 @@ export class CdnClient {
       body: bodyFor(batch),
       retry: 'not-applied',
       signal: options.signal,
+      deadline: options.deadline,
     });
     const purgeId = purgeIdFromBody(body);
     return purgeId === undefined ? {} : { purgeId };
@@ -282,6 +349,7 @@ export class CdnClient {
       },
       retry: 'transient',
       signal: options.signal,
+      deadline: options.deadline,
     });
     return this.#parse(trafficSchema, body, 'GET /zones/{id}/analytics/traffic').data;
   }
@@ -299,6 +367,7 @@ export class CdnClient {
     const first = hints.settingsPathForm ?? 'id';
     const forms = first === 'id' ? (['id', 'name'] as const) : (['name', 'id'] as const);
     const body = { limits: { enabled: settings.limits.enabled, mode: settings.limits.mode } };
+    const deadline = this.#deadlineOf(options);
     for (const [index, form] of forms.entries()) {
       try {
         await this.#call({
@@ -307,6 +376,7 @@ export class CdnClient {
           body,
           retry: 'not-applied',
           signal: options.signal,
+          deadline,
         });
         hints.settingsPathForm = form;
         return;
@@ -315,6 +385,11 @@ export class CdnClient {
         if (lastForm || !(error instanceof CdnError) || error.code !== 'not_found') throw error;
       }
     }
+  }
+
+  /** The operation's deadline: the caller's, or from now. */
+  #deadlineOf(options: { deadline?: number | undefined }): number {
+    return options.deadline ?? this.#clock.now() + this.#operationTimeoutMs;
   }
 
   async #findLiveZone(name: string, options: CallOptions): Promise<Zone | undefined> {
@@ -333,16 +408,31 @@ export class CdnClient {
     const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
     if (payload !== undefined) headers['content-type'] = 'application/json';
 
+    const deadline = this.#deadlineOf(call);
+    const overdue = () =>
+      new CdnError(
+        'timeout',
+        `The CDN did not finish ${operation} within ${formatSeconds(this.#operationTimeoutMs)}`,
+        { operation },
+      );
     let waited = 0;
     for (let attempt = 0; ; attempt++) {
       const started = this.#clock.now();
+      const left = deadline - started;
+      if (attempt === 0 && left <= 0) throw overdue();
+      // The attempt's own deadline, or what is left of the operation's if that is sooner. A retry
+      // is only planned with MIN_ATTEMPT_MS to spare, so a timer that fired late still leaves it that.
+      const attemptMs = Math.min(
+        this.#timeoutMs,
+        attempt === 0 ? left : Math.max(left, MIN_ATTEMPT_MS),
+      );
       let failure: CdnError;
       try {
         const response = await this.#transport.send({
           method: call.method,
           url,
           headers,
-          timeoutMs: this.#timeoutMs,
+          timeoutMs: attemptMs,
           operation,
           ...(this.#untrusted ? { untrusted: true } : {}),
           ...(payload === undefined ? {} : { body: payload }),
@@ -360,6 +450,14 @@ export class CdnClient {
       } catch (error) {
         if (!(error instanceof CdnError)) throw error;
         failure = this.#redact(error);
+        // Cut short by the operation's deadline rather than the attempt's own: say which.
+        if (
+          failure.code === 'timeout' &&
+          attemptMs < this.#timeoutMs &&
+          failure.status === undefined
+        ) {
+          throw overdue();
+        }
       }
 
       const retriable =
@@ -367,7 +465,13 @@ export class CdnClient {
           ? ['rate_limited', 'unavailable', 'timeout', 'network'].includes(failure.code)
           : failure.code === 'rate_limited' || wasNotSent(failure);
       const wait = failure.retryAfterMs ?? backoffDelay(attempt, this.#retry, this.#random);
-      if (!retriable || attempt >= this.#retry.maxRetries || waited + wait > this.#retry.budgetMs) {
+      if (
+        !retriable ||
+        attempt >= this.#retry.maxRetries ||
+        waited + wait > this.#retry.budgetMs ||
+        // A wait that would leave the next attempt no time is not made: the failure is the answer.
+        this.#clock.now() + wait + MIN_ATTEMPT_MS > deadline
+      ) {
         throw failure;
       }
       this.#logger?.warn(
@@ -453,6 +557,11 @@ function parseJson(text: string): unknown {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A count as a person reads it: 10,000. */
+function count(value: number): string {
+  return value.toLocaleString('en-US');
 }
 
 /** ISO 8601, to the second when there are no milliseconds (shorter URLs and logs). */

@@ -7,13 +7,57 @@ import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { type Clock, systemClock } from '../clock.js';
 import { checkBaseUrl } from './base-url.js';
+import { formatSeconds } from './limits.js';
 
 /** Resolves a host name to every address it has (tests inject their own DNS). */
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
 
 export const systemResolver: Resolver = (hostname) =>
   dnsLookup(hostname, { all: true, verbatim: true });
+
+/**
+ * How long a name may take to resolve. The system's resolver retries for tens of seconds when a
+ * DNS server does not answer (and getaddrinfo cannot be cancelled): past this the bot stops
+ * waiting and says so.
+ */
+export const DEFAULT_DNS_TIMEOUT_MS = 5_000;
+
+export interface DnsTimeoutOptions {
+  timeoutMs?: number;
+  clock?: Clock;
+}
+
+/** A name that did not resolve in time (EAI_AGAIN, as the system says of a DNS server that is down). */
+export class DnsTimeoutError extends Error {
+  readonly code = 'EAI_AGAIN';
+  constructor(hostname: string, timeoutMs: number) {
+    super(`${hostname} did not resolve within ${formatSeconds(timeoutMs)}`);
+    this.name = 'DnsTimeoutError';
+  }
+}
+
+/** `resolve(hostname)`, or DnsTimeoutError once `timeoutMs` have passed on the clock. */
+export async function resolveWithin(
+  resolve: Resolver,
+  hostname: string,
+  { timeoutMs = DEFAULT_DNS_TIMEOUT_MS, clock = systemClock }: DnsTimeoutOptions = {},
+): Promise<LookupAddress[]> {
+  const timer = new AbortController();
+  let slept = false;
+  const sleep = clock.sleep(timeoutMs, timer.signal).then(() => {
+    slept = true;
+    throw new DnsTimeoutError(hostname, timeoutMs);
+  });
+  try {
+    return await Promise.race([resolve(hostname), sleep]);
+  } finally {
+    // Only a sleep still pending is cancelled (the race subscribed to both: whichever loses and
+    // rejects later is handled).
+    if (!slept) timer.abort();
+  }
+}
 
 /**
  * Whether an address is ordinary public unicast. Everything else is refused: loopback, private
@@ -73,9 +117,12 @@ export class NonPublicAddressError extends Error {
  * A `lookup` for net/tls connect that resolves with `resolve` and refuses the connection when any
  * address is not public, so the check holds for the address actually connected to.
  */
-export function publicOnlyLookup(resolve: Resolver = systemResolver): LookupFunction {
+export function publicOnlyLookup(
+  resolve: Resolver = systemResolver,
+  timeout: DnsTimeoutOptions = {},
+): LookupFunction {
   return (hostname, options, callback) => {
-    resolve(hostname).then(
+    resolveWithin(resolve, hostname, timeout).then(
       (found) => {
         const refused = found.find((entry) => !isPublicAddress(entry.address));
         if (refused) return callback(new NonPublicAddressError(hostname, refused.address), '', 4);
@@ -108,16 +155,24 @@ export interface EgressPolicyOptions {
   /** CDN_BASE_URL_ALLOWLIST: hosts trusted as the operator's own (any scheme, any address). */
   allowlist?: readonly string[];
   resolve?: Resolver;
+  /** How long checking an override's name may take (DEFAULT_DNS_TIMEOUT_MS). */
+  dnsTimeoutMs?: number;
+  clock?: Clock;
 }
 
 /** Decides which base URLs are trusted, and checks an override before it is saved. */
 export class EgressPolicy {
   readonly #allowlist: ReadonlySet<string>;
   readonly #resolve: Resolver;
+  readonly #dns: DnsTimeoutOptions;
 
   constructor(options: EgressPolicyOptions = {}) {
     this.#allowlist = new Set((options.allowlist ?? []).map(bareHost));
     this.#resolve = options.resolve ?? systemResolver;
+    this.#dns = {
+      timeoutMs: options.dnsTimeoutMs ?? DEFAULT_DNS_TIMEOUT_MS,
+      clock: options.clock ?? systemClock,
+    };
   }
 
   /** Whether requests to this base URL skip the public-address checks (an allowlisted host). */
@@ -146,8 +201,14 @@ export class EgressPolicy {
     }
     let found: LookupAddress[];
     try {
-      found = await this.#resolve(host);
-    } catch {
+      found = await resolveWithin(this.#resolve, host, this.#dns);
+    } catch (error) {
+      if (error instanceof DnsTimeoutError) {
+        return {
+          ok: false,
+          reason: `has a host name that did not resolve in time (${host}, ${formatSeconds(this.#dns.timeoutMs ?? DEFAULT_DNS_TIMEOUT_MS)}); try again, or check its DNS`,
+        };
+      }
       return { ok: false, reason: `has a host name that does not resolve (${host})` };
     }
     if (found.length === 0)

@@ -1,6 +1,6 @@
 // One HTTP attempt against the CDN: keep-alive pools, a deadline, and errors classified by code.
 import { setTimeout as delay } from 'node:timers/promises';
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
 import {
   assertPublicLiteral,
   NonPublicAddressError,
@@ -8,6 +8,7 @@ import {
   type Resolver,
 } from './egress.js';
 import { CdnError } from './errors.js';
+import { type CdnLimits, DEFAULT_CDN_LIMITS, formatByteLimit, formatSeconds } from './limits.js';
 
 export interface HttpRequest {
   method: 'GET' | 'POST';
@@ -39,9 +40,12 @@ const NOT_SENT_CODES = new Set([
 export interface TransportOptions {
   /** Keep-alive connections per origin. */
   connections?: number;
-  /** Larger bodies are refused rather than buffered (a proxy page or a runaway series). */
-  maxBodyBytes?: number;
-  /** Replaces the default Agent (tests). */
+  /**
+   * What one operation may take (CDN_MAX_PAGES, CDN_MAX_RESPONSE_BYTES, CDN_OPERATION_TIMEOUT_MS);
+   * every client on this transport holds to them unless it is given its own.
+   */
+  limits?: Partial<CdnLimits>;
+  /** Replaces the default Agent (tests); give it `maxResponseSize` too, as the default has. */
   dispatcher?: Dispatcher;
   /** DNS for untrusted hosts, checked at connect time (tests inject their own). */
   resolve?: Resolver;
@@ -56,20 +60,24 @@ export class CdnTransport {
   readonly #ownsDispatcher: boolean;
   /** For untrusted base URLs: its connections resolve through publicOnlyLookup. */
   readonly #guarded: Agent;
-  readonly #maxBodyBytes: number;
   readonly #hints = new Map<string, ServerHints>();
+  readonly limits: Readonly<CdnLimits>;
 
   constructor(options: TransportOptions = {}) {
-    this.#ownsDispatcher = options.dispatcher === undefined;
-    this.#dispatcher =
-      options.dispatcher ??
-      new Agent({ connections: options.connections ?? 16, keepAliveTimeout: 30_000 });
-    this.#guarded = new Agent({
+    this.limits = Object.freeze(checkLimits({ ...DEFAULT_CDN_LIMITS, ...options.limits }));
+    // undici counts a body's bytes as they arrive and destroys the connection past the limit
+    // (ResponseExceededMaxSizeError), so a runaway body is never buffered beyond it.
+    const common = {
       connections: options.connections ?? 16,
       keepAliveTimeout: 30_000,
+      maxResponseSize: this.limits.maxResponseBytes,
+    };
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#dispatcher = options.dispatcher ?? new Agent(common);
+    this.#guarded = new Agent({
+      ...common,
       connect: { lookup: publicOnlyLookup(options.resolve) },
     });
-    this.#maxBodyBytes = options.maxBodyBytes ?? 32 * 1024 * 1024;
   }
 
   /** Facts learned about the server at `baseUrl` (e.g. which settings path form it accepts). */
@@ -107,15 +115,19 @@ export class CdnTransport {
         body: request.body ?? null,
         signal,
       });
-      const text = await readText(
-        response.body,
-        response.headers['content-length'],
-        this.#maxBodyBytes,
-        request.operation,
-      );
+      const declared = Number(response.headers['content-length']);
+      // A body announced as too long is not read at all (undici would stop at the limit anyway).
+      if (declared > this.limits.maxResponseBytes) {
+        response.body.destroy();
+        throw this.#tooLarge(request.operation);
+      }
+      const text = await response.body.text();
       return { status: response.statusCode, headers: flatten(response.headers), text };
     } catch (error) {
       if (error instanceof CdnError) throw error;
+      if (findCause(error, undiciErrors.ResponseExceededMaxSizeError)) {
+        throw this.#tooLarge(request.operation, error);
+      }
       const blocked = findCause(error, NonPublicAddressError);
       if (blocked) {
         throw new CdnError('blocked_address', blocked.message, {
@@ -137,6 +149,14 @@ export class CdnTransport {
       clearTimeout(timer);
       request.signal?.removeEventListener('abort', forward);
     }
+  }
+
+  #tooLarge(operation: string, cause?: unknown): CdnError {
+    return new CdnError(
+      'unexpected_response',
+      `The CDN's answer to ${operation} was larger than ${formatByteLimit(this.limits.maxResponseBytes)}, the most the bot reads`,
+      { operation, ...(cause === undefined ? {} : { cause }) },
+    );
   }
 
   /**
@@ -203,30 +223,6 @@ function causeCode(error: unknown): string {
   return '';
 }
 
-async function readText(
-  body: AsyncIterable<Buffer> & { destroy(): unknown; text(): Promise<string> },
-  length: string | string[] | undefined,
-  limit: number,
-  operation: string,
-): Promise<string> {
-  const declared = typeof length === 'string' ? Number(length) : Number.NaN;
-  // A declared length within the limit can be read in one go; otherwise count as it streams.
-  if (Number.isInteger(declared) && declared <= limit) return body.text();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > limit) {
-      body.destroy();
-      throw new CdnError('unexpected_response', 'The CDN sent a response too large to read', {
-        operation,
-      });
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 function flatten(headers: Record<string, string | string[] | undefined>) {
   const flat: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(headers)) {
@@ -235,6 +231,12 @@ function flatten(headers: Record<string, string | string[] | undefined>) {
   return flat;
 }
 
-function formatSeconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+/** Limits are whole and positive; a mistake here is the operator's, named at start-up. */
+function checkLimits(limits: CdnLimits): CdnLimits {
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new TypeError(`CdnTransport: limits.${name} must be a whole number of at least 1`);
+    }
+  }
+  return limits;
 }

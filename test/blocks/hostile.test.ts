@@ -167,6 +167,7 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
     max: 1_500,
     suggested: 'day',
   },
+  checks_too_slow: { code: 'checks_too_slow', waitingFor: 'slack', seconds: 60 },
 };
 
 /** One or more calls per builder, named after it; a new builder without a case fails below. */

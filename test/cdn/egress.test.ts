@@ -3,6 +3,7 @@
 import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
 import { EgressPolicy, isPublicAddress, publicOnlyLookup } from '../../src/cdn/egress.js';
+import { ManualClock } from '../helpers/clock.js';
 
 const dns =
   (table: Record<string, string[]>) =>
@@ -122,5 +123,66 @@ describe('publicOnlyLookup, at connect time', () => {
       message:
         'rebound.example resolves to 127.0.0.1, a loopback address; only public addresses are allowed',
     });
+  });
+});
+
+describe('DNS that does not answer', () => {
+  /** A resolver that never answers, and how often it was asked. */
+  const silent = () => {
+    const asked: string[] = [];
+    const resolve = (hostname: string) => {
+      asked.push(hostname);
+      return new Promise<LookupAddress[]>(() => {});
+    };
+    return { asked, resolve };
+  };
+
+  it('refuses an override whose name does not resolve in time, saying so', async () => {
+    const clock = new ManualClock();
+    const { asked, resolve } = silent();
+    const policy = new EgressPolicy({ resolve, clock, dnsTimeoutMs: 2_000 });
+    const check = policy.checkOverride('https://slow.example/v1');
+    await clock.sleepers(1);
+    expect(asked).toEqual(['slow.example']);
+    clock.advance(2_000);
+    expect(await check).toEqual({
+      ok: false,
+      reason:
+        'has a host name that did not resolve in time (slow.example, 2 s); try again, or check its DNS',
+    });
+  });
+
+  it('fails a connection whose name does not resolve in time, as a name that did not resolve', async () => {
+    const clock = new ManualClock();
+    const lookup = publicOnlyLookup(silent().resolve, { timeoutMs: 5_000, clock });
+    const failed = new Promise<NodeJS.ErrnoException | null>((resolve) =>
+      lookup('slow.example', {}, (error) => resolve(error)),
+    );
+    await clock.sleepers(1);
+    clock.advance(5_000);
+    // EAI_AGAIN: the transport reads it as "not sent" (safe to retry) and "could not be resolved".
+    expect(await failed).toMatchObject({
+      code: 'EAI_AGAIN',
+      message: 'slow.example did not resolve within 5 s',
+    });
+  });
+
+  it('leaves a quick answer alone, and no timer behind', async () => {
+    const clock = new ManualClock();
+    const policy = new EgressPolicy({
+      resolve: dns({ 'cdn.example': ['93.184.216.34'] }),
+      clock,
+    });
+    expect(await policy.checkOverride('https://cdn.example/v1')).toEqual({
+      ok: true,
+      url: 'https://cdn.example/v1',
+    });
+    // The timeout's sleep was cancelled: advancing the clock finds nothing to wake.
+    let woke = false;
+    clock.sleepers(1).then(() => {
+      woke = true;
+    });
+    await Promise.resolve();
+    expect(woke).toBe(false);
   });
 });

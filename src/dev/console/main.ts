@@ -52,7 +52,7 @@ export async function runConsole(
       ),
     logger,
   );
-  const transport = new CdnTransport();
+  const transport = new CdnTransport({ limits: config.cdnLimits });
   const running = await startConsole({
     config: { ...config, database, encryptionKeys: [] },
     store,

@@ -6,10 +6,18 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Clock, systemClock } from '../../clock.js';
-import { type Fault, Faults, faultReply } from './faults.js';
+import {
+  endlessPage,
+  type Fault,
+  Faults,
+  faultReply,
+  ignoredPaging,
+  streamHugeBody,
+} from './faults.js';
 import { fail, failure, json, type Reply, readBody, tryJson } from './http.js';
 import { route, type SandboxRules } from './routes.js';
 import { SandboxState } from './state.js';
+import { listZones } from './zones.js';
 
 export type { Fault } from './faults.js';
 
@@ -38,6 +46,8 @@ export interface RecordedRequest {
   /** 0 when no answer was sent (hang, reset). */
   status: number;
   at: number;
+  /** For a `huge-body` fault: the body bytes written before it ended or the client went away. */
+  bodyBytesSent?: number;
 }
 
 export class Sandbox extends EventEmitter<{ request: [RecordedRequest] }> {
@@ -146,6 +156,10 @@ export class Sandbox extends EventEmitter<{ request: [RecordedRequest] }> {
 
     const fault = this.#faults.take(method, path);
     if (fault?.kind === 'latency') await delay(fault.ms);
+    if (fault?.kind === 'hold') {
+      fault.onHeld?.();
+      await fault.until.catch(() => undefined);
+    }
     if (fault?.kind === 'reset') {
       req.socket.destroy();
       return finish();
@@ -173,6 +187,22 @@ export class Sandbox extends EventEmitter<{ request: [RecordedRequest] }> {
           }));
     if (fault?.kind === 'status') return finish(faultReply(fault));
     if (fault?.kind === 'hang') return finish();
+    // Faults that shape a successful answer: only for a request the sandbox accepted.
+    if (reply.status >= 200 && reply.status < 300) {
+      if (fault?.kind === 'ignore-paging') {
+        const first = new URLSearchParams(url.searchParams);
+        first.set('page', '1');
+        return finish(ignoredPaging(listZones(this.state, first), url.searchParams, fault.total));
+      }
+      if (fault?.kind === 'endless-paging') {
+        return finish(endlessPage(url.searchParams, new Date(this.#clock.now()).toISOString()));
+      }
+      if (fault?.kind === 'huge-body') {
+        record.status = 200;
+        record.bodyBytesSent = await streamHugeBody(res, fault.bytes, fault.declareLength ?? false);
+        return finish();
+      }
+    }
     return finish(reply);
   }
 

@@ -1,5 +1,7 @@
-// The API-key form: checked against the CDN before it is stored, refusals shown inline.
-import { errorText } from '../../blocks/errors.js';
+// The API-key form: the admin check, the base URL's DNS and the key itself are checked before it is
+// stored. Slack waits 3 s for the answer, counted from the submission's arrival: whatever is not
+// known by then is answered with a "checking" view that is updated when the checks end.
+import { errorText, noticeModal } from '../../blocks/errors.js';
 import { LOGIN_IDS } from '../../blocks/ids.js';
 import {
   keyRefusedText,
@@ -9,21 +11,33 @@ import {
   loginDoneView,
   loginModal,
 } from '../../blocks/login.js';
+import type { Clock } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
-import type { KeyCheck } from '../../services/credentials.js';
+import { AppError } from '../../errors.js';
 import { explain } from '../../slack/explain.js';
 import { postToResponseUrl } from '../../slack/respond.js';
 import { decodeOrigin } from '../commands/context.js';
 import { callerOf, type SubmitArgs } from '../context.js';
 
-/** Slack closes a submission after 3 s; past this the form turns into a "checking" view. */
+/** Slack closes a submission after 3 s: the answer leaves by this long after it arrived. */
 const INLINE_ANSWER_MS = 2_500;
+/**
+ * How long all the checks may take in all, answered inline or not. Each has a bound of its own
+ * (DNS 5 s, the CDN's operation deadline); this one also covers users.info, which has none.
+ */
+const CHECKS_TIMEOUT_MS = 60_000;
 
-type Outcome = { check: KeyCheck } | { error: unknown };
-type Result = { ok: true; zoneCount: number; apiUrl: string } | { ok: false; reason: string };
+/** The check under way: what the form waits for, if it runs out of time. */
+type Step = 'slack' | 'dns' | 'cdn';
+
+type Verdict =
+  | { ok: true; zoneCount: number; apiUrl: string; baseUrl: string | null }
+  /** `block`: the input the reason belongs to; `step`: the check that failed. */
+  | { ok: false; block: string; reason: string; step: Step };
 
 export function loginSubmit(deps: AppDeps) {
   return async ({ ack, view, client, context }: SubmitArgs) => {
+    const arrived = deps.clock.now();
     const caller = callerOf(context);
     const values = view.state.values;
     const apiKey = values[LOGIN_IDS.keyBlock]?.[LOGIN_IDS.keyInput]?.value?.trim() ?? '';
@@ -35,67 +49,127 @@ export function loginSubmit(deps: AppDeps) {
     if (apiKey === '') return inline(LOGIN_IDS.keyBlock, 'Paste the API key.');
     if (/\s/.test(apiKey))
       return inline(LOGIN_IDS.keyBlock, 'An API key has no spaces or line breaks.');
-    try {
-      await deps.credentials.requireAdmin(caller);
-    } catch (error) {
-      return inline(LOGIN_IDS.keyBlock, errorText(error));
-    }
-    // Checked only for an admin: resolving names on behalf of anyone would be a probe of its own.
-    const base =
-      baseUrlInput === '' ? undefined : await deps.credentials.checkBaseUrl(baseUrlInput);
-    if (base && !base.ok) return inline(LOGIN_IDS.baseUrlBlock, `The base URL ${base.reason}.`);
-    const baseUrl = base?.ok ? base.url : null;
 
-    const checking: Promise<Outcome> = deps.credentials.check(apiKey, baseUrl).then(
-      (check) => ({ check }),
-      (error: unknown) => ({ error }),
-    );
-    const quick = await Promise.race([
-      checking,
-      deps.clock.sleep(INLINE_ANSWER_MS).then(() => undefined),
-    ]);
-
-    const finish = async (outcome: Outcome): Promise<Result> => {
-      if ('error' in outcome)
-        return {
-          ok: false,
-          reason: keyUncheckedText(explain(deps.logger, outcome.error, 'key check')),
-        };
-      if (!outcome.check.ok) return { ok: false, reason: keyRefusedText(outcome.check.refusal) };
-      await deps.credentials.save(caller, { apiKey, baseUrl });
-      const origin = decodeOrigin(view.private_metadata);
-      if (origin.responseUrl) {
-        await postToResponseUrl(
-          origin.responseUrl,
-          loginConfirmation(outcome.check.zoneCount),
-        ).catch((error: unknown) =>
-          deps.logger.warn({ err: error }, 'login confirmation not posted'),
+    const giveUp = new AbortController();
+    let step: Step = 'slack';
+    const checks = async (): Promise<Verdict> => {
+      const refused = (block: string, reason: string): Verdict => ({
+        ok: false,
+        block,
+        reason,
+        step,
+      });
+      try {
+        await deps.credentials.requireAdmin(caller);
+      } catch (error) {
+        return refused(LOGIN_IDS.keyBlock, explain(deps.logger, error, 'admin check'));
+      }
+      // Checked only for an admin: resolving names on behalf of anyone would be a probe of its own.
+      step = 'dns';
+      const base =
+        baseUrlInput === '' ? undefined : await deps.credentials.checkBaseUrl(baseUrlInput);
+      if (base && !base.ok) return refused(LOGIN_IDS.baseUrlBlock, `The base URL ${base.reason}.`);
+      const baseUrl = base?.ok ? base.url : null;
+      step = 'cdn';
+      try {
+        const check = await deps.credentials.check(apiKey, baseUrl, giveUp.signal);
+        if (!check.ok) return refused(LOGIN_IDS.keyBlock, keyRefusedText(check.refusal));
+        return { ok: true, zoneCount: check.zoneCount, apiUrl: check.apiUrl, baseUrl };
+      } catch (error) {
+        // Abandoned (the form already said it ran out of time): nothing to explain or log.
+        if (giveUp.signal.aborted) return refused(LOGIN_IDS.keyBlock, '');
+        return refused(
+          LOGIN_IDS.keyBlock,
+          keyUncheckedText(explain(deps.logger, error, 'key check')),
         );
       }
-      return outcome.check;
+    };
+    const tooSlow = (): Verdict => {
+      giveUp.abort();
+      const problem = new AppError({
+        code: 'checks_too_slow',
+        waitingFor: step,
+        seconds: CHECKS_TIMEOUT_MS / 1000,
+      });
+      return { ok: false, block: LOGIN_IDS.keyBlock, reason: errorText(problem), step };
+    };
+    const checked = within(deps.clock, CHECKS_TIMEOUT_MS, checks(), tooSlow);
+    // Saved only once every check passed, and never after the form said it gave up.
+    const settled: Promise<Verdict> = checked.then(
+      async (verdict) => {
+        if (verdict.ok) await deps.credentials.save(caller, { apiKey, baseUrl: verdict.baseUrl });
+        return verdict;
+      },
+      (error: unknown): Verdict => ({
+        ok: false,
+        block: LOGIN_IDS.keyBlock,
+        reason: explain(deps.logger, error, 'key save'),
+        step,
+      }),
+    );
+    const confirm = async (zoneCount: number) => {
+      const origin = decodeOrigin(view.private_metadata);
+      if (!origin.responseUrl) return;
+      await postToResponseUrl(origin.responseUrl, loginConfirmation(zoneCount)).catch(
+        (error: unknown) => deps.logger.warn({ err: error }, 'login confirmation not posted'),
+      );
     };
     const doneView = (result: { zoneCount: number; apiUrl: string }) =>
       loginDoneView({ zoneCount: result.zoneCount, baseUrl: result.apiUrl });
 
+    const left = INLINE_ANSWER_MS - (deps.clock.now() - arrived);
+    const quick = await within(deps.clock, left, settled, () => undefined);
     if (quick) {
-      const result = await finish(quick);
-      if (!result.ok) return inline(LOGIN_IDS.keyBlock, result.reason);
-      return ack({ response_action: 'update', view: doneView(result) });
+      if (!quick.ok) return inline(quick.block, quick.reason);
+      await ack({ response_action: 'update', view: doneView(quick) });
+      return confirm(quick.zoneCount);
     }
 
-    // The CDN is slow: answer Slack now, and update the view when it answers.
+    // Slack, DNS or the CDN is slow: answer Slack now, and update the view when the checks end.
     await ack({ response_action: 'update', view: loginCheckingView() });
-    const result = await finish(await checking);
+    const result = await settled;
+    if (result.ok) {
+      await client.views.update({ view_id: view.id, view: doneView(result) });
+      return confirm(result.zoneCount);
+    }
+    // Not known to be an admin: the form is not shown again, only why.
+    if (result.step === 'slack') {
+      await client.views.update({
+        view_id: view.id,
+        view: noticeModal('CDN API key', result.reason),
+      });
+      return;
+    }
     await client.views.update({
       view_id: view.id,
-      view: result.ok
-        ? doneView(result)
-        : loginModal({
-            ...(await deps.config.keyForm(caller)),
-            ...(baseUrl ? { currentBaseUrl: baseUrl } : {}),
-            metadata: view.private_metadata,
-            problem: result.reason,
-          }),
+      view: loginModal({
+        ...(await deps.config.keyForm(caller)),
+        ...(baseUrlInput ? { currentBaseUrl: baseUrlInput } : {}),
+        metadata: view.private_metadata,
+        problem: result.reason,
+      }),
     });
   };
+}
+
+/** `promise`'s value, or `onTimeout()`'s once `ms` have passed on the clock. */
+async function within<T, U>(
+  clock: Clock,
+  ms: number,
+  promise: Promise<T>,
+  onTimeout: () => U,
+): Promise<T | U> {
+  if (ms <= 0) return Promise.race([promise, Promise.resolve().then(onTimeout)]);
+  const timer = new AbortController();
+  let slept = false;
+  const sleep = clock.sleep(ms, timer.signal).then(() => {
+    slept = true;
+    return onTimeout();
+  });
+  try {
+    return await Promise.race([promise, sleep]);
+  } finally {
+    // Only a sleep still pending is cancelled (the race subscribed to it: its rejection is handled).
+    if (!slept) timer.abort();
+  }
 }

@@ -361,3 +361,74 @@ describe('faults and the request log', () => {
     expect([wrong.status, wrong.headers.allow]).toEqual([405, 'POST']);
   });
 });
+
+describe('faults that make a CDN run away', () => {
+  it('ignores paging: page 1 again for every page, the page asked echoed, the total given', async () => {
+    await start({ demoZones: false, bulkZones: 150 });
+    sandbox.inject({ kind: 'ignore-paging', total: 5_000, path: '/zones', times: 2 });
+    const first = await call('GET', '/zones?page=1&per_page=100');
+    const third = await call('GET', '/zones?page=3&per_page=100');
+    expect(third.body?.data).toEqual(first.body?.data);
+    expect(third.body?.data).toHaveLength(100);
+    expect(third.body?.meta).toEqual({ page: 3, per_page: 100, total: 5_000 });
+    // Only a request the sandbox would have answered: a wrong key still gets its 401.
+    sandbox.inject({ kind: 'ignore-paging', total: 5_000, path: '/zones' });
+    expect((await call('GET', '/zones', { key: 'wrong' })).status).toBe(401);
+  });
+
+  it('pages endlessly: full pages of new zones, a total always one page ahead', async () => {
+    await start();
+    sandbox.inject({ kind: 'endless-paging', path: '/zones', times: 2 });
+    const one = await call('GET', '/zones?page=1&per_page=50');
+    const two = await call('GET', '/zones?page=2&per_page=50');
+    expect(one.body?.data).toHaveLength(50);
+    expect(two.body?.meta).toEqual({ page: 2, per_page: 50, total: 150 });
+    const zones: Array<{ id: string }> = [...(one.body?.data ?? []), ...(two.body?.data ?? [])];
+    expect(new Set(zones.map((zone) => zone.id)).size).toBe(100);
+  });
+
+  it('streams a body of the size asked, valid JSON, chunked or with its length', async () => {
+    await start();
+    sandbox.inject({ kind: 'huge-body', bytes: 300_000, path: '/zones' });
+    sandbox.inject({ kind: 'huge-body', bytes: 300_000, declareLength: true, path: '/zones' });
+    for (const declared of [undefined, '300000']) {
+      const response = await request(`${sandbox.baseUrl}/zones`, {
+        headers: { authorization: `Bearer ${SANDBOX_DEMO_KEY}` },
+      });
+      const text = await response.body.text();
+      expect(response.headers['content-length']).toBe(declared);
+      expect(text).toHaveLength(300_000);
+      expect(JSON.parse(text).data.at(-1).name).toBe('end.example');
+    }
+    expect(sandbox.requests.map((r) => r.bodyBytesSent)).toEqual([300_000, 300_000]);
+  });
+
+  it('stops streaming once the client hangs up', async () => {
+    await start();
+    sandbox.inject({ kind: 'huge-body', bytes: 1024 ** 3, path: '/zones' });
+    const response = await request(`${sandbox.baseUrl}/zones`, {
+      headers: { authorization: `Bearer ${SANDBOX_DEMO_KEY}` },
+    });
+    let read = 0;
+    for await (const chunk of response.body) {
+      read += chunk.length;
+      if (read > 1024 ** 2) break;
+    }
+    const [record] = await sandbox.waitFor((r) => r.bodyBytesSent !== undefined);
+    expect(record?.bodyBytesSent).toBeLessThan(64 * 1024 ** 2);
+  });
+
+  it('holds a request until released, then answers it as usual', async () => {
+    await start();
+    let release = () => {};
+    const until = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const held = new Promise<void>((onHeld) => sandbox.inject({ kind: 'hold', until, onHeld }));
+    const answer = call('GET', '/zones');
+    await held;
+    expect(sandbox.requests).toEqual([]);
+    release();
+    expect((await answer).body?.meta.total).toBe(9);
+  });
+});
