@@ -41,7 +41,9 @@ export class ManualClock implements Clock {
       const sleeper = { at: this.time + ms, resolve };
       this.#sleepers.push(sleeper);
       signal?.addEventListener('abort', () => {
-        this.#sleepers.splice(this.#sleepers.indexOf(sleeper), 1);
+        // A sleep that already woke is no longer listed: nothing to take out.
+        const index = this.#sleepers.indexOf(sleeper);
+        if (index >= 0) this.#sleepers.splice(index, 1);
         reject(signal.reason);
       });
       for (const waiter of this.#waiting.splice(0)) {
