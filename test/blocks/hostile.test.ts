@@ -165,6 +165,8 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
     max: 1_500,
     suggested: 'day',
   },
+  trigger_expired: { code: 'trigger_expired' },
+  slack_unavailable: { code: 'slack_unavailable', retryInSeconds: 30 },
 };
 
 /** One or more calls per builder, named after it; a new builder without a case fails below. */
