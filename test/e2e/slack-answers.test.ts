@@ -14,7 +14,8 @@ const PAST_TRIGGER_MS = 3_001;
 
 const form = (fields: Record<string, string>) =>
   [new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded'] as const;
-const interaction = (payload: Record<string, unknown>) => form({ payload: JSON.stringify(payload) });
+const interaction = (payload: Record<string, unknown>) =>
+  form({ payload: JSON.stringify(payload) });
 
 /** A message shown only to `user`, and with this text. */
 const ephemeralTo = (h: Harness, user: string, text: string) =>
