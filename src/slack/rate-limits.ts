@@ -28,8 +28,6 @@ export class SlackRateLimits {
       apiUrl: string;
       clock: Clock;
       logger: Logger;
-      /** The fetch to send with (tests may wrap it). */
-      fetch?: typeof fetch;
     },
   ) {
     this.#apiUrl = options.apiUrl.endsWith('/') ? options.apiUrl : `${options.apiUrl}/`;
@@ -43,7 +41,7 @@ export class SlackRateLimits {
 
   /** A fetch for a WebClient (its `fetch` option; Bolt's respond() uses it too). */
   fetchFor(wait: WindowWait): typeof fetch {
-    const send = this.options.fetch ?? globalThis.fetch;
+    const send = globalThis.fetch;
     return async (input, init = {}) => {
       const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
       if (!url.startsWith(this.#apiUrl)) {
