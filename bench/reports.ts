@@ -63,7 +63,6 @@ export async function reportsBench(): Promise<Section> {
   }
   const clients = new WorkspaceClients(new WebClient(undefined, { slackApiUrl: slack.apiUrl }), {
     botToken: slack.botToken,
-    installations: store.installations,
   });
   const runner = new JobRunner({ jobs: store.jobs, clock: systemClock, logger });
   const delivery = new ReportDelivery({

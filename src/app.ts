@@ -1,6 +1,12 @@
 // Builds the Bolt App for a mode (socket, http, or a custom receiver) and registers the listeners.
-import { App, type AppOptions, type Receiver, SocketModeReceiver } from '@slack/bolt';
-import type { WebClient, WebClientOptions } from '@slack/web-api';
+import {
+  App,
+  type AppOptions,
+  type Authorize,
+  type Receiver,
+  SocketModeReceiver,
+} from '@slack/bolt';
+import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { sql } from 'kysely';
 import { EgressPolicy, type Resolver } from './cdn/egress.js';
 import type { CdnTransport } from './cdn/transport.js';
@@ -33,9 +39,11 @@ import { boltLogger } from './slack/bolt-logger.js';
 import { GroupMembersCache } from './slack/directory.js';
 import { durableMessages } from './slack/durable-message.js';
 import { purgeViews } from './slack/purge-progress.js';
+import { SlackRateLimits } from './slack/rate-limits.js';
 import { rateLimitNotices } from './slack/ratelimit-notices.js';
 import { SlackReportPoster } from './slack/report-poster.js';
-import { WorkspaceClients } from './slack/workspace-clients.js';
+import { webApiOptions } from './slack/web-api-options.js';
+import { appAuthorize, WorkspaceClients } from './slack/workspace-clients.js';
 import type { Store } from './store/index.js';
 
 /** Bot scopes: the least the features need (see manifest.yml). */
@@ -57,7 +65,7 @@ export interface BuildAppOptions {
   /** The CDN API: CDN_API_BASE_URL, or the console's embedded sandbox. */
   cdnBaseUrl: string;
   edgeCnameTarget: string;
-  /** Extra Web API client options (tests turn retries off). */
+  /** Extra Web API client options, over the configured ones (tests turn retries off). */
   clientOptions?: WebClientOptions;
   /** The chart renderer, when one is shared (it is costly to build: one per process). */
   /** Default: an in-process renderer (main.ts hands in the pool of worker threads). */
@@ -68,7 +76,19 @@ export interface BuildAppOptions {
   resolve?: Resolver;
 }
 
-export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps {
+/** How work outside a request reaches Slack: Bolt's authorize for tokens, a client of its own. */
+export interface BackgroundSlack {
+  /** The App's authorize (see appAuthorize); without it, SLACK_BOT_TOKEN. */
+  authorize?: Authorize<boolean>;
+  /** A client with the background settings; without it, `client`. */
+  client?: WebClient;
+}
+
+export function buildDeps(
+  options: BuildAppOptions,
+  client: WebClient,
+  background: BackgroundSlack = {},
+): AppDeps {
   const { store, clock, logger } = options;
   const egress = new EgressPolicy({
     allowlist: options.config.cdn.baseUrlAllowlist,
@@ -86,9 +106,12 @@ export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps 
   const zones = new ZoneService({ cdn, audit: store.audit, clock });
   const flood = new FloodControl(store, clock, options.config.changesPerMinute);
   const renderer = options.chartRenderer ?? new TrafficChartRenderer();
-  const clients = new WorkspaceClients(client, {
+  const clients = new WorkspaceClients(background.client ?? client, {
+    ...(background.authorize ? { authorize: background.authorize } : {}),
     ...(options.config.slack.botToken ? { botToken: options.config.slack.botToken } : {}),
-    installations: store.installations,
+    // An org-wide install is found by the workspace's enterprise, as stored when it was first seen.
+    enterpriseOf: async (workspaceId) =>
+      (await store.workspaces.get(workspaceId))?.enterpriseId ?? undefined,
   });
   const defaultBaseUrl = options.cdnBaseUrl;
   // Messages of work that outlives its request (purges, follow-ups).
@@ -165,7 +188,14 @@ export function buildDeps(options: BuildAppOptions, client: WebClient): AppDeps 
 export function buildApp(options: BuildAppOptions): { app: App; deps: AppDeps; health: Health } {
   const { config, store, logger } = options;
   const slack = config.slack;
-  const clientOptions: WebClientOptions = { slackApiUrl: slack.apiUrl, ...options.clientOptions };
+  // One window per workspace, method and channel after a 429, shared by every client.
+  const limits = new SlackRateLimits({ apiUrl: slack.apiUrl, clock: options.clock, logger });
+  const web = webApiOptions(config.slackApi, limits);
+  const clientOptions: WebClientOptions = {
+    slackApiUrl: slack.apiUrl,
+    ...web.interactive,
+    ...options.clientOptions,
+  };
   const oauth =
     slack.clientId && slack.clientSecret && slack.stateSecret
       ? {
@@ -213,7 +243,16 @@ export function buildApp(options: BuildAppOptions): { app: App; deps: AppDeps; h
       processBeforeResponse: false,
     });
   }
-  const deps = buildDeps(options, app.client);
+  const backgroundClient = new WebClient(undefined, {
+    slackApiUrl: slack.apiUrl,
+    logger: boltLogger(logger, 'web-api'),
+    ...web.background,
+    ...options.clientOptions,
+  });
+  const deps = buildDeps(options, app.client, {
+    authorize: appAuthorize(app),
+    client: backgroundClient,
+  });
   registerListeners(app, deps, new GroupMembersCache(options.clock));
   app.error(async (error) => {
     // The error policy answers listeners' errors; what reaches here failed in middleware itself.

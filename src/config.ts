@@ -77,8 +77,21 @@ export interface Config {
   database: DatabaseConfig;
   /** PostgreSQL's timeouts, keepalive and pool (SQLite ignores them). */
   databaseLimits: DatabaseLimits;
+  /** How long Slack Web API calls (and response_url posts) may take, and how often they are tried. */
+  slackApi: SlackApiSettings;
   /** Newest first: the first encrypts, all decrypt. Empty when ENCRYPTION_KEYS is unset. */
   encryptionKeys: EncryptionKey[];
+}
+
+export interface SlackApiSettings {
+  /** One try of a call made while a user waits (a command's follow-up, views.open, respond). */
+  timeoutMs: number;
+  /** Every try of such a call together: past it the user is told, not kept waiting. */
+  budgetMs: number;
+  /** One try of a call made by background work (a job's message, a report, an approval notice). */
+  backgroundTimeoutMs: number;
+  /** Tries after the first for background calls; then the job fails the attempt and retries later. */
+  backgroundRetries: number;
 }
 
 /**
@@ -225,6 +238,17 @@ const envSchema = z.object({
   CDN_OPERATION_TIMEOUT_MS: milliseconds(1_000, DEFAULT_CDN_LIMITS.operationTimeoutMs),
   JOB_LEASE_MS: milliseconds(1_000, 15_000),
   SHUTDOWN_TIMEOUT_MS: milliseconds(0, 20_000),
+  SLACK_TIMEOUT_MS: milliseconds(100, 3_000),
+  SLACK_REQUEST_BUDGET_MS: milliseconds(100, 10_000),
+  SLACK_BACKGROUND_TIMEOUT_MS: milliseconds(100, 10_000),
+  SLACK_BACKGROUND_RETRIES: blankIsUnset(
+    z.coerce
+      .number({ message: 'must be a number of retries' })
+      .int('must be a whole number')
+      .min(0, 'must be between 0 and 10')
+      .max(10, 'must be between 0 and 10')
+      .default(2),
+  ),
   DATABASE_URL: optionalText,
   DATABASE_CONNECT_TIMEOUT_MS: milliseconds(100, DEFAULT_DATABASE_LIMITS.connectTimeoutMs),
   DATABASE_QUERY_TIMEOUT_MS: milliseconds(100, DEFAULT_DATABASE_LIMITS.queryTimeoutMs),
@@ -296,6 +320,12 @@ function parseEnv<T extends z.ZodType>(schema: T, source: NodeJS.ProcessEnv): z.
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const env = parseEnv(envSchema, source);
   const mode = env.BOT_MODE ?? inferMode(env);
+  if (env.SLACK_REQUEST_BUDGET_MS < env.SLACK_TIMEOUT_MS) {
+    throw new ConfigError(
+      'SLACK_REQUEST_BUDGET_MS',
+      'must be at least SLACK_TIMEOUT_MS (the budget holds every try of a call)',
+    );
+  }
   if (env.NODE_ENV === 'production') refuseConsole(env, mode);
   requireForMode(env, mode);
 
@@ -334,6 +364,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     jobs: { leaseMs: env.JOB_LEASE_MS, shutdownMs: env.SHUTDOWN_TIMEOUT_MS },
     database: parseDatabaseUrl(env.DATABASE_URL ?? DEFAULT_DATABASE_URL),
     databaseLimits: databaseLimits(env),
+    slackApi: {
+      timeoutMs: env.SLACK_TIMEOUT_MS,
+      budgetMs: env.SLACK_REQUEST_BUDGET_MS,
+      backgroundTimeoutMs: env.SLACK_BACKGROUND_TIMEOUT_MS,
+      backgroundRetries: env.SLACK_BACKGROUND_RETRIES,
+    },
     encryptionKeys: env.ENCRYPTION_KEYS ? parseEncryptionKeys(env.ENCRYPTION_KEYS) : [],
   };
 }

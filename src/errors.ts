@@ -33,8 +33,11 @@ export type Problem =
   /** The requester of a purge-everything tried to approve it. */
   | { code: 'self_approval' }
   | { code: 'not_approver' }
-  /** users.info does not know the user (a guest from another organization, an external user). */
-  | { code: 'stranger' }
+  /**
+   * Not one of this workspace's people: users.info does not know them or calls them a stranger,
+   * or (`external`) they belong to another workspace sharing the channel. Refused `action`.
+   */
+  | { code: 'stranger'; action?: Action; external?: boolean }
   | { code: 'zone_not_found'; query: string; suggestions: string[] }
   | { code: 'invalid_domain'; domain: string; reason: string }
   | { code: 'too_many_changes'; limit: number; retryInSeconds: number }
@@ -68,7 +71,11 @@ export type Problem =
    * Checks of a submitted form (the API key's) that did not finish in time, and what they were
    * still waiting for: nothing was saved.
    */
-  | { code: 'checks_too_slow'; waitingFor: 'slack' | 'dns' | 'cdn'; seconds: number };
+  | { code: 'checks_too_slow'; waitingFor: 'slack' | 'dns' | 'cdn'; seconds: number }
+  /** Slack's trigger for a modal expired (3 s) or was unknown before the bot could use it. */
+  | { code: 'trigger_expired' }
+  /** Slack did not answer within the bot's bound (a timeout, a 5xx) or is rate limiting it. */
+  | { code: 'slack_unavailable'; retryInSeconds?: number };
 
 export type ProblemCode = Problem['code'];
 

@@ -69,8 +69,12 @@ export function problemText(problem: Problem): string {
       return 'You asked for this purge, so someone else has to approve it.';
     case 'not_approver':
       return "Only members of this workspace's purge approvers group can approve or deny. `/cdn config` shows which group that is.";
-    case 'stranger':
-      return "I can't see your profile from this workspace (a guest from another organization?), so I can't check what you may do here.";
+    case 'stranger': {
+      const doing = problem.action ? DOING[problem.action] : 'do that';
+      return problem.external
+        ? `You are from another workspace (this channel is shared with it), so you can't ${doing} here. Ask someone from this workspace.`
+        : `I can't see your profile from this workspace (a guest from another organization?), so you can't ${doing} here.`;
+    }
     case 'zone_not_found': {
       const hint =
         problem.suggestions.length > 0
@@ -118,5 +122,11 @@ export function problemText(problem: Problem): string {
       return `${problem.range} by ${problem.granularity} is ${problem.points.toLocaleString('en')} points; at most ${problem.max.toLocaleString('en')} make a readable chart. Try \`${problem.suggested}\`.`;
     case 'checks_too_slow':
       return `Nothing was saved: ${WAITING_FOR[problem.waitingFor]} within ${problem.seconds} s. Try again in a minute.`;
+    case 'trigger_expired':
+      return 'This took too long — run the command again.';
+    case 'slack_unavailable':
+      return problem.retryInSeconds === undefined
+        ? 'Slack did not answer in time, so I stopped waiting. Try again in a minute.'
+        : `Slack is limiting how fast I may call it right now. Try again in ${problem.retryInSeconds} s.`;
   }
 }

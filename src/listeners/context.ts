@@ -6,12 +6,17 @@ import type {
   BlockButtonAction,
   Context,
   Middleware,
+  RespondArguments,
   SlackActionMiddlewareArgs,
   SlackViewMiddlewareArgs,
   ViewSubmitAction,
 } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { Message } from '../blocks/message.js';
 import type { Caller } from '../services/access.js';
 import { type GroupMembersCache, webDirectory } from '../slack/directory.js';
+import { type Conversation, postInConversation } from '../slack/message-target.js';
+import type { WorkspaceInstall } from '../slack/workspace-clients.js';
 
 /** What a button's listener receives. */
 export type ButtonArgs = SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs;
@@ -24,6 +29,9 @@ type Body = {
   user?: { id?: string; team_id?: string };
   user_id?: string;
   event?: { user?: unknown };
+  channel_id?: string;
+  channel?: { id?: string };
+  container?: { channel_id?: string };
 };
 
 /** Bolt's authorized team first, then what the payload says. */
@@ -37,15 +45,36 @@ function userIn(body: Body): string {
   return body.user_id ?? body.user?.id ?? eventUser ?? '';
 }
 
-export function requestContext(groups: GroupMembersCache): Middleware<AnyMiddlewareArgs> {
+/** Who acted, and the conversation they acted in (a command's channel, a message's), if any. */
+export function conversationIn(body: unknown): Conversation {
+  const fields = (body ?? {}) as Body;
+  const channelId = fields.channel_id ?? fields.channel?.id ?? fields.container?.channel_id;
+  return { userId: userIn(fields), ...(channelId ? { channelId } : {}) };
+}
+
+/** Told of every request's workspace and install (WorkspaceClients, for work done later). */
+export interface InstallsSeen {
+  remember(workspaceId: string, install: WorkspaceInstall): void;
+}
+
+export function requestContext(
+  groups: GroupMembersCache,
+  installs?: InstallsSeen,
+): Middleware<AnyMiddlewareArgs> {
   return async ({ body, context, client, next }) => {
     const workspaceId = workspaceIn(context, body as Body);
     const caller: Caller = {
       workspaceId,
       userId: userIn(body as Body),
-      directory: webDirectory(client, workspaceId, groups),
+      directory: webDirectory(client, workspaceId, groups, context.enterpriseId),
     };
     context.caller = caller;
+    // Only what Bolt authorized: a payload's own claims name no install.
+    if (context.teamId)
+      installs?.remember(context.teamId, {
+        enterpriseId: context.enterpriseId,
+        isEnterpriseInstall: context.isEnterpriseInstall === true,
+      });
     await next();
   };
 }
@@ -62,19 +91,65 @@ export function ackedIn(context: Context): boolean {
   return context.acked === true;
 }
 
+type Respond = (message: string | RespondArguments) => Promise<unknown>;
+
+/**
+ * Bolt's respond(), which never leaves the user with nothing: a response_url that refuses the
+ * post (spent, expired, Slack slow) hands it to the conversation (in the channel, seen by all or
+ * ephemeral as asked), else to the user's DM.
+ */
+export function resilientRespond(
+  respond: Respond,
+  client: WebClient,
+  where: Conversation,
+): Respond {
+  return async (message) => {
+    try {
+      return await respond(message);
+    } catch (error) {
+      const args: RespondArguments = typeof message === 'string' ? { text: message } : message;
+      // Deleting a message there is no way to reach is nothing the user needs to see.
+      if (args.delete_original) throw error;
+      const { response_type, replace_original, ...rest } = args;
+      await postInConversation(
+        client,
+        where,
+        rest as Message,
+        response_type === 'in_channel' ? 'in_channel' : 'ephemeral',
+      );
+    }
+  };
+}
+
 /**
  * A listener whose ack() is remembered in the context, so the error policy knows whether it can
- * still answer through the ack (a modal's errors) or must answer another way.
+ * still answer through the ack (a modal's errors) or must answer another way; and whose respond()
+ * is resilient (see `resilientRespond`).
  */
 export function tracked<
   Args extends { ack: (...response: never[]) => Promise<void>; context: Context },
 >(listener: (args: Args) => Promise<void>): (args: Args) => Promise<void> {
-  return (args) =>
-    listener({
+  return (args) => {
+    const { respond, client, body } = args as {
+      respond?: unknown;
+      client?: unknown;
+      body?: unknown;
+    };
+    return listener({
       ...args,
+      ...(typeof respond === 'function' && client
+        ? {
+            respond: resilientRespond(
+              respond as Respond,
+              client as WebClient,
+              conversationIn(body),
+            ),
+          }
+        : {}),
       ack: (async (...response: never[]) => {
         args.context.acked = true;
         await args.ack(...response);
       }) as Args['ack'],
     });
+  };
 }

@@ -17,7 +17,7 @@ export function registerListeners(app: App, deps: AppDeps, groups: GroupMembersC
   // Order matters: hand-made payloads are dropped first; then every request gets its workspace
   // context, the error policy wraps everything after it, and a repeated delivery stops there.
   app.use(payloadGuard(deps.logger));
-  app.use(requestContext(groups));
+  app.use(requestContext(groups, deps.clients));
   app.use(errorPolicy(deps.logger));
   app.use(replayGuard(deps.replays, deps.logger));
   commands.register(app, deps);

@@ -1,10 +1,23 @@
-// Who may do what: admins configure, operators change, approvers decide, everyone reads.
+// Who may do what: admins configure, operators change, approvers decide, everyone reads. Only this
+// workspace's own people may do more than read: someone Slack does not know here (users.info
+// cannot find them, or calls them a stranger) or who belongs to another workspace sharing the
+// channel is refused, and told why.
 import { type Action, AppError } from '../errors.js';
 import type { WorkspaceRepository } from '../store/workspaces.js';
 
+export interface SlackUser {
+  isAdmin: boolean;
+  timeZone: string;
+  /**
+   * Set when the person is not one of this workspace's own: `unknown` (users.info does not find
+   * them, or marks them `is_stranger`) or `external` (of another workspace, in a shared channel).
+   */
+  stranger?: 'unknown' | 'external';
+}
+
 /** What the services need to know about Slack users; implemented over the Web API in src/slack. */
 export interface SlackDirectory {
-  user(userId: string): Promise<{ isAdmin: boolean; timeZone: string }>;
+  user(userId: string): Promise<SlackUser>;
   groupMembers(groupId: string): Promise<string[]>;
 }
 
@@ -19,12 +32,13 @@ export class AccessService {
   constructor(private readonly workspaces: WorkspaceRepository) {}
 
   async requireAdmin(caller: Caller, action: Action): Promise<void> {
-    const user = await caller.directory.user(caller.userId);
+    const user = await this.#member(caller, action);
     if (!user.isAdmin) throw new AppError({ code: 'not_admin', action });
   }
 
-  /** Changing things: everyone, unless an operators group is configured. */
+  /** Changing things: this workspace's people, and only an operators group's when one is set. */
   async requireOperator(caller: Caller, action: Action): Promise<void> {
+    await this.#member(caller, action);
     const workspace = await this.workspaces.ensure(caller.workspaceId);
     if (!workspace.operatorGroupId) return;
     const members = await caller.directory.groupMembers(workspace.operatorGroupId);
@@ -32,11 +46,12 @@ export class AccessService {
   }
 
   /**
-   * Approving (or denying) a purge-everything: never the requester; when an approvers group is
-   * configured, only its members.
+   * Approving (or denying) a purge-everything: never the requester, never someone from outside
+   * the workspace; when an approvers group is configured, only its members.
    */
   async requireApprover(caller: Caller, requesterId: string): Promise<void> {
     if (caller.userId === requesterId) throw new AppError({ code: 'self_approval' });
+    await this.#member(caller, 'approve');
     const workspace = await this.workspaces.ensure(caller.workspaceId);
     if (!workspace.approverGroupId) return;
     const members = await caller.directory.groupMembers(workspace.approverGroupId);
@@ -46,5 +61,13 @@ export class AccessService {
   /** The caller's time zone as Slack knows it. */
   async timeZoneOf(caller: Caller): Promise<string> {
     return (await caller.directory.user(caller.userId)).timeZone;
+  }
+
+  /** The caller, if they are one of this workspace's people; refused `action` otherwise. */
+  async #member(caller: Caller, action: Action): Promise<SlackUser> {
+    const user = await caller.directory.user(caller.userId);
+    if (user.stranger)
+      throw new AppError({ code: 'stranger', action, external: user.stranger === 'external' });
+    return user;
   }
 }

@@ -1,37 +1,77 @@
-// SlackDirectory over the Web API: users.info for roles and time zones, user groups for operators.
+// SlackDirectory over the Web API: users.info for roles, time zones and whether the person is one
+// of this workspace's own; user groups for operators. Both are kept for a minute.
 import type { WebClient } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.js';
-import { AppError } from '../errors.js';
-import type { SlackDirectory } from '../services/access.js';
+import type { SlackDirectory, SlackUser } from '../services/access.js';
 import { slackErrorCode } from './web-api-errors.js';
 
-/** Group membership changes rarely and is asked on every change: kept for a minute. */
+/** Group membership and profiles change rarely and are asked on every change: kept for a minute. */
 export class GroupMembersCache {
   readonly cache: LRUCache<string, string[]>;
+  readonly users: LRUCache<string, SlackUser>;
   constructor(clock: Clock, ttlMs = 60_000) {
-    this.cache = new LRUCache({ max: 2_000, ttl: ttlMs, perf: { now: () => clock.now() } });
+    const perf = { now: () => clock.now() };
+    this.cache = new LRUCache({ max: 2_000, ttl: ttlMs, perf });
+    this.users = new LRUCache({ max: 5_000, ttl: ttlMs, perf });
   }
+}
+
+/** What users.info says of a person, as far as standing goes. */
+interface UserInfo {
+  team_id?: string;
+  is_stranger?: boolean;
+  enterprise_user?: { enterprise_id?: string };
+  is_admin?: boolean;
+  is_owner?: boolean;
+  is_primary_owner?: boolean;
+  tz?: string;
+}
+
+/**
+ * Why someone is not this workspace's own, if they are not: Slack calls them a stranger, or they
+ * belong to another team, unless both are in the same Enterprise Grid organization (`enterpriseId`,
+ * the request's).
+ */
+export function strangerOf(
+  user: UserInfo,
+  teamId: string,
+  enterpriseId?: string,
+): SlackUser['stranger'] {
+  if (user.is_stranger) return 'unknown';
+  if (user.team_id === undefined || user.team_id === teamId) return undefined;
+  const theirs = user.enterprise_user?.enterprise_id;
+  return enterpriseId !== undefined && theirs === enterpriseId ? undefined : 'external';
 }
 
 export function webDirectory(
   client: WebClient,
   teamId: string,
   groups: GroupMembersCache,
+  enterpriseId?: string,
 ): SlackDirectory {
   return {
     async user(userId) {
-      const { user } = await client.users.info({ user: userId }).catch((error: unknown) => {
-        // Someone from another organization in a shared channel, whom this workspace can't see.
-        const code = slackErrorCode(error);
-        if (code === 'user_not_found' || code === 'user_not_visible')
-          throw new AppError({ code: 'stranger' }, { cause: error });
-        throw error;
-      });
-      return {
+      const key = `${teamId}:${userId}`;
+      const cached = groups.users.get(key);
+      if (cached) return cached;
+      const user = await client.users
+        .info({ user: userId })
+        .then(({ user }) => user as UserInfo | undefined)
+        .catch((error: unknown) => {
+          // Someone from another organization in a shared channel, whom this workspace can't see.
+          const code = slackErrorCode(error);
+          if (code === 'user_not_found' || code === 'user_not_visible') return undefined;
+          throw error;
+        });
+      const stranger = user ? strangerOf(user, teamId, enterpriseId) : 'unknown';
+      const found: SlackUser = {
         isAdmin: Boolean(user?.is_admin || user?.is_owner || user?.is_primary_owner),
         timeZone: user?.tz ?? 'UTC',
+        ...(stranger ? { stranger } : {}),
       };
+      groups.users.set(key, found);
+      return found;
     },
     async groupMembers(groupId) {
       const key = `${teamId}:${groupId}`;

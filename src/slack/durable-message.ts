@@ -1,8 +1,10 @@
 // A message that outlives the request and the process that started it: edited through the
 // request's response_url while Slack still takes it (30 minutes, 5 uses), otherwise through
 // chat.update of a bot message whose channel and ts were stored, otherwise posted anew in the
-// channel, or as a DM to the requester when the bot cannot post there. Its state is saved after
-// every change, so the job that owns it can carry it across a restart.
+// channel (an ephemeral answer as an ephemeral message there), or as a DM to the requester when the
+// bot cannot post there. Its state is saved after every change, so the job that owns it can carry
+// it across a restart. Its Web API calls are bounded (the background client): a failure throws, and
+// the job retries later.
 import type { WebClient } from '@slack/web-api';
 import type { Message } from '../blocks/message.js';
 import type { Clock } from '../clock.js';
@@ -32,6 +34,14 @@ export function durableMessages(clients: WorkspaceClients, clock: Clock): Durabl
     });
 }
 
+/** Why the bot cannot post in the channel: the DM takes the message instead. */
+const CANNOT_POST_THERE = [
+  'not_in_channel',
+  'channel_not_found',
+  'is_archived',
+  'user_not_in_channel',
+];
+
 /** Slack's limits on a response_url, less a margin for the request in flight. */
 const RESPONSE_URL_USES = 5;
 const RESPONSE_URL_LIFETIME_MS = 30 * 60_000 - 60_000;
@@ -41,6 +51,8 @@ export interface DurableMessageState {
   uses?: number;
   /** The bot message standing for this one, once it had to post one. */
   posted?: { channel: string; ts: string };
+  /** An ephemeral message stands for it (it cannot be edited: only the final version is said again). */
+  ephemeral?: boolean;
 }
 
 export interface DurableMessageOptions {
@@ -71,6 +83,8 @@ export class DurableMessage implements MessageTarget {
     const posted = this.#state.posted;
     // The response_url's last use is kept for the final version: an interim one is skipped.
     if (!posted && options.interim && this.#usesLeft() === 1) return;
+    // An ephemeral message cannot be edited: progress is not said again, the outcome is.
+    if (this.#state.ephemeral && options.interim) return;
     if (posted) {
       try {
         const token = await this.#options.token();
@@ -125,18 +139,21 @@ export class DurableMessage implements MessageTarget {
         posted: { channel: result.channel ?? channel, ts: result.ts ?? '' },
       });
     };
-    // An ephemeral answer is the requester's alone: it goes to their DM, never to the channel.
-    if (replyTo.channelId && replyTo.visibility === 'in_channel') {
+    if (replyTo.channelId) {
       try {
-        await post(replyTo.channelId);
+        // An ephemeral answer is the requester's alone: seen by them in the channel, or in the DM.
+        if (replyTo.visibility === 'ephemeral') {
+          await client.chat.postEphemeral({
+            token,
+            channel: replyTo.channelId,
+            user: replyTo.userId,
+            ...message,
+          });
+          if (!this.#state.ephemeral) await this.#save({ ...this.#state, ephemeral: true });
+        } else await post(replyTo.channelId);
         return;
       } catch (error) {
-        if (
-          !['not_in_channel', 'channel_not_found', 'is_archived'].includes(
-            slackErrorCode(error) ?? '',
-          )
-        )
-          throw error;
+        if (!CANNOT_POST_THERE.includes(slackErrorCode(error) ?? '')) throw error;
       }
     }
     await post(replyTo.userId);

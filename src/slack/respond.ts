@@ -1,5 +1,33 @@
-// Posting to a response_url: what Bolt's respond() does, for modals, which have none of their own.
+// Posting to a response_url (what Bolt's respond() does, for modals, which have none of their own),
+// and telling a dead one (404/410, used_url, expired_url: 5 uses or 30 minutes) from a slow one.
 import type { Message } from '../blocks/message.js';
+
+/** How long one post to a response_url may take. */
+const RESPONSE_URL_TIMEOUT_MS = 10_000;
+
+/** A response_url refused a post; `status` is the HTTP status, `said` Slack's one word for it. */
+export class ResponseUrlError extends Error {
+  override readonly name = 'ResponseUrlError';
+  constructor(
+    readonly status: number,
+    readonly said: string,
+  ) {
+    super(`response_url answered ${status}: ${said.slice(0, 100)}`);
+  }
+}
+
+/** Whether a response_url will never take a post again (spent, expired, or never valid). */
+export function isDeadResponseUrl(error: unknown): boolean {
+  if (error instanceof ResponseUrlError)
+    return (
+      error.status === 404 ||
+      error.status === 410 ||
+      ['used_url', 'expired_url', 'invalid_url'].includes(error.said.trim())
+    );
+  // Bolt's respond() throws a RespondError carrying the status.
+  const { code, statusCode } = (error ?? {}) as { code?: unknown; statusCode?: unknown };
+  return code === 'slack_bolt_respond_error' && (statusCode === 404 || statusCode === 410);
+}
 
 export async function postToResponseUrl(
   url: string,
@@ -9,8 +37,7 @@ export async function postToResponseUrl(
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(message),
-    signal: AbortSignal.timeout(10_000),
+    signal: AbortSignal.timeout(RESPONSE_URL_TIMEOUT_MS),
   });
-  if (!response.ok)
-    throw new Error(`response_url answered ${response.status}: ${await response.text()}`);
+  if (!response.ok) throw new ResponseUrlError(response.status, await response.text());
 }

@@ -168,6 +168,8 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
     suggested: 'day',
   },
   checks_too_slow: { code: 'checks_too_slow', waitingFor: 'slack', seconds: 60 },
+  trigger_expired: { code: 'trigger_expired' },
+  slack_unavailable: { code: 'slack_unavailable', retryInSeconds: 30 },
 };
 
 /** One or more calls per builder, named after it; a new builder without a case fails below. */

@@ -1,7 +1,6 @@
 // requestContext, callerOf, ackedIn and tracked, driven directly with fakes of Bolt's arguments.
 import type { Context } from '@slack/bolt';
 import { describe, expect, it, vi } from 'vitest';
-import { AppError } from '../../src/errors.js';
 import { ackedIn, callerOf, requestContext, tracked } from '../../src/listeners/context.js';
 import type { Caller } from '../../src/services/access.js';
 import { GroupMembersCache } from '../../src/slack/directory.js';
@@ -9,8 +8,11 @@ import { InstantClock } from '../helpers/clock.js';
 import {
   blockSuggestion,
   buildArguments,
+  CHANNEL,
   eventCallback,
+  fakeClient,
   homeButton,
+  messageButton,
   type Overrides,
   slashCommand,
   TEAM,
@@ -123,16 +125,81 @@ describe('requestContext: the directory', () => {
     expect(client.users.info).toHaveBeenCalledExactlyOnceWith({ user: 'U0BOB' });
   });
 
-  it('turns a user this workspace cannot see into a refusal', async () => {
+  it.each([
+    ['users.info does not find them', 'user_not_found'],
+    ['users.info may not show them', 'user_not_visible'],
+  ])('calls a user a stranger when %s', async (_name, error) => {
     const { client, caller } = await resolve({ body: slashCommand() });
     client.users.info.mockRejectedValueOnce(
-      Object.assign(new Error('An API error occurred: user_not_found'), {
-        data: { ok: false, error: 'user_not_found' },
+      Object.assign(new Error(`An API error occurred: ${error}`), {
+        data: { ok: false, error },
       }),
     );
-    const refusal = await caller.directory.user('U0GUEST').catch((error: unknown) => error);
-    expect(refusal).toBeInstanceOf(AppError);
-    expect(refusal).toMatchObject({ code: 'stranger' });
+    expect(await caller.directory.user('U0GUEST')).toEqual({
+      isAdmin: false,
+      timeZone: 'UTC',
+      stranger: 'unknown',
+    });
+  });
+
+  it.each([
+    ['Slack marks is_stranger', { team_id: TEAM, is_stranger: true }, 'unknown', undefined],
+    ['they belong to another team', { team_id: 'T0OTHER' }, 'external', undefined],
+    [
+      'another team of another organization',
+      { team_id: 'T0OTHER', enterprise_user: { enterprise_id: 'E0THEIRS' } },
+      'external',
+      'E0OURS',
+    ],
+    [
+      'nothing, for another team of the same organization',
+      { team_id: 'T0SISTER', enterprise_user: { enterprise_id: 'E0OURS' } },
+      undefined,
+      'E0OURS',
+    ],
+    ['nothing, for this team’s own', { team_id: TEAM }, undefined, undefined],
+  ])('calls a user a stranger when %s', async (_name, user, stranger, enterpriseId) => {
+    const { client, caller } = await resolve({
+      body: slashCommand(),
+      context: {
+        isEnterpriseInstall: false,
+        teamId: TEAM,
+        ...(enterpriseId ? { enterpriseId } : {}),
+      },
+    });
+    client.users.info.mockResolvedValueOnce({ ok: true, user: { id: 'U0X', ...user } });
+    expect((await caller.directory.user('U0X')).stranger).toBe(stranger);
+  });
+
+  it('lets other failures of users.info through', async () => {
+    const { client, caller } = await resolve({ body: slashCommand() });
+    const failure = Object.assign(new Error('An API error occurred: ratelimited'), {
+      data: { ok: false, error: 'ratelimited' },
+    });
+    client.users.info.mockRejectedValueOnce(failure);
+    await expect(caller.directory.user('U0X')).rejects.toBe(failure);
+  });
+
+  it('caches a profile for a minute under the resolved workspace', async () => {
+    const { client, caller, groups } = await resolve({ body: slashCommand() });
+    client.users.info.mockResolvedValueOnce({ ok: true, user: { id: 'U0X', team_id: TEAM } });
+    await caller.directory.user('U0X');
+    await caller.directory.user('U0X');
+    expect(client.users.info).toHaveBeenCalledOnce();
+    expect([...groups.users.keys()]).toEqual([`${TEAM}:U0X`]);
+  });
+
+  it('tells WorkspaceClients where an authorized workspace is installed', async () => {
+    const built = buildArguments({
+      body: slashCommand(),
+      context: { isEnterpriseInstall: true, teamId: 'T0GRID', enterpriseId: 'E0ORG' },
+    });
+    const remember = vi.fn();
+    await requestContext(new GroupMembersCache(new InstantClock()), { remember })(built.args);
+    expect(remember).toHaveBeenCalledExactlyOnceWith('T0GRID', {
+      enterpriseId: 'E0ORG',
+      isEnterpriseInstall: true,
+    });
   });
 
   it('caches group members under the resolved workspace', async () => {
@@ -248,6 +315,87 @@ describe('tracked', () => {
       })({ ack, context }),
     ).rejects.toBe(refused);
     expect(ackedIn(context)).toBe(true);
+  });
+});
+
+/** What a responding listener receives, as far as these tests look. */
+type Responding = {
+  ack: () => Promise<void>;
+  context: Context;
+  respond: (message: unknown) => Promise<unknown>;
+};
+const responds = (message: unknown) =>
+  tracked(async (args: Responding) => {
+    await args.respond(message);
+  });
+
+describe('tracked: respond', () => {
+  /** Runs a tracked listener that responds `message` through a response_url that refuses it. */
+  async function respondThroughDeadUrl(message: Record<string, unknown>, body = slashCommand()) {
+    const built = buildArguments({
+      body,
+      respond: vi.fn(async (_message: unknown) => {
+        throw Object.assign(new Error('404'), {
+          code: 'slack_bolt_respond_error',
+          statusCode: 404,
+        });
+      }),
+    });
+    await responds(message)(built.args as unknown as Responding);
+    return built;
+  }
+  const reply = { text: 'Zones', blocks: [] };
+
+  it('says an ephemeral answer in the channel when the response_url refuses it', async () => {
+    const built = await respondThroughDeadUrl({ response_type: 'ephemeral', ...reply });
+    expect(built.respond).toHaveBeenCalledOnce();
+    expect(built.client.chat.postEphemeral).toHaveBeenCalledExactlyOnceWith({
+      channel: CHANNEL,
+      user: USER,
+      ...reply,
+    });
+  });
+
+  it('posts an in_channel answer in the channel, replacing nothing', async () => {
+    const built = await respondThroughDeadUrl({
+      response_type: 'in_channel',
+      replace_original: true,
+      ...reply,
+    });
+    expect(built.client.chat.postMessage).toHaveBeenCalledExactlyOnceWith({
+      channel: CHANNEL,
+      ...reply,
+    });
+  });
+
+  it('sends a DM when the channel refuses too', async () => {
+    const client = fakeClient();
+    client.chat.postEphemeral.mockRejectedValueOnce(new Error('not_in_channel'));
+    const built = buildArguments({
+      client,
+      respond: vi.fn(async () => {
+        throw new Error('expired');
+      }),
+    });
+    await responds(reply)(built.args as unknown as Responding);
+    expect(client.chat.postMessage).toHaveBeenCalledExactlyOnceWith({ channel: USER, ...reply });
+  });
+
+  it('answers a button in the channel of its message', async () => {
+    const built = await respondThroughDeadUrl(reply, messageButton('zones_next'));
+    expect(built.client.chat.postEphemeral).toHaveBeenCalledExactlyOnceWith({
+      channel: CHANNEL,
+      user: USER,
+      ...reply,
+    });
+  });
+
+  it('leaves respond alone when the response_url takes the answer', async () => {
+    const built = buildArguments({ body: slashCommand() });
+    await responds(reply)(built.args as unknown as Responding);
+    expect(built.respond).toHaveBeenCalledExactlyOnceWith(reply);
+    expect(built.client.chat.postEphemeral).not.toHaveBeenCalled();
+    expect(built.client.chat.postMessage).not.toHaveBeenCalled();
   });
 });
 

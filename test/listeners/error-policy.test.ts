@@ -15,6 +15,7 @@ import {
   type Built,
   blockSuggestion,
   buildArguments,
+  CHANNEL,
   entries,
   eventCallback,
   globalShortcut,
@@ -31,6 +32,8 @@ import {
 
 const ZONE_NOT_FOUND = 'No zone `exampel.com` in this workspace. Did you mean `example.com`?';
 const NOT_ADMIN = 'Only workspace admins and owners can set the CDN API key.';
+const TOOK_TOO_LONG = 'This took too long — run the command again.';
+const SLACK_SLOW = 'Slack did not answer in time, so I stopped waiting. Try again in a minute.';
 const REF =
   /^Something went wrong on our side \(ref `([0-9a-f]{6})`\)\. It has been logged; please try again, and quote the ref if it keeps happening\.$/;
 
@@ -267,22 +270,103 @@ describe('errorPolicy', () => {
       ]);
     });
 
-    it('logs a warning, and does not throw, when the answer itself fails', async () => {
+    it('answers in the channel, ephemerally, when the response_url refuses (spent or expired)', async () => {
+      const respond = vi.fn(async (_message: unknown) => {
+        throw Object.assign(new Error('Failed to respond to the response_url: 404'), {
+          code: 'slack_bolt_respond_error',
+          statusCode: 404,
+        });
+      });
+      const built = buildArguments({ body: slashCommand(), respond });
+      const { thrown, log } = await run(built, acksThenThrows(zoneNotFound()));
+
+      expect(thrown).toBeUndefined();
+      expect(respond).toHaveBeenCalledOnce();
+      expect(built.client.chat.postEphemeral).toHaveBeenCalledExactlyOnceWith({
+        channel: CHANNEL,
+        user: USER,
+        ...warning(ZONE_NOT_FOUND),
+      });
+      expect(built.client.chat.postMessage).not.toHaveBeenCalled();
+      expect(log.map((entry) => entry.level)).toEqual([LEVEL.debug]);
+    });
+
+    it('sends a DM when neither the response_url nor the channel takes the answer', async () => {
       const respond = vi.fn(async (_message: unknown) => {
         throw new Error('response_url expired');
       });
       const built = buildArguments({ body: slashCommand(), respond });
+      built.client.chat.postEphemeral.mockRejectedValueOnce(
+        Object.assign(new Error('An API error occurred: not_in_channel'), {
+          data: { ok: false, error: 'not_in_channel' },
+        }),
+      );
+      await run(built, acksThenThrows(zoneNotFound()));
+      expect(built.client.chat.postMessage).toHaveBeenCalledExactlyOnceWith({
+        channel: USER,
+        ...warning(ZONE_NOT_FOUND),
+      });
+    });
+
+    it('logs a warning, and does not throw, when every way to answer fails', async () => {
+      const respond = vi.fn(async (_message: unknown) => {
+        throw new Error('response_url expired');
+      });
+      const built = buildArguments({ body: slashCommand(), respond });
+      built.client.chat.postEphemeral.mockRejectedValueOnce(new Error('channel refused'));
+      built.client.chat.postMessage.mockRejectedValueOnce(new Error('dm refused'));
       const { thrown, log } = await run(built, acksThenThrows(new Error('boom')));
 
       expect(thrown).toBeUndefined();
       expect(respond).toHaveBeenCalledOnce();
-      expect(built.client.chat.postMessage).not.toHaveBeenCalled();
       expect(log.map((entry) => [entry.level, entry.msg])).toEqual([
         [LEVEL.error, 'unexpected error'],
         [LEVEL.warn, 'could not tell the user about a failure'],
       ]);
-      expect(log[1]?.err).toMatchObject({ message: 'response_url expired' });
+      expect(log[1]?.err).toMatchObject({ message: 'dm refused' });
     });
+
+    it('says "took too long" for a spent trigger, at debug (it is no failure of ours)', async () => {
+      const built = buildArguments({ body: slashCommand() });
+      const { log } = await run(
+        built,
+        acksThenThrows(
+          Object.assign(new Error('An API error occurred: expired_trigger_id'), {
+            code: 'slack_webapi_platform_error',
+            data: { ok: false, error: 'expired_trigger_id' },
+          }),
+        ),
+      );
+      expect(built.respond).toHaveBeenCalledExactlyOnceWith({
+        response_type: 'ephemeral',
+        replace_original: false,
+        ...warning(TOOK_TOO_LONG),
+      });
+      expect(log).toEqual([
+        expect.objectContaining({ level: LEVEL.debug, code: 'trigger_expired' }),
+      ]);
+    });
+
+    it.each([
+      ['a timeout', { code: 'slack_webapi_request_error' }, SLACK_SLOW],
+      ['a 5xx', { code: 'slack_webapi_http_error', statusCode: 503 }, SLACK_SLOW],
+      [
+        'a rate limit',
+        { code: 'slack_webapi_rate_limited_error', retryAfter: 30 },
+        'Slack is limiting how fast I may call it right now. Try again in 30 s.',
+      ],
+    ])(
+      'says Slack did not answer for %s, logged at warn without a ref',
+      async (_name, fields, text) => {
+        const built = buildArguments({ body: slashCommand() });
+        const { log } = await run(built, acksThenThrows(Object.assign(new Error('slack'), fields)));
+        expect(repliedText(built)).toBe(text);
+        expect(log.map((entry) => [entry.level, entry.msg])).toEqual([
+          [LEVEL.warn, 'Slack did not answer in time; the user is told'],
+          [LEVEL.debug, 'refused'],
+        ]);
+      },
+    );
   });
 
   describe('a button in a message', () => {
@@ -339,6 +423,23 @@ describe('errorPolicy', () => {
         ...warning(ZONE_NOT_FOUND),
       });
       expect(built.client.views.open).not.toHaveBeenCalled();
+    });
+
+    it('answers ephemerally in the channel the modal was opened from, once acknowledged', async () => {
+      const body = viewSubmission('purge_form');
+      const view = body.view as Record<string, unknown>;
+      view.private_metadata = JSON.stringify({ channelId: CHANNEL, responseUrl: 'https://x' });
+      const built = buildArguments({ body });
+      await run(built, async ({ ack }) => {
+        await ack();
+        throw zoneNotFound();
+      });
+      expect(built.client.chat.postEphemeral).toHaveBeenCalledExactlyOnceWith({
+        channel: CHANNEL,
+        user: USER,
+        ...warning(ZONE_NOT_FOUND),
+      });
+      expect(built.client.chat.postMessage).not.toHaveBeenCalled();
     });
 
     it('needs `tracked`: an ack it did not see makes its own ack a second one, and nothing reaches the user', async () => {
@@ -399,6 +500,24 @@ describe('errorPolicy', () => {
       });
       // The fallback is the plan, not a failure: nothing is logged about it.
       expect(log.map((entry) => entry.level)).toEqual([LEVEL.debug]);
+    });
+
+    it('sends "took too long" as a DM, without reusing the trigger, when its own modal’s trigger expired', async () => {
+      const built = buildArguments({ body: homeButton('home_login') });
+      await run(
+        built,
+        acksThenThrows(
+          Object.assign(new Error('An API error occurred: expired_trigger_id'), {
+            data: { ok: false, error: 'expired_trigger_id' },
+          }),
+        ),
+      );
+      expect(built.client.views.open).not.toHaveBeenCalled();
+      expect(built.client.chat.postEphemeral).not.toHaveBeenCalled();
+      expect(built.client.chat.postMessage).toHaveBeenCalledExactlyOnceWith({
+        channel: USER,
+        ...warning(TOOK_TOO_LONG),
+      });
     });
 
     it('acknowledges for a listener that threw before it could', async () => {

@@ -21,7 +21,7 @@ type Call = (args: Json) => Promise<Json>;
 
 /** The Web API methods the middleware under test may call, each a recorder. */
 export interface FakeClient {
-  chat: { postMessage: Mock<Call> };
+  chat: { postMessage: Mock<Call>; postEphemeral: Mock<Call> };
   views: { open: Mock<Call> };
   users: { info: Mock<Call> };
   usergroups: { users: { list: Mock<Call> } };
@@ -30,7 +30,7 @@ export interface FakeClient {
 export function fakeClient(): FakeClient {
   const ok = () => vi.fn<Call>(async () => ({ ok: true }));
   return {
-    chat: { postMessage: ok() },
+    chat: { postMessage: ok(), postEphemeral: ok() },
     views: { open: ok() },
     users: { info: ok() },
     usergroups: { users: { list: ok() } },

@@ -75,7 +75,6 @@ async function replica(
     new WebClient(undefined, { slackApiUrl: w.slack.apiUrl, retryConfig: { retries: 0 } }),
     {
       botToken: w.slack.botToken,
-      installations: store.installations,
     },
   );
   const runner = new JobRunner({ jobs: store.jobs, clock: w.clock, logger, leaseMs: 60_000 });

@@ -123,4 +123,46 @@ describe('a durable message', () => {
     await resumed.target.replace(message('Purged 3 items'));
     expect(shown()).toEqual([['COPS', 'api', 'Purged 3 items']]);
   });
+
+  it('an ephemeral answer whose response_url died: ephemeral in the channel, progress not repeated', async () => {
+    const { fake, open } = await world();
+    const url = fake.mintResponseUrl('COPS', 'U1');
+    fake.killResponseUrl(url);
+    const { target, saved } = open({
+      channelId: 'COPS',
+      responseUrl: url,
+      visibility: 'ephemeral',
+    });
+    await target.post(message('Purging: 0/3'));
+    await target.replace(message('Purging: 2/3'), { interim: true });
+    await target.replace(message('Purged 3 items'));
+    const seen = fake.messages.map((m) => [m.channel, m.ephemeralTo, m.text]);
+    expect(seen).toEqual([
+      ['COPS', 'U1', 'Purging: 0/3'],
+      ['COPS', 'U1', 'Purged 3 items'],
+    ]);
+    expect(saved.at(-1)).toEqual({ uses: 5, ephemeral: true });
+    expect(fake.messages.some((m) => m.channel === 'U1')).toBe(false);
+  });
+
+  it('an ephemeral answer goes to the DM when the channel refuses it', async () => {
+    const { fake, open } = await world();
+    fake.addChannel({ id: 'CGONE', name: 'gone', botMember: true, archived: true });
+    const { target } = open({ channelId: 'CGONE', visibility: 'ephemeral' });
+    await target.replace(message('Purged 3 items'));
+    expect(fake.messages.map((m) => [m.channel, m.via, m.text])).toEqual([
+      ['U1', 'api', 'Purged 3 items'],
+    ]);
+  });
+
+  it('lets a Slack that does not answer fail the call (the job retries it later)', async () => {
+    const { fake, open } = await world();
+    fake.inject({ method: 'chat.postMessage', kind: 'status', status: 500 });
+    const { target } = open({ channelId: 'COPS' });
+    await expect(target.post(message('Purging: 0/3'))).rejects.toMatchObject({
+      code: 'slack_webapi_http_error',
+    });
+    await target.post(message('Purging: 0/3'));
+    expect(fake.messages.map((m) => m.text)).toEqual(['Purging: 0/3']);
+  });
 });

@@ -1,10 +1,13 @@
-// The fake Slack's tokens: whose each is, auth.test, the OAuth install, Socket Mode's app token.
+// The fake Slack's tokens: whose each is, auth.test, the OAuth install (and the refresh of a
+// rotating token), Socket Mode's app token.
 import { randomBytes } from 'node:crypto';
 import type { Args, FakeSlackOptions, Identity } from './types.js';
 
 export class SlackAuth {
   readonly #tokens: Map<string, Identity>;
   readonly #oauthCodes = new Map<string, { teamId: string; userId: string }>();
+  /** Refresh tokens of rotating bot tokens: each gives a new bot token (and refresh token) once. */
+  readonly #refreshTokens = new Map<string, string>();
 
   constructor(
     bot: { token: string } & Identity,
@@ -28,6 +31,10 @@ export class SlackAuth {
     const code = `code-${randomBytes(8).toString('hex')}`;
     this.#oauthCodes.set(code, { teamId, userId });
     return code;
+  }
+
+  addRefreshToken(refreshToken: string, teamId: string): void {
+    this.#refreshTokens.set(refreshToken, teamId);
   }
 
   authTest(identity: Identity): Args {
@@ -61,6 +68,7 @@ export class SlackAuth {
     if (!oauth || clientId !== oauth.clientId || clientSecret !== oauth.clientSecret) {
       return { ok: false, error: 'invalid_client_id' };
     }
+    if (args.grant_type === 'refresh_token') return this.#refresh(String(args.refresh_token));
     const grant = this.#oauthCodes.get(String(args.code));
     if (!grant) return { ok: false, error: 'invalid_code' };
     this.#oauthCodes.delete(String(args.code));
@@ -77,6 +85,29 @@ export class SlackAuth {
       access_token: token,
       bot_user_id: botUserId,
       team: { id: grant.teamId, name: `Team ${grant.teamId}` },
+      enterprise: null,
+      is_enterprise_install: false,
+    };
+  }
+
+  /** A rotating bot token's refresh: a new token for 12 hours, and a new refresh token. */
+  #refresh(refreshToken: string): Args {
+    const teamId = this.#refreshTokens.get(refreshToken);
+    if (!teamId) return { ok: false, error: 'invalid_refresh_token' };
+    this.#refreshTokens.delete(refreshToken);
+    const token = `xoxe.xoxb-${teamId}-${randomBytes(8).toString('hex')}`;
+    const next = `xoxe-1-${randomBytes(8).toString('hex')}`;
+    this.issuedTokens.push(token, next);
+    this.#tokens.set(token, { teamId, botUserId: `UBOT${teamId}` });
+    this.#refreshTokens.set(next, teamId);
+    return {
+      ok: true,
+      app_id: 'A0FAKE',
+      token_type: 'bot',
+      access_token: token,
+      refresh_token: next,
+      expires_in: 43_200,
+      team: { id: teamId, name: `Team ${teamId}` },
       enterprise: null,
       is_enterprise_install: false,
     };

@@ -2,6 +2,7 @@
 import type { SlackRecords } from './records.js';
 import type { Args } from './types.js';
 
+/** users.info, as the asking workspace (`teamId`) sees the person. */
 export function usersInfo(records: SlackRecords, teamId: string, args: Args): Args {
   const user = records.users.get(String(args.user));
   if (!user) return { ok: false, error: 'user_not_found' };
@@ -9,7 +10,9 @@ export function usersInfo(records: SlackRecords, teamId: string, args: Args): Ar
     ok: true,
     user: {
       id: user.id,
-      team_id: teamId,
+      team_id: user.teamId ?? teamId,
+      ...(user.isStranger ? { is_stranger: true } : {}),
+      ...(user.enterpriseId ? { enterprise_user: { enterprise_id: user.enterpriseId } } : {}),
       name: user.name,
       real_name: user.name,
       is_admin: !!user.isAdmin || !!user.isOwner,

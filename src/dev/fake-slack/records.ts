@@ -1,5 +1,6 @@
 // What the fake Slack holds and has seen: the workspace, what the app made there, every API call.
 import { EventEmitter } from 'node:events';
+import type { FaultHit } from './faults.js';
 import type {
   ApiCall,
   FakeChannel,
@@ -24,6 +25,10 @@ export class SlackRecords extends EventEmitter<SlackEvents> {
   rateLimited = 0;
   /** Bot tokens handed out by oauth.v2.access (tests search logs for them). */
   readonly issuedTokens: string[] = [];
+  /** Every response_url minted, oldest first. */
+  readonly responseUrls: string[] = [];
+  /** Every call a fault was injected on, oldest first. */
+  readonly faultHits: FaultHit[] = [];
 
   addUser(user: FakeUser): FakeUser {
     this.users.set(user.id, user);
@@ -49,6 +54,11 @@ export class SlackRecords extends EventEmitter<SlackEvents> {
     return waitFor(this, 'response', () => this.messages.filter(predicate), count);
   }
 
+  /** Resolves once `count` calls (past or future) had a fault injected and satisfy `predicate`. */
+  waitForFaults(predicate: (hit: FaultHit) => boolean, count = 1): Promise<FaultHit[]> {
+    return waitFor(this, 'fault', () => this.faultHits.filter(predicate), count);
+  }
+
   callsTo(method: string): ApiCall[] {
     return this.calls.filter((call) => call.method === method);
   }
@@ -56,7 +66,7 @@ export class SlackRecords extends EventEmitter<SlackEvents> {
 
 function waitFor<T>(
   emitter: EventEmitter<SlackEvents>,
-  event: 'call' | 'response',
+  event: 'call' | 'response' | 'fault',
   matching: () => T[],
   count: number,
 ): Promise<T[]> {

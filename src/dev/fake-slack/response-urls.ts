@@ -15,6 +15,8 @@ interface ResponseTarget {
   original?: Message;
   uses: number;
   expiresAt: number;
+  /** Killed by a test: answers this word (with 404) whatever it is sent. */
+  dead?: 'expired_url' | 'used_url';
 }
 
 export class ResponseUrls {
@@ -40,10 +42,19 @@ export class ResponseUrls {
     return token;
   }
 
+  /** Makes a response_url answer as a spent one from now on; false if there is no such one. */
+  kill(token: string, answer: 'expired_url' | 'used_url'): boolean {
+    const target = this.#targets.get(token);
+    if (!target) return false;
+    target.dead = answer;
+    return true;
+  }
+
   /** A POST to a response_url: up to 5 uses in 30 minutes, like Slack. */
   respond(token: string, body: Args | undefined): { status: number; body: string } {
     const target = this.#targets.get(token);
     if (!target || this.ids.now() > target.expiresAt) return { status: 404, body: 'expired_url' };
+    if (target.dead) return { status: 404, body: target.dead };
     if (target.uses >= RESPONSE_URL_USES) return { status: 404, body: 'used_url' };
     if (!body) return { status: 400, body: 'invalid_payload' };
     const problem = this.chat.messageProblems(body);

@@ -1,5 +1,6 @@
 // A fake Slack Web API on loopback, strict where Slack is strict, for tests and the local console.
-// The app's WebClient points at it through SLACK_API_URL; it records every call for assertions.
+// The app's WebClient points at it through SLACK_API_URL; it records every call for assertions,
+// and injects faults when told to (a method answering 500, late, or never; a dead response_url).
 // This module is the server: its lifecycle and routes; the methods live in modules by concern.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,6 +8,7 @@ import { systemClock } from '../../clock.js';
 import { SlackAuth } from './auth.js';
 import { ChatMethods } from './chat.js';
 import { conversationsInfo, usergroupMembers, usersInfo } from './directory.js';
+import { applyFault, type FaultHit, type SlackFault, SlackFaults } from './faults.js';
 import { FileUploads, uploadedBytes } from './files.js';
 import { bearer, parseArgs, parseJsonObject, readBody, reply } from './http.js';
 import { SlackIds } from './ids.js';
@@ -16,6 +18,7 @@ import { ResponseUrls } from './response-urls.js';
 import type { ApiCall, Args, FakeSlackOptions, FakeView, Identity, Message } from './types.js';
 import { ViewMethods } from './views.js';
 
+export type { FaultHit, SlackFault } from './faults.js';
 export type {
   ApiCall,
   FakeChannel,
@@ -37,6 +40,7 @@ export class FakeSlack extends SlackRecords {
   readonly #responseUrls: ResponseUrls;
   readonly #views: ViewMethods;
   readonly #rateLimit: ChannelRateLimit;
+  readonly #faults = new SlackFaults();
   /** The Web API methods a valid bot token may call. */
   readonly #methods: Map<string, Method>;
   readonly #server: Server;
@@ -62,7 +66,7 @@ export class FakeSlack extends SlackRecords {
     const files = new FileUploads(this, ids, chat, (id) => `${this.#url}/upload/${id}`);
     this.#methods = new Map<string, Method>([
       ['auth.test', (_, identity) => this.#auth.authTest(identity)],
-      ['users.info', (args) => usersInfo(this, this.teamId, args)],
+      ['users.info', (args, identity) => usersInfo(this, identity.teamId, args)],
       ['usergroups.users.list', (args) => usergroupMembers(this, args)],
       ['conversations.info', (args) => conversationsInfo(this, args)],
       ['chat.postMessage', (args) => chat.postMessage(args)],
@@ -118,7 +122,33 @@ export class FakeSlack extends SlackRecords {
 
   /** A response_url for an interaction in `channel` by `user`, optionally tied to a message. */
   mintResponseUrl(channel: string, user: string, original?: Message): string {
-    return `${this.#url}/response/${this.#responseUrls.mint(channel, user, original)}`;
+    const url = `${this.#url}/response/${this.#responseUrls.mint(channel, user, original)}`;
+    this.responseUrls.push(url);
+    return url;
+  }
+
+  /**
+   * Makes a response_url answer as a spent one does from now on: 404 with `expired_url` (its 30
+   * minutes are up) or `used_url` (its 5 uses are), whatever it is sent.
+   */
+  killResponseUrl(url: string, answer: 'expired_url' | 'used_url' = 'expired_url'): void {
+    const token = url.slice(url.lastIndexOf('/response/') + '/response/'.length);
+    if (!this.#responseUrls.kill(token, answer)) throw new Error(`no response_url ${url}`);
+  }
+
+  /** Injects a fault on the next `times` matching calls (see faults.ts). */
+  inject(fault: SlackFault): void {
+    this.#faults.inject(fault);
+  }
+
+  /** Removes the faults not yet used. */
+  clearFaults(): void {
+    this.#faults.clear();
+  }
+
+  /** A refresh token for `teamId`'s rotating bot token (oauth.v2.access, grant_type=refresh_token). */
+  addRefreshToken(refreshToken: string, teamId: string): void {
+    this.#auth.addRefreshToken(refreshToken, teamId);
   }
 
   /** A message a person posts in a channel (the console's `/say`), for shortcuts to act on. */
@@ -140,6 +170,21 @@ export class FakeSlack extends SlackRecords {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://fake');
     const body = await readBody(req);
+    const target = url.pathname.startsWith('/response/')
+      ? 'response_url'
+      : url.pathname.startsWith('/api/')
+        ? url.pathname.slice('/api/'.length)
+        : undefined;
+    const fault = target === undefined ? undefined : this.#faults.take(target);
+    if (fault && target !== undefined) {
+      const hit: FaultHit = { method: target, kind: fault.kind, at: Date.now() };
+      this.faultHits.push(hit);
+      this.emit('fault', hit);
+      const goOn = await applyFault(fault, hit, req, res, (abandoned) =>
+        this.emit('abandoned', abandoned),
+      );
+      if (!goOn) return;
+    }
     if (url.pathname.startsWith('/response/')) {
       const token = url.pathname.slice('/response/'.length);
       const result = this.#responseUrls.respond(token, parseJsonObject(body));

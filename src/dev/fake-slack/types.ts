@@ -1,5 +1,6 @@
 // The shapes the fake Slack records and is configured with, shared by its modules.
 import type { Clock } from '../../clock.js';
+import type { FaultHit } from './faults.js';
 
 export interface FakeUser {
   id: string;
@@ -8,6 +9,12 @@ export interface FakeUser {
   isOwner?: boolean;
   /** IANA time zone, e.g. Europe/Paris. */
   tz?: string;
+  /** Their own workspace, when it is not the one asking (a shared channel's other side). */
+  teamId?: string;
+  /** Whether Slack calls them a stranger (is_stranger: an external user this workspace can't see well). */
+  isStranger?: boolean;
+  /** Their Enterprise Grid organization, if any. */
+  enterpriseId?: string;
 }
 
 export interface FakeChannel {
@@ -72,7 +79,13 @@ export interface UploadedFile {
 }
 
 /** What the fake Slack emits: each API call, and each message posted, changed or deleted. */
-export type SlackEvents = { call: [ApiCall]; response: [Message] };
+export type SlackEvents = {
+  call: [ApiCall];
+  response: [Message];
+  /** A fault was injected on a call; then (a hang) its caller gave up. */
+  fault: [FaultHit];
+  abandoned: [FaultHit];
+};
 
 export interface FakeSlackOptions {
   clock?: Clock;
