@@ -255,10 +255,15 @@ export class JobRunner {
       // A pause for a stop is no failed attempt: a job paused by many deploys is not given up.
       else if (outcome === 'paused')
         await jobs.release(job.id, owner, clock.now(), { paused: true });
-      else
+      else {
         await jobs.release(job.id, owner, clock.now() + outcome.retryInMs, {
           error: outcome.error,
         });
+        logger.info(
+          { ...log, retryInMs: outcome.retryInMs, reason: outcome.error },
+          'job will be tried again',
+        );
+      }
     } catch (error) {
       if (lost.signal.aborted || error instanceof LeaseLostError) {
         logger.warn(log, 'job lease lost; another process holds it now');

@@ -22,6 +22,8 @@ export interface ApprovalNotifier {
   posted(approval: Approval, details: { cacheHitRate?: number }): Promise<string>;
   /** Re-renders the request message after a change. */
   changed(approval: Approval, details?: { purging?: boolean }): Promise<void>;
+  /** Whether a failure to update may pass by itself (Slack slow, down or rate limiting). */
+  transient(error: unknown): boolean;
   /** A link to the request message, when it can be had. */
   link(approval: Approval): Promise<string | undefined>;
 }
@@ -221,8 +223,12 @@ export class ApprovalService {
           : await this.#purgeEverything(approval, context);
         await this.options.store.approvals.recordOutcome(approval.id, outcome);
       }
-      await this.#finished(approval.id);
-      return 'done';
+      // The message that says "Purging everything…" must reach its final state: when Slack fails
+      // to take it, the job is tried again later (the outcome is recorded: the CDN is not called
+      // again, and the audit entry is keyed).
+      if (await this.#finished(approval.id)) return 'done';
+      const retryInMs = Math.min(60_000, 2_000 * 2 ** Math.max(0, context.job.attempts - 1));
+      return { retryInMs, error: 'approval message not updated' };
     },
   };
 
@@ -249,10 +255,13 @@ export class ApprovalService {
     }
   }
 
-  /** Audits the outcome (once, keyed) and shows it on the request message. */
-  async #finished(approvalId: string): Promise<void> {
+  /**
+   * Audits the outcome (once, keyed) and shows it on the request message; false when Slack did not
+   * take the message for now (worth another try).
+   */
+  async #finished(approvalId: string): Promise<boolean> {
     const final = await this.options.store.approvals.get(approvalId);
-    if (!final) return;
+    if (!final) return true;
     const outcome =
       final.outcome === 'succeeded' ? 'ok' : final.outcome === 'unknown' ? 'unknown' : 'failed';
     await this.#audit(
@@ -267,7 +276,13 @@ export class ApprovalService {
       },
       `purge.everything:${final.id}`,
     );
-    await this.#safely(() => this.options.notifier.changed(final));
+    try {
+      await this.options.notifier.changed(final);
+      return true;
+    } catch (error) {
+      this.options.logger.warn({ err: error, approval: final.id }, 'approval message not updated');
+      return !this.options.notifier.transient(error);
+    }
   }
 
   /** After a denial or cancellation won: record it and update the message. */

@@ -4,7 +4,7 @@
 // message. A crash at any step resumes after the lease on any replica; a resumed job that finds an
 // intent asks Slack whether the post already landed before publishing, so an occurrence is posted
 // once. Every post and every final failure is audited once (keyed).
-import { isTransientCdnError } from '../cdn/errors.js';
+import { CdnError, isTransientCdnError } from '../cdn/errors.js';
 import type { Clock } from '../clock.js';
 import { logLevelOf } from '../errors.js';
 import type { JobContext, JobKind, JobOutcome, JobRunner } from '../jobs/runner.js';
@@ -32,6 +32,8 @@ export interface ReportPoster {
   published(schedule: Schedule, staged: StagedPost): Promise<{ ts?: string } | false | 'unknown'>;
   /** Whether a Slack failure may pass by itself (a timeout, a 5xx, a rate limit): then it is retried. */
   transient(error: unknown): boolean;
+  /** How long Slack asked to wait (a 429's Retry-After), if it did. */
+  retryAfterMs(error: unknown): number | undefined;
   /** Why a report failed, in words for the schedule's list and the notice. */
   reasonFor(error: unknown): string;
   /** One notice that the schedule is paused, and why (best effort). */
@@ -191,7 +193,11 @@ export class ReportDelivery {
     } catch (error) {
       if (context.lost.aborted) throw error;
       if (isTransientCdnError(error) || this.#o.poster.transient(error)) {
-        const retryInMs = Math.min(300_000, 5_000 * 2 ** Math.max(0, job.attempts - 1));
+        const backoff = Math.min(300_000, 5_000 * 2 ** Math.max(0, job.attempts - 1));
+        // Never sooner than Slack or the CDN asked (a 429's Retry-After).
+        const asked =
+          error instanceof CdnError ? error.retryAfterMs : this.#o.poster.retryAfterMs(error);
+        const retryInMs = Math.max(backoff, asked ?? 0);
         this.#o.logger.warn(
           { err: error, job: job.id, schedule: schedule.id, retryInMs },
           'daily report not posted; trying again',

@@ -3,7 +3,7 @@
 import { approvalMessage } from '../blocks/approval.js';
 import type { ApprovalNotifier } from '../services/approvals.js';
 import type { Approval } from '../store/approvals.js';
-import { asPostRefusal } from './web-api-errors.js';
+import { asPostRefusal, isTransientSlackError } from './web-api-errors.js';
 import type { WorkspaceClients } from './workspace-clients.js';
 
 export class SlackApprovalNotifier implements ApprovalNotifier {
@@ -21,6 +21,10 @@ export class SlackApprovalNotifier implements ApprovalNotifier {
     } catch (error) {
       throw asPostRefusal(error, 'approval');
     }
+  }
+
+  transient(error: unknown): boolean {
+    return isTransientSlackError(error);
   }
 
   async link(approval: Approval): Promise<string | undefined> {

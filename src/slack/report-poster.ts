@@ -143,6 +143,12 @@ export class SlackReportPoster implements ReportPoster {
     return error instanceof UploadFailedError || isTransientSlackError(error);
   }
 
+  retryAfterMs(error: unknown): number | undefined {
+    // The Web API client's rate-limited error says it in seconds.
+    const seconds = (error as { retryAfter?: unknown } | undefined)?.retryAfter;
+    return typeof seconds === 'number' ? seconds * 1_000 : undefined;
+  }
+
   reasonFor(error: unknown): string {
     return errorText(error);
   }

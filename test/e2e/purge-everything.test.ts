@@ -177,3 +177,31 @@ describe('purge everything with a second person', () => {
     expect(await h.store.approvals.listPending(h.workspaceId)).toEqual([]);
   });
 });
+
+describe('purge everything when Slack fails to take the outcome', () => {
+  it('tries the message again later, without calling the CDN again, until it is final', async () => {
+    const h = await startHarness();
+    await h.login();
+    const message = await requestEverything(h);
+    const viewId = await openApprove(h, message, ADMIN);
+    // Slack answers 500 to every message update while the purge runs.
+    h.slack.inject({ method: 'chat.update', kind: 'status', status: 500, times: 1_000 });
+    await h.submit(viewId, {}, { user: ADMIN });
+    // The job gave its try up and was put back, due 2 s later on the test's clock.
+    await h.logs.waitFor('job will be tried again');
+    expect(everythingRequests(h)).toHaveLength(1);
+    expect(message.text ?? '').not.toContain('was purged');
+
+    // Slack is back; the job's retry comes due.
+    h.slack.clearFaults();
+    h.clock.advance(2_000);
+    await h.slack.waitForMessages(
+      (m) => m === message && (m.text?.includes('was purged') ?? false),
+    );
+    expect(everythingRequests(h)).toHaveLength(1);
+    const entries = (await h.store.audit.recent(h.workspaceId)).filter(
+      (e) => e.action === 'purge.everything',
+    );
+    expect(entries).toHaveLength(1);
+  });
+});

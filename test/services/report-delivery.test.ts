@@ -271,6 +271,39 @@ describe('daily reports', () => {
     ]);
   });
 
+  it('waits as long as a 429 asks before trying again', async () => {
+    const w = await world('sqlite');
+    let limited = true;
+    const { store, tick, runner } = await replica('sqlite', w, (poster) => ({
+      ...bind(poster),
+      publish: async (...args) => {
+        if (limited) {
+          limited = false;
+          throw Object.assign(
+            new Error(
+              'A rate limit was exceeded (url: files.completeUploadExternal, retry-after: 120)',
+            ),
+            {
+              code: 'slack_webapi_rate_limited_error',
+              retryAfter: 120,
+            },
+          );
+        }
+        return poster.publish(...args);
+      },
+    }));
+    await withKey(store, w);
+    await schedule(store, w, 'example.com', w.clock.now());
+    await tick();
+    // Past the job's own backoff (5 s) but not Slack's 120 s: still waiting.
+    w.clock.advance(60_000);
+    await runner.settled();
+    expect(uploads(w.slack)).toHaveLength(0);
+    w.clock.advance(60_000);
+    await runner.settled();
+    expect(uploads(w.slack)).toHaveLength(1);
+  });
+
   it('gives up after five attempts: the schedule pauses and its creator is told once', async () => {
     const w = await world('sqlite');
     const { store, tick, runner } = await replica('sqlite', w, (poster) => ({
@@ -409,6 +442,7 @@ function bind(poster: ReportPoster): ReportPoster {
     publish: poster.publish.bind(poster),
     published: poster.published.bind(poster),
     transient: poster.transient.bind(poster),
+    retryAfterMs: poster.retryAfterMs.bind(poster),
     reasonFor: poster.reasonFor.bind(poster),
     paused: poster.paused.bind(poster),
   };
