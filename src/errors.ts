@@ -98,5 +98,10 @@ export class AppError<P extends Problem = Problem> extends Error implements Code
  * work waits for it); anything else is a bug worth an error.
  */
 export function logLevelOf(error: unknown): 'warn' | 'error' {
-  return error instanceof AppError && error.code === 'storage_unavailable' ? 'warn' : 'error';
+  return isStorageUnavailable(error) ? 'warn' : 'error';
+}
+
+/** The database did not answer: a failure that passes by itself. */
+export function isStorageUnavailable(error: unknown): boolean {
+  return error instanceof AppError && error.code === 'storage_unavailable';
 }

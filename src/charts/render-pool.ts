@@ -6,7 +6,6 @@
 // The pool loads `canvas` in this thread too: a native addon loaded by worker threads alone is
 // unloaded when one of them exits, which crashes the process.
 import 'canvas';
-import { once } from 'node:events';
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { AppError } from '../errors.js';
@@ -42,26 +41,18 @@ export class ChartPool implements ChartRenderer {
       ...(fromSources ? { workerData: { module: worker.href } } : {}),
       minThreads: this.threads,
       maxThreads: this.threads,
-      maxQueue: this.queue,
+      // Unbounded here: the bound is for charts someone waits for (see render); background work
+      // queues behind them, never refused and never starved.
       // Workers live as long as the pool: each holds a renderer with its fonts loaded.
       idleTimeout: Number.POSITIVE_INFINITY,
     });
   }
 
-  /** Charts drawing or waiting now. */
-  get pending(): number {
-    return this.#pool.queueSize + this.#pool.utilization * this.threads;
-  }
-
   async render(input: TrafficChartInput, options: { wait?: boolean } = {}): Promise<Buffer> {
-    for (;;) {
-      if (this.#pool.queueSize < this.queue) {
-        const png = (await this.#pool.run(input)) as Uint8Array;
-        return Buffer.from(png.buffer, png.byteOffset, png.byteLength);
-      }
-      if (!options.wait) throw new AppError({ code: 'charts_busy' });
-      await once(this.#pool, 'drain');
-    }
+    if (!options.wait && this.#pool.queueSize >= this.queue)
+      throw new AppError({ code: 'charts_busy' });
+    const png = (await this.#pool.run(input)) as Uint8Array;
+    return Buffer.from(png.buffer, png.byteOffset, png.byteLength);
   }
 
   async close(): Promise<void> {

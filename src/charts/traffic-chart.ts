@@ -110,8 +110,10 @@ export function chartConfig(
   // count is no drop in traffic. The lines stop at the last whole bucket; the step into the one
   // still filling is drawn apart, faded and dotted, and the subtitle says so.
   const last = traffic.series.at(-1);
-  const partial = last !== undefined && last.time + bucket > range.until;
-  const whole = partial ? traffic.series.slice(0, -1) : traffic.series;
+  // With no whole bucket before it to step from, a lone bucket still filling is drawn as it is.
+  const stepDrawn =
+    last !== undefined && last.time + bucket > range.until && traffic.series.length > 1;
+  const whole = stepDrawn ? traffic.series.slice(0, -1) : traffic.series;
   const point = (key: 'requests' | 'bandwidth', series = whole) =>
     series.map((p) => ({ x: p.time, y: p[key] }));
   const filling = (key: 'requests' | 'bandwidth', label: string) => ({
@@ -156,9 +158,7 @@ export function chartConfig(
           pointRadius: dense ? 0 : 2,
           tension: dense ? 0 : 0.25,
         },
-        ...(partial && whole.length > 0
-          ? [filling('requests', 'Requests'), filling('bandwidth', 'Bandwidth')]
-          : []),
+        ...(stepDrawn ? [filling('requests', 'Requests'), filling('bandwidth', 'Bandwidth')] : []),
       ],
     },
     options: {
@@ -178,7 +178,7 @@ export function chartConfig(
         },
         subtitle: {
           display: true,
-          text: partial
+          text: stepDrawn
             ? `${subtitle} · the current ${range.granularity} is still filling (dotted)`
             : subtitle,
           color: COLORS.muted,

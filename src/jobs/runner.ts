@@ -39,6 +39,21 @@ export interface JobKind<Payload = unknown, Checkpoint = Record<string, unknown>
   maxAttempts?: number;
 }
 
+/**
+ * How long to wait before trying a job again: `baseMs` doubling with each attempt up to `maxMs`,
+ * and never sooner than the other side asked (a 429's Retry-After).
+ */
+export function retryDelay(
+  attempts: number,
+  options: { baseMs: number; maxMs: number; askedMs?: number | undefined },
+): number {
+  const backoff = Math.min(
+    options.maxMs,
+    options.baseMs * 2 ** Math.min(Math.max(0, attempts - 1), 20),
+  );
+  return Math.max(backoff, options.askedMs ?? 0);
+}
+
 export class LeaseLostError extends Error {
   override readonly name = 'LeaseLostError';
   readonly code = 'lease_lost';
@@ -271,7 +286,7 @@ export class JobRunner {
       }
       // Unexpected: logged, and the job retried later (its steps are idempotent).
       logger[logLevelOf(error)]({ ...log, err: error }, 'job attempt failed');
-      const retryInMs = Math.min(60_000, 1_000 * 2 ** Math.min(job.attempts, 6));
+      const retryInMs = retryDelay(job.attempts + 1, { baseMs: 1_000, maxMs: 60_000 });
       await jobs
         .release(job.id, owner, clock.now() + retryInMs, { error: (error as Error).name })
         .catch((releaseError: unknown) =>

@@ -5,7 +5,7 @@ import { CdnError } from '../cdn/errors.js';
 import type { Zone } from '../cdn/schemas.js';
 import type { Clock } from '../clock.js';
 import { AppError, logLevelOf } from '../errors.js';
-import type { JobContext, JobKind, JobRunner } from '../jobs/runner.js';
+import { type JobContext, type JobKind, type JobRunner, retryDelay } from '../jobs/runner.js';
 import type { Logger } from '../logger.js';
 import type { Approval } from '../store/approvals.js';
 
@@ -24,6 +24,8 @@ export interface ApprovalNotifier {
   changed(approval: Approval, details?: { purging?: boolean }): Promise<void>;
   /** Whether a failure to update may pass by itself (Slack slow, down or rate limiting). */
   transient(error: unknown): boolean;
+  /** How long Slack asked to wait before the next try (a 429's Retry-After), if it did. */
+  retryAfterMs(error: unknown): number | undefined;
   /** A link to the request message, when it can be had. */
   link(approval: Approval): Promise<string | undefined>;
 }
@@ -226,8 +228,13 @@ export class ApprovalService {
       // The message that says "Purging everything…" must reach its final state: when Slack fails
       // to take it, the job is tried again later (the outcome is recorded: the CDN is not called
       // again, and the audit entry is keyed).
-      if (await this.#finished(approval.id)) return 'done';
-      const retryInMs = Math.min(60_000, 2_000 * 2 ** Math.max(0, context.job.attempts - 1));
+      const unsent = await this.#finished(approval.id);
+      if (!unsent) return 'done';
+      const retryInMs = retryDelay(context.job.attempts, {
+        baseMs: 2_000,
+        maxMs: 60_000,
+        askedMs: this.options.notifier.retryAfterMs(unsent.error),
+      });
       return { retryInMs, error: 'approval message not updated' };
     },
   };
@@ -256,12 +263,12 @@ export class ApprovalService {
   }
 
   /**
-   * Audits the outcome (once, keyed) and shows it on the request message; false when Slack did not
-   * take the message for now (worth another try).
+   * Audits the outcome (once, keyed) and shows it on the request message; what Slack answered when
+   * it did not take the message for now (worth another try), else undefined.
    */
-  async #finished(approvalId: string): Promise<boolean> {
+  async #finished(approvalId: string): Promise<{ error: unknown } | undefined> {
     const final = await this.options.store.approvals.get(approvalId);
-    if (!final) return true;
+    if (!final) return undefined;
     const outcome =
       final.outcome === 'succeeded' ? 'ok' : final.outcome === 'unknown' ? 'unknown' : 'failed';
     await this.#audit(
@@ -278,10 +285,10 @@ export class ApprovalService {
     );
     try {
       await this.options.notifier.changed(final);
-      return true;
+      return undefined;
     } catch (error) {
       this.options.logger.warn({ err: error, approval: final.id }, 'approval message not updated');
-      return !this.options.notifier.transient(error);
+      return this.options.notifier.transient(error) ? { error } : undefined;
     }
   }
 

@@ -6,8 +6,14 @@
 // once. Every post and every final failure is audited once (keyed).
 import { CdnError, isTransientCdnError } from '../cdn/errors.js';
 import type { Clock } from '../clock.js';
-import { logLevelOf } from '../errors.js';
-import type { JobContext, JobKind, JobOutcome, JobRunner } from '../jobs/runner.js';
+import { isStorageUnavailable, logLevelOf } from '../errors.js';
+import {
+  type JobContext,
+  type JobKind,
+  type JobOutcome,
+  type JobRunner,
+  retryDelay,
+} from '../jobs/runner.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
 import type { Schedule } from '../store/schedules.js';
@@ -192,19 +198,25 @@ export class ReportDelivery {
       return 'done';
     } catch (error) {
       if (context.lost.aborted) throw error;
-      if (isTransientCdnError(error) || this.#o.poster.transient(error)) {
-        const backoff = Math.min(300_000, 5_000 * 2 ** Math.max(0, job.attempts - 1));
-        // Never sooner than Slack or the CDN asked (a 429's Retry-After).
-        const asked =
-          error instanceof CdnError ? error.retryAfterMs : this.#o.poster.retryAfterMs(error);
-        const retryInMs = Math.max(backoff, asked ?? 0);
-        this.#o.logger.warn(
+      const { poster, logger } = this.#o;
+      const reason = poster.reasonFor(error);
+      // The CDN, Slack or the database slow, down or rate limiting: a later try will do.
+      if (isTransientCdnError(error) || poster.transient(error) || isStorageUnavailable(error)) {
+        const retryInMs = retryDelay(job.attempts, {
+          baseMs: 5_000,
+          maxMs: 300_000,
+          // Never sooner than Slack or the CDN asked (a 429's Retry-After).
+          askedMs: error instanceof CdnError ? error.retryAfterMs : poster.retryAfterMs(error),
+        });
+        logger.warn(
           { err: error, job: job.id, schedule: schedule.id, retryInMs },
           'daily report not posted; trying again',
         );
-        return { retryInMs, error: (error as Error).name ?? 'Error' };
+        // The reason in words is kept: if the tries run out, the schedule pauses with it.
+        return { retryInMs, error: reason };
       }
-      await this.#fail(schedule, dueAt, error, job);
+      logger.warn({ err: error, schedule: schedule.id }, 'daily report failed');
+      await this.#fail(schedule, dueAt, reason, job);
       return 'done';
     }
   }
@@ -251,25 +263,20 @@ export class ReportDelivery {
   async #giveUp(context: JobContext<ReportPayload, ReportCheckpoint>): Promise<void> {
     const { job } = context;
     const schedule = await this.#o.store.schedules.get(job.payload.scheduleId);
+    // The last try's reason, in words (see #run).
     if (schedule?.status === 'active')
-      await this.#fail(
-        schedule,
-        job.payload.dueAt,
-        new Error(job.error ?? 'too many attempts'),
-        job,
-      );
+      await this.#fail(schedule, job.payload.dueAt, job.error ?? 'it failed too many times', job);
   }
 
   /** A failure that will not pass by itself: the schedule pauses and its creator is told once. */
   async #fail(
     schedule: Schedule,
     dueAt: number,
-    error: unknown,
+    reason: string,
     job: { id: string },
   ): Promise<void> {
     const { store, poster, logger } = this.#o;
-    const reason = poster.reasonFor(error);
-    logger.warn({ err: error, schedule: schedule.id }, 'daily report failed; schedule paused');
+    logger.warn({ schedule: schedule.id, reason }, 'daily report schedule paused');
     await store.schedules.pause(schedule.id, reason);
     const first = await this.#audit(schedule, 'report.failed', 'paused', { dueAt, reason }, job);
     if (first) await poster.paused(schedule, reason).catch(() => undefined);

@@ -3,7 +3,7 @@
 import { approvalMessage } from '../blocks/approval.js';
 import type { ApprovalNotifier } from '../services/approvals.js';
 import type { Approval } from '../store/approvals.js';
-import { asPostRefusal, isTransientSlackError } from './web-api-errors.js';
+import { asPostRefusal, isTransientSlackError, slackRetryAfterMs } from './web-api-errors.js';
 import type { WorkspaceClients } from './workspace-clients.js';
 
 export class SlackApprovalNotifier implements ApprovalNotifier {
@@ -25,6 +25,10 @@ export class SlackApprovalNotifier implements ApprovalNotifier {
 
   transient(error: unknown): boolean {
     return isTransientSlackError(error);
+  }
+
+  retryAfterMs(error: unknown): number | undefined {
+    return slackRetryAfterMs(error);
   }
 
   async link(approval: Approval): Promise<string | undefined> {

@@ -8,9 +8,14 @@ import { CdnError } from '../cdn/errors.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { SecretError } from '../store/crypto.js';
+import { asSlackProblem } from './web-api-errors.js';
 
-/** Logs `error` as its kind deserves and returns the sentence for the user. */
-export function explain(logger: Logger, error: unknown, where: string): string {
+/**
+ * Logs `error` as its kind deserves and returns the sentence for the user. Slack's own passing
+ * failures (a spent trigger, a timeout, a 5xx, a 429) are said as such, wherever they come from.
+ */
+export function explain(logger: Logger, failure: unknown, where: string): string {
+  const error = asSlackProblem(failure);
   if (error instanceof AppError) {
     logger.debug({ code: error.code, where }, 'refused');
     return errorText(error);

@@ -10,7 +10,13 @@ import { dailyReportText, reportPausedText } from '../blocks/reports.js';
 import type { DailyReport } from '../services/daily-report.js';
 import type { ReportPoster, StagedPost } from '../services/report-delivery.js';
 import type { Schedule } from '../store/schedules.js';
-import { asPostRefusal, isTransientSlackError, slackErrorCode } from './web-api-errors.js';
+import {
+  asPostRefusal,
+  asSlackProblem,
+  isTransientSlackError,
+  slackErrorCode,
+  slackRetryAfterMs,
+} from './web-api-errors.js';
 import type { WorkspaceClients } from './workspace-clients.js';
 
 /** How long an upload of a chart's bytes may take before it is tried again later. */
@@ -144,13 +150,11 @@ export class SlackReportPoster implements ReportPoster {
   }
 
   retryAfterMs(error: unknown): number | undefined {
-    // The Web API client's rate-limited error says it in seconds.
-    const seconds = (error as { retryAfter?: unknown } | undefined)?.retryAfter;
-    return typeof seconds === 'number' ? seconds * 1_000 : undefined;
+    return slackRetryAfterMs(error);
   }
 
   reasonFor(error: unknown): string {
-    return errorText(error);
+    return errorText(asSlackProblem(error));
   }
 
   async paused(schedule: Schedule, reason: string): Promise<void> {

@@ -1,5 +1,5 @@
-// Posting to a response_url (what Bolt's respond() does, for modals, which have none of their own),
-// and telling a dead one (404/410, used_url, expired_url: 5 uses or 30 minutes) from a slow one.
+// Posting to a response_url (what Bolt's respond() does, for modals, which have none of their own);
+// a refusal says its status and Slack's word for it (used_url, expired_url: 5 uses or 30 minutes).
 import type { Message } from '../blocks/message.js';
 
 /** How long one post to a response_url may take. */
@@ -14,19 +14,6 @@ export class ResponseUrlError extends Error {
   ) {
     super(`response_url answered ${status}: ${said.slice(0, 100)}`);
   }
-}
-
-/** Whether a response_url will never take a post again (spent, expired, or never valid). */
-export function isDeadResponseUrl(error: unknown): boolean {
-  if (error instanceof ResponseUrlError)
-    return (
-      error.status === 404 ||
-      error.status === 410 ||
-      ['used_url', 'expired_url', 'invalid_url'].includes(error.said.trim())
-    );
-  // Bolt's respond() throws a RespondError carrying the status.
-  const { code, statusCode } = (error ?? {}) as { code?: unknown; statusCode?: unknown };
-  return code === 'slack_bolt_respond_error' && (statusCode === 404 || statusCode === 410);
 }
 
 export async function postToResponseUrl(

@@ -25,6 +25,12 @@ const TRANSIENT_PLATFORM_ERRORS = new Set([
   'request_timeout',
 ]);
 
+/** How long Slack asked to wait (the Web API client's rate-limited error says it in seconds). */
+export function slackRetryAfterMs(error: unknown): number | undefined {
+  const seconds = (error as { retryAfter?: unknown } | undefined)?.retryAfter;
+  return typeof seconds === 'number' ? seconds * 1_000 : undefined;
+}
+
 /** Whether a Web API failure may pass by itself: the network, a 5xx, a rate limit. */
 export function isTransientSlackError(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;

@@ -4,6 +4,7 @@
 // from the installation store on the side.
 import type { App, Authorize } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { isStorageUnavailable } from '../errors.js';
 
 /** Where a workspace was last seen installed: by itself, or inside an org-wide install. */
 export interface WorkspaceInstall {
@@ -68,6 +69,8 @@ export class WorkspaceClients {
         failure = error;
       }
     }
+    // The database away is said as such (it passes by itself; a job tries again later).
+    if (isStorageUnavailable(failure)) throw failure;
     throw new Error(`no bot token for workspace ${workspaceId}`, { cause: failure });
   }
 }

@@ -64,7 +64,14 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     ...options.limits,
     ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
   };
-  const { db, dialect } = openDatabase(database, { limits, ...(logger ? { logger } : {}) });
+  let opened: ReturnType<typeof openDatabase>;
+  try {
+    opened = openDatabase(database, { limits, ...(logger ? { logger } : {}) });
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+  const { db, dialect } = opened;
   try {
     // SQLite migrates on its one connection; PostgreSQL on one of its own (see migrateOnce).
     const applied =

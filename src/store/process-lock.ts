@@ -2,6 +2,8 @@
 // start (PostgreSQL is the way to run several replicas). The lock is SQLite's own exclusive lock,
 // held on a file beside the database: the operating system releases it when the process ends,
 // however it ends, so a crash leaves nothing stale behind.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 
 export class DatabaseInUseError extends Error {
@@ -17,6 +19,8 @@ export class DatabaseInUseError extends Error {
 
 /** Takes the database file for this process, or throws DatabaseInUseError at once. */
 export function holdSqliteFile(path: string): { release(): void } {
+  // The database's folder may not exist yet (a first start): the lock lives beside the database.
+  mkdirSync(dirname(path), { recursive: true });
   const lock = new BetterSqlite3(`${path}.lock`);
   try {
     // Kept until this connection closes: no other process can take it meanwhile.

@@ -184,6 +184,15 @@ describe('the interval still filling', () => {
     expect(filter?.({ text: 'Requests' } as never, {} as never)).toBe(true);
   });
 
+  it('draws a lone bucket still filling as it is, with no note', () => {
+    const one = filling();
+    one.traffic.series = one.traffic.series.slice(-1);
+    const config = chartConfig(one);
+    expect(config.data.datasets).toHaveLength(2);
+    expect(config.data.datasets[0]?.data).toHaveLength(1);
+    expect(config.options?.plugins?.subtitle?.text).not.toContain('still filling');
+  });
+
   it('leaves a range of whole buckets as it is (a daily report ends at midnight)', () => {
     const config = chartConfig(input(series(24, HOUR), 24 * HOUR, 'hour'));
     expect(config.data.datasets).toHaveLength(2);

@@ -114,7 +114,8 @@ describe('the database goes away and comes back (postgres)', () => {
         const livez = await Promise.all([1, 2, 3].map(() => probe(bot, '/livez')));
         for (const live of livez) {
           expect(live.status).toBe(200);
-          expect(live.ms).toBeLessThan(1_000);
+          // The bound for every health answer, whatever the database does.
+          expect(live.ms).toBeLessThan(2_000);
         }
 
         proxy.heal();

@@ -5,6 +5,7 @@ import { TrafficChartRenderer } from '../../src/charts/traffic-chart.js';
 import type { DatabaseConfig } from '../../src/config.js';
 import { type FakeSlack, startFakeSlack } from '../../src/dev/fake-slack/server.js';
 import { SANDBOX_DEMO_KEY, type Sandbox, startSandbox } from '../../src/dev/sandbox/server.js';
+import { AppError } from '../../src/errors.js';
 import { JobRunner } from '../../src/jobs/runner.js';
 import { CdnAccess } from '../../src/services/cdn-access.js';
 import { DailyReportService } from '../../src/services/daily-report.js';
@@ -271,6 +272,29 @@ describe('daily reports', () => {
     ]);
   });
 
+  it('tries again when the database was away, instead of pausing the schedule', async () => {
+    const w = await world('sqlite');
+    let away = true;
+    const { store, tick, runner } = await replica('sqlite', w, (poster) => ({
+      ...bind(poster),
+      publish: async (...args) => {
+        if (away) {
+          away = false;
+          throw new AppError({ code: 'storage_unavailable' });
+        }
+        return poster.publish(...args);
+      },
+    }));
+    await withKey(store, w);
+    const s = await schedule(store, w, 'example.com', w.clock.now());
+    await tick();
+    expect((await store.schedules.get(s.id))?.status).toBe('active');
+    w.clock.advance(5_000);
+    await runner.settled();
+    expect(uploads(w.slack)).toHaveLength(1);
+    expect(w.slack.messages.filter((m) => m.channel === 'UCREATOR')).toHaveLength(0);
+  });
+
   it('waits as long as a 429 asks before trying again', async () => {
     const w = await world('sqlite');
     let limited = true;
@@ -319,7 +343,12 @@ describe('daily reports', () => {
       w.clock.advance(300_000);
       await runner.settled();
     }
-    expect((await store.schedules.get(s.id))?.status).toBe('paused');
+    const paused = await store.schedules.get(s.id);
+    expect(paused?.status).toBe('paused');
+    // The last try's reason, in words (as the user's DM says it), not an error's class name.
+    expect(paused?.pausedReason).toBe(
+      'Slack did not answer in time, so I stopped waiting. Try again in a minute.',
+    );
     expect(w.slack.messages.filter((m) => m.channel === 'UCREATOR')).toHaveLength(1);
     expect((await store.audit.recent(w.slack.teamId)).map((e) => e.action)).toEqual([
       'report.failed',

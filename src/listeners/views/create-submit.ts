@@ -6,7 +6,6 @@ import type { AppDeps } from '../../deps.js';
 import { onboardableDomain, ZONE_PLANS, type ZonePlan } from '../../services/zones.js';
 import { explainMessage } from '../../slack/explain.js';
 import { originTarget } from '../../slack/message-target.js';
-import { asSlackProblem } from '../../slack/web-api-errors.js';
 import { decodeOrigin } from '../commands/context.js';
 import { callerOf, type SubmitArgs } from '../context.js';
 
@@ -48,7 +47,7 @@ export function createSubmit(deps: AppDeps) {
         }),
         (error: unknown) => ({
           visibility: 'ephemeral' as const,
-          message: explainMessage(deps.logger, asSlackProblem(error), 'zone creation'),
+          message: explainMessage(deps.logger, error, 'zone creation'),
         }),
       );
     await originTarget(client, origin, caller.userId, created.visibility).post(created.message);

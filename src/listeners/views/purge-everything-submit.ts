@@ -6,7 +6,6 @@ import type { AppDeps } from '../../deps.js';
 import type { Zone } from '../../services/zones.js';
 import { explainMessage } from '../../slack/explain.js';
 import { originTarget } from '../../slack/message-target.js';
-import { asSlackProblem } from '../../slack/web-api-errors.js';
 import { decodeOrigin } from '../commands/context.js';
 import { callerOf, type SubmitArgs } from '../context.js';
 
@@ -54,7 +53,7 @@ export function purgeEverythingSubmit(deps: AppDeps) {
     await deps.approvals.request(caller.workspaceId, request).catch((error: unknown) =>
       // Said where the form was started, as the user's own message.
       originTarget(client, origin, caller.userId, 'ephemeral').post(
-        explainMessage(deps.logger, asSlackProblem(error), 'purge-everything request'),
+        explainMessage(deps.logger, error, 'purge-everything request'),
       ),
     );
   };
