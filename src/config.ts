@@ -247,7 +247,9 @@ const envSchema = z.object({
       .int('must be a whole number')
       .min(0, 'must be between 0 and 10')
       .max(10, 'must be between 0 and 10')
-      .default(2),
+      // None by default: background posts are retried by their jobs, which first ask Slack
+      // whether a post already landed; a client's own retry of a post would not ask.
+      .default(0),
   ),
   DATABASE_URL: optionalText,
   DATABASE_CONNECT_TIMEOUT_MS: milliseconds(100, DEFAULT_DATABASE_LIMITS.connectTimeoutMs),

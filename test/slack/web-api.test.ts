@@ -67,12 +67,12 @@ const post = (client: WebClient, channel = 'C1') =>
   client.chat.postMessage({ channel, text: 'hi' });
 
 describe('the settings', () => {
-  it('default to 3 s a try, 10 s in all; background 10 s a try, 2 retries', () => {
+  it('default to 3 s a try, 10 s in all; background 10 s a try, retried by its job only', () => {
     expect(loadConfig({}).slackApi).toEqual({
       timeoutMs: 3_000,
       budgetMs: 10_000,
       backgroundTimeoutMs: 10_000,
-      backgroundRetries: 2,
+      backgroundRetries: 0,
     });
   });
 
@@ -116,7 +116,7 @@ describe('the settings', () => {
     expect(background).toMatchObject({
       timeout: 10_000,
       rejectRateLimitedCalls: true,
-      retryConfig: { retries: 2, maxTimeout: 5_000 },
+      retryConfig: { retries: 0, maxTimeout: 5_000 },
     });
     expect(interactive.fetch).toBeTypeOf('function');
   });
