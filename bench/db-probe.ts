@@ -1,0 +1,30 @@
+// A reference measured beside the acks: how long the bots' PostgreSQL takes, right then, for the
+// kind of write a slash command makes before its ack (the replay guard's INSERT … ON CONFLICT,
+// one commit), from a connection of its own, open loop. An ack slower than this waits elsewhere.
+import pg from 'pg';
+import { type Sample, steadyCalls } from './open-loop.js';
+
+export interface DbProbe {
+  /** Writes `perSecond` times a second for `durationMs` (or until `signal` aborts). */
+  run(perSecond: number, options: { durationMs?: number; signal?: AbortSignal }): Promise<Sample[]>;
+  close(): Promise<void>;
+}
+
+export async function startDbProbe(url: string): Promise<DbProbe> {
+  // A few connections: a slow commit does not hold the next write back.
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  await pool.query('create table if not exists bench_probe (key text primary key, at bigint)');
+  let runs = 0;
+  return {
+    run(perSecond, options) {
+      const run = ++runs;
+      return steadyCalls(perSecond, options, (i) =>
+        pool.query('insert into bench_probe (key, at) values ($1, $2) on conflict do nothing', [
+          `${run}.${i}`,
+          Date.now(),
+        ]),
+      );
+    },
+    close: () => pool.end(),
+  };
+}
