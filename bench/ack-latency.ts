@@ -1,6 +1,6 @@
 // Benchmark: slash-command ack latency of our app beside a bare Bolt app, each in its own process.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pLimit from 'p-limit';
 import { Agent, request } from 'undici';
@@ -67,7 +67,8 @@ export async function ackLatencyBench(): Promise<Section> {
             command: '/cdn',
             text,
             response_url: responseUrl,
-            trigger_id: 'bench-unused',
+            // One of its own each: a repeated trigger id is a replay, acknowledged and not run.
+            trigger_id: `bench.${randomUUID()}`,
           }).toString();
           const timestamp = Math.floor(Date.now() / 1000);
           const started = performance.now();
