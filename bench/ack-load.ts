@@ -19,7 +19,7 @@ import {
 } from './bot-process.js';
 import { type DbProbe, startDbProbe } from './db-probe.js';
 import { ackTable, type CommandStream, openLoop, type Sample, summarize } from './open-loop.js';
-import { mainThreadProfile, monotonicUs, type ThreadTime, threadTime } from './profile.js';
+import { type Attribution, attribute, mainThreadProfile, monotonicUs } from './profile.js';
 import { reportJobs } from './reports-scale.js';
 import { postedOccurrences, type Services, startServices } from './services.js';
 import {
@@ -168,6 +168,56 @@ async function until(what: string, done: () => Promise<boolean>, ms: number): Pr
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
+/** Where the bot's main thread went: (a), (b), and the waits of (b)'s slow acks. */
+function profileTable(profile: Attribution[], slowAcks: number): string[] {
+  const [quiet, loaded, slow] = profile;
+  if (!quiet || !loaded || !slow) return [];
+  const share = (a: Attribution, ms: number) => pct(ms / Math.max(1, a.wallMs));
+  const ran = (a: Attribution) => a.running.reduce((ms, c) => ms + c.ms, 0);
+  const of = (a: Attribution, name: string) => a.running.find((c) => c.name === name)?.ms ?? 0;
+  const names = [
+    ...new Set([...slow.running, ...loaded.running].slice(0, 12).map((c) => c.name)),
+  ].slice(0, 8);
+  const top = slow.running.slice(0, 3).map((c) => `${c.name} ${share(slow, c.ms)}`);
+  return [
+    '',
+    `Where the bot’s main thread went, from its V8 CPU profile (each sample given to the nearest frame of ours or ` +
+      'of a package; time between two samples beyond the usual interval is time the thread was not running to ' +
+      `take them: not scheduled). The last column adds up the waits of the ${slowAcks} acks of (b) slower than (a)’s p99:`,
+    '',
+    table(
+      ['main thread', '(a) quiet', '(b) loaded', `(b) the ${slowAcks} slow acks’ waits`],
+      [
+        ['running', share(quiet, ran(quiet)), share(loaded, ran(loaded)), share(slow, ran(slow))],
+        ...names.map((name) => [
+          `… ${name}`,
+          share(quiet, of(quiet, name)),
+          share(loaded, of(loaded, name)),
+          share(slow, of(slow, name)),
+        ]),
+        [
+          'idle (awaiting I/O: the database, sockets)',
+          share(quiet, quiet.idleMs),
+          share(loaded, loaded.idleMs),
+          share(slow, slow.idleMs),
+        ],
+        [
+          'not scheduled (gaps in the profile)',
+          share(quiet, quiet.unscheduledMs),
+          share(loaded, loaded.unscheduledMs),
+          share(slow, slow.unscheduledMs),
+        ],
+      ],
+    ),
+    '',
+    slowAcks === 0
+      ? 'No ack of (b) was slower than (a)’s p99.'
+      : `While the slow acks waited, the main thread was running other work ${share(slow, ran(slow))} of the ` +
+        `time (most: ${top.join(', ')}), idle awaiting I/O ${share(slow, slow.idleMs)}, and not scheduled ` +
+        `${share(slow, slow.unscheduledMs)}.`,
+  ];
+}
+
 export async function ackLoadBench(): Promise<Section> {
   const state = machineState();
   const services = await startServices({
@@ -281,9 +331,10 @@ export async function ackLoadBench(): Promise<Section> {
     const queuedAt = jobs.firstQueued;
     const chartsAsked = Math.ceil(SECONDS * CHARTS_PER_SECOND);
 
+    /** Epoch ms × 1000 + offset: the profile's clock (µs). */
+    const offset = monotonicUs() - Date.now() * 1000;
     if (PROFILE_DIR) {
       // For a closer look: each request's time on the profile's clock (µs), its latency, status.
-      const offset = monotonicUs() - Date.now() * 1000;
       const onProfileClock = (samples: Sample[]) =>
         samples.map(([at, ms, status]) => [at * 1000 + offset, ms, status]);
       await writeFile(
@@ -294,13 +345,19 @@ export async function ackLoadBench(): Promise<Section> {
         }),
       );
     }
-    let profile: ThreadTime[] | undefined;
+    // The profile: both windows, and the waits of the (b) acks slower than (a)'s p99.
+    const slow = loaded.samples.filter(([, ms]) => ms > quiet.zones.p99);
     const file = profileDir ? await mainThreadProfile(profileDir, bot.pid) : undefined;
-    if (file)
-      profile = await threadTime(file, [
-        { from: quiet.fromUs, to: quiet.toUs },
-        { from: loaded.fromUs, to: loaded.toUs },
-      ]);
+    const profile = file
+      ? await attribute(file, [
+          [{ from: quiet.fromUs, to: quiet.toUs }],
+          [{ from: loaded.fromUs, to: loaded.toUs }],
+          slow.map(([at, ms]) => ({
+            from: at * 1000 + offset,
+            to: at * 1000 + offset + (Number.isFinite(ms) ? ms : 0) * 1000,
+          })),
+        ])
+      : undefined;
 
     const ratio = loaded.zones.p99 / quiet.zones.p99;
     const met = ratio <= TARGET_RATIO && loaded.zones.p99 < TARGET_P99_MS;
@@ -312,15 +369,7 @@ export async function ackLoadBench(): Promise<Section> {
       pct(p.cpu.services),
       pct(p.cpu.machine),
     ];
-    const profileRows = (which: number) => {
-      const time = profile?.[which];
-      if (!time) return [];
-      const busy = time.wallMs - time.idleMs;
-      return [
-        `main thread busy ${pct(busy / time.wallMs)} of the window`,
-        ...time.categories.slice(0, 8).map((c) => `${c.name} ${pct(c.ms / time.wallMs)}`),
-      ];
-    };
+    const profileSection = profile ? profileTable(profile, slow.length) : [];
 
     return {
       title: 'Slash-command acks under load (open loop)',
@@ -382,13 +431,7 @@ export async function ackLoadBench(): Promise<Section> {
           ],
           [cpuRow('(a) quiet', quiet), cpuRow('(b) loaded', loaded), cpuRow('(c) bare', bareRun)],
         ),
-        ...(profile
-          ? [
-              '',
-              'Where the bot’s main thread went (V8 CPU profile, each sample given to the nearest frame of ours or of a package): ' +
-                `(a) ${profileRows(0).join(', ')}; (b) ${profileRows(1).join(', ')}.`,
-            ]
-          : []),
+        ...profileSection,
         '',
         `Measured with the ${machine}.`,
       ].join('\n'),

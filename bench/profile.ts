@@ -18,13 +18,6 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-/** What the main thread did in a stretch: ms per category, busiest first. */
-export interface ThreadTime {
-  wallMs: number;
-  idleMs: number;
-  categories: Array<{ name: string; ms: number }>;
-}
-
 /** A monotonic time in µs, as the profile counts (call at the edges of a stretch). */
 export const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
@@ -47,19 +40,8 @@ function ownCategory(url: string): string | undefined {
   return undefined;
 }
 
-/** The main thread's profile (thread 0) among those node wrote for process `pid` in `dir`. */
-export async function mainThreadProfile(dir: string, pid: number): Promise<string | undefined> {
-  const files = await readdir(dir).catch(() => [] as string[]);
-  const name = files.find((file) => file.includes(`.${pid}.0.`) && file.endsWith('.cpuprofile'));
-  return name && join(dir, name);
-}
-
-/** Time per category between two monotonic readings (µs), from the profile at `path`. */
-export async function threadTime(
-  path: string,
-  stretches: Array<{ from: number; to: number }>,
-): Promise<ThreadTime[]> {
-  const profile = JSON.parse(await readFile(path, 'utf8')) as CpuProfile;
+/** Each profile node's category: its own (a package, a file of ours, idle, GC) or its caller's. */
+function categorize(profile: CpuProfile): Map<number, string> {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const category = new Map<number, string>();
   // Depth first from the root: a frame with no category of its own takes its caller's.
@@ -75,24 +57,74 @@ export async function threadTime(
       if (next) stack.push([next, name]);
     }
   }
-  return stretches.map(({ from, to }) => {
-    const totals = new Map<string, number>();
-    let at = profile.startTime;
-    for (let i = 0; i < profile.samples.length; i++) {
-      const delta = profile.timeDeltas[i] ?? 0;
-      at += delta;
-      if (at < from || at > to) continue;
-      const name = category.get(profile.samples[i] ?? -1) ?? 'node.js internals';
-      totals.set(name, (totals.get(name) ?? 0) + delta / 1000);
-    }
-    const idleMs = totals.get('idle') ?? 0;
-    totals.delete('idle');
-    return {
-      wallMs: (to - from) / 1000,
-      idleMs,
-      categories: [...totals.entries()]
-        .map(([name, ms]) => ({ name, ms }))
-        .sort((a, b) => b.ms - a.ms),
-    };
-  });
+  return category;
+}
+
+/** The main thread's profile (thread 0) among those node wrote for process `pid` in `dir`. */
+export async function mainThreadProfile(dir: string, pid: number): Promise<string | undefined> {
+  const files = await readdir(dir).catch(() => [] as string[]);
+  const name = files.find((file) => file.includes(`.${pid}.0.`) && file.endsWith('.cpuprofile'));
+  return name && join(dir, name);
+}
+
+/** How a thread spent some stretches (each a slow request's wait), in ms summed over them. */
+export interface Attribution {
+  wallMs: number;
+  /** Running JavaScript or V8 work, by category (as `threadTime` names them). */
+  running: Array<{ name: string; ms: number }>;
+  /** Idle in the event loop: waiting for I/O (the database, a socket). */
+  idleMs: number;
+  /** Time between samples beyond the usual interval: the thread was not running to take them. */
+  unscheduledMs: number;
+}
+
+/**
+ * Where the thread's time went during each group of stretches (monotonic µs): a window, or the
+ * waits of some slow requests. Each sample stands for the time since the one before; beyond twice
+ * the profile's usual interval, that time counts as a gap.
+ */
+export async function attribute(
+  path: string,
+  groups: Array<Array<{ from: number; to: number }>>,
+): Promise<Attribution[]> {
+  const profile = JSON.parse(await readFile(path, 'utf8')) as CpuProfile;
+  const category = categorize(profile);
+  return groups.map((stretches) => attributeIn(profile, category, stretches));
+}
+
+function attributeIn(
+  profile: CpuProfile,
+  category: Map<number, string>,
+  stretches: Array<{ from: number; to: number }>,
+): Attribution {
+  const deltas = [...profile.timeDeltas].sort((a, b) => a - b);
+  const usual = deltas[Math.floor(deltas.length / 2)] ?? 1_000;
+  const sorted = [...stretches].sort((a, b) => a.from - b.from);
+  const running = new Map<string, number>();
+  let idle = 0;
+  let gaps = 0;
+  let at = profile.startTime;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const delta = profile.timeDeltas[i] ?? 0;
+    const start = at;
+    at += delta;
+    // The part of (start, at] inside the stretches.
+    let inside = 0;
+    for (const { from, to } of sorted)
+      inside += Math.max(0, Math.min(at, to) - Math.max(start, from));
+    if (inside === 0) continue;
+    const gap = Math.max(0, delta - usual) * (inside / Math.max(1, delta));
+    gaps += gap;
+    const name = category.get(profile.samples[i] ?? -1) ?? 'node.js internals';
+    if (name === 'idle') idle += inside - gap;
+    else running.set(name, (running.get(name) ?? 0) + inside - gap);
+  }
+  return {
+    wallMs: stretches.reduce((ms, { from, to }) => ms + (to - from) / 1000, 0),
+    running: [...running.entries()]
+      .map(([name, us]) => ({ name, ms: us / 1000 }))
+      .sort((a, b) => b.ms - a.ms),
+    idleMs: idle / 1000,
+    unscheduledMs: gaps / 1000,
+  };
 }
