@@ -311,6 +311,7 @@ export async function reportsScaleBench(): Promise<Section> {
       .filter(([method]) => method.startsWith('files.') || method.startsWith('chat.'))
       .sort(([a], [b]) => a.localeCompare(b));
 
+    const workerMsPerReport = (runCpu.otherThreads * (runWindow.to - runWindow.from)) / REPORTS;
     const uploadPeak = Math.max(0, ...methods.map(([, m]) => m.peakPerMinute));
     const cpuRow = (label: string, c: ReturnType<typeof cpuRows>) => [
       label,
@@ -420,6 +421,15 @@ export async function reportsScaleBench(): Promise<Section> {
           ],
           [cpuRow('quiet', quietCpu), cpuRow('reports posting', runCpu)],
         ),
+        '',
+        `Where the time goes: while the reports posted, the machine's cores were ${pct(runCpu.machine)} busy. ` +
+          `The replicas' other threads (chart workers, GC) took ${pct(runCpu.otherThreads)} of a core ` +
+          `(${workerMsPerReport.toFixed(0)} ms of CPU a report), their main threads ${pct(runCpu.mainRuns)}, the database's backends ` +
+          `${pct(runCpu.database)}, the fake Slack and the sandbox ${pct(runCpu.services)}; other processes the rest. ` +
+          `A replica's main thread was ready to run but waiting for a core ${pct(runCpu.mainWait)} of the time ` +
+          `(${pct(quietCpu.mainWait)} quiet), against ${pct(runCpu.mainRun)} running: an ack waits for a core, and ` +
+          `for the database write before it (the probe's p99: ${fmt(summarize(quiet.database).p99)} quiet, ` +
+          `${fmt(summarize(run.database).p99)} during the run).`,
         '',
         `Measured with the ${machine}.`,
       ].join('\n'),
