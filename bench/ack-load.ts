@@ -1,7 +1,4 @@
-// Benchmark: ack latency of the real bot under load, open loop. `/cdn zones` at a steady 20/s to
-// the bot as a process of its own (src/main.ts, HTTP mode, PostgreSQL): (a) quiet, (b) while
-// `/cdn analytics` asks for 4 charts a second and 400 daily reports fall due, and (c) a bare Bolt
-// app that only acks, for reference. The fake Slack and the sandbox run in a third process.
+// Benchmark `ack-load`: the bot's ack latency under an open-loop /cdn zones stream, quiet and under load.
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -218,6 +215,12 @@ function profileTable(profile: Attribution[], slowAcks: number): string[] {
   ];
 }
 
+/**
+ * `/cdn zones` at a steady 20/s to the bot as a process of its own (src/main.ts, HTTP mode,
+ * PostgreSQL): (a) quiet, (b) while `/cdn analytics` asks for 4 charts a second and 400 daily
+ * reports fall due, and (c) a bare Bolt app that only acks, for reference. The fake Slack and the
+ * sandbox run in a third process.
+ */
 export async function ackLoadBench(): Promise<Section> {
   const state = machineState();
   const services = await startServices({

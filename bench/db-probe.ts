@@ -1,8 +1,9 @@
-// A reference measured beside the acks: how long the bots' PostgreSQL takes, right then, for the
-// kind of write a slash command makes before its ack (the replay guard's INSERT … ON CONFLICT,
-// one commit), from a connection of its own, open loop. An ack slower than this waits elsewhere.
+// A reference beside the acks: the bots' PostgreSQL's latency, right then, for the write a command makes before its ack.
 import pg from 'pg';
 import { type Sample, steadyCalls } from './open-loop.js';
+
+// The replay guard's kind of INSERT … ON CONFLICT (one commit), from a connection of its own, open
+// loop. An ack slower than this waits for something else too.
 
 export interface DbProbe {
   /** Writes `perSecond` times a second for `durationMs` (or until `signal` aborts). */

@@ -1,7 +1,4 @@
-// Open-loop load for the ack benchmarks: signed slash commands sent on a fixed schedule, whatever
-// the bot does (a closed loop sends less when the bot slows down, which hides the slowdown). Each
-// latency is from the request's scheduled send time to the end of its answer, so a late sender or
-// a slow bot both count against the bot, never in its favour.
+// Open-loop load for the ack benchmarks: signed slash commands sent on a fixed schedule, and timed from it.
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, request } from 'undici';
@@ -114,6 +111,10 @@ async function onSchedule(
   }
   while (pending.size > 0) await Promise.all([...pending]);
 }
+
+// A closed loop sends less when the bot slows down, which hides the slowdown. Here each latency is
+// from the request's scheduled send time to the end of its answer, so a late sender or a slow bot
+// both count against the bot, never in its favour.
 
 /**
  * Sends every stream on its schedule for `durationMs` (or until `signal` aborts), then waits for

@@ -1,9 +1,10 @@
-// Where a bot's main thread spent its time in a stretch of a benchmark, from a V8 CPU profile
-// (`node --cpu-prof`): each sample goes to the nearest frame of ours (src/…) or of a package, and
-// idle, garbage collection and V8's own work are kept apart. Profile times are the monotonic clock
-// process.hrtime reads, so a stretch is given as two hrtime readings of the measuring process.
+// Where a bot's main thread spent its time, from a V8 CPU profile (`node --cpu-prof`).
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+
+// Each sample goes to the nearest frame of ours (src/…) or of a package; idle, garbage collection
+// and V8's own work are kept apart. Profile times are the monotonic clock process.hrtime reads, so
+// a stretch is given as two hrtime readings of the measuring process.
 
 interface ProfileNode {
   id: number;

@@ -1,9 +1,4 @@
-// Benchmark: 10,000 daily reports due at the same moment, posted by three bot processes on one
-// PostgreSQL database (a fresh one, dropped after), against a fake Slack that allows one post per
-// second per channel (429 + Retry-After) in a process of its own. Measures the time until every
-// report is posted, posts per second, 429s, duplicates per occurrence, Web API calls per method,
-// and the ack latency of an open-loop /cdn zones stream sent to the replicas meanwhile, against
-// the same replicas quiet. BENCH_REPORTS (and the other BENCH_SCALE_* variables) scale it down.
+// Benchmark `reports-scale`: 10,000 daily reports due at once on three bot replicas, and the acks meanwhile.
 import { setTimeout as delay } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Store } from '../src/store/index.js';
@@ -182,6 +177,14 @@ function cpuRows(window: Window, bots: BotProcess[], services: Services) {
   };
 }
 
+/**
+ * 10,000 daily reports due at the same moment, posted by three bot processes on one PostgreSQL
+ * database (a fresh one, dropped after), against a fake Slack that allows one post per second per
+ * channel (429 + Retry-After) in a process of its own. Measures the time until every report is
+ * posted, posts per second, 429s, duplicates per occurrence, Web API calls per method, and the ack
+ * latency of an open-loop /cdn zones stream sent to the replicas meanwhile, against the same
+ * replicas quiet. BENCH_REPORTS (and the other BENCH_SCALE_* variables) scale it down.
+ */
 export async function reportsScaleBench(): Promise<Section> {
   const state = machineState();
   const services = await startServices({

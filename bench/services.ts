@@ -1,9 +1,10 @@
-// The benchmarks' handle on bench/ack-services.ts: the fake Slack and the CDN sandbox in a process
-// of their own. Served from the measuring process, the bots' Web API calls and response_url posts
-// would slow the very event loop that times their acks.
+// The benchmarks' handle on bench/ack-services.ts: the fake Slack and the CDN sandbox in a process of their own.
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+
+// Served from the measuring process, the bots' Web API calls and response_url posts would slow the
+// very event loop that times their acks.
 
 export type ServiceRequest =
   /** A response_url per channel listed (a slash command's, by `user`). */
