@@ -1,4 +1,4 @@
-// Benchmark `ack-load`: the bot's ack latency under an open-loop /cdn zones stream, quiet and under load.
+// Benchmark `ack-load`: the bot's ack latency under an open-loop /cdn zones stream, quiet, loaded.
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-// A reference beside the acks: the bots' PostgreSQL's latency, right then, for the write a command makes before its ack.
+// A reference beside the acks: what the bots' database takes, right then, for a command's write.
 import pg from 'pg';
 import { type Sample, steadyCalls } from './open-loop.js';
 

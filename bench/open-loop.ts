@@ -1,4 +1,4 @@
-// Open-loop load for the ack benchmarks: signed slash commands sent on a fixed schedule, and timed from it.
+// Open-loop load for the ack benchmarks: signed slash commands on a fixed schedule, timed from it.
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, request } from 'undici';

@@ -1,4 +1,4 @@
-// Benchmark `reports-scale`: 10,000 daily reports due at once on three bot replicas, and the acks meanwhile.
+// Benchmark `reports-scale`: 10,000 daily reports due at once on three replicas, acks meanwhile.
 import { setTimeout as delay } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Store } from '../src/store/index.js';

@@ -1,4 +1,4 @@
-// The benchmarks' handle on bench/ack-services.ts: the fake Slack and the CDN sandbox in a process of their own.
+// The benchmarks' handle on bench/ack-services.ts: the fake Slack and the sandbox, in a process.
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
