@@ -1,10 +1,10 @@
 // Benchmark: slash-command ack latency of our app beside a bare Bolt app, each in its own process.
-import { type ChildProcess, fork, spawn } from 'node:child_process';
-import { createHmac } from 'node:crypto';
-import { once } from 'node:events';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHmac, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pLimit from 'p-limit';
 import { Agent, request } from 'undici';
+import { startServices } from './services.js';
 import { fmt, median, percentile, type Section, table } from './stats.js';
 
 const COMMANDS = 500;
@@ -15,7 +15,8 @@ const ROUNDS = 3;
 const SECRET = 'bench-signing-secret';
 const CDN_KEY = 'bench-cdn-key';
 
-async function startChild(
+/** Our app or a bare Bolt app (bench/ack-server.ts) in a process of its own, listening. */
+export async function startChild(
   which: 'ours' | 'bare',
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; port: number }> {
@@ -38,18 +39,8 @@ async function startChild(
 export async function ackLatencyBench(): Promise<Section> {
   // The fake Slack and the sandbox live in a process of their own: served from this one, the
   // app's response_url posts would slow the very event loop that times its acks.
-  const services = fork('bench/ack-services.ts', [], {
-    execArgv: ['--import', 'tsx'],
-    env: { ...process.env, BENCH_CDN_KEY: CDN_KEY },
-  });
-  const [{ ready }] = (await once(services, 'message')) as [
-    { ready: { apiUrl: string; teamId: string; botToken: string; baseUrl: string } },
-  ];
-  const mint = async (count: number): Promise<string[]> => {
-    const answer = once(services, 'message') as Promise<[{ urls: string[] }]>;
-    services.send({ mint: count });
-    return (await answer)[0].urls;
-  };
+  const ready = await startServices({ cdnKey: CDN_KEY });
+  const mint = (count: number) => ready.mint(Array.from({ length: count }, () => 'C1'));
   const env = {
     SLACK_SIGNING_SECRET: SECRET,
     SLACK_BOT_TOKEN: ready.botToken,
@@ -76,7 +67,8 @@ export async function ackLatencyBench(): Promise<Section> {
             command: '/cdn',
             text,
             response_url: responseUrl,
-            trigger_id: 'bench-unused',
+            // One of its own each: a repeated trigger id is a replay, acknowledged and not run.
+            trigger_id: `bench.${randomUUID()}`,
           }).toString();
           const timestamp = Math.floor(Date.now() / 1000);
           const started = performance.now();
@@ -126,8 +118,7 @@ export async function ackLatencyBench(): Promise<Section> {
   });
   const results = { ours: summary(rounds.ours), bare: summary(rounds.bare) };
   await agent.close();
-  services.disconnect();
-  await once(services, 'exit');
+  await ready.close();
 
   const { ours, bare } = results;
   return {

@@ -5,11 +5,13 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { ackLatencyBench } from './ack-latency.js';
+import { ackLoadBench } from './ack-load.js';
 import { chartsBench } from './charts.js';
 import { spliceSections } from './document.js';
 import { durableBench } from './durable.js';
 import { purgeBench } from './purge.js';
 import { reportsBench } from './reports.js';
+import { TITLE as REPORTS_SCALE_TITLE, reportsScaleBench } from './reports-scale.js';
 import type { Section } from './stats.js';
 
 // Charts first: its memory measurement wants a process the other suites have not filled yet.
@@ -18,7 +20,9 @@ const suites: Array<[string, () => Promise<Section>]> = [
   ['purge', purgeBench],
   ['durable', durableBench],
   ['ack-latency', ackLatencyBench],
+  ['ack-load', ackLoadBench],
   ['reports', reportsBench],
+  ['reports-scale', reportsScaleBench],
 ];
 
 /** The suites' section titles, in order: where a section new to the document goes. */
@@ -27,7 +31,9 @@ const TITLES: Record<string, string> = {
   purge: 'Purge: 10,000 URLs',
   durable: 'Purge jobs: from a crash to the resumed job',
   'ack-latency': 'Slash-command ack latency (HTTP mode)',
+  'ack-load': 'Slash-command acks under load (open loop)',
   reports: 'Daily reports: 1,000 due at once',
+  'reports-scale': REPORTS_SCALE_TITLE,
 };
 
 const DOCUMENT = new URL('../docs/benchmarks.md', import.meta.url);
