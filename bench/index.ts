@@ -11,6 +11,7 @@ import { durableBench } from './durable.js';
 import { purgeBench } from './purge.js';
 import { reportsBench } from './reports.js';
 import type { Section } from './stats.js';
+import { zoneIndexBench } from './zone-index.js';
 
 // Charts first: its memory measurement wants a process the other suites have not filled yet.
 const suites: Array<[string, () => Promise<Section>]> = [
@@ -19,6 +20,7 @@ const suites: Array<[string, () => Promise<Section>]> = [
   ['durable', durableBench],
   ['ack-latency', ackLatencyBench],
   ['reports', reportsBench],
+  ['zone-index', zoneIndexBench],
 ];
 
 /** The suites' section titles, in order: where a section new to the document goes. */
@@ -28,6 +30,7 @@ const TITLES: Record<string, string> = {
   durable: 'Purge jobs: from a crash to the resumed job',
   'ack-latency': 'Slash-command ack latency (HTTP mode)',
   reports: 'Daily reports: 1,000 due at once',
+  'zone-index': 'Zone index: lookups, memory and modals at 10,000 zones',
 };
 
 const DOCUMENT = new URL('../docs/benchmarks.md', import.meta.url);

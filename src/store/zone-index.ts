@@ -244,26 +244,32 @@ export class ZoneIndexRepository {
         (
           await trx
             .selectFrom('zone_index')
-            .selectAll()
+            .select(['zone_id', 'name', 'status', 'zone_created_at'])
             .where('workspace_id', '=', workspaceId)
             .execute()
         ).map((row) => [row.zone_id, row]),
       );
-      const wanted = new Map(zones.map((zone) => [zone.id, toRow(workspaceId, zone)]));
+      const listed = new Set<string>();
       const stale: string[] = [];
       const fresh: Selectable<ZoneIndexTable>[] = [];
       let updated = 0;
-      for (const [id, row] of existing) {
-        const next = wanted.get(id);
-        if (!next) stale.push(id);
-        else if (!sameRow(row, next)) {
+      for (const zone of zones) {
+        if (listed.has(zone.id)) continue;
+        listed.add(zone.id);
+        const row = existing.get(zone.id);
+        if (!row) fresh.push(toRow(workspaceId, zone));
+        else if (
+          row.name !== zone.name ||
+          row.status !== zone.status ||
+          row.zone_created_at !== zone.createdAt
+        ) {
           // A changed row is deleted and inserted again: one statement per chunk, not per row.
-          stale.push(id);
-          fresh.push(next);
+          stale.push(zone.id);
+          fresh.push(toRow(workspaceId, zone));
           updated++;
         }
       }
-      for (const [id, row] of wanted) if (!existing.has(id)) fresh.push(row);
+      for (const id of existing.keys()) if (!listed.has(id)) stale.push(id);
       for (let i = 0; i < stale.length; i += DELETE_CHUNK) {
         await trx
           .deleteFrom('zone_index')
@@ -283,7 +289,7 @@ export class ZoneIndexRepository {
         .set({
           refreshed_at: now,
           cdn_total: total,
-          zone_count: wanted.size,
+          zone_count: listed.size,
           failed_at: null,
           error: null,
           updated_at: now,
@@ -450,8 +456,4 @@ function toRow(workspaceId: string, zone: IndexedZone): Selectable<ZoneIndexTabl
 
 function toZone(row: Selectable<ZoneIndexTable>): IndexedZone {
   return { id: row.zone_id, name: row.name, status: row.status, createdAt: row.zone_created_at };
-}
-
-function sameRow(a: Selectable<ZoneIndexTable>, b: Selectable<ZoneIndexTable>): boolean {
-  return a.name === b.name && a.status === b.status && a.zone_created_at === b.zone_created_at;
 }
