@@ -45,6 +45,8 @@ export interface ReplaceResult {
 
 /** Rows per multi-row INSERT: 6 parameters each, far below both databases' limits. */
 const INSERT_CHUNK = 500;
+/** Rows read at a time when a refresh compares the listing with the index. */
+const SCAN_CHUNK = 1_000;
 /** Ids per `IN (…)` list (deletes, lookups). */
 const DELETE_CHUNK = 500;
 
@@ -240,36 +242,44 @@ export class ZoneIndexRepository {
     return this.db.transaction().execute(async (trx) => {
       if (!(await this.#keyIs(trx, workspaceId, generation))) return nothing;
       const state = await this.#ownState(trx, workspaceId, generation, now);
-      const existing = new Map(
-        (
-          await trx
-            .selectFrom('zone_index')
-            .select(['zone_id', 'name', 'status', 'zone_created_at'])
-            .where('workspace_id', '=', workspaceId)
-            .execute()
-        ).map((row) => [row.zone_id, row]),
-      );
-      const listed = new Set<string>();
+      const listed = new Map<string, IndexedZone>();
+      for (const zone of zones) if (!listed.has(zone.id)) listed.set(zone.id, zone);
+      const count = listed.size;
       const stale: string[] = [];
-      const fresh: Selectable<ZoneIndexTable>[] = [];
+      const fresh: IndexedZone[] = [];
       let updated = 0;
-      for (const zone of zones) {
-        if (listed.has(zone.id)) continue;
-        listed.add(zone.id);
-        const row = existing.get(zone.id);
-        if (!row) fresh.push(toRow(workspaceId, zone));
-        else if (
-          row.name !== zone.name ||
-          row.status !== zone.status ||
-          row.zone_created_at !== zone.createdAt
-        ) {
-          // A changed row is deleted and inserted again: one statement per chunk, not per row.
-          stale.push(zone.id);
-          fresh.push(toRow(workspaceId, zone));
-          updated++;
+      // The rows as they are, a chunk at a time (keyset on the primary key): a refresh holds the
+      // listing and one chunk, not a second copy of the index. What is left listed is new.
+      for (let after: string | undefined; ; ) {
+        let query = trx
+          .selectFrom('zone_index')
+          .select(['zone_id', 'name', 'status', 'zone_created_at'])
+          .where('workspace_id', '=', workspaceId);
+        if (after !== undefined) query = query.where('zone_id', '>', after);
+        const rows = await query.orderBy('zone_id').limit(SCAN_CHUNK).execute();
+        for (const row of rows) {
+          const zone = listed.get(row.zone_id);
+          if (!zone) {
+            stale.push(row.zone_id);
+            continue;
+          }
+          listed.delete(row.zone_id);
+          if (
+            row.name !== zone.name ||
+            row.status !== zone.status ||
+            row.zone_created_at !== zone.createdAt
+          ) {
+            // A changed row is deleted and inserted again: one statement per chunk, not per row.
+            stale.push(row.zone_id);
+            fresh.push(zone);
+            updated++;
+          }
         }
+        if (rows.length < SCAN_CHUNK) break;
+        after = rows[rows.length - 1]?.zone_id;
       }
-      for (const id of existing.keys()) if (!listed.has(id)) stale.push(id);
+      for (const zone of listed.values()) fresh.push(zone);
+      listed.clear();
       for (let i = 0; i < stale.length; i += DELETE_CHUNK) {
         await trx
           .deleteFrom('zone_index')
@@ -280,7 +290,7 @@ export class ZoneIndexRepository {
       for (let i = 0; i < fresh.length; i += INSERT_CHUNK) {
         await trx
           .insertInto('zone_index')
-          .values(fresh.slice(i, i + INSERT_CHUNK))
+          .values(fresh.slice(i, i + INSERT_CHUNK).map((zone) => toRow(workspaceId, zone)))
           .execute();
       }
       const ours = owner !== undefined && state.lease_owner === owner;
@@ -289,7 +299,7 @@ export class ZoneIndexRepository {
         .set({
           refreshed_at: now,
           cdn_total: total,
-          zone_count: listed.size,
+          zone_count: count,
           failed_at: null,
           error: null,
           updated_at: now,

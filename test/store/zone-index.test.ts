@@ -102,6 +102,32 @@ for (const { backend, skip } of BACKENDS) {
       );
     });
 
+    it('compares thousands of rows a chunk at a time, exactly', async () => {
+      const { store, generation } = await built();
+      const many = Array.from({ length: 2_500 }, (_, i) =>
+        zone(`m${String(i).padStart(4, '0')}`, `z${i}.many.test`),
+      );
+      expect(await store.zoneIndex.replace('T1', generation, many, 2_500)).toMatchObject({
+        inserted: 2_500,
+        deleted: 7,
+      });
+      const next = many
+        .filter((_, i) => i % 25 !== 0)
+        .map((z, i) => (i % 50 === 7 ? { ...z, status: 'pending' } : z))
+        .concat(Array.from({ length: 30 }, (_, i) => zone(`n${i}`, `n${i}.many.test`)));
+      expect(await store.zoneIndex.replace('T1', generation, next, next.length)).toEqual({
+        written: true,
+        inserted: 30,
+        updated: 48,
+        deleted: 100,
+      });
+      const rows = await store.zoneIndex.all('T1');
+      expect(rows).toHaveLength(next.length);
+      const byId = new Map(rows.map((z) => [z.id, z]));
+      expect(next.every((z) => JSON.stringify(byId.get(z.id)) === JSON.stringify(z))).toBe(true);
+      expect((await store.zoneIndex.view('T1'))?.state?.zoneCount).toBe(next.length);
+    });
+
     it('drops the index with a new key or a removed one; an old key’s refresh writes nothing', async () => {
       const { store, generation } = await built();
       await store.credentials.set('T1', 'key-two', { userId: 'U1', validated: true });
