@@ -232,6 +232,7 @@ export class ZoneIndex {
    * `waitMs`, undefined when the build takes longer.
    */
   async #usable(workspaceId: string, waitMs?: number): Promise<IndexView | undefined> {
+    const until = waitMs === undefined ? undefined : this.#clock.now() + waitMs;
     for (let attempt = 0; attempt < 3; attempt++) {
       const view = await this.#store.zoneIndex.view(workspaceId);
       if (!view) throw new AppError({ code: 'no_api_key' });
@@ -240,8 +241,8 @@ export class ZoneIndex {
         return view;
       }
       const build = this.#run(workspaceId, view.generation, 'foreground');
-      if (waitMs === undefined) await build;
-      else if (!(await this.#within(build, waitMs))) return undefined;
+      if (until === undefined) await build;
+      else if (!(await this.#within(build, until - this.#clock.now()))) return undefined;
     }
     // Each build ended with the key changed again: not worth a fourth.
     throw new Error('the CDN key kept changing while its zone index was built');
@@ -458,6 +459,7 @@ export class ZoneIndex {
 
   /** Whether `promise` settled within `ms` on the clock (its failure is thrown). */
   async #within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+    if (ms <= 0) return false;
     const timer = new AbortController();
     try {
       return await Promise.race([
