@@ -107,13 +107,23 @@ export class ZoneIndexRepository {
 
   /** Zones whose id is `id` or whose name is `key` (a live and a deleted zone may share a name). */
   async find(workspaceId: string, id: string, key: string): Promise<IndexedZone[]> {
+    // Two point lookups (by name on zone_index_by_name, by id on the primary key) in one
+    // statement: an OR of both would read every row of the workspace.
     const rows = await this.db
       .selectFrom('zone_index')
       .selectAll()
       .where('workspace_id', '=', workspaceId)
-      .where((eb) => eb.or([eb('name_key', '=', key), eb('zone_id', '=', id)]))
+      .where('name_key', '=', key)
+      .unionAll(
+        this.db
+          .selectFrom('zone_index')
+          .selectAll()
+          .where('workspace_id', '=', workspaceId)
+          .where('zone_id', '=', id),
+      )
       .execute();
-    return rows.map(toZone);
+    const zones = new Map(rows.map((row) => [row.zone_id, toZone(row)]));
+    return [...zones.values()];
   }
 
   /** Which of `ids` the index holds. */
