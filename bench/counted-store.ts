@@ -18,6 +18,7 @@ import { ScheduleRepository } from '../src/store/schedules.js';
 import type { Database } from '../src/store/schema.js';
 import { SeenRequestRepository } from '../src/store/seen-requests.js';
 import { WorkspaceRepository } from '../src/store/workspaces.js';
+import { ZoneIndexRepository } from '../src/store/zone-index.js';
 
 /** One statement as the log saw it. */
 export interface Statement {
@@ -63,6 +64,7 @@ export async function openCountedStore(
     changeCounters: new ChangeCounterRepository(db),
     jobs: new JobRepository(db, 'sqlite', clock),
     seenRequests: new SeenRequestRepository(db, clock),
+    zoneIndex: new ZoneIndexRepository(db, 'sqlite', clock),
     close: () => db.destroy(),
   };
 }

@@ -13,6 +13,7 @@ import { purgeBench } from './purge.js';
 import { reportsBench } from './reports.js';
 import { TITLE as REPORTS_SCALE_TITLE, reportsScaleBench } from './reports-scale.js';
 import type { Section } from './stats.js';
+import { zoneIndexBench } from './zone-index.js';
 
 // Charts first: its memory measurement wants a process the other suites have not filled yet.
 const suites: Array<[string, () => Promise<Section>]> = [
@@ -23,6 +24,7 @@ const suites: Array<[string, () => Promise<Section>]> = [
   ['ack-load', ackLoadBench],
   ['reports', reportsBench],
   ['reports-scale', reportsScaleBench],
+  ['zone-index', zoneIndexBench],
 ];
 
 /** The suites' section titles, in order: where a section new to the document goes. */
@@ -34,6 +36,7 @@ const TITLES: Record<string, string> = {
   'ack-load': 'Slash-command acks under load (open loop)',
   reports: 'Daily reports: 1,000 due at once',
   'reports-scale': REPORTS_SCALE_TITLE,
+  'zone-index': 'Zone index: lookups, memory and modals at 10,000 zones',
 };
 
 const DOCUMENT = new URL('../docs/benchmarks.md', import.meta.url);

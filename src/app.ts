@@ -33,6 +33,7 @@ import { REPORT_JOB, ReportDelivery } from './services/report-delivery.js';
 import { ReportScheduleService } from './services/report-schedules.js';
 import { UninstallService } from './services/uninstall.js';
 import { WorkspaceConfigService } from './services/workspace-config.js';
+import { ZoneIndex } from './services/zone-index.js';
 import { ZoneService } from './services/zones.js';
 import { SlackApprovalNotifier } from './slack/approval-notifier.js';
 import { boltLogger } from './slack/bolt-logger.js';
@@ -103,7 +104,15 @@ export function buildDeps(
     logger,
   });
   const access = new AccessService(store.workspaces);
-  const zones = new ZoneService({ cdn, audit: store.audit, clock });
+  const zoneIndex = new ZoneIndex({
+    store,
+    cdn,
+    clock,
+    logger,
+    limits: options.transport.limits,
+    ...options.config.zoneIndex,
+  });
+  const zones = new ZoneService({ cdn, audit: store.audit, index: zoneIndex });
   const flood = new FloodControl(store, clock, options.config.changesPerMinute);
   const renderer = options.chartRenderer ?? new TrafficChartRenderer();
   const clients = new WorkspaceClients(background.client ?? client, {
@@ -177,6 +186,7 @@ export function buildDeps(
     schedules: new ReportScheduleService({ ...store, access, zones, clock }),
     uninstall: new UninstallService(store, zones, logger),
     zones,
+    zoneIndex,
     runner,
     clients,
     clock,

@@ -68,6 +68,13 @@ export interface Config {
   changesPerMinute: number;
   /** The chart worker pool: threads, and charts that may wait for one (unset: from the cores). */
   charts: { threads?: number; queue?: number };
+  /** Each workspace's zone index (ZONE_INDEX_REFRESH_MS, ZONE_INDEX_CONCURRENCY). */
+  zoneIndex: {
+    /** Past this age an index is refreshed in the background (readers keep using it meanwhile). */
+    refreshMs: number;
+    /** Page requests in flight at once while an index is built. */
+    concurrency: number;
+  };
   jobs: {
     /** How long a job's claim lasts without a heartbeat: a crashed replica's work waits this long. */
     leaseMs: number;
@@ -236,6 +243,8 @@ const envSchema = z.object({
     DEFAULT_CDN_LIMITS.maxResponseBytes,
   ),
   CDN_OPERATION_TIMEOUT_MS: milliseconds(1_000, DEFAULT_CDN_LIMITS.operationTimeoutMs),
+  ZONE_INDEX_REFRESH_MS: wholeNumber('milliseconds', 10_000, 86_400_000, 300_000),
+  ZONE_INDEX_CONCURRENCY: wholeNumber('requests', 1, 16, 4),
   JOB_LEASE_MS: milliseconds(1_000, 15_000),
   SHUTDOWN_TIMEOUT_MS: milliseconds(0, 20_000),
   SLACK_TIMEOUT_MS: milliseconds(100, 3_000),
@@ -363,6 +372,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       ...defined('threads', env.CHART_WORKERS),
       ...defined('queue', env.CHART_QUEUE),
     },
+    zoneIndex: { refreshMs: env.ZONE_INDEX_REFRESH_MS, concurrency: env.ZONE_INDEX_CONCURRENCY },
     jobs: { leaseMs: env.JOB_LEASE_MS, shutdownMs: env.SHUTDOWN_TIMEOUT_MS },
     database: parseDatabaseUrl(env.DATABASE_URL ?? DEFAULT_DATABASE_URL),
     databaseLimits: databaseLimits(env),

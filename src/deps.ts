@@ -15,6 +15,7 @@ import type { ReportDelivery } from './services/report-delivery.js';
 import type { ReportScheduleService } from './services/report-schedules.js';
 import type { UninstallService } from './services/uninstall.js';
 import type { WorkspaceConfigService } from './services/workspace-config.js';
+import type { ZoneIndex } from './services/zone-index.js';
 import type { ZoneService } from './services/zones.js';
 import type { WorkspaceClients } from './slack/workspace-clients.js';
 
@@ -37,6 +38,8 @@ export interface AppDeps {
   /** Tears a workspace down when Slack revokes the app's access. */
   uninstall: UninstallService;
   zones: ZoneService;
+  /** Each workspace's zone index: its maintenance loop is started and stopped by main. */
+  zoneIndex: ZoneIndex;
   /** Durable work (purges, approved purge-everything, reports): started and stopped by main. */
   runner: JobRunner;
   /** Bot tokens for work outside a request (approval expiry, reports). */

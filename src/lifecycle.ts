@@ -81,6 +81,8 @@ export function startBackgroundJobs(deps: AppDeps): { stop(deadlineMs: number): 
   void deps.approvals.sweep(loops.signal);
   // Turns due daily reports into jobs (the runner posts them).
   void deps.reports.run(loops.signal);
+  // Builds zone indexes due at start, then refreshes stale ones (a lease per workspace).
+  void deps.zoneIndex.maintain(loops.signal);
   return {
     // Nothing new is claimed; running jobs pause at a step boundary, or are released at the deadline.
     async stop(deadlineMs) {

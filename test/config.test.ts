@@ -231,3 +231,17 @@ describe('loadStoreConfig (the key CLI)', () => {
     expect(() => loadStoreConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/^DATABASE_URL:/);
   });
 });
+
+describe('the zone index settings', () => {
+  it('default to a 5-minute refresh and 4 pages at a time, and take whole values in range', () => {
+    expect(loadConfig({}).zoneIndex).toEqual({ refreshMs: 300_000, concurrency: 4 });
+    expect(
+      loadConfig({ ZONE_INDEX_REFRESH_MS: '60000', ZONE_INDEX_CONCURRENCY: '8' }).zoneIndex,
+    ).toEqual({ refreshMs: 60_000, concurrency: 8 });
+    expect(problem({ ZONE_INDEX_REFRESH_MS: '500' }).message).toBe(
+      'ZONE_INDEX_REFRESH_MS: must be at least 10000',
+    );
+    expect(problem({ ZONE_INDEX_CONCURRENCY: '0' }).variable).toBe('ZONE_INDEX_CONCURRENCY');
+    expect(problem({ ZONE_INDEX_CONCURRENCY: '17' }).message).toContain('at most 16');
+  });
+});

@@ -59,7 +59,8 @@ export class CredentialService {
       userId: caller.userId,
       validated: true,
     });
-    this.deps.zones.forget(caller.workspaceId);
+    // The old key's index went with it (same transaction); the new key's is built now.
+    this.deps.zones.keyChanged(caller.workspaceId);
     await store.audit.record({
       workspaceId: caller.workspaceId,
       actorId: caller.userId,
@@ -73,6 +74,7 @@ export class CredentialService {
   /** Admins only: returns whether there was a key to remove. */
   async remove(caller: Caller): Promise<boolean> {
     await this.deps.access.requireAdmin(caller, 'remove_key');
+    // The zone index is deleted with the key.
     const removed = await this.deps.store.credentials.delete(caller.workspaceId);
     this.deps.zones.forget(caller.workspaceId);
     await this.deps.store.audit.record({

@@ -1,50 +1,43 @@
 // Zones of a workspace: listing, finding by name or id, searching for pickers, and creating.
 import { distance } from 'fastest-levenshtein';
-import { LRUCache } from 'lru-cache';
 import type { CreateZoneResult, ZonePage } from '../cdn/client.js';
 import { checkHostname } from '../cdn/hostname.js';
 import type { Zone, ZonePlan } from '../cdn/schemas.js';
-import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import { defined } from '../objects.js';
 import type { AuditLogRepository } from '../store/audit-log.js';
 import type { CdnAccess } from './cdn-access.js';
+import type { ZoneIndex } from './zone-index.js';
 
 export type { CreateZoneResult, ZonePage } from '../cdn/client.js';
 export { ZONE_PLANS, ZONE_STATUSES, type Zone, type ZonePlan } from '../cdn/schemas.js';
 
 export const ZONES_PER_PAGE = 10;
+/** Slack shows a menu's options only if they come within 3 s: a picker waits for a build this long. */
+export const PICKER_WAIT_MS = 2_000;
 
 export interface ZoneServiceOptions {
   cdn: CdnAccess;
   audit: AuditLogRepository;
-  clock: Clock;
-  /** How long a workspace's zone list is reused for lookups and pickers. */
-  cacheTtlMs?: number;
+  /** Where lookups, pickers and purge plans find zones (see zone-index.ts). */
+  index: ZoneIndex;
 }
 
 export class ZoneService {
   readonly #cdn: CdnAccess;
   readonly #audit: AuditLogRepository;
-  readonly #cache: LRUCache<string, Zone[]>;
+  readonly #index: ZoneIndex;
 
   constructor(options: ZoneServiceOptions) {
     this.#cdn = options.cdn;
     this.#audit = options.audit;
-    this.#cache = new LRUCache<string, Zone[]>({
-      max: 1_000,
-      ttl: options.cacheTtlMs ?? 60_000,
-      perf: { now: () => options.clock.now() },
-      // Concurrent lookups for one workspace share a single listing.
-      fetchMethod: async (workspaceId, _stale, { signal }) => {
-        const client = await this.#cdn.clientFor(workspaceId);
-        const zones: Zone[] = [];
-        for await (const zone of client.allZones({}, { signal })) zones.push(zone);
-        return zones;
-      },
-    });
+    this.#index = options.index;
   }
 
+  /**
+   * One page of `/cdn zones`, from the CDN itself: its order, its totals, its status filter, and
+   * the state of the zones now, in one request of ten (the index may be minutes old).
+   */
   async page(workspaceId: string, params: { status?: string; page: number }): Promise<ZonePage> {
     const client = await this.#cdn.clientFor(workspaceId);
     return client.listZones({
@@ -54,41 +47,38 @@ export class ZoneService {
     });
   }
 
-  /** Every zone of the workspace, from a list at most a minute old. */
+  /** Every zone of the workspace, from its index. */
   async all(workspaceId: string): Promise<Zone[]> {
-    return (await this.#cache.fetch(workspaceId)) ?? [];
+    return this.#index.all(workspaceId);
   }
 
-  /** The zone named by `nameOrId` (a domain or an id); AppError zone_not_found with suggestions. */
+  /**
+   * The zone named by `nameOrId` (a domain or an id), from the index; a name it does not hold is
+   * looked for once at the CDN (a targeted refresh) before AppError zone_not_found, whose
+   * suggestions come from the index.
+   */
   async resolve(workspaceId: string, nameOrId: string): Promise<Zone> {
-    const wanted = nameOrId.trim().toLowerCase().replace(/\.$/, '');
-    const zones = await this.all(workspaceId);
-    const live = (zone: Zone) => zone.status !== 'deleted';
+    const query = nameOrId.trim();
     const found =
-      zones.find((zone) => zone.id === nameOrId.trim()) ??
-      zones.find((zone) => zone.name.toLowerCase() === wanted && live(zone)) ??
-      zones.find((zone) => zone.name.toLowerCase() === wanted);
+      pick(await this.#index.find(workspaceId, query), query) ??
+      pick(await this.#index.probe(workspaceId, query), query);
     if (found) return found;
-    const suggestions = zones
-      .filter(live)
-      .map((zone) => ({ zone, score: distance(zone.name.toLowerCase(), wanted) }))
+    const wanted = query.toLowerCase().replace(/\.$/, '');
+    const suggestions = (await this.#index.liveNames(workspaceId))
+      .map((name) => ({ name, score: distance(name.toLowerCase(), wanted) }))
       .filter(({ score }) => score <= Math.max(2, Math.floor(wanted.length / 4)))
-      .sort((a, b) => a.score - b.score)
+      .sort((a, b) => a.score - b.score || a.name.localeCompare(b.name))
       .slice(0, 3)
-      .map(({ zone }) => zone.name);
-    throw new AppError({ code: 'zone_not_found', query: nameOrId.trim(), suggestions });
+      .map(({ name }) => name);
+    throw new AppError({ code: 'zone_not_found', query, suggestions });
   }
 
-  /** Live zones whose name or id contains `query`, best matches first, at most `limit`. */
+  /**
+   * Live zones whose name contains `query` (or whose id it is), best matches first, at most
+   * `limit`: for pickers, so an index still being built is waited for at most PICKER_WAIT_MS.
+   */
   async search(workspaceId: string, query: string, limit = 100): Promise<Zone[]> {
-    const needle = query.trim().toLowerCase();
-    const zones = (await this.all(workspaceId)).filter((zone) => zone.status !== 'deleted');
-    const matches = needle
-      ? zones.filter((zone) => zone.name.toLowerCase().includes(needle) || zone.id === query.trim())
-      : zones;
-    return matches
-      .sort((a, b) => rank(a.name, needle) - rank(b.name, needle) || a.name.localeCompare(b.name))
-      .slice(0, limit);
+    return this.#index.search(workspaceId, query, { limit, waitMs: PICKER_WAIT_MS });
   }
 
   /** Validates the domain (no API call if it is wrong), creates the zone, and audits it. */
@@ -97,6 +87,8 @@ export class ZoneService {
     input: { domain: string; plan: ZonePlan; actorId: string },
   ): Promise<CreateZoneResult & { name: string }> {
     const ascii = onboardableDomain(input.domain);
+    // Read before the key is used: a zone created with an older key never enters a newer index.
+    const generation = await this.#index.generation(workspaceId);
     const client = await this.#cdn.clientFor(workspaceId);
     const audit = (
       outcome: 'ok' | 'failed',
@@ -119,22 +111,37 @@ export class ZoneService {
       await audit('failed', null, { error: (error as { code?: string }).code ?? 'unknown' });
       throw error;
     }
-    this.#cache.delete(workspaceId);
+    if (generation !== undefined) {
+      await this.#index.created(
+        workspaceId,
+        generation,
+        result.kind === 'created' ? result.zone : undefined,
+      );
+    }
     await audit('ok', result.kind === 'created' ? result.zone.id : null, { result: result.kind });
     return { ...result, name: ascii };
   }
 
+  /** A key was saved: the workspace's new index is built in the background. */
+  keyChanged(workspaceId: string): void {
+    this.#index.keyChanged(workspaceId);
+  }
+
+  /** The workspace's key is gone (its index went with it in the store). */
   forget(workspaceId: string): void {
-    this.#cache.delete(workspaceId);
+    this.#index.forget(workspaceId);
   }
 }
 
-/** Prefix matches first, then matches at a label boundary, then anywhere. */
-function rank(name: string, needle: string): number {
-  const lower = name.toLowerCase();
-  if (!needle || lower.startsWith(needle)) return 0;
-  if (lower.includes(`.${needle}`)) return 1;
-  return 2;
+/** The zone with that id, else the live zone of that name, else a deleted one. */
+function pick(zones: Zone[], query: string): Zone | undefined {
+  const key = query.toLowerCase().replace(/\.$/, '');
+  const named = zones.filter((zone) => zone.name.toLowerCase().replace(/\.$/, '') === key);
+  return (
+    zones.find((zone) => zone.id === query) ??
+    named.find((zone) => zone.status !== 'deleted') ??
+    named[0]
+  );
 }
 
 /** The domain in ASCII (IDN as punycode), or AppError invalid_domain saying what is wrong. */

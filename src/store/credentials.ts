@@ -1,4 +1,5 @@
 // Repository: each workspace's CDN API key, sealed by the keyring.
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Keyring, SecretContext } from './crypto.js';
@@ -15,6 +16,8 @@ export interface CredentialStatus {
 
 export interface Credential extends CredentialStatus {
   apiKey: string;
+  /** Changes whenever a key is set: what the workspace's zone index must have been built for. */
+  generation: string;
 }
 
 export const API_KEY_COLUMN = 'cdn_credentials.api_key';
@@ -29,8 +32,13 @@ export class CredentialRepository {
     private readonly keyring: Keyring,
     private readonly clock: Clock,
     private readonly workspaces: WorkspaceRepository,
+    private readonly newGeneration: () => string = randomUUID,
   ) {}
 
+  /**
+   * Stores the key under a new generation and, in the same transaction, drops the workspace's zone
+   * index: whatever the old key listed is never read again, on any replica.
+   */
   async set(
     workspaceId: string,
     apiKey: string,
@@ -45,20 +53,25 @@ export class CredentialRepository {
       set_by: by.userId,
       set_at: now,
       last_validated_at: by.validated ? now : null,
+      generation: this.newGeneration(),
     };
-    await this.db
-      .insertInto('cdn_credentials')
-      .values(row)
-      .onConflict((conflict) =>
-        conflict.column('workspace_id').doUpdateSet({
-          api_key: row.api_key,
-          key_id: row.key_id,
-          set_by: row.set_by,
-          set_at: row.set_at,
-          last_validated_at: row.last_validated_at,
-        }),
-      )
-      .execute();
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('cdn_credentials')
+        .values(row)
+        .onConflict((conflict) =>
+          conflict.column('workspace_id').doUpdateSet({
+            api_key: row.api_key,
+            key_id: row.key_id,
+            set_by: row.set_by,
+            set_at: row.set_at,
+            last_validated_at: row.last_validated_at,
+            generation: row.generation,
+          }),
+        )
+        .execute();
+      await trx.deleteFrom('zone_index_state').where('workspace_id', '=', workspaceId).execute();
+    });
     return { workspaceId, setBy: by.userId, setAt: now, lastValidatedAt: row.last_validated_at };
   }
 
@@ -73,6 +86,7 @@ export class CredentialRepository {
     return {
       workspaceId,
       apiKey: this.keyring.decrypt(row.api_key, context(workspaceId)),
+      generation: generationOf(row),
       setBy: row.set_by,
       setAt: row.set_at,
       lastValidatedAt: row.last_validated_at,
@@ -104,12 +118,24 @@ export class CredentialRepository {
       .execute();
   }
 
-  /** Returns whether there was a key to delete. */
+  /** Returns whether there was a key to delete. The zone index goes with it. */
   async delete(workspaceId: string): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('cdn_credentials')
-      .where('workspace_id', '=', workspaceId)
-      .executeTakeFirst();
-    return result.numDeletedRows > 0n;
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .deleteFrom('cdn_credentials')
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirst();
+      await trx.deleteFrom('zone_index_state').where('workspace_id', '=', workspaceId).execute();
+      return result.numDeletedRows > 0n;
+    });
   }
+}
+
+/** A key's generation; a row written without one (by hand) gets one from its workspace and time. */
+export function generationOf(row: {
+  workspace_id: string;
+  set_at: number;
+  generation: string | null;
+}): string {
+  return row.generation ?? `${row.workspace_id}:${row.set_at}`;
 }

@@ -18,6 +18,7 @@ import { ScheduleRepository } from './schedules.js';
 import type { Database } from './schema.js';
 import { SeenRequestRepository } from './seen-requests.js';
 import { WorkspaceRepository } from './workspaces.js';
+import { ZoneIndexRepository } from './zone-index.js';
 
 export interface Store {
   dialect: SqlDialect;
@@ -33,6 +34,7 @@ export interface Store {
   changeCounters: ChangeCounterRepository;
   jobs: JobRepository;
   seenRequests: SeenRequestRepository;
+  zoneIndex: ZoneIndexRepository;
   close(): Promise<void>;
 }
 
@@ -97,6 +99,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     changeCounters: new ChangeCounterRepository(db),
     jobs: new JobRepository(db, dialect, clock, options.newId),
     seenRequests: new SeenRequestRepository(db, clock),
+    zoneIndex: new ZoneIndexRepository(db, dialect, clock),
     close: async () => {
       await db.destroy();
       lock?.release();

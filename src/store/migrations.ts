@@ -241,12 +241,74 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0005_zone_index': {
+      // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then, not today's types.
+      async up(db: Kysely<any>) {
+        // Each key set gets a generation; an index is only ever read for the generation it was
+        // built for. Keys set before this migration get one from their workspace and time.
+        await db.schema.alterTable('cdn_credentials').addColumn('generation', 'text').execute();
+        await db
+          .updateTable('cdn_credentials')
+          .set({
+            generation: sql`${sql.ref('workspace_id')} || ':' || cast(${sql.ref('set_at')} as text)`,
+          })
+          .execute();
+        await db.schema
+          .createTable('zone_index_state')
+          .addColumn('workspace_id', 'text', (c) =>
+            c.primaryKey().references('workspaces.id').onDelete('cascade'),
+          )
+          .addColumn('generation', 'text', (c) => c.notNull())
+          .addColumn('refreshed_at', 'bigint')
+          .addColumn('cdn_total', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('zone_count', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('lease_owner', 'text')
+          .addColumn('lease_until', 'bigint')
+          .addColumn('failed_at', 'bigint')
+          .addColumn('error', 'text')
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .execute();
+        // The rows go with their state: dropping a workspace's state drops its index.
+        await db.schema
+          .createTable('zone_index')
+          .addColumn('workspace_id', 'text', (c) =>
+            c.notNull().references('zone_index_state.workspace_id').onDelete('cascade'),
+          )
+          .addColumn('zone_id', 'text', (c) => c.notNull())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('name_key', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('zone_created_at', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('zone_index_pk', ['workspace_id', 'zone_id'])
+          .execute();
+        await db.schema
+          .createIndex('zone_index_by_name')
+          .on('zone_index')
+          .columns(['workspace_id', 'name_key'])
+          .execute();
+        // Workspaces that already have a key are known: their index is built at the next start.
+        await db
+          .insertInto('zone_index_state')
+          .columns(['workspace_id', 'generation', 'updated_at'])
+          .expression(
+            db.selectFrom('cdn_credentials').select(['workspace_id', 'generation', 'set_at']),
+          )
+          .execute();
+      },
+    },
   };
 }
 
-/** Brings the schema up to date; returns the names of the migrations it applied. */
-// biome-ignore lint/suspicious/noExplicitAny: the migrator works below the typed schema.
-export async function migrate(db: Kysely<any>, dialect: SqlDialect): Promise<string[]> {
+/**
+ * Brings the schema up to date (or, for tests of a migration, up to `upTo`); returns the names of
+ * the migrations it applied.
+ */
+export async function migrate(
+  // biome-ignore lint/suspicious/noExplicitAny: the migrator works below the typed schema.
+  db: Kysely<any>,
+  dialect: SqlDialect,
+  options: { upTo?: string } = {},
+): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
   // Kysely looks for its own tables in every schema unless told which: a database shared by
   // several schemas (one per tenant, or per test) would make it skip creating them in this one.
@@ -261,7 +323,10 @@ export async function migrate(db: Kysely<any>, dialect: SqlDialect): Promise<str
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
   for (let attempt = 1; ; attempt++) {
-    const { error, results } = await migrator.migrateToLatest();
+    const { error, results } =
+      options.upTo === undefined
+        ? await migrator.migrateToLatest()
+        : await migrator.migrateTo(options.upTo);
     if (!error) {
       return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
     }

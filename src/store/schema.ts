@@ -30,6 +30,11 @@ export interface CdnCredentialsTable {
   set_by: string;
   set_at: number;
   last_validated_at: number | null;
+  /**
+   * A new random id each time a key is set: what a zone index is built for. An index of another
+   * generation belongs to another key (or account) and is never read.
+   */
+  generation: string | null;
 }
 
 export interface SlackInstallationsTable {
@@ -174,6 +179,38 @@ export interface SeenRequestsTable {
   expires_at: number;
 }
 
+/** One zone of a workspace's index: what `GET /zones` said, as of the index's last refresh. */
+export interface ZoneIndexTable {
+  workspace_id: string;
+  zone_id: string;
+  /** As the CDN wrote it. */
+  name: string;
+  /** The name lowercased, without a trailing dot: what lookups and searches compare. */
+  name_key: string;
+  status: string;
+  /** The CDN's `created_at`, as it wrote it (ISO 8601). */
+  zone_created_at: string;
+}
+
+/** Where a workspace's zone index stands: whose key it is for, when built, who refreshes it. */
+export interface ZoneIndexStateTable {
+  workspace_id: string;
+  /** The credential generation the index was built for (cdn_credentials.generation). */
+  generation: string;
+  /** When the rows were last replaced by a full listing; null: never built yet. */
+  refreshed_at: number | null;
+  /** `meta.total` of the CDN's zone list at the last refresh or probe. */
+  cdn_total: number;
+  zone_count: number;
+  /** The process refreshing the index, and until when (a lease: one replica refreshes at a time). */
+  lease_owner: string | null;
+  lease_until: number | null;
+  /** When a background refresh last failed (no other is tried for a while), and why. */
+  failed_at: number | null;
+  error: string | null;
+  updated_at: number;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   cdn_credentials: CdnCredentialsTable;
@@ -186,4 +223,6 @@ export interface Database {
   jobs: JobsTable;
   job_steps: JobStepsTable;
   seen_requests: SeenRequestsTable;
+  zone_index: ZoneIndexTable;
+  zone_index_state: ZoneIndexStateTable;
 }

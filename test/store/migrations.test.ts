@@ -1,7 +1,9 @@
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { Keyring } from '../../src/store/crypto.js';
+import { openDatabase } from '../../src/store/db.js';
 import { openStore } from '../../src/store/index.js';
+import { migrate } from '../../src/store/migrations.js';
 import { BACKENDS, testDatabase, testKey, testStore } from '../helpers/store.js';
 
 for (const { backend, skip } of BACKENDS) {
@@ -18,6 +20,7 @@ for (const { backend, skip } of BACKENDS) {
         '0002_purges',
         '0003_change_counters',
         '0004_durable_work',
+        '0005_zone_index',
       ]);
       const again = await openStore({ database, keyring: new Keyring([testKey('k1', 1)]) });
       await again.close();
@@ -26,6 +29,80 @@ for (const { backend, skip } of BACKENDS) {
         .select(sql<number>`count(*)`.as('n'))
         .executeTakeFirstOrThrow();
       expect(Number(count.n)).toBe(executed.length);
+    });
+
+    it('0005 gives keys set before it a generation, and their workspaces an index to build', async () => {
+      const database = await testDatabase(backend);
+      const { db, dialect } = openDatabase(database);
+      try {
+        await migrate(db, dialect, { upTo: '0004_durable_work' });
+        for (const [id, setAt] of [
+          ['T1', 1_000],
+          ['T2', 2_000],
+        ] as const) {
+          await db
+            .insertInto('workspaces')
+            .values({
+              id,
+              enterprise_id: null,
+              cdn_base_url: null,
+              operator_group_id: null,
+              approver_group_id: null,
+              approval_ttl_minutes: 30,
+              report_time_of_day: '09:00',
+              created_at: setAt,
+              updated_at: setAt,
+            })
+            .execute();
+          await (db as unknown as Kysely<Record<string, Record<string, unknown>>>)
+            .insertInto('cdn_credentials')
+            .values({
+              workspace_id: id,
+              api_key: 'sealed',
+              key_id: 'k1',
+              set_by: 'U1',
+              set_at: setAt,
+              last_validated_at: null,
+            })
+            .execute();
+        }
+        await db
+          .insertInto('workspaces')
+          .values({
+            id: 'T3',
+            enterprise_id: null,
+            cdn_base_url: null,
+            operator_group_id: null,
+            approver_group_id: null,
+            approval_ttl_minutes: 30,
+            report_time_of_day: '09:00',
+            created_at: 0,
+            updated_at: 0,
+          })
+          .execute();
+        expect(await migrate(db, dialect)).toEqual(['0005_zone_index']);
+        const keys = await db
+          .selectFrom('cdn_credentials')
+          .select(['workspace_id', 'generation'])
+          .orderBy('workspace_id')
+          .execute();
+        expect(keys).toEqual([
+          { workspace_id: 'T1', generation: 'T1:1000' },
+          { workspace_id: 'T2', generation: 'T2:2000' },
+        ]);
+        // The workspaces with a key (not T3) are due a build at the next start.
+        const states = await db
+          .selectFrom('zone_index_state')
+          .select(['workspace_id', 'generation', 'refreshed_at'])
+          .orderBy('workspace_id')
+          .execute();
+        expect(states).toEqual([
+          { workspace_id: 'T1', generation: 'T1:1000', refreshed_at: null },
+          { workspace_id: 'T2', generation: 'T2:2000', refreshed_at: null },
+        ]);
+      } finally {
+        await db.destroy();
+      }
     });
 
     it('survives several replicas starting at the same moment', async () => {

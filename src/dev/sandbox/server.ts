@@ -35,6 +35,11 @@ export interface SandboxOptions extends Partial<SandboxRules> {
   bulkZones?: number;
   /** How long a created zone stays pending. */
   activationDelayMs?: number;
+  /**
+   * Keys that are accounts of their own, each with its own zones (seeded as said; nothing by
+   * default). Every other accepted key sees the one default account, `state`.
+   */
+  accounts?: Record<string, { demoZones?: boolean; bulkZones?: number }>;
 }
 
 export interface RecordedRequest {
@@ -54,7 +59,9 @@ export class Sandbox extends EventEmitter<{ request: [RecordedRequest] }> {
   readonly requests: RecordedRequest[] = [];
   /** Requests being handled now, and the most ever handled at once. */
   readonly load = { inFlight: 0, peak: 0 };
+  /** The default account: what every key not listed in `accounts` sees. */
   readonly state: SandboxState;
+  readonly #accounts = new Map<string, SandboxState>();
   readonly #faults = new Faults();
   readonly #server: Server;
   readonly #clock: Clock;
@@ -75,6 +82,13 @@ export class Sandbox extends EventEmitter<{ request: [RecordedRequest] }> {
     this.state = new SandboxState(this.#clock, options.activationDelayMs ?? 60_000);
     if (options.demoZones ?? true) this.state.seedDemo();
     if (options.bulkZones) this.state.seedBulk(options.bulkZones);
+    for (const [key, seed] of Object.entries(options.accounts ?? {})) {
+      const account = new SandboxState(this.#clock, options.activationDelayMs ?? 60_000);
+      if (seed.demoZones) account.seedDemo();
+      if (seed.bulkZones) account.seedBulk(seed.bulkZones);
+      this.#accounts.set(key, account);
+      this.#keys.add(key);
+    }
     this.#server = createServer((req, res) => {
       this.#handle(req, res).catch((error: unknown) => {
         if (!res.headersSent) json(res, 500, failure('internal', String(error)));
@@ -100,6 +114,11 @@ export class Sandbox extends EventEmitter<{ request: [RecordedRequest] }> {
     const address = this.#server.address() as AddressInfo;
     this.#url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
     return this;
+  }
+
+  /** The account a key sees: its own (see `accounts`), or the default one. */
+  stateFor(apiKey: string): SandboxState {
+    return this.#accounts.get(apiKey) ?? this.state;
   }
 
   inject(fault: Fault): void {
@@ -178,7 +197,7 @@ export class Sandbox extends EventEmitter<{ request: [RecordedRequest] }> {
       text === null
         ? fail(413, 'payload_too_large', 'Request body exceeds 1 MiB')
         : (this.#authorize(req) ??
-          route(this.state, this.#clock, this.#rules, {
+          route(this.#stateOf(req), this.#clock, this.#rules, {
             method,
             path,
             query: url.searchParams,
@@ -192,7 +211,9 @@ export class Sandbox extends EventEmitter<{ request: [RecordedRequest] }> {
       if (fault?.kind === 'ignore-paging') {
         const first = new URLSearchParams(url.searchParams);
         first.set('page', '1');
-        return finish(ignoredPaging(listZones(this.state, first), url.searchParams, fault.total));
+        return finish(
+          ignoredPaging(listZones(this.#stateOf(req), first), url.searchParams, fault.total),
+        );
       }
       if (fault?.kind === 'endless-paging') {
         return finish(endlessPage(url.searchParams, new Date(this.#clock.now()).toISOString()));
@@ -204,6 +225,10 @@ export class Sandbox extends EventEmitter<{ request: [RecordedRequest] }> {
       }
     }
     return finish(reply);
+  }
+
+  #stateOf(req: IncomingMessage): SandboxState {
+    return this.stateFor(/^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '');
   }
 
   #authorize(req: IncomingMessage): Reply | undefined {

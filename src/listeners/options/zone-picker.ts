@@ -1,4 +1,4 @@
-// Options for every zone picker: type-ahead over the workspace's (briefly cached) zone list.
+// Options for every zone picker: type-ahead over the workspace's zone index (at most 100, best first).
 import type { AllMiddlewareArgs, SlackOptionsMiddlewareArgs } from '@slack/bolt';
 import { zoneOptions } from '../../blocks/zones.js';
 import type { AppDeps } from '../../deps.js';

@@ -1,0 +1,479 @@
+// Repository: each workspace's zone index (its zones as the CDN last listed them) and its state.
+// Invariant: a workspace's rows and state belong to its current key generation. Setting or deleting
+// a key drops them in its own transaction (credentials.ts); every write here first locks the key's
+// row and checks its generation, so a refresh that started under an old key writes nothing.
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import type { Clock } from '../clock.js';
+import { generationOf } from './credentials.js';
+import type { SqlDialect } from './db.js';
+import type { Database, ZoneIndexStateTable, ZoneIndexTable } from './schema.js';
+
+/** A zone as the index keeps it (the same shape as the CDN client's Zone). */
+export interface IndexedZone {
+  id: string;
+  name: string;
+  status: string;
+  createdAt: string;
+}
+
+export interface ZoneIndexState {
+  workspaceId: string;
+  generation: string;
+  /** When a full listing last replaced the rows; null: never built yet. */
+  refreshedAt: number | null;
+  cdnTotal: number;
+  zoneCount: number;
+  leaseOwner: string | null;
+  leaseUntil: number | null;
+  failedAt: number | null;
+  error: string | null;
+}
+
+/** What a read needs to know: the key's generation, and the index state if it is for that key. */
+export interface IndexView {
+  generation: string;
+  state: ZoneIndexState | undefined;
+}
+
+export interface ReplaceResult {
+  /** False when the key changed meanwhile: nothing was written. */
+  written: boolean;
+  inserted: number;
+  updated: number;
+  deleted: number;
+}
+
+/** Rows per multi-row INSERT: 6 parameters each, far below both databases' limits. */
+const INSERT_CHUNK = 500;
+/** Rows read at a time when a refresh compares the listing with the index. */
+const SCAN_CHUNK = 1_000;
+/** Ids per `IN (…)` list (deletes, lookups). */
+const DELETE_CHUNK = 500;
+
+/** The form a name is compared in: lowercase, without a trailing dot. */
+export function nameKey(name: string): string {
+  return name.trim().toLowerCase().replace(/\.$/, '');
+}
+
+export class ZoneIndexRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: SqlDialect,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The workspace's key generation and its index state; undefined when it has no key. */
+  async view(workspaceId: string): Promise<IndexView | undefined> {
+    const row = await this.db
+      .selectFrom('cdn_credentials as c')
+      .leftJoin('zone_index_state as s', 's.workspace_id', 'c.workspace_id')
+      .select([
+        'c.workspace_id',
+        'c.set_at',
+        'c.generation as key_generation',
+        's.generation',
+        's.refreshed_at',
+        's.cdn_total',
+        's.zone_count',
+        's.lease_owner',
+        's.lease_until',
+        's.failed_at',
+        's.error',
+      ])
+      .where('c.workspace_id', '=', workspaceId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const generation = generationOf({
+      workspace_id: row.workspace_id,
+      set_at: row.set_at,
+      generation: row.key_generation,
+    });
+    if (row.generation !== generation) return { generation, state: undefined };
+    return {
+      generation,
+      state: {
+        workspaceId,
+        generation,
+        refreshedAt: row.refreshed_at,
+        cdnTotal: row.cdn_total ?? 0,
+        zoneCount: row.zone_count ?? 0,
+        leaseOwner: row.lease_owner,
+        leaseUntil: row.lease_until,
+        failedAt: row.failed_at,
+        error: row.error,
+      },
+    };
+  }
+
+  /** Zones whose id is `id` or whose name is `key` (a live and a deleted zone may share a name). */
+  async find(workspaceId: string, id: string, key: string): Promise<IndexedZone[]> {
+    // Two point lookups (by name on zone_index_by_name, by id on the primary key) in one
+    // statement: an OR of both would read every row of the workspace.
+    const rows = await this.db
+      .selectFrom('zone_index')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('name_key', '=', key)
+      .unionAll(
+        this.db
+          .selectFrom('zone_index')
+          .selectAll()
+          .where('workspace_id', '=', workspaceId)
+          .where('zone_id', '=', id),
+      )
+      .execute();
+    const zones = new Map(rows.map((row) => [row.zone_id, toZone(row)]));
+    return [...zones.values()];
+  }
+
+  /** Which of `ids` the index holds. */
+  async has(workspaceId: string, ids: string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (let i = 0; i < ids.length; i += DELETE_CHUNK) {
+      const rows = await this.db
+        .selectFrom('zone_index')
+        .select('zone_id')
+        .where('workspace_id', '=', workspaceId)
+        .where('zone_id', 'in', ids.slice(i, i + DELETE_CHUNK))
+        .execute();
+      for (const row of rows) found.add(row.zone_id);
+    }
+    return found;
+  }
+
+  async all(workspaceId: string): Promise<IndexedZone[]> {
+    const rows = await this.db
+      .selectFrom('zone_index')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('name_key')
+      .execute();
+    return rows.map(toZone);
+  }
+
+  /** Names of the live zones, for "did you mean". */
+  async liveNames(workspaceId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('zone_index')
+      .select('name')
+      .where('workspace_id', '=', workspaceId)
+      .where('status', '<>', 'deleted')
+      .execute();
+    return rows.map((row) => row.name);
+  }
+
+  /**
+   * Live zones whose name contains `needle` (lowercase), or whose id is `id`: the name itself
+   * first, then names starting with it, then names with a label starting with it, then the rest;
+   * alphabetical within each. At most `limit`.
+   */
+  async search(
+    workspaceId: string,
+    needle: string,
+    id: string,
+    limit: number,
+  ): Promise<IndexedZone[]> {
+    const escaped = needle.replace(/[\\%_]/g, (c) => `\\${c}`);
+    const like = (pattern: string) =>
+      sql<boolean>`${sql.ref('name_key')} like ${pattern} escape '\\'`;
+    const rank = sql<number>`case when ${sql.ref('name_key')} = ${needle} then 0 when ${like(`${escaped}%`)} then 1 when ${like(`%.${escaped}%`)} then 2 else 3 end`;
+    // PostgreSQL's collation may ignore punctuation; names sort byte by byte on both databases.
+    const byName =
+      this.dialect === 'postgres' ? sql`${sql.ref('name_key')} collate "C"` : sql.ref('name_key');
+    let query = this.db
+      .selectFrom('zone_index')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('status', '<>', 'deleted');
+    if (needle !== '') {
+      query = query.where((eb) => eb.or([like(`%${escaped}%`), eb('zone_id', '=', id)]));
+    }
+    const rows = await query.orderBy(rank).orderBy(byName).limit(limit).execute();
+    return rows.map(toZone);
+  }
+
+  /**
+   * Takes the refresh lease for `owner` until now + `leaseMs`, if it is free, expired or already
+   * `owner`'s; creates the state (not built yet) when there is none. False when another process
+   * holds it or the key changed.
+   */
+  async claim(
+    workspaceId: string,
+    generation: string,
+    owner: string,
+    leaseMs: number,
+  ): Promise<boolean> {
+    const now = this.clock.now();
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await this.#keyIs(trx, workspaceId, generation))) return false;
+      const state = await this.#ownState(trx, workspaceId, generation, now);
+      if (state.lease_owner !== null && state.lease_owner !== owner) {
+        if ((state.lease_until ?? 0) > now) return false;
+      }
+      await trx
+        .updateTable('zone_index_state')
+        .set({ lease_owner: owner, lease_until: now + leaseMs, updated_at: now })
+        .where('workspace_id', '=', workspaceId)
+        .execute();
+      return true;
+    });
+  }
+
+  /** Gives the lease up; with `failure`, records it (no background refresh for a while). */
+  async release(workspaceId: string, owner: string, failure?: { error: string }): Promise<void> {
+    const now = this.clock.now();
+    await this.db
+      .updateTable('zone_index_state')
+      .set({
+        lease_owner: null,
+        lease_until: null,
+        updated_at: now,
+        ...(failure ? { failed_at: now, error: failure.error.slice(0, 500) } : {}),
+      })
+      .where('workspace_id', '=', workspaceId)
+      .where('lease_owner', '=', owner)
+      .execute();
+  }
+
+  /**
+   * Makes the index exactly `zones` (a full listing whose `meta.total` was `total`), in one
+   * transaction: a reader sees the old index or the new one, never a mix. Only what changed is
+   * written. Releases `owner`'s lease. Writes nothing if the key is no longer `generation`.
+   */
+  async replace(
+    workspaceId: string,
+    generation: string,
+    zones: IndexedZone[],
+    total: number,
+    owner?: string,
+  ): Promise<ReplaceResult> {
+    const now = this.clock.now();
+    const nothing = { written: false, inserted: 0, updated: 0, deleted: 0 };
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await this.#keyIs(trx, workspaceId, generation))) return nothing;
+      const state = await this.#ownState(trx, workspaceId, generation, now);
+      const listed = new Map<string, IndexedZone>();
+      for (const zone of zones) if (!listed.has(zone.id)) listed.set(zone.id, zone);
+      const count = listed.size;
+      const stale: string[] = [];
+      const fresh: IndexedZone[] = [];
+      let updated = 0;
+      // The rows as they are, a chunk at a time (keyset on the primary key): a refresh holds the
+      // listing and one chunk, not a second copy of the index. What is left listed is new.
+      for (let after: string | undefined; ; ) {
+        let query = trx
+          .selectFrom('zone_index')
+          .select(['zone_id', 'name', 'status', 'zone_created_at'])
+          .where('workspace_id', '=', workspaceId);
+        if (after !== undefined) query = query.where('zone_id', '>', after);
+        const rows = await query.orderBy('zone_id').limit(SCAN_CHUNK).execute();
+        for (const row of rows) {
+          const zone = listed.get(row.zone_id);
+          if (!zone) {
+            stale.push(row.zone_id);
+            continue;
+          }
+          listed.delete(row.zone_id);
+          if (
+            row.name !== zone.name ||
+            row.status !== zone.status ||
+            row.zone_created_at !== zone.createdAt
+          ) {
+            // A changed row is deleted and inserted again: one statement per chunk, not per row.
+            stale.push(row.zone_id);
+            fresh.push(zone);
+            updated++;
+          }
+        }
+        if (rows.length < SCAN_CHUNK) break;
+        after = rows[rows.length - 1]?.zone_id;
+      }
+      for (const zone of listed.values()) fresh.push(zone);
+      listed.clear();
+      for (let i = 0; i < stale.length; i += DELETE_CHUNK) {
+        await trx
+          .deleteFrom('zone_index')
+          .where('workspace_id', '=', workspaceId)
+          .where('zone_id', 'in', stale.slice(i, i + DELETE_CHUNK))
+          .execute();
+      }
+      for (let i = 0; i < fresh.length; i += INSERT_CHUNK) {
+        await trx
+          .insertInto('zone_index')
+          .values(fresh.slice(i, i + INSERT_CHUNK).map((zone) => toRow(workspaceId, zone)))
+          .execute();
+      }
+      const ours = owner !== undefined && state.lease_owner === owner;
+      await trx
+        .updateTable('zone_index_state')
+        .set({
+          refreshed_at: now,
+          cdn_total: total,
+          zone_count: count,
+          failed_at: null,
+          error: null,
+          updated_at: now,
+          ...(ours ? { lease_owner: null, lease_until: null } : {}),
+        })
+        .where('workspace_id', '=', workspaceId)
+        .execute();
+      return {
+        written: true,
+        inserted: fresh.length - updated,
+        updated,
+        deleted: stale.length - updated,
+      };
+    });
+  }
+
+  /**
+   * Adds or updates `zones` in a built index (a zone the bot created, zones a probe saw), and
+   * records the CDN's `total` if given. Nothing when the index is not built or the key changed.
+   */
+  async upsert(
+    workspaceId: string,
+    generation: string,
+    zones: IndexedZone[],
+    total?: number,
+  ): Promise<boolean> {
+    const now = this.clock.now();
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await this.#keyIs(trx, workspaceId, generation))) return false;
+      const state = await trx
+        .selectFrom('zone_index_state')
+        .select(['generation', 'refreshed_at'])
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirst();
+      if (!state || state.generation !== generation || state.refreshed_at === null) return false;
+      const rows = [...new Map(zones.map((zone) => [zone.id, toRow(workspaceId, zone)])).values()];
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+        await trx
+          .insertInto('zone_index')
+          .values(rows.slice(i, i + INSERT_CHUNK))
+          .onConflict((c) =>
+            c.columns(['workspace_id', 'zone_id']).doUpdateSet((eb) => ({
+              name: eb.ref('excluded.name'),
+              name_key: eb.ref('excluded.name_key'),
+              status: eb.ref('excluded.status'),
+              zone_created_at: eb.ref('excluded.zone_created_at'),
+            })),
+          )
+          .execute();
+      }
+      const count = await trx
+        .selectFrom('zone_index')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirstOrThrow();
+      await trx
+        .updateTable('zone_index_state')
+        .set({
+          zone_count: Number(count.n),
+          updated_at: now,
+          ...(total === undefined ? {} : { cdn_total: total }),
+        })
+        .where('workspace_id', '=', workspaceId)
+        .execute();
+      return true;
+    });
+  }
+
+  /**
+   * Workspaces whose index is for their current key and due a background refresh: never built or
+   * refreshed before `staleBefore`, no live lease, no failure since `retryBefore`. Oldest first.
+   */
+  async due(staleBefore: number, retryBefore: number, limit: number): Promise<string[]> {
+    const now = this.clock.now();
+    const rows = await this.db
+      .selectFrom('zone_index_state as s')
+      .innerJoin('cdn_credentials as c', 'c.workspace_id', 's.workspace_id')
+      .select('s.workspace_id')
+      .where(
+        's.generation',
+        '=',
+        sql<string>`coalesce(${sql.ref('c.generation')}, ${sql.ref('c.workspace_id')} || ':' || cast(${sql.ref('c.set_at')} as text))`,
+      )
+      .where((eb) =>
+        eb.and([
+          eb.or([eb('s.refreshed_at', 'is', null), eb('s.refreshed_at', '<=', staleBefore)]),
+          eb.or([eb('s.lease_until', 'is', null), eb('s.lease_until', '<=', now)]),
+          eb.or([eb('s.failed_at', 'is', null), eb('s.failed_at', '<=', retryBefore)]),
+        ]),
+      )
+      .orderBy(sql`coalesce(${sql.ref('s.refreshed_at')}, 0)`)
+      .limit(limit)
+      .execute();
+    return rows.map((row) => row.workspace_id);
+  }
+
+  /** Drops the workspace's index and its state. */
+  async drop(workspaceId: string): Promise<void> {
+    await this.db.deleteFrom('zone_index_state').where('workspace_id', '=', workspaceId).execute();
+  }
+
+  /**
+   * Whether the workspace's key is still `generation`, holding its row until the transaction ends
+   * on PostgreSQL (a key being set meanwhile waits for us, then drops what we wrote). SQLite runs
+   * one write transaction at a time anyway.
+   */
+  async #keyIs(
+    trx: Transaction<Database>,
+    workspaceId: string,
+    generation: string,
+  ): Promise<boolean> {
+    let query = trx
+      .selectFrom('cdn_credentials')
+      .select(['workspace_id', 'set_at', 'generation'])
+      .where('workspace_id', '=', workspaceId);
+    if (this.dialect === 'postgres') query = query.forUpdate();
+    const row = await query.executeTakeFirst();
+    return row !== undefined && generationOf(row) === generation;
+  }
+
+  /** The state row for `generation`, created (not built) if missing or left by another key. */
+  async #ownState(
+    trx: Transaction<Database>,
+    workspaceId: string,
+    generation: string,
+    now: number,
+  ): Promise<Selectable<ZoneIndexStateTable>> {
+    const state = await trx
+      .selectFrom('zone_index_state')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirst();
+    if (state && state.generation === generation) return state;
+    if (state) {
+      await trx.deleteFrom('zone_index_state').where('workspace_id', '=', workspaceId).execute();
+    }
+    const fresh: Selectable<ZoneIndexStateTable> = {
+      workspace_id: workspaceId,
+      generation,
+      refreshed_at: null,
+      cdn_total: 0,
+      zone_count: 0,
+      lease_owner: null,
+      lease_until: null,
+      failed_at: null,
+      error: null,
+      updated_at: now,
+    };
+    await trx.insertInto('zone_index_state').values(fresh).execute();
+    return fresh;
+  }
+}
+
+function toRow(workspaceId: string, zone: IndexedZone): Selectable<ZoneIndexTable> {
+  return {
+    workspace_id: workspaceId,
+    zone_id: zone.id,
+    name: zone.name,
+    name_key: nameKey(zone.name),
+    status: zone.status,
+    zone_created_at: zone.createdAt,
+  };
+}
+
+function toZone(row: Selectable<ZoneIndexTable>): IndexedZone {
+  return { id: row.zone_id, name: row.name, status: row.status, createdAt: row.zone_created_at };
+}

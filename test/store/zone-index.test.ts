@@ -1,0 +1,216 @@
+// The zone index repository on both databases: tied to the key's generation, replaced atomically,
+// searched best match first, leased to one refresher at a time.
+import { describe, expect, it } from 'vitest';
+import type { IndexedZone } from '../../src/store/zone-index.js';
+import { BACKENDS, testStore } from '../helpers/store.js';
+
+const zone = (id: string, name: string, status = 'active'): IndexedZone => ({
+  id,
+  name,
+  status,
+  createdAt: '2026-11-01T00:00:00Z',
+});
+
+const ZONES = [
+  zone('z1', 'example.com'),
+  zone('z2', 'static.example.com'),
+  zone('z3', 'shop.example.org'),
+  zone('z4', 'myexample.net'),
+  zone('z5', 'old.example.com', 'deleted'),
+  zone('z6', 'a_b%c.test'),
+  zone('z7', 'axbyc.test'),
+];
+
+for (const { backend, skip } of BACKENDS) {
+  describe.skipIf(skip)(`zone index on ${backend}`, () => {
+    async function built() {
+      const fixture = await testStore(backend);
+      const { store } = fixture;
+      await store.credentials.set('T1', 'key-one', { userId: 'U1', validated: true });
+      const view = await store.zoneIndex.view('T1');
+      if (!view) throw new Error('no key');
+      expect(view.state).toBeUndefined();
+      const result = await store.zoneIndex.replace('T1', view.generation, ZONES, ZONES.length);
+      expect(result).toEqual({ written: true, inserted: 7, updated: 0, deleted: 0 });
+      return { ...fixture, generation: view.generation };
+    }
+
+    it('is built for the key it was listed with, and found by name or id', async () => {
+      const { store, clock, generation } = await built();
+      expect(await store.zoneIndex.view('T9')).toBeUndefined();
+      const view = await store.zoneIndex.view('T1');
+      expect(view?.state).toMatchObject({
+        generation,
+        refreshedAt: clock.now(),
+        cdnTotal: 7,
+        zoneCount: 7,
+        leaseOwner: null,
+      });
+      expect(await store.zoneIndex.find('T1', 'x', 'static.example.com')).toEqual([ZONES[1]]);
+      expect(await store.zoneIndex.find('T1', 'z3', 'z3')).toEqual([ZONES[2]]);
+      expect(await store.zoneIndex.find('T2', 'z3', 'example.com')).toEqual([]);
+      expect((await store.zoneIndex.all('T1')).map((z) => z.id).sort()).toEqual(
+        ZONES.map((z) => z.id).sort(),
+      );
+      expect((await store.zoneIndex.liveNames('T1')).sort()).not.toContain('old.example.com');
+    });
+
+    it('searches live zones: the name, then prefixes, then labels, then anywhere', async () => {
+      const { store } = await built();
+      const names = async (needle: string, limit = 100) =>
+        (await store.zoneIndex.search('T1', needle, needle, limit)).map((z) => z.name);
+      expect(await names('example')).toEqual([
+        'example.com',
+        'shop.example.org',
+        'static.example.com',
+        'myexample.net',
+      ]);
+      expect(await names('example.com')).toEqual(['example.com', 'static.example.com']);
+      expect(await names('example', 2)).toEqual(['example.com', 'shop.example.org']);
+      // LIKE's wildcards in what was typed are plain characters.
+      expect(await names('_b%')).toEqual(['a_b%c.test']);
+      expect(await names('z4')).toEqual(['myexample.net']);
+      expect(await names('old')).toEqual([]);
+      expect(await names('')).toHaveLength(6);
+    });
+
+    it('replaces the rows in one transaction, writing only what changed', async () => {
+      const { store, clock, generation } = await built();
+      clock.advance(60_000);
+      const next = [
+        ...ZONES.filter((z) => z.id !== 'z4').map((z) =>
+          z.id === 'z2' ? { ...z, status: 'pending' } : z,
+        ),
+        zone('z8', 'new.example.com'),
+      ];
+      expect(await store.zoneIndex.replace('T1', generation, next, 8)).toEqual({
+        written: true,
+        inserted: 1,
+        updated: 1,
+        deleted: 1,
+      });
+      expect(await store.zoneIndex.find('T1', 'z2', 'z2')).toEqual([
+        { ...ZONES[1], status: 'pending' },
+      ]);
+      expect((await store.zoneIndex.view('T1'))?.state?.refreshedAt).toBe(clock.now());
+
+      // A replace that fails half-way (a row the database refuses) leaves the index as it was.
+      const broken = [...next, { ...zone('z9', 'broken.example.com'), createdAt: null as never }];
+      await expect(store.zoneIndex.replace('T1', generation, broken, 9)).rejects.toThrow();
+      expect((await store.zoneIndex.all('T1')).map((z) => z.id).sort()).toEqual(
+        next.map((z) => z.id).sort(),
+      );
+    });
+
+    it('compares thousands of rows a chunk at a time, exactly', async () => {
+      const { store, generation } = await built();
+      const many = Array.from({ length: 2_500 }, (_, i) =>
+        zone(`m${String(i).padStart(4, '0')}`, `z${i}.many.test`),
+      );
+      expect(await store.zoneIndex.replace('T1', generation, many, 2_500)).toMatchObject({
+        inserted: 2_500,
+        deleted: 7,
+      });
+      const next = many
+        .filter((_, i) => i % 25 !== 0)
+        .map((z, i) => (i % 50 === 7 ? { ...z, status: 'pending' } : z))
+        .concat(Array.from({ length: 30 }, (_, i) => zone(`n${i}`, `n${i}.many.test`)));
+      expect(await store.zoneIndex.replace('T1', generation, next, next.length)).toEqual({
+        written: true,
+        inserted: 30,
+        updated: 48,
+        deleted: 100,
+      });
+      const rows = await store.zoneIndex.all('T1');
+      expect(rows).toHaveLength(next.length);
+      const byId = new Map(rows.map((z) => [z.id, z]));
+      expect(next.every((z) => JSON.stringify(byId.get(z.id)) === JSON.stringify(z))).toBe(true);
+      expect((await store.zoneIndex.view('T1'))?.state?.zoneCount).toBe(next.length);
+    });
+
+    it('drops the index with a new key or a removed one; an old key’s refresh writes nothing', async () => {
+      const { store, generation } = await built();
+      await store.credentials.set('T1', 'key-two', { userId: 'U1', validated: true });
+      const view = await store.zoneIndex.view('T1');
+      expect(view?.generation).not.toBe(generation);
+      expect(view?.state).toBeUndefined();
+      expect(await store.zoneIndex.all('T1')).toEqual([]);
+      // A refresh started with the old key ends after the change: nothing is written.
+      expect(await store.zoneIndex.replace('T1', generation, ZONES, 7)).toMatchObject({
+        written: false,
+      });
+      expect(await store.zoneIndex.upsert('T1', generation, ZONES)).toBe(false);
+      expect(await store.zoneIndex.claim('T1', generation, 'p1', 1_000)).toBe(false);
+      expect(await store.zoneIndex.all('T1')).toEqual([]);
+
+      await store.zoneIndex.replace('T1', view?.generation ?? '', ZONES.slice(0, 2), 2);
+      expect(await store.zoneIndex.all('T1')).toHaveLength(2);
+      expect(await store.credentials.delete('T1')).toBe(true);
+      expect(await store.zoneIndex.view('T1')).toBeUndefined();
+      const left = await store.db.selectFrom('zone_index').selectAll().execute();
+      expect(left).toEqual([]);
+    });
+
+    it('adds zones to a built index only', async () => {
+      const { store, generation } = await built();
+      expect(
+        await store.zoneIndex.upsert('T1', generation, [zone('z8', 'new.example.com')], 8),
+      ).toBe(true);
+      expect(await store.zoneIndex.find('T1', 'x', 'new.example.com')).toHaveLength(1);
+      expect((await store.zoneIndex.view('T1'))?.state).toMatchObject({
+        cdnTotal: 8,
+        zoneCount: 8,
+      });
+      expect(await store.zoneIndex.has('T1', ['z8', 'z1', 'nope'])).toEqual(new Set(['z8', 'z1']));
+
+      await store.credentials.set('T2', 'key', { userId: 'U1', validated: true });
+      const other = await store.zoneIndex.view('T2');
+      expect(await store.zoneIndex.upsert('T2', other?.generation ?? '', [zone('z1', 'a.b')])).toBe(
+        false,
+      );
+    });
+
+    it('leases a refresh to one process at a time, and lists the indexes that are due', async () => {
+      const { store, clock, generation } = await built();
+      const staleBefore = () => clock.now() - 300_000;
+      const retryBefore = () => clock.now() - 60_000;
+      expect(await store.zoneIndex.due(staleBefore(), retryBefore(), 10)).toEqual([]);
+      clock.advance(300_000);
+      expect(await store.zoneIndex.due(staleBefore(), retryBefore(), 10)).toEqual(['T1']);
+
+      expect(await store.zoneIndex.claim('T1', generation, 'p1', 40_000)).toBe(true);
+      expect(await store.zoneIndex.claim('T1', generation, 'p2', 40_000)).toBe(false);
+      expect(await store.zoneIndex.claim('T1', generation, 'p1', 40_000)).toBe(true);
+      expect(await store.zoneIndex.due(staleBefore(), retryBefore(), 10)).toEqual([]);
+      clock.advance(40_000);
+      // The holder died: its lease runs out and another takes it.
+      expect(await store.zoneIndex.claim('T1', generation, 'p2', 40_000)).toBe(true);
+      await store.zoneIndex.release('T1', 'p1', { error: 'not mine' });
+      expect((await store.zoneIndex.view('T1'))?.state).toMatchObject({
+        leaseOwner: 'p2',
+        failedAt: null,
+      });
+      await store.zoneIndex.release('T1', 'p2', { error: 'unavailable: 503' });
+      expect((await store.zoneIndex.view('T1'))?.state).toMatchObject({
+        leaseOwner: null,
+        failedAt: clock.now(),
+        error: 'unavailable: 503',
+      });
+      // A failed refresh is not tried again in the background for a while.
+      expect(await store.zoneIndex.due(staleBefore(), retryBefore(), 10)).toEqual([]);
+      clock.advance(60_000);
+      expect(await store.zoneIndex.due(staleBefore(), retryBefore(), 10)).toEqual(['T1']);
+
+      // A claim for a key never indexed creates its state, not built yet: due at once.
+      await store.credentials.set('T2', 'key', { userId: 'U1', validated: true });
+      const other = await store.zoneIndex.view('T2');
+      expect(await store.zoneIndex.claim('T2', other?.generation ?? '', 'p1', 1_000)).toBe(true);
+      expect((await store.zoneIndex.view('T2'))?.state).toMatchObject({ refreshedAt: null });
+      clock.advance(1_000);
+      expect((await store.zoneIndex.due(staleBefore(), retryBefore(), 10)).sort()).toEqual([
+        'T1',
+        'T2',
+      ]);
+    });
+  });
+}
