@@ -13,6 +13,31 @@ export const systemClock: Clock = {
   sleep: (ms, signal) => delay(ms, undefined, signal ? { signal } : undefined),
 };
 
+/**
+ * `promise`, or what `onTimeout` gives (or throws) once `ms` have passed on `clock`, whichever
+ * comes first. The sleep is cancelled when the promise wins.
+ */
+export async function within<T, U>(
+  clock: Clock,
+  ms: number,
+  promise: Promise<T>,
+  onTimeout: () => U,
+): Promise<T | U> {
+  if (ms <= 0) return Promise.race([promise, Promise.resolve().then(onTimeout)]);
+  const timer = new AbortController();
+  let slept = false;
+  const sleep = clock.sleep(ms, timer.signal).then(() => {
+    slept = true;
+    return onTimeout();
+  });
+  try {
+    return await Promise.race([promise, sleep]);
+  } finally {
+    // Only a sleep still pending is cancelled (the race subscribed to it: its rejection is handled).
+    if (!slept) timer.abort();
+  }
+}
+
 /** A source of uniformly distributed numbers in [0, 1). */
 export type Random = () => number;
 

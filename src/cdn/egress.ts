@@ -7,7 +7,7 @@ import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { type Clock, systemClock } from '../clock.js';
+import { type Clock, systemClock, within } from '../clock.js';
 import { checkBaseUrl } from './base-url.js';
 import { formatSeconds } from './limits.js';
 
@@ -44,19 +44,9 @@ export async function resolveWithin(
   hostname: string,
   { timeoutMs = DEFAULT_DNS_TIMEOUT_MS, clock = systemClock }: DnsTimeoutOptions = {},
 ): Promise<LookupAddress[]> {
-  const timer = new AbortController();
-  let slept = false;
-  const sleep = clock.sleep(timeoutMs, timer.signal).then(() => {
-    slept = true;
+  return within(clock, timeoutMs, resolve(hostname), () => {
     throw new DnsTimeoutError(hostname, timeoutMs);
   });
-  try {
-    return await Promise.race([resolve(hostname), sleep]);
-  } finally {
-    // Only a sleep still pending is cancelled (the race subscribed to both: whichever loses and
-    // rejects later is handled).
-    if (!slept) timer.abort();
-  }
 }
 
 /**

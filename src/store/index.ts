@@ -45,7 +45,6 @@ export interface StoreOptions {
   logger?: Logger;
   /** Id generator for approvals and schedules (tests make them predictable). */
   newId?: () => string;
-  poolSize?: number;
   /** PostgreSQL's timeouts, keepalive and pool size (see DatabaseLimits). */
   limits?: Partial<DatabaseLimits>;
   /**
@@ -62,10 +61,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     options.singleProcess && database.kind === 'sqlite' && database.path !== ':memory:'
       ? holdSqliteFile(database.path)
       : undefined;
-  const limits: Partial<DatabaseLimits> = {
-    ...options.limits,
-    ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
-  };
+  const limits: Partial<DatabaseLimits> = options.limits ?? {};
   let opened: ReturnType<typeof openDatabase>;
   try {
     opened = openDatabase(database, { limits, ...(logger ? { logger } : {}) });

@@ -105,7 +105,7 @@ export async function testStore(
     keyring,
     clock,
     newId: () => `${options.idPrefix ?? ''}id-${++sequence}`,
-    ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+    ...(options.poolSize === undefined ? {} : { limits: { poolSize: options.poolSize } }),
   });
   cleanups.push(() => store.close());
   return { store, clock, database, keyring };

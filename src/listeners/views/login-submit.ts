@@ -11,7 +11,7 @@ import {
   loginDoneView,
   loginModal,
 } from '../../blocks/login.js';
-import type { Clock } from '../../clock.js';
+import { within } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { explain } from '../../slack/explain.js';
@@ -150,26 +150,4 @@ export function loginSubmit(deps: AppDeps) {
       }),
     });
   };
-}
-
-/** `promise`'s value, or `onTimeout()`'s once `ms` have passed on the clock. */
-async function within<T, U>(
-  clock: Clock,
-  ms: number,
-  promise: Promise<T>,
-  onTimeout: () => U,
-): Promise<T | U> {
-  if (ms <= 0) return Promise.race([promise, Promise.resolve().then(onTimeout)]);
-  const timer = new AbortController();
-  let slept = false;
-  const sleep = clock.sleep(ms, timer.signal).then(() => {
-    slept = true;
-    return onTimeout();
-  });
-  try {
-    return await Promise.race([promise, sleep]);
-  } finally {
-    // Only a sleep still pending is cancelled (the race subscribed to it: its rejection is handled).
-    if (!slept) timer.abort();
-  }
 }
