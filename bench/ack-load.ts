@@ -392,8 +392,8 @@ export async function ackLoadBench(): Promise<Section> {
           'the same stream, for reference. Beside each, this process writes to the bots’ database ' +
           `${PROBE_PER_SECOND} times a second from a connection of its own (bench/db-probe.ts: the replay guard’s ` +
           'kind of INSERT … ON CONFLICT, one commit, timed from its scheduled time too): what a write cost the ' +
-          'database right then. Our ack comes after such a write (the replay guard stores the trigger id before the ' +
-          'command’s listener acks); the bare app’s does not.',
+          'database right then. Our ack no longer waits for such a write: a command is acknowledged before the ' +
+          'replay guard stores its trigger id. Chart workers run at nice 10 (CHART_WORKER_NICE), below the event loop.',
         '',
         ackTable([
           { label: '(a) bot quiet', acks: quiet.zones, database: quiet.database },

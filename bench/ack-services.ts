@@ -3,13 +3,27 @@
 // nothing else. Started by bench/services.ts; talks over IPC: sends { ready } once, then answers
 // each request { id, op } with { id, ... }. Keeps what the benchmarks count (posts, 429s, calls per
 // method over time) and drops each chart's bytes once its post is complete (10,000 PNGs add up).
+import { TIER_4_FILE_METHODS } from '../src/dev/fake-slack/rate-limit.js';
 import { startFakeSlack } from '../src/dev/fake-slack/server.js';
 import { startSandbox } from '../src/dev/sandbox/server.js';
-import type { ServiceReply, ServiceRequest, ServicesSummary } from './services.js';
+import {
+  benchToken,
+  type ServiceReply,
+  type ServiceRequest,
+  type ServicesSummary,
+} from './services.js';
 import { peakInWindow } from './stats.js';
 
 const env = process.env;
-const slack = await startFakeSlack({ channelRateLimit: env.BENCH_SLACK_RATE_LIMIT === '1' });
+// Workspaces of their own (OAuth installs), each with its own bot token: xoxb-bench-<team>.
+const teams = (env.BENCH_SLACK_TEAMS ?? '').split(',').filter(Boolean);
+const slack = await startFakeSlack({
+  channelRateLimit: env.BENCH_SLACK_RATE_LIMIT === '1',
+  ...(env.BENCH_SLACK_TIER4 === '1' ? { methodRateLimits: TIER_4_FILE_METHODS } : {}),
+  tokens: Object.fromEntries(
+    teams.map((teamId) => [benchToken(teamId), { teamId, botUserId: `UBOT${teamId}` }]),
+  ),
+});
 slack.addUser({ id: env.BENCH_USER ?? 'U1', name: 'bench', tz: 'Europe/Paris' });
 const sandbox = await startSandbox({ apiKeys: [env.BENCH_CDN_KEY ?? ''] });
 const latencyMs = Number(env.BENCH_CDN_LATENCY_MS ?? 0);
@@ -22,11 +36,19 @@ const posts: ServicesSummary['posts'] = [];
 const callTimes = new Map<string, number[]>();
 const responses = { total: 0, busy: 0 };
 
+/** The same, per workspace: `${method} ${team}`. */
+const teamCallTimes = new Map<string, number[]>();
+
+function remember(map: Map<string, number[]>, key: string, now: number): void {
+  const times = map.get(key) ?? [];
+  if (times.length === 0) map.set(key, times);
+  times.push(now);
+}
+
 slack.on('call', (call) => {
   const now = Date.now();
-  const times = callTimes.get(call.method) ?? [];
-  if (times.length === 0) callTimes.set(call.method, times);
-  times.push(now);
+  remember(callTimes, call.method, now);
+  if (call.teamId) remember(teamCallTimes, `${call.method} ${call.teamId}`, now);
   if (call.method !== 'files.completeUploadExternal' || call.response.ok !== true) return;
   const channel = String(call.args.channel_id ?? '');
   for (const entry of (call.response.files ?? []) as Array<{ id: string; title?: string }>) {
@@ -42,11 +64,23 @@ slack.on('response', (message) => {
   if (message.text?.includes('drawing a lot of charts')) responses.busy += 1;
 });
 
-/** The most calls in any 60 s, per method. */
-function peaksPerMinute(): Record<string, { calls: number; peakPerMinute: number }> {
-  const result: Record<string, { calls: number; peakPerMinute: number }> = {};
+/** The most calls in any 60 s, per method: in all, and in any one workspace. */
+function peaksPerMinute(): ServicesSummary['methods'] {
+  const result: ServicesSummary['methods'] = {};
   for (const [method, times] of callTimes) {
-    result[method] = { calls: times.length, peakPerMinute: peakInWindow(times, 60_000) };
+    result[method] = {
+      calls: times.length,
+      peakPerMinute: peakInWindow(times, 60_000),
+      peakPerWorkspaceMinute: 0,
+    };
+  }
+  for (const [key, times] of teamCallTimes) {
+    const entry = result[key.slice(0, key.indexOf(' '))];
+    if (entry)
+      entry.peakPerWorkspaceMinute = Math.max(
+        entry.peakPerWorkspaceMinute,
+        peakInWindow(times, 60_000),
+      );
   }
   return result;
 }
@@ -69,6 +103,7 @@ function answer(request: ServiceRequest): ServiceReply {
       return {
         summary: {
           rateLimited: slack.rateLimited,
+          rateLimitedBy: { ...slack.rateLimitedBy },
           methods: peaksPerMinute(),
           posts,
           responses: { ...responses },

@@ -7,6 +7,7 @@ import { systemClock } from '../src/clock.js';
 import { ApprovalRepository } from '../src/store/approvals.js';
 import { AuditLogRepository } from '../src/store/audit-log.js';
 import { ChangeCounterRepository } from '../src/store/change-counters.js';
+import { ChannelBindingRepository } from '../src/store/channel-bindings.js';
 import { CredentialRepository } from '../src/store/credentials.js';
 import type { Keyring } from '../src/store/crypto.js';
 import type { Store } from '../src/store/index.js';
@@ -14,9 +15,11 @@ import { InstallationRepository } from '../src/store/installations.js';
 import { JobRepository } from '../src/store/jobs.js';
 import { migrate } from '../src/store/migrations.js';
 import { PurgeRepository } from '../src/store/purges.js';
+import { RateSlotRepository } from '../src/store/rate-slots.js';
 import { ScheduleRepository } from '../src/store/schedules.js';
 import type { Database } from '../src/store/schema.js';
 import { SeenRequestRepository } from '../src/store/seen-requests.js';
+import { WatchRepository } from '../src/store/watches.js';
 import { WorkspaceRepository } from '../src/store/workspaces.js';
 import { ZoneIndexRepository } from '../src/store/zone-index.js';
 
@@ -50,6 +53,7 @@ export async function openCountedStore(
   await migrate(db, 'sqlite');
   const clock = systemClock;
   const workspaces = new WorkspaceRepository(db, clock);
+  const jobs = new JobRepository(db, 'sqlite', clock);
   return {
     dialect: 'sqlite',
     db,
@@ -58,14 +62,17 @@ export async function openCountedStore(
     credentials: new CredentialRepository(db, keyring, clock, workspaces),
     installations: new InstallationRepository(db, keyring, clock),
     approvals: new ApprovalRepository(db, clock),
-    schedules: new ScheduleRepository(db, clock),
+    schedules: new ScheduleRepository(db, clock, jobs, 'sqlite'),
     audit: new AuditLogRepository(db, clock),
     purges: new PurgeRepository(db, clock),
     changeCounters: new ChangeCounterRepository(db),
-    jobs: new JobRepository(db, 'sqlite', clock),
+    jobs,
     seenRequests: new SeenRequestRepository(db, clock),
+    rateSlots: new RateSlotRepository(db, 'sqlite', clock),
     zoneIndex: new ZoneIndexRepository(db, 'sqlite', clock),
+    watches: new WatchRepository(db, clock),
     close: () => db.destroy(),
+    channelBindings: new ChannelBindingRepository(db, clock),
   };
 }
 

@@ -13,6 +13,7 @@ import { purgeBench } from './purge.js';
 import { reportsBench } from './reports.js';
 import { TITLE as REPORTS_SCALE_TITLE, reportsScaleBench } from './reports-scale.js';
 import type { Section } from './stats.js';
+import { TITLE as WATCHES_TITLE, watchesBench } from './watches.js';
 import { zoneIndexBench } from './zone-index.js';
 
 // Charts first: its memory measurement wants a process the other suites have not filled yet.
@@ -25,6 +26,7 @@ const suites: Array<[string, () => Promise<Section>]> = [
   ['reports', reportsBench],
   ['reports-scale', reportsScaleBench],
   ['zone-index', zoneIndexBench],
+  ['watches', watchesBench],
 ];
 
 /** The suites' section titles, in order: where a section new to the document goes. */
@@ -37,6 +39,7 @@ const TITLES: Record<string, string> = {
   reports: 'Daily reports: 1,000 due at once',
   'reports-scale': REPORTS_SCALE_TITLE,
   'zone-index': 'Zone index: lookups, memory and modals at 10,000 zones',
+  watches: WATCHES_TITLE,
 };
 
 const DOCUMENT = new URL('../docs/benchmarks.md', import.meta.url);

@@ -16,6 +16,7 @@ import { createLogger } from '../src/logger.js';
 import { CdnAccess } from '../src/services/cdn-access.js';
 import { DailyReportService } from '../src/services/daily-report.js';
 import { REPORT_JOB, ReportDelivery } from '../src/services/report-delivery.js';
+import { LocalSlots, Pacer } from '../src/slack/pacer.js';
 import { SlackReportPoster } from '../src/slack/report-poster.js';
 import { WorkspaceClients } from '../src/slack/workspace-clients.js';
 import { generateKey, Keyring } from '../src/store/crypto.js';
@@ -79,7 +80,7 @@ export async function reportsBench(): Promise<Section> {
       store,
       new TrafficChartRenderer(),
     ),
-    poster: new SlackReportPoster(clients),
+    poster: new SlackReportPoster(clients, new Pacer(new LocalSlots(systemClock), systemClock)),
     clock: systemClock,
     logger,
   });

@@ -20,8 +20,10 @@ export type ServiceRequest =
 export interface ServicesSummary {
   /** Web API calls answered 429 so far. */
   rateLimited: number;
+  /** 429s by Web API method. */
+  rateLimitedBy: Record<string, number>;
   /** Per Web API method: calls answered (not 429), and the most in any 60 s. */
-  methods: Record<string, { calls: number; peakPerMinute: number }>;
+  methods: Record<string, { calls: number; peakPerMinute: number; peakPerWorkspaceMinute: number }>;
   /** Every file shared by files.completeUploadExternal: [when (epoch ms), channel, title, file]. */
   posts: Array<[number, string, string, string]>;
   /** Posts to response_urls, and how many said the charts were busy. */
@@ -60,7 +62,14 @@ export interface ServicesOptions {
   cdnLatencyMs?: number;
   cdnKey?: string;
   user?: string;
+  /** The fake Slack holds the file methods to Tier 4 (100 a minute per workspace). */
+  tier4?: boolean;
+  /** Workspaces installed by OAuth, each with a token of its own (see benchToken). */
+  teams?: string[];
 }
+
+/** The bot token of a bench workspace installed by OAuth. */
+export const benchToken = (teamId: string) => `xoxb-bench-${teamId}`;
 
 export async function startServices(options: ServicesOptions = {}): Promise<Services> {
   const cdnKey = options.cdnKey ?? 'bench-cdn-key';
@@ -76,6 +85,8 @@ export async function startServices(options: ServicesOptions = {}): Promise<Serv
         BENCH_USER: user,
         BENCH_SLACK_RATE_LIMIT: options.channelRateLimit ? '1' : '0',
         BENCH_CDN_LATENCY_MS: String(options.cdnLatencyMs ?? 0),
+        BENCH_SLACK_TIER4: options.tier4 ? '1' : '0',
+        BENCH_SLACK_TEAMS: (options.teams ?? []).join(','),
       },
     },
   );

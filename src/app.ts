@@ -18,11 +18,16 @@ import { Health } from './health.js';
 import { JobRunner } from './jobs/runner.js';
 import { registerListeners } from './listeners/index.js';
 import type { Logger } from './logger.js';
+import { defined } from './objects.js';
+import { BotMetrics } from './observability/metrics.js';
+import { metricsRoute } from './observability/server.js';
+import { requestMetrics, tapStore, tapTransport, tapWebApiOptions } from './observability/taps.js';
 import { AccessService } from './services/access.js';
 import { ActivityService } from './services/activity.js';
 import { AnalyticsService } from './services/analytics.js';
 import { ApprovalService, PURGE_EVERYTHING_JOB } from './services/approvals.js';
 import { CdnAccess } from './services/cdn-access.js';
+import { ChannelService } from './services/channels.js';
 import { CredentialService } from './services/credentials.js';
 import { DailyReportService } from './services/daily-report.js';
 import { FloodControl } from './services/flood.js';
@@ -32,6 +37,8 @@ import { ReplayGuard } from './services/replays.js';
 import { REPORT_JOB, ReportDelivery } from './services/report-delivery.js';
 import { ReportScheduleService } from './services/report-schedules.js';
 import { UninstallService } from './services/uninstall.js';
+import { WATCH_EVAL_JOB, WATCH_POST_JOB, WatchEvaluation } from './services/watch-evaluation.js';
+import { WatchService } from './services/watches.js';
 import { WorkspaceConfigService } from './services/workspace-config.js';
 import { ZoneIndex } from './services/zone-index.js';
 import { ZoneService } from './services/zones.js';
@@ -39,10 +46,13 @@ import { SlackApprovalNotifier } from './slack/approval-notifier.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { GroupMembersCache } from './slack/directory.js';
 import { durableMessages } from './slack/durable-message.js';
+import { CachedInstallationStore } from './slack/installation-cache.js';
+import { Pacer } from './slack/pacer.js';
 import { purgeViews } from './slack/purge-progress.js';
 import { SlackRateLimits } from './slack/rate-limits.js';
 import { rateLimitNotices } from './slack/ratelimit-notices.js';
 import { SlackReportPoster } from './slack/report-poster.js';
+import { SlackWatchPoster } from './slack/watch-poster.js';
 import { webApiOptions } from './slack/web-api-options.js';
 import { appAuthorize, WorkspaceClients } from './slack/workspace-clients.js';
 import type { Store } from './store/index.js';
@@ -75,6 +85,8 @@ export interface BuildAppOptions {
   receiver?: Receiver;
   /** DNS for checking base-URL overrides (tests inject their own). */
   resolve?: Resolver;
+  /** Where metrics are recorded; default: a registry of its own when METRICS_* enables them. */
+  metrics?: BotMetrics;
 }
 
 /** How work outside a request reaches Slack: Bolt's authorize for tokens, a client of its own. */
@@ -125,6 +137,8 @@ export function buildDeps(
   const defaultBaseUrl = options.cdnBaseUrl;
   // Messages of work that outlives its request (purges, follow-ups).
   const messages = durableMessages(clients, clock);
+  // Background posts keep to Slack's rate limits across every replica (slots in the store).
+  const pacer = new Pacer(store.rateSlots, clock);
   const runner = new JobRunner({
     jobs: store.jobs,
     clock,
@@ -165,12 +179,35 @@ export function buildDeps(
   const reports = new ReportDelivery({
     store,
     reports: new DailyReportService(cdn, store, renderer),
-    poster: new SlackReportPoster(clients),
+    poster: new SlackReportPoster(clients, pacer),
     runner,
     clock,
     logger,
   });
   runner.register(REPORT_JOB, reports.job);
+  const watchPoster = new SlackWatchPoster(clients, pacer);
+  const watchEvaluation = new WatchEvaluation({
+    store,
+    cdn,
+    runner,
+    renderer,
+    poster: watchPoster,
+    clock,
+    logger,
+    settings: options.config.watch,
+  });
+  runner.register(WATCH_EVAL_JOB, watchEvaluation.evalJob);
+  runner.register(WATCH_POST_JOB, watchEvaluation.postJob);
+  const watches = new WatchService({
+    watches: store.watches,
+    audit: store.audit,
+    access,
+    zones,
+    ratelimit,
+    followUps: watchPoster,
+    clock,
+    settings: options.config.watch,
+  });
   return {
     access,
     activity: new ActivityService({ ...store, defaultBaseUrl }),
@@ -192,15 +229,38 @@ export function buildDeps(
     clock,
     logger,
     edgeCnameTarget: options.edgeCnameTarget,
+    channels: new ChannelService({
+      bindings: store.channelBindings,
+      audit: store.audit,
+      access,
+      zones,
+    }),
+    watches,
+    watchEvaluation,
   };
 }
 
-export function buildApp(options: BuildAppOptions): { app: App; deps: AppDeps; health: Health } {
+export function buildApp(options: BuildAppOptions): {
+  app: App;
+  deps: AppDeps;
+  health: Health;
+  metrics?: BotMetrics;
+} {
   const { config, store, logger } = options;
   const slack = config.slack;
+  const metrics = options.metrics ?? (config.metrics.enabled ? new BotMetrics() : undefined);
+  // Recorded from outside: the store's ports, the CDN transport and the Web API's fetch are wrapped.
+  const observed: BuildAppOptions = metrics
+    ? {
+        ...options,
+        store: tapStore(store, metrics),
+        transport: tapTransport(options.transport, metrics),
+      }
+    : options;
   // One window per workspace, method and channel after a 429, shared by every client.
   const limits = new SlackRateLimits({ apiUrl: slack.apiUrl, clock: options.clock, logger });
-  const web = webApiOptions(config.slackApi, limits);
+  const baseWeb = webApiOptions(config.slackApi, limits);
+  const web = metrics ? tapWebApiOptions(baseWeb, slack.apiUrl, metrics) : baseWeb;
   const clientOptions: WebClientOptions = {
     slackApiUrl: slack.apiUrl,
     ...web.interactive,
@@ -213,7 +273,8 @@ export function buildApp(options: BuildAppOptions): { app: App; deps: AppDeps; h
           clientSecret: slack.clientSecret,
           stateSecret: slack.stateSecret,
           scopes: BOT_SCOPES,
-          installationStore: store.installations,
+          // Read before every request's listeners (before the ack): kept a moment (see the cache).
+          installationStore: new CachedInstallationStore(store.installations, options.clock),
         }
       : undefined;
   const installerOptions = { directInstall: true, clientOptions };
@@ -228,6 +289,13 @@ export function buildApp(options: BuildAppOptions): { app: App; deps: AppDeps; h
     deferInitialization: true,
   };
   const health = new Health(() => sql`select 1`.execute(store.db));
+  // /metrics on PORT beside the probes, unless it has a port of its own (main serves that one).
+  const routes = [
+    ...health.routes(),
+    ...(metrics && config.metrics.port === undefined
+      ? [metricsRoute(metrics, defined('token', config.metrics.token), logger)]
+      : []),
+  ];
   let app: App;
   if (options.receiver) {
     app = new App({ ...common, receiver: options.receiver });
@@ -237,7 +305,7 @@ export function buildApp(options: BuildAppOptions): { app: App; deps: AppDeps; h
     const receiver = new SocketModeReceiver({
       appToken: slack.appToken ?? '',
       logger: boltLogger(logger),
-      customRoutes: health.routes(),
+      customRoutes: routes,
       ...(oauth ?? {}),
       installerOptions: { ...installerOptions, port: config.port },
     });
@@ -248,7 +316,7 @@ export function buildApp(options: BuildAppOptions): { app: App; deps: AppDeps; h
       ...common,
       signingSecret: slack.signingSecret ?? '',
       endpoints: '/slack/events',
-      customRoutes: health.routes(),
+      customRoutes: routes,
       // Acknowledge first; slow work continues after Slack has its 200.
       processBeforeResponse: false,
     });
@@ -259,7 +327,8 @@ export function buildApp(options: BuildAppOptions): { app: App; deps: AppDeps; h
     ...web.background,
     ...options.clientOptions,
   });
-  const deps = buildDeps(options, app.client, {
+  if (metrics) app.use(requestMetrics(metrics));
+  const deps = buildDeps(observed, app.client, {
     authorize: appAuthorize(app),
     client: backgroundClient,
   });
@@ -269,5 +338,5 @@ export function buildApp(options: BuildAppOptions): { app: App; deps: AppDeps; h
     const original = (error as { original?: unknown }).original;
     logger.error({ err: original ?? error }, 'unhandled error in middleware');
   });
-  return { app, deps, health };
+  return { app, deps, health, ...(metrics ? { metrics } : {}) };
 }

@@ -67,7 +67,7 @@ export interface Config {
   /** Changing commands (purge, create, ratelimit) one user may run per minute; 0: no limit. */
   changesPerMinute: number;
   /** The chart worker pool: threads, and charts that may wait for one (unset: from the cores). */
-  charts: { threads?: number; queue?: number };
+  charts: { threads?: number; queue?: number; nice: number };
   /** Each workspace's zone index (ZONE_INDEX_REFRESH_MS, ZONE_INDEX_CONCURRENCY). */
   zoneIndex: {
     /** Past this age an index is refreshed in the background (readers keep using it meanwhile). */
@@ -88,6 +88,30 @@ export interface Config {
   slackApi: SlackApiSettings;
   /** Newest first: the first encrypts, all decrypt. Empty when ENCRYPTION_KEYS is unset. */
   encryptionKeys: EncryptionKey[];
+  /** Watched zones (WATCH_*): how often they are evaluated, and what fires an alert. */
+  watch: WatchSettings;
+  /**
+   * GET /metrics (Prometheus): on a port of its own (METRICS_PORT), or on PORT when only a token is
+   * set; with METRICS_TOKEN every scrape must carry it. Neither set: not served.
+   */
+  metrics: MetricsConfig;
+}
+
+/** `/cdn watch`: the evaluation cadence, the alert rules' defaults, and the CDN request budget. */
+export interface WatchSettings {
+  intervalMs: number;
+  holdIntervals: number;
+  clearIntervals: number;
+  minHistoryDays: number;
+  minRequestsPerMinute: number;
+  /** CDN requests the watches of one workspace (one API key) may make per minute. */
+  cdnRequestsPerMinute: number;
+}
+
+export interface MetricsConfig {
+  enabled: boolean;
+  port?: number;
+  token?: string;
 }
 
 export interface SlackApiSettings {
@@ -235,6 +259,7 @@ const envSchema = z.object({
       .max(10_000, 'must be at most 10000')
       .optional(),
   ),
+  CHART_WORKER_NICE: wholeNumber('nice value', 0, 19, 10),
   CDN_MAX_PAGES: wholeNumber('pages', 1, 10_000, DEFAULT_CDN_LIMITS.maxPages),
   CDN_MAX_RESPONSE_BYTES: wholeNumber(
     'bytes',
@@ -271,6 +296,24 @@ const envSchema = z.object({
   DATABASE_START_TIMEOUT_MS: milliseconds(0, DEFAULT_DATABASE_LIMITS.startTimeoutMs),
   DATABASE_POOL_SIZE: wholeNumber('connections', 1, 1_000, DEFAULT_DATABASE_LIMITS.poolSize),
   ENCRYPTION_KEYS: optionalText,
+  WATCH_INTERVAL_MS: wholeNumber('milliseconds', 10_000, 3_600_000, 60_000),
+  WATCH_HOLD_INTERVALS: wholeNumber('intervals', 1, 60, 3),
+  WATCH_CLEAR_INTERVALS: wholeNumber('intervals', 1, 60, 3),
+  WATCH_MIN_HISTORY_DAYS: wholeNumber('days', 1, 7, 3),
+  WATCH_MIN_REQUESTS_PER_MINUTE: wholeNumber('requests', 0, 1_000_000_000, 10),
+  WATCH_CDN_REQUESTS_PER_MINUTE: wholeNumber('requests', 1, 100_000, 600),
+  METRICS_PORT: blankIsUnset(
+    z.coerce
+      .number({ message: 'must be a port number' })
+      .int('must be a whole number')
+      .min(1, 'must be between 1 and 65535')
+      .max(65535, 'must be between 1 and 65535')
+      .optional(),
+  ),
+  METRICS_TOKEN: optionalText.refine(
+    (value) => value === undefined || /^[\x21-\x7e]{16,512}$/.test(value),
+    { message: 'must be 16 to 512 printable characters without spaces' },
+  ),
 });
 
 function allowlistHosts(value: string): string[] {
@@ -337,6 +380,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       'must be at least SLACK_TIMEOUT_MS (the budget holds every try of a call)',
     );
   }
+  if (env.METRICS_PORT !== undefined && env.METRICS_PORT === env.PORT) {
+    throw new ConfigError(
+      'METRICS_PORT',
+      'must differ from PORT (unset it to serve /metrics on PORT)',
+    );
+  }
   if (env.NODE_ENV === 'production') refuseConsole(env, mode);
   requireForMode(env, mode);
 
@@ -371,6 +420,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     charts: {
       ...defined('threads', env.CHART_WORKERS),
       ...defined('queue', env.CHART_QUEUE),
+      nice: env.CHART_WORKER_NICE,
     },
     zoneIndex: { refreshMs: env.ZONE_INDEX_REFRESH_MS, concurrency: env.ZONE_INDEX_CONCURRENCY },
     jobs: { leaseMs: env.JOB_LEASE_MS, shutdownMs: env.SHUTDOWN_TIMEOUT_MS },
@@ -383,6 +433,19 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       backgroundRetries: env.SLACK_BACKGROUND_RETRIES,
     },
     encryptionKeys: env.ENCRYPTION_KEYS ? parseEncryptionKeys(env.ENCRYPTION_KEYS) : [],
+    watch: {
+      intervalMs: env.WATCH_INTERVAL_MS,
+      holdIntervals: env.WATCH_HOLD_INTERVALS,
+      clearIntervals: env.WATCH_CLEAR_INTERVALS,
+      minHistoryDays: env.WATCH_MIN_HISTORY_DAYS,
+      minRequestsPerMinute: env.WATCH_MIN_REQUESTS_PER_MINUTE,
+      cdnRequestsPerMinute: env.WATCH_CDN_REQUESTS_PER_MINUTE,
+    },
+    metrics: {
+      enabled: env.METRICS_PORT !== undefined || env.METRICS_TOKEN !== undefined,
+      ...defined('port', env.METRICS_PORT),
+      ...defined('token', env.METRICS_TOKEN),
+    },
   };
 }
 

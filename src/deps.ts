@@ -6,6 +6,7 @@ import type { AccessService } from './services/access.js';
 import type { ActivityService } from './services/activity.js';
 import type { AnalyticsService } from './services/analytics.js';
 import type { ApprovalService } from './services/approvals.js';
+import type { ChannelService } from './services/channels.js';
 import type { CredentialService } from './services/credentials.js';
 import type { FloodControl } from './services/flood.js';
 import type { PurgeService } from './services/purge.js';
@@ -14,6 +15,8 @@ import type { ReplayGuard } from './services/replays.js';
 import type { ReportDelivery } from './services/report-delivery.js';
 import type { ReportScheduleService } from './services/report-schedules.js';
 import type { UninstallService } from './services/uninstall.js';
+import type { WatchEvaluation } from './services/watch-evaluation.js';
+import type { WatchService } from './services/watches.js';
 import type { WorkspaceConfigService } from './services/workspace-config.js';
 import type { ZoneIndex } from './services/zone-index.js';
 import type { ZoneService } from './services/zones.js';
@@ -48,4 +51,10 @@ export interface AppDeps {
   logger: Logger;
   /** CDN_EDGE_CNAME_TARGET: what onboarded domains must CNAME to. */
   edgeCnameTarget: string;
+  /** Channels' default zones (`/cdn use`) and the channels purges may be run from. */
+  channels: ChannelService;
+  /** Channels watching zones: the commands, the App Home's list, an alert's buttons. */
+  watches: WatchService;
+  /** Watched zones evaluated once an interval: the tick (run by main) and its jobs. */
+  watchEvaluation: WatchEvaluation;
 }

@@ -14,7 +14,9 @@ export type Action =
   | 'create_zone'
   | 'ratelimit'
   | 'manage_reports'
-  | 'approve';
+  | 'approve'
+  | 'bind_channel'
+  | 'manage_watches';
 
 /** Where the bot could not post (the Slack error code says why). */
 export type PostPlace = 'chart' | 'approval' | 'report';
@@ -75,7 +77,23 @@ export type Problem =
   /** Slack's trigger for a modal expired (3 s) or was unknown before the bot could use it. */
   | { code: 'trigger_expired' }
   /** Slack did not answer within the bot's bound (a timeout, a 5xx) or is rate limiting it. */
-  | { code: 'slack_unavailable'; retryInSeconds?: number };
+  | { code: 'slack_unavailable'; retryInSeconds?: number }
+  /** A command that needs a zone got none, and the channel has no default zone. */
+  | { code: 'no_zone_named'; command: 'purge' | 'analytics' | 'ratelimit' }
+  /** The channel's default zone was chosen under an older CDN API key: it was dropped. */
+  | { code: 'channel_default_stale'; zoneName: string }
+  /** The channel's default zone is deleted, or the CDN no longer has it. */
+  | { code: 'channel_default_gone'; zoneName: string; deleted: boolean }
+  /** A deleted zone cannot become a channel's default. */
+  | { code: 'zone_deleted'; zoneName: string }
+  /** Purges are limited to some channels (`/cdn config purge-channels`), not this one. */
+  | { code: 'purge_channel_restricted'; channelIds: string[] }
+  /** A threshold typed after `/cdn watch <zone>` that does not parse. */
+  | { code: 'invalid_threshold'; text: string; reason: string }
+  /** `/cdn unwatch <zone>` where this channel does not watch it. */
+  | { code: 'not_watching'; zoneName: string }
+  /** A button of an alert that is gone (its watch removed). */
+  | { code: 'alert_unknown' };
 
 export type ProblemCode = Problem['code'];
 

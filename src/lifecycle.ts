@@ -83,6 +83,8 @@ export function startBackgroundJobs(deps: AppDeps): { stop(deadlineMs: number): 
   void deps.reports.run(loops.signal);
   // Builds zone indexes due at start, then refreshes stale ones (a lease per workspace).
   void deps.zoneIndex.maintain(loops.signal);
+  // Turns each watched zone's due interval into an evaluation job (the runner runs it once).
+  void deps.watchEvaluation.run(loops.signal);
   return {
     // Nothing new is claimed; running jobs pause at a step boundary, or are released at the deadline.
     async stop(deadlineMs) {

@@ -10,6 +10,8 @@ import { type EnvFileLoad, loadEnvFile } from './env-file.js';
 import type { Health } from './health.js';
 import { exitWith, openStoreOrExit, startBackgroundJobs, stopOnSignals } from './lifecycle.js';
 import { createLogger, type Logger } from './logger.js';
+import { BotMetrics } from './observability/metrics.js';
+import { type MetricsServer, startMetricsServer } from './observability/server.js';
 import type { Store } from './store/index.js';
 import { loadKeyring } from './store/keyring.js';
 
@@ -39,8 +41,10 @@ async function startSlack(
   transport: CdnTransport,
   charts: ChartPool,
   logger: Logger,
+  metrics: BotMetrics | undefined,
 ): Promise<{ app: App; deps: AppDeps; health: Health }> {
   const { app, deps, health } = buildApp({
+    ...(metrics ? { metrics } : {}),
     config,
     store,
     transport,
@@ -57,7 +61,12 @@ async function startSlack(
     exitWith(`Slack refused the app's credentials: ${(error as Error).message}`);
   }
   await app.start(config.port);
-  const probes = ['GET /livez', 'GET /readyz', 'GET /healthz'];
+  const probes = [
+    'GET /livez',
+    'GET /readyz',
+    'GET /healthz',
+    ...(metrics && config.metrics.port === undefined ? ['GET /metrics'] : []),
+  ];
   logger.info(
     config.mode === 'http'
       ? { port: config.port, endpoints: ['POST /slack/events', ...probes] }
@@ -65,6 +74,31 @@ async function startSlack(
     'cdn-chatops is up',
   );
   return { app, deps, health };
+}
+
+/** /metrics on METRICS_PORT, when set (otherwise buildApp serves it on PORT, or not at all). */
+async function serveMetrics(
+  config: Config,
+  metrics: BotMetrics | undefined,
+  logger: Logger,
+): Promise<MetricsServer | undefined> {
+  const port = config.metrics.port;
+  if (!metrics || port === undefined) return undefined;
+  try {
+    const server = await startMetricsServer({
+      metrics,
+      port,
+      logger,
+      ...(config.metrics.token ? { token: config.metrics.token } : {}),
+    });
+    logger.info(
+      { port: server.port, token: config.metrics.token !== undefined },
+      'metrics served on GET /metrics',
+    );
+    return server;
+  } catch (error) {
+    exitWith(`cannot serve metrics on METRICS_PORT ${port}: ${(error as Error).message}`);
+  }
 }
 
 async function main(): Promise<void> {
@@ -98,7 +132,10 @@ async function main(): Promise<void> {
   // Charts are drawn in worker threads, off the event loop that acknowledges requests.
   const charts = new ChartPool(config.charts);
   logger.info({ threads: charts.threads, queue: charts.queue }, 'chart workers started');
-  const { app, deps, health } = await startSlack(config, store, transport, charts, logger);
+  // One registry for the process, recorded through taps (src/observability): services never see it.
+  const metrics = config.metrics.enabled ? new BotMetrics() : undefined;
+  const metricsServer = await serveMetrics(config, metrics, logger);
+  const { app, deps, health } = await startSlack(config, store, transport, charts, logger, metrics);
   const jobs = startBackgroundJobs(deps);
   stopOnSignals({
     logger,
@@ -110,6 +147,7 @@ async function main(): Promise<void> {
       health.markDraining();
       await Promise.all([app.stop(), jobs.stop(config.jobs.shutdownMs)]);
       await charts.close();
+      await metricsServer?.close();
     },
   });
 }

@@ -244,4 +244,33 @@ describe('the zone index settings', () => {
     expect(problem({ ZONE_INDEX_CONCURRENCY: '0' }).variable).toBe('ZONE_INDEX_CONCURRENCY');
     expect(problem({ ZONE_INDEX_CONCURRENCY: '17' }).message).toContain('at most 16');
   });
+  it('reads METRICS_PORT and METRICS_TOKEN, and serves no metrics without either', () => {
+    expect(loadConfig(HTTP).metrics).toEqual({ enabled: false });
+    expect(loadConfig({ ...HTTP, METRICS_PORT: '9464' }).metrics).toEqual({
+      enabled: true,
+      port: 9464,
+    });
+    expect(loadConfig({ ...HTTP, METRICS_TOKEN: 'a-long-enough-token' }).metrics).toEqual({
+      enabled: true,
+      token: 'a-long-enough-token',
+    });
+    expect(loadConfig({ ...HTTP, METRICS_PORT: '', METRICS_TOKEN: '' }).metrics.enabled).toBe(
+      false,
+    );
+    expect(problem({ ...HTTP, METRICS_PORT: 'x' }).message).toBe(
+      'METRICS_PORT: must be a port number',
+    );
+    expect(problem({ ...HTTP, METRICS_PORT: '70000' }).variable).toBe('METRICS_PORT');
+    expect(problem({ ...HTTP, PORT: '3000', METRICS_PORT: '3000' }).message).toContain(
+      'must differ from PORT',
+    );
+    const short = problem({ ...HTTP, METRICS_TOKEN: 'short' });
+    expect(short.message).toBe(
+      'METRICS_TOKEN: must be 16 to 512 printable characters without spaces',
+    );
+    expect(short.message).not.toContain('short"');
+    expect(problem({ ...HTTP, METRICS_TOKEN: 'has a space in it, long' }).variable).toBe(
+      'METRICS_TOKEN',
+    );
+  });
 });

@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeSlack, startFakeSlack } from '../src/dev/fake-slack/server.js';
 import { generateKey } from '../src/store/crypto.js';
+import { buildInto } from './helpers/build.js';
 import { freePort } from './helpers/net.js';
 
 /** Records the URL of every module the ESM loader loads (the project is ESM throughout). */
@@ -44,25 +45,7 @@ beforeAll(async () => {
   await mkdir(join(root, 'hooks'));
   await writeFile(join(root, 'hooks', 'recorder.mjs'), RECORDER);
   await writeFile(join(root, 'hooks', 'register.mjs'), REGISTER);
-  const tsc = spawn(
-    process.execPath,
-    [
-      resolve('node_modules/typescript/bin/tsc'),
-      '-p',
-      'tsconfig.build.json',
-      '--outDir',
-      join(root, 'dist'),
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  tsc.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  tsc.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const [code] = await once(tsc, 'exit');
+  const { code, output } = await buildInto(join(root, 'dist'));
   expect({ code, output }).toEqual({ code: 0, output: '' });
   // tsconfig.build.json's rootDir is src, so src/main.ts lands at dist/main.js.
   main = join(root, 'dist', 'main.js');

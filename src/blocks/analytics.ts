@@ -5,7 +5,7 @@ import { escapeMrkdwn } from './text.js';
 
 export function analyticsComment(report: AnalyticsReport): string {
   const { traffic, range, zone } = report;
-  const head = `:bar_chart: *${escapeMrkdwn(zone.name)}* · ${escapeMrkdwn(range.label)} by ${range.granularity} (${escapeMrkdwn(report.timeZone)})`;
+  const head = `:bar_chart: *${escapeMrkdwn(zone.name)}*${report.fromDefault ? " (this channel's default)" : ''} · ${escapeMrkdwn(range.label)} by ${range.granularity} (${escapeMrkdwn(report.timeZone)})`;
   const totals = `*${formatCount(traffic.totals.requests)}* requests · *${formatBytes(traffic.totals.bandwidth)}* · cache hit rate *${formatPercent(traffic.totals.cacheHitRate)}*`;
   if (report.markers.length === 0) return `${head}\n${totals}`;
   const at = timeFormatter(report.timeZone, range.until - range.since);
@@ -15,5 +15,5 @@ export function analyticsComment(report: AnalyticsReport): string {
 }
 
 export function noTrafficText(report: AnalyticsReport): string {
-  return `:zzz: No traffic on *${escapeMrkdwn(report.zone.name)}* in the ${escapeMrkdwn(report.range.label)}${report.zone.status !== 'active' ? ` (the zone is ${escapeMrkdwn(report.zone.status)})` : ''}.`;
+  return `:zzz: No traffic on *${escapeMrkdwn(report.zone.name)}*${report.fromDefault ? " (this channel's default)" : ''} in the ${escapeMrkdwn(report.range.label)}${report.zone.status !== 'active' ? ` (the zone is ${escapeMrkdwn(report.zone.status)})` : ''}.`;
 }

@@ -5,6 +5,7 @@ import { ZONE_PLANS, type ZonePlan } from '../cdn/schemas.js';
 import { CREATE_IDS } from './ids.js';
 import type { Message } from './message.js';
 import { code, escapeMrkdwn, mrkdwn, plain, user } from './text.js';
+import { notifyLiveButton } from './watches.js';
 import { statusLabel } from './zones.js';
 
 const planOption = (plan: ZonePlan) => ({
@@ -88,6 +89,9 @@ export function zoneCreatedMessage(
       ],
     },
   ];
+  // Onboarding ends with a notice in the channel instead of someone polling.
+  if (result.kind !== 'created' || result.zone.status === 'pending')
+    blocks.push(notifyLiveButton(result.kind === 'created' ? result.zone.id : result.name));
   return {
     text: escapeMrkdwn(
       `${result.name} onboarded: set ${cnameRecord(result.name, options.cnameTarget)}`,

@@ -1,23 +1,32 @@
 // The App Home tab: the key's status (never the key), quick actions, recent activity, reports.
 import type { HomeView, KnownBlock } from '@slack/types';
+import type { ChannelsOverview } from '../services/channels.js';
 import type { AuditEntry } from '../store/audit-log.js';
 import type { CredentialStatus } from '../store/credentials.js';
 import type { Schedule } from '../store/schedules.js';
+import type { Watch } from '../store/watches.js';
+import { channelsOverviewText } from './channels.js';
 import type { SubcommandInfo } from './help.js';
 import { HOME_IDS } from './ids.js';
 import { scheduleLine } from './reports.js';
 import { code, escapeMrkdwn, mrkdwn, plain, slackDate, user } from './text.js';
+import { watchLine } from './watches.js';
 
 const MAX_ACTIVITY = 10;
 const MAX_SCHEDULES = 20;
+const MAX_WATCHES = 30;
 
 export function homeView(options: {
   key: CredentialStatus | undefined;
   baseUrl: string;
   recent: AuditEntry[];
   schedules: Schedule[];
+  /** Which channels watch which zones (absent: the section is left out). */
+  watches?: Watch[];
   /** The /cdn subcommands, from the one list. */
   commands: readonly SubcommandInfo[];
+  /** Channels' default zones and where purges may be run. */
+  channels?: ChannelsOverview;
 }): HomeView {
   const { key } = options;
   const keyLine = key
@@ -84,6 +93,36 @@ export function homeView(options: {
         },
       },
     });
+  }
+  if (options.channels) {
+    blocks.push(
+      { type: 'divider' },
+      { type: 'header', text: plain('Channels') },
+      { type: 'section', text: mrkdwn(channelsOverviewText(options.channels)) },
+      {
+        type: 'context',
+        elements: [
+          mrkdwn(
+            '`/cdn use <zone>` in a channel makes it the default there; `/cdn config purge-channels #channel…` (admins) limits purges to those channels.',
+          ),
+        ],
+      },
+    );
+  }
+  if (options.watches) {
+    blocks.push({ type: 'divider' }, { type: 'header', text: plain('Watched zones') });
+    if (options.watches.length === 0)
+      blocks.push({
+        type: 'context',
+        elements: [mrkdwn('No zone watched. `/cdn watch <zone>` in a channel alerts it.')],
+      });
+    for (const watch of options.watches.slice(0, MAX_WATCHES))
+      blocks.push({ type: 'context', elements: [mrkdwn(watchLine(watch))] });
+    if (options.watches.length > MAX_WATCHES)
+      blocks.push({
+        type: 'context',
+        elements: [mrkdwn(`…and ${options.watches.length - MAX_WATCHES} more.`)],
+      });
   }
   blocks.push({ type: 'divider' }, { type: 'header', text: plain('Commands') });
   blocks.push({

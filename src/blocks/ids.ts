@@ -76,3 +76,19 @@ export const ANALYTICS_IDS = {
   channelBlock: 'analytics_channel',
   channelInput: 'analytics_channel_input',
 } as const;
+
+export const CONFIG_IDS = {
+  /** The picker of the channels purges may be run from, in the /cdn config message. */
+  purgeChannelsBlock: 'config_purge_channels',
+  purgeChannels: 'config_purge_channels_select',
+} as const;
+
+export const WATCH_IDS = {
+  actionsBlock: 'watch_alert_actions',
+  snooze: 'watch_alert_snooze',
+  mute: 'watch_alert_mute',
+  rateLimit: 'watch_alert_ratelimit',
+  chartBlock: 'watch_alert_chart',
+  /** On `/cdn create`'s answer: watch the new zone from this channel. */
+  notifyLive: 'watch_notify_live',
+} as const;

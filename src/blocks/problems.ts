@@ -12,6 +12,8 @@ const DOING: Record<Action, string> = {
   ratelimit: 'change rate limits',
   manage_reports: 'manage daily reports',
   approve: 'approve or deny purges',
+  bind_channel: "set a channel's default zone",
+  manage_watches: 'watch zones',
 };
 
 const PLACE: Record<PostPlace, string> = {
@@ -47,6 +49,13 @@ const APPROVAL_STATUS: Record<Extract<Problem, { code: 'approval_closed' }>['sta
   denied: 'This request was already denied.',
   cancelled: 'This request was cancelled by the requester.',
   expired: 'This request has expired.',
+};
+
+/** How to name a zone, per command that may take the channel's default instead. */
+const NAMED_ZONE: Record<Extract<Problem, { code: 'no_zone_named' }>['command'], string> = {
+  purge: '`/cdn purge <zone> /path…` or full URLs',
+  analytics: '`/cdn analytics <zone>`',
+  ratelimit: '`/cdn ratelimit <zone> on|off`',
 };
 
 /** The sentence for a problem, as mrkdwn. */
@@ -110,6 +119,12 @@ export function problemText(problem: Problem): string {
       return `No single daily report has the id ${code(problem.prefix)}. \`/cdn report list\` shows them.`;
     case 'report_already_stopped':
       return 'That report is already stopped.';
+    case 'invalid_threshold':
+      return `${code(problem.text)} is not a threshold: ${problem.reason}.`;
+    case 'not_watching':
+      return `This channel does not watch ${code(problem.zoneName)}. \`/cdn watch list\` shows what it watches.`;
+    case 'alert_unknown':
+      return 'That alert is gone: its watch was removed.';
     case 'dm_refused':
       return "I couldn't send you that as a direct message. Run `/cdn zones` in a channel instead.";
     case 'no_conversation':
@@ -128,5 +143,17 @@ export function problemText(problem: Problem): string {
       return problem.retryInSeconds === undefined
         ? 'Slack did not answer in time, so I stopped waiting. Try again in a minute.'
         : `Slack is limiting how fast I may call it right now. Try again in ${problem.retryInSeconds} s.`;
+    case 'no_zone_named':
+      return `Name a zone (${NAMED_ZONE[problem.command]}), or make one this channel's default with \`/cdn use <zone>\`.`;
+    case 'channel_default_stale':
+      return `This channel's default zone (*${escapeMrkdwn(problem.zoneName)}*) was chosen before the workspace's CDN API key changed, so I dropped it. Name a zone, or choose the default again with \`/cdn use <zone>\`.`;
+    case 'channel_default_gone':
+      return `This channel's default zone *${escapeMrkdwn(problem.zoneName)}* ${problem.deleted ? 'is deleted' : 'no longer exists on the CDN'}, so nothing was done. Name a zone, or choose another default with \`/cdn use <zone>\`.`;
+    case 'zone_deleted':
+      return `*${escapeMrkdwn(problem.zoneName)}* is deleted: choose a live zone.`;
+    case 'purge_channel_restricted':
+      return problem.channelIds.length === 0
+        ? 'Purges are not allowed from here. Nothing was purged.'
+        : `Purges may only be run in ${problem.channelIds.map((id) => `<#${id}>`).join(', ')} (a workspace admin chose these with \`/cdn config purge-channels\`). Nothing was purged; ask there.`;
   }
 }

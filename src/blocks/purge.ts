@@ -18,8 +18,15 @@ function what(files: number, tags: number): string {
   return parts.join(' and ') || 'nothing';
 }
 
+/** A purge form sent from a channel purges are not allowed in, in a form field's plain text. */
+export const PURGE_CHANNELS_INLINE =
+  'Purges may only be run from the channels a workspace admin chose (/cdn config lists them). Nothing was purged.';
+
+/** Said after the zone's name when it was the channel's default rather than named. */
+export const FROM_DEFAULT = " (this channel's default)";
+
 export function purgeProgressMessage(options: PurgeStatus): Message {
-  const zones = options.zoneNames.map((name) => `*${escapeMrkdwn(name)}*`).join(', ');
+  const zones = `${options.zoneNames.map((name) => `*${escapeMrkdwn(name)}*`).join(', ')}${options.fromDefault ? FROM_DEFAULT : ''}`;
   const text = `:broom: ${user(options.actorId)} is purging ${what(options.files, options.tags)} on ${zones}… ${options.done.toLocaleString('en')}/${options.total.toLocaleString('en')}`;
   return {
     text: `Purging: ${options.done}/${options.total}`,
@@ -40,11 +47,17 @@ export function purgePausedMessage(options: PurgeStatus): Message {
 /** How many zones get a full section; more are summed up in one line each. */
 const DETAILED_RUNS = 6;
 
-function runBlocks(run: PurgeRun, actorId: string, index: number, detailed: boolean): KnownBlock[] {
+function runBlocks(
+  run: PurgeRun,
+  actorId: string,
+  index: number,
+  detailed: boolean,
+  fromDefault = false,
+): KnownBlock[] {
   const { job, report } = run;
   const total = job.fileCount + job.tagCount;
   const failed = [...job.failed.files, ...job.failed.tags.map((tag) => `tag:${tag}`)];
-  const zone = `*${escapeMrkdwn(job.zoneName)}*`;
+  const zone = `*${escapeMrkdwn(job.zoneName)}*${fromDefault ? FROM_DEFAULT : ''}`;
   const retried = job.retryOf ? ' (retry)' : '';
   if (failed.length === 0) {
     return [
@@ -94,9 +107,13 @@ ${errors.slice(0, 3).join('\n')}`,
   ];
 }
 
-export function purgeResultMessage(runs: PurgeRun[], actorId: string): Message {
+export function purgeResultMessage(
+  runs: PurgeRun[],
+  actorId: string,
+  options: { fromDefault?: boolean } = {},
+): Message {
   const blocks = runs.flatMap((run, index) =>
-    runBlocks(run, actorId, index, index < DETAILED_RUNS),
+    runBlocks(run, actorId, index, index < DETAILED_RUNS, options.fromDefault),
   );
   const requests = runs.reduce((sum, run) => sum + run.report.results.length, 0);
   const purgeIds = runs.flatMap((run) => run.job.purgeIds);

@@ -9,9 +9,11 @@ export function rateLimitMessage(options: {
   actorId: string;
   /** Set once the propagation time has passed. */
   propagatedAt?: number;
+  /** The zone was the channel's default, not named. */
+  fromDefault?: boolean;
 }): Message {
   const state = options.enabled ? 'on' : 'off';
-  const change = `${user(options.actorId)} turned rate limiting *${state}* for *${escapeMrkdwn(options.zone.name)}*.`;
+  const change = `${user(options.actorId)} turned rate limiting *${state}* for *${escapeMrkdwn(options.zone.name)}*${options.fromDefault ? " (this channel's default)" : ''}.`;
   const text =
     options.propagatedAt === undefined
       ? `:hourglass_flowing_sand: ${change} Propagating to every edge location (up to 30 s)…`

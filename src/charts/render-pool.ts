@@ -14,8 +14,13 @@ import type { ChartRenderer, TrafficChartInput } from './traffic-chart.js';
 export interface ChartPoolOptions {
   /** Worker threads. Default: the cores less one for the event loop, at least one. */
   threads?: number;
-  /** Charts waiting for a worker, at most. Default: four per thread. */
+  /** Charts someone waits for, waiting for a worker, at most. Default: four per thread. */
   queue?: number;
+  /**
+   * The workers' nice value (0 to 19, Linux): above 0, the event loop wins a core over a render,
+   * so an ack never queues behind a chart. Default 10.
+   */
+  nice?: number;
 }
 
 /** Running from TypeScript sources (tests, the console): workers need tsx to load the renderer. */
@@ -25,37 +30,100 @@ export function defaultChartThreads(): number {
   return Math.max(1, availableParallelism() - 1);
 }
 
+/** Charts someone waits for that go ahead of a waiting background chart, at most, in a row. */
+const INTERACTIVE_IN_A_ROW = 4;
+
+interface Task {
+  input: TrafficChartInput;
+  resolve: (png: Buffer) => void;
+  reject: (error: unknown) => void;
+}
+
 export class ChartPool implements ChartRenderer {
   readonly #pool: Piscina;
   readonly threads: number;
   readonly queue: number;
+  /** Charts someone is waiting for go to a worker before any background chart. */
+  readonly #interactive: Task[] = [];
+  readonly #background: Task[] = [];
+  #running = 0;
+  /** Charts someone waited for, sent to a worker in a row while background charts waited. */
+  #ahead = 0;
+  #closed = false;
 
   constructor(options: ChartPoolOptions = {}) {
     this.threads = options.threads ?? defaultChartThreads();
     this.queue = options.queue ?? this.threads * 4;
     const worker = new URL(`./render-worker.${fromSources ? 'ts' : 'js'}`, import.meta.url);
+    const nice = options.nice ?? 10;
     this.#pool = new Piscina({
       filename: fromSources
         ? new URL('../dev/workers/typescript-worker.mjs', import.meta.url).href
         : worker.href,
-      ...(fromSources ? { workerData: { module: worker.href } } : {}),
+      workerData: { nice, ...(fromSources ? { module: worker.href } : {}) },
       minThreads: this.threads,
       maxThreads: this.threads,
-      // Unbounded here: the bound is for charts someone waits for (see render); background work
-      // queues behind them, never refused and never starved.
+      // Tasks wait here, in order of priority (see #next), not in piscina's queue.
       // Workers live as long as the pool: each holds a renderer with its fonts loaded.
       idleTimeout: Number.POSITIVE_INFINITY,
     });
   }
 
-  async render(input: TrafficChartInput, options: { wait?: boolean } = {}): Promise<Buffer> {
-    if (!options.wait && this.#pool.queueSize >= this.queue)
-      throw new AppError({ code: 'charts_busy' });
-    const png = (await this.#pool.run(input)) as Uint8Array;
-    return Buffer.from(png.buffer, png.byteOffset, png.byteLength);
+  /**
+   * Draws `input` in a worker. A chart someone waits for is refused at once (`charts_busy`) when
+   * `queue` of them already wait; background work (`wait: true`) waits for room behind them,
+   * never refused and never ahead of them.
+   */
+  render(input: TrafficChartInput, options: { wait?: boolean } = {}): Promise<Buffer> {
+    if (this.#closed) return Promise.reject(new Error('the chart pool is closed'));
+    const waiting = options.wait ? this.#background : this.#interactive;
+    if (!options.wait && waiting.length >= this.queue)
+      return Promise.reject(new AppError({ code: 'charts_busy' }));
+    return new Promise<Buffer>((resolve, reject) => {
+      waiting.push({ input, resolve, reject });
+      this.#next();
+    });
+  }
+
+  /** Charts waiting for a worker: someone's, and background ones. */
+  get waiting(): { interactive: number; background: number } {
+    return { interactive: this.#interactive.length, background: this.#background.length };
+  }
+
+  #next(): void {
+    while (this.#running < this.threads) {
+      // Someone's chart first; but after a few in a row, one background chart, so that reports
+      // move on even while charts keep being asked for.
+      const backgroundTurn = this.#ahead >= INTERACTIVE_IN_A_ROW && this.#background.length > 0;
+      const task = backgroundTurn
+        ? this.#background.shift()
+        : (this.#interactive.shift() ?? this.#background.shift());
+      this.#ahead = backgroundTurn || this.#interactive.length === 0 ? 0 : this.#ahead + 1;
+      if (!task) return;
+      this.#running += 1;
+      const settle = () => {
+        // The worker is free before anyone hears of the result, so the next task can have it.
+        this.#running -= 1;
+        this.#next();
+      };
+      this.#pool.run(task.input).then(
+        (png: Uint8Array) => {
+          settle();
+          task.resolve(Buffer.from(png.buffer, png.byteOffset, png.byteLength));
+        },
+        (error: unknown) => {
+          settle();
+          task.reject(error);
+        },
+      );
+    }
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
+    const closed = new Error('the chart pool is closed');
+    for (const task of this.#interactive.splice(0).concat(this.#background.splice(0)))
+      task.reject(closed);
     await this.#pool.close();
   }
 }

@@ -1,9 +1,28 @@
 // A worker thread of the chart pool (render-pool.ts): one renderer for the thread's life, given a
-// chart's data, giving back its PNG.
+// chart's data, giving back its PNG. The thread runs at the pool's nice value, below the event loop.
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { workerData } from 'node:worker_threads';
 import { type TrafficChartInput, TrafficChartRenderer } from './traffic-chart.js';
+
+lowerPriority(Number((workerData as { nice?: unknown } | undefined)?.nice ?? 0));
 
 const renderer = new TrafficChartRenderer();
 
 export default function render(input: TrafficChartInput): Promise<Buffer> {
   return renderer.render(input);
+}
+
+/**
+ * On Linux a nice value belongs to a thread: this thread's id is the last part of
+ * /proc/thread-self. Elsewhere, or where it is not allowed, the thread keeps the process's.
+ */
+function lowerPriority(nice: number): void {
+  if (!(nice > 0)) return;
+  try {
+    const self = readlinkSync('/proc/thread-self');
+    setPriority(Number(self.slice(self.lastIndexOf('/') + 1)), Math.min(19, nice));
+  } catch {
+    // Not Linux, or not permitted: rendering goes on at the process's priority.
+  }
 }

@@ -5,6 +5,7 @@ import { ChartJSNodeCanvas } from 'chartjs-node-canvas';
 // Type-only: brings the plugin's option types into Chart.js's.
 import type {} from 'chartjs-plugin-annotation';
 import type { Granularity, TrafficAnalytics } from '../cdn/schemas.js';
+import { type AlertChartInput, alertChartConfig } from './alert-chart.js';
 import { CHART_FONT, registerChartFonts } from './fonts.js';
 import { formatBytes, formatCount, formatPercent, safeTimeZone, timeFormatter } from './format.js';
 
@@ -23,13 +24,16 @@ export interface TrafficChartInput {
   markers: ChartMarker[];
 }
 
+/** Every chart the renderer draws: a traffic chart, or an alert's (told apart by `kind`). */
+export type ChartInput = TrafficChartInput | AlertChartInput;
+
 /** Whoever draws charts: this renderer in-process, or a pool of worker threads (render-pool.ts). */
 export interface ChartRenderer {
   /**
    * The chart as PNG. `wait` (background work: reports) waits for room when every worker is busy
    * and the queue is full; without it (a person waiting) a full queue refuses at once.
    */
-  render(input: TrafficChartInput, options?: { wait?: boolean }): Promise<Buffer>;
+  render(input: ChartInput, options?: { wait?: boolean }): Promise<Buffer>;
 }
 
 /** Wide enough for a day of minutes, and legible when Slack shrinks it in the timeline. */
@@ -69,8 +73,12 @@ export class TrafficChartRenderer implements ChartRenderer {
     });
   }
 
-  async render(input: TrafficChartInput): Promise<Buffer> {
-    return this.#canvas.renderToBuffer(chartConfig(input), 'image/png');
+  async render(input: ChartInput): Promise<Buffer> {
+    const config = 'kind' in input ? alertChartConfig(input) : chartConfig(input);
+    // The asynchronous encoder (libuv's thread pool, at the process's priority): the synchronous
+    // one was tried in the niced worker and left each canvas's 3 MB behind (1 GB a replica in
+    // `npm run bench -- reports-scale`).
+    return this.#canvas.renderToBuffer(config, 'image/png');
   }
 }
 

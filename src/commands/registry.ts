@@ -11,6 +11,9 @@ import { logout } from '../listeners/commands/logout.js';
 import { purge } from '../listeners/commands/purge.js';
 import { ratelimit } from '../listeners/commands/ratelimit.js';
 import { report } from '../listeners/commands/report.js';
+import { unwatch } from '../listeners/commands/unwatch.js';
+import { use } from '../listeners/commands/use.js';
+import { watch } from '../listeners/commands/watch.js';
 import { zones } from '../listeners/commands/zones.js';
 
 export interface Subcommand extends SubcommandInfo {
@@ -36,7 +39,8 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
   },
   {
     name: 'purge',
-    usage: '/cdn purge <zone> <url>… | <url>… | <zone> tag:<tag>… | <zone> everything',
+    usage:
+      '/cdn purge <zone> <url>… | <url>… | [zone] /path… | [zone] tag:<tag>… | [zone] everything',
     summary:
       'Purge cached URLs or tags now; purging everything needs a second person. Alone, it opens a form.',
     audience: 'operators',
@@ -44,15 +48,17 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
   },
   {
     name: 'ratelimit',
-    usage: '/cdn ratelimit <zone> on|off',
-    summary: "Turn a zone's rate limit on or off (reaches every edge within 30 s).",
+    usage: '/cdn ratelimit <zone> on|off | on|off',
+    summary:
+      "Turn a zone's rate limit on or off (reaches every edge within 30 s). No zone: the channel's default.",
     audience: 'operators',
     handler: ratelimit,
   },
   {
     name: 'analytics',
     usage: '/cdn analytics <zone> [1h|6h|24h|7d|30d] [minute|hour|day]',
-    summary: "Chart a zone's requests, bandwidth and cache hit rate (default: the last 24 h).",
+    summary:
+      "Chart a zone's requests, bandwidth and cache hit rate (default: the last 24 h). No zone: the channel's default.",
     handler: analytics,
   },
   {
@@ -85,10 +91,34 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
   },
   {
     name: 'config',
-    usage: '/cdn config [operators|approvers @group|everyone]',
-    summary: 'Show or set who may change things and who may approve purges.',
+    usage: '/cdn config [operators|approvers @group|everyone] | purge-channels #channel…|anywhere',
+    summary:
+      'Show or set who may change things, who may approve purges, and the only channels purges may be run from.',
     audience: 'admins',
     handler: config,
+  },
+  {
+    name: 'use',
+    usage: '/cdn use <zone> | none',
+    summary:
+      "Make a zone this channel's default: then `/cdn purge /path`, `/cdn analytics` and `/cdn ratelimit on|off` need no zone. Alone, it shows the default.",
+    audience: 'operators',
+    handler: use,
+  },
+  {
+    name: 'watch',
+    usage: '/cdn watch <zone> [requests>50k/5m] [hitrate<80%] | list',
+    summary:
+      'Alert this channel on spikes, drops and cache-hit-rate falls (or your thresholds), and when the zone goes live.',
+    audience: 'operators',
+    handler: watch,
+  },
+  {
+    name: 'unwatch',
+    usage: '/cdn unwatch <zone>',
+    summary: "Stop this channel's alerts for a zone.",
+    audience: 'operators',
+    handler: unwatch,
   },
 ];
 

@@ -114,6 +114,11 @@ export class JobRunner {
     return result;
   }
 
+  /** Jobs were stored without `enqueue` (a batch, in a transaction): look at the queue now. */
+  poke(): void {
+    this.#kick();
+  }
+
   /** Makes the loop look at the queue now instead of at the next poll. */
   #kick(): void {
     this.#kicked = true;

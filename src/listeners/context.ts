@@ -147,7 +147,11 @@ export function tracked<
           }
         : {}),
       ack: (async (...response: never[]) => {
+        // Already acknowledged, empty, by the replay guard: nothing more to send.
+        if (args.context.acked === true && response.length === 0) return;
         args.context.acked = true;
+        // For the ack-latency metric (src/observability/taps.ts); process time, not the clock's.
+        args.context.ackedAt ??= performance.now();
         await args.ack(...response);
       }) as Args['ack'],
     });

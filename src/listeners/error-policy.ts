@@ -37,6 +37,8 @@ export function errorPolicy(logger: Logger): Middleware<AnyMiddlewareArgs> {
     try {
       await args.next();
     } catch (error) {
+      // What failed, for the commands metric (src/observability/taps.ts): read, never shown.
+      args.context.failure = error;
       const body = args.body as Body;
       const where = describe(body);
       const problem = asSlackProblem(error);

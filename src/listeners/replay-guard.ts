@@ -1,6 +1,10 @@
 // The same delivery twice (Slack's retries, or a captured request replayed inside the signature
 // window) runs once: the repeat is acknowledged with an empty answer and goes no further.
+// A delivery whose answer is always empty (a command, a shortcut, a button) is acknowledged before
+// the store is asked, so that no user's ack waits on a database write; a modal's submission, whose
+// ack carries the answer, is checked first.
 import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import type { Logger } from '../logger.js';
 import type { ReplayGuard } from '../services/replays.js';
@@ -47,14 +51,33 @@ function digest(value: unknown): string {
     .slice(0, 22);
 }
 
+/** Deliveries whose ack is always empty, so it can go before anything is looked up. */
+const ACKED_EMPTY = new Set(['command', 'shortcut', 'action']);
+
 export function replayGuard(guard: ReplayGuard, logger: Logger): Middleware<AnyMiddlewareArgs> {
   return async (args) => {
     const key = deliveryKey(args.body as Body);
-    if (key === undefined || (await guard.first(key))) {
+    if (key === undefined) return args.next();
+    const ack =
+      'ack' in args && typeof args.ack === 'function'
+        ? (args.ack as () => Promise<void>)
+        : undefined;
+    const kind = key.slice(0, key.indexOf(':'));
+    const early = ack !== undefined && ACKED_EMPTY.has(kind);
+    if (early) {
+      // Set first: the listeners' ack() (see `tracked`) and the error policy then send nothing
+      // more, even if this one fails.
+      args.context.acked = true;
+      await ack();
+    }
+    const ackedAt = performance.now();
+    if (await guard.first(key)) {
+      // When it was acknowledged (the metrics' ack latency); a repeat's ack is not counted.
+      if (early) args.context.ackedAt ??= ackedAt;
       await args.next();
       return;
     }
-    logger.info({ delivery: key.split(':')[0] }, 'repeated delivery acknowledged, not run');
-    if ('ack' in args && typeof args.ack === 'function') await (args.ack as () => Promise<void>)();
+    logger.info({ delivery: kind }, 'repeated delivery acknowledged, not run');
+    if (ack && !early) await ack();
   };
 }

@@ -2,6 +2,7 @@
 import type { AuditEntry, AuditLogRepository } from '../store/audit-log.js';
 import type { CredentialRepository, CredentialStatus } from '../store/credentials.js';
 import type { Schedule, ScheduleRepository } from '../store/schedules.js';
+import type { Watch, WatchRepository } from '../store/watches.js';
 import type { WorkspaceRepository } from '../store/workspaces.js';
 
 export interface HomeOverview {
@@ -10,6 +11,8 @@ export interface HomeOverview {
   baseUrl: string;
   recent: AuditEntry[];
   schedules: Schedule[];
+  /** Which channels watch which zones. */
+  watches?: Watch[];
 }
 
 export class ActivityService {
@@ -19,6 +22,7 @@ export class ActivityService {
       credentials: CredentialRepository;
       workspaces: WorkspaceRepository;
       schedules: ScheduleRepository;
+      watches?: WatchRepository;
       defaultBaseUrl: string;
     },
   ) {}
@@ -32,12 +36,19 @@ export class ActivityService {
   }
 
   async home(workspaceId: string): Promise<HomeOverview> {
-    const [key, workspace, recent, schedules] = await Promise.all([
+    const [key, workspace, recent, schedules, watches] = await Promise.all([
       this.deps.credentials.status(workspaceId),
       this.deps.workspaces.get(workspaceId),
       this.deps.audit.recent(workspaceId, { limit: 10 }),
       this.deps.schedules.listForWorkspace(workspaceId),
+      this.deps.watches?.listForWorkspace(workspaceId),
     ]);
-    return { key, baseUrl: workspace?.cdnBaseUrl ?? this.deps.defaultBaseUrl, recent, schedules };
+    return {
+      key,
+      baseUrl: workspace?.cdnBaseUrl ?? this.deps.defaultBaseUrl,
+      recent,
+      schedules,
+      ...(watches ? { watches } : {}),
+    };
   }
 }

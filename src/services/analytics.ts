@@ -36,7 +36,8 @@ const LABELS: Record<RangeKey, string> = {
 export const MAX_POINTS = 1_500;
 
 export type AnalyticsArgs =
-  | { ok: true; zone: string; range: RangeKey; granularity: Granularity }
+  /** No `zone`: the channel's default. */
+  | { ok: true; zone?: string; range: RangeKey; granularity: Granularity }
   /** No zone named (`problem` absent), or a word that does not fit. */
   | { ok: false; problem?: Problem };
 
@@ -46,16 +47,24 @@ export function defaultGranularity(range: RangeKey): Granularity {
   return span <= 6 * HOUR ? 'minute' : span <= 7 * DAY ? 'hour' : 'day';
 }
 
-/** `<zone> [1h|6h|24h|7d|30d] [minute|hour|day]`, in either order after the zone. */
+const isRange = (word: string): word is RangeKey => Object.hasOwn(RANGES, word);
+const isGranularity = (word: string): word is Granularity =>
+  word === 'minute' || word === 'hour' || word === 'day';
+
+/**
+ * `[zone] [1h|6h|24h|7d|30d] [minute|hour|day]`, in either order after the zone. A first word that
+ * is a range or a granularity is one: then no zone is named (the channel's default is used).
+ */
 export function parseAnalyticsArgs(args: string[]): AnalyticsArgs {
-  const [zone, ...rest] = args;
-  if (!zone) return { ok: false };
+  const first = args[0]?.toLowerCase();
+  const named = first !== undefined && !isRange(first) && !isGranularity(first);
+  const zone = named ? args[0] : undefined;
+  const rest = named ? args.slice(1) : args;
   let range: RangeKey | undefined;
   let granularity: Granularity | undefined;
   for (const word of rest.map((w) => w.toLowerCase())) {
-    if (word in RANGES && !range) range = word as RangeKey;
-    else if ((word === 'minute' || word === 'hour' || word === 'day') && !granularity)
-      granularity = word;
+    if (isRange(word) && !range) range = word;
+    else if (isGranularity(word) && !granularity) granularity = word;
     else return { ok: false, problem: { code: 'not_a_range', word } };
   }
   const chosenRange = range ?? '24h';
@@ -74,7 +83,12 @@ export function parseAnalyticsArgs(args: string[]): AnalyticsArgs {
       },
     };
   }
-  return { ok: true, zone, range: chosenRange, granularity: chosenGranularity };
+  return {
+    ok: true,
+    ...(zone === undefined ? {} : { zone }),
+    range: chosenRange,
+    granularity: chosenGranularity,
+  };
 }
 
 export interface AnalyticsReport {
@@ -85,6 +99,8 @@ export interface AnalyticsReport {
   markers: ChartMarker[];
   /** Absent when there was no traffic to draw. */
   png?: Buffer;
+  /** The zone was the channel's default, not named. */
+  fromDefault?: boolean;
 }
 
 export class AnalyticsService {

@@ -77,6 +77,8 @@ export class CredentialService {
     // The zone index is deleted with the key.
     const removed = await this.deps.store.credentials.delete(caller.workspaceId);
     this.deps.zones.forget(caller.workspaceId);
+    // Without a key nothing can be watched: the workspace's watches stop with it.
+    await this.deps.store.watches.removeWorkspace(caller.workspaceId);
     await this.deps.store.audit.record({
       workspaceId: caller.workspaceId,
       actorId: caller.userId,

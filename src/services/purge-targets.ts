@@ -9,8 +9,17 @@ const MAX_TAG_LENGTH = 1024;
 export type PurgeArgs =
   /** `/cdn purge` alone, or `/cdn purge <zone>`: open the form. */
   | { kind: 'form'; zone?: string }
-  | { kind: 'everything'; zone: string }
-  | { kind: 'items'; zone?: string; urls: string[]; tags: string[]; unknown: string[] };
+  /** Without a zone: the channel's default. */
+  | { kind: 'everything'; zone?: string }
+  | {
+      kind: 'items';
+      zone?: string;
+      urls: string[];
+      tags: string[];
+      unknown: string[];
+      /** Paths (`/assets/app.css`): URLs of the zone named, or of the channel's default. */
+      paths?: string[];
+    };
 
 /** A URL as Slack escapes it in command text (`<https://a/b>`, `<https://a/b|label>`) or bare. */
 export function unwrapUrl(token: string): string {
@@ -21,30 +30,58 @@ export function unwrapUrl(token: string): string {
 
 const looksLikeUrl = (token: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(unwrapUrl(token));
 
-/** Reads the words after `/cdn purge`. */
+/** A path of the zone's own host, as typed: `/assets/app.css`. */
+const looksLikePath = (token: string) => /^\/(?!\/)/.test(token);
+
+/** Words that are never a zone: a URL, a path, a tag, or `everything` alone. */
+function notAZone(word: string, alone: boolean): boolean {
+  return (
+    looksLikeUrl(word) ||
+    looksLikePath(word) ||
+    /^tag:/i.test(word) ||
+    (alone && word.toLowerCase() === 'everything')
+  );
+}
+
+/**
+ * Reads the words after `/cdn purge`. The first word is the zone unless it is a URL, a path, a
+ * tag, or `everything` alone: then the zone is inferred from the URLs or is the channel's default.
+ */
 export function parsePurgeArgs(args: string[]): PurgeArgs {
   const [first, ...rest] = args;
   if (first === undefined) return { kind: 'form' };
-  const zone = looksLikeUrl(first) ? undefined : first;
+  if (args.length === 1 && first.toLowerCase() === 'everything') return { kind: 'everything' };
+  const zone = notAZone(first, args.length === 1) ? undefined : first;
   const items = zone === undefined ? args : rest;
   if (zone !== undefined && items.length === 0) return { kind: 'form', zone };
   if (zone !== undefined && items.length === 1 && items[0]?.toLowerCase() === 'everything') {
     return { kind: 'everything', zone };
   }
-  return { kind: 'items', ...(zone === undefined ? {} : { zone }), ...splitItems(items) };
+  // Slack escapes `&`, `<` and `>` in a command's text (outside its own <…> links too): a path's
+  // or a tag's `&` arrives as `&amp;`. A link keeps its escape until unwrapUrl reads it.
+  const typed = items.map((word) => (/^<.*>$/.test(word) ? word : decodeEntities(word)));
+  return { kind: 'items', ...(zone === undefined ? {} : { zone }), ...splitItems(typed) };
 }
 
-/** Sorts typed or pasted words into URLs, `tag:` tags, and what is neither. */
-export function splitItems(words: string[]): { urls: string[]; tags: string[]; unknown: string[] } {
+/** Sorts typed or pasted words into URLs, `tag:` tags, paths, and what is none of these. */
+export function splitItems(words: string[]): {
+  urls: string[];
+  tags: string[];
+  unknown: string[];
+  /** Present when there are any. */
+  paths?: string[];
+} {
   const urls: string[] = [];
   const tags: string[] = [];
   const unknown: string[] = [];
+  const paths: string[] = [];
   for (const word of words) {
     if (/^tag:/i.test(word)) tags.push(word.slice(4));
     else if (looksLikeUrl(word)) urls.push(unwrapUrl(word));
+    else if (looksLikePath(word)) paths.push(word);
     else unknown.push(word);
   }
-  return { urls, tags, unknown };
+  return { urls, tags, unknown, ...(paths.length > 0 ? { paths } : {}) };
 }
 
 /** Every URL in a Slack message's text: `<url|label>`, `<url>`, or bare. */
@@ -77,19 +114,29 @@ export interface PurgePlan {
  * it; without a zone, each URL goes to the longest zone name its host ends with. Tags need a zone.
  */
 export function planPurge(
-  input: { zone?: Zone; urls: string[]; tags: string[]; unknown?: string[] },
+  input: { zone?: Zone; urls: string[]; tags: string[]; unknown?: string[]; paths?: string[] },
   zones: Zone[],
   limit = MAX_PURGE_ITEMS,
 ): PurgePlan {
   const rejected: PurgePlan['rejected'] = (input.unknown ?? []).map((item) => ({
     item,
-    reason: 'not a URL, nor a tag written as tag:<name>',
+    reason: 'not a URL, a /path, nor a tag written as tag:<name>',
   }));
+  // A path is a URL of the zone's own host (https: the CDN serves and caches it so).
+  const urls = [...input.urls];
+  for (const path of input.paths ?? []) {
+    if (input.zone) urls.push(`https://${input.zone.name.replace(/\.$/, '')}${path}`);
+    else
+      rejected.push({
+        item: path,
+        reason: 'a path needs a zone: /cdn purge <zone> /path, or /cdn use <zone> first',
+      });
+  }
   const live = zones.filter((zone) => zone.status !== 'deleted');
   // A zone named explicitly may be a deleted one (resolve finds those too): nothing goes to it.
   if (input.zone?.status === 'deleted') {
     const reason = `the zone ${input.zone.name} is deleted`;
-    for (const item of [...input.urls, ...input.tags.map((tag) => `tag:${tag}`)])
+    for (const item of [...urls, ...input.tags.map((tag) => `tag:${tag}`)])
       rejected.push({ item, reason });
     return { groups: [], rejected, duplicates: 0 };
   }
@@ -112,7 +159,7 @@ export function planPurge(
     }
   };
 
-  for (const raw of input.urls) {
+  for (const raw of urls) {
     const url = URL.parse(raw);
     if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
       rejected.push({ item: raw, reason: 'only http:// and https:// URLs can be purged' });
@@ -136,7 +183,7 @@ export function planPurge(
     if (!input.zone)
       rejected.push({
         item: `tag:${raw}`,
-        reason: 'tags need a zone: /cdn purge <zone> tag:<name>',
+        reason: 'tags need a zone: /cdn purge <zone> tag:<name>, or /cdn use <zone> first',
       });
     else if (tag === '' || /\s/.test(tag))
       rejected.push({ item: `tag:${raw}`, reason: 'a tag is one word' });

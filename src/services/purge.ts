@@ -26,6 +26,8 @@ export interface PurgeRun {
 /** Where a purge stands, for its progress message. */
 export interface PurgeStatus {
   zoneNames: string[];
+  /** The zone was the channel's default, not named. */
+  fromDefault?: boolean;
   files: number;
   tags: number;
   actorId: string;
@@ -39,6 +41,8 @@ export interface PurgeOutcome {
   actorId: string;
   /** Why the zones after the last run were not purged, when one failed outright. */
   error?: unknown;
+  /** The zone was the channel's default, not named. */
+  fromDefault?: boolean;
 }
 
 /** How a running purge is shown to people; implemented over Slack messages in src/slack. */
@@ -66,6 +70,8 @@ export interface PurgeJobPayload {
   retryOf?: string;
   replyTo: ReplyTo;
   groups: Array<{ zone: Zone; files: number; tags: number }>;
+  /** The zone was the channel's default, not named: the messages say so. */
+  fromDefault?: boolean;
 }
 
 interface PurgeStep extends PurgeBatch {
@@ -108,12 +114,25 @@ export class PurgeService {
     },
   ) {}
 
-  /** Checks and groups what the user gave; nothing is sent. */
-  async plan(workspaceId: string, args: Extract<PurgeArgs, { kind: 'items' }>): Promise<PurgePlan> {
+  /**
+   * Checks and groups what the user gave; nothing is sent. `chosen`: the zone already found for
+   * them (the channel's default) when they named none.
+   */
+  async plan(
+    workspaceId: string,
+    args: Extract<PurgeArgs, { kind: 'items' }>,
+    chosen?: Zone,
+  ): Promise<PurgePlan> {
     const { zones } = this.deps;
-    const zone = args.zone === undefined ? undefined : await zones.resolve(workspaceId, args.zone);
+    const zone = args.zone === undefined ? chosen : await zones.resolve(workspaceId, args.zone);
     return planPurge(
-      { ...(zone ? { zone } : {}), urls: args.urls, tags: args.tags, unknown: args.unknown },
+      {
+        ...(zone ? { zone } : {}),
+        urls: args.urls,
+        tags: args.tags,
+        unknown: args.unknown,
+        ...(args.paths ? { paths: args.paths } : {}),
+      },
       await zones.all(workspaceId),
     );
   }
@@ -134,7 +153,7 @@ export class PurgeService {
     groups: PurgeGroup[],
     actorId: string,
     replyTo: ReplyTo,
-    options: { retryOf?: string } = {},
+    options: { retryOf?: string; fromDefault?: boolean } = {},
   ): Promise<string> {
     // No key, or a base URL the bot won't call: said now, before anything is stored.
     const client = await this.deps.cdn.clientFor(workspaceId);
@@ -147,6 +166,7 @@ export class PurgeService {
       actorId,
       replyTo,
       ...(options.retryOf ? { retryOf: options.retryOf } : {}),
+      ...(options.fromDefault ? { fromDefault: true } : {}),
       groups: groups.map((g) => ({ zone: g.zone, files: g.files.length, tags: g.tags.length })),
     };
     const { job } = await this.deps.runner.enqueue({
@@ -171,7 +191,11 @@ export class PurgeService {
         context.job,
         steps.map((step) => ({ input: step.input, result: step.result ?? NOT_SENT })),
       );
-      await view.finished({ runs, actorId: context.job.payload.actorId });
+      await view.finished({
+        runs,
+        actorId: context.job.payload.actorId,
+        ...defaultOf(context.job.payload),
+      });
     },
   };
 
@@ -200,6 +224,7 @@ export class PurgeService {
       actorId: payload.actorId,
       done,
       total,
+      ...defaultOf(payload),
     });
     // "Purging…" goes out beside the first batches, not before them: a Slack round trip is no
     // reason to hold the purge (progress edits wait for it, and so does the end).
@@ -216,7 +241,7 @@ export class PurgeService {
     } catch (error) {
       // The key was removed (or the workspace uninstalled) since: nothing more is sent.
       await announced;
-      await view.finished({ runs: [], actorId: payload.actorId, error });
+      await view.finished({ runs: [], actorId: payload.actorId, error, ...defaultOf(payload) });
       return 'done';
     }
     const showProgress = steps.length >= PROGRESS_MIN_REQUESTS;
@@ -255,7 +280,7 @@ export class PurgeService {
       return 'paused';
     }
     const runs = await this.#record(job, steps);
-    await view.finished({ runs, actorId: payload.actorId });
+    await view.finished({ runs, actorId: payload.actorId, ...defaultOf(payload) });
     return 'done';
   }
 
@@ -359,4 +384,9 @@ export class PurgeService {
     const zone = await this.deps.zones.resolve(workspaceId, job.zoneId);
     return { zone, files: job.failed.files, tags: job.failed.tags };
   }
+}
+
+/** Whether a purge's zone was the channel's default, for its messages. */
+function defaultOf(payload: PurgeJobPayload): { fromDefault?: boolean } {
+  return payload.fromDefault ? { fromDefault: true } : {};
 }

@@ -15,6 +15,31 @@ export interface RateLimitChange {
   zone: Zone;
   enabled: boolean;
   actorId: string;
+  /** The zone was the channel's default, not named. */
+  fromDefault?: boolean;
+}
+
+/**
+ * The words after `/cdn ratelimit`: `<zone> on|off`, or `on|off` alone for the channel's default
+ * (a lone `on` or `off` is the state, never a zone). Undefined when they are neither.
+ */
+export function parseRateLimitArgs(
+  args: string[],
+): { zone?: string; enabled: boolean } | undefined {
+  const state = (word: string | undefined) => {
+    const lower = word?.toLowerCase();
+    return lower === 'on' ? true : lower === 'off' ? false : undefined;
+  };
+  if (args.length === 1) {
+    const enabled = state(args[0]);
+    return enabled === undefined ? undefined : { enabled };
+  }
+  const [zone, word] = args;
+  const enabled = state(word);
+  // `on off` is a slip, not a zone named "on".
+  if (args.length !== 2 || zone === undefined || enabled === undefined || state(zone) !== undefined)
+    return undefined;
+  return { zone, enabled };
 }
 
 /** Says in the change's message that it reached every edge; implemented over Slack in src/slack. */
@@ -72,12 +97,16 @@ export class RateLimitService {
    */
   async set(
     caller: Caller,
-    zoneNameOrId: string,
+    zoneNameOrId: string | (() => Promise<Zone>),
     enabled: boolean,
     replyTo?: ReplyTo,
   ): Promise<Zone> {
     await this.deps.access.requireOperator(caller, 'ratelimit');
-    const zone = await this.deps.zones.resolve(caller.workspaceId, zoneNameOrId);
+    // A zone named, or a way to find it (the channel's default) once the caller may change it.
+    const fromDefault = typeof zoneNameOrId === 'function';
+    const zone = fromDefault
+      ? await zoneNameOrId()
+      : await this.deps.zones.resolve(caller.workspaceId, zoneNameOrId);
     await this.deps.flood.take(caller.workspaceId, caller.userId);
     const client = await this.deps.cdn.clientFor(caller.workspaceId);
     const audit = (outcome: 'ok' | 'failed', detail?: Record<string, unknown>) =>
@@ -99,7 +128,13 @@ export class RateLimitService {
     }
     await audit('ok');
     if (replyTo) {
-      const payload: FollowUp = { zone, enabled, actorId: caller.userId, replyTo };
+      const payload: FollowUp = {
+        zone,
+        enabled,
+        actorId: caller.userId,
+        replyTo,
+        ...(fromDefault ? { fromDefault } : {}),
+      };
       await this.deps.runner.enqueue({
         workspaceId: caller.workspaceId,
         kind: RATELIMIT_FOLLOW_UP_JOB,

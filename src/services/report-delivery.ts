@@ -16,7 +16,7 @@ import {
 } from '../jobs/runner.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
-import type { Schedule } from '../store/schedules.js';
+import type { OccurrencePlan, Schedule } from '../store/schedules.js';
 import type { DailyReport, DailyReportService } from './daily-report.js';
 import { nextOccurrence } from './report-times.js';
 
@@ -27,15 +27,28 @@ export type StagedPost = { fileId: string } | { text: true };
 
 /** Where reports go; src/slack implements it over the Web API. */
 export interface ReportPoster {
-  /** Makes the post ready where nobody sees it yet (a chart is uploaded, not shared). */
-  stage(schedule: Schedule, report: DailyReport): Promise<StagedPost>;
+  /**
+   * Makes the post ready where nobody sees it yet (a chart is uploaded, not shared). Each method
+   * may wait its turn under Slack's rate limits; `signal` cuts the wait short (the process is
+   * stopping, or the job's lease is lost) and the call is then not made.
+   */
+  stage(schedule: Schedule, report: DailyReport, signal?: AbortSignal): Promise<StagedPost>;
   /** Shows a staged post in the schedule's channel; its message ts when Slack gives it. */
-  publish(schedule: Schedule, report: DailyReport, staged: StagedPost): Promise<{ ts?: string }>;
+  publish(
+    schedule: Schedule,
+    report: DailyReport,
+    staged: StagedPost,
+    signal?: AbortSignal,
+  ): Promise<{ ts?: string }>;
   /**
    * Whether a staged post already reached the channel (the process died between publishing it and
    * recording that): where, not yet, or 'unknown' when Slack cannot tell (a text-only post).
    */
-  published(schedule: Schedule, staged: StagedPost): Promise<{ ts?: string } | false | 'unknown'>;
+  published(
+    schedule: Schedule,
+    staged: StagedPost,
+    signal?: AbortSignal,
+  ): Promise<{ ts?: string } | false | 'unknown'>;
   /** Whether a Slack failure may pass by itself (a timeout, a 5xx, a rate limit): then it is retried. */
   transient(error: unknown): boolean;
   /** How long Slack asked to wait (a 429's Retry-After), if it did. */
@@ -62,9 +75,8 @@ interface ReportCheckpoint {
 export interface TickResult {
   /** Occurrences turned into jobs by this replica. */
   queued: number;
+  /** Occurrences too late to post, moved on. */
   skipped: number;
-  /** Occurrences another replica moved on first. */
-  lost: number;
 }
 
 export interface ReportDeliveryOptions {
@@ -78,7 +90,7 @@ export interface ReportDeliveryOptions {
   catchUpMs?: number;
   /** Reports built and posted at once in this process. Default 8. */
   concurrency?: number;
-  /** Schedules read per tick. Default 500. */
+  /** Due schedules taken per transaction. Default 200. */
   batch?: number;
   /** Attempts at one occurrence before the schedule pauses. Default 5. */
   maxAttempts?: number;
@@ -113,7 +125,7 @@ export class ReportDelivery {
   readonly job: JobKind<ReportPayload, ReportCheckpoint>;
 
   constructor(options: ReportDeliveryOptions) {
-    this.#o = { catchUpMs: 6 * 3_600_000, batch: 500, ...options };
+    this.#o = { catchUpMs: 6 * 3_600_000, batch: 200, ...options };
     this.job = {
       concurrency: options.concurrency ?? 8,
       maxAttempts: options.maxAttempts ?? 5,
@@ -122,15 +134,24 @@ export class ReportDelivery {
     };
   }
 
-  /** Turns every occurrence due now into a job (or skips it when too late), and moves on. */
+  /**
+   * Turns every occurrence due now into a job (or skips it when too late) and moves its schedule
+   * on, a batch per transaction; replicas ticking at once take different batches.
+   */
   async tick(): Promise<TickResult> {
-    const { store, batch } = this.#o;
-    const result: TickResult = { queued: 0, skipped: 0, lost: 0 };
+    const { store, batch, runner } = this.#o;
+    const result: TickResult = { queued: 0, skipped: 0 };
     for (;;) {
-      const due = await store.schedules.due(batch);
-      if (due.length === 0) return result;
-      for (const schedule of interleaveByChannel(due)) result[await this.#dispatch(schedule)] += 1;
-      if (due.length < batch) return result;
+      const taken = await store.schedules.takeDue(batch, (due) => this.#plan(due));
+      for (const { schedule, job, nextRunAt } of taken) {
+        if (job) result.queued += 1;
+        else {
+          result.skipped += 1;
+          await this.#skipped(schedule, nextRunAt);
+        }
+      }
+      if (result.queued > 0) runner.poke();
+      if (taken.length < batch) return result;
     }
   }
 
@@ -149,35 +170,48 @@ export class ReportDelivery {
   }
 
   /**
-   * The job is stored before the schedule moves on: a crash between the two leaves the occurrence
-   * due, and the next tick (here or on another replica) finds its job already stored under the key.
+   * Each occurrence's job, keyed by schedule and time; one too late to be "this morning's" report
+   * has none and moves on to the next time after now. Jobs of one channel are spread out among
+   * the others' (see interleaveByChannel) by their due times, a millisecond apart: the order
+   * the runners take them in.
    */
-  async #dispatch(schedule: Schedule): Promise<keyof TickResult> {
-    const { store, clock, catchUpMs, logger, runner } = this.#o;
-    const dueAt = schedule.nextRunAt;
+  #plan(due: Schedule[]): OccurrencePlan[] {
+    const { clock, catchUpMs } = this.#o;
     const now = clock.now();
-    if (now - dueAt > catchUpMs) {
-      // Too late to be "this morning's" report: move on to the next one after now.
-      const next = nextOccurrence(schedule.timeOfDay, schedule.timeZone, now);
-      if (!(await store.schedules.claim(schedule.id, dueAt, next))) return 'lost';
-      logger.info(
-        { schedule: schedule.id, dueAt, lateMs: now - dueAt },
-        'missed daily report skipped',
-      );
-      await this.#audit(schedule, 'report.skipped', 'skipped', {
-        dueAt,
-        lateMinutes: Math.round((now - dueAt) / 60_000),
-      });
-      return 'skipped';
-    }
-    await runner.enqueue({
-      workspaceId: schedule.workspaceId,
-      kind: REPORT_JOB,
-      key: reportJobKey(schedule.id, dueAt),
-      payload: { scheduleId: schedule.id, dueAt } satisfies ReportPayload,
+    const order = new Map(interleaveByChannel(due).map((schedule, i) => [schedule.id, i]));
+    return due.map((schedule) => {
+      const dueAt = schedule.nextRunAt;
+      if (now - dueAt > catchUpMs)
+        return { nextRunAt: nextOccurrence(schedule.timeOfDay, schedule.timeZone, now) };
+      return {
+        nextRunAt: nextOccurrence(schedule.timeOfDay, schedule.timeZone, dueAt),
+        job: {
+          workspaceId: schedule.workspaceId,
+          kind: REPORT_JOB,
+          key: reportJobKey(schedule.id, dueAt),
+          payload: { scheduleId: schedule.id, dueAt } satisfies ReportPayload,
+          // Already due: a millisecond apart, ending now.
+          runAt: now - due.length + (order.get(schedule.id) ?? 0),
+        },
+      };
     });
-    const next = nextOccurrence(schedule.timeOfDay, schedule.timeZone, dueAt);
-    return (await store.schedules.claim(schedule.id, dueAt, next)) ? 'queued' : 'lost';
+  }
+
+  async #skipped(schedule: Schedule, nextRunAt: number): Promise<void> {
+    const dueAt = schedule.nextRunAt;
+    const lateMs = this.#o.clock.now() - dueAt;
+    this.#o.logger.info(
+      { schedule: schedule.id, dueAt, lateMs, nextRunAt },
+      'missed daily report skipped',
+    );
+    // Keyed by the occurrence, like a job's entries: written once.
+    await this.#audit(
+      schedule,
+      'report.skipped',
+      'skipped',
+      { dueAt, lateMinutes: Math.round(lateMs / 60_000) },
+      { id: `${schedule.id}:${dueAt}` },
+    );
   }
 
   async #run(context: JobContext<ReportPayload, ReportCheckpoint>): Promise<JobOutcome> {
@@ -198,6 +232,9 @@ export class ReportDelivery {
       return 'done';
     } catch (error) {
       if (context.lost.aborted) throw error;
+      // Stopping while waiting for Slack's turn: handed back as it is; whoever resumes it checks
+      // the staged post first.
+      if (context.stopping.aborted) return 'paused';
       const { poster, logger } = this.#o;
       const reason = poster.reasonFor(error);
       // The CDN, Slack or the database slow, down or rate limiting: a later try will do.
@@ -233,7 +270,7 @@ export class ReportDelivery {
     const { job } = context;
     let staged = job.checkpoint.staged;
     if (staged) {
-      const seen = await poster.published(schedule, staged);
+      const seen = await poster.published(schedule, staged, waiting(context));
       if (seen === 'unknown') {
         logger.warn(
           { job: job.id, schedule: schedule.id },
@@ -245,10 +282,10 @@ export class ReportDelivery {
     }
     const report = await reports.build(schedule, job.payload.dueAt);
     if (!staged || 'text' in staged !== !report.png) {
-      staged = await poster.stage(schedule, report);
+      staged = await poster.stage(schedule, report, waiting(context));
       await context.checkpoint({ staged });
     }
-    const shown = await poster.publish(schedule, report, staged);
+    const shown = await poster.publish(schedule, report, staged, waiting(context));
     return this.#record(context, { ...shown, at: clock.now() });
   }
 
@@ -301,4 +338,9 @@ export class ReportDelivery {
       ...(job ? { key: `${action}:${job.id}` } : {}),
     });
   }
+}
+
+/** What cuts a wait for Slack's turn short: the process stopping, or the lease lost. */
+function waiting(context: JobContext<ReportPayload, ReportCheckpoint>): AbortSignal {
+  return AbortSignal.any([context.lost, context.stopping]);
 }

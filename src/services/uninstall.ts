@@ -17,6 +17,8 @@ export interface RevocationSummary {
   keyDeleted: boolean;
   schedulesPaused: number;
   approvalsExpired: number;
+  /** Watches removed: nothing is polled or posted for the workspace any more. */
+  watchesRemoved: number;
 }
 
 /** The audit actor for what Slack, not a person, caused. */
@@ -46,7 +48,8 @@ export class UninstallService {
         : "The app's access to this workspace was revoked; reinstall it and resume the report.";
     const schedulesPaused = await this.store.schedules.pauseAll(workspaceId, reason);
     const approvalsExpired = (await this.store.approvals.expireAllPending(workspaceId)).length;
-    const summary = { keyDeleted, schedulesPaused, approvalsExpired };
+    const watchesRemoved = await this.store.watches.removeWorkspace(workspaceId);
+    const summary = { keyDeleted, schedulesPaused, approvalsExpired, watchesRemoved };
     await this.store.audit.record({
       workspaceId,
       actorId: SLACK_ACTOR,

@@ -13,14 +13,15 @@ export function purgeMessages(target: MessageTarget, logger: Logger): PurgeProgr
     started: (status) => target.post(purgeProgressMessage(status)),
     progressed: (status) => target.replace(purgeProgressMessage(status), { interim: true }),
     paused: (status) => target.replace(purgePausedMessage(status), { interim: true }),
-    async finished({ runs, actorId, error }) {
+    async finished({ runs, actorId, error, fromDefault }) {
+      const result = () => purgeResultMessage(runs, actorId, fromDefault ? { fromDefault } : {});
       if (error === undefined) {
-        await target.replace(purgeResultMessage(runs, actorId));
+        await target.replace(result());
         return;
       }
       const failure = explainMessage(logger, error, 'purge');
       // The channel already saw "Purging…": it must not be left saying so.
-      await target.replace(runs.length > 0 ? purgeResultMessage(runs, actorId) : failure);
+      await target.replace(runs.length > 0 ? result() : failure);
       if (runs.length > 0) await target.post(failure);
     },
   };

@@ -44,6 +44,13 @@ function keepStatements(sqlite: BetterSqlite3.Database): SqliteDatabase {
 
 const INT8_OID = 20;
 
+/** Where a PostgreSQL pool stands: connections open, of which idle, and queries waiting for one. */
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
 export interface OpenDatabaseOptions {
   /** PostgreSQL's timeouts, keepalive and pool size; SQLite ignores them. */
   limits?: Partial<DatabaseLimits>;
@@ -54,7 +61,7 @@ export interface OpenDatabaseOptions {
 export function openDatabase(
   config: DatabaseConfig,
   options: OpenDatabaseOptions = {},
-): { db: Kysely<Database>; dialect: SqlDialect } {
+): { db: Kysely<Database>; dialect: SqlDialect; poolStats?: () => PoolStats } {
   if (config.kind === 'sqlite') {
     if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
     const sqlite = new BetterSqlite3(config.path);
@@ -106,6 +113,11 @@ export function openDatabase(
       dialect: new PostgresDialect({ pool: boundedPool(pool, options.logger) }),
     }),
     dialect: 'postgres',
+    poolStats: () => ({
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+    }),
   };
 }
 

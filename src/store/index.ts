@@ -6,17 +6,20 @@ import type { Logger } from '../logger.js';
 import { ApprovalRepository } from './approvals.js';
 import { AuditLogRepository } from './audit-log.js';
 import { ChangeCounterRepository } from './change-counters.js';
+import { ChannelBindingRepository } from './channel-bindings.js';
 import { CredentialRepository } from './credentials.js';
 import type { Keyring } from './crypto.js';
-import { openDatabase, type SqlDialect } from './db.js';
+import { openDatabase, type PoolStats, type SqlDialect } from './db.js';
 import { InstallationRepository } from './installations.js';
 import { JobRepository } from './jobs.js';
 import { migrate } from './migrations.js';
 import { holdSqliteFile } from './process-lock.js';
 import { PurgeRepository } from './purges.js';
+import { RateSlotRepository } from './rate-slots.js';
 import { ScheduleRepository } from './schedules.js';
 import type { Database } from './schema.js';
 import { SeenRequestRepository } from './seen-requests.js';
+import { WatchRepository } from './watches.js';
 import { WorkspaceRepository } from './workspaces.js';
 import { ZoneIndexRepository } from './zone-index.js';
 
@@ -34,8 +37,13 @@ export interface Store {
   changeCounters: ChangeCounterRepository;
   jobs: JobRepository;
   seenRequests: SeenRequestRepository;
+  rateSlots: RateSlotRepository;
   zoneIndex: ZoneIndexRepository;
+  watches: WatchRepository;
+  /** PostgreSQL: the pool's connections and waiters now (metrics); SQLite has no pool. */
+  poolStats?: () => PoolStats;
   close(): Promise<void>;
+  channelBindings: ChannelBindingRepository;
 }
 
 export interface StoreOptions {
@@ -73,7 +81,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   try {
     // SQLite migrates on its one connection; PostgreSQL on one of its own (see migrateOnce).
     const applied =
-      database.kind === 'sqlite' ? await migrate(db, dialect) : await migrateOnce(database, limits);
+      database.kind === 'sqlite'
+        ? await migrate(db, dialect, logger ? { logger } : {})
+        : await migrateOnce(database, limits, logger);
     if (applied.length > 0) logger?.info({ applied, dialect }, 'database migrated');
   } catch (error) {
     await db.destroy();
@@ -81,6 +91,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     throw error;
   }
   const workspaces = new WorkspaceRepository(db, clock);
+  const jobs = new JobRepository(db, dialect, clock, options.newId);
   return {
     dialect,
     db,
@@ -89,17 +100,21 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     credentials: new CredentialRepository(db, options.keyring, clock, workspaces),
     installations: new InstallationRepository(db, options.keyring, clock),
     approvals: new ApprovalRepository(db, clock, options.newId),
-    schedules: new ScheduleRepository(db, clock, options.newId),
+    schedules: new ScheduleRepository(db, clock, jobs, dialect, options.newId),
     audit: new AuditLogRepository(db, clock),
     purges: new PurgeRepository(db, clock),
     changeCounters: new ChangeCounterRepository(db),
-    jobs: new JobRepository(db, dialect, clock, options.newId),
+    jobs,
     seenRequests: new SeenRequestRepository(db, clock),
+    rateSlots: new RateSlotRepository(db, dialect, clock),
     zoneIndex: new ZoneIndexRepository(db, dialect, clock),
+    watches: new WatchRepository(db, clock, options.newId),
+    ...(opened.poolStats ? { poolStats: opened.poolStats } : {}),
     close: async () => {
       await db.destroy();
       lock?.release();
     },
+    channelBindings: new ChannelBindingRepository(db, clock),
   };
 }
 
@@ -110,12 +125,13 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 async function migrateOnce(
   database: DatabaseConfig,
   limits: Partial<DatabaseLimits>,
+  logger: Logger | undefined,
 ): Promise<string[]> {
   const { db, dialect } = openDatabase(database, {
     limits: { ...limits, queryTimeoutMs: 0, poolSize: 1 },
   });
   try {
-    return await migrate(db, dialect);
+    return await migrate(db, dialect, logger ? { logger } : {});
   } finally {
     await db.destroy();
   }

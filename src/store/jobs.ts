@@ -61,26 +61,30 @@ export class JobRepository {
     private readonly newId: () => string = randomUUID,
   ) {}
 
+  /**
+   * Stores jobs without steps in as few statements as it can, inside the caller's transaction
+   * (`db`); a job whose key is already used is left out. Returns how many were stored.
+   */
+  async enqueueMany(inputs: readonly NewJob[], db: Kysely<Database> = this.db): Promise<number> {
+    const rows = inputs.map((input) => {
+      if (input.steps?.length) throw new Error('enqueueMany stores jobs without steps');
+      return newRow(input, this.clock.now(), this.newId());
+    });
+    let stored = 0;
+    for (let i = 0; i < rows.length; i += STEP_CHUNK) {
+      const result = await db
+        .insertInto('jobs')
+        .values(rows.slice(i, i + STEP_CHUNK))
+        .onConflict((c) => c.column('key').doNothing())
+        .executeTakeFirst();
+      stored += Number(result.numInsertedOrUpdatedRows ?? 0n);
+    }
+    return stored;
+  }
+
   /** Stores the job and its steps in one transaction; with a key already used, the first job. */
   async enqueue(input: NewJob): Promise<{ job: Job; created: boolean }> {
-    const now = this.clock.now();
-    const row: Selectable<JobsTable> = {
-      id: this.newId(),
-      workspace_id: input.workspaceId,
-      kind: input.kind,
-      key: input.key ?? null,
-      state: 'queued',
-      payload: JSON.stringify(input.payload),
-      checkpoint: input.checkpoint ? JSON.stringify(input.checkpoint) : null,
-      attempts: 0,
-      run_at: input.runAt ?? now,
-      lease_owner: null,
-      lease_until: null,
-      error: null,
-      created_at: now,
-      updated_at: now,
-      finished_at: null,
-    };
+    const row = newRow(input, this.clock.now(), this.newId());
     const created = await this.db.transaction().execute(async (trx) => {
       const inserted = await trx
         .insertInto('jobs')
@@ -303,5 +307,26 @@ function toJob(row: Selectable<JobsTable>): Job {
     error: row.error,
     createdAt: row.created_at,
     finishedAt: row.finished_at,
+  };
+}
+
+/** A new job's row, queued. */
+function newRow(input: NewJob, now: number, id: string): Selectable<JobsTable> {
+  return {
+    id,
+    workspace_id: input.workspaceId,
+    kind: input.kind,
+    key: input.key ?? null,
+    state: 'queued',
+    payload: JSON.stringify(input.payload),
+    checkpoint: input.checkpoint ? JSON.stringify(input.checkpoint) : null,
+    attempts: 0,
+    run_at: input.runAt ?? now,
+    lease_owner: null,
+    lease_until: null,
+    error: null,
+    created_at: now,
+    updated_at: now,
+    finished_at: null,
   };
 }

@@ -1,7 +1,15 @@
 // Versioned schema migrations, run at start-up. Kysely's Migrator serializes concurrent runs
 // (an advisory lock on Postgres), so several replicas may start at once.
 import { setTimeout as delay } from 'node:timers/promises';
-import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import {
+  DEFAULT_MIGRATION_TABLE,
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  Migrator,
+  sql,
+} from 'kysely';
+import type { Logger } from '../logger.js';
 import type { SqlDialect } from './db.js';
 
 function migrations(dialect: SqlDialect): Record<string, Migration> {
@@ -296,18 +304,141 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0006_channel_bindings': {
+      // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then, not today's types.
+      async up(db: Kysely<any>) {
+        // A channel's default zone, for the key generation it was chosen under: a binding made
+        // with an older key is never used (the zone may not exist for the new key).
+        await db.schema
+          .createTable('channel_bindings')
+          .addColumn('workspace_id', 'text', (c) =>
+            c.notNull().references('workspaces.id').onDelete('cascade'),
+          )
+          .addColumn('channel_id', 'text', (c) => c.notNull())
+          .addColumn('zone_id', 'text', (c) => c.notNull())
+          .addColumn('zone_name', 'text', (c) => c.notNull())
+          .addColumn('generation', 'text', (c) => c.notNull())
+          .addColumn('set_by', 'text', (c) => c.notNull())
+          .addColumn('set_at', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('channel_bindings_pk', ['workspace_id', 'channel_id'])
+          .execute();
+        // The channels purges may be run from; none listed: any channel.
+        await db.schema
+          .createTable('purge_channels')
+          .addColumn('workspace_id', 'text', (c) =>
+            c.notNull().references('workspaces.id').onDelete('cascade'),
+          )
+          .addColumn('channel_id', 'text', (c) => c.notNull())
+          .addColumn('set_by', 'text', (c) => c.notNull())
+          .addColumn('set_at', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('purge_channels_pk', ['workspace_id', 'channel_id'])
+          .execute();
+      },
+    },
+    '0007_watches': {
+      // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then, not today's types.
+      async up(db: Kysely<any>) {
+        // A channel watching a zone: its explicit thresholds besides the automatic rules.
+        await db.schema
+          .createTable('watches')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('workspace_id', 'text', (c) => c.notNull())
+          .addColumn('zone_id', 'text', (c) => c.notNull())
+          .addColumn('zone_name', 'text', (c) => c.notNull())
+          .addColumn('channel_id', 'text', (c) => c.notNull())
+          .addColumn('created_by', 'text', (c) => c.notNull())
+          .addColumn('rules', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex('watches_one_per_channel')
+          .unique()
+          .on('watches')
+          .columns(['workspace_id', 'zone_id', 'channel_id'])
+          .execute();
+        // One row per watched zone: when it is evaluated next (claimed like a report occurrence),
+        // its last known status, and its baseline (hourly requests of the past days).
+        await db.schema
+          .createTable('watch_zones')
+          .addColumn('workspace_id', 'text', (c) => c.notNull())
+          .addColumn('zone_id', 'text', (c) => c.notNull())
+          .addColumn('zone_name', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('next_run_at', 'bigint', (c) => c.notNull())
+          .addColumn('baseline', 'text')
+          .addColumn('baseline_at', 'bigint')
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('watch_zones_pk', ['workspace_id', 'zone_id'])
+          .execute();
+        await db.schema
+          .createIndex('watch_zones_due')
+          .on('watch_zones')
+          .column('next_run_at')
+          .execute();
+        // Where each rule of a watch stands: firing or not, for how many intervals, snoozed, muted.
+        await db.schema
+          .createTable('watch_rule_states')
+          .addColumn('watch_id', 'text', (c) => c.notNull())
+          .addColumn('rule', 'text', (c) => c.notNull())
+          .addColumn('firing', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('streak', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('last_interval', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('alert_id', 'text')
+          .addColumn('snoozed_until', 'bigint')
+          .addColumn('muted', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('watch_rule_states_pk', ['watch_id', 'rule'])
+          .execute();
+        // Alerts posted (or to be posted): one message each, updated when resolved.
+        await db.schema
+          .createTable('watch_alerts')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('workspace_id', 'text', (c) => c.notNull())
+          .addColumn('watch_id', 'text', (c) => c.notNull())
+          .addColumn('zone_id', 'text', (c) => c.notNull())
+          .addColumn('zone_name', 'text', (c) => c.notNull())
+          .addColumn('channel_id', 'text', (c) => c.notNull())
+          .addColumn('rule', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('started_at', 'bigint', (c) => c.notNull())
+          .addColumn('resolved_at', 'bigint')
+          .addColumn('detail', 'text', (c) => c.notNull())
+          .addColumn('message_ts', 'text')
+          .addColumn('ratelimit_by', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+      },
+    },
+    '0008_rate_slots': {
+      // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then, not today's types.
+      async up(db: Kysely<any>) {
+        // Per key (a channel, a Web API method of a workspace): the earliest time the next call
+        // may go, shared by every replica (see RateSlotRepository).
+        await db.schema
+          .createTable('rate_slots')
+          .addColumn('key', 'text', (c) => c.primaryKey())
+          .addColumn('next_at', 'bigint', (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }
 
 /**
  * Brings the schema up to date (or, for tests of a migration, up to `upTo`); returns the names of
  * the migrations it applied.
+ *
+ * A database a newer version has migrated further (an older replica restarting during a rolling
+ * upgrade, or a rollback) holds every migration this version knows and some it does not: it is
+ * used as it is, with a warning, instead of refusing to start. Migrations only ever add (tables,
+ * nullable columns, indexes), so the older code still reads and writes it (docs/deploy.md).
  */
 export async function migrate(
   // biome-ignore lint/suspicious/noExplicitAny: the migrator works below the typed schema.
   db: Kysely<any>,
   dialect: SqlDialect,
-  options: { upTo?: string } = {},
+  options: { upTo?: string; logger?: Logger } = {},
 ): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
   // Kysely looks for its own tables in every schema unless told which: a database shared by
@@ -317,10 +448,25 @@ export async function migrate(
       ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]
           ?.schema
       : undefined;
+  if (options.upTo === undefined) {
+    const known = Object.keys(migrations(dialect));
+    const executed = await executedMigrations(db, schema);
+    const unknown = executed.filter((name) => !known.includes(name));
+    if (unknown.length > 0 && known.every((name) => executed.includes(name))) {
+      options.logger?.warn(
+        { unknown },
+        'the database was migrated by a newer version; starting on it without migrating',
+      );
+      return [];
+    }
+  }
   const migrator = new Migrator({
     db,
     provider,
     ...(schema ? { migrationTableSchema: schema } : {}),
+    // Migrations only add, each on its own tables: one developed beside another may land with a
+    // lower number after a higher one has run (0006 after 0008); it is run then, not refused.
+    allowUnorderedMigrations: true,
   });
   for (let attempt = 1; ; attempt++) {
     const { error, results } =
@@ -337,5 +483,19 @@ export async function migrate(
     // while another schema is being changed: a second look is enough.
     if (attempt >= 5) throw error;
     await delay(25 * attempt + Math.floor(Math.random() * 25));
+  }
+}
+
+/** The migrations recorded in the database; none when it has no migration table yet. */
+// biome-ignore lint/suspicious/noExplicitAny: the migration table is Kysely's, not in the schema.
+async function executedMigrations(db: Kysely<any>, schema: string | undefined): Promise<string[]> {
+  try {
+    const rows = await (schema ? db.withSchema(schema) : db)
+      .selectFrom(DEFAULT_MIGRATION_TABLE)
+      .select('name')
+      .execute();
+    return rows.map((row: { name: string }) => row.name);
+  } catch {
+    return [];
   }
 }

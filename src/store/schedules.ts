@@ -1,8 +1,12 @@
-// Repository: daily report schedules. Each occurrence is claimed with one conditional UPDATE, so
-// with several replicas on one database every report is posted exactly once.
+// Repository: daily report schedules. Due occurrences are taken a batch at a time, each turned
+// into its job in the same transaction that moves its schedule on; on PostgreSQL replicas skip the
+// rows another one is taking (FOR UPDATE SKIP LOCKED), so they share the work and each occurrence
+// becomes one job.
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
+import type { SqlDialect } from './db.js';
+import type { JobRepository, NewJob } from './jobs.js';
 import type { Database, ScheduleStatus, SchedulesTable } from './schema.js';
 
 export interface Schedule {
@@ -34,10 +38,18 @@ export type NewSchedule = Pick<
   | 'nextRunAt'
 >;
 
+/** What becomes of one due occurrence: the schedule's next time, and its job (none: skipped). */
+export interface OccurrencePlan {
+  nextRunAt: number;
+  job?: NewJob;
+}
+
 export class ScheduleRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
+    private readonly jobs: JobRepository,
+    private readonly dialect: SqlDialect,
     private readonly newId: () => string = randomUUID,
   ) {}
 
@@ -95,6 +107,58 @@ export class ScheduleRepository {
       .limit(limit)
       .execute();
     return rows.map(toSchedule);
+  }
+
+  /**
+   * Takes up to `limit` due occurrences that no other replica is taking, earliest first, and in
+   * one transaction stores the jobs `plan` gives them (one plan per schedule, in order) and moves
+   * each schedule on: a crash leaves all of them due, or all of them queued. Returns what was
+   * taken, with its plan.
+   */
+  async takeDue(
+    limit: number,
+    plan: (schedules: Schedule[]) => OccurrencePlan[],
+  ): Promise<Array<{ schedule: Schedule } & OccurrencePlan>> {
+    const now = this.clock.now();
+    return this.db.transaction().execute(async (trx) => {
+      const due = trx
+        .selectFrom('schedules')
+        .selectAll()
+        .where('status', '=', 'active')
+        .where('next_run_at', '<=', now)
+        .orderBy('next_run_at')
+        .limit(limit);
+      const rows = await (this.dialect === 'postgres'
+        ? due.forUpdate().skipLocked()
+        : due
+      ).execute();
+      const schedules = rows.map(toSchedule);
+      const plans = plan(schedules);
+      const taken = schedules.map((schedule, i) => {
+        const planned = plans[i];
+        if (!planned) throw new Error('takeDue: a plan for every schedule');
+        return { schedule, ...planned };
+      });
+      await this.jobs.enqueueMany(
+        taken.flatMap(({ job }) => (job ? [job] : [])),
+        trx,
+      );
+      // One UPDATE per distinct pair of times (usually a handful: schedules share hours).
+      const moves = new Map<string, { dueAt: number; nextRunAt: number; ids: string[] }>();
+      for (const { schedule, nextRunAt } of taken) {
+        const key = `${schedule.nextRunAt}:${nextRunAt}`;
+        const move = moves.get(key) ?? { dueAt: schedule.nextRunAt, nextRunAt, ids: [] };
+        move.ids.push(schedule.id);
+        moves.set(key, move);
+      }
+      for (const { dueAt, nextRunAt, ids } of moves.values())
+        await trx
+          .updateTable('schedules')
+          .set({ next_run_at: nextRunAt, last_run_at: dueAt, updated_at: now })
+          .where('id', 'in', ids)
+          .execute();
+      return taken;
+    });
   }
 
   /**

@@ -130,6 +130,12 @@ export interface PurgesTable {
   finished_at: number | null;
 }
 
+export interface RateSlotsTable {
+  key: string;
+  /** When the next call under this key may go, as epoch milliseconds. */
+  next_at: number;
+}
+
 export interface ChangeCountersTable {
   workspace_id: string;
   user_id: string;
@@ -220,9 +226,101 @@ export interface Database {
   audit_log: AuditLogTable;
   purges: PurgesTable;
   change_counters: ChangeCountersTable;
+  rate_slots: RateSlotsTable;
   jobs: JobsTable;
   job_steps: JobStepsTable;
   seen_requests: SeenRequestsTable;
   zone_index: ZoneIndexTable;
   zone_index_state: ZoneIndexStateTable;
+  channel_bindings: ChannelBindingsTable;
+  purge_channels: PurgeChannelsTable;
+  watches: WatchesTable;
+  watch_zones: WatchZonesTable;
+  watch_rule_states: WatchRuleStatesTable;
+  watch_alerts: WatchAlertsTable;
+}
+
+/** A channel's default zone (`/cdn use`), chosen under one key generation. */
+export interface ChannelBindingsTable {
+  workspace_id: string;
+  channel_id: string;
+  zone_id: string;
+  /** The zone's name when it was chosen, to name it even once it is gone. */
+  zone_name: string;
+  /** cdn_credentials.generation when it was chosen: another generation's binding is stale. */
+  generation: string;
+  set_by: string;
+  set_at: number;
+}
+
+/** A channel purges may be run from; a workspace with none listed allows every channel. */
+export interface PurgeChannelsTable {
+  workspace_id: string;
+  channel_id: string;
+  set_by: string;
+  set_at: number;
+}
+
+/** A channel watching a zone (issue 19). */
+export interface WatchesTable {
+  id: string;
+  workspace_id: string;
+  zone_id: string;
+  zone_name: string;
+  channel_id: string;
+  created_by: string;
+  /** JSON array of explicit threshold rules as typed (`requests>50k/5m`, `hitrate<80%`). */
+  rules: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A watched zone: evaluated once per interval, whatever the number of channels watching it. */
+export interface WatchZonesTable {
+  workspace_id: string;
+  zone_id: string;
+  zone_name: string;
+  /** The zone's status when last seen: pending, active or deleted. */
+  status: string;
+  next_run_at: number;
+  /** JSON: the zone's hourly requests over the past days and their cache hit rate. */
+  baseline: string | null;
+  baseline_at: number | null;
+  updated_at: number;
+}
+
+/** Where one rule of one watch stands. */
+export interface WatchRuleStatesTable {
+  watch_id: string;
+  rule: string;
+  firing: number;
+  /** Consecutive intervals the condition held (while not firing) or cleared (while firing). */
+  streak: number;
+  /** The interval last applied (its due time): an interval is applied once. */
+  last_interval: number;
+  alert_id: string | null;
+  snoozed_until: number | null;
+  muted: number;
+  updated_at: number;
+}
+
+export type WatchAlertStatus = 'firing' | 'resolved';
+
+export interface WatchAlertsTable {
+  id: string;
+  workspace_id: string;
+  watch_id: string;
+  zone_id: string;
+  zone_name: string;
+  channel_id: string;
+  rule: string;
+  status: WatchAlertStatus;
+  started_at: number;
+  resolved_at: number | null;
+  /** JSON: what was seen and against what (value, bound, band, window). */
+  detail: string;
+  message_ts: string | null;
+  /** Who turned rate limiting on from the alert's button (once). */
+  ratelimit_by: string | null;
+  created_at: number;
 }

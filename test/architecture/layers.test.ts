@@ -182,6 +182,11 @@ const RULES: { name: string; violations: Violation[] }[] = [
         source: type(pkg),
         message: 'services have no Bolt, no Web API and no Block Kit types',
       })),
+      {
+        file: 'src/services/planted-metrics.ts',
+        source: value('prom-client'),
+        message: 'services record no metrics themselves',
+      },
     ],
   },
   {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { analyticsModal } from '../../src/blocks/analytics-modal.js';
+import {
+  channelBoundMessage,
+  channelDefaultMessage,
+  channelUnboundMessage,
+} from '../../src/blocks/channels.js';
 import { configMessage } from '../../src/blocks/config.js';
 import { cnameRecord, createModal, zoneCreatedMessage } from '../../src/blocks/create.js';
 import { errorMessage, noticeModal } from '../../src/blocks/errors.js';
@@ -88,13 +93,29 @@ describe('Block Kit builders stay within Slack limits', () => {
       updatedAt: 0,
     }));
     const key = { workspaceId: 'T1', setBy: 'U1', setAt: 1, lastValidatedAt: 2 };
+    const full = {
+      key,
+      baseUrl: 'https://api.cdn.example/v1',
+      recent,
+      schedules,
+      commands: HELP_ENTRIES,
+    };
     for (const view of [
+      homeView(full),
       homeView({
-        key,
-        baseUrl: 'https://api.cdn.example/v1',
-        recent,
-        schedules,
-        commands: HELP_ENTRIES,
+        ...full,
+        channels: {
+          bindings: Array.from({ length: 60 }, (_, i) => ({
+            workspaceId: 'T1',
+            channelId: `C${String(i).padStart(10, '0')}`,
+            zoneId: 'z',
+            zoneName: i % 2 ? longName : HOSTILE,
+            generation: 'g',
+            setBy: 'U1',
+            setAt: 0,
+          })),
+          purgeChannels: Array.from({ length: 100 }, (_, i) => `C${String(i).padStart(10, '0')}`),
+        },
       }),
       homeView({
         key: undefined,
@@ -141,6 +162,14 @@ describe('Block Kit builders stay within Slack limits', () => {
       }),
       configMessage(workspace),
       configMessage(workspace, 'Operators updated.'),
+      configMessage(workspace, undefined, { purgeChannels: [] }),
+      configMessage(workspace, 'Purges are now limited to the channels below.', {
+        purgeChannels: Array.from({ length: 100 }, (_, i) => `C${i}`),
+      }),
+      channelDefaultMessage({ kind: 'none' }),
+      channelDefaultMessage({ kind: 'stale', zoneName: longName }),
+      channelBoundMessage(zone(longName), 'U1'),
+      channelUnboundMessage('U1'),
       ...CDN_ERROR_CODES.map((code) =>
         errorMessage(new CdnError(code, HOSTILE, { requestId: 'r1', retryAfterMs: 5_000 })),
       ),
@@ -152,7 +181,7 @@ describe('Block Kit builders stay within Slack limits', () => {
       expect(message.text.length).toBeGreaterThan(0);
     }
     // A CDN error message is the server's words, escaped: no mention, no disguised link.
-    const rendered = JSON.stringify(messages.slice(8));
+    const rendered = JSON.stringify(messages.slice(14));
     expect(rendered).not.toContain('<!channel>');
     expect(rendered).not.toContain('<http://evil');
     expect(errorMessage(new Error('secret internals')).text).not.toContain('secret internals');

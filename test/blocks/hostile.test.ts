@@ -5,6 +5,7 @@ import * as analyticsBlocks from '../../src/blocks/analytics.js';
 import * as analyticsModalBlocks from '../../src/blocks/analytics-modal.js';
 import * as approvalBlocks from '../../src/blocks/approval.js';
 import * as auditBlocks from '../../src/blocks/audit.js';
+import * as channelBlocks from '../../src/blocks/channels.js';
 import * as configBlocks from '../../src/blocks/config.js';
 import * as createBlocks from '../../src/blocks/create.js';
 import * as errorBlocks from '../../src/blocks/errors.js';
@@ -15,6 +16,7 @@ import * as problemBlocks from '../../src/blocks/problems.js';
 import * as purgeBlocks from '../../src/blocks/purge.js';
 import * as rateLimitBlocks from '../../src/blocks/ratelimit.js';
 import * as reportBlocks from '../../src/blocks/reports.js';
+import * as watchBlocks from '../../src/blocks/watches.js';
 import * as zoneBlocks from '../../src/blocks/zones.js';
 import { CdnError } from '../../src/cdn/errors.js';
 import type { Zone } from '../../src/cdn/schemas.js';
@@ -24,6 +26,7 @@ import type { PurgeRun } from '../../src/services/purge.js';
 import type { Approval } from '../../src/store/approvals.js';
 import type { AuditEntry } from '../../src/store/audit-log.js';
 import type { Schedule } from '../../src/store/schedules.js';
+import type { Watch, WatchAlert } from '../../src/store/watches.js';
 import { INJECTED, mrkdwnOf } from '../helpers/mrkdwn.js';
 
 const H = '<!channel> <!here> <!everyone> <@UEVIL> <http://evil.example|innocent> &amp;';
@@ -115,6 +118,28 @@ const report: AnalyticsReport = {
   markers: [{ at: 1, label: H, kind: 'purge' }],
 };
 
+const workspace = {
+  id: 'T1',
+  enterpriseId: null,
+  cdnBaseUrl: H,
+  operatorGroupId: null,
+  approverGroupId: null,
+  approvalTtlMinutes: 30,
+  reportTimeOfDay: '09:00',
+  createdAt: 0,
+  updatedAt: 0,
+};
+
+const binding = () => ({
+  workspaceId: 'T1',
+  channelId: 'C1',
+  zoneId: H,
+  zoneName: H,
+  generation: H,
+  setBy: 'U1',
+  setAt: 0,
+});
+
 /** Exports that take no untrusted text of their own, and why. */
 const EXEMPT: Record<string, string> = {
   cnameRecord: 'a zone-file line, shown only through zoneCreatedMessage, which escapes it',
@@ -170,7 +195,41 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   checks_too_slow: { code: 'checks_too_slow', waitingFor: 'slack', seconds: 60 },
   trigger_expired: { code: 'trigger_expired' },
   slack_unavailable: { code: 'slack_unavailable', retryInSeconds: 30 },
+  no_zone_named: { code: 'no_zone_named', command: 'purge' },
+  channel_default_stale: { code: 'channel_default_stale', zoneName: H },
+  channel_default_gone: { code: 'channel_default_gone', zoneName: H, deleted: true },
+  zone_deleted: { code: 'zone_deleted', zoneName: H },
+  purge_channel_restricted: { code: 'purge_channel_restricted', channelIds: ['C1', 'C2'] },
+  invalid_threshold: { code: 'invalid_threshold', text: H, reason: 'a window is 1 to 60 minutes' },
+  not_watching: { code: 'not_watching', zoneName: H },
+  alert_unknown: { code: 'alert_unknown' },
 };
+
+const watch: Watch = {
+  id: 'w1',
+  workspaceId: 'T1',
+  zoneId: 'z1',
+  zoneName: H,
+  channelId: 'C1',
+  createdBy: 'U1',
+  rules: [H],
+  createdAt: 0,
+};
+const alert = (rule: string): WatchAlert => ({
+  id: 'a1',
+  workspaceId: 'T1',
+  watchId: 'w1',
+  zoneId: 'z1',
+  zoneName: H,
+  channelId: 'C1',
+  rule,
+  status: 'firing',
+  startedAt: 0,
+  resolvedAt: null,
+  detail: { value: 1, bound: 2, median: 3 },
+  messageTs: '1.2',
+  ratelimitBy: null,
+});
 
 /** One or more calls per builder, named after it; a new builder without a case fails below. */
 const CASES: Record<string, () => unknown[]> = {
@@ -186,21 +245,27 @@ const CASES: Record<string, () => unknown[]> = {
   approveModal: () => [approvalBlocks.approveModal(approval('pending'))],
   denyModal: () => [approvalBlocks.denyModal(approval('pending'))],
   auditMessage: () => [auditBlocks.auditMessage([entry], H), auditBlocks.auditMessage([], H)],
-  configMessage: () => [
-    configBlocks.configMessage(
-      {
-        id: 'T1',
-        enterpriseId: null,
-        cdnBaseUrl: H,
-        operatorGroupId: null,
-        approverGroupId: null,
-        approvalTtlMinutes: 30,
-        reportTimeOfDay: '09:00',
-        createdAt: 0,
-        updatedAt: 0,
-      },
-      'Operators updated.',
+  channelList: () => [channelBlocks.channelList(['C1', 'C2'])],
+  channelDefaultMessage: () => [
+    channelBlocks.channelDefaultMessage({ kind: 'none' }),
+    channelBlocks.channelDefaultMessage({ kind: 'stale', zoneName: H }),
+    channelBlocks.channelDefaultMessage({ kind: 'set', binding: binding() }),
+  ],
+  channelBoundMessage: () => [channelBlocks.channelBoundMessage(zone, 'U1')],
+  channelUnboundMessage: () => [channelBlocks.channelUnboundMessage('U1')],
+  channelsOverviewText: () => [
+    channelBlocks.channelsOverviewText({ bindings: [binding()], purgeChannels: ['C1'] }),
+    channelBlocks.channelsOverviewText(
+      { bindings: Array.from({ length: 3 }, binding), purgeChannels: [] },
+      2,
     ),
+  ],
+  configMessage: () => [
+    configBlocks.configMessage(workspace, 'Operators updated.', { purgeChannels: ['C1'] }),
+  ],
+  purgeChannelsSavedMessage: () => [
+    configBlocks.purgeChannelsSavedMessage(workspace, []),
+    configBlocks.purgeChannelsSavedMessage(workspace, ['C1']),
   ],
   createModal: () => [createBlocks.createModal(H)],
   zoneCreatedMessage: () => [
@@ -256,6 +321,7 @@ const CASES: Record<string, () => unknown[]> = {
       recent: [entry],
       schedules: [schedule],
       commands: [{ name: H, usage: H, summary: H }],
+      channels: { bindings: [binding()], purgeChannels: ['C1'] },
     }),
   ],
   loginModal: () => [
@@ -307,7 +373,7 @@ const CASES: Record<string, () => unknown[]> = {
   purgeFormModal: () => [purgeBlocks.purgeFormModal({ metadata: H, zone, items: [H] })],
   purgeEverythingModal: () => [purgeBlocks.purgeEverythingModal({ zone, metadata: H })],
   rateLimitMessage: () => [
-    rateLimitBlocks.rateLimitMessage({ zone, enabled: true, actorId: 'U1' }),
+    rateLimitBlocks.rateLimitMessage({ zone, enabled: true, actorId: 'U1', fromDefault: true }),
     rateLimitBlocks.rateLimitMessage({ zone, enabled: false, actorId: 'U1', propagatedAt: 1 }),
   ],
   scheduleLine: () => [reportBlocks.scheduleLine(schedule)],
@@ -317,6 +383,29 @@ const CASES: Record<string, () => unknown[]> = {
   zonesMessage: () => [
     zoneBlocks.zonesMessage({ zones: [zone], page: 1, perPage: 10, total: 11, pages: 2 }, H),
   ],
+  watchLine: () => [watchBlocks.watchLine(watch)],
+  watchingMessage: () => [
+    watchBlocks.watchingMessage(watch, { created: true, zoneStatus: 'pending' }),
+    watchBlocks.watchingMessage(watch, { created: false, zoneStatus: 'active' }),
+  ],
+  watchListMessage: () => [watchBlocks.watchListMessage([watch]), watchBlocks.watchListMessage([])],
+  unwatchedMessage: () => [watchBlocks.unwatchedMessage(watch)],
+  zoneLiveText: () => [
+    watchBlocks.zoneLiveText(watch, 'active'),
+    watchBlocks.zoneLiveText(watch, 'deleted'),
+  ],
+  alertText: () => [watchBlocks.alertText(alert('spike'))],
+  alertMessage: () => [
+    watchBlocks.alertMessage(alert('spike'), 'F1'),
+    watchBlocks.alertMessage(alert(H)),
+    watchBlocks.alertMessage({ ...alert('hitrate_fall'), status: 'resolved', resolvedAt: 2 }),
+  ],
+  alertResolvedText: () => [watchBlocks.alertResolvedText(alert('drop'))],
+  alertSnoozedText: () => [watchBlocks.alertSnoozedText('U1', 1)],
+  alertMutedText: () => [watchBlocks.alertMutedText(alert(H), 'U1')],
+  alertRateLimitedText: () => [watchBlocks.alertRateLimitedText(alert('spike'), 'U1')],
+  alertRateLimitAlreadyText: () => [watchBlocks.alertRateLimitAlreadyText('U1')],
+  notifyLiveButton: () => [watchBlocks.notifyLiveButton(H)],
 };
 
 describe('every Block Kit builder, with hostile strings', () => {
@@ -326,6 +415,7 @@ describe('every Block Kit builder, with hostile strings', () => {
       analyticsBlocks,
       approvalBlocks,
       auditBlocks,
+      channelBlocks,
       configBlocks,
       createBlocks,
       errorBlocks,
@@ -337,6 +427,7 @@ describe('every Block Kit builder, with hostile strings', () => {
       rateLimitBlocks,
       reportBlocks,
       zoneBlocks,
+      watchBlocks,
     ].flatMap((module) =>
       Object.entries(module)
         .filter(([, value]) => typeof value === 'function')

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChartPool } from '../../src/charts/render-pool.js';
 import { type TrafficChartInput, TrafficChartRenderer } from '../../src/charts/traffic-chart.js';
@@ -68,6 +69,57 @@ describe('ChartPool', () => {
     );
     expect(pngs).toHaveLength(6);
     for (const png of pngs) expect(png.length).toBeGreaterThan(10_000);
+  });
+
+  it('draws a chart someone waits for before the reports queued ahead of it', async () => {
+    const charts = pool({ threads: 1 });
+    await charts.render(input);
+    const done: string[] = [];
+    const reports = Array.from({ length: 5 }, (_, i) =>
+      charts.render(input, { wait: true }).then(() => done.push(`report ${i}`)),
+    );
+    // One report is drawing; four wait. The interactive chart goes next, ahead of them.
+    expect(charts.waiting).toEqual({ interactive: 0, background: 4 });
+    const asked = charts.render(input).then(() => done.push('asked'));
+    expect(charts.waiting).toEqual({ interactive: 1, background: 4 });
+    await Promise.all([...reports, asked]);
+    expect(done).toEqual(['report 0', 'asked', 'report 1', 'report 2', 'report 3', 'report 4']);
+  });
+
+  it('does not count reports waiting against the charts someone waits for', async () => {
+    const charts = pool({ threads: 1, queue: 1 });
+    const reports = Array.from({ length: 4 }, () => charts.render(input, { wait: true }));
+    await expect(charts.render(input)).resolves.toBeInstanceOf(Buffer);
+    await Promise.all(reports);
+  });
+
+  it.runIf(process.platform === 'linux')(
+    'runs its workers at the nice value asked for, the event loop left at its own',
+    async () => {
+      const nices = () =>
+        readdirSync('/proc/self/task').map((tid) => {
+          const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+          // Fields after the command's closing parenthesis; the nice value is the 19th field.
+          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+        });
+      const before = nices().filter((nice) => nice === 7).length;
+      const charts = pool({ threads: 2, nice: 7 });
+      await Promise.all([charts.render(input), charts.render(input)]);
+      expect(nices().filter((nice) => nice === 7).length - before).toBe(2);
+      expect(
+        Number(readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]?.split(' ')[16]),
+      ).toBe(0);
+    },
+  );
+
+  it('rejects what still waits when it closes', async () => {
+    const charts = new ChartPool({ threads: 1 });
+    const drawing = charts.render(input, { wait: true });
+    const waiting = expect(charts.render(input, { wait: true })).rejects.toThrow('closed');
+    await charts.close();
+    await waiting;
+    await drawing.catch(() => {});
+    await expect(charts.render(input)).rejects.toThrow('closed');
   });
 
   it('sizes itself from the cores, leaving one to the event loop', () => {

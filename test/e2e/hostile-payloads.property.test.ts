@@ -50,6 +50,9 @@ const subcommand = fc.constantFrom(
   'config ',
   'config operators ',
   'logout ',
+  'use ',
+  'purge /',
+  'config purge-channels ',
 );
 const commandText = fc.oneof(
   { weight: 9, arbitrary: fc.tuple(subcommand, anyText(300)).map(([a, b]) => a + b) },

@@ -158,6 +158,11 @@ export interface WorldOptions {
   slack?: FakeSlackOptions;
   /** Environment every bot of this world gets (spawnBot's own env wins). */
   env?: Record<string, string>;
+  /**
+   * How a bot is started, given its whole environment (default: `node --import tsx src/main.ts`);
+   * e.g. the built bot of a production install, or a container.
+   */
+  launch?: (env: Record<string, string>) => { command: string; args: string[] };
 }
 
 export interface World {
@@ -480,10 +485,15 @@ export async function startWorld(options: WorldOptions): Promise<World> {
       label: `${name} folder`,
       run: () => rm(cwd, { recursive: true, force: true }),
     });
-    const child = spawn(process.execPath, ['--import', TSX, MAIN], {
+    const fullEnv = { ...baseEnv, PORT: String(port), ...env };
+    const { command, args } = options.launch?.(fullEnv) ?? {
+      command: process.execPath,
+      args: ['--import', TSX, MAIN],
+    };
+    const child = spawn(command, args, {
       // A folder of its own: no .env of the developer's is read, and ./data stays there.
       cwd,
-      env: { ...baseEnv, PORT: String(port), ...env },
+      env: fullEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const bot = botHandle(child, name, port, payloads);

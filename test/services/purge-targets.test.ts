@@ -56,6 +56,38 @@ describe('parsePurgeArgs', () => {
         unknown: ['everything'],
       },
     ],
+    // With no zone named, paths, tags and `everything` are for the channel's default zone.
+    [['everything'], { kind: 'everything' }],
+    [
+      ['/assets/app.css', '/b.js'],
+      { kind: 'items', urls: [], tags: [], unknown: [], paths: ['/assets/app.css', '/b.js'] },
+    ],
+    [['tag:css'], { kind: 'items', urls: [], tags: ['css'], unknown: [] }],
+    [
+      ['example.com', '/a.css', 'https://example.com/b.css'],
+      {
+        kind: 'items',
+        zone: 'example.com',
+        urls: ['https://example.com/b.css'],
+        tags: [],
+        unknown: [],
+        paths: ['/a.css'],
+      },
+    ],
+    // Slack escapes `&`, `<`, `>` in command text: a path's or a tag's `&` arrives as `&amp;`.
+    [
+      ['example.com', '/a?x=1&amp;y=2', 'tag:a&amp;b', 'https://example.com/c?d=1&amp;e=2'],
+      {
+        kind: 'items',
+        zone: 'example.com',
+        urls: ['https://example.com/c?d=1&e=2'],
+        tags: ['a&b'],
+        unknown: [],
+        paths: ['/a?x=1&y=2'],
+      },
+    ],
+    // `//host/x` is not a path, and `everything` is a zone only with more after it.
+    [['//example.com/x'], { kind: 'form', zone: '//example.com/x' }],
   ])('reads %j', (args, expected) => {
     expect(parsePurgeArgs(args)).toEqual(expected);
   });
@@ -173,6 +205,34 @@ describe('planPurge', () => {
     const urls = Array.from({ length: 11 }, (_, i) => `https://example.com/${i}`);
     expect(planPurge({ zone: EXAMPLE, urls, tags: [] }, ZONES, 10).rejected).toEqual([
       { item: '11 items', reason: 'at most 10 URLs and tags per purge' },
+    ]);
+  });
+});
+
+describe('paths', () => {
+  it('are URLs of the zone they are for, on https', () => {
+    const plan = planPurge(
+      { zone: EXAMPLE, urls: [], tags: [], paths: ['/assets/app.css', '/a b'] },
+      ZONES,
+    );
+    expect(plan.rejected).toEqual([]);
+    expect(plan.groups).toEqual([
+      {
+        zone: EXAMPLE,
+        files: ['https://example.com/assets/app.css', 'https://example.com/a%20b'],
+        tags: [],
+      },
+    ]);
+  });
+
+  it('are refused without a zone, saying how to give one', () => {
+    const plan = planPurge({ urls: [], tags: [], paths: ['/a.css'] }, ZONES);
+    expect(plan.groups).toEqual([]);
+    expect(plan.rejected).toEqual([
+      {
+        item: '/a.css',
+        reason: 'a path needs a zone: /cdn purge <zone> /path, or /cdn use <zone> first',
+      },
     ]);
   });
 });

@@ -4,6 +4,7 @@ import { Keyring } from '../../src/store/crypto.js';
 import { openDatabase } from '../../src/store/db.js';
 import { openStore } from '../../src/store/index.js';
 import { migrate } from '../../src/store/migrations.js';
+import { captureLogs } from '../helpers/logs.js';
 import { BACKENDS, testDatabase, testKey, testStore } from '../helpers/store.js';
 
 for (const { backend, skip } of BACKENDS) {
@@ -21,6 +22,9 @@ for (const { backend, skip } of BACKENDS) {
         '0003_change_counters',
         '0004_durable_work',
         '0005_zone_index',
+        '0006_channel_bindings',
+        '0007_watches',
+        '0008_rate_slots',
       ]);
       const again = await openStore({ database, keyring: new Keyring([testKey('k1', 1)]) });
       await again.close();
@@ -29,6 +33,35 @@ for (const { backend, skip } of BACKENDS) {
         .select(sql<number>`count(*)`.as('n'))
         .executeTakeFirstOrThrow();
       expect(Number(count.n)).toBe(executed.length);
+    });
+
+    it('starts on a database a newer version migrated further (a rollback), with a warning', async () => {
+      const database = await testDatabase(backend);
+      const { store } = await testStore(backend, { database });
+      await store.db
+        .insertInto('kysely_migration' as never)
+        .values({ name: '9999_from_the_future', timestamp: new Date().toISOString() } as never)
+        .execute();
+      const logs = captureLogs('warn');
+      const older = await openStore({
+        database,
+        keyring: new Keyring([testKey('k1', 1)]),
+        logger: logs.logger,
+      });
+      await older.close();
+      expect(logs.text()).toContain('the database was migrated by a newer version');
+      expect(logs.text()).toContain('9999_from_the_future');
+      // Without one of this version's own migrations, it is no rollback: Kysely refuses as before.
+      const { db, dialect } = openDatabase(database);
+      try {
+        await db
+          .deleteFrom('kysely_migration' as never)
+          .where(sql`name`, '=', '0005_zone_index')
+          .execute();
+        await expect(migrate(db, dialect)).rejects.toThrow(/corrupted migrations/);
+      } finally {
+        await db.destroy();
+      }
     });
 
     it('0005 gives keys set before it a generation, and their workspaces an index to build', async () => {
@@ -80,7 +113,9 @@ for (const { backend, skip } of BACKENDS) {
             updated_at: 0,
           })
           .execute();
-        expect(await migrate(db, dialect)).toEqual(['0005_zone_index']);
+        expect(await migrate(db, dialect, { upTo: '0005_zone_index' })).toEqual([
+          '0005_zone_index',
+        ]);
         const keys = await db
           .selectFrom('cdn_credentials')
           .select(['workspace_id', 'generation'])

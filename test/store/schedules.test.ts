@@ -56,6 +56,59 @@ for (const { backend, skip } of BACKENDS) {
       expect(claims.filter(Boolean)).toHaveLength(1);
     });
 
+    it('takes due occurrences in batches: replicas at once take each one once, with its job', async () => {
+      const database = await testDatabase(backend);
+      // SQLite is one process's (see process-lock.ts): several replicas are PostgreSQL's.
+      const replicas = await Promise.all(
+        (backend === 'postgres' ? ['a', 'b', 'c'] : ['a']).map((idPrefix) =>
+          testStore(backend, { database, poolSize: 4, idPrefix }),
+        ),
+      );
+      const [first] = replicas;
+      if (!first) throw new Error('no replica');
+      const now = first.clock.now();
+      for (let i = 0; i < 60; i++) await first.store.schedules.create(daily(now - i));
+      await first.store.schedules.create(daily(now + HOUR));
+      const plan = (due: Array<{ id: string; nextRunAt: number }>) =>
+        due.map((s) => ({
+          nextRunAt: s.nextRunAt + 24 * HOUR,
+          job: { workspaceId: 'T1', kind: 'daily_report', key: `report:${s.id}`, payload: {} },
+        }));
+      // Each replica takes batches of 7 until none is left, all three at once.
+      const takeAll = async (store: (typeof replicas)[number]['store']) => {
+        const ids: string[] = [];
+        for (;;) {
+          const taken = await store.schedules.takeDue(7, plan);
+          ids.push(...taken.map((t) => t.schedule.id));
+          if (taken.length < 7) return ids;
+        }
+      };
+      const taken = (await Promise.all(replicas.map((r) => takeAll(r.store)))).flat();
+      expect(taken).toHaveLength(60);
+      expect(new Set(taken).size).toBe(60);
+      expect(await first.store.schedules.due(100)).toEqual([]);
+      const jobs = await first.store.db.selectFrom('jobs').select('key').execute();
+      expect(jobs).toHaveLength(60);
+      // Moved on, each to its own next time.
+      const moved = await first.store.schedules.get(taken[0] ?? '');
+      expect(moved?.nextRunAt).toBe((moved?.lastRunAt ?? 0) + 24 * HOUR);
+    });
+
+    it('stores nothing of a batch when its transaction fails', async () => {
+      const { store, clock } = await testStore(backend);
+      await store.schedules.create(daily(clock.now()));
+      await expect(
+        store.schedules.takeDue(10, (due) =>
+          due.map(() => ({
+            nextRunAt: clock.now() + HOUR,
+            // A job with steps cannot be stored in a batch: the whole batch is refused.
+            job: { workspaceId: 'T1', kind: 'x', payload: {}, steps: [1] },
+          })),
+        ),
+      ).rejects.toThrow('without steps');
+      expect(await store.schedules.due(10)).toHaveLength(1);
+    });
+
     it('pauses, resumes and stops; paused and stopped schedules are never due', async () => {
       const { store, clock } = await testStore(backend);
       const s = await store.schedules.create(daily(clock.now()));

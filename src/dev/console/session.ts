@@ -5,12 +5,14 @@
 import { PURGE_IDS } from '../../blocks/ids.js';
 import { SlackPayloads } from '../fake-slack/payloads.js';
 import type { ApiCall, FakeSlack, Message } from '../fake-slack/server.js';
+import type { Sandbox } from '../sandbox/server.js';
 import { Buttons } from './buttons.js';
 import type { ConsoleContext, Json } from './context.js';
 import { CONSOLE_HELP } from './help.js';
 import { Modals } from './modals.js';
 import type { ConsoleReceiver } from './receiver.js';
 import { Screen } from './screen.js';
+import { shapeTraffic } from './traffic.js';
 import {
   CONSOLE_CHANNEL,
   CONSOLE_USERS,
@@ -29,6 +31,8 @@ export interface ConsoleSessionOptions {
   outDir: string;
   /** Writes a block of output text. */
   print: (text: string) => void;
+  /** The embedded CDN sandbox, whose traffic /traffic shapes (absent with a CDN of one's own). */
+  sandbox?: Sandbox;
   width?: number;
 }
 
@@ -39,12 +43,14 @@ export class ConsoleSession {
   readonly #buttons: Buttons;
   readonly #modals: Modals;
   readonly #screen: Screen;
+  readonly #sandbox: Sandbox | undefined;
   #user: ConsoleUser = CONSOLE_USERS[0] as ConsoleUser;
   #lastSaid: Message | undefined;
 
   constructor(options: ConsoleSessionOptions) {
     this.#receiver = options.receiver;
     this.#print = options.print;
+    this.#sandbox = options.sandbox;
     this.#context = {
       slack: options.slack,
       payloads: new SlackPayloads(options.slack, options.slack.teamId),
@@ -128,6 +134,9 @@ export class ConsoleSession {
         return undefined;
       case '/shortcut':
         await this.#shortcut();
+        return undefined;
+      case '/traffic':
+        this.#print(shapeTraffic(this.#sandbox, rest));
         return undefined;
       case '/help':
         this.#print(CONSOLE_HELP);

@@ -69,7 +69,11 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
   const receiver = new ConsoleReceiver();
   const { app, deps } = buildApp({
     // Slack is the fake one, with the console's bot token; no OAuth, no signing.
-    config: { ...config, slack: { apiUrl: slack.apiUrl, botToken: CONSOLE_BOT_TOKEN } },
+    config: {
+      ...config,
+      slack: { apiUrl: slack.apiUrl, botToken: CONSOLE_BOT_TOKEN },
+      watch: { ...config.watch, intervalMs: Math.min(config.watch.intervalMs, 10_000) },
+    },
     store,
     transport: options.transport,
     clock,
@@ -95,7 +99,16 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     }
     output.write(`${text}\n`);
   };
-  const session = new ConsoleSession({ slack, receiver, outDir: options.outDir, print });
+  const session = new ConsoleSession({
+    slack,
+    receiver,
+    outDir: options.outDir,
+    print,
+    ...(sandbox ? { sandbox } : {}),
+  });
+  // Watched zones are evaluated here as in Slack (every 10 s at most, so an alert shows quickly).
+  const loops = new AbortController();
+  void deps.watchEvaluation.run(loops.signal);
 
   const hasKey = (await store.credentials.status(CONSOLE_TEAM_ID)) !== undefined;
   print(
@@ -153,6 +166,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     },
     async close() {
       rl?.close();
+      loops.abort();
       await app.stop();
       await deps.runner.stop();
       await slack.close();

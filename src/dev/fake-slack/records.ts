@@ -23,6 +23,8 @@ export class SlackRecords extends EventEmitter<SlackEvents> {
   readonly files = new Map<string, UploadedFile>();
   /** How many calls were answered 429. */
   rateLimited = 0;
+  /** The calls answered 429, by method. */
+  readonly rateLimitedBy: Record<string, number> = {};
   /** Bot tokens handed out by oauth.v2.access (tests search logs for them). */
   readonly issuedTokens: string[] = [];
   /** Every response_url minted, oldest first. */

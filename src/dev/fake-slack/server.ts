@@ -12,7 +12,7 @@ import { applyFault, type FaultHit, type SlackFault, SlackFaults } from './fault
 import { FileUploads, uploadedBytes } from './files.js';
 import { bearer, parseArgs, parseJsonObject, readBody, reply } from './http.js';
 import { SlackIds } from './ids.js';
-import { ChannelRateLimit } from './rate-limit.js';
+import { SlackRateLimit } from './rate-limit.js';
 import { SlackRecords } from './records.js';
 import { ResponseUrls } from './response-urls.js';
 import type { ApiCall, Args, FakeSlackOptions, FakeView, Identity, Message } from './types.js';
@@ -39,7 +39,7 @@ export class FakeSlack extends SlackRecords {
   readonly #chat: ChatMethods;
   readonly #responseUrls: ResponseUrls;
   readonly #views: ViewMethods;
-  readonly #rateLimit: ChannelRateLimit;
+  readonly #rateLimit: SlackRateLimit;
   readonly #faults = new SlackFaults();
   /** The Web API methods a valid bot token may call. */
   readonly #methods: Map<string, Method>;
@@ -60,7 +60,11 @@ export class FakeSlack extends SlackRecords {
     this.#chat = new ChatMethods(this, ids);
     this.#responseUrls = new ResponseUrls(this, ids, this.#chat);
     this.#views = new ViewMethods(this, ids);
-    this.#rateLimit = new ChannelRateLimit(options.channelRateLimit ?? false, ids);
+    this.#rateLimit = new SlackRateLimit(
+      options.channelRateLimit ?? false,
+      options.methodRateLimits ?? {},
+      ids,
+    );
     const chat = this.#chat;
     const views = this.#views;
     const files = new FileUploads(this, ids, chat, (id) => `${this.#url}/upload/${id}`);
@@ -207,10 +211,12 @@ export class FakeSlack extends SlackRecords {
       (typeof args.token === 'string' ? args.token : undefined);
     delete args.token;
     const identity = this.#auth.identify(token);
-    if (identity && this.#rateLimit.refuses(method, args)) {
+    const retryAfter = identity && this.#rateLimit.refuses(method, args, identity.teamId);
+    if (retryAfter) {
       this.rateLimited += 1;
+      this.rateLimitedBy[method] = (this.rateLimitedBy[method] ?? 0) + 1;
       res
-        .writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' })
+        .writeHead(429, { 'content-type': 'application/json', 'retry-after': String(retryAfter) })
         .end('{"ok":false,"error":"ratelimited"}');
       return;
     }

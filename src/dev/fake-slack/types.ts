@@ -100,4 +100,9 @@ export interface FakeSlackOptions {
   socket?: { appToken: string; url: string };
   /** Enforce Slack's one post per second per channel (HTTP 429 with Retry-After). Default off. */
   channelRateLimit?: boolean;
+  /**
+   * Calls a minute per workspace, by method (Slack's rate tiers; TIER_4_FILE_METHODS for the file
+   * methods), past which a call is answered 429 with Retry-After. Default: none.
+   */
+  methodRateLimits?: Record<string, number>;
 }

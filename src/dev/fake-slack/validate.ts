@@ -224,7 +224,13 @@ function block(problems: Problems, path: string, value: unknown, ids: Ids, surfa
       text(problems, `${path}.hint`, value.hint, 2000, { plainOnly: true, required: false });
       return element(problems, `${path}.element`, value.element, ids, surface);
     case 'image':
-      string(problems, `${path}.image_url`, value.image_url, 3000, true);
+      // An image is a URL, or a file uploaded to Slack (slack_file: { id } or { url }).
+      if (isObject(value.slack_file)) {
+        if (value.image_url !== undefined)
+          problems.add(path, 'image_url and slack_file cannot both be set');
+        if (typeof value.slack_file.id !== 'string' && typeof value.slack_file.url !== 'string')
+          problems.add(`${path}.slack_file`, 'must have an id or a url');
+      } else string(problems, `${path}.image_url`, value.image_url, 3000, true);
       string(problems, `${path}.alt_text`, value.alt_text, 2000, true);
       if (value.title !== undefined)
         text(problems, `${path}.title`, value.title, 2000, { plainOnly: true });

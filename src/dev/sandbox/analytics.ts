@@ -40,6 +40,7 @@ export function analytics(
           zone.id,
           { since, until, granularity: granularity as Granularity },
           { from: zone.createdAt, to: clock.now() },
+          state.shapesOf(zone.id),
         )
       : [];
   let requests = 0;

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { KnownZoneStatus, ZonePlan } from '../../cdn/schemas.js';
 import type { Clock } from '../../clock.js';
+import type { TrafficShape } from './traffic.js';
 
 export interface SandboxZone {
   id: string;
@@ -40,6 +41,8 @@ const DEMO_ZONES: ReadonlyArray<{ name: string; status: KnownZoneStatus; ageDays
 export class SandboxState {
   readonly #zones: SandboxZone[] = [];
   readonly purges: PurgeRecord[] = [];
+  /** Traffic injected per zone id (spikes, drops, hit-rate falls). */
+  readonly #shapes = new Map<string, TrafficShape[]>();
   #sequence = 0;
 
   constructor(
@@ -98,6 +101,47 @@ export class SandboxState {
     const zone = this.#add(name.toLowerCase(), plan, now);
     zone.activatesAt = now + this.activationDelayMs;
     return zone;
+  }
+
+  /** Shapes the zone's traffic over a span (see TrafficShape). */
+  shape(zoneId: string, shape: TrafficShape): void {
+    this.#shapes.set(zoneId, [...(this.#shapes.get(zoneId) ?? []), shape]);
+  }
+
+  /**
+   * A shape from the last whole minute for `minutes` more: the analytics show it at once (a drop
+   * is to nothing).
+   */
+  shapeRecent(zoneId: string, kind: TrafficShape['kind'], minutes: number): void {
+    const from = Math.floor(this.clock.now() / 60_000) * 60_000 - 60_000;
+    const to = from + (minutes + 1) * 60_000;
+    this.shape(
+      zoneId,
+      kind === 'hitrate'
+        ? { kind, from, to }
+        : { kind, from, to, ...(kind === 'drop' ? { factor: 0 } : {}) },
+    );
+  }
+
+  shapesOf(zoneId: string): readonly TrafficShape[] {
+    return this.#shapes.get(zoneId) ?? [];
+  }
+
+  clearShapes(zoneId: string): void {
+    this.#shapes.delete(zoneId);
+  }
+
+  /** A pending zone turns active now (its CNAME found). */
+  activate(zoneId: string): void {
+    const zone = this.byId(zoneId);
+    if (zone && !zone.deleted)
+      zone.activatesAt = Math.min(zone.activatesAt ?? Infinity, this.clock.now());
+  }
+
+  /** The zone is deleted (as from the dashboard). */
+  remove(zoneId: string): void {
+    const zone = this.byId(zoneId);
+    if (zone) zone.deleted = true;
   }
 
   recordPurge(zoneId: string, kind: PurgeRecord['kind'], items: string[]): PurgeRecord {

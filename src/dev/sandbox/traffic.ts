@@ -14,6 +14,16 @@ export interface TrafficBucket {
   hits: number;
 }
 
+/**
+ * A change injected into a zone's traffic from `from` to `to` (epoch ms): a spike multiplies its
+ * requests (default ×6), a drop too (default ×0.02), a hit-rate fall sets its cache hit rate
+ * (default 0.4). Tests and the console shape traffic with these (SandboxState.shape).
+ */
+export type TrafficShape = { from: number; to: number } & (
+  | { kind: 'spike' | 'drop'; factor?: number }
+  | { kind: 'hitrate'; hitRate?: number }
+);
+
 interface ZoneProfile {
   /** Mean requests per minute. */
   rate: number;
@@ -31,6 +41,7 @@ export function syntheticTraffic(
   zoneId: string,
   range: { since: number; until: number; granularity: Granularity },
   window: { from: number; to: number },
+  shapes: readonly TrafficShape[] = [],
 ): TrafficBucket[] {
   const step = STEP_MS[range.granularity];
   const profile = profileOf(zoneId);
@@ -42,7 +53,7 @@ export function syntheticTraffic(
     const last = Math.min(start + step, window.to);
     if (first >= last) continue;
     for (let minute = first; minute < last; minute += 60_000) {
-      const point = minuteTraffic(seed, profile, minute);
+      const point = shaped(minuteTraffic(seed, profile, minute), shapes, minute);
       bucket.requests += point.requests;
       bucket.bandwidth += point.bandwidth;
       bucket.hits += point.hits;
@@ -67,6 +78,28 @@ function minuteTraffic(seed: number, profile: ZoneProfile, minute: number) {
     bandwidth: Math.round(requests * size),
     hits: Math.round(requests * hitRate),
   };
+}
+
+function shaped(
+  point: { requests: number; bandwidth: number; hits: number },
+  shapes: readonly TrafficShape[],
+  minute: number,
+) {
+  let { requests, bandwidth, hits } = point;
+  for (const shape of shapes) {
+    if (minute < shape.from || minute >= shape.to) continue;
+    if (shape.kind === 'hitrate') {
+      hits = Math.round(requests * (shape.hitRate ?? 0.4));
+      continue;
+    }
+    const factor = shape.factor ?? (shape.kind === 'spike' ? 6 : 0.02);
+    const ratio = requests === 0 ? 0 : hits / requests;
+    const perRequest = requests === 0 ? 0 : bandwidth / requests;
+    requests = Math.round(requests * factor);
+    bandwidth = Math.round(requests * perRequest);
+    hits = Math.round(requests * ratio);
+  }
+  return { requests, bandwidth, hits };
 }
 
 function profileOf(zoneId: string): ZoneProfile {

@@ -1,14 +1,23 @@
 // Buttons and other block actions.
 import type { App, Middleware, SlackAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { APPROVAL_IDS, HOME_IDS, PURGE_IDS, ZONES_IDS } from '../../blocks/ids.js';
+import {
+  APPROVAL_IDS,
+  CONFIG_IDS,
+  HOME_IDS,
+  PURGE_IDS,
+  WATCH_IDS,
+  ZONES_IDS,
+} from '../../blocks/ids.js';
 import type { AppDeps } from '../../deps.js';
 import { tracked } from '../context.js';
 import { unmatched } from '../unmatched.js';
 import { approveButton, cancelButton, denyButton } from './approval-buttons.js';
+import { configPurgeChannels } from './config-purge-channels.js';
 import { homeAnalytics, homeCreateZone, homeListZones, homeLogin } from './home-buttons.js';
 import { homeStopReport } from './home-stop-report.js';
 import { purgeRetry } from './purge-retry.js';
 import { unknownAction } from './unknown.js';
+import { watchMute, watchNotifyLive, watchRateLimit, watchSnooze } from './watch-buttons.js';
 import { zoneAnalytics } from './zone-analytics.js';
 import { zonesPage } from './zones-page.js';
 
@@ -55,6 +64,11 @@ export function register(app: App, deps: AppDeps): void {
   on('message', APPROVAL_IDS.approve, approveButton(deps));
   on('message', APPROVAL_IDS.deny, denyButton(deps));
   on('message', APPROVAL_IDS.cancel, cancelButton(deps));
+  on('message', CONFIG_IDS.purgeChannels, configPurgeChannels(deps));
+  on('message', WATCH_IDS.snooze, watchSnooze(deps));
+  on('message', WATCH_IDS.mute, watchMute(deps));
+  on('message', WATCH_IDS.rateLimit, watchRateLimit(deps));
+  on('message', WATCH_IDS.notifyLive, watchNotifyLive(deps));
   // Last, and only for what nothing above handles: Bolt runs every listener that matches.
   app.action(unmatched(handled), tracked(unknownAction(deps)));
 }

@@ -9,6 +9,7 @@ export function purgeRetry(deps: AppDeps) {
     await ack();
     const caller = callerOf(context);
     await deps.access.requireOperator(caller, 'purge');
+    await deps.channels.requirePurgeChannel(caller.workspaceId, body.channel?.id);
     const jobId = action.value ?? '';
     const group = await deps.purges.retryGroup(caller.workspaceId, jobId);
     await deps.flood.take(caller.workspaceId, caller.userId);

@@ -1,11 +1,12 @@
-// /cdn analytics <zone> [1h|6h|24h|7d|30d] [minute|hour|day]: the zone's traffic as a chart.
+// /cdn analytics [zone] [1h|6h|24h|7d|30d] [minute|hour|day]: the zone's traffic as a chart; no
+// zone named, the channel's default.
 import { noticeMessage } from '../../blocks/errors.js';
 import { problemText } from '../../blocks/problems.js';
 import { parseAnalyticsArgs } from '../../services/analytics.js';
 import { postChart } from '../../slack/post-chart.js';
 import type { SubcommandHandler } from './context.js';
 
-const USAGE = 'Usage: `/cdn analytics <zone> [1h|6h|24h|7d|30d] [minute|hour|day]`';
+const USAGE = 'Usage: `/cdn analytics [zone] [1h|6h|24h|7d|30d] [minute|hour|day]`';
 
 export const analytics: SubcommandHandler = async (context) => {
   const { args, deps, caller, command, respond, client } = context;
@@ -15,8 +16,18 @@ export const analytics: SubcommandHandler = async (context) => {
     await respond(noticeMessage(`${problem}${USAGE}`));
     return;
   }
-  const report = await deps.analytics.forCaller(caller, parsed);
-  const result = await postChart(client, command.channel_id, report);
+  const { zone, fromDefault } = await deps.channels.choose(
+    caller.workspaceId,
+    command.channel_id,
+    parsed.zone,
+    'analytics',
+  );
+  const report = await deps.analytics.forCaller(caller, { ...parsed, zone: zone.id });
+  const result = await postChart(
+    client,
+    command.channel_id,
+    fromDefault ? { ...report, fromDefault } : report,
+  );
   if (!result.posted)
     await respond({ response_type: 'in_channel', ...noticeMessage(result.text, '') });
 };

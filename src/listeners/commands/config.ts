@@ -1,15 +1,29 @@
-// /cdn config [operators|approvers @group|everyone]: admins say who may change and who may approve.
-import { configMessage } from '../../blocks/config.js';
+// /cdn config [operators|approvers @group|everyone] | purge-channels #channel…|anywhere: admins
+// say who may change and who may approve, and the only channels purges may be run from.
+import { configMessage, purgeChannelsSavedMessage } from '../../blocks/config.js';
 import { noticeMessage } from '../../blocks/errors.js';
-import { parseUsergroup } from '../../commands/parse.js';
+import { parseChannelMention, parseUsergroup } from '../../commands/parse.js';
 import type { SubcommandHandler } from './context.js';
 
 const USAGE =
-  'Usage: `/cdn config`, `/cdn config operators @group|everyone`, `/cdn config approvers @group|everyone`';
+  'Usage: `/cdn config`, `/cdn config operators @group|everyone`, `/cdn config approvers @group|everyone`, `/cdn config purge-channels #channel… | anywhere`';
 
-export const config: SubcommandHandler = async ({ args, deps, caller, respond }) => {
+/** Words that lift the limit on where purges may be run. */
+// Not 'none' or 'all': an admin typing "none" may mean no channel at all, the opposite.
+const ANYWHERE = new Set(['anywhere', 'everywhere']);
+
+export const config: SubcommandHandler = async (context) => {
+  const { args, deps, caller, respond } = context;
   if (args.length === 0) {
-    await respond(configMessage(await deps.config.get(caller.workspaceId)));
+    const [workspace, purgeChannels] = await Promise.all([
+      deps.config.get(caller.workspaceId),
+      deps.channels.purgeChannels(caller.workspaceId),
+    ]);
+    await respond(configMessage(workspace, undefined, { purgeChannels }));
+    return;
+  }
+  if (args[0]?.toLowerCase() === 'purge-channels') {
+    await purgeChannels(context);
     return;
   }
   const [role, target] = args;
@@ -25,6 +39,27 @@ export const config: SubcommandHandler = async ({ args, deps, caller, respond })
   }
   const updated = await deps.config.setRole(caller, role, everyone ? null : (group?.id ?? null));
   await respond(
-    configMessage(updated, `${role === 'operators' ? 'Operators' : 'Approvers'} updated.`),
+    configMessage(updated, `${role === 'operators' ? 'Operators' : 'Approvers'} updated.`, {
+      purgeChannels: await deps.channels.purgeChannels(caller.workspaceId),
+    }),
   );
+};
+
+/** `purge-channels #a #b` limits purges to those channels; `purge-channels anywhere` lifts it. */
+const purgeChannels: SubcommandHandler = async ({ args, deps, caller, respond }) => {
+  const words = args.slice(1);
+  const anywhere = words.length === 1 && ANYWHERE.has(words[0]?.toLowerCase() ?? '');
+  const channels = words.map(parseChannelMention);
+  const ids = channels.filter((id): id is string => id !== undefined);
+  if (words.length === 0 || (!anywhere && ids.length !== words.length)) {
+    await respond(
+      noticeMessage(
+        `${USAGE}. Name the channels with # so Slack sends their ids, or say \`anywhere\` to allow every channel.`,
+      ),
+    );
+    return;
+  }
+  const saved = await deps.channels.setPurgeChannels(caller, anywhere ? [] : ids);
+  const workspace = await deps.config.get(caller.workspaceId);
+  await respond(purgeChannelsSavedMessage(workspace, saved));
 };

@@ -1,23 +1,37 @@
-// /cdn ratelimit <zone> on|off: said at once, updated in place once every edge has it.
+// /cdn ratelimit [zone] on|off: said at once, updated in place once every edge has it; no zone
+// named, the channel's default.
 import { noticeMessage } from '../../blocks/errors.js';
 import { rateLimitMessage } from '../../blocks/ratelimit.js';
+import { parseRateLimitArgs } from '../../services/ratelimit.js';
 import { commandOrigin, replyTo, type SubcommandHandler } from './context.js';
 
-const USAGE = 'Usage: `/cdn ratelimit <zone> on|off`';
+const USAGE =
+  'Usage: `/cdn ratelimit <zone> on|off`, or `/cdn ratelimit on|off` for the channel’s default zone';
 
 export const ratelimit: SubcommandHandler = async ({ args, deps, caller, command, respond }) => {
-  const [zoneName, state] = args;
-  const enabled =
-    state?.toLowerCase() === 'on' ? true : state?.toLowerCase() === 'off' ? false : undefined;
-  if (args.length !== 2 || zoneName === undefined || enabled === undefined) {
+  const parsed = parseRateLimitArgs(args);
+  if (!parsed) {
     await respond(noticeMessage(USAGE));
     return;
   }
+  const { enabled } = parsed;
+  const fromDefault = parsed.zone === undefined;
   // The message is corrected by a job once the change has had time to reach every edge.
   const reply = replyTo(commandOrigin(command), caller.userId, deps.clock.now());
-  const zone = await deps.ratelimit.set(caller, zoneName, enabled, reply);
+  const zone = await deps.ratelimit.set(
+    caller,
+    parsed.zone ??
+      (() => deps.channels.defaultZone(caller.workspaceId, command.channel_id, 'ratelimit')),
+    enabled,
+    reply,
+  );
   await respond({
     response_type: 'in_channel',
-    ...rateLimitMessage({ zone, enabled, actorId: caller.userId }),
+    ...rateLimitMessage({
+      zone,
+      enabled,
+      actorId: caller.userId,
+      ...(fromDefault ? { fromDefault } : {}),
+    }),
   });
 };

@@ -24,9 +24,12 @@ export async function publishHome(
   workspaceId: string,
   userId: string,
 ): Promise<void> {
-  const overview = await deps.activity.home(workspaceId);
+  const [overview, channels] = await Promise.all([
+    deps.activity.home(workspaceId),
+    deps.channels.overview(workspaceId),
+  ]);
   await client.views.publish({
     user_id: userId,
-    view: homeView({ ...overview, commands: HELP_ENTRIES }),
+    view: homeView({ ...overview, commands: HELP_ENTRIES, channels }),
   });
 }

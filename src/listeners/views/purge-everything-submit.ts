@@ -2,7 +2,9 @@
 // posted in the channel for a second person.
 import { errorText } from '../../blocks/errors.js';
 import { PURGE_IDS } from '../../blocks/ids.js';
+import { PURGE_CHANNELS_INLINE } from '../../blocks/purge.js';
 import type { AppDeps } from '../../deps.js';
+import { AppError } from '../../errors.js';
 import type { Zone } from '../../services/zones.js';
 import { explainMessage } from '../../slack/explain.js';
 import { originTarget } from '../../slack/message-target.js';
@@ -35,9 +37,15 @@ export function purgeEverythingSubmit(deps: AppDeps) {
       );
     let zone: Zone;
     try {
+      await deps.channels.requirePurgeChannel(caller.workspaceId, origin.channelId);
       zone = await deps.zones.resolve(caller.workspaceId, origin.zoneId);
     } catch (error) {
-      return inline(PURGE_IDS.confirmBlock, errorText(error));
+      return inline(
+        PURGE_IDS.confirmBlock,
+        error instanceof AppError && error.code === 'purge_channel_restricted'
+          ? PURGE_CHANNELS_INLINE
+          : errorText(error),
+      );
     }
     if (typed !== zone.name.toLowerCase())
       return inline(PURGE_IDS.confirmBlock, `Type ${zone.name} exactly to confirm.`);

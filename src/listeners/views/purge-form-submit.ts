@@ -2,9 +2,14 @@
 // to the confirmation modal.
 import { errorText } from '../../blocks/errors.js';
 import { PURGE_IDS, ZONE_PICKER_IDS } from '../../blocks/ids.js';
-import { purgeEverythingModal, purgeRefusedInline } from '../../blocks/purge.js';
+import {
+  PURGE_CHANNELS_INLINE,
+  purgeEverythingModal,
+  purgeRefusedInline,
+} from '../../blocks/purge.js';
 import { truncate } from '../../blocks/text.js';
 import type { AppDeps } from '../../deps.js';
+import { AppError } from '../../errors.js';
 import { splitItems } from '../../services/purge-targets.js';
 import type { Zone } from '../../services/zones.js';
 import { decodeOrigin, encodeOrigin, replyTo } from '../commands/context.js';
@@ -24,14 +29,16 @@ export function purgeFormSubmit(deps: AppDeps) {
       ack({ response_action: 'errors', errors: { [block]: truncate(message, 2000) } });
 
     if (!zoneId) return inline(PURGE_IDS.zoneBlock, 'Pick a zone.');
+    const origin = decodeOrigin(view.private_metadata);
     let zone: Zone;
     try {
       await deps.access.requireOperator(caller, 'purge');
+      // Checked again on submit: the limit may have been set while the form was open.
+      await deps.channels.requirePurgeChannel(caller.workspaceId, origin.channelId);
       zone = await deps.zones.resolve(caller.workspaceId, zoneId);
     } catch (error) {
-      return inline(PURGE_IDS.zoneBlock, errorText(error));
+      return inline(PURGE_IDS.zoneBlock, inlineText(error));
     }
-    const origin = decodeOrigin(view.private_metadata);
     if (mode === 'everything') {
       const metadata = encodeOrigin({ ...origin, zoneId: zone.id });
       return ack({ response_action: 'update', view: purgeEverythingModal({ zone, metadata }) });
@@ -66,4 +73,11 @@ export function purgeFormSubmit(deps: AppDeps) {
       replyTo(origin, caller.userId, deps.clock.now()),
     );
   };
+}
+
+/** A refusal in words for a form field (plain text: a channel mention would show as its id). */
+function inlineText(error: unknown): string {
+  return error instanceof AppError && error.code === 'purge_channel_restricted'
+    ? PURGE_CHANNELS_INLINE
+    : errorText(error);
 }

@@ -289,4 +289,31 @@ describe('fake Slack Web API', () => {
     expect(limited.rateLimited).toBe(1);
     await limited.close();
   });
+
+  it("answers 429 past a method's calls a minute in one workspace, with the seconds to wait", async () => {
+    const limited = await startFakeSlack({
+      clock,
+      methodRateLimits: { 'files.getUploadURLExternal': 3 },
+    });
+    const web = new WebClient(limited.botToken, {
+      slackApiUrl: limited.apiUrl,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+    });
+    const ask = () => web.files.getUploadURLExternal({ filename: 'a.png', length: 10 });
+    await ask();
+    clock.advance(20_000);
+    await ask();
+    await ask();
+    await expect(ask()).rejects.toMatchObject({
+      code: 'slack_webapi_rate_limited_error',
+      retryAfter: 40,
+    });
+    // Other methods are not held up.
+    await web.auth.test();
+    clock.advance(40_000);
+    await ask();
+    expect(limited.rateLimitedBy).toEqual({ 'files.getUploadURLExternal': 1 });
+    await limited.close();
+  });
 });

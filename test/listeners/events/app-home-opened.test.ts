@@ -13,20 +13,26 @@ const overview: HomeOverview = {
 /** The listener with a fake Web API client; resolves when the listener has finished its work. */
 async function open(tab: string) {
   const home = vi.fn(async () => overview);
+  const channels = vi.fn(async () => ({ bindings: [], purgeChannels: ['COPS'] }));
   const publish = vi.fn(async () => ({ ok: true }));
   const caller = { workspaceId: 'T1', userId: 'U1', directory: {} };
-  await appHomeOpened({ activity: { home } } as unknown as AppDeps)({
+  await appHomeOpened({
+    activity: { home },
+    channels: { overview: channels },
+  } as unknown as AppDeps)({
     event: { type: 'app_home_opened', user: 'U1', channel: 'D1', tab, event_ts: '1' },
     client: { views: { publish } },
     context: { caller },
   } as never);
-  return { home, publish };
+  return { home, channels, publish };
 }
 
 describe('app_home_opened', () => {
   it('publishes the Home tab for the user who opened it', async () => {
-    const { home, publish } = await open('home');
+    const { home, channels, publish } = await open('home');
     expect(home).toHaveBeenCalledWith('T1');
+    expect(channels).toHaveBeenCalledWith('T1');
+    expect(JSON.stringify(publish.mock.calls)).toContain('may only be run in <#COPS>');
     expect(publish).toHaveBeenCalledWith(
       expect.objectContaining({ user_id: 'U1', view: expect.objectContaining({ type: 'home' }) }),
     );

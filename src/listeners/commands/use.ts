@@ -1,0 +1,41 @@
+// /cdn use [zone|none]: show, set or clear the channel's default zone (setting and clearing are
+// for operators, and said in the channel, since they change what everyone's commands act on).
+import {
+  channelBoundMessage,
+  channelDefaultMessage,
+  channelUnboundMessage,
+} from '../../blocks/channels.js';
+import { noticeMessage } from '../../blocks/errors.js';
+import type { SubcommandHandler } from './context.js';
+
+const USAGE =
+  'Usage: `/cdn use <zone>` to set this channel’s default zone, `/cdn use` to see it, `/cdn use none` to clear it.';
+
+/** Words that clear the default rather than name a zone (none of them can be a domain). */
+const CLEAR = new Set(['none', 'clear', 'off', '-']);
+
+export const use: SubcommandHandler = async ({ args, deps, caller, command, respond }) => {
+  const channelId = command.channel_id;
+  const [word] = args;
+  if (word === undefined) {
+    await respond(
+      channelDefaultMessage(await deps.channels.current(caller.workspaceId, channelId)),
+    );
+    return;
+  }
+  if (args.length > 1) {
+    await respond(noticeMessage(USAGE));
+    return;
+  }
+  if (CLEAR.has(word.toLowerCase())) {
+    const removed = await deps.channels.unbind(caller, channelId);
+    await respond(
+      removed
+        ? { response_type: 'in_channel', ...channelUnboundMessage(caller.userId) }
+        : noticeMessage('This channel has no default zone to clear.'),
+    );
+    return;
+  }
+  const zone = await deps.channels.bind(caller, channelId, word);
+  await respond({ response_type: 'in_channel', ...channelBoundMessage(zone, caller.userId) });
+};

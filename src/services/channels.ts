@@ -1,0 +1,172 @@
+// Channels and zones: a channel's default zone (`/cdn use`), used when a command names none, and
+// the channels purges may be run from (`/cdn config purge-channels`).
+import { AppError } from '../errors.js';
+import type { AuditLogRepository } from '../store/audit-log.js';
+import type { ChannelBinding, ChannelBindingRepository } from '../store/channel-bindings.js';
+import type { AccessService, Caller } from './access.js';
+import type { Zone, ZoneService } from './zones.js';
+
+/** The commands that may use a channel's default zone. */
+export type ZoneCommand = 'purge' | 'analytics' | 'ratelimit';
+
+/** What `/cdn use` alone says about a channel. */
+export type ChannelDefault =
+  | { kind: 'none' }
+  | { kind: 'set'; binding: ChannelBinding }
+  /** Chosen under an older key: dropped as it was read. */
+  | { kind: 'stale'; zoneName: string };
+
+/** A zone a command will act on, and whether it came from the channel's default. */
+export interface ChosenZone {
+  zone: Zone;
+  fromDefault: boolean;
+}
+
+export interface ChannelsOverview {
+  bindings: ChannelBinding[];
+  /** Empty: purges may be run from any channel. */
+  purgeChannels: string[];
+}
+
+export class ChannelService {
+  constructor(
+    private readonly deps: {
+      bindings: ChannelBindingRepository;
+      audit: AuditLogRepository;
+      access: AccessService;
+      zones: ZoneService;
+    },
+  ) {}
+
+  /** The channel's default zone as it stands (a stale one is dropped and said to be). */
+  async current(workspaceId: string, channelId: string): Promise<ChannelDefault> {
+    const { keyGeneration, binding } = await this.deps.bindings.view(workspaceId, channelId);
+    if (!binding) return { kind: 'none' };
+    if (keyGeneration !== undefined && binding.generation !== keyGeneration) {
+      await this.deps.bindings.dropStale(workspaceId, keyGeneration);
+      return { kind: 'stale', zoneName: binding.zoneName };
+    }
+    return { kind: 'set', binding };
+  }
+
+  /** Operators only: makes the zone (a live one, by name or id) the channel's default. */
+  async bind(caller: Caller, channelId: string, nameOrId: string): Promise<Zone> {
+    await this.deps.access.requireOperator(caller, 'bind_channel');
+    const keyGeneration = await this.deps.bindings.keyGeneration(caller.workspaceId);
+    if (keyGeneration === undefined) throw new AppError({ code: 'no_api_key' });
+    const zone = await this.deps.zones.resolve(caller.workspaceId, nameOrId);
+    if (zone.status === 'deleted')
+      throw new AppError({ code: 'zone_deleted', zoneName: zone.name });
+    // The generation read before the zone was found: if the key changed meanwhile, the binding
+    // is stale from the start, and said to be when used.
+    await this.deps.bindings.set(caller.workspaceId, channelId, zone, keyGeneration, caller.userId);
+    await this.#audit(caller, 'channel.use', { channel: channelId }, zone);
+    return zone;
+  }
+
+  /** Operators only: clears the channel's default; returns whether there was one. */
+  async unbind(caller: Caller, channelId: string): Promise<boolean> {
+    await this.deps.access.requireOperator(caller, 'bind_channel');
+    const removed = await this.deps.bindings.clear(caller.workspaceId, channelId);
+    if (removed) await this.#audit(caller, 'channel.unuse', { channel: channelId });
+    return removed;
+  }
+
+  /**
+   * The zone a command acts on: the one named, else the channel's default. AppError when neither
+   * (no_zone_named), or when the default is stale, deleted or gone.
+   */
+  async choose(
+    workspaceId: string,
+    channelId: string | undefined,
+    named: string | undefined,
+    command: ZoneCommand,
+  ): Promise<ChosenZone> {
+    if (named !== undefined) {
+      return { zone: await this.deps.zones.resolve(workspaceId, named), fromDefault: false };
+    }
+    return { zone: await this.defaultZone(workspaceId, channelId, command), fromDefault: true };
+  }
+
+  /** The channel's default zone, checked to be current and live. */
+  async defaultZone(
+    workspaceId: string,
+    channelId: string | undefined,
+    command: ZoneCommand,
+  ): Promise<Zone> {
+    const found = channelId === undefined ? undefined : await this.current(workspaceId, channelId);
+    if (!found || found.kind === 'none') throw new AppError({ code: 'no_zone_named', command });
+    if (found.kind === 'stale') {
+      throw new AppError({ code: 'channel_default_stale', zoneName: found.zoneName });
+    }
+    const { binding } = found;
+    let zone: Zone;
+    try {
+      zone = await this.deps.zones.resolve(workspaceId, binding.zoneId);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'zone_not_found') {
+        throw new AppError(
+          { code: 'channel_default_gone', zoneName: binding.zoneName, deleted: false },
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+    if (zone.status === 'deleted') {
+      throw new AppError({ code: 'channel_default_gone', zoneName: zone.name, deleted: true });
+    }
+    return zone;
+  }
+
+  /**
+   * Refuses a purge (of URLs, tags or everything) asked from a channel purges are not allowed
+   * in; from nowhere (the App Home) when any limit is set.
+   */
+  async requirePurgeChannel(workspaceId: string, channelId: string | undefined): Promise<void> {
+    const allowed = await this.deps.bindings.purgeChannels(workspaceId);
+    if (allowed.length === 0) return;
+    if (channelId !== undefined && allowed.includes(channelId)) return;
+    throw new AppError({ code: 'purge_channel_restricted', channelIds: allowed });
+  }
+
+  /** Admins only: the channels purges may be run from; empty allows every channel again. */
+  async setPurgeChannels(caller: Caller, channelIds: string[]): Promise<string[]> {
+    await this.deps.access.requireAdmin(caller, 'configure_access');
+    await this.deps.bindings.setPurgeChannels(caller.workspaceId, channelIds, caller.userId);
+    const saved = await this.deps.bindings.purgeChannels(caller.workspaceId);
+    await this.#audit(caller, 'config.purge_channels', { channels: saved });
+    return saved;
+  }
+
+  /** The channels purges may be run from (empty: any). */
+  async purgeChannels(workspaceId: string): Promise<string[]> {
+    return this.deps.bindings.purgeChannels(workspaceId);
+  }
+
+  /** Every current channel default and the purge channels, for the App Home. */
+  async overview(workspaceId: string): Promise<ChannelsOverview> {
+    const [keyGeneration, purgeChannels] = await Promise.all([
+      this.deps.bindings.keyGeneration(workspaceId),
+      this.deps.bindings.purgeChannels(workspaceId),
+    ]);
+    const bindings =
+      keyGeneration === undefined ? [] : await this.deps.bindings.list(workspaceId, keyGeneration);
+    return { bindings, purgeChannels };
+  }
+
+  async #audit(
+    caller: Caller,
+    action: string,
+    detail: Record<string, unknown>,
+    zone?: Zone,
+  ): Promise<void> {
+    await this.deps.audit.record({
+      workspaceId: caller.workspaceId,
+      actorId: caller.userId,
+      action,
+      outcome: 'ok',
+      detail,
+      ...(zone ? { zoneId: zone.id, zoneName: zone.name } : {}),
+    });
+  }
+}

@@ -1,0 +1,637 @@
+// Watched zones evaluated once per interval, however many replicas run: a tick turns each zone's
+// due interval into a job keyed by zone and interval (as daily reports are keyed by occurrence),
+// then moves the zone on. The job makes one analytics request for every channel watching the zone
+// (the baseline is read once a day), applies each rule's hold/clear step once per interval (a
+// conditional write), and leaves each alert, resolution and 'now live' notice to a post job keyed
+// by what it posts. Polling is spread over the interval (each zone has its own phase) and kept
+// within a per-key budget; a 429 delays the evaluation instead of dropping it.
+import { createHash } from 'node:crypto';
+import type { CdnClient } from '../cdn/client.js';
+import { CdnError, isCdnError, isTransientCdnError } from '../cdn/errors.js';
+import type { AlertChartInput } from '../charts/alert-chart.js';
+import type { ChartRenderer } from '../charts/traffic-chart.js';
+import type { Clock } from '../clock.js';
+import type { WatchSettings } from '../config.js';
+import { AppError, isStorageUnavailable, logLevelOf } from '../errors.js';
+import {
+  type JobContext,
+  type JobKind,
+  type JobOutcome,
+  type JobRunner,
+  retryDelay,
+} from '../jobs/runner.js';
+import type { Logger } from '../logger.js';
+import type { Store } from '../store/index.js';
+import type { RuleState, Watch, WatchAlert, WatchedZone } from '../store/watches.js';
+import type { CdnAccess } from './cdn-access.js';
+import {
+  AUTO_RULES,
+  type Baseline,
+  bandAt,
+  baselineRange,
+  baselineStale,
+  evaluate,
+  parseThreshold,
+  type Sample,
+  step,
+  type ThresholdRule,
+  type Verdict,
+  windowFor,
+} from './watch-rules.js';
+
+export const WATCH_EVAL_JOB = 'watch_eval';
+export const WATCH_POST_JOB = 'watch_post';
+
+/** Where alerts and notices go; src/slack implements it over the Web API. */
+export interface WatchPoster {
+  /** Posts the alert (its chart when there is one); its message ts. */
+  fired(alert: WatchAlert, png: Buffer | undefined): Promise<{ ts?: string }>;
+  /** Updates the alert's message in place as resolved, and says so in its thread. */
+  resolved(alert: WatchAlert, png: Buffer | undefined): Promise<void>;
+  /** "shop.example.dev is active: …" in the watching channel. */
+  notice(watch: Watch, status: 'active' | 'deleted'): Promise<void>;
+  /** Whether a Slack failure may pass by itself (then the post is tried again). */
+  transient(error: unknown): boolean;
+  retryAfterMs(error: unknown): number | undefined;
+}
+
+interface EvalPayload {
+  zoneId: string;
+  dueAt: number;
+}
+
+interface EvalCheckpoint {
+  /** The interval's analytics, kept so that a resumed job judges the same numbers. */
+  sample?: Sample;
+}
+
+export type PostPayload =
+  | { kind: 'fired' | 'resolved'; alertId: string }
+  | { kind: 'notice'; watchId: string; status: 'active' | 'deleted' };
+
+export interface WatchEvaluationOptions {
+  store: Store;
+  cdn: CdnAccess;
+  runner: JobRunner;
+  renderer: ChartRenderer;
+  poster: WatchPoster;
+  clock: Clock;
+  logger: Logger;
+  settings: WatchSettings;
+  /** Zones read per tick. Default 500. */
+  batch?: number;
+  /** Evaluations at once in this process. Default 8. */
+  concurrency?: number;
+}
+
+const MINUTE = 60_000;
+const HOUR = 3_600_000;
+/** How much traffic an alert's chart shows. */
+const CHART_SPAN_MS = 2 * HOUR;
+/** The budget's counter, beside the per-user change counters. */
+const BUDGET_COUNTER = '~watch-cdn';
+/** Finished evaluations are dropped from the job table after this long. */
+const KEEP_FINISHED_MS = HOUR;
+
+export const watchJobKey = (workspaceId: string, zoneId: string, dueAt: number) =>
+  `watch:${workspaceId}:${zoneId}:${dueAt}`;
+
+/** An alert's id: the same for a resumed evaluation of the same interval. */
+export function alertId(watchId: string, rule: string, dueAt: number): string {
+  return `alert_${createHash('sha256').update(`${watchId}\n${rule}\n${dueAt}`).digest('hex').slice(0, 24)}`;
+}
+
+/** Where in the interval a zone is evaluated: its own phase, so polling is spread over it. */
+export function phaseOf(workspaceId: string, zoneId: string, intervalMs: number): number {
+  const hash = createHash('sha256').update(`${workspaceId}:${zoneId}`).digest();
+  return hash.readUInt32BE(0) % intervalMs;
+}
+
+/** The first evaluation of a zone watched from `now`: the next instant of its phase. */
+export function firstRunAt(workspaceId: string, zoneId: string, intervalMs: number, now: number) {
+  const at = Math.floor(now / intervalMs) * intervalMs + phaseOf(workspaceId, zoneId, intervalMs);
+  return at > now ? at : at + intervalMs;
+}
+
+/** The thresholds of a watch that parse (a stored rule always did). */
+export function thresholdsOf(watch: Watch): ThresholdRule[] {
+  return watch.rules
+    .map((text) => parseThreshold(text))
+    .filter((rule): rule is ThresholdRule => !('error' in rule));
+}
+
+/** The CDN's budget for a workspace's watches was spent this minute: try at the next one. */
+class BudgetSpentError extends Error {
+  override readonly name = 'BudgetSpentError';
+  constructor(readonly retryInMs: number) {
+    super('watch CDN request budget spent');
+  }
+}
+
+export class WatchEvaluation {
+  readonly #o: WatchEvaluationOptions;
+  readonly evalJob: JobKind<EvalPayload, EvalCheckpoint>;
+  readonly postJob: JobKind<PostPayload>;
+
+  constructor(options: WatchEvaluationOptions) {
+    this.#o = options;
+    this.evalJob = {
+      concurrency: options.concurrency ?? 8,
+      // A zone's interval is late, never lost: it is tried until its next one has run.
+      maxAttempts: 20,
+      run: (context) => this.#evaluate(context),
+    };
+    this.postJob = {
+      concurrency: 4,
+      maxAttempts: 8,
+      run: (context) => this.#post(context),
+    };
+  }
+
+  get settings(): WatchSettings {
+    return this.#o.settings;
+  }
+
+  /** Turns every zone interval due now into a job, and moves each zone on; returns how many. */
+  async tick(): Promise<number> {
+    const { store, clock, runner, settings } = this.#o;
+    const batch = this.#o.batch ?? 500;
+    let queued = 0;
+    for (;;) {
+      const due = await store.watches.dueZones(batch);
+      for (const zone of due) {
+        const now = clock.now();
+        // Long down: only the latest interval is evaluated (older data would only say "was").
+        const behind = Math.floor((now - zone.nextRunAt) / settings.intervalMs);
+        const dueAt = zone.nextRunAt + Math.max(0, behind) * settings.intervalMs;
+        await runner.enqueue({
+          workspaceId: zone.workspaceId,
+          kind: WATCH_EVAL_JOB,
+          key: watchJobKey(zone.workspaceId, zone.zoneId, dueAt),
+          payload: { zoneId: zone.zoneId, dueAt } satisfies EvalPayload,
+          runAt: dueAt,
+        });
+        if (
+          await store.watches.claimZone(
+            zone.workspaceId,
+            zone.zoneId,
+            zone.nextRunAt,
+            dueAt + settings.intervalMs,
+          )
+        )
+          queued += 1;
+      }
+      if (due.length < batch) break;
+    }
+    await store.watches.pruneFinished(WATCH_EVAL_JOB, clock.now() - KEEP_FINISHED_MS);
+    return queued;
+  }
+
+  /** Ticks until the signal aborts, several times an interval. */
+  async run(signal: AbortSignal): Promise<void> {
+    const every = Math.min(5_000, Math.max(1_000, this.#o.settings.intervalMs / 6));
+    while (!signal.aborted) {
+      await this.tick().catch((error: unknown) =>
+        this.#o.logger[logLevelOf(error)]({ err: error }, 'watch tick failed'),
+      );
+      try {
+        await this.#o.clock.sleep(every, signal);
+      } catch {
+        return;
+      }
+    }
+  }
+
+  async #evaluate(context: JobContext<EvalPayload, EvalCheckpoint>): Promise<JobOutcome> {
+    const { store, logger } = this.#o;
+    const { job } = context;
+    const { zoneId, dueAt } = job.payload;
+    const zone = await store.watches.zone(job.workspaceId, zoneId);
+    if (!zone) return 'done';
+    const watches = await store.watches.listForZone(job.workspaceId, zoneId);
+    if (watches.length === 0 || zone.status === 'deleted') return 'done';
+    try {
+      const client = await this.#o.cdn.clientFor(job.workspaceId);
+      if (zone.status === 'pending' || zone.status === 'unknown') {
+        const status = await this.#statusOf(client, zone);
+        if (status === 'pending') return 'done';
+        await this.#moved(zone, watches, status);
+        if (status === 'deleted') return 'done';
+      }
+      const sample = job.checkpoint.sample ?? (await this.#sample(context, client, zone, watches));
+      if (!sample) return 'done';
+      const baseline = await this.#baseline(client, zone);
+      await this.#apply(zone, watches, sample, baseline, dueAt);
+      return 'done';
+    } catch (error) {
+      if (context.lost.aborted) throw error;
+      if (error instanceof AppError && error.code === 'no_api_key') return 'done';
+      if (error instanceof BudgetSpentError)
+        return { retryInMs: error.retryInMs, error: 'request budget spent' };
+      if (isTransientCdnError(error) || isStorageUnavailable(error)) {
+        const retryInMs = retryDelay(job.attempts, {
+          baseMs: 5_000,
+          maxMs: this.#o.settings.intervalMs,
+          askedMs: error instanceof CdnError ? error.retryAfterMs : undefined,
+        });
+        // The CDN asked to wait: this interval waits, and the zone's next ones after it.
+        if (isCdnError(error, 'rate_limited'))
+          await store.watches.delayZone(job.workspaceId, zoneId, this.#o.clock.now() + retryInMs);
+        logger.info({ job: job.id, zone: zoneId, retryInMs }, 'watch evaluation delayed');
+        return { retryInMs, error: (error as { code?: string }).code ?? 'transient' };
+      }
+      logger.warn({ err: error, zone: zoneId }, 'watch evaluation failed');
+      return 'done';
+    }
+  }
+
+  /** Takes one CDN request from the workspace's budget for this minute, or says when to come back. */
+  async #spend(workspaceId: string): Promise<void> {
+    const { store, clock, settings } = this.#o;
+    const now = clock.now();
+    const window = Math.floor(now / MINUTE) * MINUTE;
+    const count = await store.changeCounters.increment(workspaceId, BUDGET_COUNTER, window);
+    if (count === 1) await store.changeCounters.prune(workspaceId, BUDGET_COUNTER, window);
+    if (count > settings.cdnRequestsPerMinute) {
+      await store.changeCounters.decrement(workspaceId, BUDGET_COUNTER, window);
+      throw new BudgetSpentError(window + MINUTE - now + phaseOf(workspaceId, '', 5_000));
+    }
+  }
+
+  /** A pending zone's status now: still in the pending list, else found by id. */
+  async #statusOf(client: CdnClient, zone: WatchedZone): Promise<'pending' | 'active' | 'deleted'> {
+    await this.#spend(zone.workspaceId);
+    if (zone.status === 'pending') {
+      const page = await client.listZones({ status: 'pending', page: 1, perPage: 100 });
+      if (page.zones.some((z) => z.id === zone.zoneId)) return 'pending';
+    }
+    const found = await client.findZone(zone.zoneId);
+    if (!found || found.status === 'deleted') return 'deleted';
+    return found.status === 'pending' ? 'pending' : 'active';
+  }
+
+  /** The zone moved: each watching channel is told once (a job keyed by watch and status). */
+  async #moved(zone: WatchedZone, watches: Watch[], status: 'active' | 'deleted'): Promise<void> {
+    const { store, runner } = this.#o;
+    // A zone first seen already active (watched before we knew) is no news.
+    if (zone.status === 'pending') {
+      for (const watch of watches) {
+        await runner.enqueue({
+          workspaceId: zone.workspaceId,
+          kind: WATCH_POST_JOB,
+          key: `watch-notice:${watch.id}:${status}`,
+          payload: { kind: 'notice', watchId: watch.id, status } satisfies PostPayload,
+        });
+      }
+    }
+    await store.watches.moveStatus(zone.workspaceId, zone.zoneId, zone.status, status);
+    zone.status = status;
+  }
+
+  /** This interval's analytics (one request for every watch of the zone), checkpointed. */
+  async #sample(
+    context: JobContext<EvalPayload, EvalCheckpoint>,
+    client: CdnClient,
+    zone: WatchedZone,
+    watches: Watch[],
+  ): Promise<Sample | undefined> {
+    const { dueAt } = context.job.payload;
+    const until = Math.floor(dueAt / MINUTE) * MINUTE;
+    const span = windowFor(
+      Math.max(MINUTE, this.#o.settings.intervalMs),
+      watches.flatMap(thresholdsOf),
+    );
+    await this.#spend(zone.workspaceId);
+    let traffic: Awaited<ReturnType<CdnClient['trafficAnalytics']>>;
+    try {
+      traffic = await client.trafficAnalytics(zone.zoneId, {
+        since: new Date(until - Math.ceil(span / MINUTE) * MINUTE),
+        until: new Date(until),
+        granularity: 'minute',
+      });
+    } catch (error) {
+      if (isCdnError(error, 'not_found')) {
+        await this.#moved({ ...zone, status: 'active' }, watches, 'deleted');
+        return undefined;
+      }
+      throw error;
+    }
+    const sample: Sample = {
+      until,
+      series: traffic.series.map((p) => ({
+        time: p.time,
+        requests: p.requests,
+        bandwidth: p.bandwidth,
+      })),
+      hitRate: traffic.totals.cacheHitRate,
+    };
+    await context.checkpoint({ sample });
+    return sample;
+  }
+
+  /** The zone's baseline, read again once a day (hourly, the past eight days). */
+  async #baseline(client: CdnClient, zone: WatchedZone): Promise<Baseline | undefined> {
+    const { clock, store, logger } = this.#o;
+    const now = clock.now();
+    if (!baselineStale(zone.baselineAt, now)) return zone.baseline as Baseline | undefined;
+    const range = baselineRange(now);
+    try {
+      await this.#spend(zone.workspaceId);
+      const traffic = await client.trafficAnalytics(zone.zoneId, {
+        since: new Date(range.since),
+        until: new Date(range.until),
+        granularity: 'hour',
+      });
+      const hours = new Array<number>((range.until - range.since) / HOUR).fill(0);
+      for (const point of traffic.series) {
+        const index = Math.floor((point.time - range.since) / HOUR);
+        if (index >= 0 && index < hours.length) hours[index] = point.requests;
+      }
+      const baseline: Baseline = {
+        start: range.since,
+        hours,
+        hitRate: traffic.totals.cacheHitRate,
+      };
+      await store.watches.setBaseline(zone.workspaceId, zone.zoneId, baseline);
+      return baseline;
+    } catch (error) {
+      if (error instanceof BudgetSpentError) throw error;
+      // The last one still serves; the thresholds need none.
+      logger.info({ err: error, zone: zone.zoneId }, 'watch baseline not refreshed');
+      return zone.baseline as Baseline | undefined;
+    }
+  }
+
+  /**
+   * Each watch's rules take this interval's step once. The step is written first, conditional on
+   * the state it was computed from (another replica evaluating the zone's next interval at the
+   * same time makes it read again); an alert it fires is then stored and its post queued, both
+   * keyed, which a resumed job (finding its own interval applied) does again harmlessly.
+   */
+  async #apply(
+    zone: WatchedZone,
+    watches: Watch[],
+    sample: Sample,
+    baseline: Baseline | undefined,
+    dueAt: number,
+  ): Promise<void> {
+    const { store, settings } = this.#o;
+    const states = new Map(
+      (await store.watches.ruleStates(watches.map((w) => w.id))).map((s) => [
+        `${s.watchId}\n${s.rule}`,
+        s,
+      ]),
+    );
+    for (const watch of watches) {
+      for (const verdict of evaluate(sample, thresholdsOf(watch), baseline, settings)) {
+        let state = states.get(`${watch.id}\n${verdict.rule}`);
+        for (let attempt = 0; attempt < 5; attempt++) {
+          if (await this.#stepRule(zone, watch, verdict, state, sample, dueAt)) break;
+          [state] = await store.watches.ruleStates([watch.id], verdict.rule);
+        }
+      }
+    }
+  }
+
+  /** One rule's step for one interval; false when its state moved meanwhile (read it again). */
+  async #stepRule(
+    zone: WatchedZone,
+    watch: Watch,
+    verdict: Verdict,
+    state: RuleState | undefined,
+    sample: Sample,
+    dueAt: number,
+  ): Promise<boolean> {
+    const { store, settings, clock } = this.#o;
+    const fired = alertId(watch.id, verdict.rule, dueAt);
+    if (state && state.lastInterval >= dueAt) {
+      // Applied already: by this job before a crash when it fired or resolved here (its alert and
+      // post are made sure of; both are keyed, so a second time changes nothing).
+      if (state.lastInterval === dueAt && state.alertId === fired)
+        await this.#fire(zone, watch, verdict, sample, fired);
+      else if (state.lastInterval === dueAt && !state.firing && state.alertId)
+        await this.#resolve(zone, verdict, sample, state.alertId);
+      return true;
+    }
+    // A rule that never breached and is not tracked yet needs no row.
+    if (!state && !verdict.breached) return true;
+    const next = step(state ?? { firing: false, streak: 0 }, verdict.breached, settings);
+    const quiet = state?.muted || (state?.snoozedUntil ?? 0) > clock.now();
+    const current =
+      next.transition === 'fired'
+        ? quiet
+          ? null
+          : fired
+        : // Resolved: the id is kept (not firing), so a resume can finish resolving it.
+          (state?.alertId ?? null);
+    const applied = await store.watches.applyRuleState(
+      watch.id,
+      verdict.rule,
+      { from: state?.lastInterval ?? 0, to: dueAt },
+      { firing: next.firing, streak: next.streak, alertId: current },
+    );
+    if (!applied) return false;
+    if (next.transition === 'fired' && current)
+      await this.#fire(zone, watch, verdict, sample, current);
+    if (next.transition === 'resolved' && state?.alertId)
+      await this.#resolve(zone, verdict, sample, state.alertId);
+    return true;
+  }
+
+  /** Marks a firing alert resolved and queues its post (once, by its id). */
+  async #resolve(zone: WatchedZone, verdict: Verdict, sample: Sample, id: string): Promise<void> {
+    const { store } = this.#o;
+    const alert = await store.watches.alert(id);
+    // Resolved by an earlier interval (a resume of a later, quiet one): nothing to do.
+    if (!alert || (alert.status !== 'firing' && alert.resolvedAt !== sample.until)) return;
+    if (alert.status === 'firing')
+      await store.watches.resolveAlert(id, sample.until, {
+        ...alert.detail,
+        last: detailOf(verdict),
+      });
+    await this.#enqueuePost(zone.workspaceId, { kind: 'resolved', alertId: id });
+  }
+
+  /** Stores the alert and queues its post (both once, by its id). */
+  async #fire(
+    zone: WatchedZone,
+    watch: Watch,
+    verdict: Verdict,
+    sample: Sample,
+    id: string,
+  ): Promise<void> {
+    const { store, settings } = this.#o;
+    const span = Math.max(MINUTE, settings.intervalMs);
+    await store.watches.createAlert({
+      id,
+      workspaceId: zone.workspaceId,
+      watchId: watch.id,
+      zoneId: zone.zoneId,
+      zoneName: zone.zoneName,
+      channelId: watch.channelId,
+      rule: verdict.rule,
+      status: 'firing',
+      startedAt: sample.until - settings.holdIntervals * span,
+      resolvedAt: null,
+      detail: detailOf(verdict),
+    });
+    await this.#enqueuePost(zone.workspaceId, { kind: 'fired', alertId: id });
+  }
+
+  async #enqueuePost(workspaceId: string, payload: PostPayload): Promise<void> {
+    const key =
+      payload.kind === 'notice'
+        ? `watch-notice:${payload.watchId}:${payload.status}`
+        : `watch-${payload.kind}:${payload.alertId}`;
+    await this.#o.runner.enqueue({ workspaceId, kind: WATCH_POST_JOB, key, payload });
+  }
+
+  async #post(context: JobContext<PostPayload>): Promise<JobOutcome> {
+    const { store, poster, logger } = this.#o;
+    const { job } = context;
+    const payload = job.payload;
+    try {
+      if (payload.kind === 'notice') {
+        const watch = await store.watches.get(payload.watchId);
+        if (watch) await poster.notice(watch, payload.status);
+        return 'done';
+      }
+      const alert = await store.watches.alert(payload.alertId);
+      // Its watch removed since (unwatched, logged out, uninstalled): nothing is posted.
+      if (!alert || !(await store.watches.get(alert.watchId))) return 'done';
+      if (payload.kind === 'fired') {
+        if (alert.messageTs) return 'done';
+        const posted = await poster.fired(alert, await this.chart(alert));
+        if (posted.ts) await store.watches.setAlertMessage(alert.id, posted.ts);
+        return 'done';
+      }
+      // The alert's own post comes first: its message is what is updated.
+      if (!alert.messageTs) return { retryInMs: 5_000, error: 'alert not posted yet' };
+      await poster.resolved(alert, await this.chart(alert));
+      return 'done';
+    } catch (error) {
+      if (context.lost.aborted) throw error;
+      if (poster.transient(error) || isStorageUnavailable(error)) {
+        const retryInMs = retryDelay(job.attempts, {
+          baseMs: 2_000,
+          maxMs: 120_000,
+          askedMs: poster.retryAfterMs(error),
+        });
+        return { retryInMs, error: 'slack unavailable' };
+      }
+      logger.warn({ err: error, job: job.id }, 'watch post failed');
+      return 'done';
+    }
+  }
+
+  /**
+   * The alert's chart: the last hours by minute, the usual band or the threshold, the alert's
+   * window shaded; undefined when the CDN cannot give the traffic now (the alert goes without).
+   */
+  async chart(alert: WatchAlert): Promise<Buffer | undefined> {
+    const input = await this.chartInput(alert).catch((error: unknown) => {
+      this.#o.logger.info({ err: error, alert: alert.id }, 'alert chart without traffic');
+      return undefined;
+    });
+    return input && this.#o.renderer.render(input, { wait: true });
+  }
+
+  async chartInput(alert: WatchAlert): Promise<AlertChartInput | undefined> {
+    const { store, cdn, clock } = this.#o;
+    const end = Math.floor((alert.resolvedAt ?? clock.now()) / MINUTE) * MINUTE;
+    const until = Math.max(end, Math.floor(clock.now() / MINUTE) * MINUTE);
+    const since = until - CHART_SPAN_MS;
+    const client = await cdn.clientFor(alert.workspaceId);
+    const traffic = await client.trafficAnalytics(alert.zoneId, {
+      since: new Date(since),
+      until: new Date(until),
+      granularity: 'minute',
+    });
+    const zone = await store.watches.zone(alert.workspaceId, alert.zoneId);
+    return alertChart(alert, {
+      since,
+      until,
+      series: traffic.series,
+      baseline: zone?.baseline as Baseline | undefined,
+      settings: this.#o.settings,
+    });
+  }
+}
+
+function detailOf(verdict: Verdict): Record<string, unknown> {
+  return {
+    value: verdict.value,
+    bound: verdict.bound,
+    ...(verdict.band ? { median: verdict.band.median } : {}),
+  };
+}
+
+const TITLES: Record<string, string> = {
+  spike: 'Requests spike',
+  drop: 'Traffic drop',
+  hitrate_fall: 'Cache hit rate fall',
+};
+
+/** Words for a rule: the automatic ones by name, a threshold as typed. */
+export function ruleTitle(rule: string): string {
+  return TITLES[rule] ?? rule;
+}
+
+/** Whether a rule is one of the automatic ones (every watch has them). */
+export function isAutoRule(rule: string): boolean {
+  return (AUTO_RULES as readonly string[]).includes(rule);
+}
+
+/** The chart's input for an alert, from the traffic of its last hours (pure). */
+export function alertChart(
+  alert: WatchAlert,
+  data: {
+    since: number;
+    until: number;
+    series: Array<{ time: number; requests: number; bandwidth: number }>;
+    baseline: Baseline | undefined;
+    settings: Pick<WatchSettings, 'minHistoryDays'>;
+  },
+): AlertChartInput {
+  const threshold = isAutoRule(alert.rule) ? undefined : parseThreshold(alert.rule);
+  const rule = threshold && !('error' in threshold) ? threshold : undefined;
+  const metric = rule?.metric === 'bandwidth' ? 'bandwidth' : 'requests';
+  const series = data.series.map((p) => ({
+    time: p.time,
+    value: metric === 'bandwidth' ? p.bandwidth : p.requests,
+  }));
+  const band =
+    alert.rule === 'spike' || alert.rule === 'drop'
+      ? series.flatMap((p) => {
+          const b = bandAt(data.baseline, p.time, data.settings);
+          return b ? [{ time: p.time, lower: b.lower, upper: b.upper }] : [];
+        })
+      : [];
+  const perMinute = rule && rule.metric !== 'hitrate' ? rule.value / (rule.windowMs / MINUTE) : 0;
+  const value = Number(alert.detail.value ?? 0);
+  const bound = Number(alert.detail.bound ?? 0);
+  const subtitle =
+    alert.rule === 'hitrate_fall' || rule?.metric === 'hitrate'
+      ? `cache hit rate ${(value * 100).toFixed(1)}% (bound ${(bound * 100).toFixed(0)}%) · requests a minute shown`
+      : alert.rule === 'spike' || alert.rule === 'drop'
+        ? `${Math.round(value).toLocaleString('en-US')} requests a minute · usual ${Math.round(Number(alert.detail.median ?? 0)).toLocaleString('en-US')} (shaded band: usual range)`
+        : `${Math.round(value).toLocaleString('en-US')} in ${rule ? rule.windowMs / MINUTE : 5} min · threshold ${alert.rule}`;
+  return {
+    kind: 'alert',
+    zoneName: alert.zoneName,
+    title:
+      alert.status === 'resolved' ? `${ruleTitle(alert.rule)} (resolved)` : ruleTitle(alert.rule),
+    metric,
+    series,
+    since: data.since,
+    until: data.until,
+    timeZone: 'UTC',
+    ...(band.length > 0 ? { band } : {}),
+    ...(perMinute > 0 ? { threshold: { value: perMinute, label: `threshold ${alert.rule}` } } : {}),
+    window: {
+      from: alert.startedAt,
+      ...(alert.resolvedAt !== null ? { to: alert.resolvedAt } : {}),
+    },
+    subtitle,
+  };
+}

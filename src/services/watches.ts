@@ -1,0 +1,168 @@
+// Watching zones from a channel: /cdn watch, /cdn watch list, /cdn unwatch, the App Home's list,
+// 'Tell this channel when it goes live', and an alert's buttons (snooze, mute, rate limiting on).
+import type { Clock } from '../clock.js';
+import type { WatchSettings } from '../config.js';
+import { AppError } from '../errors.js';
+import type { AuditLogRepository } from '../store/audit-log.js';
+import type { Watch, WatchAlert, WatchRepository } from '../store/watches.js';
+import type { AccessService, Caller } from './access.js';
+import type { RateLimitService } from './ratelimit.js';
+import { firstRunAt } from './watch-evaluation.js';
+import { parseThreshold } from './watch-rules.js';
+import type { ZoneService } from './zones.js';
+
+export const SNOOZE_MS = 3_600_000;
+
+/** Says what was done to an alert, in its thread; implemented over Slack in src/slack. */
+export interface AlertFollowUps {
+  snoozed(alert: WatchAlert, userId: string, until: number): Promise<void>;
+  muted(alert: WatchAlert, userId: string): Promise<void>;
+  rateLimited(alert: WatchAlert, userId: string): Promise<void>;
+}
+
+export class WatchService {
+  constructor(
+    private readonly deps: {
+      watches: WatchRepository;
+      audit: AuditLogRepository;
+      access: AccessService;
+      zones: ZoneService;
+      ratelimit: RateLimitService;
+      followUps: AlertFollowUps;
+      clock: Clock;
+      settings: WatchSettings;
+    },
+  ) {}
+
+  /**
+   * Operators only: the channel watches the zone (which must exist), with any thresholds given
+   * added to those it had.
+   */
+  async watch(
+    caller: Caller,
+    input: { zone: string; channelId: string; thresholds?: string[] },
+  ): Promise<{ watch: Watch; created: boolean; zoneStatus: string }> {
+    await this.deps.access.requireOperator(caller, 'manage_watches');
+    const rules: string[] = [];
+    for (const text of input.thresholds ?? []) {
+      const rule = parseThreshold(text);
+      if ('error' in rule)
+        throw new AppError({ code: 'invalid_threshold', text, reason: rule.error });
+      rules.push(rule.text);
+    }
+    const zone = await this.deps.zones.resolve(caller.workspaceId, input.zone);
+    const existing = await this.deps.watches.find(caller.workspaceId, zone.id, input.channelId);
+    const merged = [...new Set([...(existing?.rules ?? []), ...rules])];
+    const { watch, created } = await this.deps.watches.upsert(
+      {
+        workspaceId: caller.workspaceId,
+        zoneId: zone.id,
+        zoneName: zone.name,
+        channelId: input.channelId,
+        createdBy: caller.userId,
+        rules: merged,
+      },
+      {
+        status: zone.status,
+        firstRunAt: firstRunAt(
+          caller.workspaceId,
+          zone.id,
+          this.deps.settings.intervalMs,
+          this.deps.clock.now(),
+        ),
+      },
+    );
+    await this.#audit(caller, watch, created ? 'watch.added' : 'watch.changed', { rules: merged });
+    return { watch, created, zoneStatus: zone.status };
+  }
+
+  /** Operators only: what the workspace watches, channel by channel. */
+  async list(caller: Caller): Promise<Watch[]> {
+    await this.deps.access.requireOperator(caller, 'manage_watches');
+    return this.deps.watches.listForWorkspace(caller.workspaceId);
+  }
+
+  /** For the App Home: every watch of the workspace, without the operator check (read only). */
+  async forHome(workspaceId: string): Promise<Watch[]> {
+    return this.deps.watches.listForWorkspace(workspaceId);
+  }
+
+  /** Operators only: the channel stops watching the zone. */
+  async unwatch(caller: Caller, input: { zone: string; channelId: string }): Promise<Watch> {
+    await this.deps.access.requireOperator(caller, 'manage_watches');
+    const zone = await this.deps.zones.resolve(caller.workspaceId, input.zone);
+    const watch = await this.deps.watches.find(caller.workspaceId, zone.id, input.channelId);
+    if (!watch || !(await this.deps.watches.remove(watch)))
+      throw new AppError({ code: 'not_watching', zoneName: zone.name });
+    await this.#audit(caller, watch, 'watch.removed', {});
+    return watch;
+  }
+
+  /** 'Snooze 1 h': no new alert of this rule in this channel for an hour. */
+  async snooze(caller: Caller, alertId: string): Promise<WatchAlert> {
+    const alert = await this.#alert(caller, alertId);
+    const until = this.deps.clock.now() + SNOOZE_MS;
+    await this.deps.watches.snooze(alert.watchId, alert.rule, until);
+    await this.#audit(caller, alert, 'watch.snoozed', { rule: alert.rule, until });
+    await this.deps.followUps.snoozed(alert, caller.userId, until);
+    return alert;
+  }
+
+  /** 'Mute this alert': no new alert of this rule in this channel until it is watched afresh. */
+  async mute(caller: Caller, alertId: string): Promise<WatchAlert> {
+    const alert = await this.#alert(caller, alertId);
+    await this.deps.watches.mute(alert.watchId, alert.rule);
+    await this.#audit(caller, alert, 'watch.muted', { rule: alert.rule });
+    await this.deps.followUps.muted(alert, caller.userId);
+    return alert;
+  }
+
+  /**
+   * 'Turn rate limiting on', through the rate-limit service (operators, flood limit, audit). Once
+   * per alert: a second click (a double click, a colleague) changes nothing and says who did it.
+   */
+  async rateLimit(
+    caller: Caller,
+    alertId: string,
+  ): Promise<{ alert: WatchAlert; already?: string }> {
+    const alert = await this.#alert(caller, alertId);
+    await this.deps.access.requireOperator(caller, 'ratelimit');
+    if (!(await this.deps.watches.claimRateLimit(alert.id, caller.userId))) {
+      const now = await this.deps.watches.alert(alert.id);
+      return { alert, already: now?.ratelimitBy ?? caller.userId };
+    }
+    try {
+      await this.deps.ratelimit.set(caller, alert.zoneId, true);
+    } catch (error) {
+      await this.deps.watches.releaseRateLimit(alert.id, caller.userId);
+      throw error;
+    }
+    await this.deps.followUps.rateLimited(alert, caller.userId);
+    return { alert };
+  }
+
+  async #alert(caller: Caller, alertId: string): Promise<WatchAlert> {
+    await this.deps.access.requireOperator(caller, 'manage_watches');
+    const alert = await this.deps.watches.alert(alertId);
+    if (!alert || alert.workspaceId !== caller.workspaceId)
+      throw new AppError({ code: 'alert_unknown' });
+    return alert;
+  }
+
+  async #audit(
+    caller: Caller,
+    subject: { zoneId: string; zoneName: string; channelId: string },
+    action: string,
+    detail: Record<string, unknown>,
+  ) {
+    await this.deps.audit.record({
+      workspaceId: caller.workspaceId,
+      actorId: caller.userId,
+      action,
+      zoneId: subject.zoneId,
+      zoneName: subject.zoneName,
+      outcome: 'ok',
+      detail: { channel: subject.channelId, ...detail },
+    });
+  }
+}

@@ -1,0 +1,124 @@
+// Alerts and notices of watched zones over the Web API. An alert is one message: its chart is
+// uploaded privately (files.getUploadURLExternal, the bytes, files.completeUploadExternal with no
+// channel) and shown in the message by an image block, beside its buttons; when it resolves the
+// same message is updated in place (a fresh chart, no buttons) and its thread says so.
+import {
+  alertMessage,
+  alertMutedText,
+  alertRateLimitedText,
+  alertResolvedText,
+  alertSnoozedText,
+  zoneLiveText,
+} from '../blocks/watches.js';
+import type { WatchPoster } from '../services/watch-evaluation.js';
+import type { AlertFollowUps } from '../services/watches.js';
+import type { Watch, WatchAlert } from '../store/watches.js';
+import { type Pacer, paceKeys } from './pacer.js';
+import { UploadFailedError, uploadBytes } from './report-poster.js';
+import { asPostRefusal, isTransientSlackError, slackRetryAfterMs } from './web-api-errors.js';
+import type { WorkspaceClients } from './workspace-clients.js';
+
+export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
+  constructor(
+    private readonly clients: WorkspaceClients,
+    private readonly pacer: Pacer,
+  ) {}
+
+  async fired(alert: WatchAlert, png: Buffer | undefined): Promise<{ ts?: string }> {
+    const token = await this.clients.tokenFor(alert.workspaceId);
+    const fileId = png ? await this.#upload(token, alert, png) : undefined;
+    return this.pacer.turn([paceKeys.channel(alert.workspaceId, alert.channelId)], async () => {
+      try {
+        const posted = await this.clients.client.chat.postMessage({
+          token,
+          channel: alert.channelId,
+          ...alertMessage(alert, fileId),
+        });
+        return posted.ts ? { ts: posted.ts } : {};
+      } catch (error) {
+        throw asPostRefusal(error, 'report');
+      }
+    });
+  }
+
+  async resolved(alert: WatchAlert, png: Buffer | undefined): Promise<void> {
+    if (!alert.messageTs) return;
+    const token = await this.clients.tokenFor(alert.workspaceId);
+    const fileId = png ? await this.#upload(token, alert, png) : undefined;
+    const client = this.clients.client;
+    await this.pacer.turn([paceKeys.channel(alert.workspaceId, alert.channelId)], async () => {
+      await client.chat.update({
+        token,
+        channel: alert.channelId,
+        ts: alert.messageTs ?? '',
+        ...alertMessage(alert, fileId),
+      });
+      await this.#thread(token, alert, alertResolvedText(alert));
+    });
+  }
+
+  async notice(watch: Watch, status: 'active' | 'deleted'): Promise<void> {
+    const token = await this.clients.tokenFor(watch.workspaceId);
+    await this.pacer.turn([paceKeys.channel(watch.workspaceId, watch.channelId)], () =>
+      this.clients.client.chat.postMessage({
+        token,
+        channel: watch.channelId,
+        text: zoneLiveText(watch, status),
+      }),
+    );
+  }
+
+  async snoozed(alert: WatchAlert, userId: string, until: number): Promise<void> {
+    await this.#followUp(alert, alertSnoozedText(userId, until));
+  }
+
+  async muted(alert: WatchAlert, userId: string): Promise<void> {
+    await this.#followUp(alert, alertMutedText(alert, userId));
+  }
+
+  async rateLimited(alert: WatchAlert, userId: string): Promise<void> {
+    await this.#followUp(alert, alertRateLimitedText(alert, userId));
+  }
+
+  transient(error: unknown): boolean {
+    return error instanceof UploadFailedError || isTransientSlackError(error);
+  }
+
+  retryAfterMs(error: unknown): number | undefined {
+    return slackRetryAfterMs(error);
+  }
+
+  async #followUp(alert: WatchAlert, text: string): Promise<void> {
+    const token = await this.clients.tokenFor(alert.workspaceId);
+    await this.#thread(token, alert, text);
+  }
+
+  async #thread(token: string, alert: WatchAlert, text: string): Promise<void> {
+    if (!alert.messageTs) return;
+    await this.clients.client.chat.postMessage({
+      token,
+      channel: alert.channelId,
+      thread_ts: alert.messageTs,
+      text,
+    });
+  }
+
+  /** Uploads the chart where nobody sees it but the messages that show it. */
+  async #upload(token: string, alert: WatchAlert, png: Buffer): Promise<string> {
+    const client = this.clients.client;
+    const filename = `${alert.zoneName}-alert-${alert.status}.png`;
+    // No Tier 4 slot: an alert does not wait behind a workspace's reports (which leave 20 calls
+    // a minute free); a 429 is tried again after its Retry-After.
+    const { upload_url: url, file_id: fileId } = await client.files.getUploadURLExternal({
+      token,
+      filename,
+      length: png.length,
+    });
+    const uploaded = await uploadBytes(url, fileId, png);
+    await client.files.completeUploadExternal({
+      token,
+      files: [{ id: uploaded, title: `${alert.zoneName} alert` }],
+    });
+    return uploaded;
+  }
+}

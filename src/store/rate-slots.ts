@@ -1,0 +1,47 @@
+// Repository: time slots for calls that must be spaced out across every replica (Slack's one post
+// per second per channel, a Web API method's rate tier). Taking a slot is one statement: the
+// key's next free time moves on by the gap, so racing replicas get different slots.
+import { type Kysely, sql } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { SqlDialect } from './db.js';
+import type { Database } from './schema.js';
+
+/** Slots further back than this are forgotten by `prune`. */
+const FORGET_AFTER_MS = 60 * 60_000;
+
+export class RateSlotRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: SqlDialect,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Takes the next slot of `key` at or after `notBefore` (default: now): the time at which the
+   * caller may go (later when others took the slots before), with the one after it `gapMs` later.
+   */
+  async take(key: string, gapMs: number, notBefore = 0): Promise<number> {
+    const now = Math.max(this.clock.now(), notBefore);
+    const greatest = this.dialect === 'postgres' ? sql.raw('greatest') : sql.raw('max');
+    const row = await this.db
+      .insertInto('rate_slots')
+      .values({ key, next_at: now + gapMs })
+      .onConflict((c) =>
+        c.column('key').doUpdateSet({
+          next_at: sql<number>`${greatest}(${sql.ref('rate_slots.next_at')}, ${now}) + ${gapMs}`,
+        }),
+      )
+      .returning('next_at')
+      .executeTakeFirstOrThrow();
+    return Number(row.next_at) - gapMs;
+  }
+
+  /** Forgets keys whose slots are long past; returns how many. */
+  async prune(): Promise<number> {
+    const result = await this.db
+      .deleteFrom('rate_slots')
+      .where('next_at', '<', this.clock.now() - FORGET_AFTER_MS)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}

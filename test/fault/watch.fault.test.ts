@@ -1,0 +1,87 @@
+// Watches across replicas: two and three bot processes (children, see bot-process.ts) on one
+// PostgreSQL database evaluate 200 watches (5 zones × 40 channels) every 10 s. Each zone's interval
+// is one job keyed by zone and interval, so it is evaluated once however many replicas tick; each
+// alert is posted exactly once, in its own channel.
+import { describe, expect, it } from 'vitest';
+import { BACKENDS } from '../helpers/store.js';
+import { startWorld } from './bot-process.js';
+import { within } from './flows.js';
+
+const ZONES = [
+  'example.com',
+  'static.example.com',
+  'shop.example.org',
+  'blog.example.net',
+  'api.example.io',
+];
+const CHANNELS = Array.from({ length: 40 }, (_, i) => `CW${String(i).padStart(3, '0')}`);
+const INTERVAL_MS = 10_000;
+const postgres = BACKENDS.find((b) => b.backend === 'postgres');
+
+describe('watches on several replicas', () => {
+  for (const replicas of [2, 3]) {
+    it.skipIf(postgres?.skip ?? true)(
+      `${replicas} processes on PostgreSQL evaluate 200 watches: every alert posted exactly once`,
+      async () => {
+        const world = await startWorld({
+          backend: 'postgres',
+          env: {
+            WATCH_INTERVAL_MS: String(INTERVAL_MS),
+            // Fires at the first interval that sees traffic above one request a minute.
+            WATCH_HOLD_INTERVALS: '1',
+          },
+        });
+        for (const id of CHANNELS)
+          world.slack.addChannel({ id, name: id.toLowerCase(), botMember: true });
+        await world.inspect(async (store) => {
+          for (const name of ZONES) {
+            const zone = world.sandbox.state.byName(name);
+            if (!zone) throw new Error(`no zone ${name}`);
+            for (const channelId of CHANNELS)
+              await store.watches.upsert(
+                {
+                  workspaceId: world.workspaceId,
+                  zoneId: zone.id,
+                  zoneName: name,
+                  channelId,
+                  createdBy: 'UADMIN',
+                  rules: ['requests>1/1m'],
+                },
+                { status: 'active', firstRunAt: Date.now() },
+              );
+          }
+        });
+        const bots = await Promise.all(Array.from({ length: replicas }, () => world.spawnBot()));
+        const isAlert = (m: { via: string; threadTs?: string; text?: string }) =>
+          m.via === 'api' && !m.threadTs && (m.text?.startsWith('Alert:') ?? false);
+        await within(60_000, '200 alerts', world.slack.waitForMessages(isAlert, 200));
+        // Two more intervals on every replica: nothing is posted again.
+        await new Promise((resolve) => setTimeout(resolve, 2 * INTERVAL_MS + 2_000));
+        const alerts = world.slack.messages.filter(isAlert);
+        expect(alerts).toHaveLength(200);
+        const where = new Set(alerts.map((m) => `${m.channel} ${m.text}`));
+        expect(where.size).toBe(200);
+        // Each zone's interval was read once: a zone's evaluations are as many as its intervals.
+        for (const name of ZONES) {
+          const id = world.sandbox.state.byName(name)?.id ?? '';
+          const reads = world.sandbox.requests
+            .filter((r) => r.path === `/zones/${id}/analytics/traffic`)
+            .filter(
+              (r) => Date.parse(r.query.until ?? '') - Date.parse(r.query.since ?? '') === 60_000,
+            )
+            .map((r) => r.at);
+          const first = reads[0] ?? 0;
+          const last = reads.at(-1) ?? 0;
+          expect(reads.length).toBeGreaterThanOrEqual(2);
+          expect(reads.length).toBeLessThanOrEqual(Math.floor((last - first) / INTERVAL_MS) + 2);
+        }
+        // The replicas shared the work: evaluations ran on more than one of them.
+        const working = bots.filter((bot) =>
+          bot.logs().some((line) => line.kind === 'watch_eval' && line.msg === 'job finished'),
+        );
+        expect(working.length).toBeGreaterThan(1);
+      },
+      150_000,
+    );
+  }
+});
