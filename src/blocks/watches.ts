@@ -157,8 +157,10 @@ export function alertRateLimitedText(alert: WatchAlert, userId: string): string 
   return `:shield: ${user(userId)} turned rate limiting on for *${escapeMrkdwn(alert.zoneName)}* (reaches every edge within 30 s).`;
 }
 
-export function alertRateLimitAlreadyText(userId: string): string {
-  return `Rate limiting was already turned on from this alert by ${user(userId)}.`;
+export function alertRateLimitAlreadyText(userId: string, done = true): string {
+  return done
+    ? `Rate limiting was already turned on from this alert by ${user(userId)}.`
+    : `${user(userId)} is turning rate limiting on from this alert right now.`;
 }
 
 /** The button under `/cdn create`'s answer. */

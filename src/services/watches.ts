@@ -12,6 +12,11 @@ import { parseThreshold } from './watch-rules.js';
 import type { ZoneService } from './zones.js';
 
 export const SNOOZE_MS = 3_600_000;
+/**
+ * A rate-limit claim not done after this long was left by a process that died mid-call (the CDN
+ * call is bounded well below it): the button may be used again.
+ */
+export const RATELIMIT_CLAIM_STALE_MS = 120_000;
 
 /** Says what was done to an alert, in its thread; implemented over Slack in src/slack. */
 export interface AlertFollowUps {
@@ -124,19 +129,19 @@ export class WatchService {
   async rateLimit(
     caller: Caller,
     alertId: string,
-  ): Promise<{ alert: WatchAlert; already?: string }> {
+  ): Promise<{ alert: WatchAlert; already?: { by: string; done: boolean } }> {
     const alert = await this.#alert(caller, alertId);
     await this.deps.access.requireOperator(caller, 'ratelimit');
-    if (!(await this.deps.watches.claimRateLimit(alert.id, caller.userId))) {
-      const now = await this.deps.watches.alert(alert.id);
-      return { alert, already: now?.ratelimitBy ?? caller.userId };
-    }
+    const staleBefore = this.deps.clock.now() - RATELIMIT_CLAIM_STALE_MS;
+    const claim = await this.deps.watches.claimRateLimit(alert.id, caller.userId, staleBefore);
+    if (!claim.claimed) return { alert, already: { by: claim.by, done: claim.done } };
     try {
       await this.deps.ratelimit.set(caller, alert.zoneId, true);
     } catch (error) {
       await this.deps.watches.releaseRateLimit(alert.id, caller.userId);
       throw error;
     }
+    await this.deps.watches.rateLimitDone(alert.id, caller.userId);
     await this.deps.followUps.rateLimited(alert, caller.userId);
     return { alert };
   }

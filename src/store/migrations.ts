@@ -422,6 +422,21 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0009_alert_ratelimit_claims': {
+      // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then, not today's types.
+      async up(db: Kysely<any>) {
+        // An alert's "Turn rate limiting on" claim: when it was taken and when the change was
+        // made, so a claim left by a crash mid-call can be taken again (WatchRepository).
+        await db.schema
+          .alterTable('watch_alerts')
+          .addColumn('ratelimit_claimed_at', 'bigint')
+          .execute();
+        await db.schema
+          .alterTable('watch_alerts')
+          .addColumn('ratelimit_done_at', 'bigint')
+          .execute();
+      },
+    },
   };
 }
 

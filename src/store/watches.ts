@@ -74,8 +74,22 @@ export class WatchRepository {
     zone: { status: string; firstRunAt: number },
   ): Promise<{ watch: Watch; created: boolean }> {
     const now = this.clock.now();
-    // The zone's schedule first, always: a watch is never left without one (an unwatch racing a
-    // watch from another channel may have deleted it just now).
+    // The zone's schedule before the watch, so that a crash between the two never leaves a watch
+    // unscheduled; and again after it, for an unwatch racing this one from another channel: that
+    // deletes the schedule only while no watch of the zone exists (one statement), so either it
+    // sees this watch and keeps the schedule, or it deleted it before and the second put restores
+    // it.
+    await this.#putZone(input, zone, now);
+    const result = await this.#putWatch(input, now);
+    await this.#putZone(input, zone, now);
+    return result;
+  }
+
+  async #putZone(
+    input: Omit<Watch, 'id' | 'createdAt'>,
+    zone: { status: string; firstRunAt: number },
+    now: number,
+  ): Promise<void> {
     await this.db
       .insertInto('watch_zones')
       .values({
@@ -90,6 +104,12 @@ export class WatchRepository {
       })
       .onConflict((c) => c.columns(['workspace_id', 'zone_id']).doNothing())
       .execute();
+  }
+
+  async #putWatch(
+    input: Omit<Watch, 'id' | 'createdAt'>,
+    now: number,
+  ): Promise<{ watch: Watch; created: boolean }> {
     const existing = await this.find(input.workspaceId, input.zoneId, input.channelId);
     if (existing) {
       await this.db
@@ -171,19 +191,24 @@ export class WatchRepository {
       .where('id', '=', watch.id)
       .executeTakeFirst();
     await this.db.deleteFrom('watch_rule_states').where('watch_id', '=', watch.id).execute();
-    const left = await this.db
-      .selectFrom('watches')
-      .select('id')
+    // The schedule goes only while no watch of the zone is left, judged in the same statement
+    // (a watch from another channel may be on its way in: see upsert).
+    await this.db
+      .deleteFrom('watch_zones')
       .where('workspace_id', '=', watch.workspaceId)
       .where('zone_id', '=', watch.zoneId)
-      .executeTakeFirst();
-    if (!left) {
-      await this.db
-        .deleteFrom('watch_zones')
-        .where('workspace_id', '=', watch.workspaceId)
-        .where('zone_id', '=', watch.zoneId)
-        .execute();
-    }
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('watches')
+              .select('watches.id')
+              .where('watches.workspace_id', '=', watch.workspaceId)
+              .where('watches.zone_id', '=', watch.zoneId),
+          ),
+        ),
+      )
+      .execute();
     return deleted.numDeletedRows > 0n;
   }
 
@@ -200,6 +225,8 @@ export class WatchRepository {
       await this.db.deleteFrom('watch_rule_states').where('watch_id', 'in', ids).execute();
     await this.db.deleteFrom('watches').where('workspace_id', '=', workspaceId).execute();
     await this.db.deleteFrom('watch_zones').where('workspace_id', '=', workspaceId).execute();
+    // Their alerts name zones and channels: they go with the workspace.
+    await this.db.deleteFrom('watch_alerts').where('workspace_id', '=', workspaceId).execute();
     return ids.length;
   }
 
@@ -387,6 +414,8 @@ export class WatchRepository {
       detail: JSON.stringify(alert.detail),
       message_ts: null,
       ratelimit_by: null,
+      ratelimit_claimed_at: null,
+      ratelimit_done_at: null,
       created_at: this.clock.now(),
     };
     await this.db
@@ -422,24 +451,67 @@ export class WatchRepository {
       .execute();
   }
 
-  /** The first person to ask turns rate limiting on from this alert: true for them only. */
-  async claimRateLimit(id: string, userId: string): Promise<boolean> {
+  /**
+   * The first person to ask turns rate limiting on from this alert: `claimed` for them only. A
+   * claim that never got done (the process died mid-call) may be taken again once it was taken
+   * before `staleBefore`; otherwise the answer says who has it, and whether the change was made.
+   */
+  async claimRateLimit(
+    id: string,
+    userId: string,
+    staleBefore: number,
+  ): Promise<{ claimed: true } | { claimed: false; by: string; done: boolean }> {
     const result = await this.db
       .updateTable('watch_alerts')
-      .set({ ratelimit_by: userId })
+      .set({
+        ratelimit_by: userId,
+        ratelimit_claimed_at: this.clock.now(),
+        ratelimit_done_at: null,
+      })
       .where('id', '=', id)
-      .where('ratelimit_by', 'is', null)
+      .where((eb) =>
+        eb.or([
+          eb('ratelimit_by', 'is', null),
+          eb.and([
+            eb('ratelimit_done_at', 'is', null),
+            eb('ratelimit_claimed_at', 'is not', null),
+            eb('ratelimit_claimed_at', '<', staleBefore),
+          ]),
+        ]),
+      )
       .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
+    if (result.numUpdatedRows > 0n) return { claimed: true };
+    const row = await this.db
+      .selectFrom('watch_alerts')
+      .select(['ratelimit_by', 'ratelimit_claimed_at', 'ratelimit_done_at'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return {
+      claimed: false,
+      by: row?.ratelimit_by ?? userId,
+      // A claim from before 0009 has no times: it was made.
+      done: row?.ratelimit_done_at != null || row?.ratelimit_claimed_at == null,
+    };
+  }
+
+  /** The CDN took the change the claim was for. */
+  async rateLimitDone(id: string, userId: string): Promise<void> {
+    await this.db
+      .updateTable('watch_alerts')
+      .set({ ratelimit_done_at: this.clock.now() })
+      .where('id', '=', id)
+      .where('ratelimit_by', '=', userId)
+      .execute();
   }
 
   /** The change failed: the button may be tried again. */
   async releaseRateLimit(id: string, userId: string): Promise<void> {
     await this.db
       .updateTable('watch_alerts')
-      .set({ ratelimit_by: null })
+      .set({ ratelimit_by: null, ratelimit_claimed_at: null })
       .where('id', '=', id)
       .where('ratelimit_by', '=', userId)
+      .where('ratelimit_done_at', 'is', null)
       .execute();
   }
 
@@ -451,6 +523,32 @@ export class WatchRepository {
       .where('state', '=', 'succeeded')
       .where('finished_at', '<', before)
       .execute();
+  }
+
+  /**
+   * Drops alerts created before `before` that are over: resolved, or of a watch that is gone (an
+   * alert still firing on a watch stays, whatever its age: its resolution updates its message).
+   * Returns how many went.
+   */
+  async pruneAlerts(before: number): Promise<number> {
+    const result = await this.db
+      .deleteFrom('watch_alerts')
+      .where('created_at', '<', before)
+      .where((eb) =>
+        eb.or([
+          eb('status', '=', 'resolved'),
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('watches')
+                .select('watches.id')
+                .whereRef('watches.id', '=', 'watch_alerts.watch_id'),
+            ),
+          ),
+        ]),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   async alertsForWorkspace(workspaceId: string): Promise<WatchAlert[]> {

@@ -404,7 +404,10 @@ const CASES: Record<string, () => unknown[]> = {
   alertSnoozedText: () => [watchBlocks.alertSnoozedText('U1', 1)],
   alertMutedText: () => [watchBlocks.alertMutedText(alert(H), 'U1')],
   alertRateLimitedText: () => [watchBlocks.alertRateLimitedText(alert('spike'), 'U1')],
-  alertRateLimitAlreadyText: () => [watchBlocks.alertRateLimitAlreadyText('U1')],
+  alertRateLimitAlreadyText: () => [
+    watchBlocks.alertRateLimitAlreadyText('U1'),
+    watchBlocks.alertRateLimitAlreadyText('U1', false),
+  ],
   notifyLiveButton: () => [watchBlocks.notifyLiveButton(H)],
 };
 

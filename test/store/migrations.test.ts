@@ -25,6 +25,7 @@ for (const { backend, skip } of BACKENDS) {
         '0006_channel_bindings',
         '0007_watches',
         '0008_rate_slots',
+        '0009_alert_ratelimit_claims',
       ]);
       const again = await openStore({ database, keyring: new Keyring([testKey('k1', 1)]) });
       await again.close();

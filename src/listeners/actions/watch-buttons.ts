@@ -28,7 +28,7 @@ export function watchRateLimit(deps: AppDeps) {
       await respond({
         response_type: 'ephemeral',
         replace_original: false,
-        ...noticeMessage(alertRateLimitAlreadyText(result.already)),
+        ...noticeMessage(alertRateLimitAlreadyText(result.already.by, result.already.done)),
       });
   };
 }

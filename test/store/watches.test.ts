@@ -1,0 +1,186 @@
+// The watch repository's edges: an unwatch racing a watch of the same zone from another channel
+// never leaves a watch unscheduled; the rate-limit claim of an alert is taken once, and again only
+// when a crash left it undone; alerts that are over are pruned, and go with their workspace.
+
+import type { Kysely } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import type { Store } from '../../src/store/index.js';
+import type { Database } from '../../src/store/schema.js';
+import { type WatchAlert, WatchRepository } from '../../src/store/watches.js';
+import { ManualClock } from '../helpers/clock.js';
+import { BACKENDS, testStore } from '../helpers/store.js';
+
+const T0 = Date.parse('2026-11-24T09:00:00Z');
+const DAY = 86_400_000;
+const ZONE = { status: 'active', firstRunAt: T0 + 60_000 };
+
+const watchIn = (store: Store, channelId: string) =>
+  store.watches.upsert(
+    {
+      workspaceId: 'T1',
+      zoneId: 'z1',
+      zoneName: 'example.com',
+      channelId,
+      createdBy: 'U1',
+      rules: [],
+    },
+    ZONE,
+  );
+
+function alertOf(
+  watchId: string,
+  id: string,
+  status: WatchAlert['status'],
+): Omit<WatchAlert, 'messageTs' | 'ratelimitBy'> {
+  return {
+    id,
+    workspaceId: 'T1',
+    watchId,
+    zoneId: 'z1',
+    zoneName: 'example.com',
+    channelId: 'C1',
+    rule: 'spike',
+    status,
+    startedAt: T0,
+    resolvedAt: status === 'resolved' ? T0 + 60_000 : null,
+    detail: {},
+  };
+}
+
+/**
+ * The database, but the first statement built by `method(table)` runs `before` (whole) just
+ * before it executes: a deterministic interleaving of two callers' statements.
+ */
+function pausedBefore(
+  db: Kysely<Database>,
+  method: 'deleteFrom' | 'insertInto',
+  table: string,
+  before: () => Promise<unknown>,
+): Kysely<Database> {
+  let pending = true;
+  const pause = async () => {
+    if (!pending) return;
+    pending = false;
+    await before();
+  };
+  const wrap = <T extends object>(builder: T): T =>
+    new Proxy(builder, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target);
+        if (typeof value !== 'function') return value;
+        if (typeof property === 'string' && property.startsWith('execute'))
+          return async (...args: unknown[]) => {
+            await pause();
+            return value.apply(target, args);
+          };
+        return (...args: unknown[]) => {
+          const result = value.apply(target, args);
+          return result && typeof result === 'object' ? wrap(result) : result;
+        };
+      },
+    });
+  return new Proxy(db, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (property !== method) return typeof value === 'function' ? value.bind(target) : value;
+      return (name: string) => {
+        const builder = value.call(target, name);
+        return name === table ? wrap(builder) : builder;
+      };
+    },
+  });
+}
+
+for (const { backend, skip } of BACKENDS) {
+  describe.skipIf(skip)(`watches on ${backend}`, () => {
+    it('keeps the zone scheduled while any channel watches it, and drops it with the last', async () => {
+      const { store } = await testStore(backend);
+      const { watch: one } = await watchIn(store, 'C1');
+      const { watch: two } = await watchIn(store, 'C2');
+      await store.watches.remove(one);
+      expect(await store.watches.zone('T1', 'z1')).toBeDefined();
+      await store.watches.remove(two);
+      expect(await store.watches.zone('T1', 'z1')).toBeUndefined();
+    });
+
+    it('an unwatch racing a watch of the zone from another channel leaves it scheduled', async () => {
+      const { store, clock } = await testStore(backend);
+      const repository = (db: Kysely<Database>) => new WatchRepository(db, clock);
+      // The watch from C2 runs whole just before the unwatch deletes the schedule: the unwatch
+      // sees the new watch and keeps it.
+      const { watch: one } = await watchIn(store, 'C1');
+      const racing = pausedBefore(store.db, 'deleteFrom', 'watch_zones', () =>
+        watchIn(store, 'C2'),
+      );
+      await repository(racing).remove(one);
+      expect(await store.watches.zone('T1', 'z1')).toBeDefined();
+
+      // The unwatch of C2 runs whole just before the watch from C3 stores its watch: the
+      // schedule it deleted is put back.
+      const two = await store.watches.find('T1', 'z1', 'C2');
+      if (!two) throw new Error('no watch from C2');
+      const watching = pausedBefore(store.db, 'insertInto', 'watches', async () => {
+        await store.watches.remove(two);
+        expect(await store.watches.zone('T1', 'z1')).toBeUndefined();
+      });
+      await repository(watching).upsert(
+        { ...two, channelId: 'C3', createdBy: 'U3', rules: [] },
+        ZONE,
+      );
+      expect(await store.watches.zone('T1', 'z1')).toMatchObject({ nextRunAt: ZONE.firstRunAt });
+    });
+
+    it('gives the rate-limit claim once, and again only after a claim left undone went stale', async () => {
+      const clock = new ManualClock(T0);
+      const { store } = await testStore(backend, { clock });
+      const { watch } = await watchIn(store, 'C1');
+      await store.watches.createAlert(alertOf(watch.id, 'a1', 'firing'));
+      await store.watches.createAlert(alertOf(watch.id, 'a2', 'firing'));
+      const stale = () => clock.now() - 120_000;
+
+      expect(await store.watches.claimRateLimit('a1', 'U1', stale())).toEqual({ claimed: true });
+      expect(await store.watches.claimRateLimit('a1', 'U2', stale())).toEqual({
+        claimed: false,
+        by: 'U1',
+        done: false,
+      });
+      // U1's process died mid-call: after two minutes the claim is U2's to take.
+      clock.advance(120_001);
+      expect(await store.watches.claimRateLimit('a1', 'U2', stale())).toEqual({ claimed: true });
+      await store.watches.rateLimitDone('a1', 'U2');
+      // Done: never again, however late; a failed release of a done claim changes nothing.
+      clock.advance(DAY);
+      await store.watches.releaseRateLimit('a1', 'U2');
+      expect(await store.watches.claimRateLimit('a1', 'U3', stale())).toEqual({
+        claimed: false,
+        by: 'U2',
+        done: true,
+      });
+
+      // A failed change releases the claim at once.
+      expect(await store.watches.claimRateLimit('a2', 'U1', stale())).toEqual({ claimed: true });
+      await store.watches.releaseRateLimit('a2', 'U1');
+      expect(await store.watches.claimRateLimit('a2', 'U2', stale())).toEqual({ claimed: true });
+    });
+
+    it('prunes alerts that are over after the time given, and every alert with the workspace', async () => {
+      const clock = new ManualClock(T0);
+      const { store } = await testStore(backend, { clock });
+      const { watch } = await watchIn(store, 'C1');
+      const { watch: gone } = await watchIn(store, 'C2');
+      await store.watches.createAlert(alertOf(watch.id, 'resolved', 'resolved'));
+      await store.watches.createAlert(alertOf(watch.id, 'firing', 'firing'));
+      await store.watches.createAlert(alertOf(gone.id, 'orphan', 'firing'));
+      await store.watches.remove(gone);
+      clock.advance(30 * DAY);
+      await store.watches.createAlert(alertOf(watch.id, 'recent', 'resolved'));
+      const ids = async () => (await store.watches.alertsForWorkspace('T1')).map((a) => a.id);
+
+      expect(await store.watches.pruneAlerts(clock.now() - 30 * DAY)).toBe(0);
+      expect(await store.watches.pruneAlerts(clock.now() - 1)).toBe(2);
+      expect(await ids()).toEqual(['firing', 'recent']);
+      expect(await store.watches.removeWorkspace('T1')).toBe(1);
+      expect(await ids()).toEqual([]);
+    });
+  });
+}
