@@ -393,7 +393,8 @@ export async function ackLoadBench(): Promise<Section> {
           `${PROBE_PER_SECOND} times a second from a connection of its own (bench/db-probe.ts: the replay guard’s ` +
           'kind of INSERT … ON CONFLICT, one commit, timed from its scheduled time too): what a write cost the ' +
           'database right then. Our ack no longer waits for such a write: a command is acknowledged before the ' +
-          'replay guard stores its trigger id. Chart workers run at nice 10 (CHART_WORKER_NICE), below the event loop.',
+          'replay guard stores its trigger id. Chart workers run at nice 10 (CHART_WORKER_NICE), below the event loop, ' +
+          'and encode their PNGs on that thread too.',
         '',
         ackTable([
           { label: '(a) bot quiet', acks: quiet.zones, database: quiet.database },

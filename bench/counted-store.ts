@@ -70,7 +70,7 @@ export async function openCountedStore(
     seenRequests: new SeenRequestRepository(db, clock),
     rateSlots: new RateSlotRepository(db, 'sqlite', clock),
     zoneIndex: new ZoneIndexRepository(db, 'sqlite', clock),
-    watches: new WatchRepository(db, clock),
+    watches: new WatchRepository(db, 'sqlite', clock),
     close: () => db.destroy(),
     channelBindings: new ChannelBindingRepository(db, clock),
   };

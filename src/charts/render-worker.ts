@@ -7,7 +7,9 @@ import { type TrafficChartInput, TrafficChartRenderer } from './traffic-chart.js
 
 lowerPriority(Number((workerData as { nice?: unknown } | undefined)?.nice ?? 0));
 
-const renderer = new TrafficChartRenderer();
+// Encoded here, on this niced thread: on libuv's pool the PNG's deflate would run at the
+// process's priority and take a core from the event loop.
+const renderer = new TrafficChartRenderer({ encodeInThread: true });
 
 export default function render(input: TrafficChartInput): Promise<Buffer> {
   return renderer.render(input);

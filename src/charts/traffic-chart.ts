@@ -58,7 +58,14 @@ const FILLING = ' (still filling)';
 export class TrafficChartRenderer implements ChartRenderer {
   readonly #canvas: ChartJSNodeCanvas;
 
-  constructor() {
+  readonly #encodeInThread: boolean;
+
+  /**
+   * `encodeInThread`: encode the PNG on the calling thread (a chart worker, which runs niced)
+   * instead of on libuv's pool, which runs at the process's priority beside the event loop.
+   */
+  constructor(options: { encodeInThread?: boolean } = {}) {
+    this.#encodeInThread = options.encodeInThread ?? false;
     registerChartFonts();
     this.#canvas = new ChartJSNodeCanvas({
       ...CHART_SIZE,
@@ -75,10 +82,13 @@ export class TrafficChartRenderer implements ChartRenderer {
 
   async render(input: ChartInput): Promise<Buffer> {
     const config = 'kind' in input ? alertChartConfig(input) : chartConfig(input);
-    // The asynchronous encoder (libuv's thread pool, at the process's priority): the synchronous
-    // one was tried in the niced worker and left each canvas's 3 MB behind (1 GB a replica in
-    // `npm run bench -- reports-scale`).
-    return this.#canvas.renderToBuffer(config, 'image/png');
+    if (!this.#encodeInThread) return this.#canvas.renderToBuffer(config, 'image/png');
+    const png = this.#canvas.renderToBufferSync(config, 'image/png');
+    // A turn of the event loop before the next render: a canvas's 3 MB are given back by a
+    // finalizer that runs there. Back-to-back renders without one kept every canvas (1 GB a
+    // replica in `npm run bench -- reports-scale`; test/charts/render-pool.test.ts measures it).
+    await new Promise((resolve) => setImmediate(resolve));
+    return png;
   }
 }
 

@@ -226,7 +226,12 @@ export class WatchEvaluation {
     const zone = await store.watches.zone(job.workspaceId, zoneId);
     if (!zone) return 'done';
     const watches = await store.watches.listForZone(job.workspaceId, zoneId);
-    if (watches.length === 0 || zone.status === 'deleted') return 'done';
+    if (watches.length === 0) {
+      // Left scheduled by an unwatch that raced an edit of the last watch: no more evaluations.
+      await store.watches.dropZoneIfUnwatched(job.workspaceId, zoneId);
+      return 'done';
+    }
+    if (zone.status === 'deleted') return 'done';
     try {
       const client = await this.#o.cdn.clientFor(job.workspaceId);
       if (zone.status === 'pending' || zone.status === 'unknown') {

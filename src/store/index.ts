@@ -108,7 +108,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     seenRequests: new SeenRequestRepository(db, clock),
     rateSlots: new RateSlotRepository(db, dialect, clock),
     zoneIndex: new ZoneIndexRepository(db, dialect, clock),
-    watches: new WatchRepository(db, clock, options.newId),
+    watches: new WatchRepository(db, dialect, clock, options.newId),
     ...(opened.poolStats ? { poolStats: opened.poolStats } : {}),
     close: async () => {
       await db.destroy();

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
+import type { SqlDialect } from './db.js';
 import type {
   Database,
   WatchAlertStatus,
@@ -64,6 +65,7 @@ export interface WatchAlert {
 export class WatchRepository {
   constructor(
     private readonly db: Kysely<Database>,
+    private readonly dialect: SqlDialect,
     private readonly clock: Clock,
     private readonly newId: () => string = randomUUID,
   ) {}
@@ -191,25 +193,49 @@ export class WatchRepository {
       .where('id', '=', watch.id)
       .executeTakeFirst();
     await this.db.deleteFrom('watch_rule_states').where('watch_id', '=', watch.id).execute();
-    // The schedule goes only while no watch of the zone is left, judged in the same statement
-    // (a watch from another channel may be on its way in: see upsert).
-    await this.db
-      .deleteFrom('watch_zones')
-      .where('workspace_id', '=', watch.workspaceId)
-      .where('zone_id', '=', watch.zoneId)
-      .where((eb) =>
-        eb.not(
-          eb.exists(
-            eb
-              .selectFrom('watches')
-              .select('watches.id')
-              .where('watches.workspace_id', '=', watch.workspaceId)
-              .where('watches.zone_id', '=', watch.zoneId),
-          ),
-        ),
-      )
-      .execute();
+    await this.dropZoneIfUnwatched(watch.workspaceId, watch.zoneId);
     return deleted.numDeletedRows > 0n;
+  }
+
+  /**
+   * Deletes the zone's schedule if no watch of it is left, judged in the same statement: a watch
+   * from another channel may be on its way in (see upsert, which puts the schedule again after
+   * its watch). On PostgreSQL the row is locked first, so that the statement's look for watches
+   * is taken after any other holder of the row let go, not before (a DELETE that waits for a row
+   * lock would judge by what it saw before waiting). True when it went.
+   */
+  async dropZoneIfUnwatched(workspaceId: string, zoneId: string): Promise<boolean> {
+    const drop = async (db: Kysely<Database>) => {
+      const result = await db
+        .deleteFrom('watch_zones')
+        .where('workspace_id', '=', workspaceId)
+        .where('zone_id', '=', zoneId)
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('watches')
+                .select('watches.id')
+                .where('watches.workspace_id', '=', workspaceId)
+                .where('watches.zone_id', '=', zoneId),
+            ),
+          ),
+        )
+        .executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    };
+    // SQLite runs one writer at a time: the statement alone is enough.
+    if (this.dialect !== 'postgres') return drop(this.db);
+    return this.db.transaction().execute(async (trx) => {
+      await trx
+        .selectFrom('watch_zones')
+        .select('zone_id')
+        .where('workspace_id', '=', workspaceId)
+        .where('zone_id', '=', zoneId)
+        .forUpdate()
+        .execute();
+      return drop(trx);
+    });
   }
 
   /** Every watch of a workspace goes (its key removed, the app uninstalled); returns how many. */
@@ -461,6 +487,18 @@ export class WatchRepository {
     userId: string,
     staleBefore: number,
   ): Promise<{ claimed: true } | { claimed: false; by: string; done: boolean }> {
+    const first = await this.#claimRateLimit(id, userId, staleBefore);
+    if (first !== 'released') return first;
+    // Released between its two looks (the holder's change failed): it is free, so once more.
+    const second = await this.#claimRateLimit(id, userId, staleBefore);
+    return second === 'released' ? { claimed: false, by: userId, done: false } : second;
+  }
+
+  async #claimRateLimit(
+    id: string,
+    userId: string,
+    staleBefore: number,
+  ): Promise<{ claimed: true } | { claimed: false; by: string; done: boolean } | 'released'> {
     const result = await this.db
       .updateTable('watch_alerts')
       .set({
@@ -486,6 +524,7 @@ export class WatchRepository {
       .select(['ratelimit_by', 'ratelimit_claimed_at', 'ratelimit_done_at'])
       .where('id', '=', id)
       .executeTakeFirst();
+    if (row && row.ratelimit_by === null) return 'released';
     return {
       claimed: false,
       by: row?.ratelimit_by ?? userId,
@@ -526,25 +565,28 @@ export class WatchRepository {
   }
 
   /**
-   * Drops alerts created before `before` that are over: resolved, or of a watch that is gone (an
-   * alert still firing on a watch stays, whatever its age: its resolution updates its message).
-   * Returns how many went.
+   * Drops alerts that are over: resolved before `before`, or fired before it by a watch that is
+   * gone (an alert still firing on a watch stays, whatever its age: its resolution updates its
+   * message). Returns how many went.
    */
   async pruneAlerts(before: number): Promise<number> {
     const result = await this.db
       .deleteFrom('watch_alerts')
-      .where('created_at', '<', before)
       .where((eb) =>
         eb.or([
-          eb('status', '=', 'resolved'),
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('watches')
-                .select('watches.id')
-                .whereRef('watches.id', '=', 'watch_alerts.watch_id'),
+          // Resolved that long ago (not fired: one that fired long before may be resolving now).
+          eb.and([eb('status', '=', 'resolved'), eb('resolved_at', '<', before)]),
+          eb.and([
+            eb('created_at', '<', before),
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('watches')
+                  .select('watches.id')
+                  .whereRef('watches.id', '=', 'watch_alerts.watch_id'),
+              ),
             ),
-          ),
+          ]),
         ]),
       )
       .executeTakeFirst();

@@ -2,7 +2,7 @@
 // never leaves a watch unscheduled; the rate-limit claim of an alert is taken once, and again only
 // when a crash left it undone; alerts that are over are pruned, and go with their workspace.
 
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/index.js';
 import type { Database } from '../../src/store/schema.js';
@@ -31,6 +31,7 @@ function alertOf(
   watchId: string,
   id: string,
   status: WatchAlert['status'],
+  resolvedAt = T0 + 60_000,
 ): Omit<WatchAlert, 'messageTs' | 'ratelimitBy'> {
   return {
     id,
@@ -42,19 +43,19 @@ function alertOf(
     rule: 'spike',
     status,
     startedAt: T0,
-    resolvedAt: status === 'resolved' ? T0 + 60_000 : null,
+    resolvedAt: status === 'resolved' ? resolvedAt : null,
     detail: {},
   };
 }
 
 /**
- * The database, but the first statement built by `method(table)` runs `before` (whole) just
- * before it executes: a deterministic interleaving of two callers' statements.
+ * The database, but the first statement built by `method(table)` (or transaction) runs `before`
+ * (whole) just before it executes: a deterministic interleaving of two callers' statements.
  */
 function pausedBefore(
   db: Kysely<Database>,
-  method: 'deleteFrom' | 'insertInto',
-  table: string,
+  method: 'deleteFrom' | 'insertInto' | 'transaction',
+  table: string | undefined,
   before: () => Promise<unknown>,
 ): Kysely<Database> {
   let pending = true;
@@ -83,7 +84,7 @@ function pausedBefore(
     get(target, property) {
       const value = Reflect.get(target, property, target);
       if (property !== method) return typeof value === 'function' ? value.bind(target) : value;
-      return (name: string) => {
+      return (name?: string) => {
         const builder = value.call(target, name);
         return name === table ? wrap(builder) : builder;
       };
@@ -105,13 +106,15 @@ for (const { backend, skip } of BACKENDS) {
 
     it('an unwatch racing a watch of the zone from another channel leaves it scheduled', async () => {
       const { store, clock } = await testStore(backend);
-      const repository = (db: Kysely<Database>) => new WatchRepository(db, clock);
+      const repository = (db: Kysely<Database>) => new WatchRepository(db, backend, clock);
       // The watch from C2 runs whole just before the unwatch deletes the schedule: the unwatch
       // sees the new watch and keeps it.
       const { watch: one } = await watchIn(store, 'C1');
-      const racing = pausedBefore(store.db, 'deleteFrom', 'watch_zones', () =>
-        watchIn(store, 'C2'),
-      );
+      // (On PostgreSQL the unwatch locks the schedule's row first, in a transaction: just before it.)
+      const racing =
+        backend === 'postgres'
+          ? pausedBefore(store.db, 'transaction', undefined, () => watchIn(store, 'C2'))
+          : pausedBefore(store.db, 'deleteFrom', 'watch_zones', () => watchIn(store, 'C2'));
       await repository(racing).remove(one);
       expect(await store.watches.zone('T1', 'z1')).toBeDefined();
 
@@ -163,7 +166,7 @@ for (const { backend, skip } of BACKENDS) {
       expect(await store.watches.claimRateLimit('a2', 'U2', stale())).toEqual({ claimed: true });
     });
 
-    it('prunes alerts that are over after the time given, and every alert with the workspace', async () => {
+    it('prunes alerts resolved, or of a watch gone, before the time given; and all with the workspace', async () => {
       const clock = new ManualClock(T0);
       const { store } = await testStore(backend, { clock });
       const { watch } = await watchIn(store, 'C1');
@@ -171,16 +174,64 @@ for (const { backend, skip } of BACKENDS) {
       await store.watches.createAlert(alertOf(watch.id, 'resolved', 'resolved'));
       await store.watches.createAlert(alertOf(watch.id, 'firing', 'firing'));
       await store.watches.createAlert(alertOf(gone.id, 'orphan', 'firing'));
+      await store.watches.createAlert(alertOf(watch.id, 'long', 'firing'));
       await store.watches.remove(gone);
       clock.advance(30 * DAY);
-      await store.watches.createAlert(alertOf(watch.id, 'recent', 'resolved'));
+      // Fired 30 days ago, resolved just now: its resolution is still to be posted.
+      await store.watches.resolveAlert('long', clock.now(), {});
+      await store.watches.createAlert(alertOf(watch.id, 'recent', 'resolved', clock.now()));
       const ids = async () => (await store.watches.alertsForWorkspace('T1')).map((a) => a.id);
 
-      expect(await store.watches.pruneAlerts(clock.now() - 30 * DAY)).toBe(0);
+      expect(await store.watches.pruneAlerts(T0)).toBe(0);
       expect(await store.watches.pruneAlerts(clock.now() - 1)).toBe(2);
-      expect(await ids()).toEqual(['firing', 'recent']);
+      expect(await ids()).toEqual(['firing', 'long', 'recent']);
       expect(await store.watches.removeWorkspace('T1')).toBe(1);
       expect(await ids()).toEqual([]);
     });
+
+    it.skipIf(backend !== 'postgres')(
+      'an unwatch that waits for a lock on the schedule judges the watches left after the wait',
+      async () => {
+        const { store, database, clock } = await testStore(backend);
+        const other = (await testStore(backend, { database, clock })).store;
+        const { watch: one } = await watchIn(store, 'C1');
+        // Another transaction holds the schedule's row (as a tick's claim would, for a moment).
+        let release = () => {};
+        const released = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        let holding = (_pid: number) => {};
+        const held = new Promise<number>((resolve) => {
+          holding = resolve;
+        });
+        const holder = other.db.transaction().execute(async (trx) => {
+          const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
+          await trx
+            .selectFrom('watch_zones')
+            .select('zone_id')
+            .where('zone_id', '=', 'z1')
+            .forUpdate()
+            .execute();
+          holding(rows[0]?.pid ?? 0);
+          await released;
+        });
+        const holderPid = await held;
+        const removing = store.watches.remove(one);
+        // Until the unwatch waits on that lock (a backend blocked by the holder).
+        for (;;) {
+          const { rows } = await sql<{ n: number }>`
+            select count(*)::int as n from pg_stat_activity
+            where ${holderPid} = any(pg_blocking_pids(pid))`.execute(other.db);
+          if ((rows[0]?.n ?? 0) > 0) break;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        // Meanwhile C2 watches the zone: its schedule is there, so its puts change nothing.
+        await watchIn(store, 'C2');
+        release();
+        await holder;
+        await removing;
+        expect(await store.watches.zone('T1', 'z1')).toBeDefined();
+      },
+    );
   });
 }
