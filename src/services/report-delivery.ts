@@ -15,6 +15,7 @@ import {
   retryDelay,
 } from '../jobs/runner.js';
 import type { Logger } from '../logger.js';
+import type { NewAuditEntry } from '../store/audit-log.js';
 import type { Store } from '../store/index.js';
 import type { OccurrencePlan, Schedule } from '../store/schedules.js';
 import type { DailyReport, DailyReportService } from './daily-report.js';
@@ -147,7 +148,7 @@ export class ReportDelivery {
         if (job) result.queued += 1;
         else {
           result.skipped += 1;
-          await this.#skipped(schedule, nextRunAt);
+          this.#skipped(schedule, nextRunAt);
         }
       }
       if (result.queued > 0) runner.poke();
@@ -181,8 +182,20 @@ export class ReportDelivery {
     const order = new Map(interleaveByChannel(due).map((schedule, i) => [schedule.id, i]));
     return due.map((schedule) => {
       const dueAt = schedule.nextRunAt;
-      if (now - dueAt > catchUpMs)
-        return { nextRunAt: nextOccurrence(schedule.timeOfDay, schedule.timeZone, now) };
+      if (now - dueAt > catchUpMs) {
+        // Too late: skipped, audited once (keyed by the occurrence) in the batch's transaction.
+        const lateMinutes = Math.round((now - dueAt) / 60_000);
+        return {
+          nextRunAt: nextOccurrence(schedule.timeOfDay, schedule.timeZone, now),
+          audit: auditEntry(
+            schedule,
+            'report.skipped',
+            'skipped',
+            { dueAt, lateMinutes },
+            { id: `${schedule.id}:${dueAt}` },
+          ),
+        };
+      }
       return {
         nextRunAt: nextOccurrence(schedule.timeOfDay, schedule.timeZone, dueAt),
         job: {
@@ -197,20 +210,12 @@ export class ReportDelivery {
     });
   }
 
-  async #skipped(schedule: Schedule, nextRunAt: number): Promise<void> {
+  #skipped(schedule: Schedule, nextRunAt: number): void {
     const dueAt = schedule.nextRunAt;
     const lateMs = this.#o.clock.now() - dueAt;
     this.#o.logger.info(
       { schedule: schedule.id, dueAt, lateMs, nextRunAt },
       'missed daily report skipped',
-    );
-    // Keyed by the occurrence, like a job's entries: written once.
-    await this.#audit(
-      schedule,
-      'report.skipped',
-      'skipped',
-      { dueAt, lateMinutes: Math.round(lateMs / 60_000) },
-      { id: `${schedule.id}:${dueAt}` },
     );
   }
 
@@ -327,17 +332,28 @@ export class ReportDelivery {
     detail: Record<string, unknown>,
     job?: { id: string },
   ) {
-    return this.#o.store.audit.record({
-      workspaceId: schedule.workspaceId,
-      actorId: 'system',
-      action,
-      zoneId: schedule.zoneId,
-      zoneName: schedule.zoneName,
-      outcome,
-      detail: { schedule: schedule.id, ...detail },
-      ...(job ? { key: `${action}:${job.id}` } : {}),
-    });
+    return this.#o.store.audit.record(auditEntry(schedule, action, outcome, detail, job));
   }
+}
+
+/** A report's audit entry, by the system; keyed (written once) when it belongs to a job. */
+function auditEntry(
+  schedule: Schedule,
+  action: string,
+  outcome: string,
+  detail: Record<string, unknown>,
+  job?: { id: string },
+): NewAuditEntry {
+  return {
+    workspaceId: schedule.workspaceId,
+    actorId: 'system',
+    action,
+    zoneId: schedule.zoneId,
+    zoneName: schedule.zoneName,
+    outcome,
+    detail: { schedule: schedule.id, ...detail },
+    ...(job ? { key: `${action}:${job.id}` } : {}),
+  };
 }
 
 /** What cuts a wait for Slack's turn short: the process stopping, or the lease lost. */

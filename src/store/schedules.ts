@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
+import { AuditLogRepository, type NewAuditEntry } from './audit-log.js';
 import type { SqlDialect } from './db.js';
 import type { JobRepository, NewJob } from './jobs.js';
 import type { Database, ScheduleStatus, SchedulesTable } from './schema.js';
@@ -38,10 +39,14 @@ export type NewSchedule = Pick<
   | 'nextRunAt'
 >;
 
-/** What becomes of one due occurrence: the schedule's next time, and its job (none: skipped). */
+/**
+ * What becomes of one due occurrence: the schedule's next time, and its job (none: skipped), and
+ * an audit entry written in the same transaction (a skipped occurrence's).
+ */
 export interface OccurrencePlan {
   nextRunAt: number;
   job?: NewJob;
+  audit?: NewAuditEntry;
 }
 
 export class ScheduleRepository {
@@ -139,6 +144,8 @@ export class ScheduleRepository {
         if (!planned) throw new Error('takeDue: a plan for every schedule');
         return { schedule, ...planned };
       });
+      const audit = new AuditLogRepository(trx, this.clock);
+      for (const { audit: entry } of taken) if (entry) await audit.record(entry);
       await this.jobs.enqueueMany(
         taken.flatMap(({ job }) => (job ? [job] : [])),
         trx,

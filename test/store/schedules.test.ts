@@ -97,16 +97,26 @@ for (const { backend, skip } of BACKENDS) {
     it('stores nothing of a batch when its transaction fails', async () => {
       const { store, clock } = await testStore(backend);
       await store.schedules.create(daily(clock.now()));
+      await store.schedules.create(daily(clock.now()));
       await expect(
         store.schedules.takeDue(10, (due) =>
-          due.map(() => ({
-            nextRunAt: clock.now() + HOUR,
-            // A job with steps cannot be stored in a batch: the whole batch is refused.
-            job: { workspaceId: 'T1', kind: 'x', payload: {}, steps: [1] },
-          })),
+          due.map((_, i) =>
+            i === 0
+              ? {
+                  nextRunAt: clock.now() + HOUR,
+                  // Skipped, its audit entry written before the jobs in the same transaction.
+                  audit: { workspaceId: 'T1', actorId: 'system', action: 'x', outcome: 'skipped' },
+                }
+              : {
+                  nextRunAt: clock.now() + HOUR,
+                  // A job with steps cannot be stored in a batch: the whole batch is refused.
+                  job: { workspaceId: 'T1', kind: 'x', payload: {}, steps: [1] },
+                },
+          ),
         ),
       ).rejects.toThrow('without steps');
-      expect(await store.schedules.due(10)).toHaveLength(1);
+      expect(await store.schedules.due(10)).toHaveLength(2);
+      expect(await store.audit.recent('T1')).toEqual([]);
     });
 
     it('pauses, resumes and stops; paused and stopped schedules are never due', async () => {
