@@ -38,6 +38,26 @@ export async function within<T, U>(
   }
 }
 
+/**
+ * Runs `round` now and then every `ms` on `clock` until the signal aborts. A round handles its own
+ * failures (a background loop logs them and goes on).
+ */
+export async function repeat(
+  clock: Clock,
+  ms: number,
+  signal: AbortSignal,
+  round: () => Promise<unknown>,
+): Promise<void> {
+  while (!signal.aborted) {
+    await round();
+    try {
+      await clock.sleep(ms, signal);
+    } catch {
+      return;
+    }
+  }
+}
+
 /** A source of uniformly distributed numbers in [0, 1). */
 export type Random = () => number;
 

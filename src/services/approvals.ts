@@ -3,7 +3,7 @@
 import { outcomeUnknown } from '../cdn/client.js';
 import { CdnError } from '../cdn/errors.js';
 import type { Zone } from '../cdn/schemas.js';
-import type { Clock } from '../clock.js';
+import { type Clock, repeat } from '../clock.js';
 import { AppError, logLevelOf } from '../errors.js';
 import { type JobContext, type JobKind, type JobRunner, retryDelay } from '../jobs/runner.js';
 import type { Logger } from '../logger.js';
@@ -322,19 +322,15 @@ export class ApprovalService {
    * approval and storing its job). Keyed by the approval, so a job that exists is left alone.
    */
   async sweep(signal: AbortSignal, intervalMs = 30_000): Promise<void> {
-    while (!signal.aborted) {
+    const { clock, logger } = this.options;
+    await repeat(clock, intervalMs, signal, async () => {
       await this.expireDue().catch((error: unknown) =>
-        this.options.logger[logLevelOf(error)]({ err: error }, 'approval sweep failed'),
+        logger[logLevelOf(error)]({ err: error }, 'approval sweep failed'),
       );
       await this.recover().catch((error: unknown) =>
-        this.options.logger[logLevelOf(error)]({ err: error }, 'approved purges not recovered'),
+        logger[logLevelOf(error)]({ err: error }, 'approved purges not recovered'),
       );
-      try {
-        await this.options.clock.sleep(intervalMs, signal);
-      } catch {
-        return;
-      }
-    }
+    });
   }
 
   /**

@@ -5,7 +5,7 @@
 // intent asks Slack whether the post already landed before publishing, so an occurrence is posted
 // once. Every post and every final failure is audited once (keyed).
 import { CdnError, isTransientCdnError } from '../cdn/errors.js';
-import type { Clock } from '../clock.js';
+import { type Clock, repeat } from '../clock.js';
 import { isStorageUnavailable, logLevelOf } from '../errors.js';
 import {
   type JobContext,
@@ -158,16 +158,11 @@ export class ReportDelivery {
 
   /** Ticks every `intervalMs` until the signal aborts. */
   async run(signal: AbortSignal, intervalMs = 30_000): Promise<void> {
-    while (!signal.aborted) {
-      await this.tick().catch((error: unknown) =>
+    await repeat(this.#o.clock, intervalMs, signal, () =>
+      this.tick().catch((error: unknown) =>
         this.#o.logger[logLevelOf(error)]({ err: error }, 'report tick failed'),
-      );
-      try {
-        await this.#o.clock.sleep(intervalMs, signal);
-      } catch {
-        return;
-      }
-    }
+      ),
+    );
   }
 
   /**

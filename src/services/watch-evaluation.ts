@@ -10,7 +10,7 @@ import type { CdnClient } from '../cdn/client.js';
 import { CdnError, isCdnError, isTransientCdnError } from '../cdn/errors.js';
 import type { AlertChartInput } from '../charts/alert-chart.js';
 import type { ChartRenderer } from '../charts/traffic-chart.js';
-import type { Clock } from '../clock.js';
+import { type Clock, repeat } from '../clock.js';
 import type { WatchSettings } from '../config.js';
 import { AppError, isStorageUnavailable, logLevelOf } from '../errors.js';
 import {
@@ -207,16 +207,11 @@ export class WatchEvaluation {
   /** Ticks until the signal aborts, several times an interval. */
   async run(signal: AbortSignal): Promise<void> {
     const every = Math.min(5_000, Math.max(1_000, this.#o.settings.intervalMs / 6));
-    while (!signal.aborted) {
-      await this.tick().catch((error: unknown) =>
+    await repeat(this.#o.clock, every, signal, () =>
+      this.tick().catch((error: unknown) =>
         this.#o.logger[logLevelOf(error)]({ err: error }, 'watch tick failed'),
-      );
-      try {
-        await this.#o.clock.sleep(every, signal);
-      } catch {
-        return;
-      }
-    }
+      ),
+    );
   }
 
   async #evaluate(context: JobContext<EvalPayload, EvalCheckpoint>): Promise<JobOutcome> {
