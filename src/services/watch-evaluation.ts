@@ -96,7 +96,7 @@ const KEEP_FINISHED_MS = HOUR;
 /** Finished posts are kept longer: their keys hold off a second post of the same alert. */
 const KEEP_POSTS_MS = DAY;
 /** Alerts that are over (resolved, or their watch gone) are dropped this long after they fired. */
-export const KEEP_ALERTS_MS = 30 * DAY;
+const KEEP_ALERTS_MS = 30 * DAY;
 
 export const watchJobKey = (workspaceId: string, zoneId: string, dueAt: number) =>
   `watch:${workspaceId}:${zoneId}:${dueAt}`;

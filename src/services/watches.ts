@@ -16,7 +16,7 @@ export const SNOOZE_MS = 3_600_000;
  * A rate-limit claim not done after this long was left by a process that died mid-call (the CDN
  * call is bounded well below it): the button may be used again.
  */
-export const RATELIMIT_CLAIM_STALE_MS = 120_000;
+const RATELIMIT_CLAIM_STALE_MS = 120_000;
 
 /** Says what was done to an alert, in its thread; implemented over Slack in src/slack. */
 export interface AlertFollowUps {
