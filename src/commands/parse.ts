@@ -1,24 +1,24 @@
-// Parsing the text after /cdn: words, Slack's escaped mentions kept whole, and "did you mean".
+// Parsing the text after /cdn: its words as Slack sent them (src/text.ts reads every escape), and
+// "did you mean".
 import { distance } from 'fastest-levenshtein';
-import { decodeEntities } from '../text.js';
+import { parseSlackText, type SlackToken } from '../text.js';
 
 export interface ParsedCommand {
   /** Lowercased first word; '' when the text is empty. */
   name: string;
+  /** The words after it as typed: `acme.com` for `<http://acme.com|acme.com>`, `a>b` for `a&gt;b`. */
   args: string[];
-}
-
-/** Splits on white space, but never inside Slack's `<…>` escapes (`<!subteam^S1|@sre team>`). */
-export function tokenize(text: string): string[] {
-  return text.match(/<[^>]*>|\S+/g) ?? [];
+  /** The same words as tokens, for readers of mentions (`<#C1|ops>`, `<!subteam^S1|@sre>`). */
+  tokens: SlackToken[];
 }
 
 export function parseCommand(text: string): ParsedCommand {
-  // Escapes (`<…>`) stay as sent: their readers (URLs, mentions) decode what is inside.
-  const [first = '', ...args] = tokenize(text.trim()).map((token) =>
-    token.startsWith('<') ? token : decodeEntities(token),
-  );
-  return { name: first.toLowerCase(), args };
+  const [first, ...tokens] = parseSlackText(text);
+  return {
+    name: (first?.text ?? '').toLowerCase(),
+    args: tokens.map((token) => token.text),
+    tokens,
+  };
 }
 
 /** The name among `names` closest to a mistyped one, if any is close enough to be a typo. */
@@ -49,16 +49,4 @@ function swapped(a: string, b: string): boolean {
   const diff = [...a].flatMap((char, i) => (char === b[i] ? [] : [i]));
   const [i, j] = diff;
   return diff.length === 2 && i !== undefined && j === i + 1 && a[i] === b[j] && a[j] === b[i];
-}
-
-/** A Slack user-group mention as escaped in command text: `<!subteam^S123|@sre>`. */
-export function parseUsergroup(token: string): { id: string; handle?: string } | undefined {
-  const match = /^<!subteam\^([A-Z0-9]+)(?:\|([^>]*))?>$/.exec(token);
-  if (!match?.[1]) return undefined;
-  return match[2] ? { id: match[1], handle: match[2] } : { id: match[1] };
-}
-
-/** A channel as Slack escapes it in command text (`<#C123|ops>` or `<#C123>`): its id. */
-export function parseChannelMention(token: string): string | undefined {
-  return /^<#([A-Z0-9]+)(?:\|[^>]*)?>$/.exec(token)?.[1];
 }

@@ -16,7 +16,7 @@ export function routeCommand(deps: AppDeps) {
     context,
   }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
     await ack();
-    const { name, args } = parseCommand(command.text);
+    const { name, args, tokens } = parseCommand(command.text);
     const subcommand = findSubcommand(name);
     if (!subcommand) {
       if (isHelp(name)) {
@@ -29,6 +29,14 @@ export function routeCommand(deps: AppDeps) {
       );
       return;
     }
-    await subcommand.handler({ deps, args, command, caller: callerOf(context), respond, client });
+    await subcommand.handler({
+      deps,
+      args,
+      tokens,
+      command,
+      caller: callerOf(context),
+      respond,
+      client,
+    });
   };
 }

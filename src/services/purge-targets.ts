@@ -1,7 +1,7 @@
 // What to purge, from what a user typed or pasted: URLs and tags checked and grouped by zone
-// before anything is sent. If anything is rejected, nothing is sent.
+// before anything is sent. If anything is rejected, nothing is sent. The words arrive as typed:
+// Slack's escapes are read before (src/text.ts).
 import type { Zone } from '../cdn/schemas.js';
-import { decodeEntities } from '../text.js';
 
 export const MAX_PURGE_ITEMS = 10_000;
 const MAX_TAG_LENGTH = 1024;
@@ -21,14 +21,7 @@ export type PurgeArgs =
       paths?: string[];
     };
 
-/** A URL as Slack escapes it in command text (`<https://a/b>`, `<https://a/b|label>`) or bare. */
-export function unwrapUrl(token: string): string {
-  const match = /^<((?:https?|ftp|[a-z][a-z0-9+.-]*):[^|>]*)(?:\|[^>]*)?>$/i.exec(token);
-  // Inside Slack's link escape the query string's `&` arrives as `&amp;`.
-  return match?.[1] ? decodeEntities(match[1]) : token;
-}
-
-const looksLikeUrl = (token: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(unwrapUrl(token));
+const looksLikeUrl = (word: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(word);
 
 /** A path of the zone's own host, as typed: `/assets/app.css`. */
 const looksLikePath = (token: string) => /^\/(?!\/)/.test(token);
@@ -57,10 +50,7 @@ export function parsePurgeArgs(args: string[]): PurgeArgs {
   if (zone !== undefined && items.length === 1 && items[0]?.toLowerCase() === 'everything') {
     return { kind: 'everything', zone };
   }
-  // Slack escapes `&`, `<` and `>` in a command's text (outside its own <…> links too): a path's
-  // or a tag's `&` arrives as `&amp;`. A link keeps its escape until unwrapUrl reads it.
-  const typed = items.map((word) => (/^<.*>$/.test(word) ? word : decodeEntities(word)));
-  return { kind: 'items', ...(zone === undefined ? {} : { zone }), ...splitItems(typed) };
+  return { kind: 'items', ...(zone === undefined ? {} : { zone }), ...splitItems(items) };
 }
 
 /** Sorts typed or pasted words into URLs, `tag:` tags, paths, and what is none of these. */
@@ -77,23 +67,11 @@ export function splitItems(words: string[]): {
   const paths: string[] = [];
   for (const word of words) {
     if (/^tag:/i.test(word)) tags.push(word.slice(4));
-    else if (looksLikeUrl(word)) urls.push(unwrapUrl(word));
+    else if (looksLikeUrl(word)) urls.push(word);
     else if (looksLikePath(word)) paths.push(word);
     else unknown.push(word);
   }
   return { urls, tags, unknown, ...(paths.length > 0 ? { paths } : {}) };
-}
-
-/** Every URL in a Slack message's text: `<url|label>`, `<url>`, or bare. */
-export function urlsInMessage(text: string): string[] {
-  const found: string[] = [];
-  for (const match of text.matchAll(
-    /<(https?:\/\/[^|>\s]+)(?:\|[^>]*)?>|(https?:\/\/[^\s<>]+)/gi,
-  )) {
-    const url = match[1] ?? match[2];
-    if (url) found.push(decodeEntities(url));
-  }
-  return [...new Set(found)];
 }
 
 export interface PurgeGroup {

@@ -1,7 +1,10 @@
-// The /cdn parser on arbitrary text: never throws, and every word it yields is whole.
+// The /cdn parser on arbitrary text: never throws, every word it yields is whole, and whatever a
+// person types is read back as typed once Slack has escaped it.
 import { describe, expect, it } from 'vitest';
-import { parseCommand, suggestSubcommand, tokenize } from '../../src/commands/parse.js';
+import { parseCommand, suggestSubcommand } from '../../src/commands/parse.js';
 import { SUBCOMMAND_NAMES } from '../../src/commands/registry.js';
+import { escapeTyped } from '../../src/dev/fake-slack/escape.js';
+import { SlackRecords } from '../../src/dev/fake-slack/records.js';
 import { parseZonesArgs } from '../../src/listeners/commands/zones.js';
 import { parsePurgeArgs } from '../../src/services/purge-targets.js';
 import { anyText, fc, RUNS } from '../helpers/property.js';
@@ -10,15 +13,51 @@ describe('the /cdn parser, on any text', () => {
   it('splits into non-empty words without white space outside Slack escapes', () => {
     fc.assert(
       fc.property(anyText(500), (text) => {
-        const tokens = tokenize(text);
-        for (const token of tokens) {
-          expect(token.length).toBeGreaterThan(0);
-          if (!token.startsWith('<')) expect(token).not.toMatch(/\s/);
-        }
-        const { name, args } = parseCommand(text);
+        const { name, args, tokens } = parseCommand(text);
         expect(name).toBe(name.toLowerCase());
-        expect(args.length).toBe(Math.max(0, tokens.length - 1));
+        expect(args).toEqual(tokens.map((token) => token.text));
+        for (const token of tokens) {
+          if (token.kind === 'word') expect(token.text).toMatch(/^\S+$/);
+          else expect(token.text.length).toBeGreaterThan(0);
+        }
       }),
+      { numRuns: RUNS.pure },
+    );
+  });
+
+  it('reads back every word as typed, once Slack has escaped it (links, mentions, entities)', () => {
+    const workspace = new SlackRecords();
+    workspace.addUser({ id: 'UBOB', name: 'bob' });
+    workspace.addChannel({ id: 'COPS', name: 'ops', botMember: true });
+    workspace.addUsergroup('SSRE', 'sre', []);
+    const word = fc.oneof(
+      fc.domain(),
+      fc.webUrl({ withQueryParameters: true, withFragments: true }),
+      fc.emailAddress(),
+      fc.tuple(fc.domain(), fc.webPath()).map(([domain, path]) => `${domain}${path}`),
+      fc.constantFrom(
+        '#ops',
+        '@bob',
+        '@sre',
+        '@here',
+        '#nowhere',
+        'requests>50k/5m',
+        'hitrate<80%',
+      ),
+      fc.constantFrom('tag:a&b', '&amp;', '<https://x.io|y>', '<!here>', 'a.io|b', '7:30'),
+      anyText(30),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(
+          word.filter((w) => /^\S+$/.test(w)),
+          { maxLength: 8 },
+        ),
+        (words) => {
+          const { args } = parseCommand(escapeTyped(['purge', ...words].join(' '), workspace));
+          expect(args).toEqual(words);
+        },
+      ),
       { numRuns: RUNS.pure },
     );
   });

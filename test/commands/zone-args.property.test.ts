@@ -1,7 +1,7 @@
 // Reading commands that may leave their zone out (the channel's default is used): a state, a range
 // or a path is never taken for a zone, and a zone named first is always read as one.
 import { describe, expect, it } from 'vitest';
-import { parseChannelMention, parseCommand, suggestSubcommand } from '../../src/commands/parse.js';
+import { parseCommand, suggestSubcommand } from '../../src/commands/parse.js';
 import { SUBCOMMAND_NAMES } from '../../src/commands/registry.js';
 import { parseAnalyticsArgs, RANGES } from '../../src/services/analytics.js';
 import { parsePurgeArgs } from '../../src/services/purge-targets.js';
@@ -99,13 +99,15 @@ describe('commands whose zone may be left out', () => {
 
   it('`/cdn use` is found from its swapped-letter typo, and channel mentions give their ids', () => {
     expect(suggestSubcommand('ues', SUBCOMMAND_NAMES)).toBe('use');
-    expect(parseCommand('use  shop.example.org ')).toEqual({
+    expect(parseCommand('use  shop.example.org ')).toMatchObject({
       name: 'use',
       args: ['shop.example.org'],
     });
-    expect(parseChannelMention('<#C0123|ops>')).toBe('C0123');
-    expect(parseChannelMention('<#C0123>')).toBe('C0123');
-    expect(parseChannelMention('#ops')).toBeUndefined();
-    expect(parseChannelMention('<@U1>')).toBeUndefined();
+    expect(parseCommand('config <#C0123|ops> <#C0123> #ops <@U1>').tokens).toMatchObject([
+      { kind: 'channel', id: 'C0123' },
+      { kind: 'channel', id: 'C0123' },
+      { kind: 'word', text: '#ops' },
+      { kind: 'user', id: 'U1' },
+    ]);
   });
 });

@@ -126,7 +126,7 @@ describe('a channel default zone', () => {
     const h = await startHarness();
     await h.login();
     h.slack.addUsergroup('S0OPS', 'cdn-ops', [ADMIN]);
-    await h.command('config operators <!subteam^S0OPS|@cdn-ops>', { user: ADMIN });
+    await h.command('config operators @cdn-ops', { user: ADMIN });
     await h.slack.waitForMessages((m) => m.via === 'response_url');
 
     const refused = await ask(h, 'use example.com', { user: MEMBER });
@@ -245,7 +245,7 @@ describe('purges limited to chosen channels', () => {
     await h.shortcut(PURGE_IDS.shortcut, {
       channel: DEV,
       ts: '1795000000.000100',
-      text: 'stale: <https://example.com/app.css>',
+      text: 'stale: https://example.com/app.css',
     });
     const answers = await h.slack.waitForMessages((m) => m.text === refusal, refusals + 1);
     expect(answers[refusals]?.ephemeralTo).toBe(MEMBER);

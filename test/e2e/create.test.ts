@@ -106,7 +106,7 @@ describe('/cdn create', () => {
     const h = await startHarness();
     await h.login();
     h.slack.addUsergroup('S0OPS', 'cdn-ops', [ADMIN, OTHER]);
-    await h.command('config operators <!subteam^S0OPS|@cdn-ops>', { user: ADMIN });
+    await h.command('config operators @cdn-ops', { user: ADMIN });
     const [configured] = await h.slack.waitForMessages((m) => m.via === 'response_url');
     expect(textOf(configured?.blocks)).toContain('Operators updated');
 

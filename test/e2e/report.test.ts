@@ -19,7 +19,8 @@ describe('/cdn report', () => {
       nextRunAt: Date.parse('2026-11-22T14:00:00Z'),
     });
 
-    await h.command('report shop.example.org daily 7:30 <#CREPORTS|reports>');
+    h.slack.addChannel({ id: 'CREPORTS', name: 'reports', botMember: true });
+    await h.command('report shop.example.org daily 7:30 #reports');
     await h.slack.waitForMessages((m) => m.via === 'response_url', 2);
     await h.command('report list');
     const [, , list] = await h.slack.waitForMessages((m) => m.via === 'response_url', 3);

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Zone } from '../../src/cdn/schemas.js';
-import {
-  parsePurgeArgs,
-  planPurge,
-  unwrapUrl,
-  urlsInMessage,
-} from '../../src/services/purge-targets.js';
+import { parsePurgeArgs, planPurge } from '../../src/services/purge-targets.js';
 
 const zone = (name: string, status = 'active'): Zone => ({
   id: `id-${name}`,
@@ -28,7 +23,7 @@ describe('parsePurgeArgs', () => {
     [['example.com', 'everything'], { kind: 'everything', zone: 'example.com' }],
     [['example.com', 'EVERYTHING'], { kind: 'everything', zone: 'example.com' }],
     [
-      ['example.com', '<https://example.com/a.css>', 'tag:product-1', 'junk'],
+      ['example.com', 'https://example.com/a.css', 'tag:product-1', 'junk'],
       {
         kind: 'items',
         zone: 'example.com',
@@ -38,7 +33,7 @@ describe('parsePurgeArgs', () => {
       },
     ],
     [
-      ['<https://example.com/a|a>', 'https://shop.example.org/b'],
+      ['https://example.com/a', 'https://shop.example.org/b'],
       {
         kind: 'items',
         urls: ['https://example.com/a', 'https://shop.example.org/b'],
@@ -74,9 +69,9 @@ describe('parsePurgeArgs', () => {
         paths: ['/a.css'],
       },
     ],
-    // Slack escapes `&`, `<`, `>` in command text: a path's or a tag's `&` arrives as `&amp;`.
+    // Words arrive as typed (src/text.ts read Slack's escapes): an `&` is an `&`.
     [
-      ['example.com', '/a?x=1&amp;y=2', 'tag:a&amp;b', 'https://example.com/c?d=1&amp;e=2'],
+      ['example.com', '/a?x=1&y=2', 'tag:a&b', 'https://example.com/c?d=1&e=2'],
       {
         kind: 'items',
         zone: 'example.com',
@@ -90,15 +85,6 @@ describe('parsePurgeArgs', () => {
     [['//example.com/x'], { kind: 'form', zone: '//example.com/x' }],
   ])('reads %j', (args, expected) => {
     expect(parsePurgeArgs(args)).toEqual(expected);
-  });
-
-  it('unwraps Slack URL escapes', () => {
-    expect(unwrapUrl('<https://a.example/x?y=1|label text>')).toBe('https://a.example/x?y=1');
-    expect(unwrapUrl('https://a.example/x')).toBe('https://a.example/x');
-  });
-
-  it('decodes the entities Slack puts inside a link escape', () => {
-    expect(unwrapUrl('<https://a.example/x?y=1&amp;z=2>')).toBe('https://a.example/x?y=1&z=2');
   });
 });
 
@@ -118,18 +104,6 @@ describe('a deleted zone', () => {
       ],
       duplicates: 0,
     });
-  });
-});
-
-describe('urlsInMessage', () => {
-  it('finds escaped, labelled and bare URLs once each', () => {
-    const text =
-      'Broken: <https://example.com/a.css|a.css> and <https://example.com/b.js> also https://example.com/c?x=1&amp;y=2 and <https://example.com/b.js>';
-    expect(urlsInMessage(text)).toEqual([
-      'https://example.com/a.css',
-      'https://example.com/b.js',
-      'https://example.com/c?x=1&y=2',
-    ]);
   });
 });
 

@@ -13,13 +13,7 @@ import { Modals } from './modals.js';
 import type { ConsoleReceiver } from './receiver.js';
 import { Screen } from './screen.js';
 import { shapeTraffic } from './traffic.js';
-import {
-  CONSOLE_CHANNEL,
-  CONSOLE_USERS,
-  type ConsoleUser,
-  escapeCommandText,
-  userNamed,
-} from './world.js';
+import { CONSOLE_CHANNEL, CONSOLE_USERS, type ConsoleUser, userNamed } from './world.js';
 
 export { CONSOLE_HELP } from './help.js';
 export { describeFile } from './screen.js';
@@ -108,7 +102,8 @@ export class ConsoleSession {
     switch (word.toLowerCase()) {
       case '/cdn':
         await this.#deliver(
-          payloads.slashCommand(escapeCommandText(argument), {
+          // Typed as in Slack's composer: the fake Slack escapes it as Slack would.
+          payloads.slashCommand(argument, {
             user: this.#user.id,
             channel: CONSOLE_CHANNEL.id,
           }),

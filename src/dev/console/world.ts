@@ -1,6 +1,5 @@
-// The console's pretend workspace: who can act, where messages go, and how typed text is turned
-// into what Slack would send (mentions and channels escaped, as with `should_escape: true`).
-import { escapeMrkdwn } from '../../blocks/text.js';
+// The console's pretend workspace: who can act and where messages go. The fake Slack knows them
+// too, so typed text reaches the bot escaped as Slack would send it (fake-slack/escape.ts).
 import type { FakeSlack } from '../fake-slack/server.js';
 
 export const CONSOLE_TEAM_ID = 'TCONSOLE';
@@ -60,31 +59,4 @@ export const GROUP_HANDLES: ReadonlyMap<string, string> = new Map(
 /** How the console names users, channels and groups when it renders mrkdwn. */
 export const NAMES = { users: USER_NAMES, channels: CHANNEL_NAMES, groups: GROUP_HANDLES };
 
-export function channelNamed(name: string): { id: string; name: string } | undefined {
-  const wanted = name.replace(/^#/, '').toLowerCase();
-  return CHANNELS.find((channel) => channel.name === wanted);
-}
-
 export const CONSOLE_CHANNELS: ReadonlyArray<{ id: string; name: string }> = CHANNELS;
-
-/**
- * Command text as Slack delivers it: `&`, `<` and `>` as entities, then `https://…` →
- * `<https://…>`, `#ops` → `<#COPS|ops>`, `@bob` → `<@UBOB|bob>`, `@sre` → `<!subteam^SSRE|@sre>`.
- */
-export function escapeCommandText(text: string): string {
-  return escapeMrkdwn(text)
-    .replace(/(^|\s)(https?:\/\/\S+)/gi, '$1<$2>')
-    .replace(
-      /(^|\s)([#@])([a-z0-9._-]+)(?=\s|$)/gi,
-      (whole, space: string, sigil, name: string) => {
-        if (sigil === '#') {
-          const channel = channelNamed(name);
-          return channel ? `${space}<#${channel.id}|${channel.name}>` : whole;
-        }
-        const user = userNamed(name);
-        if (user) return `${space}<@${user.id}|${user.name}>`;
-        const group = GROUPS.find((g) => g.handle === name.toLowerCase());
-        return group ? `${space}<!subteam^${group.id}|@${group.handle}>` : whole;
-      },
-    );
-}

@@ -1,6 +1,7 @@
 // The payloads Slack sends an app (slash commands, interactions, events), built the way Slack
 // builds them, with trigger ids and response_urls minted by the fake Slack. The e2e harness signs
 // and POSTs them; the local console hands them to the app directly.
+import { escapeTyped } from './escape.js';
 import type { FakeSlack, Message } from './server.js';
 
 type Json = Record<string, unknown>;
@@ -38,10 +39,14 @@ export class SlackPayloads {
     return String(Date.now() / 1000);
   }
 
-  /** The form fields of a slash command. */
+  /**
+   * The form fields of a slash command. `text` is what the person typed: it arrives escaped as
+   * the manifest's `should_escape: true` makes Slack send it (see escape.ts), unless `raw` (a test
+   * of text Slack itself could never send).
+   */
   slashCommand(
     text: string,
-    options: { user: string; channel: string; team?: string; command?: string },
+    options: { user: string; channel: string; team?: string; command?: string; raw?: boolean },
   ): Record<string, string> {
     return {
       token: 'legacy-unused',
@@ -52,7 +57,7 @@ export class SlackPayloads {
       user_id: options.user,
       user_name: options.user,
       command: options.command ?? '/cdn',
-      text,
+      text: options.raw ? text : escapeTyped(text, this.slack),
       api_app_id: 'A0FAKE',
       response_url: this.slack.mintResponseUrl(options.channel, options.user),
       trigger_id: this.slack.mintTrigger(options.user),
@@ -145,11 +150,15 @@ export class SlackPayloads {
     };
   }
 
-  /** A message shortcut run on `message`. */
+  /**
+   * A message shortcut run on `message`, whose `text` is what its author typed: the payload carries
+   * it formatted as Slack stores a message's text (links, mentions, entities: escape.ts), unless
+   * `raw` (text already formatted, as a bot may post it).
+   */
   messageShortcut(
     callbackId: string,
     message: { channel: string; ts: string; text: string; user?: string },
-    options: { user: string },
+    options: { user: string; raw?: boolean },
   ): Json {
     return {
       type: 'message_action',
@@ -160,7 +169,7 @@ export class SlackPayloads {
       message: {
         type: 'message',
         ts: message.ts,
-        text: message.text,
+        text: options.raw ? message.text : escapeTyped(message.text, this.slack),
         user: message.user ?? 'UAUTHOR',
       },
       message_ts: message.ts,

@@ -2,7 +2,6 @@
 // say who may change and who may approve, and the only channels purges may be run from.
 import { configMessage, purgeChannelsSavedMessage } from '../../blocks/config.js';
 import { noticeMessage } from '../../blocks/errors.js';
-import { parseChannelMention, parseUsergroup } from '../../commands/parse.js';
 import type { SubcommandHandler } from './context.js';
 
 const USAGE =
@@ -28,7 +27,7 @@ export const config: SubcommandHandler = async (context) => {
   }
   const [role, target] = args;
   const everyone = target?.toLowerCase() === 'everyone' || target?.toLowerCase() === 'none';
-  const group = target === undefined ? undefined : parseUsergroup(target);
+  const group = context.tokens[1]?.kind === 'usergroup' ? context.tokens[1] : undefined;
   if (
     args.length !== 2 ||
     (role !== 'operators' && role !== 'approvers') ||
@@ -46,11 +45,10 @@ export const config: SubcommandHandler = async (context) => {
 };
 
 /** `purge-channels #a #b` limits purges to those channels; `purge-channels anywhere` lifts it. */
-const purgeChannels: SubcommandHandler = async ({ args, deps, caller, respond }) => {
+const purgeChannels: SubcommandHandler = async ({ args, tokens, deps, caller, respond }) => {
   const words = args.slice(1);
   const anywhere = words.length === 1 && ANYWHERE.has(words[0]?.toLowerCase() ?? '');
-  const channels = words.map(parseChannelMention);
-  const ids = channels.filter((id): id is string => id !== undefined);
+  const ids = tokens.slice(1).flatMap((token) => (token.kind === 'channel' ? [token.id] : []));
   if (words.length === 0 || (!anywhere && ids.length !== words.length)) {
     await respond(
       noticeMessage(

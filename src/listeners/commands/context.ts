@@ -4,10 +4,14 @@ import type { WebClient } from '@slack/web-api';
 import type { AppDeps } from '../../deps.js';
 import type { Caller } from '../../services/access.js';
 import type { ReplyTo } from '../../services/reply.js';
+import type { SlackToken } from '../../text.js';
 
 export interface SubcommandContext {
   deps: AppDeps;
+  /** The words after the subcommand as typed (links read back to what was typed, entities decoded). */
   args: string[];
+  /** The same words as tokens: the channels, user groups and users mentioned, with their ids. */
+  tokens: SlackToken[];
   command: SlashCommand;
   /** The workspace and person, resolved once by the request-context middleware. */
   caller: Caller;

@@ -12,12 +12,8 @@ import type { SubcommandHandler } from './context.js';
 const USAGE =
   'Usage: `/cdn report <zone> daily [HH:MM] [#channel]`, `/cdn report list`, `/cdn report stop <id>`';
 
-/** A channel as Slack escapes it in command text: `<#C123|name>` or `<#C123>`. */
-function channelOf(token: string): string | undefined {
-  return /^<#([A-Z0-9]+)(?:\|[^>]*)?>$/.exec(token)?.[1];
-}
-
-export const report: SubcommandHandler = async ({ args, deps, caller, command, respond }) => {
+export const report: SubcommandHandler = async (context) => {
+  const { args, tokens, deps, caller, command, respond } = context;
   const [first, ...rest] = args;
   if (first === undefined) {
     await respond(noticeMessage(USAGE));
@@ -31,20 +27,21 @@ export const report: SubcommandHandler = async ({ args, deps, caller, command, r
     await respond(scheduleStoppedMessage(await deps.schedules.stopByPrefix(caller, rest[0] ?? '')));
     return;
   }
-  const [cadence, ...options] = rest;
-  if (cadence?.toLowerCase() !== 'daily') {
+  if (rest[0]?.toLowerCase() !== 'daily') {
     await respond(noticeMessage(USAGE));
     return;
   }
   let timeOfDay = '09:00';
   let channelId = command.channel_id;
-  for (const option of options) {
-    const time = parseTimeOfDay(option);
-    const channel = channelOf(option);
+  // A channel is read from its mention (`<#C123|ops>`): Slack sends its id only when linked.
+  for (const option of tokens.slice(2)) {
+    const time = parseTimeOfDay(option.text);
     if (time) timeOfDay = time;
-    else if (channel) channelId = channel;
+    else if (option.kind === 'channel') channelId = option.id;
     else {
-      await respond(noticeMessage(`${code(option)} is not a time (HH:MM) or a #channel. ${USAGE}`));
+      await respond(
+        noticeMessage(`${code(option.text)} is not a time (HH:MM) or a #channel. ${USAGE}`),
+      );
       return;
     }
   }

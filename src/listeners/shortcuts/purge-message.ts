@@ -3,7 +3,7 @@ import type { AllMiddlewareArgs, MessageShortcut, SlackShortcutMiddlewareArgs } 
 import { purgeFormModal } from '../../blocks/purge.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import { urlsInMessage } from '../../services/purge-targets.js';
+import { httpUrlsIn } from '../../text.js';
 import { encodeOrigin } from '../commands/context.js';
 import { callerOf } from '../context.js';
 
@@ -16,7 +16,8 @@ export function purgeMessageShortcut(deps: AppDeps) {
   }: SlackShortcutMiddlewareArgs<MessageShortcut> & AllMiddlewareArgs) => {
     await ack();
     const caller = callerOf(context);
-    const urls = urlsInMessage(`${shortcut.message.text ?? ''}`);
+    // The message's text is Slack-formatted: its links are `<https://…>` or `<https://…|label>`.
+    const urls = httpUrlsIn(`${shortcut.message.text ?? ''}`);
     if (urls.length === 0) throw new AppError({ code: 'no_urls_in_message' });
     await deps.access.requireOperator(caller, 'purge');
     await deps.channels.requirePurgeChannel(caller.workspaceId, shortcut.channel.id);

@@ -32,7 +32,7 @@ interface Run {
 }
 
 /** Pipes `script` through a fresh console and returns everything it printed. */
-async function pipe(script: string): Promise<Run> {
+async function pipe(script: string, before?: (running: RunningConsole) => void): Promise<Run> {
   const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
   const { store } = await testStore('sqlite', { clock });
   const transport = new CdnTransport();
@@ -62,6 +62,7 @@ async function pipe(script: string): Promise<Run> {
     () => transport.close(),
     () => running.close(),
   );
+  before?.(running);
   await running.run();
   return { transcript, console: running, store, outDir, logs };
 }
@@ -249,5 +250,38 @@ describe('the console, by hand', () => {
       '│ No daily reports scheduled.',
     ]);
     expect(transcript).toMatch(/alice in #ops › 5\n(There is no button 5|Button 5 is gone)/);
+  });
+
+  it('sends what is typed as Slack does (a bare domain linked, entities, mentions), and the bot reads it', async () => {
+    const sent: string[] = [];
+    const { store } = await pipe(
+      [
+        '/cdn login',
+        'sandbox-demo-key',
+        '',
+        'submit',
+        '/cdn watch example.com requests>50k/5m hitrate<80%',
+        '/cdn report example.com daily 07:30 #cdn-reports',
+        '/cdn config approvers @sre',
+      ].join('\n'),
+      (running) =>
+        running.app.use(async ({ body, next }) => {
+          if ('command' in body) sent.push(body.text);
+          await next();
+        }),
+    );
+    expect(sent).toEqual([
+      'login',
+      'watch <http://example.com|example.com> requests&gt;50k/5m hitrate&lt;80%',
+      'report <http://example.com|example.com> daily 07:30 <#CREPORTS|cdn-reports>',
+      'config approvers <!subteam^SSRE|@sre>',
+    ]);
+    expect(await store.watches.listForWorkspace(CONSOLE_TEAM_ID)).toMatchObject([
+      { zoneName: 'example.com', rules: ['requests>50000/5m', 'hitrate<80%'] },
+    ]);
+    expect(await store.schedules.listForWorkspace(CONSOLE_TEAM_ID)).toMatchObject([
+      { zoneName: 'example.com', channelId: 'CREPORTS', timeOfDay: '07:30' },
+    ]);
+    expect((await store.workspaces.get(CONSOLE_TEAM_ID))?.approverGroupId).toBe('SSRE');
   });
 });

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { analyticsModal } from '../../../src/blocks/analytics-modal.js';
 import { purgeFormModal } from '../../../src/blocks/purge.js';
 import { answerField, fieldsOf, pick } from '../../../src/dev/console/modal-form.js';
-import { escapeCommandText } from '../../../src/dev/console/world.js';
 
 const choices = [
   { text: 'example.com (active)', value: 'z1' },
@@ -72,17 +71,5 @@ describe('a modal filled field by field', () => {
       ok: false,
       problem: 'Post in is required.',
     });
-  });
-});
-
-describe('escapeCommandText', () => {
-  it('escapes as Slack does with should_escape: entities, links, channels, users, groups', () => {
-    expect(
-      escapeCommandText(
-        'purge https://s.example/a?x=1&y=2 <b> #ops @bob @sre @nobody #nowhere a@b.c',
-      ),
-    ).toBe(
-      'purge <https://s.example/a?x=1&amp;y=2> &lt;b&gt; <#COPS|ops> <@UBOB|bob> <!subteam^SSRE|@sre> @nobody #nowhere a@b.c',
-    );
   });
 });
