@@ -40,6 +40,11 @@ export type Problem =
    * or (`external`) they belong to another workspace sharing the channel. Refused `action`.
    */
   | { code: 'stranger'; action?: Action; external?: boolean }
+  /**
+   * A guest of this workspace (multi- or single-channel) refused `action`. `grantable`: an admin
+   * can allow it (`/cdn config guests operate`); otherwise it stays with full members.
+   */
+  | { code: 'guest'; action: Action; grantable: boolean }
   | { code: 'zone_not_found'; query: string; suggestions: string[] }
   | { code: 'invalid_domain'; domain: string; reason: string }
   | { code: 'too_many_changes'; limit: number; retryInSeconds: number }

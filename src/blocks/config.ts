@@ -15,6 +15,7 @@ export function configMessage(
   const lines = [
     `*Operators* (create zones, purge, rate limits): ${group(workspace.operatorGroupId, 'everyone')}`,
     `*Approvers* (purge everything): ${group(workspace.approverGroupId, 'anyone but the requester')}`,
+    `*Guests* (multi- and single-channel): ${workspace.guestAccess === 'operate' ? 'may change things as operators do, but not approve' : 'read only'}`,
     `*Approval requests expire after* ${workspace.approvalTtlMinutes} minutes`,
   ];
   const purgeChannels = options.purgeChannels;
@@ -30,7 +31,7 @@ export function configMessage(
         type: 'context',
         elements: [
           mrkdwn(
-            'Change with `/cdn config operators @group`, `/cdn config approvers @group`, or `everyone` to clear; `/cdn config purge-channels #channel…` limits purges to those channels, `anywhere` lifts it.',
+            'Change with `/cdn config operators @group`, `/cdn config approvers @group`, or `everyone` to clear; `/cdn config guests read|operate`; `/cdn config purge-channels #channel…` limits purges to those channels, `anywhere` lifts it.',
           ),
         ],
       },

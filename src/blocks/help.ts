@@ -33,7 +33,11 @@ export function helpMessage(
       { type: 'section', text: mrkdwn(lines.join('\n\n')) },
       {
         type: 'context',
-        elements: [mrkdwn('Reading is open to everyone; changes may be limited to operators.')],
+        elements: [
+          mrkdwn(
+            'Reading is open to everyone; changes may be limited to operators. Guests only read unless an admin allows more (`/cdn config guests operate`), and never approve; people from other workspaces only read.',
+          ),
+        ],
       },
     ],
   };

@@ -84,6 +84,10 @@ export function problemText(problem: Problem): string {
         ? `You are from another workspace (this channel is shared with it), so you can't ${doing} here. Ask someone from this workspace.`
         : `I can't see your profile from this workspace (a guest from another organization?), so you can't ${doing} here.`;
     }
+    case 'guest':
+      return problem.grantable
+        ? `Guests can't ${DOING[problem.action]} in this workspace. An admin can allow it with \`/cdn config guests operate\`.`
+        : `Guests can't ${DOING[problem.action]} in this workspace.`;
     case 'zone_not_found': {
       const hint =
         problem.suggestions.length > 0

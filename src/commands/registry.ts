@@ -91,9 +91,10 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
   },
   {
     name: 'config',
-    usage: '/cdn config [operators|approvers @group|everyone] | purge-channels #channel…|anywhere',
+    usage:
+      '/cdn config [operators|approvers @group|everyone] | guests read|operate | purge-channels #channel…|anywhere',
     summary:
-      'Show or set who may change things, who may approve purges, and the only channels purges may be run from.',
+      'Show or set who may change things, who may approve purges, whether guests may change things, and the only channels purges may be run from.',
     audience: 'admins',
     handler: config,
   },

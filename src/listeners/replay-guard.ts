@@ -3,7 +3,20 @@
 // A delivery whose answer is always empty (a command, a shortcut, a button) is acknowledged before
 // the store is asked, so that no user's ack waits on a database write; a modal's submission, whose
 // ack carries the answer, is checked first.
-import { createHash } from 'node:crypto';
+//
+// What names a delivery, per payload (Slack's evidence):
+// - Events: `event_id`; Slack's retries resend the same one, with `x-slack-retry-num` and
+//   `x-slack-retry-reason` headers (HTTP) or `retry_attempt`/`retry_reason` (Socket Mode):
+//   https://api.slack.com/events-api#graceful_retries, slackapi/java-slack-sdk#677,
+//   slackapi/bolt-python#731 and #868, slackapi/bolt-js#2487.
+// - Interactions and slash commands: `trigger_id`, "a temporary ID generated for the
+//   interaction" (https://api.slack.com/reference/interaction-payloads/shortcuts), so one per
+//   press; a view_submission carries one too (slackapi/java-slack-sdk
+//   json-logs/samples/app-backend/views/ViewSubmissionPayload.json). A button's `action_ts` is the
+//   click's own time (https://docs.slack.dev/reference/interaction-payloads/block_actions-payload).
+// A retried or replayed request carries the same body, so the same key; a second press of Submit
+// with the same values (after `response_action: errors`, the view and its hash unchanged) is a new
+// delivery with a new trigger_id, and is run.
 import { performance } from 'node:perf_hooks';
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import type { Logger } from '../logger.js';
@@ -15,7 +28,6 @@ type Body = {
   trigger_id?: string;
   event_id?: string;
   user?: { id?: string };
-  view?: { id?: string; hash?: string; state?: unknown };
   actions?: Array<{ action_id?: string; action_ts?: string }>;
 };
 
@@ -27,10 +39,8 @@ export function deliveryKey(body: Body): string | undefined {
     case 'message_action':
       return body.trigger_id ? `shortcut:${body.trigger_id}` : undefined;
     case 'view_submission':
-      // With what was typed: a form refused inline and corrected is sent again, rightly.
-      return body.view?.id
-        ? `view:${body.view.id}:${body.view.hash ?? ''}:${body.user?.id ?? ''}:${digest(body.view.state)}`
-        : undefined;
+      // Not what was typed: the same values pressed again (the cause fixed elsewhere) are run.
+      return body.trigger_id ? `view:${body.trigger_id}` : undefined;
     case 'block_actions': {
       const action = body.actions?.[0];
       return action?.action_ts
@@ -42,13 +52,6 @@ export function deliveryKey(body: Body): string | undefined {
     default:
       return undefined;
   }
-}
-
-function digest(value: unknown): string {
-  return createHash('sha256')
-    .update(JSON.stringify(value ?? null))
-    .digest('base64url')
-    .slice(0, 22);
 }
 
 /** Deliveries whose ack is always empty, so it can go before anything is looked up. */

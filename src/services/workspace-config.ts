@@ -1,10 +1,20 @@
-// A workspace's configuration: who operates and who approves, and what the key form shows.
+// A workspace's configuration: who operates, who approves, what guests may do, and what the key
+// form shows.
 import type { AuditLogRepository } from '../store/audit-log.js';
 import type { CredentialRepository } from '../store/credentials.js';
-import type { Workspace, WorkspaceRepository } from '../store/workspaces.js';
+import type {
+  GuestAccess,
+  Workspace,
+  WorkspaceRepository,
+  WorkspaceSettings,
+} from '../store/workspaces.js';
 import type { AccessService, Caller } from './access.js';
 
 export type Role = 'operators' | 'approvers';
+export type { GuestAccess };
+
+/** What guests may be allowed: reading only (the default), or operating as members do. */
+export const GUEST_ACCESS: readonly GuestAccess[] = ['read', 'operate'];
 
 export interface KeyFormState {
   /** CDN_API_BASE_URL: used unless the workspace overrides it. */
@@ -30,19 +40,17 @@ export class WorkspaceConfigService {
 
   /** Admins only: who may operate (or approve); `null` opens it to everyone again. */
   async setRole(caller: Caller, role: Role, groupId: string | null): Promise<Workspace> {
-    await this.deps.access.requireAdmin(caller, 'configure_access');
-    const updated = await this.deps.workspaces.update(
-      caller.workspaceId,
+    return this.#change(
+      caller,
       role === 'operators' ? { operatorGroupId: groupId } : { approverGroupId: groupId },
+      `config.${role}`,
+      { group: groupId },
     );
-    await this.deps.audit.record({
-      workspaceId: caller.workspaceId,
-      actorId: caller.userId,
-      action: `config.${role}`,
-      outcome: 'ok',
-      detail: { group: groupId },
-    });
-    return updated;
+  }
+
+  /** Admins only: whether guests only read (the default) or also operate (never approve). */
+  async setGuestAccess(caller: Caller, access: GuestAccess): Promise<Workspace> {
+    return this.#change(caller, { guestAccess: access }, 'config.guests', { access });
   }
 
   /** Admins only: what the API-key form starts with. */
@@ -57,5 +65,23 @@ export class WorkspaceConfigService {
       currentBaseUrl: workspace.cdnBaseUrl,
       hasKey: key !== undefined,
     };
+  }
+
+  async #change(
+    caller: Caller,
+    settings: WorkspaceSettings,
+    action: string,
+    detail: Record<string, unknown>,
+  ): Promise<Workspace> {
+    await this.deps.access.requireAdmin(caller, 'configure_access');
+    const updated = await this.deps.workspaces.update(caller.workspaceId, settings);
+    await this.deps.audit.record({
+      workspaceId: caller.workspaceId,
+      actorId: caller.userId,
+      action,
+      outcome: 'ok',
+      detail,
+    });
+    return updated;
   }
 }

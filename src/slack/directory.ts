@@ -1,5 +1,5 @@
-// SlackDirectory over the Web API: users.info for roles, time zones and whether the person is one
-// of this workspace's own; user groups for operators. Both are kept for a minute.
+// SlackDirectory over the Web API: users.info for roles, time zones, guests and whether the person
+// is one of this workspace's own; user groups for operators. Both are kept for a minute.
 import type { WebClient } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.js';
@@ -17,7 +17,10 @@ export class GroupMembersCache {
   }
 }
 
-/** What users.info says of a person, as far as standing goes. */
+/**
+ * What users.info says of a person, as far as standing goes (the fields of slackapi/java-slack-sdk
+ * json-logs/samples/api/users.info.json; https://api.slack.com/types/user).
+ */
 interface UserInfo {
   team_id?: string;
   is_stranger?: boolean;
@@ -25,6 +28,13 @@ interface UserInfo {
   is_admin?: boolean;
   is_owner?: boolean;
   is_primary_owner?: boolean;
+  /** A multi-channel guest. */
+  is_restricted?: boolean;
+  /**
+   * A single-channel guest; Slack may send it without `is_restricted` (the example answer of
+   * https://docs.slack.dev/reference/methods/admin.users.getExpiration), so either one is a guest.
+   */
+  is_ultra_restricted?: boolean;
   tz?: string;
 }
 
@@ -67,6 +77,7 @@ export function webDirectory(
       const stranger = user ? strangerOf(user, teamId, enterpriseId) : 'unknown';
       const found: SlackUser = {
         isAdmin: Boolean(user?.is_admin || user?.is_owner || user?.is_primary_owner),
+        ...(user?.is_restricted || user?.is_ultra_restricted ? { isGuest: true } : {}),
         timeZone: user?.tz ?? 'UTC',
         ...(stranger ? { stranger } : {}),
       };

@@ -437,6 +437,17 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0010_workspace_guest_access': {
+      // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then, not today's types.
+      async up(db: Kysely<any>) {
+        // What a workspace's guests may do (`/cdn config guests read|operate`): reading only
+        // unless an admin says otherwise, so existing workspaces start read-only for guests.
+        await db.schema
+          .alterTable('workspaces')
+          .addColumn('guest_access', 'text', (c) => c.notNull().defaultTo('read'))
+          .execute();
+      },
+    },
   };
 }
 

@@ -3,6 +3,7 @@ import type { Generated } from 'kysely';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'cancelled' | 'expired';
 export type ScheduleStatus = 'active' | 'paused' | 'stopped';
+export type GuestAccess = 'read' | 'operate';
 
 export interface WorkspacesTable {
   /** Slack team id. */
@@ -15,6 +16,11 @@ export interface WorkspacesTable {
   /** Slack user group whose members may approve purge-everything; null means anyone else. */
   approver_group_id: string | null;
   approval_ttl_minutes: number;
+  /**
+   * What the workspace's guests (multi- and single-channel) may do: `read` (the default), or
+   * `operate` as members do (never approve). Added by 0010_workspace_guest_access.
+   */
+  guest_access: Generated<GuestAccess>;
   /** Default local time (HH:MM) of a new daily report. */
   report_time_of_day: string;
   created_at: number;

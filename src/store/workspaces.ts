@@ -1,7 +1,9 @@
 // Repository: workspaces and their settings.
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { Clock } from '../clock.js';
-import type { Database, WorkspacesTable } from './schema.js';
+import type { Database, GuestAccess, WorkspacesTable } from './schema.js';
+
+export type { GuestAccess };
 
 export interface Workspace {
   id: string;
@@ -10,6 +12,8 @@ export interface Workspace {
   operatorGroupId: string | null;
   approverGroupId: string | null;
   approvalTtlMinutes: number;
+  /** What guests may do here: `read` (default) or `operate` (never approve). */
+  guestAccess: GuestAccess;
   reportTimeOfDay: string;
   createdAt: number;
   updatedAt: number;
@@ -18,7 +22,12 @@ export interface Workspace {
 export type WorkspaceSettings = Partial<
   Pick<
     Workspace,
-    'cdnBaseUrl' | 'operatorGroupId' | 'approverGroupId' | 'approvalTtlMinutes' | 'reportTimeOfDay'
+    | 'cdnBaseUrl'
+    | 'operatorGroupId'
+    | 'approverGroupId'
+    | 'approvalTtlMinutes'
+    | 'guestAccess'
+    | 'reportTimeOfDay'
   >
 >;
 
@@ -60,13 +69,14 @@ export class WorkspaceRepository {
 
   async update(id: string, settings: WorkspaceSettings): Promise<Workspace> {
     await this.ensure(id);
-    const patch: Partial<WorkspacesTable> = { updated_at: this.clock.now() };
+    const patch: Updateable<WorkspacesTable> = { updated_at: this.clock.now() };
     if (settings.cdnBaseUrl !== undefined) patch.cdn_base_url = settings.cdnBaseUrl;
     if (settings.operatorGroupId !== undefined) patch.operator_group_id = settings.operatorGroupId;
     if (settings.approverGroupId !== undefined) patch.approver_group_id = settings.approverGroupId;
     if (settings.approvalTtlMinutes !== undefined) {
       patch.approval_ttl_minutes = settings.approvalTtlMinutes;
     }
+    if (settings.guestAccess !== undefined) patch.guest_access = settings.guestAccess;
     if (settings.reportTimeOfDay !== undefined) patch.report_time_of_day = settings.reportTimeOfDay;
     await this.db.updateTable('workspaces').set(patch).where('id', '=', id).execute();
     return (await this.get(id)) as Workspace;
@@ -81,6 +91,8 @@ function toWorkspace(row: Selectable<WorkspacesTable>): Workspace {
     operatorGroupId: row.operator_group_id,
     approverGroupId: row.approver_group_id,
     approvalTtlMinutes: row.approval_ttl_minutes,
+    // A value this version does not know (written by a newer one) grants nothing.
+    guestAccess: row.guest_access === 'operate' ? 'operate' : 'read',
     reportTimeOfDay: row.report_time_of_day,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

@@ -138,6 +138,7 @@ describe('Block Kit builders stay within Slack limits', () => {
       operatorGroupId: 'S1',
       approverGroupId: null,
       approvalTtlMinutes: 30,
+      guestAccess: 'read',
       reportTimeOfDay: '09:00',
       createdAt: 0,
       updatedAt: 0,

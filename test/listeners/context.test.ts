@@ -171,6 +171,20 @@ describe('requestContext: the directory', () => {
     expect((await caller.directory.user('U0X')).stranger).toBe(stranger);
   });
 
+  it.each([
+    ['a multi-channel guest', { is_restricted: true, is_ultra_restricted: false }, true],
+    // Slack's own example answer marks a single-channel guest with is_ultra_restricted alone.
+    ['a single-channel guest', { is_restricted: false, is_ultra_restricted: true }, true],
+    ['a full member', { is_restricted: false, is_ultra_restricted: false }, undefined],
+  ])('knows %s', async (_name, flags, isGuest) => {
+    const { client, caller } = await resolve({ body: slashCommand() });
+    client.users.info.mockResolvedValueOnce({
+      ok: true,
+      user: { id: 'U0X', team_id: TEAM, ...flags },
+    });
+    expect((await caller.directory.user('U0X')).isGuest).toBe(isGuest);
+  });
+
   it('lets other failures of users.info through', async () => {
     const { client, caller } = await resolve({ body: slashCommand() });
     const failure = Object.assign(new Error('An API error occurred: ratelimited'), {

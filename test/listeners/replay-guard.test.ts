@@ -92,4 +92,19 @@ describe('replayGuard', () => {
     expect(again.ack).toHaveBeenCalledExactlyOnceWith();
     expect(logs.text()).toContain('repeated delivery acknowledged, not run');
   });
+
+  it('runs a modal submitted again with the same values: a new press is a new trigger', async () => {
+    const { guard, release } = heldGuard();
+    release();
+    const logs = captureLogs();
+    const listener = vi.fn(async (args: ListenerArgs) => {
+      await args.ack({ response_action: 'errors', errors: { zone: 'The CDN did not answer.' } });
+    });
+    for (const trigger of ['1.1.first', '1.2.second']) {
+      const built = buildArguments({ body: viewSubmission('purge_form', { trigger_id: trigger }) });
+      await runChain(built.args, [replayGuard(guard, logs.logger)], tracked(listener));
+    }
+    expect(listener).toHaveBeenCalledTimes(2);
+    expect(logs.text()).not.toContain('repeated delivery');
+  });
 });

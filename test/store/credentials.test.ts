@@ -11,6 +11,7 @@ for (const { backend, skip } of BACKENDS) {
         enterpriseId: 'E1',
         cdnBaseUrl: null,
         approvalTtlMinutes: 30,
+        guestAccess: 'read',
         reportTimeOfDay: '09:00',
       });
       clock.advance(1_000);
@@ -18,11 +19,13 @@ for (const { backend, skip } of BACKENDS) {
       const updated = await store.workspaces.update('T1', {
         approverGroupId: 'S123',
         approvalTtlMinutes: 15,
+        guestAccess: 'operate',
         reportTimeOfDay: '07:30',
       });
       expect(updated).toMatchObject({
         approverGroupId: 'S123',
         approvalTtlMinutes: 15,
+        guestAccess: 'operate',
         operatorGroupId: null,
       });
       expect(updated.updatedAt).toBe(created.createdAt + 1_000);

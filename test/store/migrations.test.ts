@@ -7,6 +7,19 @@ import { migrate } from '../../src/store/migrations.js';
 import { captureLogs } from '../helpers/logs.js';
 import { BACKENDS, testDatabase, testKey, testStore } from '../helpers/store.js';
 
+/** A workspaces row as the schema had it before 0010 (no guest_access). */
+const oldWorkspace = (id: string, at: number) => ({
+  id,
+  enterprise_id: null,
+  cdn_base_url: null,
+  operator_group_id: null,
+  approver_group_id: null,
+  approval_ttl_minutes: 30,
+  report_time_of_day: '09:00',
+  created_at: at,
+  updated_at: at,
+});
+
 for (const { backend, skip } of BACKENDS) {
   describe.skipIf(skip)(`migrations on ${backend}`, () => {
     it('migrate a fresh database once, and nothing on the next start', async () => {
@@ -26,6 +39,7 @@ for (const { backend, skip } of BACKENDS) {
         '0007_watches',
         '0008_rate_slots',
         '0009_alert_ratelimit_claims',
+        '0010_workspace_guest_access',
       ]);
       const again = await openStore({ database, keyring: new Keyring([testKey('k1', 1)]) });
       await again.close();
@@ -65,6 +79,23 @@ for (const { backend, skip } of BACKENDS) {
       }
     });
 
+    it('0010 leaves the guests of every existing workspace reading only', async () => {
+      const database = await testDatabase(backend);
+      const { db, dialect } = openDatabase(database);
+      try {
+        await migrate(db, dialect, { upTo: '0009_alert_ratelimit_claims' });
+        await db.insertInto('workspaces').values(oldWorkspace('T1', 0)).execute();
+        expect(await migrate(db, dialect)).toContain('0010_workspace_guest_access');
+        const row = await db
+          .selectFrom('workspaces')
+          .select('guest_access')
+          .executeTakeFirstOrThrow();
+        expect(row.guest_access).toBe('read');
+      } finally {
+        await db.destroy();
+      }
+    });
+
     it('0005 gives keys set before it a generation, and their workspaces an index to build', async () => {
       const database = await testDatabase(backend);
       const { db, dialect } = openDatabase(database);
@@ -74,20 +105,7 @@ for (const { backend, skip } of BACKENDS) {
           ['T1', 1_000],
           ['T2', 2_000],
         ] as const) {
-          await db
-            .insertInto('workspaces')
-            .values({
-              id,
-              enterprise_id: null,
-              cdn_base_url: null,
-              operator_group_id: null,
-              approver_group_id: null,
-              approval_ttl_minutes: 30,
-              report_time_of_day: '09:00',
-              created_at: setAt,
-              updated_at: setAt,
-            })
-            .execute();
+          await db.insertInto('workspaces').values(oldWorkspace(id, setAt)).execute();
           await (db as unknown as Kysely<Record<string, Record<string, unknown>>>)
             .insertInto('cdn_credentials')
             .values({
@@ -100,20 +118,7 @@ for (const { backend, skip } of BACKENDS) {
             })
             .execute();
         }
-        await db
-          .insertInto('workspaces')
-          .values({
-            id: 'T3',
-            enterprise_id: null,
-            cdn_base_url: null,
-            operator_group_id: null,
-            approver_group_id: null,
-            approval_ttl_minutes: 30,
-            report_time_of_day: '09:00',
-            created_at: 0,
-            updated_at: 0,
-          })
-          .execute();
+        await db.insertInto('workspaces').values(oldWorkspace('T3', 0)).execute();
         expect(await migrate(db, dialect, { upTo: '0005_zone_index' })).toEqual([
           '0005_zone_index',
         ]);

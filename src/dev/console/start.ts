@@ -115,7 +115,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     [
       'cdn-chatops console: the bot as in Slack, with a pretend workspace and, unless',
       'CDN_API_BASE_URL is set, an embedded CDN sandbox. /help lists console commands.',
-      `You are alice (workspace admin) in #${CONSOLE_CHANNEL.name}; bob and carol are members (/as bob).`,
+      `You are alice (workspace admin) in #${CONSOLE_CHANNEL.name}; bob and carol are members, grace and sam guests (/as bob).`,
       hasKey
         ? 'A CDN API key is already set (from an earlier run). Try /cdn zones.'
         : sandbox

@@ -9,13 +9,20 @@ export interface ConsoleUser {
   id: string;
   name: string;
   role: string;
+  /** A guest of the workspace: multi-channel (`is_restricted`) or single-channel (`is_ultra_restricted`). */
+  guest?: 'multi-channel' | 'single-channel';
 }
 
-/** An admin (who logs in and configures) and two members (who purge and approve). */
+/**
+ * An admin (who logs in and configures), two members (who purge and approve), and two guests, who
+ * only read until alice allows them more (`/cdn config guests operate`).
+ */
 export const CONSOLE_USERS: readonly ConsoleUser[] = [
   { id: 'UALICE', name: 'alice', role: 'workspace admin' },
   { id: 'UBOB', name: 'bob', role: 'member' },
   { id: 'UCAROL', name: 'carol', role: 'member' },
+  { id: 'UGRACE', name: 'grace', role: 'multi-channel guest', guest: 'multi-channel' },
+  { id: 'USAM', name: 'sam', role: 'single-channel guest', guest: 'single-channel' },
 ];
 
 /** Where commands are typed; the bot is a member of both. */
@@ -33,7 +40,14 @@ const GROUPS = [
 
 export function seedWorld(slack: FakeSlack, timeZone: string): void {
   for (const user of CONSOLE_USERS) {
-    slack.addUser({ id: user.id, name: user.name, isAdmin: user.id === 'UALICE', tz: timeZone });
+    slack.addUser({
+      id: user.id,
+      name: user.name,
+      isAdmin: user.id === 'UALICE',
+      isRestricted: user.guest === 'multi-channel',
+      isUltraRestricted: user.guest === 'single-channel',
+      tz: timeZone,
+    });
   }
   for (const channel of CHANNELS) slack.addChannel(channel);
   for (const group of GROUPS) slack.addUsergroup(group.id, group.handle, group.members);

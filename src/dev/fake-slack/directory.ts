@@ -2,7 +2,15 @@
 import type { SlackRecords } from './records.js';
 import type { Args } from './types.js';
 
-/** users.info, as the asking workspace (`teamId`) sees the person. */
+/**
+ * users.info, as the asking workspace (`teamId`) sees the person. The fields and their shape are
+ * those of slackapi/java-slack-sdk json-logs/samples/api/users.info.json (is_admin, is_owner,
+ * is_primary_owner, is_restricted, is_ultra_restricted, is_stranger, team_id, enterprise_user);
+ * their meaning is https://api.slack.com/types/user's. A single-channel guest is sent as
+ * `is_restricted: false, is_ultra_restricted: true`, as in the example answer of
+ * https://docs.slack.dev/reference/methods/admin.users.getExpiration: a bot must not read
+ * `is_restricted` alone.
+ */
 export function usersInfo(records: SlackRecords, teamId: string, args: Args): Args {
   const user = records.users.get(String(args.user));
   if (!user) return { ok: false, error: 'user_not_found' };
@@ -18,6 +26,8 @@ export function usersInfo(records: SlackRecords, teamId: string, args: Args): Ar
       is_admin: !!user.isAdmin || !!user.isOwner,
       is_owner: !!user.isOwner,
       is_primary_owner: !!user.isOwner,
+      is_restricted: !!user.isRestricted,
+      is_ultra_restricted: !!user.isUltraRestricted,
       is_bot: false,
       tz: user.tz ?? 'UTC',
       tz_offset: 0,

@@ -15,6 +15,10 @@ export interface FakeUser {
   isStranger?: boolean;
   /** Their Enterprise Grid organization, if any. */
   enterpriseId?: string;
+  /** A multi-channel guest (users.info `is_restricted`). */
+  isRestricted?: boolean;
+  /** A single-channel guest (users.info `is_ultra_restricted`). */
+  isUltraRestricted?: boolean;
 }
 
 export interface FakeChannel {

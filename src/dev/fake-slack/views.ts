@@ -16,7 +16,12 @@ export class ViewMethods {
     private readonly ids: SlackIds,
   ) {}
 
-  /** A trigger id as Slack puts in an interaction: usable once, for 3 seconds. */
+  /**
+   * A trigger id as Slack puts in an interaction: usable once, for 3 seconds; a new one for each
+   * interaction, a view_submission's included ("A temporary ID generated for the interaction",
+   * https://api.slack.com/reference/interaction-payloads/shortcuts; slackapi/java-slack-sdk
+   * json-logs/samples/app-backend/views/ViewSubmissionPayload.json has `trigger_id`).
+   */
   mintTrigger(userId: string): string {
     const id = `${this.ids.next()}.${Date.now()}.${randomBytes(8).toString('hex')}`;
     this.#triggers.set(id, { userId, issuedAt: this.ids.now(), used: false });
@@ -72,6 +77,9 @@ export class ViewMethods {
   /**
    * A view replaced by a view_submission's `response_action: "update"` (or pushed, with
    * `push`), checked as views.update would check it. Returns Slack's error, if any.
+   * An `errors` answer never comes here: it stores no new view, so the view and its hash stay as
+   * they were, and a second Submit carries the same hash (the hash is "the current stored value"
+   * views.update's `hash_conflict` compares with, https://api.slack.com/methods/views.update).
    */
   applyResponseAction(
     viewId: string,

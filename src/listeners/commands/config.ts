@@ -1,11 +1,13 @@
-// /cdn config [operators|approvers @group|everyone] | purge-channels #channel…|anywhere: admins
-// say who may change and who may approve, and the only channels purges may be run from.
+// /cdn config [operators|approvers @group|everyone] | guests read|operate |
+// purge-channels #channel…|anywhere: admins say who may change and who may approve, what guests
+// may do, and the only channels purges may be run from.
 import { configMessage, purgeChannelsSavedMessage } from '../../blocks/config.js';
 import { noticeMessage } from '../../blocks/errors.js';
+import { GUEST_ACCESS } from '../../services/workspace-config.js';
 import type { SubcommandHandler } from './context.js';
 
 const USAGE =
-  'Usage: `/cdn config`, `/cdn config operators @group|everyone`, `/cdn config approvers @group|everyone`, `/cdn config purge-channels #channel… | anywhere`';
+  'Usage: `/cdn config`, `/cdn config operators @group|everyone`, `/cdn config approvers @group|everyone`, `/cdn config guests read|operate`, `/cdn config purge-channels #channel… | anywhere`';
 
 /** Words that lift the limit on where purges may be run. */
 // Not 'none' or 'all': an admin typing "none" may mean no channel at all, the opposite.
@@ -25,6 +27,10 @@ export const config: SubcommandHandler = async (context) => {
     await purgeChannels(context);
     return;
   }
+  if (args[0]?.toLowerCase() === 'guests') {
+    await guests(context);
+    return;
+  }
   const [role, target] = args;
   const everyone = target?.toLowerCase() === 'everyone' || target?.toLowerCase() === 'none';
   const group = context.tokens[1]?.kind === 'usergroup' ? context.tokens[1] : undefined;
@@ -41,6 +47,25 @@ export const config: SubcommandHandler = async (context) => {
     configMessage(updated, `${role === 'operators' ? 'Operators' : 'Approvers'} updated.`, {
       purgeChannels: await deps.channels.purgeChannels(caller.workspaceId),
     }),
+  );
+};
+
+/** `guests read` keeps guests to reading (the default); `guests operate` lets them change things. */
+const guests: SubcommandHandler = async ({ args, deps, caller, respond }) => {
+  const access = GUEST_ACCESS.find((known) => known === args[1]?.toLowerCase());
+  if (args.length !== 2 || access === undefined) {
+    await respond(noticeMessage(`${USAGE}.`));
+    return;
+  }
+  const updated = await deps.config.setGuestAccess(caller, access);
+  await respond(
+    configMessage(
+      updated,
+      access === 'operate'
+        ? 'Guests may now change things as members do (they still cannot approve).'
+        : 'Guests may now only read.',
+      { purgeChannels: await deps.channels.purgeChannels(caller.workspaceId) },
+    ),
   );
 };
 

@@ -220,7 +220,7 @@ describe('the console, by hand', () => {
       '│ › example.com\n│ Enter: Ask for approval · /cancel: close\n│ submit? › \n└─ (submitted)',
       '[1] Approve…  [2] Deny…  [3] Cancel request',
       'alice in #ops › 7\nThere is no button 7.',
-      'alice in #ops › /as dave\nWho? The console knows alice (workspace admin), bob (member), carol (member).',
+      'alice in #ops › /as dave\nWho? The console knows alice (workspace admin), bob (member), carol (member), grace (multi-channel guest), sam (single-channel guest).',
       'Unknown console command /frobnicate.',
       'alice in #ops › hello\nType /cdn … to talk to the bot',
     ]);

@@ -1,0 +1,47 @@
+// The fake Slack's users.info for guests: the fields of Slack's recorded answer
+// (slackapi/java-slack-sdk json-logs/samples/api/users.info.json), with guests marked as Slack does.
+import { WebClient } from '@slack/web-api';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeSlack, startFakeSlack } from '../../../src/dev/fake-slack/server.js';
+import { InstantClock } from '../../helpers/clock.js';
+
+let slack: FakeSlack;
+let client: WebClient;
+
+beforeEach(async () => {
+  slack = await startFakeSlack({ clock: new InstantClock() });
+  client = new WebClient(slack.botToken, {
+    slackApiUrl: slack.apiUrl,
+    retryConfig: { retries: 0 },
+  });
+});
+
+afterEach(async () => {
+  await slack.close();
+});
+
+describe('users.info', () => {
+  it('sends every role flag of the recorded answer, guests included', async () => {
+    slack.addUser({ id: 'U1', name: 'alice', isAdmin: true });
+    slack.addUser({ id: 'U2', name: 'grace', isRestricted: true });
+    slack.addUser({ id: 'U3', name: 'sam', isUltraRestricted: true });
+    const flags = async (user: string) => {
+      const info = (await client.users.info({ user })).user as Record<string, unknown>;
+      return Object.fromEntries(
+        ['is_admin', 'is_owner', 'is_primary_owner', 'is_restricted', 'is_ultra_restricted'].map(
+          (key) => [key, info[key]],
+        ),
+      );
+    };
+    expect(await flags('U1')).toEqual({
+      is_admin: true,
+      is_owner: false,
+      is_primary_owner: false,
+      is_restricted: false,
+      is_ultra_restricted: false,
+    });
+    expect(await flags('U2')).toMatchObject({ is_restricted: true, is_ultra_restricted: false });
+    // As in the example answer of admin.users.getExpiration: single-channel, not is_restricted.
+    expect(await flags('U3')).toMatchObject({ is_restricted: false, is_ultra_restricted: true });
+  });
+});

@@ -1,0 +1,130 @@
+// AccessService for each kind of person, as users.info describes them over real HTTP (the fake
+// Slack, through the bot's own directory) and with the workspace's settings in real SQLite.
+import { WebClient } from '@slack/web-api';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeSlack, startFakeSlack } from '../../src/dev/fake-slack/server.js';
+import { type Action, AppError, type Problem } from '../../src/errors.js';
+import { AccessService, type Caller } from '../../src/services/access.js';
+import { GroupMembersCache, webDirectory } from '../../src/slack/directory.js';
+import type { Store } from '../../src/store/index.js';
+import { InstantClock } from '../helpers/clock.js';
+import { testStore } from '../helpers/store.js';
+
+const PEOPLE = {
+  admin: { id: 'UADMIN', name: 'alice', isAdmin: true },
+  member: { id: 'UMEMBER', name: 'bob' },
+  guest: { id: 'UGUEST', name: 'grace', isRestricted: true },
+  single: { id: 'USINGLE', name: 'sam', isUltraRestricted: true },
+  external: { id: 'UEXT', name: 'wei', teamId: 'T0PARTNER' },
+  stranger: { id: 'USTRANGE', name: 'kim', isStranger: true },
+} as const;
+type Who = keyof typeof PEOPLE;
+
+let slack: FakeSlack;
+let store: Store;
+let access: AccessService;
+let caller: (who: Who) => Caller;
+
+beforeEach(async () => {
+  const clock = new InstantClock();
+  slack = await startFakeSlack({ clock });
+  for (const person of Object.values(PEOPLE)) slack.addUser(person);
+  ({ store } = await testStore('sqlite', { clock }));
+  access = new AccessService(store.workspaces);
+  const client = new WebClient(slack.botToken, {
+    slackApiUrl: slack.apiUrl,
+    retryConfig: { retries: 0 },
+  });
+  const directory = webDirectory(client, slack.teamId, new GroupMembersCache(clock));
+  caller = (who) => ({ workspaceId: slack.teamId, userId: PEOPLE[who].id, directory });
+});
+
+afterEach(async () => {
+  await slack.close();
+});
+
+/** The problem a check refused with, or 'ok'. */
+async function outcome(check: Promise<void>): Promise<Problem | 'ok'> {
+  try {
+    await check;
+    return 'ok';
+  } catch (error) {
+    if (error instanceof AppError) return error.problem;
+    throw error;
+  }
+}
+
+const guestRefusal = (action: Action, grantable: boolean): Problem => ({
+  code: 'guest',
+  action,
+  grantable,
+});
+const external: Problem = { code: 'stranger', action: 'purge', external: true };
+
+describe('AccessService, guests reading only (the default)', () => {
+  it.each<[Who, Problem | 'ok']>([
+    ['admin', 'ok'],
+    ['member', 'ok'],
+    ['guest', guestRefusal('purge', true)],
+    ['single', guestRefusal('purge', true)],
+    ['external', external],
+    ['stranger', { code: 'stranger', action: 'purge', external: false }],
+  ])('requireOperator: %s → %j', async (who, expected) => {
+    expect(await outcome(access.requireOperator(caller(who), 'purge'))).toEqual(expected);
+  });
+
+  // The member is the requester: someone else must approve.
+  it.each<[Who, Problem | 'ok']>([
+    ['admin', 'ok'],
+    ['member', { code: 'self_approval' }],
+    ['guest', guestRefusal('approve', false)],
+    ['single', guestRefusal('approve', false)],
+    ['external', { code: 'stranger', action: 'approve', external: true }],
+  ])('requireApprover: %s → %j', async (who, expected) => {
+    expect(await outcome(access.requireApprover(caller(who), PEOPLE.member.id))).toEqual(expected);
+  });
+
+  it.each<[Who, Problem | 'ok']>([
+    ['admin', 'ok'],
+    ['member', { code: 'not_admin', action: 'configure_access' }],
+    ['guest', guestRefusal('configure_access', false)],
+    ['single', guestRefusal('configure_access', false)],
+    ['external', { code: 'stranger', action: 'configure_access', external: true }],
+  ])('requireAdmin: %s → %j', async (who, expected) => {
+    expect(await outcome(access.requireAdmin(caller(who), 'configure_access'))).toEqual(expected);
+  });
+});
+
+describe('AccessService, guests allowed to operate', () => {
+  beforeEach(async () => {
+    await store.workspaces.update(slack.teamId, { guestAccess: 'operate' });
+  });
+
+  it.each<[Who, Problem | 'ok']>([
+    ['guest', 'ok'],
+    ['single', 'ok'],
+    ['external', external],
+  ])('requireOperator: %s → %j', async (who, expected) => {
+    expect(await outcome(access.requireOperator(caller(who), 'purge'))).toEqual(expected);
+  });
+
+  it('still refuses guests approval and configuration', async () => {
+    for (const who of ['guest', 'single'] as const) {
+      expect(await outcome(access.requireApprover(caller(who), PEOPLE.member.id))).toEqual(
+        guestRefusal('approve', false),
+      );
+      expect(await outcome(access.requireAdmin(caller(who), 'set_key'))).toEqual(
+        guestRefusal('set_key', false),
+      );
+    }
+  });
+
+  it('keeps an operators group: a guest outside it is refused as anyone would be', async () => {
+    slack.addUsergroup('SOPS', 'ops', [PEOPLE.member.id]);
+    await store.workspaces.update(slack.teamId, { operatorGroupId: 'SOPS' });
+    expect(await outcome(access.requireOperator(caller('guest'), 'ratelimit'))).toEqual({
+      code: 'not_operator',
+      action: 'ratelimit',
+    });
+  });
+});
