@@ -96,13 +96,24 @@ export interface FakeSlackOptions {
   tokens?: Record<string, Identity>;
   /** The app's OAuth credentials, for oauth.v2.access. */
   oauth?: { clientId: string; clientSecret: string };
-  /** Socket Mode: the app-level token, and the WebSocket URL apps.connections.open hands out. */
-  socket?: { appToken: string; url: string };
-  /** Enforce Slack's one post per second per channel (HTTP 429 with Retry-After). Default off. */
+  /**
+   * Socket Mode: the app-level token, and the WebSocket URL apps.connections.open hands out
+   * (default: the fake's own, which says hello and delivers envelopes: FakeSlack.deliver).
+   */
+  socket?: { appToken: string; url?: string };
+  /**
+   * Slack's published rate limits (rate-limit.ts): every method in its tier per workspace, one
+   * post a second per channel, HTTP 429 with Retry-After past them. Off by default: tests run on a
+   * manual clock that stands still, so their calls would pile up in one second and one minute
+   * forever (two posts in one channel would already be refused); the console, on the wall clock,
+   * turns it on.
+   */
+  rateLimits?: boolean;
+  /** Only Slack's one post per second per channel (overrides `rateLimits` for posts). */
   channelRateLimit?: boolean;
   /**
-   * Calls a minute per workspace, by method (Slack's rate tiers; TIER_4_FILE_METHODS for the file
-   * methods), past which a call is answered 429 with Retry-After. Default: none.
+   * Calls a minute per workspace, by method (TIER_4_FILE_METHODS for the file methods), past which
+   * a call is answered 429 with Retry-After; added to (or overriding) `rateLimits`' tiers.
    */
   methodRateLimits?: Record<string, number>;
 }
