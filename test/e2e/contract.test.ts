@@ -14,6 +14,7 @@ import {
   MEMBER,
   type SignedResult,
   startHarness,
+  viewIdOf,
 } from './harness.js';
 
 type Json = Record<string, unknown>;
@@ -135,8 +136,7 @@ describe.each([
   it('a command, a form refused inline then sent, a button: acks Slack accepts', async () => {
     const { h, live } = await start();
     expectAckInTime(await command(h, live, 'purge example.com everything'));
-    const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
-    const viewId = String((opened?.response.view as Json).id);
+    const viewId = viewIdOf((await h.slack.waitForCalls((c) => c.method === 'views.open'))[0]);
 
     const values = (typed: string) => ({
       [PURGE_IDS.confirmBlock]: {
@@ -179,7 +179,7 @@ describe.each([
   });
 
   it('view_closed is acknowledged within 3 s', async () => {
-    const { h, live } = await start();
+    const { h } = await start();
     await h.command('purge example.com everything');
     const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
     const view = opened?.response.view as Json;

@@ -173,7 +173,7 @@ export async function startHarness(
     const sweeper = new AbortController();
     if (options.sweep) void deps.approvals.sweep(sweeper.signal);
     deps.runner.start();
-    const url = `http://127.0.0.1:${port ?? (server?.address() as AddressInfo).port}`;
+    const url = `http://127.0.0.1:${port ?? (server?.address() as AddressInfo | undefined)?.port}`;
     const stop = async () => {
       sweeper.abort();
       await app.stop();

@@ -1,6 +1,6 @@
-// Slack's rate limits: one post a second per channel, and each Web API method's tier (calls a
-// minute per workspace per app), each refused with a 429 and a Retry-After. Off unless asked for
-// (FakeSlackOptions.rateLimits): see there why.
+// Slack's rate limits: each Web API method's tier (calls a minute per workspace per app), and one
+// post a second per channel, each refused with a 429 and a Retry-After. The tiers are on by
+// default, the channel limit only when asked for (FakeSlackOptions says why).
 import type { SlackIds } from './ids.js';
 import type { Args } from './types.js';
 

@@ -64,10 +64,9 @@ export class FakeSlack extends SlackRecords {
     this.#chat = new ChatMethods(this, ids);
     this.#responseUrls = new ResponseUrls(this, ids, this.#chat);
     this.#views = new ViewMethods(this, ids);
-    const slackLimits = options.rateLimits ?? false;
     this.#rateLimit = new SlackRateLimit(
-      options.channelRateLimit ?? slackLimits,
-      { ...(slackLimits ? SLACK_METHOD_TIERS : {}), ...options.methodRateLimits },
+      options.channelRateLimit ?? false,
+      { ...(options.rateLimits === false ? {} : SLACK_METHOD_TIERS), ...options.methodRateLimits },
       ids,
     );
     const chat = this.#chat;

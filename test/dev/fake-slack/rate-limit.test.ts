@@ -11,7 +11,7 @@ afterEach(async () => {
 });
 
 async function limited(clock: InstantClock) {
-  slack = await startFakeSlack({ clock, rateLimits: true });
+  slack = await startFakeSlack({ clock, channelRateLimit: true });
   slack.addChannel({ id: 'C1', name: 'ops', botMember: true });
   slack.addChannel({ id: 'C2', name: 'other', botMember: true });
   slack.addUsergroup('S1', 'sre', []);
@@ -23,7 +23,7 @@ async function limited(clock: InstantClock) {
   return { slack, web };
 }
 
-describe("the fake Slack's rate limits (rateLimits: true)", () => {
+describe("the fake Slack's rate limits (tiers by default, the channel's when asked)", () => {
   it('holds usergroups.users.list to Tier 2: 20 a minute per workspace, then 429 with the seconds left', async () => {
     const clock = new InstantClock();
     const { web } = await limited(clock);
