@@ -2,6 +2,7 @@
 import type { Clock } from '../../clock.js';
 import type { FaultHit } from './faults.js';
 
+/** A person, as users.info shows them (fields: slack_web_openapi_v2.json, /users.info). */
 export interface FakeUser {
   id: string;
   name: string;
@@ -20,7 +21,10 @@ export interface FakeUser {
 export interface FakeChannel {
   id: string;
   name: string;
-  /** Whether the bot is a member (can post without being invited). */
+  /**
+   * Whether the bot is a member (conversations.info's is_member); a post where it is not is refused
+   * not_in_channel (chat.postMessage's errors, slack_web_openapi_v2.json).
+   */
   botMember: boolean;
   archived?: boolean;
 }
