@@ -1,7 +1,9 @@
-// End-to-end harness: the real Bolt app in HTTP mode, signed requests in, a fake Slack Web API and
-// the CDN sandbox on loopback, a real SQLite store. Only Slack's own servers are stood in for.
+// End-to-end harness: the real Bolt app in HTTP mode, signed requests in (or in Socket Mode,
+// envelopes in over the fake Slack's WebSocket), a fake Slack Web API and the CDN sandbox on
+// loopback, a real SQLite store. Only Slack's own servers are stood in for.
 import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import type { App } from '@slack/bolt';
 import { afterEach } from 'vitest';
 import { buildApp } from '../../src/app.js';
@@ -23,6 +25,7 @@ import { openStore, type Store } from '../../src/store/index.js';
 import { decodeEntities } from '../../src/text.js';
 import { ManualClock } from '../helpers/clock.js';
 import { type CapturedLogs, captureLogs, expectNoSecrets } from '../helpers/logs.js';
+import { freePort } from '../helpers/net.js';
 import { testKey, testStore } from '../helpers/store.js';
 
 export const SIGNING_SECRET = 'e2e-signing-secret-0123456789';
@@ -32,6 +35,7 @@ export const MEMBER = 'UMEMBER';
 export const OTHER = 'UOTHER';
 export const CHANNEL = 'COPS';
 export const EDGE = 'edge.cdn-e2e.test';
+const APP_TOKEN = 'xapp-1-A0FAKE-e2e-app-token';
 
 type Fields = Record<string, string>;
 
@@ -78,17 +82,23 @@ export interface Harness {
   event(event: Record<string, unknown>): Promise<SignedResult>;
   /** POSTs the last body again, exactly, freshly signed: a Slack retry or a captured replay. */
   replayLast(): Promise<SignedResult>;
-  /** POSTs a body to /slack/events, signed unless told otherwise. */
+  /**
+   * POSTs a body to /slack/events, signed unless told otherwise, with any extra headers (Slack's
+   * x-slack-retry-num); in Socket Mode, delivers it in an envelope instead.
+   */
   post(
     body: string,
     contentType: string,
-    signing?: { secret?: string; timestamp?: number },
+    signing?: { secret?: string; timestamp?: number; headers?: Record<string, string> },
   ): Promise<SignedResult>;
 }
 
 export interface SignedResult {
   status: number;
+  /** The acknowledgement's body ('' when empty); in Socket Mode, the envelope's payload. */
   body: string;
+  /** How long the acknowledgement took (wall time). */
+  ms: number;
 }
 
 const open: Array<() => Promise<void>> = [];
@@ -116,11 +126,17 @@ export async function startHarness(
     resolve?: Resolver;
     /** Who draws charts (default: one in-process renderer shared by every harness). */
     chartRenderer?: ChartRenderer;
+    /** Run the bot in Socket Mode: deliveries go over the fake Slack's WebSocket. */
+    socket?: boolean;
   } = {},
 ): Promise<Harness> {
   const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
   const logs = captureLogs('debug');
-  const slack = await startFakeSlack({ clock, ...options.slack });
+  const slack = await startFakeSlack({
+    clock,
+    ...(options.socket ? { socket: { appToken: APP_TOKEN } } : {}),
+    ...options.slack,
+  });
   slack.addUser({ id: ADMIN, name: 'alice', isAdmin: true, tz: 'Europe/Paris' });
   slack.addUser({ id: MEMBER, name: 'bob', tz: 'America/New_York' });
   slack.addUser({ id: OTHER, name: 'carol' });
@@ -128,9 +144,11 @@ export async function startHarness(
   const sandbox = await startSandbox({ apiKeys: [CDN_KEY], clock, ...options.sandbox });
   const { store: firstStore, database, keyring } = await testStore('sqlite', { clock });
   const transport = new CdnTransport(options.resolve ? { resolve: options.resolve } : {});
+  const port = options.socket ? await freePort() : undefined;
   const config: Config = loadConfig({
-    BOT_MODE: 'http',
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    ...(port
+      ? { BOT_MODE: 'socket', SLACK_APP_TOKEN: APP_TOKEN, PORT: String(port) }
+      : { BOT_MODE: 'http', SLACK_SIGNING_SECRET: SIGNING_SECRET }),
     SLACK_BOT_TOKEN: slack.botToken,
     SLACK_API_URL: slack.apiUrl,
     CDN_API_BASE_URL: sandbox.baseUrl,
@@ -151,11 +169,11 @@ export async function startHarness(
       ...(options.resolve ? { resolve: options.resolve } : {}),
     });
     await app.init();
-    const server = (await app.start(0)) as import('node:http').Server;
+    const server = (await app.start(port ?? 0)) as import('node:http').Server | undefined;
     const sweeper = new AbortController();
     if (options.sweep) void deps.approvals.sweep(sweeper.signal);
     deps.runner.start();
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const url = `http://127.0.0.1:${port ?? (server?.address() as AddressInfo | undefined)?.port}`;
     const stop = async () => {
       sweeper.abort();
       await app.stop();
@@ -175,6 +193,7 @@ export async function startHarness(
     'the CDN key': CDN_KEY,
     'the signing secret': SIGNING_SECRET,
     'the bot token': slack.botToken,
+    'the app-level token': APP_TOKEN,
     'the encryption key': testKey('k1', 1).key,
     ...(options.env?.SLACK_CLIENT_SECRET
       ? { 'the OAuth client secret': options.env.SLACK_CLIENT_SECRET }
@@ -197,17 +216,21 @@ export async function startHarness(
   let last: { body: string; contentType: string } | undefined;
   const post: Harness['post'] = async (body, contentType, signing = {}) => {
     last = { body, contentType };
+    if (options.socket) return deliver(slack, body, contentType, signing.headers);
     const timestamp = signing.timestamp ?? Math.floor(Date.now() / 1000);
+    const started = performance.now();
     const response = await fetch(`${current.url}/slack/events`, {
       method: 'POST',
       headers: {
         'content-type': contentType,
         'x-slack-request-timestamp': String(timestamp),
         'x-slack-signature': sign(signing.secret ?? SIGNING_SECRET, timestamp, body),
+        ...signing.headers,
       },
       body,
     });
-    return { status: response.status, body: await response.text() };
+    const answer = await response.text();
+    return { status: response.status, body: answer, ms: performance.now() - started };
   };
   const form = (fields: Fields) =>
     post(new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded');
@@ -281,6 +304,41 @@ export async function startHarness(
     },
   };
 }
+
+/**
+ * What Slack would POST to the request URL, delivered over Socket Mode instead: a form with a
+ * `payload` is an interaction, another form a slash command, JSON an Events API callback (whose
+ * x-slack-retry-num / x-slack-retry-reason become the envelope's retry_attempt / retry_reason).
+ */
+async function deliver(
+  slack: FakeSlack,
+  body: string,
+  contentType: string,
+  headers: Record<string, string> = {},
+): Promise<SignedResult> {
+  const form = contentType.startsWith('application/json')
+    ? undefined
+    : Object.fromEntries(new URLSearchParams(body));
+  const retryNum = headers['x-slack-retry-num'];
+  const ack = await (form === undefined
+    ? slack.deliver(
+        'events_api',
+        JSON.parse(body) as Record<string, unknown>,
+        retryNum === undefined
+          ? undefined
+          : { attempt: Number(retryNum), reason: headers['x-slack-retry-reason'] ?? '' },
+      )
+    : form.payload === undefined
+      ? slack.deliver('slash_commands', form)
+      : slack.deliver('interactive', JSON.parse(form.payload) as Record<string, unknown>));
+  // An empty ack() comes as no payload, or an empty one: as an empty HTTP body.
+  const empty = ack.payload === undefined || ack.payload === '' || isEmptyObject(ack.payload);
+  const answer = empty ? '' : JSON.stringify(ack.payload);
+  return { status: 200, body: answer, ms: ack.ms };
+}
+
+const isEmptyObject = (value: unknown) =>
+  typeof value === 'object' && value !== null && Object.keys(value).length === 0;
 
 /** Every text a message or view shows, flattened and unescaped as Slack renders it. */
 export function textOf(value: unknown): string {

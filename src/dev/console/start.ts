@@ -64,6 +64,8 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     clock,
     teamId: CONSOLE_TEAM_ID,
     botToken: CONSOLE_BOT_TOKEN,
+    // Slack's one post a second per channel, on the wall clock (a test's manual clock stands still).
+    channelRateLimit: clock === systemClock,
   });
   seedWorld(slack, timeZone);
   const receiver = new ConsoleReceiver();

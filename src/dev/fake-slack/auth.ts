@@ -1,7 +1,11 @@
 // The fake Slack's tokens: whose each is, auth.test, the OAuth install (and the refresh of a
-// rotating token), Socket Mode's app token.
+// rotating token), Socket Mode's app token. Errors as the methods' pages and Slack's OpenAPI spec
+// (slackapi/slack-api-specs web-api/slack_web_openapi_v2.json) name them.
 import { randomBytes } from 'node:crypto';
 import type { Args, FakeSlackOptions, Identity } from './types.js';
+
+/** The app's id, as in payloads (payloads.ts puts it in api_app_id). */
+export const APP_ID = 'A0FAKE';
 
 export class SlackAuth {
   readonly #tokens: Map<string, Identity>;
@@ -37,6 +41,10 @@ export class SlackAuth {
     this.#refreshTokens.set(refreshToken, teamId);
   }
 
+  /**
+   * auth.test for a bot token. Fields: slackapi/java-slack-sdk json-logs/samples/api/auth.test.json
+   * (url, team, user, team_id, user_id, bot_id, app_id, is_enterprise_install).
+   */
   authTest(identity: Identity): Args {
     return {
       ok: true,
@@ -46,28 +54,39 @@ export class SlackAuth {
       user: 'cdn-bot',
       user_id: identity.botUserId,
       bot_id: 'B0FAKE',
+      app_id: APP_ID,
       is_enterprise_install: false,
     };
   }
 
-  /** apps.connections.open: the Socket Mode URL, for the app-level token. */
-  openConnection(token: string | undefined): Args {
+  /**
+   * apps.connections.open: a Socket Mode URL (`link`, or the test's own server's), for the
+   * app-level token, which must come in the Authorization header ("passing it as a POST parameter
+   * will result in an error"; missing_args: "An app-level token wasn't provided"; invalid_auth).
+   * Source: https://api.slack.com/methods/apps.connections.open
+   */
+  openConnection(bearerToken: string | undefined, link: () => string): Args {
     const socket = this.options.socket;
-    return socket && token === socket.appToken
-      ? { ok: true, url: socket.url }
-      : { ok: false, error: 'invalid_auth' };
+    if (!bearerToken) return { ok: false, error: 'missing_args' };
+    if (!socket || bearerToken !== socket.appToken) return { ok: false, error: 'invalid_auth' };
+    return { ok: true, url: socket.url ?? link() };
   }
 
-  /** oauth.v2.access: a code exchanged for a new bot token, with the app's client credentials. */
+  /**
+   * oauth.v2.access: a code exchanged for a new bot token, with the app's client credentials (in
+   * a Basic Authorization header, or as client_id and client_secret). The answer's fields: Slack's
+   * OpenAPI spec (slack_web_openapi_v2.json, /oauth.v2.access) and slackapi/java-slack-sdk
+   * json-logs/samples/api/oauth.v2.access.json; errors (invalid_client_id, bad_client_secret,
+   * invalid_code, invalid_refresh_token): https://api.slack.com/methods/oauth.v2.access
+   */
   oauthAccess(args: Args, authorization: string | undefined): Args {
     const oauth = this.options.oauth;
     const basic = /^Basic (.+)$/.exec(authorization ?? '')?.[1];
     const [clientId, clientSecret] = basic
       ? Buffer.from(basic, 'base64').toString('utf8').split(':')
       : [args.client_id, args.client_secret];
-    if (!oauth || clientId !== oauth.clientId || clientSecret !== oauth.clientSecret) {
-      return { ok: false, error: 'invalid_client_id' };
-    }
+    if (!oauth || clientId !== oauth.clientId) return { ok: false, error: 'invalid_client_id' };
+    if (clientSecret !== oauth.clientSecret) return { ok: false, error: 'bad_client_secret' };
     if (args.grant_type === 'refresh_token') return this.#refresh(String(args.refresh_token));
     const grant = this.#oauthCodes.get(String(args.code));
     if (!grant) return { ok: false, error: 'invalid_code' };
@@ -78,7 +97,7 @@ export class SlackAuth {
     this.#tokens.set(token, { teamId: grant.teamId, botUserId });
     return {
       ok: true,
-      app_id: 'A0FAKE',
+      app_id: APP_ID,
       authed_user: { id: grant.userId },
       scope: 'commands,chat:write,users:read,usergroups:read',
       token_type: 'bot',
@@ -90,7 +109,10 @@ export class SlackAuth {
     };
   }
 
-  /** A rotating bot token's refresh: a new token for 12 hours, and a new refresh token. */
+  /**
+   * A rotating bot token's refresh: a new token for 12 hours (expires_in 43,200), and a new
+   * refresh token; the old one is spent. Source: https://api.slack.com/authentication/rotation
+   */
   #refresh(refreshToken: string): Args {
     const teamId = this.#refreshTokens.get(refreshToken);
     if (!teamId) return { ok: false, error: 'invalid_refresh_token' };
@@ -102,7 +124,7 @@ export class SlackAuth {
     this.#refreshTokens.set(next, teamId);
     return {
       ok: true,
-      app_id: 'A0FAKE',
+      app_id: APP_ID,
       token_type: 'bot',
       access_token: token,
       refresh_token: next,

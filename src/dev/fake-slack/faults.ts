@@ -69,6 +69,9 @@ export async function applyFault(
 ): Promise<boolean> {
   switch (fault.kind) {
     case 'status': {
+      // By default Slack's own words: internal_error ("The server could not complete your
+      // operation(s) without encountering an error": every method's errors, e.g.
+      // https://api.slack.com/methods/apps.connections.open); a response_url answers in plain text.
       const body =
         fault.body ??
         (hit.method === 'response_url'

@@ -12,12 +12,17 @@ export function reply(res: ServerResponse, status: number, body: Args): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 
+/** A token "passed as an HTTP Authorization header" (https://api.slack.com/web#authentication). */
 export function bearer(header: string | undefined): string | undefined {
   const match = /^Bearer (.+)$/.exec(header ?? '');
   return match?.[1];
 }
 
-/** Slack's Web API takes form fields, with nested values as JSON strings, or a JSON body. */
+/**
+ * Slack's Web API takes form fields (application/x-www-form-urlencoded, with nested values such
+ * as blocks as JSON strings) or a JSON body (application/json): "Content types" on every method's
+ * page, e.g. https://api.slack.com/methods/chat.postMessage.
+ */
 export function parseArgs(contentType: string, body: Buffer): Args {
   if (contentType.includes('application/json')) return parseJsonObject(body) ?? {};
   const args: Args = {};

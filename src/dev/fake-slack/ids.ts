@@ -16,13 +16,20 @@ export class SlackIds {
     return ++this.#sequence;
   }
 
-  /** A message timestamp, as Slack writes them: seconds, then a sequence number. */
+  /**
+   * A message timestamp, as Slack writes them: seconds, a dot, six digits ("ts": "1503435956.000247"
+   * in chat.postMessage's example, slackapi/slack-api-specs web-api/slack_web_openapi_v2.json).
+   */
   ts(): string {
     const seconds = Math.floor(this.clock.now() / 1000);
     return `${seconds}.${String(this.next()).padStart(6, '0')}`;
   }
 
-  /** A view's hash, new on every change (views.update checks it). */
+  /**
+   * A view's hash, new on every change ("hash": "156772938.1827394" in views.open's example,
+   * slack_web_openapi_v2.json); views.update with a stale one is refused hash_conflict
+   * (https://api.slack.com/methods/views.update).
+   */
   hash(): string {
     return `${this.clock.now()}.${randomBytes(4).toString('hex')}`;
   }

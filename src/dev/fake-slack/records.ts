@@ -1,4 +1,5 @@
 // What the fake Slack holds and has seen: the workspace, what the app made there, every API call.
+// Bookkeeping for tests, not a behaviour of Slack: nothing here answers the app.
 import { EventEmitter } from 'node:events';
 import type { FaultHit } from './faults.js';
 import type {

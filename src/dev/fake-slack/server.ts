@@ -1,20 +1,23 @@
 // A fake Slack Web API on loopback, strict where Slack is strict, for tests and the local console.
 // The app's WebClient points at it through SLACK_API_URL; it records every call for assertions,
 // and injects faults when told to (a method answering 500, late, or never; a dead response_url).
-// This module is the server: its lifecycle and routes; the methods live in modules by concern.
+// It also plays Slack's side of Socket Mode (socket-mode.ts). This module is the server: its
+// lifecycle and routes; the methods live in modules by concern. Each behaviour cites its source;
+// docs/real-slack.md lists what real Slack does that this does not.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock } from '../../clock.js';
-import { SlackAuth } from './auth.js';
+import { APP_ID, SlackAuth } from './auth.js';
 import { ChatMethods } from './chat.js';
 import { conversationsInfo, usergroupMembers, usersInfo } from './directory.js';
 import { applyFault, type FaultHit, type SlackFault, SlackFaults } from './faults.js';
 import { FileUploads, uploadedBytes } from './files.js';
 import { bearer, parseArgs, parseJsonObject, readBody, reply } from './http.js';
 import { SlackIds } from './ids.js';
-import { SlackRateLimit } from './rate-limit.js';
+import { SLACK_METHOD_TIERS, SlackRateLimit } from './rate-limit.js';
 import { SlackRecords } from './records.js';
 import { ResponseUrls } from './response-urls.js';
+import { type EnvelopeType, type Retry, type SocketAck, SocketModeLink } from './socket-mode.js';
 import type { ApiCall, Args, FakeSlackOptions, FakeView, Identity, Message } from './types.js';
 import { ViewMethods } from './views.js';
 
@@ -41,6 +44,7 @@ export class FakeSlack extends SlackRecords {
   readonly #views: ViewMethods;
   readonly #rateLimit: SlackRateLimit;
   readonly #faults = new SlackFaults();
+  readonly #socketMode = new SocketModeLink(APP_ID);
   /** The Web API methods a valid bot token may call. */
   readonly #methods: Map<string, Method>;
   readonly #server: Server;
@@ -62,7 +66,7 @@ export class FakeSlack extends SlackRecords {
     this.#views = new ViewMethods(this, ids);
     this.#rateLimit = new SlackRateLimit(
       options.channelRateLimit ?? false,
-      options.methodRateLimits ?? {},
+      { ...(options.rateLimits === false ? {} : SLACK_METHOD_TIERS), ...options.methodRateLimits },
       ids,
     );
     const chat = this.#chat;
@@ -92,6 +96,7 @@ export class FakeSlack extends SlackRecords {
           reply(res, 500, { ok: false, error: 'fatal_error', detail: String(error) });
       });
     });
+    this.#server.on('upgrade', (req, socket, head) => this.#socketMode.upgrade(req, socket, head));
   }
 
   async start(port = 0): Promise<this> {
@@ -110,6 +115,7 @@ export class FakeSlack extends SlackRecords {
   }
 
   async close(): Promise<void> {
+    this.#socketMode.close();
     this.#server.closeAllConnections();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
@@ -138,6 +144,14 @@ export class FakeSlack extends SlackRecords {
   killResponseUrl(url: string, answer: 'expired_url' | 'used_url' = 'expired_url'): void {
     const token = url.slice(url.lastIndexOf('/response/') + '/response/'.length);
     if (!this.#responseUrls.kill(token, answer)) throw new Error(`no response_url ${url}`);
+  }
+
+  /**
+   * Delivers a payload to the app over its Socket Mode connection, in an envelope of `type`;
+   * resolves with the app's acknowledgement (and how long it took).
+   */
+  deliver(type: EnvelopeType, payload: Record<string, unknown>, retry?: Retry): Promise<SocketAck> {
+    return this.#socketMode.deliver(type, payload, retry);
   }
 
   /** Injects a fault on the next `times` matching calls (see faults.ts). */
@@ -205,27 +219,42 @@ export class FakeSlack extends SlackRecords {
     if (!url.pathname.startsWith('/api/'))
       return reply(res, 404, { ok: false, error: 'unknown_path' });
     const method = url.pathname.slice('/api/'.length);
-    const args = parseArgs(req.headers['content-type'] ?? '', body);
+    const contentType = req.headers['content-type'] ?? '';
+    const args = parseArgs(contentType, body);
+    // A token comes in the Authorization header, or as a form field; a JSON body's token is not
+    // read ("This method supports application/json via HTTP POST. Present your token in your
+    // request's Authorization header": every method's page, e.g.
+    // https://api.slack.com/methods/apps.connections.open).
+    const fromHeader = bearer(req.headers.authorization);
     const token =
-      bearer(req.headers.authorization) ??
-      (typeof args.token === 'string' ? args.token : undefined);
+      fromHeader ??
+      (!contentType.includes('application/json') && typeof args.token === 'string'
+        ? args.token
+        : undefined);
     delete args.token;
     const identity = this.#auth.identify(token);
     const retryAfter = identity && this.#rateLimit.refuses(method, args, identity.teamId);
     if (retryAfter) {
       this.rateLimited += 1;
       this.rateLimitedBy[method] = (this.rateLimitedBy[method] ?? 0) + 1;
+      // As recorded from Slack: status 429, `retry-after` in seconds, and this body
+      // (https://github.com/beginner-corp/slack/issues/105; https://api.slack.com/docs/rate-limits).
       res
-        .writeHead(429, { 'content-type': 'application/json', 'retry-after': String(retryAfter) })
+        .writeHead(429, {
+          'content-type': 'application/json; charset=utf-8',
+          'retry-after': String(retryAfter),
+        })
         .end('{"ok":false,"error":"ratelimited"}');
       return;
     }
-    // The OAuth exchange authenticates with the app's client credentials, not a token.
+    // The OAuth exchange authenticates with the app's client credentials, not a token; Socket
+    // Mode's with the app-level token. Any other method: not_authed without a token, invalid_auth
+    // with one Slack does not know (the errors of every method in slack_web_openapi_v2.json).
     const response =
       method === 'oauth.v2.access'
         ? this.#auth.oauthAccess(args, req.headers.authorization)
         : method === 'apps.connections.open'
-          ? this.#auth.openConnection(token)
+          ? this.#auth.openConnection(fromHeader, () => this.#socketMode.open(this.#url))
           : identity
             ? this.#call(method, args, identity)
             : { ok: false, error: token ? 'invalid_auth' : 'not_authed' };
@@ -237,6 +266,9 @@ export class FakeSlack extends SlackRecords {
     };
     this.calls.push(call);
     this.emit('call', call);
+    // Slack answers a refusal with HTTP 200 and `ok: false` too: only a rate limit (429) and
+    // Slack's own failures (5xx) change the status (https://api.slack.com/web, "Evaluating
+    // responses").
     reply(res, 200, response);
   }
 

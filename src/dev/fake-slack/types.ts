@@ -2,6 +2,7 @@
 import type { Clock } from '../../clock.js';
 import type { FaultHit } from './faults.js';
 
+/** A person, as users.info shows them (fields: slack_web_openapi_v2.json, /users.info). */
 export interface FakeUser {
   id: string;
   name: string;
@@ -24,7 +25,10 @@ export interface FakeUser {
 export interface FakeChannel {
   id: string;
   name: string;
-  /** Whether the bot is a member (can post without being invited). */
+  /**
+   * Whether the bot is a member (conversations.info's is_member); a post where it is not is refused
+   * not_in_channel (chat.postMessage's errors, slack_web_openapi_v2.json).
+   */
   botMember: boolean;
   archived?: boolean;
 }
@@ -100,13 +104,26 @@ export interface FakeSlackOptions {
   tokens?: Record<string, Identity>;
   /** The app's OAuth credentials, for oauth.v2.access. */
   oauth?: { clientId: string; clientSecret: string };
-  /** Socket Mode: the app-level token, and the WebSocket URL apps.connections.open hands out. */
-  socket?: { appToken: string; url: string };
-  /** Enforce Slack's one post per second per channel (HTTP 429 with Retry-After). Default off. */
+  /**
+   * Socket Mode: the app-level token, and the WebSocket URL apps.connections.open hands out
+   * (default: the fake's own, which says hello and delivers envelopes: FakeSlack.deliver).
+   */
+  socket?: { appToken: string; url?: string };
+  /**
+   * Slack's published rate tiers (rate-limit.ts): each method's calls a minute per workspace, past
+   * which a call is answered 429 with Retry-After. Default on: tests stay far below every tier.
+   */
+  rateLimits?: boolean;
+  /**
+   * Slack's one post a second per channel (429 with Retry-After). Default off: tests run on a
+   * manual clock that stands still, so a second post in a channel would wait forever (with it on,
+   * 2 of 26 tests of watch/purge/report/home failed so); the console, on the wall clock, and the
+   * benchmarks turn it on.
+   */
   channelRateLimit?: boolean;
   /**
-   * Calls a minute per workspace, by method (Slack's rate tiers; TIER_4_FILE_METHODS for the file
-   * methods), past which a call is answered 429 with Retry-After. Default: none.
+   * Calls a minute per workspace, by method (TIER_4_FILE_METHODS for the file methods), past which
+   * a call is answered 429 with Retry-After; added to (or overriding) `rateLimits`' tiers.
    */
   methodRateLimits?: Record<string, number>;
 }

@@ -30,4 +30,7 @@ export function register(app: App, deps: AppDeps): void {
   on(APPROVAL_IDS.denyCallback, denySubmit(deps));
   // Last, and only for what nothing above handles: Bolt runs every listener that matches.
   app.view(unmatched(handled), tracked(unknownView(deps)));
+  // Slack sends view_closed only for a modal opened with notify_on_close (none is, today); left
+  // unanswered it would wait out Slack's 3 s (a 404 over HTTP, no ack over Socket Mode).
+  app.view({ type: 'view_closed', callback_id: /.*/ }, async ({ ack }) => ack());
 }
