@@ -1,6 +1,6 @@
 // The console's pretend workspace: who can act, where messages go, and how typed text is turned
 // into what Slack would send (mentions and channels escaped, as with `should_escape: true`).
-import { escapeMrkdwn } from '../../blocks/text.js';
+import { md } from '../../blocks/text.js';
 import type { FakeSlack } from '../fake-slack/server.js';
 
 export const CONSOLE_TEAM_ID = 'TCONSOLE';
@@ -72,7 +72,7 @@ export const CONSOLE_CHANNELS: ReadonlyArray<{ id: string; name: string }> = CHA
  * `<https://…>`, `#ops` → `<#COPS|ops>`, `@bob` → `<@UBOB|bob>`, `@sre` → `<!subteam^SSRE|@sre>`.
  */
 export function escapeCommandText(text: string): string {
-  return escapeMrkdwn(text)
+  return md`${text}`.text
     .replace(/(^|\s)(https?:\/\/\S+)/gi, '$1<$2>')
     .replace(
       /(^|\s)([#@])([a-z0-9._-]+)(?=\s|$)/gi,

@@ -5,7 +5,7 @@ import {
   scheduleListMessage,
   scheduleStoppedMessage,
 } from '../../blocks/reports.js';
-import { code } from '../../blocks/text.js';
+import { code, md } from '../../blocks/text.js';
 import { parseTimeOfDay } from '../../services/report-times.js';
 import type { SubcommandHandler } from './context.js';
 
@@ -44,7 +44,9 @@ export const report: SubcommandHandler = async ({ args, deps, caller, command, r
     if (time) timeOfDay = time;
     else if (channel) channelId = channel;
     else {
-      await respond(noticeMessage(`${code(option)} is not a time (HH:MM) or a #channel. ${USAGE}`));
+      await respond(
+        noticeMessage(md`${code(option)} is not a time (HH:MM) or a #channel. ${USAGE}`),
+      );
       return;
     }
   }
