@@ -2,59 +2,56 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { Approval } from '../store/approvals.js';
 import { APPROVAL_IDS } from './ids.js';
-import type { Message } from './message.js';
-import { code, escapeMrkdwn, mrkdwn, plain, slackDate, truncate, user } from './text.js';
+import { type Message, message } from './message.js';
+import { clip, code, type Mrkdwn, md, mrkdwn, plain, quote, slackDate, user } from './text.js';
 
-function quote(text: string): string {
-  return truncate(escapeMrkdwn(text), 1_500)
-    .split('\n')
-    .map((line) => `>${line}`)
-    .join('\n');
-}
+/** What a person wrote, quoted, within room for the rest of the section. */
+const quoted = (text: string) => quote(clip(md`${text}`, 1_500));
 
 export function approvalMessage(
   approval: Approval,
   details: { cacheHitRate?: number; purging?: boolean } = {},
 ): Message {
-  const name = escapeMrkdwn(approval.zoneName);
-  const zone = `*${name}*`;
-  const who = `${user(approval.requesterId)} asked to purge everything on ${zone}:\n${quote(approval.reason)}`;
+  const name = approval.zoneName;
+  const zone = md`*${name}*`;
+  const who = md`${user(approval.requesterId)} asked to purge everything on ${zone}:\n${quoted(approval.reason)}`;
   const decider = approval.decidedBy ? user(approval.decidedBy) : 'someone';
-  let status: string;
-  let text: string;
+  const again = code(`/cdn purge ${approval.zoneName} everything`);
+  let status: Mrkdwn;
+  let text: Mrkdwn;
   const pending = approval.status === 'pending' && !details.purging;
   if (details.purging) {
-    status = `:hourglass_flowing_sand: Approved by ${decider}. Purging everything…`;
-    text = `Purging everything on ${name}`;
+    status = md`:hourglass_flowing_sand: Approved by ${decider}. Purging everything…`;
+    text = md`Purging everything on ${name}`;
   } else if (approval.status === 'pending') {
-    status = `Waiting for a second person. Expires ${slackDate(approval.expiresAt, '{time}')}.`;
-    text = `Purge everything on ${name}? Approval needed`;
+    status = md`Waiting for a second person. Expires ${slackDate(approval.expiresAt, '{time}')}.`;
+    text = md`Purge everything on ${name}? Approval needed`;
   } else if (approval.status === 'approved' && approval.outcome === 'succeeded') {
-    status = `:white_check_mark: Approved by ${decider}; everything on ${zone} was purged${approval.purgeId ? ` (purge id ${code(approval.purgeId)})` : ''}.`;
-    text = `Everything on ${name} was purged`;
+    status = md`:white_check_mark: Approved by ${decider}; everything on ${zone} was purged${approval.purgeId ? md` (purge id ${code(approval.purgeId)})` : ''}.`;
+    text = md`Everything on ${name} was purged`;
   } else if (approval.status === 'approved' && approval.outcome === 'failed') {
-    status = `:x: Approved by ${decider}, but the purge failed: ${escapeMrkdwn(approval.outcomeDetail ?? 'unknown error')}. Nothing more will run; ask again with \`/cdn purge ${escapeMrkdwn(approval.zoneName)} everything\`.`;
-    text = `Purge everything on ${name} failed`;
+    status = md`:x: Approved by ${decider}, but the purge failed: ${approval.outcomeDetail ?? 'unknown error'}. Nothing more will run; ask again with ${again}.`;
+    text = md`Purge everything on ${name} failed`;
   } else if (approval.status === 'approved' && approval.outcome === 'unknown') {
     // Never "failed, ask again": the CDN may well have purged.
-    status = `:grey_question: Approved by ${decider}, but the CDN did not confirm the purge (${escapeMrkdwn(approval.outcomeDetail ?? 'no answer')}); it may already have purged everything. Check the zone before purging again: that takes a new request and a fresh approval (\`/cdn purge ${escapeMrkdwn(approval.zoneName)} everything\`).`;
-    text = `Purge everything on ${name}: the CDN did not confirm`;
+    status = md`:grey_question: Approved by ${decider}, but the CDN did not confirm the purge (${approval.outcomeDetail ?? 'no answer'}); it may already have purged everything. Check the zone before purging again: that takes a new request and a fresh approval (${again}).`;
+    text = md`Purge everything on ${name}: the CDN did not confirm`;
   } else if (approval.status === 'approved') {
-    status = `:hourglass_flowing_sand: Approved by ${decider}. Purging everything…`;
-    text = `Purging everything on ${name}`;
+    status = md`:hourglass_flowing_sand: Approved by ${decider}. Purging everything…`;
+    text = md`Purging everything on ${name}`;
   } else if (approval.status === 'denied') {
-    status = `:no_entry: Denied by ${decider}${approval.decisionNote ? `:\n${quote(approval.decisionNote)}` : '.'}`;
-    text = `Purge everything on ${name} was denied`;
+    status = md`:no_entry: Denied by ${decider}${approval.decisionNote ? md`:\n${quoted(approval.decisionNote)}` : '.'}`;
+    text = md`Purge everything on ${name} was denied`;
   } else if (approval.status === 'cancelled') {
-    status = ':heavy_multiplication_x: Cancelled by the requester.';
-    text = `Purge everything on ${name} was cancelled`;
+    status = md`:heavy_multiplication_x: Cancelled by the requester.`;
+    text = md`Purge everything on ${name} was cancelled`;
   } else {
-    status = ':hourglass: Expired: nobody approved it in time. Nothing was purged.';
-    text = `Purge everything on ${name} expired`;
+    status = md`:hourglass: Expired: nobody approved it in time. Nothing was purged.`;
+    text = md`Purge everything on ${name} expired`;
   }
 
   const blocks: KnownBlock[] = [
-    { type: 'header', text: plain(truncate(`Purge everything on ${approval.zoneName}?`, 150)) },
+    { type: 'header', text: plain(`Purge everything on ${approval.zoneName}?`, 150) },
     { type: 'section', text: mrkdwn(who) },
     { type: 'section', text: mrkdwn(status) },
   ];
@@ -68,7 +65,7 @@ export function approvalMessage(
         type: 'context',
         elements: [
           mrkdwn(
-            `Cache hit rate over the last 24 h: *${rate}*. After a full purge it starts from zero.`,
+            md`Cache hit rate over the last 24 h: *${rate}*. After a full purge it starts from zero.`,
           ),
         ],
       },
@@ -100,7 +97,7 @@ export function approvalMessage(
       },
     );
   }
-  return { text, blocks };
+  return message(text, blocks);
 }
 
 export function approveModal(approval: Approval): ModalView {
@@ -115,14 +112,14 @@ export function approveModal(approval: Approval): ModalView {
       {
         type: 'section',
         text: mrkdwn(
-          `Purge *everything* on *${escapeMrkdwn(approval.zoneName)}* now, at every edge location?\n${user(approval.requesterId)} asked for it:\n${quote(approval.reason)}`,
+          md`Purge *everything* on *${approval.zoneName}* now, at every edge location?\n${user(approval.requesterId)} asked for it:\n${quoted(approval.reason)}`,
         ),
       },
       {
         type: 'context',
         elements: [
           mrkdwn(
-            'It runs once, as soon as you confirm. The origin will take the full load until the cache refills.',
+            md`It runs once, as soon as you confirm. The origin will take the full load until the cache refills.`,
           ),
         ],
       },
@@ -142,7 +139,7 @@ export function denyModal(approval: Approval): ModalView {
       {
         type: 'section',
         text: mrkdwn(
-          `Deny ${user(approval.requesterId)}'s request to purge everything on *${escapeMrkdwn(approval.zoneName)}*.`,
+          md`Deny ${user(approval.requesterId)}'s request to purge everything on *${approval.zoneName}*.`,
         ),
       },
       {

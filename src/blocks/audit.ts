@@ -1,44 +1,63 @@
 // /cdn audit [zone]: the latest changes made from Slack.
 import type { KnownBlock } from '@slack/types';
 import type { AuditEntry } from '../store/audit-log.js';
-import type { Message } from './message.js';
-import { code, escapeMrkdwn, mrkdwn, plain, slackDate, truncate, user } from './text.js';
+import { listBlocks } from './fit.js';
+import { type Message, message } from './message.js';
+import {
+  clip,
+  code,
+  join,
+  MAX_SENTENCE,
+  type Mrkdwn,
+  md,
+  mrkdwn,
+  plain,
+  slackDate,
+  truncate,
+  user,
+} from './text.js';
 
-function summary(entry: AuditEntry): string {
+/** How many entries a message shows. */
+const SHOWN = 20;
+
+function summary(entry: AuditEntry): Mrkdwn {
   const detail = entry.detail ?? {};
-  const facts: string[] = [];
+  const facts: Mrkdwn[] = [];
   for (const key of ['files', 'tags', 'failed', 'purgeId', 'reason', 'note', 'error']) {
     const value = detail[key];
     if (value !== undefined && value !== null && value !== 0)
-      facts.push(`${key}: ${escapeMrkdwn(truncate(String(value), 120))}`);
+      facts.push(md`${key}: ${truncate(String(value), 120)}`);
   }
-  const ids =
-    Array.isArray(detail.purgeIds) && detail.purgeIds.length > 0
-      ? `purge ids: ${detail.purgeIds.slice(0, 3).map(String).map(code).join(', ')}`
-      : '';
-  return [...facts, ids].filter(Boolean).join(' · ');
+  if (Array.isArray(detail.purgeIds) && detail.purgeIds.length > 0)
+    facts.push(md`purge ids: ${join(detail.purgeIds.slice(0, 3).map(String).map(code), ', ')}`);
+  return join(facts, ' · ');
+}
+
+/** Who did it: a person, or the bot itself. */
+const actor = (id: string): Mrkdwn => (id === 'system' ? md`_automatic_` : user(id));
+
+/** One entry on one line: when, who, what, where, how it ended. */
+export function auditLine(entry: AuditEntry): Mrkdwn {
+  const where = entry.zoneName ? md` on *${entry.zoneName}*` : '';
+  return clip(
+    md`${slackDate(entry.at)} · ${actor(entry.actorId)} · ${code(entry.action)}${where} · ${entry.outcome}`,
+    MAX_SENTENCE,
+  );
 }
 
 export function auditMessage(entries: AuditEntry[], zone?: string): Message {
   const title = zone ? `Audit log: ${zone}` : 'Audit log';
-  const blocks: KnownBlock[] = [{ type: 'header', text: plain(truncate(title, 150)) }];
+  const blocks: KnownBlock[] = [{ type: 'header', text: plain(title, 150) }];
   if (entries.length === 0)
-    blocks.push({ type: 'section', text: mrkdwn('No changes recorded yet.') });
-  for (const entry of entries.slice(0, 20)) {
-    const where = entry.zoneName ? ` on *${escapeMrkdwn(entry.zoneName)}*` : '';
-    const extra = summary(entry);
-    blocks.push({
-      type: 'section',
-      text: mrkdwn(
-        truncate(
-          `${slackDate(entry.at)} · ${entry.actorId === 'system' ? '_automatic_' : user(entry.actorId)} · ${code(entry.action)}${where} · ${escapeMrkdwn(entry.outcome)}${extra ? `\n${extra}` : ''}`,
-          3000,
-        ),
-      ),
-    });
-  }
-  return {
-    text: `${escapeMrkdwn(title)}: ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}`,
-    blocks,
-  };
+    blocks.push({ type: 'section', text: mrkdwn(md`No changes recorded yet.`) });
+  blocks.push(
+    ...listBlocks(entries, SHOWN, (entry) => {
+      const extra = summary(entry);
+      return {
+        type: 'section',
+        text: mrkdwn(extra.text ? md`${auditLine(entry)}\n${extra}` : auditLine(entry)),
+      };
+    }),
+  );
+  return message(md`${title}: ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}`, blocks);
 }

@@ -3,8 +3,8 @@ import type { KnownBlock, ModalView } from '@slack/types';
 import type { CreateZoneResult } from '../cdn/client.js';
 import { ZONE_PLANS, type ZonePlan } from '../cdn/schemas.js';
 import { CREATE_IDS } from './ids.js';
-import type { Message } from './message.js';
-import { code, escapeMrkdwn, mrkdwn, plain, user } from './text.js';
+import { type Message, message } from './message.js';
+import { code, join, md, mrkdwn, plain, user } from './text.js';
 import { notifyLiveButton } from './watches.js';
 import { statusLabel } from './zones.js';
 
@@ -58,33 +58,36 @@ export function zoneCreatedMessage(
   result: CreateZoneResult & { name: string },
   options: { plan: ZonePlan; actorId: string; cnameTarget: string },
 ): Message {
-  const name = escapeMrkdwn(result.name);
+  const name = result.name;
   const headline =
     result.kind === 'created'
-      ? `:white_check_mark: ${user(options.actorId)} onboarded *${name}* on the ${options.plan} plan. Status: ${statusLabel(result.zone.status)}`
-      : `:white_check_mark: ${user(options.actorId)} asked the CDN to onboard *${name}* (${options.plan} plan). The CDN accepted it; it will show in \`/cdn zones\` shortly.`;
+      ? md`:white_check_mark: ${user(options.actorId)} onboarded *${name}* on the ${options.plan} plan. Status: ${statusLabel(result.zone.status)}`
+      : md`:white_check_mark: ${user(options.actorId)} asked the CDN to onboard *${name}* (${options.plan} plan). The CDN accepted it; it will show in \`/cdn zones\` shortly.`;
   const apex = result.name.split('.').length === 2;
   const blocks: KnownBlock[] = [
     { type: 'section', text: mrkdwn(headline) },
     {
       type: 'section',
       text: mrkdwn(
-        `Point the domain at the CDN with this DNS record:\n\`\`\`${escapeMrkdwn(cnameRecord(result.name, options.cnameTarget))}\`\`\``,
+        md`Point the domain at the CDN with this DNS record:\n\`\`\`${cnameRecord(result.name, options.cnameTarget)}\`\`\``,
       ),
     },
     {
       type: 'context',
       elements: [
         mrkdwn(
-          [
-            result.kind === 'created' ? `Zone id ${code(result.zone.id)}` : undefined,
-            'The zone turns active once the record resolves.',
-            apex
-              ? 'At the apex of a domain, use your DNS provider’s ALIAS/ANAME or CNAME flattening.'
-              : undefined,
-          ]
-            .filter(Boolean)
-            .join(' · '),
+          join(
+            [
+              ...(result.kind === 'created' ? [md`Zone id ${code(result.zone.id)}`] : []),
+              'The zone turns active once the record resolves.',
+              ...(apex
+                ? [
+                    'At the apex of a domain, use your DNS provider’s ALIAS/ANAME or CNAME flattening.',
+                  ]
+                : []),
+            ],
+            ' · ',
+          ),
         ),
       ],
     },
@@ -92,10 +95,8 @@ export function zoneCreatedMessage(
   // Onboarding ends with a notice in the channel instead of someone polling.
   if (result.kind !== 'created' || result.zone.status === 'pending')
     blocks.push(notifyLiveButton(result.kind === 'created' ? result.zone.id : result.name));
-  return {
-    text: escapeMrkdwn(
-      `${result.name} onboarded: set ${cnameRecord(result.name, options.cnameTarget)}`,
-    ),
+  return message(
+    md`${result.name} onboarded: set ${cnameRecord(result.name, options.cnameTarget)}`,
     blocks,
-  };
+  );
 }

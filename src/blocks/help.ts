@@ -1,44 +1,52 @@
 // /cdn help, and the answer to an unknown subcommand.
-import type { Message } from './message.js';
-import { code, escapeMrkdwn, mrkdwn, plain } from './text.js';
+import { listBlocks } from './fit.js';
+import { type Message, message } from './message.js';
+import { code, type Mrkdwn, md, mrkdwn, plain } from './text.js';
 
 /** What help shows of a subcommand (the list itself lives in src/commands/registry.ts). */
 export interface SubcommandInfo {
   name: string;
+  /** Literal text, as typed: `<zone>` is shown as is. */
   usage: string;
+  /** Literal text, but `backticks` mark inline code. */
   summary: string;
   /** Who may run it, as shown in help; everyone when absent. */
   audience?: 'admins' | 'operators';
+}
+
+/** How many subcommands a message shows (each is a section). */
+const SHOWN = 40;
+
+/** A subcommand's usage as inline code, and who may run it. */
+export function usageLine(sub: SubcommandInfo): Mrkdwn {
+  return md`${code(sub.usage)}${sub.audience ? md` _(${sub.audience})_` : ''}`;
 }
 
 export function helpMessage(
   subcommands: readonly SubcommandInfo[],
   options: { unknown?: string; suggestion?: string } = {},
 ): Message {
-  const lines = subcommands.map(
-    (sub) => `${code(sub.usage)}${sub.audience ? ` _(${sub.audience})_` : ''}\n${sub.summary}`,
-  );
   const intro =
     options.unknown === undefined
-      ? 'Run your CDN from Slack. Zones are named by their domain or their id.'
-      : `I don't know ${code(options.unknown)}.${options.suggestion ? ` Did you mean ${code(`/cdn ${options.suggestion}`)}?` : ''}`;
-  return {
-    text:
-      options.unknown === undefined
-        ? 'CDN commands'
-        : `Unknown command: ${escapeMrkdwn(options.unknown)}`,
-    blocks: [
+      ? md`Run your CDN from Slack. Zones are named by their domain or their id.`
+      : md`I don't know ${code(options.unknown)}.${options.suggestion ? md` Did you mean ${code(`/cdn ${options.suggestion}`)}?` : ''}`;
+  return message(
+    options.unknown === undefined ? md`CDN commands` : md`Unknown command: ${options.unknown}`,
+    [
       { type: 'header', text: plain('CDN commands') },
       { type: 'section', text: mrkdwn(intro) },
-      { type: 'section', text: mrkdwn(lines.join('\n\n')) },
+      ...listBlocks(subcommands, SHOWN, (sub) => ({
+        type: 'section',
+        text: mrkdwn(md`${usageLine(sub)}\n${sub.summary}`),
+      })),
       {
         type: 'context',
         elements: [
           mrkdwn(
-            'Reading is open to everyone; changes may be limited to operators. Guests only read unless an admin allows more (`/cdn config guests operate`), and never approve; people from other workspaces only read.',
+            md`Reading is open to everyone; changes may be limited to operators. Guests only read unless an admin allows more (\`/cdn config guests operate\`), and never approve; people from other workspaces only read.`,
           ),
         ],
       },
     ],
-  };
+  );
 }

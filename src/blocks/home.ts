@@ -5,16 +5,19 @@ import type { AuditEntry } from '../store/audit-log.js';
 import type { CredentialStatus } from '../store/credentials.js';
 import type { Schedule } from '../store/schedules.js';
 import type { Watch } from '../store/watches.js';
+import { auditLine } from './audit.js';
 import { channelsOverviewText } from './channels.js';
-import type { SubcommandInfo } from './help.js';
+import { fitBlocks, listBlocks, summarise } from './fit.js';
+import { type SubcommandInfo, usageLine } from './help.js';
 import { HOME_IDS } from './ids.js';
 import { scheduleLine } from './reports.js';
-import { code, escapeMrkdwn, mrkdwn, plain, slackDate, user } from './text.js';
+import { channel, code, md, mrkdwn, plain, slackDate, user } from './text.js';
 import { watchLine } from './watches.js';
 
 const MAX_ACTIVITY = 10;
 const MAX_SCHEDULES = 20;
 const MAX_WATCHES = 30;
+const MAX_COMMANDS = 30;
 
 export function homeView(options: {
   key: CredentialStatus | undefined;
@@ -30,8 +33,8 @@ export function homeView(options: {
 }): HomeView {
   const { key } = options;
   const keyLine = key
-    ? `:key: CDN API key set by ${user(key.setBy)} ${slackDate(key.setAt)}${key.lastValidatedAt ? `, last checked ${slackDate(key.lastValidatedAt)}` : ''}.\nAPI: ${code(options.baseUrl)}`
-    : ':warning: No CDN API key yet. A workspace admin can set one with *Set API key* or `/cdn login`.';
+    ? md`:key: CDN API key set by ${user(key.setBy)} ${slackDate(key.setAt)}${key.lastValidatedAt ? md`, last checked ${slackDate(key.lastValidatedAt)}` : ''}.\nAPI: ${code(options.baseUrl)}`
+    : md`:warning: No CDN API key yet. A workspace admin can set one with *Set API key* or \`/cdn login\`.`;
   const blocks: KnownBlock[] = [
     { type: 'header', text: plain('CDN chat-ops') },
     { type: 'section', text: mrkdwn(keyLine) },
@@ -56,26 +59,21 @@ export function homeView(options: {
   if (options.recent.length === 0) {
     blocks.push({
       type: 'context',
-      elements: [mrkdwn('Nothing yet. Changes made from Slack show up here.')],
+      elements: [mrkdwn(md`Nothing yet. Changes made from Slack show up here.`)],
     });
   }
-  for (const entry of options.recent.slice(0, MAX_ACTIVITY)) {
-    const zone = entry.zoneName ? ` · *${escapeMrkdwn(entry.zoneName)}*` : '';
-    blocks.push({
+  blocks.push(
+    ...listBlocks(options.recent, MAX_ACTIVITY, (entry) => ({
       type: 'context',
-      elements: [
-        mrkdwn(
-          `${slackDate(entry.at)} · ${user(entry.actorId)} · ${code(entry.action)}${zone} · ${escapeMrkdwn(entry.outcome)}`,
-        ),
-      ],
-    });
-  }
+      elements: [mrkdwn(auditLine(entry))],
+    })),
+  );
   blocks.push({ type: 'divider' }, { type: 'header', text: plain('Daily reports') });
   if (options.schedules.length === 0) {
-    blocks.push({ type: 'context', elements: [mrkdwn('No daily reports scheduled.')] });
+    blocks.push({ type: 'context', elements: [mrkdwn(md`No daily reports scheduled.`)] });
   }
-  for (const [index, schedule] of options.schedules.slice(0, MAX_SCHEDULES).entries()) {
-    blocks.push({
+  blocks.push(
+    ...listBlocks(options.schedules, MAX_SCHEDULES, (schedule, index) => ({
       type: 'section',
       text: mrkdwn(scheduleLine(schedule)),
       accessory: {
@@ -84,16 +82,18 @@ export function homeView(options: {
         action_id: `${HOME_IDS.stopReport}_${index}`,
         value: schedule.id,
         confirm: {
-          title: plain('Stop this report?'),
+          title: plain('Stop this report?', 100),
+          // A confirm dialog's text takes at most 300 characters.
           text: mrkdwn(
-            `No more daily reports of *${escapeMrkdwn(schedule.zoneName)}* in <#${schedule.channelId}>.`,
+            md`No more daily reports of *${schedule.zoneName}* in ${channel(schedule.channelId)}.`,
+            300,
           ),
-          confirm: plain('Stop it'),
-          deny: plain('Keep it'),
+          confirm: plain('Stop it', 30),
+          deny: plain('Keep it', 30),
         },
       },
-    });
-  }
+    })),
+  );
   if (options.channels) {
     blocks.push(
       { type: 'divider' },
@@ -103,7 +103,7 @@ export function homeView(options: {
         type: 'context',
         elements: [
           mrkdwn(
-            '`/cdn use <zone>` in a channel makes it the default there; `/cdn config purge-channels #channel…` (admins) limits purges to those channels.',
+            md`\`/cdn use <zone>\` in a channel makes it the default there; \`/cdn config purge-channels #channel…\` (admins) limits purges to those channels.`,
           ),
         ],
       },
@@ -114,24 +114,19 @@ export function homeView(options: {
     if (options.watches.length === 0)
       blocks.push({
         type: 'context',
-        elements: [mrkdwn('No zone watched. `/cdn watch <zone>` in a channel alerts it.')],
+        elements: [mrkdwn(md`No zone watched. \`/cdn watch <zone>\` in a channel alerts it.`)],
       });
-    for (const watch of options.watches.slice(0, MAX_WATCHES))
-      blocks.push({ type: 'context', elements: [mrkdwn(watchLine(watch))] });
-    if (options.watches.length > MAX_WATCHES)
-      blocks.push({
+    blocks.push(
+      ...listBlocks(options.watches, MAX_WATCHES, (watch) => ({
         type: 'context',
-        elements: [mrkdwn(`…and ${options.watches.length - MAX_WATCHES} more.`)],
-      });
+        elements: [mrkdwn(watchLine(watch))],
+      })),
+    );
   }
   blocks.push({ type: 'divider' }, { type: 'header', text: plain('Commands') });
   blocks.push({
     type: 'section',
-    text: mrkdwn(
-      options.commands
-        .map((entry) => `${code(entry.usage)}${entry.audience ? ` _(${entry.audience})_` : ''}`)
-        .join('\n'),
-    ),
+    text: mrkdwn(summarise(options.commands, MAX_COMMANDS, usageLine)),
   });
-  return { type: 'home', blocks };
+  return { type: 'home', blocks: fitBlocks(blocks, 'home') };
 }

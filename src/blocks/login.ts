@@ -1,15 +1,18 @@
 // The API-key modal and what follows its submission.
 import type { ModalView } from '@slack/types';
 import { LOGIN_IDS } from './ids.js';
-import type { Message } from './message.js';
-import { code, escapeMrkdwn, mrkdwn, plain } from './text.js';
+import { type Message, message } from './message.js';
+import { code, md, mrkdwn, plain } from './text.js';
 
 export function loginModal(options: {
   defaultBaseUrl: string;
   currentBaseUrl: string | null;
   hasKey: boolean;
   metadata: string;
-  /** Shown above the form when a previous attempt failed after the modal was acknowledged. */
+  /**
+   * Shown above the form when a previous attempt failed after the modal was acknowledged: plain
+   * text, as a modal's inline errors are.
+   */
   problem?: string;
 }): ModalView {
   return {
@@ -21,12 +24,12 @@ export function loginModal(options: {
     private_metadata: options.metadata,
     blocks: [
       ...(options.problem
-        ? [{ type: 'section' as const, text: mrkdwn(`:warning: ${escapeMrkdwn(options.problem)}`) }]
+        ? [{ type: 'section' as const, text: mrkdwn(md`:warning: ${options.problem}`) }]
         : []),
       {
         type: 'section',
         text: mrkdwn(
-          `${options.hasKey ? 'A key is set; saving replaces it. ' : ''}Paste an API key generated in the CDN dashboard. It is checked against the CDN, stored encrypted, and never shown again, here or anywhere.`,
+          md`${options.hasKey ? 'A key is set; saving replaces it. ' : ''}Paste an API key generated in the CDN dashboard. It is checked against the CDN, stored encrypted, and never shown again, here or anywhere.`,
         ),
       },
       {
@@ -47,6 +50,7 @@ export function loginModal(options: {
         label: plain('API base URL (optional)'),
         hint: plain(
           `Leave empty to use ${options.defaultBaseUrl}. Must be an https URL ending with /v1, on a public address.`,
+          2000,
         ),
         element: {
           type: 'url_text_input',
@@ -68,7 +72,7 @@ export function loginCheckingView(): ModalView {
       {
         type: 'section',
         text: mrkdwn(
-          ':hourglass_flowing_sand: Checking the key… Slack, DNS or the CDN is slow to answer. This view updates when the checks end.',
+          md`:hourglass_flowing_sand: Checking the key… Slack, DNS or the CDN is slow to answer. This view updates when the checks end.`,
         ),
       },
     ],
@@ -85,7 +89,7 @@ export function loginDoneView(options: { zoneCount: number; baseUrl: string }): 
       {
         type: 'section',
         text: mrkdwn(
-          `:white_check_mark: Key saved. It works: the CDN at ${code(options.baseUrl)} shows ${options.zoneCount} zone${options.zoneCount === 1 ? '' : 's'} to it.`,
+          md`:white_check_mark: Key saved. It works: the CDN at ${code(options.baseUrl)} shows ${options.zoneCount} zone${options.zoneCount === 1 ? '' : 's'} to it.`,
         ),
       },
     ],
@@ -93,8 +97,8 @@ export function loginDoneView(options: { zoneCount: number; baseUrl: string }): 
 }
 
 export function loginConfirmation(zoneCount: number): Message {
-  const text = `:white_check_mark: The CDN API key is saved (encrypted) and works: ${zoneCount} zone${zoneCount === 1 ? '' : 's'} visible. Try \`/cdn zones\`.`;
-  return { text, blocks: [{ type: 'section', text: mrkdwn(text) }] };
+  const text = md`:white_check_mark: The CDN API key is saved (encrypted) and works: ${zoneCount} zone${zoneCount === 1 ? '' : 's'} visible. Try \`/cdn zones\`.`;
+  return message(text, [{ type: 'section', text: mrkdwn(text) }]);
 }
 
 /** The inline answer when the CDN refused the key (plain text: modal errors are not mrkdwn). */

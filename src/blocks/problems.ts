@@ -1,7 +1,8 @@
-// Every problem the bot reports, in words: short, specific, and saying what to do next. Values that
-// came from a person or the CDN are escaped here, where the sentence is made.
+// Every problem the bot reports, in words: short, specific, and saying what to do next. Sentences
+// are md`…` templates, so values that came from a person or the CDN are escaped as they go in.
 import type { Action, PostPlace, Problem } from '../errors.js';
-import { code, escapeMrkdwn } from './text.js';
+import { channelList } from './channels.js';
+import { channel, clip, code, join, link, MAX_SENTENCE, type Mrkdwn, md } from './text.js';
 
 const DOING: Record<Action, string> = {
   set_key: 'set the CDN API key',
@@ -58,106 +59,110 @@ const NAMED_ZONE: Record<Extract<Problem, { code: 'no_zone_named' }>['command'],
   ratelimit: '`/cdn ratelimit <zone> on|off`',
 };
 
-/** The sentence for a problem, as mrkdwn. */
-export function problemText(problem: Problem): string {
+/** The sentence for a problem, as mrkdwn, short enough to be said anywhere. */
+export function problemText(problem: Problem): Mrkdwn {
+  return clip(sentence(problem), MAX_SENTENCE);
+}
+
+function sentence(problem: Problem): Mrkdwn {
   switch (problem.code) {
     case 'no_api_key':
-      return 'This workspace has no CDN API key yet. A workspace admin can set one with `/cdn login`.';
+      return md`This workspace has no CDN API key yet. A workspace admin can set one with \`/cdn login\`.`;
     case 'charts_busy':
-      return 'I am drawing a lot of charts right now. Try again in a minute.';
+      return md`I am drawing a lot of charts right now. Try again in a minute.`;
     case 'storage_unavailable':
-      return 'My storage is unavailable right now, so nothing was done. Try again in a minute.';
+      return md`My storage is unavailable right now, so nothing was done. Try again in a minute.`;
     case 'insecure_base_url':
-      return "This workspace's CDN base URL does not use https, so I won't call it. A workspace admin can set another with `/cdn login`.";
+      return md`This workspace's CDN base URL does not use https, so I won't call it. A workspace admin can set another with \`/cdn login\`.`;
     case 'not_admin':
-      return `Only workspace admins and owners can ${DOING[problem.action]}.`;
+      return md`Only workspace admins and owners can ${DOING[problem.action]}.`;
     case 'not_operator':
       // Named in words: a <!subteam^…> mention would notify the whole group.
-      return `Only members of this workspace's CDN operators group can ${DOING[problem.action]}. \`/cdn config\` shows which group that is.`;
+      return md`Only members of this workspace's CDN operators group can ${DOING[problem.action]}. \`/cdn config\` shows which group that is.`;
     case 'self_approval':
-      return 'You asked for this purge, so someone else has to approve it.';
+      return md`You asked for this purge, so someone else has to approve it.`;
     case 'not_approver':
-      return "Only members of this workspace's purge approvers group can approve or deny. `/cdn config` shows which group that is.";
+      return md`Only members of this workspace's purge approvers group can approve or deny. \`/cdn config\` shows which group that is.`;
     case 'stranger': {
       const doing = problem.action ? DOING[problem.action] : 'do that';
       return problem.external
-        ? `You are from another workspace (this channel is shared with it), so you can't ${doing} here. Ask someone from this workspace.`
-        : `I can't see your profile from this workspace (a guest from another organization?), so you can't ${doing} here.`;
+        ? md`You are from another workspace (this channel is shared with it), so you can't ${doing} here. Ask someone from this workspace.`
+        : md`I can't see your profile from this workspace (a guest from another organization?), so you can't ${doing} here.`;
     }
     case 'guest':
       return problem.grantable
-        ? `Guests can't ${DOING[problem.action]} in this workspace. An admin can allow it with \`/cdn config guests operate\`.`
-        : `Guests can't ${DOING[problem.action]} in this workspace.`;
+        ? md`Guests can't ${DOING[problem.action]} in this workspace. An admin can allow it with \`/cdn config guests operate\`.`
+        : md`Guests can't ${DOING[problem.action]} in this workspace.`;
     case 'zone_not_found': {
       const hint =
         problem.suggestions.length > 0
-          ? ` Did you mean ${problem.suggestions.map((name) => code(name)).join(' or ')}?`
+          ? md` Did you mean ${join(problem.suggestions.slice(0, 3).map(code), ' or ')}?`
           : '';
-      return `No zone ${code(problem.query)} in this workspace.${hint}`;
+      return md`No zone ${code(problem.query)} in this workspace.${hint}`;
     }
     case 'invalid_domain':
-      return `${code(problem.domain)} is not a domain I can onboard: ${problem.reason}.`;
+      return md`${code(problem.domain)} is not a domain I can onboard: ${problem.reason}.`;
     case 'too_many_changes':
-      return `Slow down: that is more than ${problem.limit} changes (purges, new zones, rate-limit changes) from you in a minute. Nothing was sent to the CDN. Try again in ${problem.retryInSeconds} s.`;
+      return md`Slow down: that is more than ${problem.limit} changes (purges, new zones, rate-limit changes) from you in a minute. Nothing was sent to the CDN. Try again in ${problem.retryInSeconds} s.`;
     case 'purge_unknown':
-      return 'That purge is not known here.';
+      return md`That purge is not known here.`;
     case 'nothing_to_retry':
-      return 'Nothing failed in that purge: there is nothing to retry.';
+      return md`Nothing failed in that purge: there is nothing to retry.`;
     case 'no_urls_in_message':
-      return 'That message has no http(s) URLs to purge.';
+      return md`That message has no http(s) URLs to purge.`;
     case 'approval_unknown':
-      return 'That request is not known here.';
+      return md`That request is not known here.`;
     case 'approval_closed':
-      return APPROVAL_STATUS[problem.status];
+      return md`${APPROVAL_STATUS[problem.status]}`;
     case 'approval_decided_meanwhile':
-      return 'Someone else decided this request a moment ago.';
+      return md`Someone else decided this request a moment ago.`;
     case 'approval_pending': {
       const where = problem.link
-        ? `<${problem.link}|in <#${problem.channelId}>>`
-        : `in <#${problem.channelId}>`;
-      return `*${escapeMrkdwn(problem.zoneName)}* already has an open request to purge everything (${where}). Approve, deny or cancel that one; there can be one at a time.`;
+        ? link(problem.link, md`in ${channel(problem.channelId)}`)
+        : md`in ${channel(problem.channelId)}`;
+      return md`*${problem.zoneName}* already has an open request to purge everything (${where}). Approve, deny or cancel that one; there can be one at a time.`;
     }
     case 'not_requester':
-      return 'Only the person who asked can cancel this request.';
+      return md`Only the person who asked can cancel this request.`;
     case 'report_not_found':
-      return `No single daily report has the id ${code(problem.prefix)}. \`/cdn report list\` shows them.`;
+      return md`No single daily report has the id ${code(problem.prefix)}. \`/cdn report list\` shows them.`;
     case 'report_already_stopped':
-      return 'That report is already stopped.';
+      return md`That report is already stopped.`;
     case 'invalid_threshold':
-      return `${code(problem.text)} is not a threshold: ${problem.reason}.`;
+      return md`${code(problem.text)} is not a threshold: ${problem.reason}.`;
     case 'not_watching':
-      return `This channel does not watch ${code(problem.zoneName)}. \`/cdn watch list\` shows what it watches.`;
+      return md`This channel does not watch ${code(problem.zoneName)}. \`/cdn watch list\` shows what it watches.`;
     case 'alert_unknown':
-      return 'That alert is gone: its watch was removed.';
+      return md`That alert is gone: its watch was removed.`;
     case 'dm_refused':
-      return "I couldn't send you that as a direct message. Run `/cdn zones` in a channel instead.";
+      return md`I couldn't send you that as a direct message. Run \`/cdn zones\` in a channel instead.`;
     case 'no_conversation':
-      return 'Ask from a conversation: `/cdn analytics <zone>`.';
+      return md`Ask from a conversation: \`/cdn analytics <zone>\`.`;
     case 'cannot_post':
-      return `${PLACE[problem.place]}: ${CANNOT_POST[problem.slackError] ?? `Slack answered ${code(problem.slackError)}`}.`;
+      return md`${PLACE[problem.place]}: ${CANNOT_POST[problem.slackError] ?? md`Slack answered ${code(problem.slackError)}`}.`;
     case 'not_a_range':
-      return `${code(problem.word)} is not a range (1h, 6h, 24h, 7d, 30d) or a granularity (minute, hour, day).`;
+      return md`${code(problem.word)} is not a range (1h, 6h, 24h, 7d, 30d) or a granularity (minute, hour, day).`;
     case 'too_many_points':
-      return `${problem.range} by ${problem.granularity} is ${problem.points.toLocaleString('en')} points; at most ${problem.max.toLocaleString('en')} make a readable chart. Try \`${problem.suggested}\`.`;
+      return md`${problem.range} by ${problem.granularity} is ${problem.points.toLocaleString('en')} points; at most ${problem.max.toLocaleString('en')} make a readable chart. Try \`${problem.suggested}\`.`;
     case 'checks_too_slow':
-      return `Nothing was saved: ${WAITING_FOR[problem.waitingFor]} within ${problem.seconds} s. Try again in a minute.`;
+      return md`Nothing was saved: ${WAITING_FOR[problem.waitingFor]} within ${problem.seconds} s. Try again in a minute.`;
     case 'trigger_expired':
-      return 'This took too long — run the command again.';
+      return md`This took too long — run the command again.`;
     case 'slack_unavailable':
       return problem.retryInSeconds === undefined
-        ? 'Slack did not answer in time, so I stopped waiting. Try again in a minute.'
-        : `Slack is limiting how fast I may call it right now. Try again in ${problem.retryInSeconds} s.`;
+        ? md`Slack did not answer in time, so I stopped waiting. Try again in a minute.`
+        : md`Slack is limiting how fast I may call it right now. Try again in ${problem.retryInSeconds} s.`;
     case 'no_zone_named':
-      return `Name a zone (${NAMED_ZONE[problem.command]}), or make one this channel's default with \`/cdn use <zone>\`.`;
+      return md`Name a zone (${NAMED_ZONE[problem.command]}), or make one this channel's default with \`/cdn use <zone>\`.`;
     case 'channel_default_stale':
-      return `This channel's default zone (*${escapeMrkdwn(problem.zoneName)}*) was chosen before the workspace's CDN API key changed, so I dropped it. Name a zone, or choose the default again with \`/cdn use <zone>\`.`;
+      return md`This channel's default zone (*${problem.zoneName}*) was chosen before the workspace's CDN API key changed, so I dropped it. Name a zone, or choose the default again with \`/cdn use <zone>\`.`;
     case 'channel_default_gone':
-      return `This channel's default zone *${escapeMrkdwn(problem.zoneName)}* ${problem.deleted ? 'is deleted' : 'no longer exists on the CDN'}, so nothing was done. Name a zone, or choose another default with \`/cdn use <zone>\`.`;
+      return md`This channel's default zone *${problem.zoneName}* ${problem.deleted ? 'is deleted' : 'no longer exists on the CDN'}, so nothing was done. Name a zone, or choose another default with \`/cdn use <zone>\`.`;
     case 'zone_deleted':
-      return `*${escapeMrkdwn(problem.zoneName)}* is deleted: choose a live zone.`;
+      return md`*${problem.zoneName}* is deleted: choose a live zone.`;
     case 'purge_channel_restricted':
       return problem.channelIds.length === 0
-        ? 'Purges are not allowed from here. Nothing was purged.'
-        : `Purges may only be run in ${problem.channelIds.map((id) => `<#${id}>`).join(', ')} (a workspace admin chose these with \`/cdn config purge-channels\`). Nothing was purged; ask there.`;
+        ? md`Purges are not allowed from here. Nothing was purged.`
+        : md`Purges may only be run in ${channelList(problem.channelIds)} (a workspace admin chose these with \`/cdn config purge-channels\`). Nothing was purged; ask there.`;
   }
 }

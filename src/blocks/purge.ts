@@ -4,12 +4,16 @@ import type { Zone } from '../cdn/schemas.js';
 import type { PurgeRun, PurgeStatus } from '../services/purge.js';
 import type { PurgePlan } from '../services/purge-targets.js';
 import { errorText } from './errors.js';
+import { andMore, summarise } from './fit.js';
 import { PURGE_IDS } from './ids.js';
-import type { Message } from './message.js';
-import { code, escapeMrkdwn, mrkdwn, plain, truncate, user } from './text.js';
+import { type Message, message } from './message.js';
+import { code, join, type Mrkdwn, md, mrkdwn, plain, truncate, user } from './text.js';
 import { zonePicker } from './zones.js';
 
 const SHOWN = 15;
+
+/** How many zones a progress line or a notification names; more are counted. */
+const NAMED_ZONES = 10;
 
 function what(files: number, tags: number): string {
   const parts = [];
@@ -18,34 +22,35 @@ function what(files: number, tags: number): string {
   return parts.join(' and ') || 'nothing';
 }
 
-/** A purge form sent from a channel purges are not allowed in, in a form field's plain text. */
-export const PURGE_CHANNELS_INLINE =
-  'Purges may only be run from the channels a workspace admin chose (/cdn config lists them). Nothing was purged.';
-
 /** Said after the zone's name when it was the channel's default rather than named. */
 export const FROM_DEFAULT = " (this channel's default)";
 
+/** Zone names, the first few of them, bold or not. */
+const zoneNames = (names: readonly string[], bold = true) =>
+  summarise(names, NAMED_ZONES, (name) => (bold ? md`*${name}*` : name), ', ');
+
 export function purgeProgressMessage(options: PurgeStatus): Message {
-  const zones = `${options.zoneNames.map((name) => `*${escapeMrkdwn(name)}*`).join(', ')}${options.fromDefault ? FROM_DEFAULT : ''}`;
-  const text = `:broom: ${user(options.actorId)} is purging ${what(options.files, options.tags)} on ${zones}… ${options.done.toLocaleString('en')}/${options.total.toLocaleString('en')}`;
-  return {
-    text: `Purging: ${options.done}/${options.total}`,
-    blocks: [{ type: 'section', text: mrkdwn(truncate(text, 3000)) }],
-  };
+  const zones = md`${zoneNames(options.zoneNames)}${options.fromDefault ? FROM_DEFAULT : ''}`;
+  const text = md`:broom: ${user(options.actorId)} is purging ${what(options.files, options.tags)} on ${zones}… ${options.done.toLocaleString('en')}/${options.total.toLocaleString('en')}`;
+  return message(md`Purging: ${options.done}/${options.total}`, [
+    { type: 'section', text: mrkdwn(text) },
+  ]);
 }
 
 /** The progress message while the bot restarts: the purge resumes by itself, where it stopped. */
 export function purgePausedMessage(options: PurgeStatus): Message {
   const progress = purgeProgressMessage(options);
-  const note = `:double_vertical_bar: Paused at ${options.done.toLocaleString('en')}/${options.total.toLocaleString('en')} for a restart of the bot; it resumes by itself where it stopped.`;
-  return {
-    text: `Purging (paused for a restart): ${options.done}/${options.total}`,
-    blocks: [...progress.blocks, { type: 'context', elements: [mrkdwn(note)] }],
-  };
+  const note = md`:double_vertical_bar: Paused at ${options.done.toLocaleString('en')}/${options.total.toLocaleString('en')} for a restart of the bot; it resumes by itself where it stopped.`;
+  return message(md`Purging (paused for a restart): ${options.done}/${options.total}`, [
+    ...progress.blocks,
+    { type: 'context', elements: [mrkdwn(note)] },
+  ]);
 }
 
-/** How many zones get a full section; more are summed up in one line each. */
+/** How many zones get a full section (3 blocks each); more get a line and a retry button. */
 const DETAILED_RUNS = 6;
+/** How many zones a result shows at all (6 × 3 + 12 × 2 + 2 blocks, within a message's 50). */
+const SHOWN_RUNS = 18;
 
 function runBlocks(
   run: PurgeRun,
@@ -57,29 +62,29 @@ function runBlocks(
   const { job, report } = run;
   const total = job.fileCount + job.tagCount;
   const failed = [...job.failed.files, ...job.failed.tags.map((tag) => `tag:${tag}`)];
-  const zone = `*${escapeMrkdwn(job.zoneName)}*${fromDefault ? FROM_DEFAULT : ''}`;
+  const zone = md`*${job.zoneName}*${fromDefault ? FROM_DEFAULT : ''}`;
   const retried = job.retryOf ? ' (retry)' : '';
   if (failed.length === 0) {
     return [
       {
         type: 'section',
         text: mrkdwn(
-          `:white_check_mark: ${user(actorId)} purged ${what(job.fileCount, job.tagCount)} on ${zone}${retried}.`,
+          md`:white_check_mark: ${user(actorId)} purged ${what(job.fileCount, job.tagCount)} on ${zone}${retried}.`,
         ),
       },
     ];
   }
   const headline =
     failed.length === total
-      ? `:x: ${user(actorId)}'s purge of ${what(job.fileCount, job.tagCount)} on ${zone} failed${retried}.`
-      : `:warning: ${user(actorId)} purged ${(total - failed.length).toLocaleString('en')} of ${total.toLocaleString('en')} on ${zone}${retried}; ${failed.length.toLocaleString('en')} failed.`;
+      ? md`:x: ${user(actorId)}'s purge of ${what(job.fileCount, job.tagCount)} on ${zone} failed${retried}.`
+      : md`:warning: ${user(actorId)} purged ${(total - failed.length).toLocaleString('en')} of ${total.toLocaleString('en')} on ${zone}${retried}; ${failed.length.toLocaleString('en')} failed.`;
   const retry: KnownBlock = {
     type: 'actions',
     block_id: `${PURGE_IDS.resultActions}_${index}`,
     elements: [
       {
         type: 'button',
-        text: plain(`Retry the ${failed.length.toLocaleString('en')} that failed`),
+        text: plain(`Retry the ${failed.length.toLocaleString('en')} that failed`, 75),
         // One button per zone in a message, and action ids must differ.
         action_id: `${PURGE_IDS.retry}_${index}`,
         value: job.id,
@@ -88,21 +93,19 @@ function runBlocks(
     ],
   };
   if (!detailed) return [{ type: 'section', text: mrkdwn(headline) }, retry];
-  const errors = [...new Set(report.results.flatMap((r) => (r.ok ? [] : [errorText(r.error)])))];
-  const list = failed.slice(0, SHOWN).map((item) => `• ${code(truncate(item, 200))}`);
-  if (failed.length > SHOWN) list.push(`…and ${(failed.length - SHOWN).toLocaleString('en')} more`);
+  const errors = [
+    ...new Map(
+      report.results.flatMap((r) => {
+        if (r.ok) return [];
+        const said = errorText(r.error);
+        return [[said.text, said] as const];
+      }),
+    ).values(),
+  ];
+  const list = summarise(failed, SHOWN, (item) => md`• ${code(truncate(item, 200))}`);
   return [
-    {
-      type: 'section',
-      text: mrkdwn(
-        truncate(
-          `${headline}
-${errors.slice(0, 3).join('\n')}`,
-          3000,
-        ),
-      ),
-    },
-    { type: 'section', text: mrkdwn(truncate(`*Not purged:*\n${list.join('\n')}`, 3000)) },
+    { type: 'section', text: mrkdwn(md`${headline}\n${join(errors.slice(0, 3), '\n')}`) },
+    { type: 'section', text: mrkdwn(md`*Not purged:*\n${list}`) },
     retry,
   ];
 }
@@ -112,52 +115,71 @@ export function purgeResultMessage(
   actorId: string,
   options: { fromDefault?: boolean } = {},
 ): Message {
-  const blocks = runs.flatMap((run, index) =>
-    runBlocks(run, actorId, index, index < DETAILED_RUNS, options.fromDefault),
-  );
+  const blocks = runs
+    .slice(0, SHOWN_RUNS)
+    .flatMap((run, index) =>
+      runBlocks(run, actorId, index, index < DETAILED_RUNS, options.fromDefault),
+    );
+  const hidden = runs.slice(SHOWN_RUNS);
+  if (hidden.length > 0) {
+    const hiddenFailed = hidden.filter(
+      (run) => run.job.failed.files.length + run.job.failed.tags.length > 0,
+    ).length;
+    const more = andMore(hidden.length, 'zones') as Mrkdwn;
+    blocks.push({
+      type: 'context',
+      elements: [
+        mrkdwn(
+          hiddenFailed === 0
+            ? md`${more}, all purged.`
+            : md`${more}, ${hiddenFailed.toLocaleString('en')} of them with failures: \`/cdn audit <zone>\` shows each, and purging them again retries.`,
+        ),
+      ],
+    });
+  }
   const requests = runs.reduce((sum, run) => sum + run.report.results.length, 0);
   const purgeIds = runs.flatMap((run) => run.job.purgeIds);
   const ids =
     purgeIds.length > 0
-      ? ` · purge ids: ${purgeIds.slice(0, 5).map(code).join(', ')}${purgeIds.length > 5 ? '…' : ''}`
+      ? md` · purge ids: ${join(purgeIds.slice(0, 5).map(code), ', ')}${purgeIds.length > 5 ? '…' : ''}`
       : '';
   blocks.push({
     type: 'context',
-    elements: [mrkdwn(`${requests} request${requests === 1 ? '' : 's'} to the CDN${ids}`)],
+    elements: [mrkdwn(md`${requests} request${requests === 1 ? '' : 's'} to the CDN${ids}`)],
   });
   const failed = runs.reduce(
     (sum, run) => sum + run.job.failed.files.length + run.job.failed.tags.length,
     0,
   );
   const total = runs.reduce((sum, run) => sum + run.job.fileCount + run.job.tagCount, 0);
-  const zones = runs.map((run) => escapeMrkdwn(run.job.zoneName)).join(', ');
-  return {
-    text:
-      failed === 0
-        ? `Purged ${total} item${total === 1 ? '' : 's'} on ${zones}`
-        : `Purge on ${zones}: ${failed} of ${total} failed`,
+  const zones = zoneNames(
+    runs.map((run) => run.job.zoneName),
+    false,
+  );
+  return message(
+    failed === 0
+      ? md`Purged ${total} item${total === 1 ? '' : 's'} on ${zones}`
+      : md`Purge on ${zones}: ${failed} of ${total} failed`,
     blocks,
-  };
+  );
 }
 
 export function purgeRefusedMessage(plan: PurgePlan): Message {
-  const lines = plan.rejected
-    .slice(0, SHOWN)
-    .map((r) => `• ${code(truncate(r.item, 200))}: ${escapeMrkdwn(r.reason)}`);
-  if (plan.rejected.length > SHOWN) lines.push(`…and ${plan.rejected.length - SHOWN} more`);
-  const text = `Nothing was purged: ${plan.rejected.length} item${plan.rejected.length === 1 ? ' was' : 's were'} refused.`;
-  return {
-    text,
-    blocks: [
-      {
-        type: 'section',
-        text: mrkdwn(
-          `:no_entry_sign: ${text} Fix ${plan.rejected.length === 1 ? 'it' : 'them'} and run the purge again.`,
-        ),
-      },
-      { type: 'section', text: mrkdwn(truncate(lines.join('\n'), 3000)) },
-    ],
-  };
+  const lines = summarise(
+    plan.rejected,
+    SHOWN,
+    (r) => md`• ${code(truncate(r.item, 200))}: ${truncate(r.reason, 200)}`,
+  );
+  const text = md`Nothing was purged: ${plan.rejected.length} item${plan.rejected.length === 1 ? ' was' : 's were'} refused.`;
+  return message(text, [
+    {
+      type: 'section',
+      text: mrkdwn(
+        md`:no_entry_sign: ${text} Fix ${plan.rejected.length === 1 ? 'it' : 'them'} and run the purge again.`,
+      ),
+    },
+    { type: 'section', text: mrkdwn(lines) },
+  ]);
 }
 
 const MODES: Array<{ value: 'urls' | 'tags' | 'everything'; label: string }> = [
@@ -223,7 +245,7 @@ export function purgeFormModal(options: {
 }
 
 export function purgeEverythingModal(options: { zone: Zone; metadata: string }): ModalView {
-  const name = escapeMrkdwn(options.zone.name);
+  const name = options.zone.name;
   return {
     type: 'modal',
     callback_id: PURGE_IDS.everythingCallback,
@@ -235,7 +257,7 @@ export function purgeEverythingModal(options: { zone: Zone; metadata: string }):
       {
         type: 'section',
         text: mrkdwn(
-          `:rotating_light: This empties the cache of *${name}* at every edge location. Until it refills, every request goes to the origin. A second person must approve it before it runs.`,
+          md`:rotating_light: This empties the cache of *${name}* at every edge location. Until it refills, every request goes to the origin. A second person must approve it before it runs.`,
         ),
       },
       {

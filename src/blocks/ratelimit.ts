@@ -1,7 +1,7 @@
 // The rate-limit change: said at once, then updated when every edge has it.
 import type { Zone } from '../cdn/schemas.js';
-import type { Message } from './message.js';
-import { escapeMrkdwn, mrkdwn, slackDate, user } from './text.js';
+import { type Message, message } from './message.js';
+import { md, mrkdwn, slackDate, user } from './text.js';
 
 export function rateLimitMessage(options: {
   zone: Zone;
@@ -13,13 +13,13 @@ export function rateLimitMessage(options: {
   fromDefault?: boolean;
 }): Message {
   const state = options.enabled ? 'on' : 'off';
-  const change = `${user(options.actorId)} turned rate limiting *${state}* for *${escapeMrkdwn(options.zone.name)}*${options.fromDefault ? " (this channel's default)" : ''}.`;
+  const change = md`${user(options.actorId)} turned rate limiting *${state}* for *${options.zone.name}*${options.fromDefault ? " (this channel's default)" : ''}.`;
   const text =
     options.propagatedAt === undefined
-      ? `:hourglass_flowing_sand: ${change} Propagating to every edge location (up to 30 s)…`
-      : `:white_check_mark: ${change} In effect at every edge location since ${slackDate(options.propagatedAt, '{time}')}.`;
-  return {
-    text: `Rate limiting ${state} for ${escapeMrkdwn(options.zone.name)}${options.propagatedAt === undefined ? ' (propagating, up to 30 s)' : ' (in effect everywhere)'}`,
-    blocks: [{ type: 'section', text: mrkdwn(text) }],
-  };
+      ? md`:hourglass_flowing_sand: ${change} Propagating to every edge location (up to 30 s)…`
+      : md`:white_check_mark: ${change} In effect at every edge location since ${slackDate(options.propagatedAt, '{time}')}.`;
+  return message(
+    md`Rate limiting ${state} for ${options.zone.name}${options.propagatedAt === undefined ? ' (propagating, up to 30 s)' : ' (in effect everywhere)'}`,
+    [{ type: 'section', text: mrkdwn(text) }],
+  );
 }

@@ -5,22 +5,37 @@ import { formatCount } from '../charts/format.js';
 import { isAutoRule, ruleTitle } from '../services/watch-evaluation.js';
 import type { Watch, WatchAlert } from '../store/watches.js';
 import { noticeMessage } from './errors.js';
+import { listBlocks, summarise } from './fit.js';
 import { WATCH_IDS } from './ids.js';
-import type { Message } from './message.js';
-import { code, escapeMrkdwn, mrkdwn, plain, slackDate, user } from './text.js';
+import { type Message, message } from './message.js';
+import {
+  channel,
+  code,
+  type Mrkdwn,
+  md,
+  mrkdwn,
+  plain,
+  slackDate,
+  truncate,
+  user,
+} from './text.js';
 
-/** The rule's name, as mrkdwn. */
-const title = (alert: WatchAlert) => escapeMrkdwn(ruleTitle(alert.rule));
+/** The rule's name (literal text). */
+const title = (alert: WatchAlert) => ruleTitle(alert.rule);
 
 const AUTO_SUMMARY = 'spikes, drops and cache-hit-rate falls against its usual traffic';
 
-function rulesLine(watch: Watch): string {
-  const thresholds = watch.rules.map(code).join(', ');
-  return thresholds ? `${AUTO_SUMMARY}, and ${thresholds}` : AUTO_SUMMARY;
+/** How many watches a list shows; thresholds a line names. */
+const SHOWN = 45;
+const SHOWN_RULES = 10;
+
+function rulesLine(watch: Watch): Mrkdwn {
+  if (watch.rules.length === 0) return md`${AUTO_SUMMARY}`;
+  return md`${AUTO_SUMMARY}, and ${summarise(watch.rules, SHOWN_RULES, code, ', ')}`;
 }
 
-export function watchLine(watch: Watch): string {
-  return `*${escapeMrkdwn(watch.zoneName)}* → <#${watch.channelId}>: ${rulesLine(watch)}`;
+export function watchLine(watch: Watch): Mrkdwn {
+  return md`*${watch.zoneName}* → ${channel(watch.channelId)}: ${rulesLine(watch)}`;
 }
 
 export function watchingMessage(
@@ -31,11 +46,8 @@ export function watchingMessage(
     input.zoneStatus === 'pending'
       ? ' It is still pending: this channel will be told when it goes live.'
       : '';
-  const text = `:eyes: <#${watch.channelId}> ${input.created ? 'now watches' : 'watches'} *${escapeMrkdwn(watch.zoneName)}*: ${rulesLine(watch)}.${live} Stop with \`/cdn unwatch ${escapeMrkdwn(watch.zoneName)}\`.`;
-  return {
-    text: `Watching ${escapeMrkdwn(watch.zoneName)}`,
-    blocks: [{ type: 'section', text: mrkdwn(text) }],
-  };
+  const text = md`:eyes: ${channel(watch.channelId)} ${input.created ? 'now watches' : 'watches'} *${watch.zoneName}*: ${rulesLine(watch)}.${live} Stop with ${code(`/cdn unwatch ${watch.zoneName}`)}.`;
+  return message(md`Watching ${watch.zoneName}`, [{ type: 'section', text: mrkdwn(text) }]);
 }
 
 export function watchListMessage(watches: Watch[]): Message {
@@ -43,46 +55,49 @@ export function watchListMessage(watches: Watch[]): Message {
   if (watches.length === 0)
     blocks.push({
       type: 'section',
-      text: mrkdwn('None yet. Watch one with `/cdn watch <zone> [requests>50k/5m] [hitrate<80%]`.'),
+      text: mrkdwn(
+        md`None yet. Watch one with \`/cdn watch <zone> [requests>50k/5m] [hitrate<80%]\`.`,
+      ),
     });
-  for (const watch of watches.slice(0, 45))
-    blocks.push({ type: 'section', text: mrkdwn(watchLine(watch)) });
-  if (watches.length > 45)
-    blocks.push({
-      type: 'context',
-      elements: [mrkdwn(`…and ${watches.length - 45} more (the App Home lists them all).`)],
-    });
-  return { text: `${watches.length} watch${watches.length === 1 ? '' : 'es'}`, blocks };
+  blocks.push(
+    ...listBlocks(
+      watches,
+      SHOWN,
+      (watch) => ({ type: 'section', text: mrkdwn(watchLine(watch)) }),
+      '(the App Home lists them too)',
+    ),
+  );
+  return message(md`${watches.length} watch${watches.length === 1 ? '' : 'es'}`, blocks);
 }
 
 export function unwatchedMessage(watch: Watch): Message {
   return noticeMessage(
-    `<#${watch.channelId}> no longer watches *${escapeMrkdwn(watch.zoneName)}*.`,
+    md`${channel(watch.channelId)} no longer watches *${watch.zoneName}*.`,
     ':white_check_mark:',
   );
 }
 
 /** 'shop.example.dev is active: the CNAME is in place and the edge is serving it'. */
-export function zoneLiveText(watch: Watch, status: 'active' | 'deleted'): string {
+export function zoneLiveText(watch: Watch, status: 'active' | 'deleted'): Mrkdwn {
   return status === 'active'
-    ? `:large_green_circle: *${escapeMrkdwn(watch.zoneName)}* is active: the CNAME is in place and the edge is serving it.`
-    : `:red_circle: *${escapeMrkdwn(watch.zoneName)}* was deleted: this channel's alerts for it have stopped.`;
+    ? md`:large_green_circle: *${watch.zoneName}* is active: the CNAME is in place and the edge is serving it.`
+    : md`:red_circle: *${watch.zoneName}* was deleted: this channel's alerts for it have stopped.`;
 }
 
-function value(alert: WatchAlert): string {
+function value(alert: WatchAlert): Mrkdwn {
   const seen = Number(alert.detail.value ?? 0);
   const bound = Number(alert.detail.bound ?? 0);
   if (alert.rule === 'hitrate_fall' || alert.rule.startsWith('hitrate'))
-    return `cache hit rate *${(seen * 100).toFixed(1)}%* (bound ${(bound * 100).toFixed(0)}%)`;
+    return md`cache hit rate *${(seen * 100).toFixed(1)}%* (bound ${(bound * 100).toFixed(0)}%)`;
   if (alert.rule === 'spike' || alert.rule === 'drop')
-    return `*${formatCount(seen)}* requests a minute, usually ${formatCount(Number(alert.detail.median ?? 0))}`;
-  return `*${formatCount(seen)}* against ${code(alert.rule)}`;
+    return md`*${formatCount(seen)}* requests a minute, usually ${formatCount(Number(alert.detail.median ?? 0))}`;
+  return md`*${formatCount(seen)}* against ${code(alert.rule)}`;
 }
 
 /** The alert's one-line summary: the message's text and its notification. */
-export function alertText(alert: WatchAlert): string {
+export function alertText(alert: WatchAlert): Mrkdwn {
   const state = alert.status === 'resolved' ? 'Resolved' : 'Alert';
-  return `${state}: ${escapeMrkdwn(alert.zoneName)} · ${title(alert)}`;
+  return md`${state}: ${alert.zoneName} · ${title(alert)}`;
 }
 
 /**
@@ -92,20 +107,23 @@ export function alertText(alert: WatchAlert): string {
 export function alertMessage(alert: WatchAlert, chartFileId?: string): Message {
   const resolved = alert.status === 'resolved';
   const head = resolved
-    ? `:white_check_mark: *Resolved* · *${escapeMrkdwn(alert.zoneName)}* · ${title(alert)}`
-    : `:rotating_light: *${escapeMrkdwn(alert.zoneName)}* · ${title(alert)}`;
+    ? md`:white_check_mark: *Resolved* · *${alert.zoneName}* · ${title(alert)}`
+    : md`:rotating_light: *${alert.zoneName}* · ${title(alert)}`;
   const when = resolved
-    ? `from ${slackDate(alert.startedAt, '{time}')} to ${slackDate(alert.resolvedAt ?? alert.startedAt, '{time}')}`
-    : `since ${slackDate(alert.startedAt, '{time}')}`;
+    ? md`from ${slackDate(alert.startedAt, '{time}')} to ${slackDate(alert.resolvedAt ?? alert.startedAt, '{time}')}`
+    : md`since ${slackDate(alert.startedAt, '{time}')}`;
   const blocks: KnownBlock[] = [
-    { type: 'section', text: mrkdwn(`${head}\n${value(alert)} ${when}`) },
+    { type: 'section', text: mrkdwn(md`${head}\n${value(alert)} ${when}`) },
   ];
   if (chartFileId)
     blocks.push({
       type: 'image',
       block_id: WATCH_IDS.chartBlock,
       slack_file: { id: chartFileId },
-      alt_text: `${alert.zoneName} traffic over the last hours, the alert's window shaded`,
+      alt_text: truncate(
+        `${alert.zoneName} traffic over the last hours, the alert's window shaded`,
+        2000,
+      ),
     } as KnownBlock);
   if (!resolved) {
     blocks.push({
@@ -138,29 +156,29 @@ export function alertMessage(alert: WatchAlert, chartFileId?: string): Message {
       ],
     });
   }
-  return { text: alertText(alert), blocks };
+  return message(alertText(alert), blocks);
 }
 
-export function alertResolvedText(alert: WatchAlert): string {
-  return `:white_check_mark: Resolved: back within bounds at ${slackDate(alert.resolvedAt ?? alert.startedAt, '{time}')}.`;
+export function alertResolvedText(alert: WatchAlert): Mrkdwn {
+  return md`:white_check_mark: Resolved: back within bounds at ${slackDate(alert.resolvedAt ?? alert.startedAt, '{time}')}.`;
 }
 
-export function alertSnoozedText(userId: string, until: number): string {
-  return `:zzz: ${user(userId)} snoozed this alert until ${slackDate(until, '{time}')}.`;
+export function alertSnoozedText(userId: string, until: number): Mrkdwn {
+  return md`:zzz: ${user(userId)} snoozed this alert until ${slackDate(until, '{time}')}.`;
 }
 
-export function alertMutedText(alert: WatchAlert, userId: string): string {
-  return `:no_bell: ${user(userId)} muted ${title(alert)} alerts of *${escapeMrkdwn(alert.zoneName)}* in this channel. \`/cdn watch ${escapeMrkdwn(alert.zoneName)}\` again does not unmute; \`/cdn unwatch\` then \`/cdn watch\` does.`;
+export function alertMutedText(alert: WatchAlert, userId: string): Mrkdwn {
+  return md`:no_bell: ${user(userId)} muted ${title(alert)} alerts of *${alert.zoneName}* in this channel. ${code(`/cdn watch ${alert.zoneName}`)} again does not unmute; \`/cdn unwatch\` then \`/cdn watch\` does.`;
 }
 
-export function alertRateLimitedText(alert: WatchAlert, userId: string): string {
-  return `:shield: ${user(userId)} turned rate limiting on for *${escapeMrkdwn(alert.zoneName)}* (reaches every edge within 30 s).`;
+export function alertRateLimitedText(alert: WatchAlert, userId: string): Mrkdwn {
+  return md`:shield: ${user(userId)} turned rate limiting on for *${alert.zoneName}* (reaches every edge within 30 s).`;
 }
 
-export function alertRateLimitAlreadyText(userId: string, done = true): string {
+export function alertRateLimitAlreadyText(userId: string, done = true): Mrkdwn {
   return done
-    ? `Rate limiting was already turned on from this alert by ${user(userId)}.`
-    : `${user(userId)} is turning rate limiting on from this alert right now.`;
+    ? md`Rate limiting was already turned on from this alert by ${user(userId)}.`
+    : md`${user(userId)} is turning rate limiting on from this alert right now.`;
 }
 
 /** The button under `/cdn create`'s answer. */
@@ -172,7 +190,8 @@ export function notifyLiveButton(zoneName: string): KnownBlock {
         type: 'button',
         action_id: WATCH_IDS.notifyLive,
         text: plain('Tell this channel when it goes live'),
-        value: zoneName,
+        // A button's value takes 2,000 characters; a domain has at most 253.
+        value: truncate(zoneName, 2000),
       },
     ],
   };

@@ -8,9 +8,13 @@ import type {
 } from '@slack/types';
 import type { ZonePage } from '../cdn/client.js';
 import type { Zone } from '../cdn/schemas.js';
+import { andMore, summarise } from './fit.js';
 import { ZONE_PICKER_IDS, ZONES_IDS } from './ids.js';
-import type { Message } from './message.js';
-import { code, escapeMrkdwn, mrkdwn, plain, slackDate, truncate } from './text.js';
+import { type Message, message } from './message.js';
+import { code, type Mrkdwn, md, mrkdwn, plain, slackDate, truncate } from './text.js';
+
+/** How many zones a message lists (a page is usually smaller). */
+const SHOWN = 40;
 
 const STATUS_EMOJI: Record<string, string> = {
   active: ':large_green_circle:',
@@ -24,31 +28,33 @@ export interface ZonesPagerValue {
   page: number;
 }
 
-export function statusLabel(status: string): string {
-  return `${STATUS_EMOJI[status] ?? ':grey_question:'} ${escapeMrkdwn(status)}`;
+export function statusLabel(status: string): Mrkdwn {
+  return md`${STATUS_EMOJI[status] ?? ':grey_question:'} ${status}`;
 }
 
-function createdLabel(createdAt: string): string {
+function createdLabel(createdAt: string): Mrkdwn | string {
   const ms = Date.parse(createdAt);
-  return Number.isNaN(ms) ? escapeMrkdwn(createdAt) : slackDate(ms, '{date_short_pretty}');
+  return Number.isNaN(ms) ? createdAt : slackDate(ms, '{date_short_pretty}');
 }
 
-function zoneLine(zone: Zone): string {
-  return `*${escapeMrkdwn(zone.name)}*  ${statusLabel(zone.status)}\n${code(zone.id)} · created ${createdLabel(zone.createdAt)}`;
+function zoneLine(zone: Zone): Mrkdwn {
+  return md`*${zone.name}*  ${statusLabel(zone.status)}\n${code(zone.id)} · created ${createdLabel(zone.createdAt)}`;
 }
 
 export function zonesMessage(page: ZonePage, status?: string): Message {
-  const shownStatus = status === undefined ? undefined : escapeMrkdwn(status);
   const filter = status ? ` · ${status}` : '';
+  const which = status ? `${status} ` : '';
   const lastPage = page.zones.length === 0 ? page.page : page.pages;
   const summary =
     page.total === 0
-      ? `No ${shownStatus ? `${shownStatus} ` : ''}zones yet.`
-      : `${page.total} ${shownStatus ? `${shownStatus} ` : ''}zone${page.total === 1 ? '' : 's'} · page ${page.page} of ${lastPage}`;
+      ? md`No ${which}zones yet.`
+      : md`${page.total} ${which}zone${page.total === 1 ? '' : 's'} · page ${page.page} of ${lastPage}`;
+  const shown = page.zones.slice(0, SHOWN);
+  const more = andMore(page.zones.length - shown.length, 'on this page');
   const blocks: KnownBlock[] = [
-    { type: 'header', text: plain(`Zones${filter}`) },
+    { type: 'header', text: plain(`Zones${filter}`, 150) },
     { type: 'context', elements: [mrkdwn(summary)] },
-    ...page.zones.map(
+    ...shown.map(
       (zone, index): KnownBlock => ({
         type: 'section',
         text: mrkdwn(zoneLine(zone)),
@@ -66,10 +72,11 @@ export function zonesMessage(page: ZonePage, status?: string): Message {
       }),
     ),
   ];
+  if (more) blocks.push({ type: 'context', elements: [mrkdwn(more)] });
   if (page.zones.length === 0 && page.total > 0) {
     blocks.push({
       type: 'section',
-      text: mrkdwn(`Page ${page.page} is past the last page (${page.pages}).`),
+      text: mrkdwn(md`Page ${page.page} is past the last page (${page.pages}).`),
     });
   }
   const buttons: Button[] = [];
@@ -92,8 +99,8 @@ export function zonesMessage(page: ZonePage, status?: string): Message {
       elements: buttons,
     } satisfies ActionsBlock);
   }
-  const names = page.zones.map((zone) => escapeMrkdwn(zone.name)).join(', ');
-  return { text: truncate(`${summary}${names ? `: ${names}` : ''}`, 3000), blocks };
+  const names = summarise(page.zones, 10, (zone) => zone.name, ', ');
+  return message(page.zones.length > 0 ? md`${summary}: ${names}` : summary, blocks);
 }
 
 /** A zone as a picker option: its name and status, its id as the value. */

@@ -5,6 +5,7 @@
 // time says so. A response_url that refuses the answer hands it to the channel, then the DM.
 import type { AllMiddlewareArgs, AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import { noticeModal, warningMessage } from '../blocks/errors.js';
+import type { Mrkdwn } from '../blocks/text.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { explain } from '../slack/explain.js';
@@ -56,7 +57,7 @@ export function errorPolicy(logger: Logger): Middleware<AnyMiddlewareArgs> {
 async function answer(
   args: AnyMiddlewareArgs & AllMiddlewareArgs,
   body: Body,
-  text: string,
+  text: Mrkdwn,
   { spentTrigger }: { spentTrigger: boolean },
 ) {
   const acked = ackedIn(args.context);

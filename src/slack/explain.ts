@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { errorText, warningMessage } from '../blocks/errors.js';
 import type { Message } from '../blocks/message.js';
+import type { Mrkdwn } from '../blocks/text.js';
 import { CdnError } from '../cdn/errors.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -11,10 +12,11 @@ import { SecretError } from '../store/crypto.js';
 import { asSlackProblem } from './web-api-errors.js';
 
 /**
- * Logs `error` as its kind deserves and returns the sentence for the user. Slack's own passing
+ * Logs `error` as its kind deserves and returns the sentence for the user, as mrkdwn (plainText()
+ * makes it a form field's plain text). Slack's own passing
  * failures (a spent trigger, a timeout, a 5xx, a 429) are said as such, wherever they come from.
  */
-export function explain(logger: Logger, failure: unknown, where: string): string {
+export function explain(logger: Logger, failure: unknown, where: string): Mrkdwn {
   const error = asSlackProblem(failure);
   if (error instanceof AppError) {
     logger.debug({ code: error.code, where }, 'refused');

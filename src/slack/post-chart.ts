@@ -1,6 +1,7 @@
 // Posting a traffic chart in a conversation: the external upload flow (files.uploadV2).
 import type { WebClient } from '@slack/web-api';
 import { analyticsComment, noTrafficText } from '../blocks/analytics.js';
+import type { Mrkdwn } from '../blocks/text.js';
 import type { AnalyticsReport } from '../services/analytics.js';
 import { asPostRefusal } from './web-api-errors.js';
 
@@ -9,7 +10,7 @@ export async function postChart(
   client: WebClient,
   channelId: string,
   report: AnalyticsReport,
-): Promise<{ posted: true } | { posted: false; text: string }> {
+): Promise<{ posted: true } | { posted: false; text: Mrkdwn }> {
   if (!report.png) return { posted: false, text: noTrafficText(report) };
   const stamp = new Date(report.range.until).toISOString().slice(0, 16).replace(/[-:]/g, '');
   try {
@@ -18,7 +19,7 @@ export async function postChart(
       file: report.png,
       filename: `${report.zone.name}-traffic-${stamp}.png`,
       title: `${report.zone.name} traffic, ${report.range.label}`,
-      initial_comment: analyticsComment(report),
+      initial_comment: analyticsComment(report).text,
     });
   } catch (error) {
     throw asPostRefusal(error, 'chart');

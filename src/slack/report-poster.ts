@@ -7,6 +7,7 @@
 import { request } from 'undici';
 import { errorText } from '../blocks/errors.js';
 import { dailyReportText, reportPausedText } from '../blocks/reports.js';
+import { plainText } from '../blocks/text.js';
 import type { DailyReport } from '../services/daily-report.js';
 import type { ReportPoster, StagedPost } from '../services/report-delivery.js';
 import type { Schedule } from '../store/schedules.js';
@@ -90,7 +91,7 @@ export class SlackReportPoster implements ReportPoster {
   ): Promise<{ ts?: string }> {
     const token = await this.clients.tokenFor(schedule.workspaceId);
     const client = this.clients.client;
-    const text = dailyReportText(report);
+    const text = dailyReportText(report).text;
     // The channel's limit last: its slot is when the post goes (see Pacer.turn).
     const keys = [
       ...('fileId' in staged
@@ -168,7 +169,8 @@ export class SlackReportPoster implements ReportPoster {
   }
 
   reasonFor(error: unknown): string {
-    return errorText(asSlackProblem(error));
+    // Stored as plain text, and escaped when it is shown.
+    return plainText(errorText(asSlackProblem(error)));
   }
 
   async paused(schedule: Schedule, reason: string): Promise<void> {
@@ -176,7 +178,7 @@ export class SlackReportPoster implements ReportPoster {
     await this.clients.client.chat.postMessage({
       token,
       channel: schedule.createdBy,
-      text: reportPausedText(schedule, reason),
+      text: reportPausedText(schedule, reason).text,
     });
   }
 }

@@ -53,7 +53,7 @@ export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
         ts: alert.messageTs ?? '',
         ...alertMessage(alert, fileId),
       });
-      await this.#thread(token, alert, alertResolvedText(alert));
+      await this.#thread(token, alert, alertResolvedText(alert).text);
     });
   }
 
@@ -63,21 +63,21 @@ export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
       this.clients.client.chat.postMessage({
         token,
         channel: watch.channelId,
-        text: zoneLiveText(watch, status),
+        text: zoneLiveText(watch, status).text,
       }),
     );
   }
 
   async snoozed(alert: WatchAlert, userId: string, until: number): Promise<void> {
-    await this.#followUp(alert, alertSnoozedText(userId, until));
+    await this.#followUp(alert, alertSnoozedText(userId, until).text);
   }
 
   async muted(alert: WatchAlert, userId: string): Promise<void> {
-    await this.#followUp(alert, alertMutedText(alert, userId));
+    await this.#followUp(alert, alertMutedText(alert, userId).text);
   }
 
   async rateLimited(alert: WatchAlert, userId: string): Promise<void> {
-    await this.#followUp(alert, alertRateLimitedText(alert, userId));
+    await this.#followUp(alert, alertRateLimitedText(alert, userId).text);
   }
 
   transient(error: unknown): boolean {

@@ -12,7 +12,7 @@ import { helpMessage } from '../../src/blocks/help.js';
 import { homeView } from '../../src/blocks/home.js';
 import { loginCheckingView, loginDoneView, loginModal } from '../../src/blocks/login.js';
 import { rateLimitMessage } from '../../src/blocks/ratelimit.js';
-import { escapeMrkdwn } from '../../src/blocks/text.js';
+import { md } from '../../src/blocks/text.js';
 import { zonesMessage } from '../../src/blocks/zones.js';
 import { CDN_ERROR_CODES, CdnError } from '../../src/cdn/errors.js';
 import type { Zone } from '../../src/cdn/schemas.js';
@@ -210,9 +210,9 @@ describe('the CNAME record', () => {
   });
 });
 
-describe('escapeMrkdwn', () => {
+describe('md``', () => {
   it('neutralizes mentions and links', () => {
-    expect(escapeMrkdwn(HOSTILE)).toBe(
+    expect(md`${HOSTILE}`.text).toBe(
       '&lt;!channel&gt; &lt;@U123&gt; &lt;http://evil.example|innocent&gt; &amp; `tick`',
     );
   });

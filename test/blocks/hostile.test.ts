@@ -16,10 +16,13 @@ import * as problemBlocks from '../../src/blocks/problems.js';
 import * as purgeBlocks from '../../src/blocks/purge.js';
 import * as rateLimitBlocks from '../../src/blocks/ratelimit.js';
 import * as reportBlocks from '../../src/blocks/reports.js';
+import { Mrkdwn, md } from '../../src/blocks/text.js';
 import * as watchBlocks from '../../src/blocks/watches.js';
 import * as zoneBlocks from '../../src/blocks/zones.js';
 import { CdnError } from '../../src/cdn/errors.js';
 import type { Zone } from '../../src/cdn/schemas.js';
+import { HELP_ENTRIES } from '../../src/commands/registry.js';
+import { mrkdwnToText } from '../../src/dev/console/render.js';
 import { AppError, type Problem, type ProblemCode } from '../../src/errors.js';
 import type { AnalyticsReport } from '../../src/services/analytics.js';
 import type { PurgeRun } from '../../src/services/purge.js';
@@ -29,7 +32,9 @@ import type { Schedule } from '../../src/store/schedules.js';
 import type { Watch, WatchAlert } from '../../src/store/watches.js';
 import { INJECTED, mrkdwnOf } from '../helpers/mrkdwn.js';
 
-const H = '<!channel> <!here> <!everyone> <@UEVIL> <http://evil.example|innocent> &amp;';
+/** Typed or CDN-supplied text: mentions, a disguised link, and `&`, `<`, `>` in plain use. */
+const H =
+  '<!channel> <!here> <!everyone> <@UEVIL> <http://evil.example|innocent> a&b requests>50k hitrate<80%';
 const zone: Zone = { id: H, name: H, status: H, createdAt: '2026-11-01T00:00:00Z' };
 const approval = (status: Approval['status'], outcome: Approval['outcome'] = null): Approval => ({
   id: 'a1',
@@ -148,6 +153,7 @@ const EXEMPT: Record<string, string> = {
   noticeModal: 'takes mrkdwn its caller built and escaped (the e2e sweep checks the callers)',
   shortId: 'a slice of an id the bot made',
   keyRefusedText: 'plain text for a modal error (Slack does not parse it as mrkdwn)',
+  inlineErrorText: 'plain text for a modal error (Slack does not parse it as mrkdwn)',
   keyUncheckedText: 'plain text for a modal error (Slack does not parse it as mrkdwn)',
   purgeRefusedInline: 'plain text for a modal error (Slack does not parse it as mrkdwn)',
 };
@@ -247,6 +253,7 @@ const CASES: Record<string, () => unknown[]> = {
   approveModal: () => [approvalBlocks.approveModal(approval('pending'))],
   denyModal: () => [approvalBlocks.denyModal(approval('pending'))],
   auditMessage: () => [auditBlocks.auditMessage([entry], H), auditBlocks.auditMessage([], H)],
+  auditLine: () => [auditBlocks.auditLine(entry)],
   channelList: () => [channelBlocks.channelList(['C1', 'C2'])],
   channelDefaultMessage: () => [
     channelBlocks.channelDefaultMessage({ kind: 'none' }),
@@ -291,6 +298,7 @@ const CASES: Record<string, () => unknown[]> = {
       new Error(H),
     ].map((error) => errorBlocks.errorText(error, H)),
   errorMessage: () => [errorBlocks.errorMessage(new CdnError('conflict', H))],
+  usageLine: () => [helpBlocks.usageLine({ name: H, usage: H, summary: H, audience: 'admins' })],
   helpMessage: () => [
     helpBlocks.helpMessage([{ name: H, usage: H, summary: H }], { unknown: H, suggestion: H }),
   ],
@@ -451,10 +459,95 @@ describe('every Block Kit builder, with hostile strings', () => {
   it('renders every problem, and AppErrors through errorText the same way', () => {
     for (const problem of Object.values(PROBLEMS)) {
       const text = errorBlocks.errorText(new AppError(problem));
-      expect(text).toBe(problemBlocks.problemText(problem));
-      expect(text).not.toMatch(INJECTED);
+      expect(text).toEqual(problemBlocks.problemText(problem));
+      expect(text.text).not.toMatch(INJECTED);
       // The log message is the code: never what a person typed.
       expect(new AppError(problem).message).toBe(problem.code);
     }
+  });
+});
+
+/**
+ * Slack's own sequences, which only the bot writes: mentions, channels, groups, dates, the links it
+ * builds, and a quote's `>` at the start of a line.
+ */
+const SLACK_SEQUENCE =
+  /<@U[A-Z0-9]+>|<#C[A-Z0-9]+>|<!subteam\^S[A-Z0-9]+>|<!date\^\d+\^[^|>]*\|[^<>]*>|<https:\/\/x\.slack\.com\/[^|<>]*\|[^<>]*<#C[A-Z0-9]+>>|^>/gm;
+
+describe('every Block Kit builder escapes exactly once', () => {
+  const cases = Object.entries(CASES);
+
+  it.each(cases)('%s: no raw control character, no double escape', (_name, build) => {
+    for (const text of mrkdwnOf(build())) {
+      expect(text.replace(SLACK_SEQUENCE, '')).not.toMatch(/[<>]/);
+      expect(text).not.toMatch(/&amp;(amp|lt|gt);/);
+      expect(text.replace(/&(amp|lt|gt);/g, '')).not.toMatch(/&/);
+    }
+  });
+
+  it('shows what was typed, character for character, through a mrkdwn renderer', () => {
+    const shown = (value: unknown) =>
+      mrkdwnOf(value)
+        .map((text) => mrkdwnToText(text))
+        .join('\n');
+    expect(shown(watchBlocks.watchLine({ ...watch, zoneName: H }))).toContain(H);
+    expect(shown(errorBlocks.errorText(new CdnError('conflict', H)))).toContain(H);
+    expect(
+      shown(
+        zoneBlocks.zonesMessage({
+          zones: [{ ...zone, name: H }],
+          page: 1,
+          perPage: 10,
+          total: 1,
+          pages: 1,
+        }),
+      ),
+    ).toContain(H);
+    expect(
+      shown(
+        purgeBlocks.purgeRefusedMessage({
+          groups: [],
+          rejected: [{ item: 'https://a.example/?x=1&y=2', reason: H }],
+          duplicates: 0,
+        }),
+      ),
+    ).toContain('https://a.example/?x=1&y=2');
+  });
+
+  it('shows help and usage texts as written: <zone>, requests>50k, hitrate<80%', () => {
+    const help = mrkdwnOf(helpBlocks.helpMessage(HELP_ENTRIES))
+      .map((text) => mrkdwnToText(text))
+      .join('\n');
+    for (const entry of HELP_ENTRIES) expect(help).toContain(entry.usage);
+    expect(help).toContain('/cdn watch <zone> [requests>50k/5m] [hitrate<80%] | list');
+    const notice = mrkdwnToText(errorBlocks.noticeMessage('Usage: `/cdn unwatch <zone>`').text);
+    expect(notice).toBe('Usage: `/cdn unwatch <zone>`');
+    const problem = mrkdwnToText(
+      problemBlocks.problemText({ code: 'no_zone_named', command: 'purge' }).text,
+    );
+    expect(problem).toContain('`/cdn purge <zone> /path…`');
+    expect(problem).toContain('`/cdn use <zone>`');
+  });
+
+  it('keeps plain_text free of entities, and modal errors plain', () => {
+    const texts: string[] = [];
+    JSON.stringify(
+      Object.values(CASES).map((build) => build()),
+      (_k, v) => {
+        if (v && typeof v === 'object' && v.type === 'plain_text') texts.push(v.text);
+        return v instanceof Mrkdwn ? v.text : v;
+      },
+    );
+    expect(
+      texts.filter((text) => /&(amp|lt|gt);/.test(text) && !text.includes('&amp;'.repeat(1))),
+    ).toEqual([]);
+    expect(errorBlocks.inlineErrorText(new CdnError('conflict', 'a&b <c>'))).toBe(
+      'The CDN refused: a&b <c>.',
+    );
+  });
+
+  it('refuses a Mrkdwn put in a plain string, so it cannot be escaped twice', () => {
+    expect(() => `${md`a`}`).toThrow(TypeError);
+    expect(md`${md`a&b`} ${'a&b'}`.text).toBe('a&amp;b a&amp;b');
   });
 });

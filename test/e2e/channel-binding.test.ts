@@ -94,11 +94,11 @@ describe('a channel default zone', () => {
     const sent = posts(h).length;
     const noZone = await ask(h, 'purge /assets/app.css', { channel: DEV });
     expect(noZone.text).toBe(
-      "Name a zone (`/cdn purge <zone> /path…` or full URLs), or make one this channel's default with `/cdn use <zone>`.",
+      "Name a zone (`/cdn purge &lt;zone&gt; /path…` or full URLs), or make one this channel's default with `/cdn use &lt;zone&gt;`.",
     );
     const noZoneRate = await ask(h, 'ratelimit off', { channel: DEV });
-    expect(noZoneRate.text).toContain('`/cdn ratelimit <zone> on|off`');
-    expect(noZoneRate.text).toContain('/cdn use <zone>');
+    expect(noZoneRate.text).toContain('`/cdn ratelimit &lt;zone&gt; on|off`');
+    expect(noZoneRate.text).toContain('/cdn use &lt;zone&gt;');
     expect(posts(h)).toHaveLength(sent);
     expect(shop?.limits.enabled).toBe(true);
 
@@ -115,10 +115,10 @@ describe('a channel default zone', () => {
     await h.login();
     const reply = await ask(h, 'analytics 7d day');
     expect(reply.text).toBe(
-      "Name a zone (`/cdn analytics <zone>`), or make one this channel's default with `/cdn use <zone>`.",
+      "Name a zone (`/cdn analytics &lt;zone&gt;`), or make one this channel's default with `/cdn use &lt;zone&gt;`.",
     );
     const usage = await ask(h, 'ratelimit on off');
-    expect(usage.text).toContain('Usage: `/cdn ratelimit <zone> on|off`');
+    expect(usage.text).toContain('Usage: `/cdn ratelimit &lt;zone&gt; on|off`');
     expect(h.sandbox.requests).toEqual([]);
   });
 
@@ -160,7 +160,7 @@ describe('a channel default zone', () => {
     await h.deps.zoneIndex.idle();
     const gone = await ask(h, 'analytics', { user: ADMIN });
     expect(gone.text).toBe(
-      "This channel's default zone *shop.example.org* is deleted, so nothing was done. Name a zone, or choose another default with `/cdn use <zone>`.",
+      "This channel's default zone *shop.example.org* is deleted, so nothing was done. Name a zone, or choose another default with `/cdn use &lt;zone&gt;`.",
     );
     expect(h.sandbox.requests.filter((r) => r.path.includes('/analytics'))).toEqual([]);
 

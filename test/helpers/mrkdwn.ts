@@ -21,8 +21,9 @@ export function mrkdwnOf(value: unknown, out: string[] = [], root = true): strin
     const object = value as Record<string, unknown>;
     if (typeof object.text === 'string' && (root || object.type === 'mrkdwn'))
       out.push(object.text);
-    for (const [key, child] of Object.entries(object))
-      if (key !== 'text' && typeof child === 'object') mrkdwnOf(child, out, false);
+    // A section's `text` is an object: walked like any other child.
+    for (const child of Object.values(object))
+      if (typeof child === 'object' && child !== null) mrkdwnOf(child, out, false);
   }
   return out;
 }

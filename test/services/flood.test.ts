@@ -43,7 +43,7 @@ describe.each(BACKENDS)('FloodControl on $backend', ({ backend, skip }) => {
     for (let i = 0; i < 10; i++) await flood.take('T1', 'U1');
     const error = await refusal(flood.take('T1', 'U1'));
     expect(error.problem).toEqual({ code: 'too_many_changes', limit: 10, retryInSeconds: 61 });
-    expect(errorText(error)).toBe(
+    expect(errorText(error).text).toBe(
       'Slow down: that is more than 10 changes (purges, new zones, rate-limit changes) from you in a minute. Nothing was sent to the CDN. Try again in 61 s.',
     );
     // Someone else, or the same user in another workspace, is not held back.

@@ -18,7 +18,7 @@
 // With `should_escape: true` the same reaches a slash command (docs.slack.dev,
 // AgentsConversationsSetCommandsArguments.should_escape: "channel, user, and link references in
 // the command's text are escaped/parsed ... matching the slash-command should_escape behavior").
-import { escapeMrkdwn } from '../../blocks/text.js';
+import { md } from '../../blocks/text.js';
 import type { SlackRecords } from './records.js';
 
 type Workspace = Pick<SlackRecords, 'users' | 'channels' | 'usergroups'>;
@@ -32,7 +32,8 @@ const BROADCASTS = new Set(['here', 'channel', 'everyone']);
 
 /** Typed text as Slack delivers it to an app: entities, links and mentions. */
 export function escapeTyped(text: string, workspace: Workspace): string {
-  return escapeMrkdwn(text)
+  // Slack's three entities first (the same escaping as any mrkdwn the bot sends).
+  return md`${text}`.text
     .split(/(\s+)/)
     .map((word) => formatWord(word, workspace))
     .join('');

@@ -1,8 +1,14 @@
 // Block Kit validation as strict as Slack's: what Slack answers invalid_blocks to, this refuses too.
-// Limits are those of the Block Kit reference (docs.slack.dev/reference/block-kit).
+// Limits are those of the Block Kit reference (docs.slack.dev/reference/block-kit), cited per check
+// below as REF + the page's path.
+
+/** The Block Kit reference: each limit below names its page under it. */
+// REF = https://docs.slack.dev/reference/block-kit
 
 export type Surface = 'message' | 'modal' | 'home';
 
+// REF/blocks: "up to 50 blocks in each message, and 100 blocks in modals or Home tabs";
+// docs.slack.dev/reference/views/modal-views: "blocks … Max of 100 blocks".
 const MAX_BLOCKS: Record<Surface, number> = { message: 50, modal: 100, home: 100 };
 
 type Json = Record<string, unknown>;
@@ -73,8 +79,65 @@ function options(problems: Problems, path: string, list: unknown, max: number, m
       problems.add(`${path}[${i}]`, 'must be an option object');
       continue;
     }
+    // REF/composition-objects/option-object: text ≤ 75, value ≤ 150, description ≤ 75, url ≤ 3000.
     text(problems, `${path}[${i}].text`, option.text, 75);
     string(problems, `${path}[${i}].value`, option.value, 150, true);
+    text(problems, `${path}[${i}].description`, option.description, 75, { required: false });
+    string(problems, `${path}[${i}].url`, option.url, 3000);
+  }
+}
+
+/**
+ * REF/composition-objects/option-group-object: "An option_groups array can have a maximum number of
+ * 100 option groups"; each label is plain_text of at most 75 characters, each group at most 100
+ * options.
+ */
+function optionGroups(problems: Problems, path: string, groups: unknown) {
+  if (!Array.isArray(groups)) return problems.add(path, 'must be an array of option groups');
+  if (groups.length === 0) problems.add(path, 'must have at least 1 option group');
+  if (groups.length > 100) problems.add(path, 'must have at most 100 option groups');
+  for (const [i, group] of groups.entries()) {
+    if (!isObject(group)) {
+      problems.add(`${path}[${i}]`, 'must be an option group object');
+      continue;
+    }
+    text(problems, `${path}[${i}].label`, group.label, 75, { plainOnly: true });
+    options(problems, `${path}[${i}].options`, group.options, 100);
+  }
+}
+
+/** Every option offered, from `options` or from `option_groups`. */
+function offered(element: Json): unknown[] {
+  if (Array.isArray(element.options)) return element.options;
+  if (!Array.isArray(element.option_groups)) return [];
+  return element.option_groups.flatMap((group) =>
+    isObject(group) && Array.isArray(group.options) ? group.options : [],
+  );
+}
+
+/** An option as Slack compares them: its text object, value and description. */
+const sameOption = (a: unknown, b: unknown) =>
+  isObject(a) &&
+  isObject(b) &&
+  a.value === b.value &&
+  JSON.stringify(a.text) === JSON.stringify(b.text) &&
+  JSON.stringify(a.description) === JSON.stringify(b.description);
+
+/**
+ * initial_option(s) "exactly matches one of the options within options" (REF/block-elements/
+ * select-menu-element, radio-button-group-element, checkboxes-element, multi-select-menu-element).
+ */
+function initialOptions(problems: Problems, path: string, element: Json) {
+  const choices = offered(element);
+  const initial =
+    element.initial_option !== undefined
+      ? [['initial_option', element.initial_option] as const]
+      : Array.isArray(element.initial_options)
+        ? element.initial_options.map((option, i) => [`initial_options[${i}]`, option] as const)
+        : [];
+  for (const [key, option] of initial) {
+    if (!choices.some((choice) => sameOption(choice, option)))
+      problems.add(`${path}.${key}`, 'must exactly match one of the options');
   }
 }
 
@@ -82,6 +145,7 @@ function element(problems: Problems, path: string, value: unknown, ids: Ids, sur
   if (!isObject(value)) return problems.add(path, 'must be an element object');
   switch (value.type) {
     case 'button':
+      // REF/block-elements/button-element: text ≤ 75, value ≤ 2000, url ≤ 3000.
       text(problems, `${path}.text`, value.text, 75, { plainOnly: true });
       string(problems, `${path}.value`, value.value, 2000);
       string(problems, `${path}.url`, value.url, 3000);
@@ -92,17 +156,21 @@ function element(problems: Problems, path: string, value: unknown, ids: Ids, sur
       return actionId(problems, path, value, ids);
     case 'static_select':
     case 'multi_static_select':
+      // REF/block-elements/select-menu-element: options ≤ 100, or option_groups instead (one of
+      // the two); placeholder ≤ 150.
       text(problems, `${path}.placeholder`, value.placeholder, 150, {
         plainOnly: true,
         required: false,
       });
+      if (value.option_groups !== undefined && value.options !== undefined) {
+        problems.add(path, 'options and option_groups cannot both be set');
+      }
       if (value.option_groups !== undefined) {
-        if (!Array.isArray(value.option_groups) || value.option_groups.length > 100) {
-          problems.add(`${path}.option_groups`, 'must have at most 100 groups');
-        }
+        optionGroups(problems, `${path}.option_groups`, value.option_groups);
       } else {
         options(problems, `${path}.options`, value.options, 100);
       }
+      initialOptions(problems, path, value);
       return actionId(problems, path, value, ids);
     case 'external_select':
     case 'multi_external_select':
@@ -112,7 +180,18 @@ function element(problems: Problems, path: string, value: unknown, ids: Ids, sur
       });
       return actionId(problems, path, value, ids);
     case 'overflow':
-      options(problems, `${path}.options`, value.options, 5, 1);
+      // REF/block-elements/overflow-menu-element: "up to five option objects"; the former
+      // reference (api.slack.com/reference/block-kit/block-elements#overflow): "Maximum number of
+      // options is 5, minimum is 2".
+      options(problems, `${path}.options`, value.options, 5, 2);
+      if (value.confirm !== undefined) confirm(problems, `${path}.confirm`, value.confirm);
+      return actionId(problems, path, value, ids);
+    case 'radio_buttons':
+    case 'checkboxes':
+      // REF/block-elements/radio-button-group-element and checkboxes-element: "A maximum of 10
+      // options are allowed"; initial options must be among them.
+      options(problems, `${path}.options`, value.options, 10);
+      initialOptions(problems, path, value);
       return actionId(problems, path, value, ids);
     case 'plain_text_input':
     case 'url_text_input':
@@ -134,11 +213,8 @@ function element(problems: Problems, path: string, value: unknown, ids: Ids, sur
     case 'multi_users_select':
     case 'multi_conversations_select':
     case 'multi_channels_select':
-    case 'radio_buttons':
-    case 'checkboxes':
     case 'datepicker':
     case 'timepicker':
-      if (value.options !== undefined) options(problems, `${path}.options`, value.options, 10);
       return actionId(problems, path, value, ids);
     case 'image':
       string(problems, `${path}.image_url`, value.image_url, 3000, true);
@@ -149,6 +225,7 @@ function element(problems: Problems, path: string, value: unknown, ids: Ids, sur
   }
 }
 
+// REF/composition-objects/confirmation-dialog-object: title ≤ 100, text ≤ 300, confirm and deny ≤ 30.
 function confirm(problems: Problems, path: string, value: unknown) {
   if (!isObject(value)) return problems.add(path, 'must be a confirm object');
   text(problems, `${path}.title`, value.title, 100, { plainOnly: true });
@@ -159,6 +236,7 @@ function confirm(problems: Problems, path: string, value: unknown) {
 
 function block(problems: Problems, path: string, value: unknown, ids: Ids, surface: Surface) {
   if (!isObject(value)) return problems.add(path, 'must be a block object');
+  // REF/blocks/*: block_id ≤ 255, unique in a message or view (action_id ≤ 255 likewise, above).
   if (value.block_id !== undefined) {
     string(problems, `${path}.block_id`, value.block_id, 255);
     if (typeof value.block_id === 'string') {
@@ -169,6 +247,7 @@ function block(problems: Problems, path: string, value: unknown, ids: Ids, surfa
   }
   switch (value.type) {
     case 'section':
+      // REF/blocks/section-block: text ≤ 3000; at most 10 fields, each ≤ 2000.
       if (value.text === undefined && value.fields === undefined) {
         problems.add(path, 'a section needs text or fields');
       }
@@ -186,10 +265,12 @@ function block(problems: Problems, path: string, value: unknown, ids: Ids, surfa
         element(problems, `${path}.accessory`, value.accessory, ids, surface);
       return;
     case 'header':
+      // REF/blocks/header-block: plain_text, at most 150 characters.
       return text(problems, `${path}.text`, value.text, 150, { plainOnly: true });
     case 'divider':
       return;
     case 'context':
+      // REF/blocks/context-block: at most 10 elements.
       if (
         !Array.isArray(value.elements) ||
         value.elements.length === 0 ||
@@ -206,6 +287,7 @@ function block(problems: Problems, path: string, value: unknown, ids: Ids, surfa
       }
       return;
     case 'actions':
+      // REF/blocks/actions-block: "There is a maximum of 25 elements in each action block".
       if (
         !Array.isArray(value.elements) ||
         value.elements.length === 0 ||
@@ -218,6 +300,7 @@ function block(problems: Problems, path: string, value: unknown, ids: Ids, surfa
       }
       return;
     case 'input':
+      // REF/blocks/input-block: label and hint plain_text, each ≤ 2000.
       if (surface === 'message')
         problems.add(path, 'input blocks only work in modals and Home tabs');
       text(problems, `${path}.label`, value.label, 2000, { plainOnly: true });
@@ -266,6 +349,8 @@ export function validateView(view: unknown): string[] {
     problems.add('view.type', 'must be modal or home');
     return problems.list;
   }
+  // docs.slack.dev/reference/views/modal-views: title, submit and close plain_text ≤ 24;
+  // callback_id ≤ 255; private_metadata ≤ 3000; submit required with input blocks.
   if (view.type === 'modal') {
     text(problems, 'view.title', view.title, 24, { plainOnly: true });
     text(problems, 'view.submit', view.submit, 24, { plainOnly: true, required: false });
@@ -292,9 +377,7 @@ export function validateOptions(response: unknown): string[] {
     return problems.list;
   }
   if (response.option_groups !== undefined) {
-    if (!Array.isArray(response.option_groups) || response.option_groups.length > 100) {
-      problems.add('option_groups', 'must have at most 100 groups');
-    }
+    optionGroups(problems, 'option_groups', response.option_groups);
   } else {
     options(problems, 'options', response.options, 100, 0);
   }

@@ -2,6 +2,7 @@
 // zone named, the channel's default.
 import { noticeMessage } from '../../blocks/errors.js';
 import { problemText } from '../../blocks/problems.js';
+import { md } from '../../blocks/text.js';
 import { parseAnalyticsArgs } from '../../services/analytics.js';
 import { postChart } from '../../slack/post-chart.js';
 import type { SubcommandHandler } from './context.js';
@@ -12,8 +13,8 @@ export const analytics: SubcommandHandler = async (context) => {
   const { args, deps, caller, command, respond, client } = context;
   const parsed = parseAnalyticsArgs(args);
   if (!parsed.ok) {
-    const problem = parsed.problem ? `${problemText(parsed.problem)} ` : 'Name a zone. ';
-    await respond(noticeMessage(`${problem}${USAGE}`));
+    const problem = parsed.problem ? md`${problemText(parsed.problem)} ` : 'Name a zone. ';
+    await respond(noticeMessage(md`${problem}${USAGE}`));
     return;
   }
   const { zone, fromDefault } = await deps.channels.choose(

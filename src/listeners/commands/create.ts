@@ -1,7 +1,7 @@
 // /cdn create <domain> [plan], or /cdn create alone for the form.
 import { createModal, zoneCreatedMessage } from '../../blocks/create.js';
 import { noticeMessage } from '../../blocks/errors.js';
-import { code } from '../../blocks/text.js';
+import { code, md } from '../../blocks/text.js';
 import { onboardableDomain, ZONE_PLANS, type ZonePlan } from '../../services/zones.js';
 import { commandOrigin, encodeOrigin, type SubcommandHandler } from './context.js';
 
@@ -18,7 +18,7 @@ export const create: SubcommandHandler = async (context) => {
   // The spec gives no default plan, so one is always sent: free unless the user names another.
   const plan = (planWord?.toLowerCase() ?? 'free') as ZonePlan;
   if (!ZONE_PLANS.includes(plan)) {
-    await respond(noticeMessage(`${code(planWord ?? '')} is not a plan. ${USAGE}`));
+    await respond(noticeMessage(md`${code(planWord ?? '')} is not a plan. ${USAGE}`));
     return;
   }
   await deps.access.requireOperator(caller, 'create_zone');

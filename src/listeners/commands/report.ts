@@ -5,7 +5,7 @@ import {
   scheduleListMessage,
   scheduleStoppedMessage,
 } from '../../blocks/reports.js';
-import { code } from '../../blocks/text.js';
+import { code, md } from '../../blocks/text.js';
 import { parseTimeOfDay } from '../../services/report-times.js';
 import type { SubcommandHandler } from './context.js';
 
@@ -40,7 +40,7 @@ export const report: SubcommandHandler = async (context) => {
     else if (option.kind === 'channel') channelId = option.id;
     else {
       await respond(
-        noticeMessage(`${code(option.text)} is not a time (HH:MM) or a #channel. ${USAGE}`),
+        noticeMessage(md`${code(option.text)} is not a time (HH:MM) or a #channel. ${USAGE}`),
       );
       return;
     }

@@ -35,6 +35,6 @@ export function analyticsSubmit(deps: AppDeps) {
     });
     const result = await postChart(client, channelId, report);
     if (!result.posted)
-      await client.chat.postMessage({ channel: caller.userId, text: result.text });
+      await client.chat.postMessage({ channel: caller.userId, text: result.text.text });
   };
 }

@@ -1,6 +1,6 @@
 // The onboarding form: the domain is checked inline; the zone is created after the form closes.
 import { zoneCreatedMessage } from '../../blocks/create.js';
-import { errorText } from '../../blocks/errors.js';
+import { inlineErrorText } from '../../blocks/errors.js';
 import { CREATE_IDS } from '../../blocks/ids.js';
 import type { AppDeps } from '../../deps.js';
 import { onboardableDomain, ZONE_PLANS, type ZonePlan } from '../../services/zones.js';
@@ -28,7 +28,7 @@ export function createSubmit(deps: AppDeps) {
     } catch (error) {
       return ack({
         response_action: 'errors',
-        errors: { [CREATE_IDS.domainBlock]: errorText(error) },
+        errors: { [CREATE_IDS.domainBlock]: inlineErrorText(error) },
       });
     }
     await ack();

@@ -1,7 +1,7 @@
 // The API-key form: the admin check, the base URL's DNS and the key itself are checked before it is
 // stored. Slack waits 3 s for the answer, counted from the submission's arrival: whatever is not
 // known by then is answered with a "checking" view that is updated when the checks end.
-import { errorText, noticeModal } from '../../blocks/errors.js';
+import { inlineErrorText, noticeModal } from '../../blocks/errors.js';
 import { LOGIN_IDS } from '../../blocks/ids.js';
 import {
   keyRefusedText,
@@ -11,6 +11,7 @@ import {
   loginDoneView,
   loginModal,
 } from '../../blocks/login.js';
+import { plainText } from '../../blocks/text.js';
 import { within } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
@@ -62,7 +63,7 @@ export function loginSubmit(deps: AppDeps) {
       try {
         await deps.credentials.requireAdmin(caller);
       } catch (error) {
-        return refused(LOGIN_IDS.keyBlock, explain(deps.logger, error, 'admin check'));
+        return refused(LOGIN_IDS.keyBlock, plainText(explain(deps.logger, error, 'admin check')));
       }
       // Checked only for an admin: resolving names on behalf of anyone would be a probe of its own.
       step = 'dns';
@@ -80,7 +81,7 @@ export function loginSubmit(deps: AppDeps) {
         if (giveUp.signal.aborted) return refused(LOGIN_IDS.keyBlock, '');
         return refused(
           LOGIN_IDS.keyBlock,
-          keyUncheckedText(explain(deps.logger, error, 'key check')),
+          keyUncheckedText(plainText(explain(deps.logger, error, 'key check'))),
         );
       }
     };
@@ -91,7 +92,7 @@ export function loginSubmit(deps: AppDeps) {
         waitingFor: step,
         seconds: CHECKS_TIMEOUT_MS / 1000,
       });
-      return { ok: false, block: LOGIN_IDS.keyBlock, reason: errorText(problem), step };
+      return { ok: false, block: LOGIN_IDS.keyBlock, reason: inlineErrorText(problem), step };
     };
     const checked = within(deps.clock, CHECKS_TIMEOUT_MS, checks(), tooSlow);
     // Saved only once every check passed, and never after the form said it gave up.
@@ -103,7 +104,7 @@ export function loginSubmit(deps: AppDeps) {
       (error: unknown): Verdict => ({
         ok: false,
         block: LOGIN_IDS.keyBlock,
-        reason: explain(deps.logger, error, 'key save'),
+        reason: plainText(explain(deps.logger, error, 'key save')),
         step,
       }),
     );

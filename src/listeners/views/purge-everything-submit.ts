@@ -1,10 +1,8 @@
 // The purge-everything confirmation: the zone name typed back and a reason; then the request is
 // posted in the channel for a second person.
-import { errorText } from '../../blocks/errors.js';
+import { inlineErrorText } from '../../blocks/errors.js';
 import { PURGE_IDS } from '../../blocks/ids.js';
-import { PURGE_CHANNELS_INLINE } from '../../blocks/purge.js';
 import type { AppDeps } from '../../deps.js';
-import { AppError } from '../../errors.js';
 import type { Zone } from '../../services/zones.js';
 import { explainMessage } from '../../slack/explain.js';
 import { originTarget } from '../../slack/message-target.js';
@@ -40,12 +38,7 @@ export function purgeEverythingSubmit(deps: AppDeps) {
       await deps.channels.requirePurgeChannel(caller.workspaceId, origin.channelId);
       zone = await deps.zones.resolve(caller.workspaceId, origin.zoneId);
     } catch (error) {
-      return inline(
-        PURGE_IDS.confirmBlock,
-        error instanceof AppError && error.code === 'purge_channel_restricted'
-          ? PURGE_CHANNELS_INLINE
-          : errorText(error),
-      );
+      return inline(PURGE_IDS.confirmBlock, inlineErrorText(error));
     }
     if (typed !== zone.name.toLowerCase())
       return inline(PURGE_IDS.confirmBlock, `Type ${zone.name} exactly to confirm.`);
@@ -54,7 +47,7 @@ export function purgeEverythingSubmit(deps: AppDeps) {
       // Operators only, and counted against the flood limit once the form is complete.
       await deps.approvals.prepareRequest(caller);
     } catch (error) {
-      return inline(PURGE_IDS.confirmBlock, errorText(error));
+      return inline(PURGE_IDS.confirmBlock, inlineErrorText(error));
     }
     await ack();
     const request = { zone, requesterId: caller.userId, reason, channelId: origin.channelId };

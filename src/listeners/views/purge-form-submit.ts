@@ -1,15 +1,10 @@
 // The purge form: URLs or tags are checked inline and purged after it closes; Everything moves on
 // to the confirmation modal.
-import { errorText } from '../../blocks/errors.js';
+import { inlineErrorText } from '../../blocks/errors.js';
 import { PURGE_IDS, ZONE_PICKER_IDS } from '../../blocks/ids.js';
-import {
-  PURGE_CHANNELS_INLINE,
-  purgeEverythingModal,
-  purgeRefusedInline,
-} from '../../blocks/purge.js';
+import { purgeEverythingModal, purgeRefusedInline } from '../../blocks/purge.js';
 import { truncate } from '../../blocks/text.js';
 import type { AppDeps } from '../../deps.js';
-import { AppError } from '../../errors.js';
 import { splitItems } from '../../services/purge-targets.js';
 import type { Zone } from '../../services/zones.js';
 import { decodeOrigin, encodeOrigin, replyTo } from '../commands/context.js';
@@ -37,7 +32,7 @@ export function purgeFormSubmit(deps: AppDeps) {
       await deps.channels.requirePurgeChannel(caller.workspaceId, origin.channelId);
       zone = await deps.zones.resolve(caller.workspaceId, zoneId);
     } catch (error) {
-      return inline(PURGE_IDS.zoneBlock, inlineText(error));
+      return inline(PURGE_IDS.zoneBlock, inlineErrorText(error));
     }
     if (mode === 'everything') {
       const metadata = encodeOrigin({ ...origin, zoneId: zone.id });
@@ -63,7 +58,7 @@ export function purgeFormSubmit(deps: AppDeps) {
     try {
       await deps.flood.take(caller.workspaceId, caller.userId);
     } catch (error) {
-      return inline(PURGE_IDS.itemsBlock, errorText(error));
+      return inline(PURGE_IDS.itemsBlock, inlineErrorText(error));
     }
     await ack();
     await deps.purges.start(
@@ -73,11 +68,4 @@ export function purgeFormSubmit(deps: AppDeps) {
       replyTo(origin, caller.userId, deps.clock.now()),
     );
   };
-}
-
-/** A refusal in words for a form field (plain text: a channel mention would show as its id). */
-function inlineText(error: unknown): string {
-  return error instanceof AppError && error.code === 'purge_channel_restricted'
-    ? PURGE_CHANNELS_INLINE
-    : errorText(error);
 }

@@ -6,12 +6,15 @@ import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { loadImage } from 'canvas';
 import { afterEach, describe, expect, it } from 'vitest';
+import { purgeResultMessage } from '../../../src/blocks/purge.js';
+import { CdnError } from '../../../src/cdn/errors.js';
 import { CdnTransport } from '../../../src/cdn/transport.js';
 import { TrafficChartRenderer } from '../../../src/charts/traffic-chart.js';
 import { loadConfig } from '../../../src/config.js';
 import { type RunningConsole, startConsole } from '../../../src/dev/console/start.js';
-import { CONSOLE_TEAM_ID } from '../../../src/dev/console/world.js';
+import { CONSOLE_CHANNEL, CONSOLE_TEAM_ID } from '../../../src/dev/console/world.js';
 import { SANDBOX_DEMO_KEY } from '../../../src/dev/sandbox/server.js';
+import type { PurgeRun } from '../../../src/services/purge.js';
 import type { Store } from '../../../src/store/index.js';
 import { ManualClock } from '../../helpers/clock.js';
 import { captureLogs } from '../../helpers/logs.js';
@@ -25,6 +28,8 @@ const chartRenderer = new TrafficChartRenderer();
 
 interface Run {
   transcript: string;
+  /** Everything printed so far, including after the script ended. */
+  printed: () => string;
   console: RunningConsole;
   store: Store;
   outDir: string;
@@ -64,7 +69,7 @@ async function pipe(script: string, before?: (running: RunningConsole) => void):
   );
   before?.(running);
   await running.run();
-  return { transcript, console: running, store, outDir, logs };
+  return { transcript, printed: () => transcript, console: running, store, outDir, logs };
 }
 
 /** Each fragment appears, in this order. */
@@ -283,5 +288,55 @@ describe('the console, by hand', () => {
       { zoneName: 'example.com', channelId: 'CREPORTS', timeOfDay: '07:30' },
     ]);
     expect((await store.workspaces.get(CONSOLE_TEAM_ID))?.approverGroupId).toBe('SSRE');
+  });
+
+  it('shows what Slack refuses, and a purge failing across 1,000 zones is not refused', async () => {
+    const { printed, console: running } = await pipe('');
+    const failed = (i: number): PurgeRun => ({
+      job: {
+        id: `j${i}`,
+        workspaceId: CONSOLE_TEAM_ID,
+        zoneId: `z${i}`,
+        zoneName: `shop${i}.example.com`,
+        actorId: 'UCONSOLE',
+        fileCount: 2,
+        tagCount: 0,
+        status: 'failed',
+        failed: { files: ['https://a/1', 'https://a/2?x=1&y=2'], tags: [] },
+        purgeIds: [],
+        retryOf: null,
+        createdAt: 0,
+        finishedAt: 1,
+      },
+      report: {
+        ok: false,
+        results: [
+          {
+            kind: 'files',
+            items: [],
+            ok: false,
+            error: new CdnError('unavailable', 'down'),
+          } as never,
+        ],
+        failed: { files: ['https://a/1', 'https://a/2?x=1&y=2'], tags: [] },
+        purgeIds: [],
+      },
+    });
+    const client = running.app.client;
+    const token = running.slack.botToken;
+    const result = purgeResultMessage(
+      Array.from({ length: 1_000 }, (_, i) => failed(i)),
+      'UCONSOLE',
+    );
+    await client.chat.postMessage({ token, channel: CONSOLE_CHANNEL.id, ...result });
+    const oversized = Array.from({ length: 51 }, () => ({
+      type: 'section' as const,
+      text: { type: 'mrkdwn' as const, text: 'x' },
+    }));
+    await expect(
+      client.chat.postMessage({ token, channel: CONSOLE_CHANNEL.id, text: 'x', blocks: oversized }),
+    ).rejects.toThrow(/invalid_blocks/);
+    // The console shows Slack's refusal as a Slack user would notice it, and nothing else refused.
+    expect(printed().match(/Slack refused chat\.postMessage: invalid_blocks/g)).toHaveLength(1);
   });
 });

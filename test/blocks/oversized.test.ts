@@ -1,0 +1,398 @@
+// Every renderer of src/blocks, fed oversized input (10,000 zones, 5,000-character names, 1,000
+// failures), validated as real Slack would: each exported function of each module needs a case
+// here, so a new renderer is covered (or fails this test) automatically.
+import { readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import * as analytics from '../../src/blocks/analytics.js';
+import * as analyticsModal from '../../src/blocks/analytics-modal.js';
+import * as approval from '../../src/blocks/approval.js';
+import * as audit from '../../src/blocks/audit.js';
+import * as channels from '../../src/blocks/channels.js';
+import * as config from '../../src/blocks/config.js';
+import * as create from '../../src/blocks/create.js';
+import * as errors from '../../src/blocks/errors.js';
+import * as help from '../../src/blocks/help.js';
+import * as home from '../../src/blocks/home.js';
+import * as login from '../../src/blocks/login.js';
+import * as problems from '../../src/blocks/problems.js';
+import * as purge from '../../src/blocks/purge.js';
+import * as ratelimit from '../../src/blocks/ratelimit.js';
+import * as reports from '../../src/blocks/reports.js';
+import { Mrkdwn } from '../../src/blocks/text.js';
+import * as watches from '../../src/blocks/watches.js';
+import * as zones from '../../src/blocks/zones.js';
+import { CdnError } from '../../src/cdn/errors.js';
+import type { Zone } from '../../src/cdn/schemas.js';
+import {
+  validateBlocks,
+  validateOptions,
+  validateView,
+} from '../../src/dev/fake-slack/validate.js';
+import type { PurgeRun } from '../../src/services/purge.js';
+import type { Approval } from '../../src/store/approvals.js';
+import type { AuditEntry } from '../../src/store/audit-log.js';
+import type { Schedule } from '../../src/store/schedules.js';
+import type { Watch, WatchAlert } from '../../src/store/watches.js';
+
+const N = 10_000;
+const LONG = `${'<a&b>'.repeat(999)}.com`; // 5,000 characters, every one of them escaped
+const many = <T>(n: number, make: (i: number) => T): T[] =>
+  Array.from({ length: n }, (_, i) => make(i));
+const zone = (i = 0): Zone => ({
+  id: `z${i}`,
+  name: LONG,
+  status: 'active',
+  createdAt: '2026-01-01T00:00:00Z',
+});
+const ZONES = many(N, zone);
+const CHANNELS = many(N, (i) => `C${i}`);
+
+const approvalOf = (status: Approval['status']): Approval => ({
+  id: 'a1',
+  workspaceId: 'T1',
+  zoneId: 'z1',
+  zoneName: LONG,
+  requesterId: 'U1',
+  reason: LONG,
+  channelId: 'C1',
+  messageTs: null,
+  status,
+  decidedBy: 'U2',
+  decidedAt: 1,
+  decisionNote: LONG,
+  outcome: 'failed',
+  purgeId: LONG,
+  outcomeDetail: LONG,
+  expiresAt: 1,
+  createdAt: 0,
+  updatedAt: 0,
+});
+const entry = (i: number): AuditEntry => ({
+  id: i,
+  workspaceId: 'T1',
+  actorId: i % 2 ? 'system' : 'U1',
+  action: LONG,
+  zoneId: 'z',
+  zoneName: LONG,
+  outcome: LONG,
+  detail: { reason: LONG, error: LONG, purgeIds: many(100, () => LONG) },
+  at: 0,
+});
+const schedule = (i: number): Schedule => ({
+  id: `s${i}`,
+  workspaceId: 'T1',
+  zoneId: 'z',
+  zoneName: LONG,
+  channelId: `C${i}`,
+  createdBy: 'U1',
+  timeOfDay: '09:00',
+  timeZone: LONG,
+  status: i % 2 ? 'paused' : 'active',
+  nextRunAt: 0,
+  lastRunAt: null,
+  pausedReason: LONG,
+  createdAt: 0,
+  updatedAt: 0,
+});
+const watch = (i: number): Watch => ({
+  id: `w${i}`,
+  workspaceId: 'T1',
+  zoneId: 'z',
+  zoneName: LONG,
+  channelId: `C${i}`,
+  createdBy: 'U1',
+  rules: many(1_000, () => 'requests>50k/5m'),
+  createdAt: 0,
+});
+const alert: WatchAlert = {
+  id: 'al1',
+  workspaceId: 'T1',
+  watchId: 'w1',
+  zoneId: 'z',
+  zoneName: LONG,
+  channelId: 'C1',
+  rule: 'requests>50k/5m',
+  status: 'firing',
+  startedAt: 0,
+  resolvedAt: null,
+  detail: { value: 1, bound: 2 },
+  messageTs: '1.2',
+  ratelimitBy: null,
+};
+const failures = many(1_000, (i) => `https://${LONG}/${i}?a=1&b=2`);
+const run = (i: number): PurgeRun => ({
+  job: {
+    id: `j${i}`,
+    workspaceId: 'T1',
+    zoneId: 'z',
+    zoneName: LONG,
+    actorId: 'U1',
+    fileCount: 1_000,
+    tagCount: 1_000,
+    status: 'partial',
+    failed: { files: failures, tags: failures },
+    purgeIds: [LONG],
+    retryOf: null,
+    createdAt: 0,
+    finishedAt: 1,
+  },
+  report: {
+    ok: false,
+    results: many(
+      50,
+      (k) =>
+        ({
+          kind: 'files',
+          items: [],
+          ok: false,
+          error: new CdnError('invalid_request', `${k}${LONG}`),
+        }) as never,
+    ),
+    failed: { files: failures, tags: failures },
+    purgeIds: [LONG],
+  },
+});
+const RUNS = many(1_000, run);
+const report = {
+  zone: zone(),
+  range: { since: 0, until: 3_600_000, granularity: 'minute' as const, label: LONG },
+  timeZone: 'UTC',
+  traffic: { totals: { requests: 1, bandwidth: 1, cacheHitRate: 0.5 }, series: [] },
+  markers: many(N, (i) => ({ at: i, label: LONG, kind: 'purge' as const })),
+};
+const subcommands = many(N, (i) => ({ name: `c${i}`, usage: LONG, summary: LONG }));
+const overview = {
+  bindings: many(N, (i) => ({
+    workspaceId: 'T1',
+    channelId: `C${i}`,
+    zoneId: 'z',
+    zoneName: LONG,
+    generation: 'g',
+    setBy: 'U1',
+    setAt: 0,
+  })),
+  purgeChannels: CHANNELS,
+};
+const workspace = {
+  id: 'T1',
+  enterpriseId: null,
+  cdnBaseUrl: LONG,
+  operatorGroupId: 'S1',
+  approverGroupId: null,
+  approvalTtlMinutes: 30,
+  guestAccess: 'read' as const,
+  reportTimeOfDay: '09:00',
+  createdAt: 0,
+  updatedAt: 0,
+};
+const status = {
+  zoneNames: many(N, () => LONG),
+  files: N,
+  tags: N,
+  actorId: 'U1',
+  done: 1,
+  total: 2 * N,
+};
+
+/** One or more oversized calls per exported function, named after it. */
+const CASES: Record<string, () => unknown[]> = {
+  analyticsComment: () => [analytics.analyticsComment(report)],
+  noTrafficText: () => [analytics.noTrafficText(report)],
+  analyticsModal: () => [analyticsModal.analyticsModal()],
+  approvalMessage: () =>
+    (['pending', 'approved', 'denied', 'expired', 'cancelled'] as const).map((s) =>
+      approval.approvalMessage(approvalOf(s), { cacheHitRate: 0.5 }),
+    ),
+  approveModal: () => [approval.approveModal(approvalOf('pending'))],
+  denyModal: () => [approval.denyModal(approvalOf('pending'))],
+  auditLine: () => [audit.auditLine(entry(0))],
+  auditMessage: () => [audit.auditMessage(many(N, entry), LONG)],
+  channelList: () => [channels.channelList(CHANNELS)],
+  channelDefaultMessage: () => [
+    channels.channelDefaultMessage({ kind: 'stale', zoneName: LONG }),
+    channels.channelDefaultMessage({ kind: 'set', binding: overview.bindings[0] as never }),
+  ],
+  channelBoundMessage: () => [channels.channelBoundMessage(zone(), 'U1')],
+  channelUnboundMessage: () => [channels.channelUnboundMessage('U1')],
+  channelsOverviewText: () => [channels.channelsOverviewText(overview)],
+  configMessage: () => [config.configMessage(workspace, LONG, { purgeChannels: CHANNELS })],
+  purgeChannelsSavedMessage: () => [config.purgeChannelsSavedMessage(workspace, CHANNELS)],
+  createModal: () => [create.createModal('metadata')],
+  cnameRecord: () => [create.cnameRecord(LONG, LONG)],
+  zoneCreatedMessage: () => [
+    create.zoneCreatedMessage(
+      { kind: 'created', zone: zone(), name: LONG, confirmedBy: 'response' },
+      { plan: 'free', actorId: 'U1', cnameTarget: LONG },
+    ),
+  ],
+  errorText: () => [errors.errorText(new CdnError('conflict', LONG, { requestId: LONG }))],
+  inlineErrorText: () => [errors.inlineErrorText(new CdnError('conflict', LONG))],
+  errorMessage: () => [errors.errorMessage(new CdnError('conflict', LONG))],
+  warningMessage: () => [errors.warningMessage(LONG)],
+  noticeMessage: () => [errors.noticeMessage(LONG)],
+  noticeModal: () => [errors.noticeModal(LONG, LONG)],
+  usageLine: () => [help.usageLine(subcommands[0] as never)],
+  helpMessage: () => [help.helpMessage(subcommands, { unknown: LONG, suggestion: LONG })],
+  homeView: () => [
+    home.homeView({
+      key: { workspaceId: 'T1', setBy: 'U1', setAt: 0, lastValidatedAt: 1 },
+      baseUrl: LONG,
+      recent: many(N, entry),
+      schedules: many(N, schedule),
+      watches: many(N, watch),
+      commands: subcommands,
+      channels: overview,
+    }),
+  ],
+  loginModal: () => [
+    login.loginModal({
+      defaultBaseUrl: 'https://x/v1',
+      currentBaseUrl: null,
+      hasKey: true,
+      metadata: 'm',
+      problem: LONG,
+    }),
+  ],
+  loginCheckingView: () => [login.loginCheckingView()],
+  loginDoneView: () => [login.loginDoneView({ zoneCount: N, baseUrl: LONG })],
+  loginConfirmation: () => [login.loginConfirmation(N)],
+  keyRefusedText: () => [login.keyRefusedText(LONG)],
+  keyUncheckedText: () => [login.keyUncheckedText(LONG)],
+  isPostRefusal: () => [String(problems.isPostRefusal(LONG))],
+  problemText: () => [
+    problems.problemText({ code: 'zone_not_found', query: LONG, suggestions: many(N, () => LONG) }),
+    problems.problemText({ code: 'purge_channel_restricted', channelIds: CHANNELS }),
+  ],
+  purgeProgressMessage: () => [purge.purgeProgressMessage(status)],
+  purgePausedMessage: () => [purge.purgePausedMessage(status)],
+  purgeResultMessage: () => [purge.purgeResultMessage(RUNS, 'U1')],
+  purgeRefusedMessage: () => [
+    purge.purgeRefusedMessage({
+      groups: [],
+      rejected: failures.map((item) => ({ item, reason: LONG })),
+      duplicates: 0,
+    }),
+  ],
+  purgeFormModal: () => [purge.purgeFormModal({ metadata: 'm', zone: zone(), items: failures })],
+  purgeEverythingModal: () => [purge.purgeEverythingModal({ zone: zone(), metadata: 'm' })],
+  purgeRefusedInline: () => [
+    purge.purgeRefusedInline({
+      groups: [],
+      rejected: failures.map((item) => ({ item, reason: LONG })),
+      duplicates: 0,
+    }),
+  ],
+  rateLimitMessage: () => [
+    ratelimit.rateLimitMessage({ zone: zone(), enabled: true, actorId: 'U1', propagatedAt: 1 }),
+  ],
+  shortId: () => [reports.shortId(schedule(0))],
+  scheduleLine: () => [reports.scheduleLine(schedule(1))],
+  scheduledMessage: () => [reports.scheduledMessage(schedule(0))],
+  scheduleListMessage: () => [reports.scheduleListMessage(many(N, schedule))],
+  delta: () => [reports.delta(1, 2)],
+  dailyReportText: () => [
+    reports.dailyReportText({
+      zoneName: LONG,
+      dayLabel: LONG,
+      timeZone: LONG,
+      yesterday: { requests: 1, bandwidth: 1, cacheHitRate: 1 },
+      dayBefore: { requests: 1, bandwidth: 1, cacheHitRate: 1 },
+      title: LONG,
+      filename: LONG,
+    }),
+  ],
+  reportPausedText: () => [reports.reportPausedText(schedule(1), LONG)],
+  scheduleStoppedMessage: () => [reports.scheduleStoppedMessage(schedule(0))],
+  watchLine: () => [watches.watchLine(watch(0))],
+  watchingMessage: () => [
+    watches.watchingMessage(watch(0), { created: true, zoneStatus: 'pending' }),
+  ],
+  watchListMessage: () => [watches.watchListMessage(many(N, watch))],
+  unwatchedMessage: () => [watches.unwatchedMessage(watch(0))],
+  zoneLiveText: () => [watches.zoneLiveText(watch(0), 'active')],
+  alertText: () => [watches.alertText(alert)],
+  alertMessage: () => [watches.alertMessage(alert, 'F1')],
+  alertResolvedText: () => [watches.alertResolvedText(alert)],
+  alertSnoozedText: () => [watches.alertSnoozedText('U1', 0)],
+  alertMutedText: () => [watches.alertMutedText(alert, 'U1')],
+  alertRateLimitedText: () => [watches.alertRateLimitedText(alert, 'U1')],
+  alertRateLimitAlreadyText: () => [watches.alertRateLimitAlreadyText('U1')],
+  notifyLiveButton: () => [watches.notifyLiveButton(LONG)],
+  statusLabel: () => [zones.statusLabel(LONG)],
+  zonesMessage: () => [
+    zones.zonesMessage({ zones: ZONES, page: 1, perPage: N, total: N, pages: 1 }, LONG),
+  ],
+  zoneOption: () => [zones.zoneOption(zone())],
+  zoneOptions: () => [{ options: zones.zoneOptions(ZONES.slice(0, 100)) }],
+  zonePicker: () => [zones.zonePicker(zone())],
+};
+
+/** Modules that hold no renderer (ids, shared text and list helpers), by file name. */
+const NOT_RENDERERS = new Set(['ids.ts', 'message.ts', 'text.ts', 'fit.ts']);
+
+/**
+ * A text on its own goes out as a message's `text` (or a file's comment, a form's inline error):
+ * chat.postMessage answers msg_too_long past 40,000 characters (docs.slack.dev/reference/methods/
+ * chat.postMessage); a text put in a block is clipped to the block's limit by mrkdwn().
+ */
+const MAX_TEXT = 40_000;
+
+/** What Slack would refuse in one rendered value, whatever it is. */
+function refusals(value: unknown): string[] {
+  const text = value instanceof Mrkdwn ? value.text : value;
+  if (typeof text === 'string') return text.length > MAX_TEXT ? [`text of ${text.length}`] : [];
+  const object = value as Record<string, unknown>;
+  if (object.type === 'modal' || object.type === 'home') return validateView(object);
+  if (Array.isArray(object.blocks)) {
+    const text = String(object.text ?? '');
+    return [
+      ...validateBlocks(object.blocks, 'message'),
+      ...(text.length > MAX_TEXT ? ['text'] : []),
+    ];
+  }
+  if (Array.isArray(object.options)) return validateOptions(object);
+  if (object.type === 'actions' || object.type === 'section')
+    return validateBlocks([object], 'message');
+  if (typeof object.type === 'string')
+    return validateBlocks([{ type: 'actions', elements: [object] }], 'message');
+  return validateOptions({ options: [object] });
+}
+
+describe('every renderer, with oversized input, stays within Slack limits', () => {
+  let exported: string[] = [];
+  beforeAll(async () => {
+    const dir = join(import.meta.dirname, '../../src/blocks');
+    const files = readdirSync(dir).filter(
+      (f) => f.endsWith('.ts') && !NOT_RENDERERS.has(basename(f)),
+    );
+    for (const file of files) {
+      const module = (await import(join(dir, file))) as Record<string, unknown>;
+      exported.push(
+        ...Object.entries(module)
+          .filter(([, v]) => typeof v === 'function')
+          .map(([k]) => k),
+      );
+    }
+    exported = [...new Set(exported)];
+  });
+
+  it('has a case for every exported function of src/blocks', () => {
+    expect(exported.length).toBeGreaterThan(40);
+    expect(exported.filter((name) => !(name in CASES))).toEqual([]);
+  });
+
+  it.each(Object.keys(CASES))('%s', (name) => {
+    const rendered = (CASES[name] as () => unknown[])();
+    expect(rendered.length).toBeGreaterThan(0);
+    for (const value of rendered) expect(refusals(value)).toEqual([]);
+  });
+
+  it('says how many were left out of a long list', () => {
+    const result = purge.purgeResultMessage(RUNS, 'U1');
+    expect(JSON.stringify(result.blocks)).toContain('…and 982 more zones');
+    expect(JSON.stringify(watches.watchListMessage(many(N, watch)).blocks)).toContain(
+      '…and 9,955 more',
+    );
+  });
+});
