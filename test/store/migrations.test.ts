@@ -26,6 +26,7 @@ for (const { backend, skip } of BACKENDS) {
         '0007_watches',
         '0008_rate_slots',
         '0009_alert_ratelimit_claims',
+        '0010_watch_paused',
       ]);
       const again = await openStore({ database, keyring: new Keyring([testKey('k1', 1)]) });
       await again.close();
