@@ -19,7 +19,7 @@ export type Action =
   | 'manage_watches';
 
 /** Where the bot could not post (the Slack error code says why). */
-export type PostPlace = 'chart' | 'approval' | 'report';
+export type PostPlace = 'chart' | 'approval' | 'report' | 'alert';
 
 export type Problem =
   /** The workspace has no CDN API key yet. */

@@ -21,6 +21,7 @@ const PLACE: Record<PostPlace, string> = {
   chart: 'The chart was not posted',
   approval: 'The approval request was not posted',
   report: 'The report could not be posted',
+  alert: 'The alert could not be posted',
 };
 
 /** What a form's checks were still waiting for when they ran out of time. */

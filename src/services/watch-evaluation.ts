@@ -44,15 +44,25 @@ export const WATCH_POST_JOB = 'watch_post';
 
 /** Where alerts and notices go; src/slack implements it over the Web API. */
 export interface WatchPoster {
-  /** Posts the alert (its chart when there is one); its message ts. */
-  fired(alert: WatchAlert, png: Buffer | undefined): Promise<{ ts?: string }>;
+  /** Uploads an alert's chart where only the messages showing it see it; its file id. */
+  upload(alert: WatchAlert, png: Buffer): Promise<string>;
+  /** Posts the alert (showing the uploaded chart when there is one); its message ts. */
+  fired(alert: WatchAlert, chartFileId: string | undefined): Promise<{ ts?: string }>;
   /** Updates the alert's message in place as resolved, and says so in its thread. */
-  resolved(alert: WatchAlert, png: Buffer | undefined): Promise<void>;
+  resolved(alert: WatchAlert, chartFileId: string | undefined): Promise<void>;
+  /** Shares a chart Slack could not show in the alert's message as a file in its thread. */
+  shareChart(alert: WatchAlert, png: Buffer): Promise<void>;
   /** "shop.example.dev is active: …" in the watching channel. */
   notice(watch: Watch, status: 'active' | 'deleted'): Promise<void>;
+  /** Tells the watch's creator it paused, why, and what to do (best effort). */
+  paused(watch: Watch, reason: string): Promise<void>;
+  /** Whether Slack refused a chart because it is still processing its file (the post waits). */
+  chartNotReady(error: unknown): boolean;
   /** Whether a Slack failure may pass by itself (then the post is tried again). */
   transient(error: unknown): boolean;
   retryAfterMs(error: unknown): number | undefined;
+  /** Why a post failed, in words for the DM that pauses its watch. */
+  reasonFor(error: unknown): string;
 }
 
 interface EvalPayload {
@@ -68,6 +78,24 @@ interface EvalCheckpoint {
 export type PostPayload =
   | { kind: 'fired' | 'resolved'; alertId: string }
   | { kind: 'notice'; watchId: string; status: 'active' | 'deleted' };
+
+interface PostCheckpoint {
+  /** The chart uploaded for this post: a retry shows the same file. */
+  fileId?: string;
+  /** How many times Slack said the file was still being processed. */
+  waits?: number;
+}
+
+/**
+ * How long a post waits each time Slack says its chart is still being processed (a second is
+ * usually enough, https://github.com/slackapi/python-slack-sdk/issues/1521; Slack suggests
+ * doubling waits up to half a minute, https://github.com/slackapi/slack-github-action/issues/413);
+ * after the last, the alert goes without the image and its chart is shared in its thread.
+ */
+const CHART_WAITS_MS = [1_000, 2_000, 4_000, 8_000, 16_000];
+
+/** The chart of a post: an uploaded file to show, or (Slack never got it ready) bytes to share. */
+type PostChart = { fileId: string } | { png: Buffer };
 
 export interface WatchEvaluationOptions {
   store: Store;
@@ -137,7 +165,7 @@ export class WatchEvaluation {
   readonly #o: WatchEvaluationOptions;
   #prunedAt: number | undefined;
   readonly evalJob: JobKind<EvalPayload, EvalCheckpoint>;
-  readonly postJob: JobKind<PostPayload>;
+  readonly postJob: JobKind<PostPayload, PostCheckpoint>;
 
   constructor(options: WatchEvaluationOptions) {
     this.#o = options;
@@ -149,7 +177,8 @@ export class WatchEvaluation {
     };
     this.postJob = {
       concurrency: 4,
-      maxAttempts: 8,
+      // Room for the chart's waits besides Slack's own hiccups.
+      maxAttempts: 8 + CHART_WAITS_MS.length,
       run: (context) => this.#post(context),
     };
   }
@@ -220,13 +249,15 @@ export class WatchEvaluation {
     const { zoneId, dueAt } = job.payload;
     const zone = await store.watches.zone(job.workspaceId, zoneId);
     if (!zone) return 'done';
-    const watches = await store.watches.listForZone(job.workspaceId, zoneId);
-    if (watches.length === 0) {
+    const all = await store.watches.listForZone(job.workspaceId, zoneId);
+    if (all.length === 0) {
       // Left scheduled by an unwatch that raced an edit of the last watch: no more evaluations.
       await store.watches.dropZoneIfUnwatched(job.workspaceId, zoneId);
       return 'done';
     }
-    if (zone.status === 'deleted') return 'done';
+    // A paused watch (its channel refused the bot) is not evaluated until it is watched again.
+    const watches = all.filter((watch) => !watch.pausedReason);
+    if (zone.status === 'deleted' || watches.length === 0) return 'done';
     try {
       const client = await this.#o.cdn.clientFor(job.workspaceId);
       if (zone.status === 'pending' || zone.status === 'unknown') {
@@ -503,31 +534,45 @@ export class WatchEvaluation {
     await this.#o.runner.enqueue({ workspaceId, kind: WATCH_POST_JOB, key, payload });
   }
 
-  async #post(context: JobContext<PostPayload>): Promise<JobOutcome> {
+  async #post(context: JobContext<PostPayload, PostCheckpoint>): Promise<JobOutcome> {
     const { store, poster, logger } = this.#o;
     const { job } = context;
     const payload = job.payload;
+    let watch: Watch | undefined;
     try {
       if (payload.kind === 'notice') {
-        const watch = await store.watches.get(payload.watchId);
-        if (watch) await poster.notice(watch, payload.status);
+        watch = await store.watches.get(payload.watchId);
+        if (watch && !watch.pausedReason) await poster.notice(watch, payload.status);
         return 'done';
       }
       const alert = await store.watches.alert(payload.alertId);
-      // Its watch removed since (unwatched, logged out, uninstalled): nothing is posted.
-      if (!alert || !(await store.watches.get(alert.watchId))) return 'done';
+      watch = alert && (await store.watches.get(alert.watchId));
+      // Its watch removed since (unwatched, logged out, uninstalled) or paused: nothing is posted.
+      if (!alert || !watch || watch.pausedReason) return 'done';
       if (payload.kind === 'fired') {
         if (alert.messageTs) return 'done';
-        const posted = await poster.fired(alert, await this.chart(alert));
+        const chart = await this.#postChart(context, alert);
+        const posted = await poster.fired(
+          alert,
+          chart && 'fileId' in chart ? chart.fileId : undefined,
+        );
         if (posted.ts) await store.watches.setAlertMessage(alert.id, posted.ts);
+        await this.#shareChart({ ...alert, messageTs: posted.ts ?? null }, chart);
         return 'done';
       }
       // The alert's own post comes first: its message is what is updated.
       if (!alert.messageTs) return { retryInMs: 5_000, error: 'alert not posted yet' };
-      await poster.resolved(alert, await this.chart(alert));
+      const chart = await this.#postChart(context, alert);
+      await poster.resolved(alert, chart && 'fileId' in chart ? chart.fileId : undefined);
+      await this.#shareChart(alert, chart);
       return 'done';
     } catch (error) {
       if (context.lost.aborted) throw error;
+      const waits = job.checkpoint.waits ?? 0;
+      if (poster.chartNotReady(error) && waits < CHART_WAITS_MS.length) {
+        await context.checkpoint({ ...job.checkpoint, waits: waits + 1 });
+        return { retryInMs: CHART_WAITS_MS[waits] ?? 0, error: 'chart still processed by Slack' };
+      }
       if (poster.transient(error) || isStorageUnavailable(error)) {
         const retryInMs = retryDelay(job.attempts, {
           baseMs: 2_000,
@@ -536,9 +581,54 @@ export class WatchEvaluation {
         });
         return { retryInMs, error: 'slack unavailable' };
       }
+      if (watch && error instanceof AppError && error.code === 'cannot_post') {
+        // The channel refuses the bot (removed, archived, private): trying again would not help.
+        await this.#pause(watch, poster.reasonFor(error));
+        return 'done';
+      }
       logger.warn({ err: error, job: job.id }, 'watch post failed');
       return 'done';
     }
+  }
+
+  /**
+   * The chart this post shows: the file uploaded by an earlier try, else a fresh upload (kept in
+   * the checkpoint); once Slack has had every wait to process it, the bytes to share instead.
+   * Undefined when the CDN cannot give the traffic now (the alert goes without).
+   */
+  async #postChart(
+    context: JobContext<PostPayload, PostCheckpoint>,
+    alert: WatchAlert,
+  ): Promise<PostChart | undefined> {
+    const { fileId, waits = 0 } = context.job.checkpoint;
+    if (waits >= CHART_WAITS_MS.length) {
+      const png = await this.chart(alert);
+      return png && { png };
+    }
+    if (fileId) return { fileId };
+    const png = await this.chart(alert);
+    if (!png) return undefined;
+    const uploaded = await this.#o.poster.upload(alert, png);
+    await context.checkpoint({ ...context.job.checkpoint, fileId: uploaded });
+    return { fileId: uploaded };
+  }
+
+  /** A chart Slack never showed goes in the alert's thread; the alert itself is already posted. */
+  async #shareChart(alert: WatchAlert, chart: PostChart | undefined): Promise<void> {
+    if (!chart || !('png' in chart)) return;
+    await this.#o.poster.shareChart(alert, chart.png).catch((error: unknown) => {
+      this.#o.logger.warn({ err: error, alert: alert.id }, 'alert chart not shared in its thread');
+    });
+  }
+
+  /** Pauses a watch whose channel refuses the bot; its creator is told once. */
+  async #pause(watch: Watch, reason: string): Promise<void> {
+    const { store, poster, logger } = this.#o;
+    logger.warn({ watch: watch.id, reason }, 'watch paused: its channel refuses the bot');
+    if (!(await store.watches.pause(watch.id, reason))) return;
+    await poster.paused(watch, reason).catch((error: unknown) => {
+      logger.warn({ err: error, watch: watch.id }, 'watch paused, its creator not told');
+    });
   }
 
   /**

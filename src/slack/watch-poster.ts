@@ -1,7 +1,12 @@
 // Alerts and notices of watched zones over the Web API. An alert is one message: its chart is
 // uploaded privately (files.getUploadURLExternal, the bytes, files.completeUploadExternal with no
 // channel) and shown in the message by an image block, beside its buttons; when it resolves the
-// same message is updated in place (a fresh chart, no buttons) and its thread says so.
+// same message is updated in place (a fresh chart, no buttons) and its thread says so. Slack
+// processes an uploaded file for a moment before a block may show it: that refusal is told apart
+// (isChartNotReady) so the post waits; a chart never ready is shared in the alert's thread.
+import { chartInThreadText, watchPausedText } from '../blocks/delivery.js';
+import { errorText } from '../blocks/errors.js';
+import { plainText } from '../blocks/text.js';
 import {
   alertMessage,
   alertMutedText,
@@ -14,8 +19,14 @@ import type { WatchPoster } from '../services/watch-evaluation.js';
 import type { AlertFollowUps } from '../services/watches.js';
 import type { Watch, WatchAlert } from '../store/watches.js';
 import { type Pacer, paceKeys } from './pacer.js';
+import { isChartNotReady } from './post-chart.js';
 import { UploadFailedError, uploadBytes } from './report-poster.js';
-import { asPostRefusal, isTransientSlackError, slackRetryAfterMs } from './web-api-errors.js';
+import {
+  asPostRefusal,
+  asSlackProblem,
+  isTransientSlackError,
+  slackRetryAfterMs,
+} from './web-api-errors.js';
 import type { WorkspaceClients } from './workspace-clients.js';
 
 export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
@@ -24,48 +35,69 @@ export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
     private readonly pacer: Pacer,
   ) {}
 
-  async fired(alert: WatchAlert, png: Buffer | undefined): Promise<{ ts?: string }> {
+  async fired(alert: WatchAlert, chartFileId: string | undefined): Promise<{ ts?: string }> {
     const token = await this.clients.tokenFor(alert.workspaceId);
-    const fileId = png ? await this.#upload(token, alert, png) : undefined;
     return this.pacer.turn([paceKeys.channel(alert.workspaceId, alert.channelId)], async () => {
       try {
         const posted = await this.clients.client.chat.postMessage({
           token,
           channel: alert.channelId,
-          ...alertMessage(alert, fileId),
+          ...alertMessage(alert, chartFileId),
         });
         return posted.ts ? { ts: posted.ts } : {};
       } catch (error) {
-        throw asPostRefusal(error, 'report');
+        throw asPostRefusal(error, 'alert');
       }
     });
   }
 
-  async resolved(alert: WatchAlert, png: Buffer | undefined): Promise<void> {
+  async resolved(alert: WatchAlert, chartFileId: string | undefined): Promise<void> {
     if (!alert.messageTs) return;
     const token = await this.clients.tokenFor(alert.workspaceId);
-    const fileId = png ? await this.#upload(token, alert, png) : undefined;
     const client = this.clients.client;
     await this.pacer.turn([paceKeys.channel(alert.workspaceId, alert.channelId)], async () => {
-      await client.chat.update({
-        token,
-        channel: alert.channelId,
-        ts: alert.messageTs ?? '',
-        ...alertMessage(alert, fileId),
-      });
-      await this.#thread(token, alert, alertResolvedText(alert).text);
+      try {
+        await client.chat.update({
+          token,
+          channel: alert.channelId,
+          ts: alert.messageTs ?? '',
+          ...alertMessage(alert, chartFileId),
+        });
+        await this.#thread(token, alert, alertResolvedText(alert).text);
+      } catch (error) {
+        throw asPostRefusal(error, 'alert');
+      }
     });
   }
 
   async notice(watch: Watch, status: 'active' | 'deleted'): Promise<void> {
     const token = await this.clients.tokenFor(watch.workspaceId);
     await this.pacer.turn([paceKeys.channel(watch.workspaceId, watch.channelId)], () =>
-      this.clients.client.chat.postMessage({
-        token,
-        channel: watch.channelId,
-        text: zoneLiveText(watch, status).text,
-      }),
+      this.clients.client.chat
+        .postMessage({ token, channel: watch.channelId, text: zoneLiveText(watch, status).text })
+        .catch((error: unknown) => {
+          throw asPostRefusal(error, 'alert');
+        }),
     );
+  }
+
+  /** The chart as a file shared in the alert's thread, its comment saying why it is there. */
+  async shareChart(alert: WatchAlert, png: Buffer): Promise<void> {
+    if (!alert.messageTs) return;
+    await this.#upload(alert, png, {
+      channel_id: alert.channelId,
+      thread_ts: alert.messageTs,
+      initial_comment: chartInThreadText(alert),
+    });
+  }
+
+  async paused(watch: Watch, reason: string): Promise<void> {
+    const token = await this.clients.tokenFor(watch.workspaceId);
+    await this.clients.client.chat.postMessage({
+      token,
+      channel: watch.createdBy,
+      text: watchPausedText(watch, reason),
+    });
   }
 
   async snoozed(alert: WatchAlert, userId: string, until: number): Promise<void> {
@@ -78,6 +110,14 @@ export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
 
   async rateLimited(alert: WatchAlert, userId: string): Promise<void> {
     await this.#followUp(alert, alertRateLimitedText(alert, userId).text);
+  }
+
+  chartNotReady(error: unknown): boolean {
+    return isChartNotReady(error);
+  }
+
+  reasonFor(error: unknown): string {
+    return plainText(errorText(asSlackProblem(error)));
   }
 
   transient(error: unknown): boolean {
@@ -103,22 +143,34 @@ export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
     });
   }
 
-  /** Uploads the chart where nobody sees it but the messages that show it. */
-  async #upload(token: string, alert: WatchAlert, png: Buffer): Promise<string> {
+  /** Uploads the chart where nobody sees it but the messages that show it; its file id. */
+  upload(alert: WatchAlert, png: Buffer): Promise<string> {
+    return this.#upload(alert, png);
+  }
+
+  /** The external upload of a chart: private, or shared where `share` says. */
+  async #upload(
+    alert: WatchAlert,
+    png: Buffer,
+    share?: { channel_id: string; thread_ts: string; initial_comment: string },
+  ): Promise<string> {
+    const token = await this.clients.tokenFor(alert.workspaceId);
     const client = this.clients.client;
-    const filename = `${alert.zoneName}-alert-${alert.status}.png`;
     // No Tier 4 slot: an alert does not wait behind a workspace's reports (which leave 20 calls
     // a minute free); a 429 is tried again after its Retry-After.
     const { upload_url: url, file_id: fileId } = await client.files.getUploadURLExternal({
       token,
-      filename,
+      filename: `${alert.zoneName}-alert-${alert.status}.png`,
       length: png.length,
     });
     const uploaded = await uploadBytes(url, fileId, png);
-    await client.files.completeUploadExternal({
+    const complete = {
       token,
-      files: [{ id: uploaded, title: `${alert.zoneName} alert` }],
-    });
+      files: [{ id: uploaded, title: `${alert.zoneName} alert` }] as [
+        { id: string; title: string },
+      ],
+    };
+    await client.files.completeUploadExternal(share ? { ...complete, ...share } : complete);
     return uploaded;
   }
 }

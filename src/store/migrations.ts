@@ -448,6 +448,14 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0011_watch_paused': {
+      // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then, not today's types.
+      async up(db: Kysely<any>) {
+        // Why a watch stopped posting (the bot was removed from its channel, …): a paused watch
+        // posts nothing until `/cdn watch` is run again in its channel.
+        await db.schema.alterTable('watches').addColumn('paused_reason', 'text').execute();
+      },
+    },
   };
 }
 

@@ -279,6 +279,8 @@ export interface WatchesTable {
   rules: string;
   created_at: number;
   updated_at: number;
+  /** Why it stopped posting (its channel refused the bot); null while it posts. */
+  paused_reason: string | null;
 }
 
 /** A watched zone: evaluated once per interval, whatever the number of channels watching it. */

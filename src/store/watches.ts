@@ -23,6 +23,8 @@ export interface Watch {
   /** Explicit thresholds as typed, besides the automatic rules. */
   rules: string[];
   createdAt: number;
+  /** Why it stopped posting (its channel refused the bot); null (or absent) while it posts. */
+  pausedReason?: string | null;
 }
 
 export interface WatchedZone {
@@ -116,10 +118,11 @@ export class WatchRepository {
     if (existing) {
       await this.db
         .updateTable('watches')
-        .set({ rules: JSON.stringify(input.rules), updated_at: now })
+        // Watching again in the channel resumes a paused watch (its DM says so).
+        .set({ rules: JSON.stringify(input.rules), updated_at: now, paused_reason: null })
         .where('id', '=', existing.id)
         .execute();
-      return { watch: { ...existing, rules: input.rules }, created: false };
+      return { watch: { ...existing, rules: input.rules, pausedReason: null }, created: false };
     }
     const row: Selectable<WatchesTable> = {
       id: this.newId(),
@@ -131,6 +134,7 @@ export class WatchRepository {
       rules: JSON.stringify(input.rules),
       created_at: now,
       updated_at: now,
+      paused_reason: null,
     };
     const inserted = await this.db
       .insertInto('watches')
@@ -184,6 +188,17 @@ export class WatchRepository {
       .orderBy('created_at')
       .execute();
     return rows.map(toWatch);
+  }
+
+  /** Pauses a watch that cannot post; true for the one caller that paused it (it tells its creator). */
+  async pause(id: string, reason: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('watches')
+      .set({ paused_reason: reason, updated_at: this.clock.now() })
+      .where('id', '=', id)
+      .where('paused_reason', 'is', null)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   }
 
   /** Removes the channel's watch of the zone (and the zone's schedule when nobody watches it). */
@@ -614,6 +629,7 @@ function toWatch(row: Selectable<WatchesTable>): Watch {
     createdBy: row.created_by,
     rules: JSON.parse(row.rules) as string[],
     createdAt: Number(row.created_at),
+    pausedReason: row.paused_reason ?? null,
   };
 }
 

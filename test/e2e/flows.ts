@@ -2,7 +2,10 @@
 import { expect } from 'vitest';
 import { APPROVAL_IDS, PURGE_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
+import type { TrafficShape } from '../../src/dev/sandbox/traffic.js';
 import { CHANNEL, type Harness, MEMBER, viewIdOf } from './harness.js';
+
+const MINUTE = 60_000;
 
 export const everythingRequests = (h: Harness) =>
   h.sandbox.requests.filter(
@@ -47,4 +50,51 @@ export async function openApprove(h: Harness, message: Message, user: string): P
   await h.click(message, APPROVAL_IDS.approve, { user });
   const calls = await h.slack.waitForCalls((c) => c.method === 'views.open', before + 1);
   return viewIdOf(calls[before]);
+}
+
+/** One interval passes: the tick queues what is due, and the runner runs it all. */
+export async function interval(h: Harness, times = 1): Promise<void> {
+  for (let i = 0; i < times; i++) {
+    h.clock.advance(MINUTE);
+    await h.deps.watchEvaluation.tick();
+    await h.deps.runner.settled();
+  }
+}
+
+export const alerts = (h: Harness) =>
+  h.slack.messages.filter(
+    (m) => m.via === 'api' && m.channel === CHANNEL && !m.threadTs && m.text?.includes('·'),
+  );
+export const thread = (h: Harness, alert: Message) =>
+  h.slack.messages.filter((m) => m.threadTs === alert.ts).map((m) => m.text ?? '');
+
+export async function watching(h: Harness, zone: string, extra = ''): Promise<string> {
+  await h.login();
+  await h.command(`watch ${zone}${extra}`);
+  const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+  const found = h.sandbox.state.byName(zone);
+  if (!found) throw new Error(`no zone ${zone}`);
+  expect(reply?.text).toContain('Watching');
+  // The first interval reads the baseline; nothing unusual yet.
+  await interval(h, 2);
+  expect(alerts(h)).toEqual([]);
+  return found.id;
+}
+
+/** A shape starting at the next whole minute, for `minutes`. */
+export function shape(
+  h: Harness,
+  zoneId: string,
+  minutes: number,
+  kind: TrafficShape['kind'],
+  factor?: number,
+) {
+  const from = Math.ceil(h.clock.now() / MINUTE) * MINUTE - MINUTE;
+  const to = from + minutes * MINUTE;
+  h.sandbox.state.shape(zoneId, {
+    kind,
+    from,
+    to,
+    ...(factor === undefined ? {} : { factor }),
+  } as TrafficShape);
 }

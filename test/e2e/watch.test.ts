@@ -3,62 +3,19 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { WATCH_IDS } from '../../src/blocks/ids.js';
-import type { Message } from '../../src/dev/fake-slack/server.js';
-import type { TrafficShape } from '../../src/dev/sandbox/traffic.js';
-import { CHANNEL, type Harness, MEMBER, startHarness, textOf } from './harness.js';
+import { alerts, interval, shape, thread, watching } from './flows.js';
+import { CHANNEL, MEMBER, startHarness, textOf } from './harness.js';
 
-const MINUTE = 60_000;
-
-/** One interval passes: the tick queues what is due, and the runner runs it all. */
-async function interval(h: Harness, times = 1): Promise<void> {
-  for (let i = 0; i < times; i++) {
-    h.clock.advance(MINUTE);
-    await h.deps.watchEvaluation.tick();
-    await h.deps.runner.settled();
-  }
-}
-
-const alerts = (h: Harness) =>
-  h.slack.messages.filter(
-    (m) => m.via === 'api' && m.channel === CHANNEL && !m.threadTs && m.text?.includes('·'),
-  );
-const thread = (h: Harness, alert: Message) =>
-  h.slack.messages.filter((m) => m.threadTs === alert.ts).map((m) => m.text ?? '');
-
-async function watching(h: Harness, zone: string, extra = ''): Promise<string> {
-  await h.login();
-  await h.command(`watch ${zone}${extra}`);
-  const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
-  const found = h.sandbox.state.byName(zone);
-  if (!found) throw new Error(`no zone ${zone}`);
-  expect(reply?.text).toContain('Watching');
-  // The first interval reads the baseline; nothing unusual yet.
-  await interval(h, 2);
-  expect(alerts(h)).toEqual([]);
-  return found.id;
-}
-
-/** A shape starting at the next whole minute, for `minutes`. */
-function shape(
-  h: Harness,
-  zoneId: string,
-  minutes: number,
-  kind: TrafficShape['kind'],
-  factor?: number,
-) {
-  const from = Math.ceil(h.clock.now() / MINUTE) * MINUTE - MINUTE;
-  const to = from + minutes * MINUTE;
-  h.sandbox.state.shape(zoneId, {
-    kind,
-    from,
-    to,
-    ...(factor === undefined ? {} : { factor }),
-  } as TrafficShape);
-}
+/**
+ * The app against a fake Slack that processes files at once: these tests count whole intervals on
+ * a standing clock. Slack's processing time, and the alert waiting for it, are
+ * test/e2e/chart-delivery.test.ts's.
+ */
+const start = () => startHarness({ slack: { fileReadyMs: 0 } });
 
 describe('/cdn watch', () => {
   it('fires a spike once after the hold time, with a chart and buttons, and resolves it once in place', async () => {
-    const h = await startHarness();
+    const h = await start();
     const zoneId = await watching(h, 'example.com');
     const before = h.sandbox.requests.length;
     shape(h, zoneId, 8, 'spike');
@@ -109,7 +66,7 @@ describe('/cdn watch', () => {
   });
 
   it('backs off on a 429 from the CDN: the evaluation is delayed, not dropped, and the zone waits too', async () => {
-    const h = await startHarness();
+    const h = await start();
     const zoneId = await watching(h, 'example.com');
     h.sandbox.inject({
       kind: 'status',
@@ -144,7 +101,7 @@ describe('/cdn watch', () => {
   });
 
   it('survives a restart mid-hold: the alert fires once, on time, and the App Home lists the watch', async () => {
-    const h = await startHarness();
+    const h = await start();
     const zoneId = await watching(h, 'example.com');
     shape(h, zoneId, 8, 'spike');
     await interval(h, 2);
@@ -159,7 +116,7 @@ describe('/cdn watch', () => {
   });
 
   it('does not fire for a short blip', async () => {
-    const h = await startHarness();
+    const h = await start();
     const zoneId = await watching(h, 'example.com');
     shape(h, zoneId, 2, 'spike');
     await interval(h, 10);
@@ -167,7 +124,7 @@ describe('/cdn watch', () => {
   });
 
   it('fires a drop, and a threshold of one’s own', async () => {
-    const h = await startHarness();
+    const h = await start();
     const zoneId = await watching(h, 'example.com', ' requests<10/5m');
     shape(h, zoneId, 20, 'drop', 0);
     await interval(h, 10);
@@ -179,7 +136,7 @@ describe('/cdn watch', () => {
   });
 
   it('holds a snooze for an hour and a mute for good', async () => {
-    const h = await startHarness();
+    const h = await start();
     const zoneId = await watching(h, 'example.com');
     shape(h, zoneId, 5, 'spike');
     await interval(h, 3);
@@ -211,7 +168,7 @@ describe('/cdn watch', () => {
   });
 
   it("turns rate limiting on once for a double click on 'Turn rate limiting on'", async () => {
-    const h = await startHarness();
+    const h = await start();
     const zoneId = await watching(h, 'example.com');
     shape(h, zoneId, 10, 'spike');
     await interval(h, 3);
@@ -231,7 +188,7 @@ describe('/cdn watch', () => {
   });
 
   it('announces pending → active once, offered by /cdn create, and alerts nothing on a zone without history', async () => {
-    const h = await startHarness();
+    const h = await start();
     await h.login();
     await h.command('create shop.example.dev');
     const [created] = await h.slack.waitForMessages(
@@ -260,7 +217,7 @@ describe('/cdn watch', () => {
   });
 
   it('lists, refuses a bad threshold, and unwatches; a removed key stops the watches', async () => {
-    const h = await startHarness();
+    const h = await start();
     await h.login();
     await h.command('watch example.com hitrate<80% requests>50k/5m');
     await h.command('watch shop.example.org');

@@ -234,6 +234,41 @@ describe('daily reports', () => {
     expect(w.slack.messages.filter((m) => m.channel === 'UCREATOR')).toHaveLength(1);
   });
 
+  it('pauses once a private channel removed the bot: its creator told to invite it, no retries', async () => {
+    const w = await world('sqlite');
+    const { store, tick } = await replica('sqlite', w);
+    await withKey(store, w);
+    const team = w.slack.addChannel({
+      id: 'GTEAM',
+      name: 'team',
+      botMember: true,
+      isPrivate: true,
+    });
+    const s = await schedule(store, w, 'example.com', w.clock.now(), 'GTEAM');
+    await tick();
+    expect(w.slack.files.size).toBe(1);
+    // Removed from the private channel: to the bot it no longer exists.
+    team.botMember = false;
+    w.clock.advance(24 * HOUR);
+    await tick();
+    expect(await store.schedules.get(s.id)).toMatchObject({
+      status: 'paused',
+      pausedReason:
+        'The report could not be posted: I can’t see that channel. Invite me with `/invite @cdn`.',
+    });
+    const dms = () => w.slack.messages.filter((m) => m.channel === 'UCREATOR');
+    expect(dms()).toHaveLength(1);
+    expect(dms()[0]?.text).toContain('<#GTEAM> is paused');
+    // One refused share, not retried; the next days try nothing.
+    const refused = () =>
+      w.slack.callsTo('files.completeUploadExternal').filter((c) => !c.response.ok);
+    expect(refused().map((c) => c.response.error)).toEqual(['channel_not_found']);
+    w.clock.advance(48 * HOUR);
+    await tick();
+    expect(refused()).toHaveLength(1);
+    expect(dms()).toHaveLength(1);
+  });
+
   it('pauses when the CDN key is revoked', async () => {
     const w = await world('sqlite');
     const { store, tick } = await replica('sqlite', w);

@@ -40,6 +40,7 @@ for (const { backend, skip } of BACKENDS) {
         '0008_rate_slots',
         '0009_alert_ratelimit_claims',
         '0010_workspace_guest_access',
+        '0011_watch_paused',
       ]);
       const again = await openStore({ database, keyring: new Keyring([testKey('k1', 1)]) });
       await again.close();

@@ -1,4 +1,5 @@
 // The fake Slack's chat.* methods, and the checks Slack makes of any message and where it goes.
+import { slackFileProblems } from './files.js';
 import type { SlackIds } from './ids.js';
 import type { SlackRecords } from './records.js';
 import type { Args, Message } from './types.js';
@@ -24,6 +25,8 @@ export class ChatMethods {
     if (blocks !== undefined) {
       const errors = validateBlocks(blocks, surface);
       if (errors.length > 0) return invalidBlocks(errors);
+      const files = slackFileProblems(blocks, this.records.files, this.ids.now());
+      if (files.length > 0) return invalidBlocks(files);
     }
     const text = args.text;
     if ((blocks === undefined || (Array.isArray(blocks) && blocks.length === 0)) && !text) {
@@ -34,13 +37,33 @@ export class ChatMethods {
     return undefined;
   }
 
+  /**
+   * Why the app cannot post (or, `forPost` false, post ephemerally) in a conversation. Errors as
+   * chat.postMessage documents them (slackapi/slack-api-specs web-api/slack_web_openapi_v2.json,
+   * /chat.postMessage: channel_not_found, not_in_channel, is_archived). A private channel, DM or
+   * group DM the app is not in does not exist for it: "To post a message to a private channel, a
+   * bot user needs to be a member … Your bot user cannot jump into others' private conversations"
+   * (https://github.com/slackapi/bolt-js/issues/365, answered channel_not_found; the same for
+   * chat.postEphemeral in a DM, https://github.com/slackapi/python-slack-sdk/issues/734). A DM id
+   * the workspace does not list is the app's own DM with someone (its Messages tab).
+   */
   channelProblem(channelId: string, forPost: boolean): Args | undefined {
-    if (this.records.users.has(channelId) || channelId.startsWith('D')) return undefined;
     const channel = this.records.channels.get(channelId);
+    if (this.records.users.has(channelId) || (!channel && channelId.startsWith('D')))
+      return undefined;
     if (!channel) return { ok: false, error: 'channel_not_found' };
+    if (!channel.botMember && (channel.isPrivate || channel.kind))
+      return { ok: false, error: 'channel_not_found' };
     if (channel.archived) return { ok: false, error: 'is_archived' };
     if (forPost && !channel.botMember) return { ok: false, error: 'not_in_channel' };
     return undefined;
+  }
+
+  /** Whether a person is in a conversation (a workspace's user, and among its members if listed). */
+  isMember(channelId: string, userId: string): boolean {
+    if (!this.records.users.has(userId)) return false;
+    const members = this.records.channels.get(channelId)?.members;
+    return !members || members.includes(userId);
   }
 
   postMessage(args: Args): Args {
@@ -65,7 +88,9 @@ export class ChatMethods {
     const channel = String(args.channel ?? '');
     const problem = this.channelProblem(channel, false) ?? this.messageProblems(args);
     if (problem) return problem;
-    if (!this.records.users.has(String(args.user)))
+    // "The user should be in the channel specified by the channel argument"; else
+    // user_not_in_channel (https://docs.slack.dev/reference/methods/chat.postEphemeral, errors).
+    if (!this.isMember(channel, String(args.user)))
       return { ok: false, error: 'user_not_in_channel' };
     const message = this.record({
       channel,
@@ -127,6 +152,15 @@ export function replaceContent(message: Message, args: Args): void {
   Object.assign(message, textAndBlocks(args));
 }
 
+/**
+ * Slack's answer to blocks it refuses: each problem in `errors`, and again, marked `[ERROR]`, in
+ * response_metadata.messages (as recorded in https://github.com/slackapi/python-slack-sdk/issues/1658).
+ */
 export function invalidBlocks(errors: string[]): Args {
-  return { ok: false, error: 'invalid_blocks', errors, response_metadata: { messages: errors } };
+  return {
+    ok: false,
+    error: 'invalid_blocks',
+    errors,
+    response_metadata: { messages: errors.map((error) => `[ERROR] ${error}`) },
+  };
 }

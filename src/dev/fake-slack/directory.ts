@@ -42,7 +42,9 @@ export function usergroupMembers(records: SlackRecords, args: Args): Args {
 
 export function conversationsInfo(records: SlackRecords, args: Args): Args {
   const channel = records.channels.get(String(args.channel));
-  return channel
+  // A private conversation the app is not in is not found (https://github.com/slackapi/bolt-js/issues/365).
+  const hidden = channel && !channel.botMember && (channel.isPrivate || channel.kind);
+  return channel && !hidden
     ? {
         ok: true,
         channel: {
@@ -50,6 +52,9 @@ export function conversationsInfo(records: SlackRecords, args: Args): Args {
           name: channel.name,
           is_member: channel.botMember,
           is_archived: !!channel.archived,
+          is_private: !!channel.isPrivate || !!channel.kind,
+          is_im: channel.kind === 'im',
+          is_mpim: channel.kind === 'mpim',
         },
       }
     : { ok: false, error: 'channel_not_found' };

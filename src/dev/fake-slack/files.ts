@@ -1,8 +1,9 @@
-// The fake Slack's two-step file upload: get an upload URL, POST the file, complete the upload.
+// The fake Slack's two-step file upload: get an upload URL, POST the file, complete the upload;
+// then a while of processing before an image block may show the file.
 import type { ChatMethods } from './chat.js';
 import type { SlackIds } from './ids.js';
 import type { SlackRecords } from './records.js';
-import type { Args } from './types.js';
+import type { Args, UploadedFile } from './types.js';
 
 export class FileUploads {
   constructor(
@@ -11,6 +12,8 @@ export class FileUploads {
     private readonly chat: ChatMethods,
     /** Where the file of this id is to be POSTed. */
     private readonly uploadUrl: (fileId: string) => string,
+    /** How long a completed file is processed before blocks may show it (FakeSlackOptions). */
+    private readonly readyMs: number,
   ) {}
 
   getUploadUrl(args: Args): Args {
@@ -41,6 +44,9 @@ export class FileUploads {
         file.shareTs = this.ids.ts();
       }
       file.completed = true;
+      // "Files are processed asynchronously via a job handler"
+      // (https://docs.slack.dev/reference/methods/files.getUploadURLExternal, usage info).
+      file.readyAt ??= this.ids.now() + this.readyMs;
       if (typeof entry.title === 'string') file.title = entry.title;
       if (typeof args.initial_comment === 'string') file.initialComment = args.initial_comment;
       done.push({ id: file.id, title: file.title ?? file.filename });
@@ -59,12 +65,19 @@ export class FileUploads {
             [channel.startsWith('G') ? 'private' : 'public']: { [channel]: [{ ts: file.shareTs }] },
           }
         : {};
+    // Until the file is processed its type is empty: "mimetype: '', filetype: '', pretty_type: ''
+    // … are populated when the file is 'ready'" (https://github.com/slackapi/java-slack-sdk/issues/1349;
+    // and https://github.com/slackapi/node-slack-sdk/issues/2040: fields like mimetype wait for the scan).
+    const png = isReady(file, this.ids.now()) && file.filename.endsWith('.png');
     return {
       ok: true,
       file: {
         id: file.id,
         name: file.filename,
         title: file.title ?? file.filename,
+        mimetype: png ? 'image/png' : '',
+        filetype: png ? 'png' : '',
+        pretty_type: png ? 'PNG' : '',
         channels: channel && !channel.startsWith('G') ? [channel] : [],
         groups: channel?.startsWith('G') ? [channel] : [],
         ims: [],
@@ -72,6 +85,39 @@ export class FileUploads {
       },
     };
   }
+}
+
+/** Whether Slack has processed a completed file, so that blocks may show it. */
+export function isReady(file: UploadedFile | undefined, now: number): boolean {
+  return !!file?.completed && now >= (file.readyAt ?? 0);
+}
+
+/**
+ * What Slack says of each image (a block, or a section's accessory) whose `slack_file` names a
+ * file that is not usable yet (unknown, never completed, or still being processed). The words are
+ * Slack's: `invalid slack file [json-pointer:/blocks/0/slack_file]`
+ * (https://github.com/slackapi/python-slack-sdk/issues/1658); the same post works a moment later
+ * (https://github.com/slackapi/python-slack-sdk/issues/1521,
+ * https://github.com/slackapi/java-slack-sdk/issues/1349).
+ */
+export function slackFileProblems(
+  blocks: unknown,
+  files: ReadonlyMap<string, UploadedFile>,
+  now: number,
+): string[] {
+  if (!Array.isArray(blocks)) return [];
+  const problems: string[] = [];
+  blocks.forEach((block: Args, index) => {
+    for (const [image, path] of [
+      [block, `/blocks/${index}`],
+      [block?.accessory as Args | undefined, `/blocks/${index}/accessory`],
+    ] as const) {
+      const id = (image?.slack_file as Args | undefined)?.id;
+      if (image?.type === 'image' && typeof id === 'string' && !isReady(files.get(id), now))
+        problems.push(`invalid slack file [json-pointer:${path}/slack_file]`);
+    }
+  });
+  return problems;
 }
 
 /** The file of an upload: the raw body, or the file part of a multipart form (as the Web API client sends it). */

@@ -71,7 +71,13 @@ export class FakeSlack extends SlackRecords {
     );
     const chat = this.#chat;
     const views = this.#views;
-    const files = new FileUploads(this, ids, chat, (id) => `${this.#url}/upload/${id}`);
+    const files = new FileUploads(
+      this,
+      ids,
+      chat,
+      (id) => `${this.#url}/upload/${id}`,
+      options.fileReadyMs ?? 1_000,
+    );
     this.#methods = new Map<string, Method>([
       ['auth.test', (_, identity) => this.#auth.authTest(identity)],
       ['users.info', (args, identity) => usersInfo(this, identity.teamId, args)],

@@ -27,10 +27,16 @@ export interface FakeChannel {
   name: string;
   /**
    * Whether the bot is a member (conversations.info's is_member); a post where it is not is refused
-   * not_in_channel (chat.postMessage's errors, slack_web_openapi_v2.json).
+   * not_in_channel; false once it is removed (chat.postMessage's errors, slack_web_openapi_v2.json).
    */
   botMember: boolean;
   archived?: boolean;
+  /** A private channel: to an app that is not in it, it does not exist (`channel_not_found`). */
+  isPrivate?: boolean;
+  /** A DM (`im`) or group DM (`mpim`) between people, which the app is part of only if added. */
+  kind?: 'im' | 'mpim';
+  /** The people in it, the bot aside; when not given, everyone in the workspace. */
+  members?: string[];
 }
 
 /** A Web API method's arguments or answer. */
@@ -80,6 +86,8 @@ export interface UploadedFile {
   channel?: string;
   /** Set by files.completeUploadExternal: before it the upload is no file yet. */
   completed?: boolean;
+  /** When Slack has processed the completed file (the fake's clock): from then on, blocks may show it. */
+  readyAt?: number;
   /** The ts of the message that shared it in `channel`. */
   shareTs?: string;
   title?: string;
@@ -126,4 +134,11 @@ export interface FakeSlackOptions {
    * a call is answered 429 with Retry-After; added to (or overriding) `rateLimits`' tiers.
    */
   methodRateLimits?: Record<string, number>;
+  /**
+   * How long after files.completeUploadExternal a file stays in processing, on the fake's clock:
+   * meanwhile an image block's `slack_file` naming it is refused (`invalid_blocks`) and files.info
+   * shows no type yet. Default 1,000 ms ("if I wait for about 1 sec … then it works",
+   * https://github.com/slackapi/python-slack-sdk/issues/1521).
+   */
+  fileReadyMs?: number;
 }

@@ -1,0 +1,20 @@
+// What the bot says when a post could not be delivered as meant: a watch paused because its
+// channel refused the bot, and an alert's chart shared beside the message instead of in it.
+import type { Watch, WatchAlert } from '../store/watches.js';
+import { channel, code, md } from './text.js';
+
+/**
+ * The DM to a watch's creator when its channel refused an alert: what to do, and how to resume.
+ * `reason` is plain text (as stored with the paused watch).
+ */
+export function watchPausedText(watch: Watch, reason: string): string {
+  const where = channel(watch.channelId);
+  return md`:double_vertical_bar: Alerts of *${watch.zoneName}* for ${where} are paused. ${reason} Then run ${code(`/cdn watch ${watch.zoneName}`)} in ${where} to resume them.`
+    .text;
+}
+
+/** The comment of an alert's chart shared in its thread, when Slack could not show it in the message. */
+export function chartInThreadText(alert: WatchAlert): string {
+  return md`The chart of this alert (*${alert.zoneName}*): Slack was still processing it when the alert was posted.`
+    .text;
+}
