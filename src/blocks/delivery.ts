@@ -1,20 +1,24 @@
 // What the bot says when a post could not be delivered as meant: a watch paused because its
 // channel refused the bot, and an alert's chart shared beside the message instead of in it.
 import type { Watch, WatchAlert } from '../store/watches.js';
-import { channel, code, md } from './text.js';
+import { channel, clip, code, MAX_SENTENCE, type Mrkdwn, md } from './text.js';
 
 /**
  * The DM to a watch's creator when its channel refused an alert: what to do, and how to resume.
  * `reason` is plain text (as stored with the paused watch).
  */
-export function watchPausedText(watch: Watch, reason: string): string {
+export function watchPausedText(watch: Watch, reason: string): Mrkdwn {
   const where = channel(watch.channelId);
-  return md`:double_vertical_bar: Alerts of *${watch.zoneName}* for ${where} are paused. ${reason} Then run ${code(`/cdn watch ${watch.zoneName}`)} in ${where} to resume them.`
-    .text;
+  return clip(
+    md`:double_vertical_bar: Alerts of *${watch.zoneName}* for ${where} are paused. ${reason} Then run ${code(`/cdn watch ${watch.zoneName}`)} in ${where} to resume them.`,
+    MAX_SENTENCE,
+  );
 }
 
 /** The comment of an alert's chart shared in its thread, when Slack could not show it in the message. */
-export function chartInThreadText(alert: WatchAlert): string {
-  return md`The chart of this alert (*${alert.zoneName}*): Slack was still processing it when the alert was posted.`
-    .text;
+export function chartInThreadText(alert: WatchAlert): Mrkdwn {
+  return clip(
+    md`The chart of this alert (*${alert.zoneName}*): Slack was still processing it when the alert was posted.`,
+    MAX_SENTENCE,
+  );
 }

@@ -87,7 +87,7 @@ export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
     await this.#upload(alert, png, {
       channel_id: alert.channelId,
       thread_ts: alert.messageTs,
-      initial_comment: chartInThreadText(alert),
+      initial_comment: chartInThreadText(alert).text,
     });
   }
 
@@ -96,7 +96,7 @@ export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
     await this.clients.client.chat.postMessage({
       token,
       channel: watch.createdBy,
-      text: watchPausedText(watch, reason),
+      text: watchPausedText(watch, reason).text,
     });
   }
 

@@ -11,6 +11,7 @@ import * as audit from '../../src/blocks/audit.js';
 import * as channels from '../../src/blocks/channels.js';
 import * as config from '../../src/blocks/config.js';
 import * as create from '../../src/blocks/create.js';
+import * as delivery from '../../src/blocks/delivery.js';
 import * as errors from '../../src/blocks/errors.js';
 import * as help from '../../src/blocks/help.js';
 import * as home from '../../src/blocks/home.js';
@@ -226,6 +227,8 @@ const CASES: Record<string, () => unknown[]> = {
       { plan: 'free', actorId: 'U1', cnameTarget: LONG },
     ),
   ],
+  watchPausedText: () => [delivery.watchPausedText(watch(0), LONG)],
+  chartInThreadText: () => [delivery.chartInThreadText(alert)],
   errorText: () => [errors.errorText(new CdnError('conflict', LONG, { requestId: LONG }))],
   inlineErrorText: () => [errors.inlineErrorText(new CdnError('conflict', LONG))],
   errorMessage: () => [errors.errorMessage(new CdnError('conflict', LONG))],
