@@ -140,7 +140,8 @@ export class RateLimitService {
         ...(fromDefault ? { fromDefault } : {}),
       };
       // The message's state (where it was posted) goes into the follow-up's checkpoint, so the
-      // follow-up edits that message; said or not, the follow-up is due in 30 s.
+      // follow-up edits that message; said or not, the follow-up is due 30 s after the change.
+      const runAt = this.deps.clock.now() + PROPAGATION_MS;
       const said: { message?: Record<string, unknown> } = {};
       const notice = this.deps.notices(caller.workspaceId, replyTo, {}, async (message) => {
         said.message = message;
@@ -153,7 +154,7 @@ export class RateLimitService {
           workspaceId: caller.workspaceId,
           kind: RATELIMIT_FOLLOW_UP_JOB,
           payload,
-          runAt: this.deps.clock.now() + PROPAGATION_MS,
+          runAt,
           checkpoint: said,
         });
       }
