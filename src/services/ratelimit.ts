@@ -42,13 +42,19 @@ export function parseRateLimitArgs(
   return { zone, enabled };
 }
 
-/** Says in the change's message that it reached every edge; implemented over Slack in src/slack. */
+/**
+ * The change's message: said when it is made, then corrected once it reached every edge (one
+ * message, edited); implemented over Slack in src/slack.
+ */
 export type RateLimitNotices = (
   workspaceId: string,
   replyTo: ReplyTo,
   state: Record<string, unknown>,
   save: (state: Record<string, unknown>) => Promise<void>,
-) => { propagated(change: RateLimitChange & { propagatedAt: number }): Promise<void> };
+) => {
+  changed(change: RateLimitChange): Promise<void>;
+  propagated(change: RateLimitChange & { propagatedAt: number }): Promise<void>;
+};
 
 interface FollowUp extends RateLimitChange {
   replyTo: ReplyTo;
@@ -82,8 +88,7 @@ export class RateLimitService {
       const notices = this.deps.notices(
         job.workspaceId,
         replyTo,
-        // The command's answer used the response_url once already.
-        job.checkpoint.message ?? { uses: 1 },
+        job.checkpoint.message ?? {},
         (message) => context.checkpoint({ message }),
       );
       await notices.propagated({ ...change, propagatedAt: this.deps.clock.now() });
@@ -93,7 +98,7 @@ export class RateLimitService {
 
   /**
    * Operators only, counted against the flood limit; returns the zone it changed. With `replyTo`,
-   * its message there is updated once the change has reached every edge.
+   * the change is said there, and that message is updated once the change has reached every edge.
    */
   async set(
     caller: Caller,
@@ -128,19 +133,31 @@ export class RateLimitService {
     }
     await audit('ok');
     if (replyTo) {
-      const payload: FollowUp = {
+      const change: RateLimitChange = {
         zone,
         enabled,
         actorId: caller.userId,
-        replyTo,
         ...(fromDefault ? { fromDefault } : {}),
       };
-      await this.deps.runner.enqueue({
-        workspaceId: caller.workspaceId,
-        kind: RATELIMIT_FOLLOW_UP_JOB,
-        payload,
-        runAt: this.deps.clock.now() + PROPAGATION_MS,
+      // The message's state (where it was posted) goes into the follow-up's checkpoint, so the
+      // follow-up edits that message; said or not, the follow-up is due 30 s after the change.
+      const runAt = this.deps.clock.now() + PROPAGATION_MS;
+      const said: { message?: Record<string, unknown> } = {};
+      const notice = this.deps.notices(caller.workspaceId, replyTo, {}, async (message) => {
+        said.message = message;
       });
+      try {
+        await notice.changed(change);
+      } finally {
+        const payload: FollowUp = { ...change, replyTo };
+        await this.deps.runner.enqueue({
+          workspaceId: caller.workspaceId,
+          kind: RATELIMIT_FOLLOW_UP_JOB,
+          payload,
+          runAt,
+          checkpoint: said,
+        });
+      }
     }
     return zone;
   }

@@ -1,10 +1,19 @@
-// A message that outlives the request and the process that started it: edited through the
-// request's response_url while Slack still takes it (30 minutes, 5 uses), otherwise through
-// chat.update of a bot message whose channel and ts were stored, otherwise posted anew in the
-// channel (an ephemeral answer as an ephemeral message there), or as a DM to the requester when the
-// bot cannot post there. Its state is saved after every change, so the job that owns it can carry
-// it across a restart. Its Web API calls are bounded (the background client): a failure throws, and
-// the job retries later.
+// A message that outlives the request and the process that started it, kept as ONE message where
+// Slack lets a bot edit it: a bot message (chat.postMessage) in the conversation, then chat.update.
+// Where the bot cannot post there (not a member, a DM between other people, a private channel), or
+// the answer is ephemeral, it is said where it cannot be edited (the request's response_url, an
+// ephemeral message): then only the opening and the final version are said, never the interim
+// ones, so such an answer is at most two messages. Last comes the requester's DM, a bot message
+// edited like any other. Its state is saved after every change, before any edit relies on it, so
+// the job that owns it carries it across a restart and edits the same message. Its Web API calls
+// are bounded (the background client): a failure throws, and the job retries later.
+//
+// Why not the response_url's `replace_original`: for a slash command Slack posts a new message
+// instead (https://github.com/slackapi/bolt-js/issues/2287, and for ephemeral answers
+// https://github.com/slackapi/bolt-python/issues/1268, where Slack's answer is to use chat.update
+// or a new interaction's response_url). Only an interaction on a message can replace that message
+// (https://docs.slack.dev/messaging/modifying-messages, "Updating messages using response_url"),
+// and an ephemeral message cannot be edited with chat.update at all (same page).
 import type { WebClient } from '@slack/web-api';
 import type { Message } from '../blocks/message.js';
 import type { Clock } from '../clock.js';
@@ -34,13 +43,15 @@ export function durableMessages(clients: WorkspaceClients, clock: Clock): Durabl
     });
 }
 
-/** Why the bot cannot post in the channel: the DM takes the message instead. */
+/** Why the bot cannot post (or edit) there: the next way of saying it takes over. */
 const CANNOT_POST_THERE = [
   'not_in_channel',
   'channel_not_found',
   'is_archived',
   'user_not_in_channel',
 ];
+/** Why a bot message cannot be edited any more (deleted meanwhile, or not the bot's). */
+const CANNOT_EDIT = ['message_not_found', 'cant_update_message', ...CANNOT_POST_THERE];
 
 /** Slack's limits on a response_url, less a margin for the request in flight. */
 const RESPONSE_URL_USES = 5;
@@ -49,10 +60,15 @@ const RESPONSE_URL_LIFETIME_MS = 30 * 60_000 - 60_000;
 export interface DurableMessageState {
   /** Uses of the response_url so far; 5 (or a refusal) means it is spent. */
   uses?: number;
-  /** The bot message standing for this one, once it had to post one. */
+  /** The bot message standing for this one (in the channel or the DM), edited with chat.update. */
   posted?: { channel: string; ts: string };
-  /** An ephemeral message stands for it (it cannot be edited: only the final version is said again). */
-  ephemeral?: boolean;
+  /**
+   * It was said where it cannot be edited (the response_url, an ephemeral message): interim
+   * versions are skipped, the final one is said once more, the same way.
+   */
+  unedited?: boolean;
+  /** The opening version was said (or is being said): a resumed job does not say it again. */
+  opened?: boolean;
 }
 
 export interface DurableMessageOptions {
@@ -74,89 +90,103 @@ export class DurableMessage implements MessageTarget {
     this.#state = { ...options.state };
   }
 
-  async post(message: Message): Promise<void> {
-    if (await this.#viaResponseUrl(message, false)) return;
-    await this.#postNew(message);
+  async post(message: Message, options: { opening?: boolean } = {}): Promise<void> {
+    if (options.opening) {
+      // Said before the job could record it: the resumed job edits that one instead.
+      if (this.#state.opened) return this.replace(message, { interim: true });
+      this.#state = { ...this.#state, opened: true };
+    }
+    await this.#say(message);
   }
 
   async replace(message: Message, options: { interim?: boolean } = {}): Promise<void> {
-    const posted = this.#state.posted;
-    // The response_url's last use is kept for the final version: an interim one is skipped.
-    if (!posted && options.interim && this.#usesLeft() === 1) return;
-    // An ephemeral message cannot be edited: progress is not said again, the outcome is.
-    if (this.#state.ephemeral && options.interim) return;
+    const { posted } = this.#state;
     if (posted) {
       try {
         const token = await this.#options.token();
         await this.#options.client.chat.update({ token, ...posted, ...message });
         return;
       } catch (error) {
-        // Deleted meanwhile, or not ours to edit: say it anew rather than not at all.
-        if (!['message_not_found', 'cant_update_message'].includes(slackErrorCode(error) ?? ''))
-          throw error;
+        if (!CANNOT_EDIT.includes(slackErrorCode(error) ?? '')) throw error;
+        // Deleted meanwhile, or the bot was removed: the final version is said anew.
+        const { posted: _gone, ...rest } = this.#state;
+        await this.#save(rest);
       }
-    } else if (await this.#viaResponseUrl(message, true)) return;
-    await this.#postNew(message);
+    }
+    // Nothing that can be edited: progress is not said again, the outcome is.
+    if (options.interim) return;
+    await this.#say(message);
   }
 
-  /** Uses of the response_url left now (0 when there is none, or it expired). */
-  #usesLeft(): number {
-    const { replyTo, clock } = this.#options;
-    const fresh = clock.now() - replyTo.issuedAt < RESPONSE_URL_LIFETIME_MS;
-    if (!replyTo.responseUrl || !fresh) return 0;
-    return Math.max(0, RESPONSE_URL_USES - (this.#state.uses ?? 0));
-  }
-
-  /** True when Slack took the message through the response_url. */
-  async #viaResponseUrl(message: Message, replace: boolean): Promise<boolean> {
+  /**
+   * Says `message` as a new message: a bot message in the channel (seen by all), else the
+   * response_url, else ephemeral in the channel (an ephemeral answer), else the requester's DM.
+   */
+  async #say(message: Message): Promise<void> {
     const { replyTo } = this.#options;
-    const uses = this.#state.uses ?? 0;
-    if (!replyTo.responseUrl || this.#usesLeft() === 0) return false;
-    // Counted before the call: a use whose answer was lost still counts against the five.
-    await this.#save({ ...this.#state, uses: uses + 1 });
+    const inChannel = replyTo.visibility === 'in_channel';
+    // Once said through the response_url because the channel refused, the channel is not asked again.
+    if (replyTo.channelId && inChannel && !this.#state.unedited) {
+      if (await this.#postTo(replyTo.channelId, message)) return;
+    }
+    if (await this.#viaResponseUrl(message)) return;
+    if (replyTo.channelId && !inChannel && (await this.#postEphemeral(replyTo.channelId, message)))
+      return;
+    if (!(await this.#postTo(replyTo.userId, message)))
+      throw new Error('durable message: the requester’s DM refused it');
+  }
+
+  /** A bot message in `channel`, remembered for later edits; false when the bot cannot post there. */
+  async #postTo(channel: string, message: Message): Promise<boolean> {
+    const { client } = this.#options;
     try {
-      await postToResponseUrl(replyTo.responseUrl, {
-        response_type: replyTo.visibility,
-        ...(replace ? { replace_original: true } : {}),
-        ...message,
+      const token = await this.#options.token();
+      const result = await client.chat.postMessage({ token, channel, ...message });
+      const { unedited: _said, ...rest } = this.#state;
+      await this.#save({
+        ...rest,
+        posted: { channel: result.channel ?? channel, ts: result.ts ?? '' },
       });
       return true;
-    } catch {
-      // Expired, used up, or never valid: the bot message path takes over for good.
-      await this.#save({ ...this.#state, uses: RESPONSE_URL_USES });
+    } catch (error) {
+      if (!CANNOT_POST_THERE.includes(slackErrorCode(error) ?? '')) throw error;
       return false;
     }
   }
 
-  /** A new bot message in the channel (or the requester's DM), remembered for later edits. */
-  async #postNew(message: Message): Promise<void> {
+  /** An ephemeral message to the requester in `channel`; false when Slack refuses it there. */
+  async #postEphemeral(channel: string, message: Message): Promise<boolean> {
     const { client, replyTo } = this.#options;
-    const token = await this.#options.token();
-    const post = async (channel: string) => {
-      const result = await client.chat.postMessage({ token, channel, ...message });
-      await this.#save({
-        ...this.#state,
-        posted: { channel: result.channel ?? channel, ts: result.ts ?? '' },
-      });
-    };
-    if (replyTo.channelId) {
-      try {
-        // An ephemeral answer is the requester's alone: seen by them in the channel, or in the DM.
-        if (replyTo.visibility === 'ephemeral') {
-          await client.chat.postEphemeral({
-            token,
-            channel: replyTo.channelId,
-            user: replyTo.userId,
-            ...message,
-          });
-          if (!this.#state.ephemeral) await this.#save({ ...this.#state, ephemeral: true });
-        } else await post(replyTo.channelId);
-        return;
-      } catch (error) {
-        if (!CANNOT_POST_THERE.includes(slackErrorCode(error) ?? '')) throw error;
-      }
+    try {
+      const token = await this.#options.token();
+      await client.chat.postEphemeral({ token, channel, user: replyTo.userId, ...message });
+      await this.#save({ ...this.#state, unedited: true });
+      return true;
+    } catch (error) {
+      if (!CANNOT_POST_THERE.includes(slackErrorCode(error) ?? '')) throw error;
+      return false;
     }
-    await post(replyTo.userId);
+  }
+
+  /** True when Slack took the message through the response_url (as a new message). */
+  async #viaResponseUrl(message: Message): Promise<boolean> {
+    const { replyTo, clock } = this.#options;
+    const uses = this.#state.uses ?? 0;
+    const fresh = clock.now() - replyTo.issuedAt < RESPONSE_URL_LIFETIME_MS;
+    if (!replyTo.responseUrl || !fresh || uses >= RESPONSE_URL_USES) return false;
+    // Counted before the call: a use whose answer was lost still counts against the five.
+    await this.#save({ ...this.#state, uses: uses + 1, unedited: true });
+    try {
+      await postToResponseUrl(replyTo.responseUrl, {
+        response_type: replyTo.visibility,
+        ...message,
+      });
+      return true;
+    } catch {
+      // Expired, used up, or never valid: the next way takes over for good.
+      await this.#save({ ...this.#state, uses: RESPONSE_URL_USES });
+      return false;
+    }
   }
 
   async #save(state: DurableMessageState): Promise<void> {

@@ -1,18 +1,22 @@
-// Somewhere to post a message and then replace it: a response_url, the conversation it came from
-// (in the channel, or ephemeral to the user there), or the user's DM with the bot. A response_url
-// that refuses (spent, expired, Slack slow) hands over to the conversation, and the channel to the
-// DM, so an answer always lands somewhere the user sees it.
+// Where an answer lands: a modal's origin (its response_url, then the conversation it was opened
+// from, in the channel or ephemeral to the user there, then the user's DM), and the port of a
+// message that is posted and then replaced (a job's progress, implemented by DurableMessage). A
+// response_url is only ever used to post: for a slash command or a modal it has no message it
+// could replace (https://github.com/slackapi/bolt-js/issues/2287), so edits go through chat.update
+// of a bot message (see durable-message.ts).
 import type { WebClient } from '@slack/web-api';
 import type { Message } from '../blocks/message.js';
 import { postToResponseUrl } from './respond.js';
 
 export type Visibility = 'in_channel' | 'ephemeral';
 
+/** A message posted once, then replaced as the work it speaks of goes on. */
 export interface MessageTarget {
-  post(message: Message): Promise<void>;
+  /** A new message; the `opening` one is said once, even by a job resumed after a restart. */
+  post(message: Message, options?: { opening?: boolean }): Promise<void>;
   /**
-   * Replaces the last message this target posted. An `interim` version (progress) may be skipped
-   * where posting it would leave no way to show the final one.
+   * Replaces the last message this target posted. An `interim` version (progress) is skipped
+   * where that message cannot be edited, so such an answer is an opening and a final message.
    */
   replace(message: Message, options?: { interim?: boolean }): Promise<void>;
 }
@@ -23,24 +27,16 @@ export interface Conversation {
   channelId?: string | undefined;
 }
 
-export function responseUrlTarget(url: string, visibility: Visibility): MessageTarget {
-  return {
-    post: (message) => postToResponseUrl(url, { response_type: visibility, ...message }),
-    replace: (message) =>
-      postToResponseUrl(url, { response_type: visibility, replace_original: true, ...message }),
-  };
-}
-
 /**
  * Posts in the conversation without a response_url: in the channel (seen by all, or ephemeral to
- * the user), else as a DM. Returns where a message that can be edited later went.
+ * the user), else as a DM.
  */
 export async function postInConversation(
   client: WebClient,
   where: Conversation,
   message: Message,
   visibility: Visibility,
-): Promise<{ channel: string; ts: string } | undefined> {
+): Promise<void> {
   if (where.channelId) {
     try {
       if (visibility === 'ephemeral') {
@@ -49,41 +45,13 @@ export async function postInConversation(
           user: where.userId,
           ...message,
         });
-        return undefined;
-      }
-      const result = await client.chat.postMessage({ channel: where.channelId, ...message });
-      return { channel: result.channel ?? where.channelId, ts: result.ts ?? '' };
+      } else await client.chat.postMessage({ channel: where.channelId, ...message });
+      return;
     } catch {
       // Not in the channel, archived, or Slack refused it there: the DM still reaches the user.
     }
   }
-  const result = await client.chat.postMessage({ channel: where.userId, ...message });
-  return { channel: result.channel ?? where.userId, ts: result.ts ?? '' };
-}
-
-/** The conversation as a target: a message posted once, then edited (or, ephemeral, said again). */
-export function conversationTarget(
-  client: WebClient,
-  where: Conversation,
-  visibility: Visibility,
-): MessageTarget {
-  let posted: { channel: string; ts: string } | undefined;
-  return {
-    post: async (message) => {
-      posted = await postInConversation(client, where, message, visibility);
-    },
-    replace: async (message) => {
-      if (posted) {
-        await client.chat.update({ ...posted, ...message });
-        return;
-      }
-      posted = await postInConversation(client, where, message, visibility);
-    },
-  };
-}
-
-export function dmTarget(client: WebClient, userId: string): MessageTarget {
-  return conversationTarget(client, { userId }, 'in_channel');
+  await client.chat.postMessage({ channel: where.userId, ...message });
 }
 
 /**
@@ -95,28 +63,23 @@ export function originTarget(
   origin: { responseUrl?: string; channelId?: string },
   userId: string,
   visibility: Visibility = 'in_channel',
-): MessageTarget {
-  const conversation = conversationTarget(
-    client,
-    { userId, channelId: origin.channelId },
-    visibility,
-  );
-  if (!origin.responseUrl) return conversation;
-  const viaUrl = responseUrlTarget(origin.responseUrl, visibility);
-  let refused = false;
-  const either =
-    (send: 'post' | 'replace') =>
-    async (message: Message): Promise<void> => {
-      if (!refused) {
+): { post(message: Message): Promise<void> } {
+  return {
+    post: async (message) => {
+      if (origin.responseUrl) {
         try {
-          await viaUrl[send](message);
+          await postToResponseUrl(origin.responseUrl, { response_type: visibility, ...message });
           return;
         } catch {
-          // Spent, expired, or Slack did not take it: the conversation from now on.
-          refused = true;
+          // Spent, expired, or Slack did not take it: the conversation instead.
         }
       }
-      await conversation[send](message);
-    };
-  return { post: either('post'), replace: either('replace') };
+      await postInConversation(
+        client,
+        { userId, channelId: origin.channelId },
+        message,
+        visibility,
+      );
+    },
+  };
 }

@@ -1,6 +1,7 @@
 // A purge's progress as one Slack message: posted when it starts, edited at milestones, replaced
 // by the result; a zone that could not be purged at all is said in a second message. For a purge
-// job the message is a DurableMessage, carried across restarts in the job's checkpoint.
+// job the message is a DurableMessage, carried across restarts in the job's checkpoint: a bot
+// message edited in place, or, where the bot cannot post, "Purging…" and the result only.
 import { purgePausedMessage, purgeProgressMessage, purgeResultMessage } from '../blocks/purge.js';
 import type { Logger } from '../logger.js';
 import type { PurgeProgressView, PurgeViews } from '../services/purge.js';
@@ -10,7 +11,7 @@ import type { MessageTarget } from './message-target.js';
 
 export function purgeMessages(target: MessageTarget, logger: Logger): PurgeProgressView {
   return {
-    started: (status) => target.post(purgeProgressMessage(status)),
+    started: (status) => target.post(purgeProgressMessage(status), { opening: true }),
     progressed: (status) => target.replace(purgeProgressMessage(status), { interim: true }),
     paused: (status) => target.replace(purgePausedMessage(status), { interim: true }),
     async finished({ runs, actorId, error, fromDefault }) {

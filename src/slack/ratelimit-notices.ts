@@ -1,5 +1,6 @@
-// The rate-limit change's message, corrected once the change has reached every edge: through the
-// command's response_url while Slack takes it, else a bot message (see durable-message.ts).
+// The rate-limit change's message: posted when the change is made, corrected in place once the
+// change has reached every edge (a bot message edited with chat.update; where the bot cannot post,
+// the response_url says the change and then the correction: see durable-message.ts).
 import { rateLimitMessage } from '../blocks/ratelimit.js';
 import type { RateLimitNotices } from '../services/ratelimit.js';
 import type { DurableMessages } from './durable-message.js';
@@ -7,6 +8,9 @@ import type { DurableMessages } from './durable-message.js';
 export function rateLimitNotices(messages: DurableMessages): RateLimitNotices {
   return (...open) => {
     const message = messages(...open);
-    return { propagated: (change) => message.replace(rateLimitMessage(change)) };
+    return {
+      changed: (change) => message.post(rateLimitMessage(change), { opening: true }),
+      propagated: (change) => message.replace(rateLimitMessage(change)),
+    };
   };
 }

@@ -18,7 +18,7 @@ export class ResponseUrlError extends Error {
 
 export async function postToResponseUrl(
   url: string,
-  message: Message & { response_type?: 'in_channel' | 'ephemeral'; replace_original?: boolean },
+  message: Message & { response_type?: 'in_channel' | 'ephemeral' },
 ): Promise<void> {
   const response = await fetch(url, {
     method: 'POST',

@@ -78,7 +78,12 @@ describe('a channel default zone', () => {
     const traffic = h.sandbox.requests.find((r) => r.path.endsWith('/analytics/traffic'));
     expect(traffic?.path).toBe(`/zones/${shop?.id}/analytics/traffic`);
 
-    const limited = await ask(h, 'ratelimit on');
+    // The rate-limit change is a bot message (edited once every edge has it), not a response.
+    await h.command('ratelimit on');
+    const [limited] = await h.slack.waitForMessages(
+      (m) => m.via === 'api' && (m.text?.startsWith('Rate limiting') ?? false),
+    );
+    if (!limited) throw new Error('no answer to /cdn ratelimit on');
     expect(limited.ephemeralTo).toBeUndefined();
     expect(textOf(limited.blocks)).toContain(
       `<@${MEMBER}> turned rate limiting *on* for *shop.example.org* (this channel's default).`,
@@ -103,7 +108,10 @@ describe('a channel default zone', () => {
     expect(shop?.limits.enabled).toBe(true);
 
     // Naming a zone still works where there is a default: the named one wins.
-    await ask(h, 'ratelimit example.com on');
+    await h.command('ratelimit example.com on');
+    await h.slack.waitForMessages(
+      (m) => m.via === 'api' && (m.text?.startsWith('Rate limiting on for example.com') ?? false),
+    );
     expect(h.sandbox.state.byName('example.com')?.limits.enabled).toBe(true);
 
     const audit = (await h.store.audit.recent(h.workspaceId)).map((e) => e.action);

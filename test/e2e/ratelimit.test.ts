@@ -1,12 +1,17 @@
-import { describe, expect, it } from 'vitest';
-import { MEMBER, startHarness, textOf } from './harness.js';
+import { describe, expect, it, vi } from 'vitest';
+import { type Harness, MEMBER, startHarness, textOf } from './harness.js';
+
+/** The correction is stored as a job just after the message is posted: waits for it. */
+const followUpQueued = (h: Harness) =>
+  vi.waitFor(async () => expect(await h.store.jobs.countByState()).toEqual({ queued: 1 }));
 
 describe('/cdn ratelimit', () => {
   it('turns the rate limit on, says it is propagating, and says so again after 30 s', async () => {
     const h = await startHarness();
     await h.login();
     await h.command('ratelimit example.com on');
-    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    // A bot message in the channel, so that it can be edited (a command's response_url cannot).
+    const [reply] = await h.slack.waitForMessages((m) => m.via === 'api');
     if (!reply) throw new Error('no reply');
     expect(reply.ephemeralTo).toBeUndefined();
     expect(reply.text).toContain('propagating, up to 30 s');
@@ -16,6 +21,7 @@ describe('/cdn ratelimit', () => {
       h.sandbox.requests.filter((r) => r.method === 'POST').map((r) => [r.path, r.body]),
     ).toEqual([[`/zones/${zone?.id}/settings`, { limits: { enabled: true, mode: 'automatic' } }]]);
     expect(zone?.limits.enabled).toBe(true);
+    await followUpQueued(h);
 
     // The correction is a job due 30 s later (on the test's clock): not a moment sooner.
     h.clock.advance(29_999);
@@ -39,7 +45,8 @@ describe('/cdn ratelimit', () => {
     const h = await startHarness();
     await h.login();
     await h.command('ratelimit example.com on');
-    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    const [reply] = await h.slack.waitForMessages((m) => m.via === 'api');
+    await followUpQueued(h);
     await h.restart();
     h.clock.advance(30_000);
     await h.deps.runner.settled();
@@ -53,9 +60,25 @@ describe('/cdn ratelimit', () => {
     const zone = h.sandbox.state.byName('shop.example.org');
     if (zone) zone.limits.enabled = true;
     await h.command(`ratelimit ${zone?.id} off`);
-    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    const [reply] = await h.slack.waitForMessages((m) => m.via === 'api');
     expect(textOf(reply?.blocks)).toContain('turned rate limiting *off* for *shop.example.org*');
     expect(zone?.limits.enabled).toBe(false);
+  });
+
+  it('in a channel the bot is not in: the change, then the correction, through the response_url', async () => {
+    const h = await startHarness();
+    h.slack.addChannel({ id: 'COUTSIDE', name: 'outside', botMember: false });
+    await h.login();
+    await h.command('ratelimit example.com on', { channel: 'COUTSIDE' });
+    await h.slack.waitForMessages((m) => m.via === 'response_url');
+    await followUpQueued(h);
+    h.clock.advance(30_000);
+    await h.deps.runner.settled();
+    await h.slack.waitForMessages((m) => m.text?.includes('in effect everywhere') ?? false);
+    expect(h.slack.messages.map((m) => [m.channel, m.via, m.text])).toEqual([
+      ['COUTSIDE', 'response_url', 'Rate limiting on for example.com (propagating, up to 30 s)'],
+      ['COUTSIDE', 'response_url', 'Rate limiting on for example.com (in effect everywhere)'],
+    ]);
   });
 
   it('suggests the zone meant by a typo, and changes nothing', async () => {

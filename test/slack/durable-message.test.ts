@@ -1,3 +1,5 @@
+// A job's message: one bot message edited in place where the bot may post; where it may not, the
+// response_url (or an ephemeral message) says the opening and the final version only.
 import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FakeSlack, startFakeSlack } from '../../src/dev/fake-slack/server.js';
@@ -12,8 +14,6 @@ afterEach(async () => {
 });
 
 const message = (text: string) => ({ text, blocks: [] });
-/** A response_url nothing listens on: Slack's answer to a spent or expired one. */
-const DEAD_URL = 'http://127.0.0.1:9/response/spent';
 
 async function world() {
   const clock = new ManualClock(Date.parse('2026-11-23T10:00:00Z'));
@@ -45,83 +45,114 @@ async function world() {
 }
 
 describe('a durable message', () => {
-  it('is posted and edited through the response_url while Slack takes it', async () => {
+  it('is one bot message in the channel, edited in place: the response_url is never used', async () => {
     const { fake, open, shown } = await world();
-    const { target, saved } = open({
-      channelId: 'COPS',
-      responseUrl: fake.mintResponseUrl('COPS', 'U1'),
-    });
-    await target.post(message('Purging: 0/3'));
-    await target.replace(message('Purged 3 items'));
-    expect(shown()).toEqual([['COPS', 'response_url', 'Purged 3 items']]);
-    expect(saved.at(-1)).toEqual({ uses: 2 });
-  });
-
-  it('keeps the response_url’s last use for the final version: interim edits are skipped', async () => {
-    const { fake, open, shown } = await world();
-    const { target, saved } = open(
-      { channelId: 'COPS', responseUrl: fake.mintResponseUrl('COPS', 'U1') },
-      { uses: 0 },
-    );
-    await target.post(message('Purging: 0/3'));
-    for (const done of [1, 2, 3])
+    const url = fake.mintResponseUrl('COPS', 'U1', { kind: 'command' });
+    const { target, saved } = open({ channelId: 'COPS', responseUrl: url });
+    await target.post(message('Purging: 0/3'), { opening: true });
+    for (const done of [1, 2])
       await target.replace(message(`Purging: ${done}/3`), { interim: true });
-    // Four used; the fifth, interim, would leave the result nowhere to go: it is skipped.
-    await target.replace(message('Paused at 3/3'), { interim: true });
-    await target.replace(message('Purged 3 items'));
-    expect(shown()).toEqual([['COPS', 'response_url', 'Purged 3 items']]);
-    expect(saved.at(-1)).toEqual({ uses: 5 });
-  });
-
-  it('moves to a bot message once the response_url is spent, and edits that one', async () => {
-    const { open, shown } = await world();
-    const { target, saved } = open({ channelId: 'COPS', responseUrl: DEAD_URL }, { uses: 5 });
-    await target.post(message('Purging: 0/3'));
-    await target.replace(message('Purging: 2/3'));
     await target.replace(message('Purged 3 items'));
     expect(shown()).toEqual([['COPS', 'api', 'Purged 3 items']]);
-    expect(saved.at(-1)).toMatchObject({ uses: 5, posted: { channel: 'COPS' } });
-  });
-
-  it('when the response_url refuses, says it anew in the channel and never tries it again', async () => {
-    const { open, shown } = await world();
-    const { target, saved } = open({ channelId: 'COPS', responseUrl: DEAD_URL });
-    await target.replace(message('Purged 3 items'));
-    expect(saved).toEqual([
-      { uses: 1 },
-      { uses: 5 },
-      { uses: 5, posted: { channel: 'COPS', ts: expect.any(String) } },
+    expect(fake.messages[0]?.history.map((h) => h.text)).toEqual([
+      'Purging: 0/3',
+      'Purging: 1/3',
+      'Purging: 2/3',
     ]);
-    expect(shown()).toEqual([['COPS', 'api', 'Purged 3 items']]);
+    // Where it was posted is saved before the first edit relies on it.
+    expect(saved).toEqual([{ opened: true, posted: { channel: 'COPS', ts: expect.any(String) } }]);
   });
 
-  it('after 30 minutes does not even try the response_url', async () => {
-    const { fake, clock, open, shown } = await world();
-    const { target, saved } = open({
-      channelId: 'COPS',
-      responseUrl: fake.mintResponseUrl('COPS', 'U1'),
-    });
-    clock.advance(30 * 60_000);
+  it('where the bot is not in the channel: "Purging…" and the result through the response_url, nothing between', async () => {
+    const { fake, open, shown } = await world();
+    const url = fake.mintResponseUrl('CNOPE', 'U1', { kind: 'command' });
+    const { target, saved } = open({ channelId: 'CNOPE', responseUrl: url });
+    await target.post(message('Purging: 0/3'), { opening: true });
+    await target.replace(message('Purging: 2/3'), { interim: true });
+    await target.replace(message('Paused at 2/3'), { interim: true });
     await target.replace(message('Purged 3 items'));
-    expect(saved).toEqual([{ posted: { channel: 'COPS', ts: expect.any(String) } }]);
-    expect(shown()).toEqual([['COPS', 'api', 'Purged 3 items']]);
+    expect(shown()).toEqual([
+      ['CNOPE', 'response_url', 'Purging: 0/3'],
+      ['CNOPE', 'response_url', 'Purged 3 items'],
+    ]);
+    expect(saved.at(-1)).toEqual({ opened: true, uses: 2, unedited: true });
+    // The channel was asked once: the result went straight to the response_url.
+    expect(fake.calls.filter((c) => c.method === 'chat.postMessage')).toHaveLength(1);
   });
 
-  it('goes to the requester’s DM when the bot cannot post in the channel', async () => {
-    const { open, shown } = await world();
-    const { target } = open({ channelId: 'CNOPE' });
-    await target.post(message('Purging: 0/3'));
+  it('goes to the requester’s DM (and edits it there) when neither the channel nor a response_url will take it', async () => {
+    const { fake, open, shown } = await world();
+    const url = fake.mintResponseUrl('CNOPE', 'U1');
+    fake.killResponseUrl(url);
+    const { target } = open({ channelId: 'CNOPE', responseUrl: url });
+    await target.post(message('Purging: 0/3'), { opening: true });
+    await target.replace(message('Purging: 2/3'), { interim: true });
     await target.replace(message('Purged 3 items'));
     expect(shown()).toEqual([['U1', 'api', 'Purged 3 items']]);
   });
 
-  it('resumes from the state a job carried across a restart: the same message is edited', async () => {
+  it('after 30 minutes does not even try the response_url', async () => {
+    const { fake, clock, open, shown } = await world();
+    const { target } = open({
+      channelId: 'CNOPE',
+      responseUrl: fake.mintResponseUrl('CNOPE', 'U1'),
+    });
+    clock.advance(30 * 60_000);
+    await target.replace(message('Purged 3 items'));
+    expect(shown()).toEqual([['U1', 'api', 'Purged 3 items']]);
+  });
+
+  it('resumed from the state a job carried across a restart, edits the same message and does not open again', async () => {
     const { open, shown } = await world();
-    const first = open({ channelId: 'COPS' }, { uses: 5 });
-    await first.target.post(message('Purging: 0/3'));
+    const first = open({ channelId: 'COPS' });
+    await first.target.post(message('Purging: 0/3'), { opening: true });
+    await first.target.replace(message('Purging: 1/3'), { interim: true });
+    // The process died before the job recorded that "Purging…" went out: the new one says it again.
     const resumed = open({ channelId: 'COPS' }, first.saved.at(-1));
+    await resumed.target.post(message('Purging: 1/3'), { opening: true });
+    await resumed.target.replace(message('Purging: 2/3'), { interim: true });
     await resumed.target.replace(message('Purged 3 items'));
     expect(shown()).toEqual([['COPS', 'api', 'Purged 3 items']]);
+  });
+
+  it('resumed where only the response_url could speak: no second "Purging…", then the result', async () => {
+    const { fake, open, shown } = await world();
+    const url = fake.mintResponseUrl('CNOPE', 'U1');
+    const first = open({ channelId: 'CNOPE', responseUrl: url });
+    await first.target.post(message('Purging: 0/3'), { opening: true });
+    const resumed = open({ channelId: 'CNOPE', responseUrl: url }, first.saved.at(-1));
+    await resumed.target.post(message('Purging: 0/3'), { opening: true });
+    await resumed.target.replace(message('Purging: 2/3'), { interim: true });
+    await resumed.target.replace(message('Purged 3 items'));
+    expect(shown()).toEqual([
+      ['CNOPE', 'response_url', 'Purging: 0/3'],
+      ['CNOPE', 'response_url', 'Purged 3 items'],
+    ]);
+  });
+
+  it('says the result anew when its message was deleted meanwhile', async () => {
+    const { fake, open, shown } = await world();
+    const { target } = open({ channelId: 'COPS' });
+    await target.post(message('Purging: 0/3'), { opening: true });
+    const client = new WebClient(fake.botToken, { slackApiUrl: fake.apiUrl });
+    const [posted] = fake.messages;
+    await client.chat.delete({ channel: 'COPS', ts: posted?.ts ?? '' });
+    await target.replace(message('Purging: 2/3'), { interim: true });
+    await target.replace(message('Purged 3 items'));
+    expect(shown()).toEqual([['COPS', 'api', 'Purged 3 items']]);
+  });
+
+  it('an ephemeral answer: ephemeral "Purging…" and result through the response_url, progress not repeated', async () => {
+    const { fake, open } = await world();
+    const url = fake.mintResponseUrl('COPS', 'U1');
+    const { target } = open({ channelId: 'COPS', responseUrl: url, visibility: 'ephemeral' });
+    await target.post(message('Purging: 0/3'), { opening: true });
+    await target.replace(message('Purging: 2/3'), { interim: true });
+    await target.replace(message('Purged 3 items'));
+    expect(fake.messages.map((m) => [m.channel, m.via, m.ephemeralTo, m.text])).toEqual([
+      ['COPS', 'response_url', 'U1', 'Purging: 0/3'],
+      ['COPS', 'response_url', 'U1', 'Purged 3 items'],
+    ]);
   });
 
   it('an ephemeral answer whose response_url died: ephemeral in the channel, progress not repeated', async () => {
@@ -133,16 +164,14 @@ describe('a durable message', () => {
       responseUrl: url,
       visibility: 'ephemeral',
     });
-    await target.post(message('Purging: 0/3'));
+    await target.post(message('Purging: 0/3'), { opening: true });
     await target.replace(message('Purging: 2/3'), { interim: true });
     await target.replace(message('Purged 3 items'));
-    const seen = fake.messages.map((m) => [m.channel, m.ephemeralTo, m.text]);
-    expect(seen).toEqual([
+    expect(fake.messages.map((m) => [m.channel, m.ephemeralTo, m.text])).toEqual([
       ['COPS', 'U1', 'Purging: 0/3'],
       ['COPS', 'U1', 'Purged 3 items'],
     ]);
-    expect(saved.at(-1)).toEqual({ uses: 5, ephemeral: true });
-    expect(fake.messages.some((m) => m.channel === 'U1')).toBe(false);
+    expect(saved.at(-1)).toEqual({ opened: true, uses: 5, unedited: true });
   });
 
   it('an ephemeral answer goes to the DM when the channel refuses it', async () => {

@@ -59,7 +59,7 @@ export class SlackPayloads {
       command: options.command ?? '/cdn',
       text: options.raw ? text : escapeTyped(text, this.slack),
       api_app_id: 'A0FAKE',
-      response_url: this.slack.mintResponseUrl(options.channel, options.user),
+      response_url: this.slack.mintResponseUrl(options.channel, options.user, { kind: 'command' }),
       trigger_id: this.slack.mintTrigger(options.user),
     };
   }
@@ -80,7 +80,10 @@ export class SlackPayloads {
       channel: { id: message.channel, name: message.channel },
       message: { ts: message.ts, text: message.text, blocks: message.blocks },
       trigger_id: this.slack.mintTrigger(options.user),
-      response_url: this.slack.mintResponseUrl(message.channel, options.user, message),
+      response_url: this.slack.mintResponseUrl(message.channel, options.user, {
+        kind: 'action',
+        message,
+      }),
       actions: [{ ...action.element, block_id: action.blockId, action_ts: this.#actionTs() }],
     };
   }
@@ -174,7 +177,7 @@ export class SlackPayloads {
       },
       message_ts: message.ts,
       trigger_id: this.slack.mintTrigger(options.user),
-      response_url: this.slack.mintResponseUrl(message.channel, options.user),
+      response_url: this.slack.mintResponseUrl(message.channel, options.user, { kind: 'shortcut' }),
     };
   }
 

@@ -16,7 +16,7 @@ import { bearer, parseArgs, parseJsonObject, readBody, reply } from './http.js';
 import { SlackIds } from './ids.js';
 import { SLACK_METHOD_TIERS, SlackRateLimit } from './rate-limit.js';
 import { SlackRecords } from './records.js';
-import { ResponseUrls } from './response-urls.js';
+import { type ResponseUrlSource, ResponseUrls } from './response-urls.js';
 import { type EnvelopeType, type Retry, type SocketAck, SocketModeLink } from './socket-mode.js';
 import type { ApiCall, Args, FakeSlackOptions, FakeView, Identity, Message } from './types.js';
 import { ViewMethods } from './views.js';
@@ -136,9 +136,16 @@ export class FakeSlack extends SlackRecords {
     return this.#auth.mintOAuthCode(teamId, userId);
   }
 
-  /** A response_url for an interaction in `channel` by `user`, optionally tied to a message. */
-  mintResponseUrl(channel: string, user: string, original?: Message): string {
-    const url = `${this.#url}/response/${this.#responseUrls.mint(channel, user, original)}`;
+  /**
+   * A response_url for an interaction in `channel` by `user`: a slash command's by default (it can
+   * replace nothing); a block_actions' on `message` can replace or delete that message.
+   */
+  mintResponseUrl(
+    channel: string,
+    user: string,
+    source: ResponseUrlSource = { kind: 'command' },
+  ): string {
+    const url = `${this.#url}/response/${this.#responseUrls.mint(channel, user, source)}`;
     this.responseUrls.push(url);
     return url;
   }

@@ -1,7 +1,6 @@
 // /cdn ratelimit [zone] on|off: said at once, updated in place once every edge has it; no zone
 // named, the channel's default.
 import { noticeMessage } from '../../blocks/errors.js';
-import { rateLimitMessage } from '../../blocks/ratelimit.js';
 import { parseRateLimitArgs } from '../../services/ratelimit.js';
 import { commandOrigin, replyTo, type SubcommandHandler } from './context.js';
 
@@ -15,23 +14,14 @@ export const ratelimit: SubcommandHandler = async ({ args, deps, caller, command
     return;
   }
   const { enabled } = parsed;
-  const fromDefault = parsed.zone === undefined;
-  // The message is corrected by a job once the change has had time to reach every edge.
+  // The service says the change in the channel, and a job corrects that message once the
+  // change has had time to reach every edge.
   const reply = replyTo(commandOrigin(command), caller.userId, deps.clock.now());
-  const zone = await deps.ratelimit.set(
+  await deps.ratelimit.set(
     caller,
     parsed.zone ??
       (() => deps.channels.defaultZone(caller.workspaceId, command.channel_id, 'ratelimit')),
     enabled,
     reply,
   );
-  await respond({
-    response_type: 'in_channel',
-    ...rateLimitMessage({
-      zone,
-      enabled,
-      actorId: caller.userId,
-      ...(fromDefault ? { fromDefault } : {}),
-    }),
-  });
 };

@@ -340,3 +340,25 @@ describe('the console, by hand', () => {
     expect(printed().match(/Slack refused chat\.postMessage: invalid_blocks/g)).toHaveLength(1);
   });
 });
+
+describe('the console shows messages as Slack does', () => {
+  it('shows a long purge as one message updated in place, not a message per step', async () => {
+    const urls = Array.from({ length: 200 }, (_, i) => `https://static.example.com/a/${i}.css`);
+    const { transcript } = await pipe(
+      ['/cdn login', 'sandbox-demo-key', '', 'submit', `/cdn purge ${urls.join(' ')}`].join('\n'),
+    );
+    const purge = transcript.slice(transcript.indexOf('alice in #ops › /cdn purge'));
+    // One message posted ("Purging…"), then each version of it marked as an update of that one.
+    const rules = [...purge.matchAll(/^── #ops · cdn.*$/gm)].map((m) => m[0].replace(/ ─+$/, ''));
+    expect(rules).toEqual([
+      '── #ops · cdn',
+      ...Array(rules.length - 1).fill('── #ops · cdn · updated'),
+    ]);
+    expect(rules.length).toBeGreaterThanOrEqual(3);
+    expectInOrder(purge, [
+      '🧹 @alice is purging 200 URLs on static.example.com… 0/200',
+      '🧹 @alice is purging 200 URLs on static.example.com…',
+      '✅ @alice purged 200 URLs on static.example.com.',
+    ]);
+  });
+});

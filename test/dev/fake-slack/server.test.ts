@@ -211,33 +211,6 @@ describe('fake Slack Web API', () => {
     expect(updated.view?.hash).not.toBe(opened.view?.hash);
   });
 
-  it('takes up to five responses on a response_url, replacing the original when asked', async () => {
-    const url = slack.mintResponseUrl('C1', 'U1');
-    const post = (body: object) =>
-      fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-    expect((await post({ text: 'working…' })).status).toBe(200);
-    expect((await post({ text: 'done', replace_original: true })).status).toBe(200);
-    expect(slack.messages).toEqual([
-      expect.objectContaining({
-        text: 'done',
-        ephemeralTo: 'U1',
-        via: 'response_url',
-        history: [{ text: 'working…' }],
-      }),
-    ]);
-    expect((await post({ text: 'public', response_type: 'in_channel' })).status).toBe(200);
-    expect(slack.messages[1]).not.toHaveProperty('ephemeralTo');
-    expect((await post({ text: '' })).status).toBe(400);
-    await post({ text: '4' });
-    await post({ text: '5' });
-    const sixth = await post({ text: '6' });
-    expect([sixth.status, await sixth.text()]).toEqual([404, 'used_url']);
-  });
-
   it('serves the external upload flow', async () => {
     const png = Buffer.from('89504e470d0a1a0a', 'hex');
     await client.filesUploadV2({
