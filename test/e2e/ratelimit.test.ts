@@ -97,7 +97,8 @@ describe('/cdn ratelimit', () => {
     await h.login();
     await h.command('ratelimit example.com maybe');
     const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
-    expect(reply?.text).toContain('Usage: `/cdn ratelimit <zone> on|off`');
+    // Escaped for mrkdwn: Slack shows `<zone>`.
+    expect(reply?.text).toContain('Usage: `/cdn ratelimit &lt;zone&gt; on|off`');
     expect(h.sandbox.requests).toEqual([]);
   });
 });

@@ -30,7 +30,7 @@ describe('submitting a modal again after an inline error', () => {
 
     // That very request again (a retry or a captured replay): acknowledged empty, not run.
     const replayed = await h.replayLast();
-    expect(replayed).toEqual({ status: 200, body: '' });
+    expect(replayed).toMatchObject({ status: 200, body: '' });
     const audit = await h.store.audit.recent(h.workspaceId, { limit: 20 });
     expect(audit.filter((e) => e.action === 'credentials.set')).toHaveLength(1);
     expect(h.sandbox.requests.filter((r) => r.query.per_page === '1')).toHaveLength(2);
