@@ -193,10 +193,12 @@ describe.each(BACKENDS)(
           (m) => m.text?.includes('This request was already approved.') ?? false,
         );
         expect(refusal).toMatchObject({ via: 'response_url', ephemeralTo: OTHER });
-        // The approve modal, still open, submitted a second time: the same delivery, so it is
-        // acknowledged and runs nothing.
+        // The approve modal, still open, submitted a second time (a new press, so a new
+        // delivery): it is told the request was already approved, and runs nothing.
         const again = await bot.submit(viewId, {}, ADMIN);
-        expect(again).toEqual({ status: 200, body: '' });
+        expect(again.status).toBe(200);
+        expect(JSON.parse(again.body)).toMatchObject({ response_action: 'update' });
+        expect(again.body).toContain('This request was already approved.');
 
         expect(await bot.kill('SIGTERM')).toEqual({ code: 0, signal: null });
         expect(everythingCalls(world)).toHaveLength(1);
