@@ -34,6 +34,7 @@ interface Run {
   store: Store;
   outDir: string;
   logs: ReturnType<typeof captureLogs>;
+  clock: ManualClock;
 }
 
 /** Pipes `script` through a fresh console and returns everything it printed. */
@@ -69,7 +70,7 @@ async function pipe(script: string, before?: (running: RunningConsole) => void):
   );
   before?.(running);
   await running.run();
-  return { transcript, printed: () => transcript, console: running, store, outDir, logs };
+  return { transcript, printed: () => transcript, console: running, store, outDir, logs, clock };
 }
 
 /** Each fragment appears, in this order. */
@@ -359,6 +360,28 @@ describe('the console shows messages as Slack does', () => {
       '🧹 @alice is purging 200 URLs on static.example.com… 0/200',
       '🧹 @alice is purging 200 URLs on static.example.com…',
       '✅ @alice purged 200 URLs on static.example.com.',
+    ]);
+  });
+});
+
+describe('the console shows what Slack refuses at a response_url', () => {
+  it('says so when an answer to a command is refused, then shows the bot’s fallback', async () => {
+    const { transcript } = await pipe(
+      ['/cdn login', 'sandbox-demo-key', '', 'submit', '/cdn zones'].join('\n'),
+      (running) =>
+        running.app.use(async ({ body, next }) => {
+          // The command's response_url is spent before the bot answers on it.
+          if ('command' in body && body.text === 'zones')
+            running.slack.killResponseUrl(body.response_url, 'expired_url');
+          await next();
+        }),
+    );
+    const zones = transcript.slice(transcript.indexOf('alice in #ops › /cdn zones'));
+    // In Slack nothing would appear from the refused post; the bot then answers another way.
+    expectInOrder(zones, [
+      '(Slack refused a response_url post: expired_url)',
+      '── #ops · cdn · only you can see this',
+      '9 zones · page 1 of 1',
     ]);
   });
 });
