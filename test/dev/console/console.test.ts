@@ -385,3 +385,48 @@ describe('the console shows what Slack refuses at a response_url', () => {
     ]);
   });
 });
+
+describe('the console shows a watch alert as Slack does', () => {
+  it('waits while Slack processes the chart, then shows the alert with it', async () => {
+    const {
+      printed,
+      console: running,
+      clock,
+      outDir,
+    } = await pipe(
+      [
+        '/cdn login',
+        'sandbox-demo-key',
+        '',
+        'submit',
+        '/cdn watch example.com',
+        '/traffic example.com spike 10',
+      ].join('\n'),
+    );
+    const { deps, slack } = running;
+    const refused = () =>
+      slack.callsTo('chat.postMessage').filter((c) => c.response.error === 'invalid_blocks');
+    const alert = () => printed().indexOf('🚨 example.com · Requests spike');
+    // Intervals pass until the spike fires; its post names a chart Slack has not processed yet.
+    for (let i = 0; i < 30 && refused().length === 0 && alert() < 0; i++) {
+      clock.advance(10_000);
+      await deps.watchEvaluation.tick();
+      await deps.runner.settled();
+    }
+    expect(refused()).toHaveLength(1);
+    expect(alert()).toBe(-1);
+    expect(printed()).toContain('(Slack refused chat.postMessage: invalid_blocks)');
+    // Slack has processed the chart a second later: the same post is tried again and shown, once.
+    clock.advance(2_000);
+    await deps.runner.settled();
+    const shown = printed().slice(alert());
+    expect(printed().split('🚨 example.com · Requests spike')).toHaveLength(2);
+    const image = /^\[image: [^\]]+\] (\S+\.png)$/m.exec(shown)?.[1];
+    expect(image?.startsWith(outDir)).toBe(true);
+    const png = await loadImage(await readFile(image as string));
+    expect([png.width, png.height]).toEqual([1200, 640]);
+    // The chart was uploaded once and shared nowhere else: not in a thread, not as a file.
+    expect(slack.callsTo('files.completeUploadExternal')).toHaveLength(1);
+    expect(printed()).not.toContain('cdn shared a file');
+  });
+});
