@@ -63,7 +63,8 @@ export type Problem =
   | { code: 'dm_refused' }
   /** A button that needs a conversation was used where there is none. */
   | { code: 'no_conversation' }
-  | { code: 'cannot_post'; place: PostPlace; slackError: string }
+  /** `inDm`: the conversation is a DM between people, which the bot cannot be invited to. */
+  | { code: 'cannot_post'; place: PostPlace; slackError: string; inDm?: boolean }
   /** A word that is neither an analytics range nor a granularity. */
   | { code: 'not_a_range'; word: string }
   | {

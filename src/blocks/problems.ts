@@ -41,6 +41,9 @@ const CANNOT_POST: Record<string, string> = {
   account_inactive: 'the app was uninstalled or its token revoked',
 };
 
+/** A DM between people: the bot is not part of it, and `/invite` cannot add it there. */
+const NOT_IN_DM = 'I am not part of this DM. Run it in a channel I am in';
+
 /** Whether a Slack error code is one the user can act on (else it is ours to log). */
 export function isPostRefusal(slackError: string): boolean {
   return slackError in CANNOT_POST;
@@ -140,7 +143,7 @@ function sentence(problem: Problem): Mrkdwn {
     case 'no_conversation':
       return md`Ask from a conversation: \`/cdn analytics <zone>\`.`;
     case 'cannot_post':
-      return md`${PLACE[problem.place]}: ${CANNOT_POST[problem.slackError] ?? md`Slack answered ${code(problem.slackError)}`}.`;
+      return md`${PLACE[problem.place]}: ${problem.inDm ? NOT_IN_DM : (CANNOT_POST[problem.slackError] ?? md`Slack answered ${code(problem.slackError)}`)}.`;
     case 'not_a_range':
       return md`${code(problem.word)} is not a range (1h, 6h, 24h, 7d, 30d) or a granularity (minute, hour, day).`;
     case 'too_many_points':

@@ -1,10 +1,20 @@
 // ApprovalNotifier over the Web API: the request is a bot message, so it can be updated for as
 // long as the request lives (a response_url would stop working after 30 minutes).
 import { approvalMessage } from '../blocks/approval.js';
+import { AppError } from '../errors.js';
 import type { ApprovalNotifier } from '../services/approvals.js';
 import type { Approval } from '../store/approvals.js';
 import { asPostRefusal, isTransientSlackError, slackRetryAfterMs } from './web-api-errors.js';
 import type { WorkspaceClients } from './workspace-clients.js';
+
+/**
+ * A DM's conversation id starts with D: a slash command typed in one comes with `channel_id`
+ * D… and `channel_name` "directmessage" (a recorded payload: getsentry/sentry, tests of its Slack
+ * commands, `"channel_id": "D01E80KD1GQ", "channel_name": "directmessage"`). An app is never
+ * part of a DM between two people: Slack answers `channel_not_found` there
+ * (https://github.com/slackapi/bolt-js/issues/365), and `/invite` cannot add it.
+ */
+const isDm = (channelId: string) => channelId.startsWith('D');
 
 export class SlackApprovalNotifier implements ApprovalNotifier {
   constructor(private readonly clients: WorkspaceClients) {}
@@ -19,7 +29,12 @@ export class SlackApprovalNotifier implements ApprovalNotifier {
       });
       return result.ts ?? '';
     } catch (error) {
-      throw asPostRefusal(error, 'approval');
+      const refusal = asPostRefusal(error, 'approval');
+      throw refusal instanceof AppError &&
+        refusal.code === 'cannot_post' &&
+        isDm(approval.channelId)
+        ? new AppError({ ...refusal.problem, inDm: true }, { cause: error })
+        : refusal;
     }
   }
 

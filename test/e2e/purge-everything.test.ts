@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { APPROVAL_IDS, PURGE_IDS } from '../../src/blocks/ids.js';
+import type { FakeChannel } from '../../src/dev/fake-slack/server.js';
 import { everythingRequests, openApprove, requestEverything } from './flows.js';
 import { ADMIN, MEMBER, OTHER, startHarness, textOf, viewIdOf } from './harness.js';
 
@@ -154,13 +155,14 @@ describe('purge everything with a second person', () => {
     expect(everythingRequests(h)).toHaveLength(1);
   });
 
-  it('tells the requester when it cannot post in the channel', async () => {
+  /** Asks for a purge of everything in `channel` and returns what the requester is told. */
+  async function requestIn(channel: FakeChannel): Promise<string> {
     const h = await startHarness();
     await h.login();
-    h.slack.addChannel({ id: 'CQUIET', name: 'quiet', botMember: false });
-    await h.command('purge example.com everything', { user: MEMBER, channel: 'CQUIET' });
+    h.slack.addChannel(channel);
+    await h.command('purge example.com everything', { user: MEMBER, channel: channel.id });
     const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
-    await h.submit(
+    const submitted = await h.submit(
       viewIdOf(opened),
       {
         [PURGE_IDS.confirmBlock]: {
@@ -172,9 +174,42 @@ describe('purge everything with a second person', () => {
       },
       { user: MEMBER },
     );
+    expect(submitted.status).toBe(200);
     const [notice] = await h.slack.waitForMessages((m) => m.via === 'response_url');
-    expect(notice?.text).toContain('Invite me with `/invite @cdn`');
+    // Nothing is left pending, nothing is purged, and the post is tried once, not again.
     expect(await h.store.approvals.listPending(h.workspaceId)).toEqual([]);
+    expect(everythingRequests(h)).toEqual([]);
+    await h.deps.runner.settled();
+    expect(h.slack.callsTo('chat.postMessage')).toHaveLength(1);
+    return notice?.text ?? '';
+  }
+
+  it('tells the requester when it cannot post in the channel', async () => {
+    const notice = await requestIn({ id: 'CQUIET', name: 'quiet', botMember: false });
+    expect(notice).toContain('Invite me with `/invite @cdn`');
+  });
+
+  it('tells the requester when the channel is private and the bot is not in it', async () => {
+    const notice = await requestIn({
+      id: 'GSECRET',
+      name: 'secret',
+      botMember: false,
+      isPrivate: true,
+    });
+    expect(notice).toContain('Invite me with `/invite @cdn`');
+  });
+
+  it('tells the requester to ask in a channel when the request is made in a DM', async () => {
+    // A DM between two people: the bot is not part of it and cannot be invited to it.
+    const notice = await requestIn({
+      id: 'DMEMBEROTHER',
+      name: 'member-other',
+      botMember: false,
+      kind: 'im',
+      members: [MEMBER, OTHER],
+    });
+    expect(notice).toContain('in a channel I am in');
+    expect(notice).not.toContain('/invite');
   });
 });
 

@@ -20,6 +20,8 @@ export interface RenderOptions {
     text: string;
   }) => number | undefined;
   width?: number;
+  /** Where the console wrote an uploaded file, by its id: an image block naming it shows the path. */
+  fileAt?: (fileId: string) => string | undefined;
 }
 
 /** The emoji the bot's messages use, so a terminal shows them as Slack would. */
@@ -170,9 +172,12 @@ export function renderBlocks(
           );
         }
         break;
-      case 'image':
-        out.push(`[image: ${String(block.alt_text ?? '')}]`);
+      case 'image': {
+        const file = isObject(block.slack_file) ? String(block.slack_file.id) : undefined;
+        const path = file === undefined ? undefined : options.fileAt?.(file);
+        out.push(`[image: ${String(block.alt_text ?? '')}]${path ? ` ${path}` : ''}`);
         break;
+      }
       default:
         out.push(`[${String(block.type)}]`);
     }

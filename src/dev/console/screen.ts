@@ -13,6 +13,8 @@ const rule = (label: string, width: number) =>
 export class Screen {
   /** How many versions of each message have been shown. */
   readonly #shown = new Map<Message, number>();
+  /** Where each uploaded file was written, by file id. */
+  readonly #written = new Map<string, string>();
 
   constructor(
     private readonly context: ConsoleContext,
@@ -53,6 +55,7 @@ export class Screen {
       ...NAMES,
       width,
       numberButton: ({ actionId }) => this.buttons.number({ kind: 'message', message, actionId }),
+      fileAt: (id) => this.#written.get(id),
     });
     print(`${rule(notes.join(' · '), width)}\n${body}`);
   }
@@ -78,24 +81,34 @@ export class Screen {
     print([`┌─ ${String(title ?? 'Modal')}`, ...lines].join('\n'));
   }
 
-  /** Files the app shared: written to the output folder, and listed with their sizes. */
+  /**
+   * Files the app uploaded: written to the output folder; listed with their sizes where shared.
+   * One completed without a channel is private: Slack shows it nowhere but in a message's image
+   * block (https://docs.slack.dev/reference/methods/files.completeUploadExternal, channel_id).
+   */
   upload(call: ApiCall): void {
-    const channel = String(call.args.channel_id ?? '');
-    const comment =
-      typeof call.args.initial_comment === 'string' ? call.args.initial_comment : undefined;
-    const lines = [
-      rule(`#${CHANNEL_NAMES.get(channel) ?? channel} · cdn shared a file`, this.context.width),
-    ];
-    if (comment) lines.push(renderBlocks(undefined, comment, NAMES));
+    const channel = typeof call.args.channel_id === 'string' ? call.args.channel_id : undefined;
     mkdirSync(this.outDir, { recursive: true });
+    const files: string[] = [];
     for (const entry of (call.args.files as Json[] | undefined) ?? []) {
       const file = this.context.slack.files.get(String(entry.id));
       if (!file) continue;
       const path = join(this.outDir, `${file.id}-${file.filename}`);
       writeFileSync(path, file.bytes);
-      lines.push(`📎 ${file.title ?? file.filename}: ${path} (${describeFile(file.bytes)})`);
+      this.#written.set(file.id, path);
+      files.push(`📎 ${file.title ?? file.filename}: ${path} (${describeFile(file.bytes)})`);
     }
-    this.context.print(lines.join('\n'));
+    if (channel === undefined) return;
+    const comment =
+      typeof call.args.initial_comment === 'string' ? call.args.initial_comment : undefined;
+    const where = `#${CHANNEL_NAMES.get(channel) ?? channel}${call.args.thread_ts ? ' · in a thread' : ''}`;
+    this.context.print(
+      [
+        rule(`${where} · cdn shared a file`, this.context.width),
+        ...(comment ? [renderBlocks(undefined, comment, NAMES)] : []),
+        ...files,
+      ].join('\n'),
+    );
   }
 
   #where(message: Message): string {

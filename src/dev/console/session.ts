@@ -58,6 +58,10 @@ export class ConsoleSession {
     this.#modals = new Modals(this.#context, this.#screen);
     options.slack.on('response', (message) => this.#screen.message(message));
     options.slack.on('call', (call) => this.#onCall(call));
+    // A refused response_url post shows nothing in Slack, as a refused API call does.
+    options.slack.on('responseUrlPost', (post) => {
+      if (post.status >= 400) this.#print(`(Slack refused a response_url post: ${post.answer})`);
+    });
   }
 
   get user(): ConsoleUser {

@@ -8,6 +8,7 @@ import type {
   FakeUser,
   FakeView,
   Message,
+  ResponseUrlPost,
   SlackEvents,
   UploadedFile,
 } from './types.js';
@@ -30,6 +31,8 @@ export class SlackRecords extends EventEmitter<SlackEvents> {
   readonly issuedTokens: string[] = [];
   /** Every response_url minted, oldest first. */
   readonly responseUrls: string[] = [];
+  /** Every POST to a response_url and how Slack answered it, oldest first. */
+  readonly responseUrlPosts: ResponseUrlPost[] = [];
   /** Every call a fault was injected on, oldest first. */
   readonly faultHits: FaultHit[] = [];
 

@@ -29,6 +29,7 @@ export type {
   FakeUser,
   FakeView,
   Message,
+  ResponseUrlPost,
   UploadedFile,
 } from './types.js';
 
@@ -218,7 +219,17 @@ export class FakeSlack extends SlackRecords {
     }
     if (url.pathname.startsWith('/response/')) {
       const token = url.pathname.slice('/response/'.length);
-      const result = this.#responseUrls.respond(token, parseJsonObject(body));
+      const payload = parseJsonObject(body);
+      const result = this.#responseUrls.respond(token, payload);
+      // Recorded as API calls are: a refusal here is a 4xx with a plain-text error (types.ts).
+      const post = {
+        url: `${this.#url}${url.pathname}`,
+        body: payload,
+        status: result.status,
+        answer: result.body,
+      };
+      this.responseUrlPosts.push(post);
+      this.emit('responseUrlPost', post);
       res.writeHead(result.status, { 'content-type': 'text/plain' }).end(result.body);
       return;
     }

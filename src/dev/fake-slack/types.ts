@@ -56,6 +56,21 @@ export interface ApiCall {
   teamId?: string;
 }
 
+/**
+ * A POST to a response_url and Slack's answer: 200 `ok`, or a 4xx with the error as plain text
+ * (`invalid_blocks`, `expired_url`, `used_url`), not a Web API JSON body
+ * (https://docs.slack.dev/interactivity/handling-user-interaction#message_responses; the SDK's
+ * webhook client reads a status and a text body: slackapi/python-slack-sdk
+ * slack_sdk/webhook/client.py, WebhookResponse).
+ */
+export interface ResponseUrlPost {
+  url: string;
+  body: Args | undefined;
+  status: number;
+  /** The plain-text body Slack answered: `ok`, or the error. */
+  answer: string;
+}
+
 export interface Message {
   channel: string;
   ts: string;
@@ -97,6 +112,8 @@ export interface UploadedFile {
 /** What the fake Slack emits: each API call, and each message posted, changed or deleted. */
 export type SlackEvents = {
   call: [ApiCall];
+  /** A POST to a response_url, answered. */
+  responseUrlPost: [ResponseUrlPost];
   response: [Message];
   /** A fault was injected on a call; then (a hang) its caller gave up. */
   fault: [FaultHit];

@@ -34,6 +34,7 @@ interface Run {
   store: Store;
   outDir: string;
   logs: ReturnType<typeof captureLogs>;
+  clock: ManualClock;
 }
 
 /** Pipes `script` through a fresh console and returns everything it printed. */
@@ -69,7 +70,7 @@ async function pipe(script: string, before?: (running: RunningConsole) => void):
   );
   before?.(running);
   await running.run();
-  return { transcript, printed: () => transcript, console: running, store, outDir, logs };
+  return { transcript, printed: () => transcript, console: running, store, outDir, logs, clock };
 }
 
 /** Each fragment appears, in this order. */
@@ -360,5 +361,72 @@ describe('the console shows messages as Slack does', () => {
       '🧹 @alice is purging 200 URLs on static.example.com…',
       '✅ @alice purged 200 URLs on static.example.com.',
     ]);
+  });
+});
+
+describe('the console shows what Slack refuses at a response_url', () => {
+  it('says so when an answer to a command is refused, then shows the bot’s fallback', async () => {
+    const { transcript } = await pipe(
+      ['/cdn login', 'sandbox-demo-key', '', 'submit', '/cdn zones'].join('\n'),
+      (running) =>
+        running.app.use(async ({ body, next }) => {
+          // The command's response_url is spent before the bot answers on it.
+          if ('command' in body && body.text === 'zones')
+            running.slack.killResponseUrl(body.response_url, 'expired_url');
+          await next();
+        }),
+    );
+    const zones = transcript.slice(transcript.indexOf('alice in #ops › /cdn zones'));
+    // In Slack nothing would appear from the refused post; the bot then answers another way.
+    expectInOrder(zones, [
+      '(Slack refused a response_url post: expired_url)',
+      '── #ops · cdn · only you can see this',
+      '9 zones · page 1 of 1',
+    ]);
+  });
+});
+
+describe('the console shows a watch alert as Slack does', () => {
+  it('waits while Slack processes the chart, then shows the alert with it', async () => {
+    const {
+      printed,
+      console: running,
+      clock,
+      outDir,
+    } = await pipe(
+      [
+        '/cdn login',
+        'sandbox-demo-key',
+        '',
+        'submit',
+        '/cdn watch example.com',
+        '/traffic example.com spike 10',
+      ].join('\n'),
+    );
+    const { deps, slack } = running;
+    const refused = () =>
+      slack.callsTo('chat.postMessage').filter((c) => c.response.error === 'invalid_blocks');
+    const alert = () => printed().indexOf('🚨 example.com · Requests spike');
+    // Intervals pass until the spike fires; its post names a chart Slack has not processed yet.
+    for (let i = 0; i < 30 && refused().length === 0 && alert() < 0; i++) {
+      clock.advance(10_000);
+      await deps.watchEvaluation.tick();
+      await deps.runner.settled();
+    }
+    expect(refused()).toHaveLength(1);
+    expect(alert()).toBe(-1);
+    expect(printed()).toContain('(Slack refused chat.postMessage: invalid_blocks)');
+    // Slack has processed the chart a second later: the same post is tried again and shown, once.
+    clock.advance(2_000);
+    await deps.runner.settled();
+    const shown = printed().slice(alert());
+    expect(printed().split('🚨 example.com · Requests spike')).toHaveLength(2);
+    const image = /^\[image: [^\]]+\] (\S+\.png)$/m.exec(shown)?.[1];
+    expect(image?.startsWith(outDir)).toBe(true);
+    const png = await loadImage(await readFile(image as string));
+    expect([png.width, png.height]).toEqual([1200, 640]);
+    // The chart was uploaded once and shared nowhere else: not in a thread, not as a file.
+    expect(slack.callsTo('files.completeUploadExternal')).toHaveLength(1);
+    expect(printed()).not.toContain('cdn shared a file');
   });
 });

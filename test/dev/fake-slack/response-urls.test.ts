@@ -49,6 +49,22 @@ describe('a slash command’s response_url', () => {
     const sixth = await post({ text: '6' });
     expect([sixth.status, await sixth.text()]).toEqual([404, 'used_url']);
   });
+  it('records every post and Slack’s answer, a refusal too, as it records API calls', async () => {
+    const url = slack.mintResponseUrl('C1', 'U1');
+    const seen: string[] = [];
+    slack.on('responseUrlPost', (p) => seen.push(`${p.status} ${p.answer}`));
+    const post = poster(url);
+    await post({ text: 'hi' });
+    await post({ text: 'x', blocks: [{ type: 'nope' }] });
+    slack.killResponseUrl(url, 'expired_url');
+    await post({ text: 'late' });
+    expect(seen).toEqual(['200 ok', '400 invalid_blocks', '404 expired_url']);
+    expect(slack.responseUrlPosts.map((p) => [p.url, p.body?.text])).toEqual([
+      [url, 'hi'],
+      [url, 'x'],
+      [url, 'late'],
+    ]);
+  });
 });
 
 describe('a block_actions’ response_url', () => {
