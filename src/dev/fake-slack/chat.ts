@@ -1,5 +1,5 @@
 // The fake Slack's chat.* methods, and the checks Slack makes of any message and where it goes.
-import { slackFileProblems } from './files.js';
+import { slackFileProblems } from './file-readiness.js';
 import type { SlackIds } from './ids.js';
 import type { SlackRecords } from './records.js';
 import type { Args, Message } from './types.js';
