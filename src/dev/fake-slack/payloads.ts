@@ -1,6 +1,11 @@
 // The payloads Slack sends an app (slash commands, interactions, events), built the way Slack
 // builds them, with trigger ids and response_urls minted by the fake Slack. The e2e harness signs
 // and POSTs them; the local console hands them to the app directly.
+// Their fields are those of Slack's recorded payloads (slackapi/java-slack-sdk json-logs/samples/
+// app-backend: slash-commands/SlashCommandPayload.json, interactive-components/
+// BlockActionPayload.json, views/ViewSubmissionPayload.json, message-actions/
+// MessageActionPayload.json; events/*Payload.json), reduced to what the bot reads: the contract
+// tests (test/e2e/contract.test.ts) send the whole recorded shapes (test/fixtures/slack).
 import { escapeTyped } from './escape.js';
 import type { FakeSlack, Message } from './server.js';
 
@@ -64,7 +69,11 @@ export class SlackPayloads {
     };
   }
 
-  /** A click on a button of a message. */
+  /**
+   * A click on a button of a message: `container.type: "message"`, the message, a trigger and a
+   * response_url tied to the message (BlockActionPayload.json; an action's response_url may
+   * replace or delete that message: response-urls.ts).
+   */
   blockAction(message: Message, actionId: string, options: { user: string }): Json {
     const action = findAction(message.blocks ?? [], actionId);
     return {
@@ -88,7 +97,7 @@ export class SlackPayloads {
     };
   }
 
-  /** A click on a button of a view (a modal or the App Home). */
+  /** A click on a button of a view (a modal or the App Home): `container.type: "view"`, no response_url (BlockActionPayload.json). */
   viewAction(viewId: string, actionId: string, options: { user: string; value?: string }): Json {
     const view =
       this.slack.views.get(viewId) ??
@@ -113,7 +122,10 @@ export class SlackPayloads {
     };
   }
 
-  /** A modal submitted with `values[block_id][action_id]`. */
+  /**
+   * A modal submitted with `values[block_id][action_id]` (view.state.values), a new trigger_id for
+   * each press (ViewSubmissionPayload.json; https://api.slack.com/reference/interaction-payloads/views).
+   */
   viewSubmission(
     viewId: string,
     values: Record<string, Record<string, unknown>>,
@@ -130,7 +142,10 @@ export class SlackPayloads {
     };
   }
 
-  /** Type-ahead in an external select (of an open modal, when `viewId` is given). */
+  /**
+   * Type-ahead in an external select (of an open modal, when `viewId` is given): action_id,
+   * block_id and the typed `value` (https://api.slack.com/reference/interaction-payloads/block_suggestion).
+   */
   blockSuggestion(
     actionId: string,
     value: string,
@@ -181,7 +196,7 @@ export class SlackPayloads {
     };
   }
 
-  /** An Events API callback. */
+  /** An Events API callback: the `event_callback` wrapper with a unique event_id (events/AppHomeOpenedPayload.json). */
   eventCallback(event: Json): Json {
     return {
       token: 'legacy-unused',
