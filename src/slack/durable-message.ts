@@ -17,6 +17,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { Message } from '../blocks/message.js';
 import type { Clock } from '../clock.js';
+import { POST_REFUSED_THERE } from '../errors.js';
 import type { ReplyTo } from '../services/reply.js';
 import type { MessageTarget } from './message-target.js';
 import { postToResponseUrl } from './respond.js';
@@ -43,13 +44,11 @@ export function durableMessages(clients: WorkspaceClients, clock: Clock): Durabl
     });
 }
 
-/** Why the bot cannot post (or edit) there: the next way of saying it takes over. */
-const CANNOT_POST_THERE = [
-  'not_in_channel',
-  'channel_not_found',
-  'is_archived',
-  'user_not_in_channel',
-];
+/**
+ * Why the bot cannot post (or edit) there, or ephemerally to the requester (not in the channel):
+ * the next way of saying it takes over.
+ */
+const CANNOT_POST_THERE: readonly string[] = [...POST_REFUSED_THERE, 'user_not_in_channel'];
 /** Why a bot message cannot be edited any more (deleted meanwhile, or not the bot's). */
 const CANNOT_EDIT = ['message_not_found', 'cant_update_message', ...CANNOT_POST_THERE];
 

@@ -111,4 +111,28 @@ describe('alerts in a channel that refuses the bot', () => {
     await h.slack.waitForMessages((m) => m.via === 'response_url', 2);
     expect((await h.store.watches.listForZone(h.workspaceId, zoneId))[0]?.pausedReason).toBeNull();
   });
+
+  it('pauses the watch of a channel only some may post in, and tells its creator why', async () => {
+    const h = await startHarness({ slack: { fileReadyMs: 0 } });
+    const ops = h.slack.channels.get(CHANNEL);
+    if (!ops) throw new Error('no channel');
+    const zoneId = await watching(h, 'example.com');
+    // The channel is made read-only: the bot is still in it, but may not post.
+    Object.assign(ops, { postingRestricted: 'read_only' });
+    shape(h, zoneId, 30, 'spike');
+    await interval(h, 3);
+    const refused = h.slack.callsTo('chat.postMessage').map((c) => c.response.error);
+    expect(refused).toContain('restricted_action_read_only_channel');
+    const dms = () => h.slack.messages.filter((m) => m.channel === MEMBER && m.via === 'api');
+    expect(dms()).toHaveLength(1);
+    expect(dms()[0]?.text).toContain('Alerts of *example.com* for <#COPS> are paused.');
+    expect(dms()[0]?.text).toContain('that channel only lets some people post');
+    expect((await h.store.watches.listForZone(h.workspaceId, zoneId))[0]?.pausedReason).toContain(
+      'only lets some people post',
+    );
+    // Paused: no more posts are tried.
+    const tried = h.slack.callsTo('chat.postMessage').length;
+    await interval(h, 10);
+    expect(h.slack.callsTo('chat.postMessage')).toHaveLength(tried);
+  });
 });
