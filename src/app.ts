@@ -174,6 +174,7 @@ export function buildDeps(
     runner,
     notices: rateLimitNotices(messages),
     clock,
+    logger,
   });
   runner.register(RATELIMIT_FOLLOW_UP_JOB, ratelimit.followUp);
   const reports = new ReportDelivery({
