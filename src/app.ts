@@ -136,7 +136,7 @@ export function buildDeps(
   });
   const defaultBaseUrl = options.cdnBaseUrl;
   // Messages of work that outlives its request (purges, follow-ups).
-  const messages = durableMessages(clients, clock);
+  const messages = durableMessages(clients, clock, logger);
   // Background posts keep to Slack's rate limits across every replica (slots in the store).
   const pacer = new Pacer(store.rateSlots, clock);
   const runner = new JobRunner({
@@ -174,6 +174,7 @@ export function buildDeps(
     runner,
     notices: rateLimitNotices(messages),
     clock,
+    logger,
   });
   runner.register(RATELIMIT_FOLLOW_UP_JOB, ratelimit.followUp);
   const reports = new ReportDelivery({

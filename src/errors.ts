@@ -21,6 +21,22 @@ export type Action =
 /** Where the bot could not post (the Slack error code says why). */
 export type PostPlace = 'chart' | 'approval' | 'report' | 'alert';
 
+/**
+ * Slack's refusals of a post because of where it goes (chat.postMessage's errors,
+ * https://docs.slack.dev/reference/methods/chat.postMessage): the bot is not in the conversation or
+ * cannot see it, it is archived, or only some may post there (a workspace preference, a read-only
+ * channel, a thread-only channel).
+ */
+export const POST_REFUSED_THERE = [
+  'not_in_channel',
+  'channel_not_found',
+  'is_archived',
+  'restricted_action',
+  'restricted_action_read_only_channel',
+  'restricted_action_thread_only_channel',
+] as const;
+export type PostRefusedThere = (typeof POST_REFUSED_THERE)[number];
+
 export type Problem =
   /** The workspace has no CDN API key yet. */
   | { code: 'no_api_key' }

@@ -8,7 +8,7 @@ import { problemText } from './problems.js';
 import { code, type Mrkdwn, md, mrkdwn, type Part, plainText, toMrkdwn, truncate } from './text.js';
 
 /** A purge form sent from a channel purges are not allowed in, in a form field's plain text. */
-export const PURGE_CHANNELS_INLINE =
+const PURGE_CHANNELS_INLINE =
   'Purges may only be run from the channels a workspace admin chose (/cdn config lists them). Nothing was purged.';
 
 /**

@@ -1,6 +1,6 @@
 // Every problem the bot reports, in words: short, specific, and saying what to do next. Sentences
 // are md`…` templates, so values that came from a person or the CDN are escaped as they go in.
-import type { Action, PostPlace, Problem } from '../errors.js';
+import type { Action, PostPlace, PostRefusedThere, Problem } from '../errors.js';
 import { channelList } from './channels.js';
 import { channel, clip, code, join, link, MAX_SENTENCE, type Mrkdwn, md } from './text.js';
 
@@ -31,11 +31,19 @@ const WAITING_FOR: Record<Extract<Problem, { code: 'checks_too_slow' }>['waiting
   cdn: 'the CDN did not answer the key check',
 };
 
-/** Why Slack refused a post, for the Slack error codes that are about where we post. */
-const CANNOT_POST: Record<string, string> = {
+/** Why Slack refused a post there, one reason for each of its codes. */
+const CANNOT_POST_THERE: Record<PostRefusedThere, string> = {
   not_in_channel: 'I am not in that channel. Invite me with `/invite @cdn`',
   channel_not_found: 'I can’t see that channel. Invite me with `/invite @cdn`',
   is_archived: 'the channel is archived',
+  restricted_action: 'a workspace setting keeps me from posting there',
+  restricted_action_read_only_channel: 'that channel only lets some people post',
+  restricted_action_thread_only_channel: 'that channel only takes replies in threads',
+};
+
+/** Why Slack refused a post, for the Slack error codes that are about where we post. */
+const CANNOT_POST: Record<string, string> = {
+  ...CANNOT_POST_THERE,
   invalid_auth: 'the app was uninstalled or its token revoked',
   token_revoked: 'the app was uninstalled or its token revoked',
   account_inactive: 'the app was uninstalled or its token revoked',

@@ -261,7 +261,11 @@ export class JobRunner {
     try {
       if (job.attempts > (handler.maxAttempts ?? 5)) {
         logger.warn(log, 'job given up after too many attempts');
-        await handler.giveUp?.(context);
+        // Its last word failing does not bring it back: it is failed all the same.
+        await handler.giveUp?.(context).catch((error: unknown) => {
+          if (lost.signal.aborted || error instanceof LeaseLostError) throw error;
+          logger[logLevelOf(error)]({ ...log, err: error }, 'job giveUp failed');
+        });
         await jobs.finish(job.id, owner, { state: 'failed', error: 'too many attempts' });
         return;
       }

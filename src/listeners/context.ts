@@ -15,7 +15,12 @@ import type { WebClient } from '@slack/web-api';
 import type { Message } from '../blocks/message.js';
 import type { Caller } from '../services/access.js';
 import { type GroupMembersCache, webDirectory } from '../slack/directory.js';
-import { type Conversation, postInConversation } from '../slack/message-target.js';
+import {
+  type Conversation,
+  type FallbackLog,
+  postInConversation,
+  refusalOf,
+} from '../slack/message-target.js';
 import type { WorkspaceInstall } from '../slack/workspace-clients.js';
 
 /** What a button's listener receives. */
@@ -102,6 +107,7 @@ export function resilientRespond(
   respond: Respond,
   client: WebClient,
   where: Conversation,
+  log: FallbackLog,
 ): Respond {
   return async (message) => {
     try {
@@ -110,12 +116,17 @@ export function resilientRespond(
       const args: RespondArguments = typeof message === 'string' ? { text: message } : message;
       // Deleting a message there is no way to reach is nothing the user needs to see.
       if (args.delete_original) throw error;
+      log.info(
+        { reason: refusalOf(error) },
+        'answer refused by the response_url; sent in the conversation',
+      );
       const { response_type, replace_original, ...rest } = args;
       await postInConversation(
         client,
         where,
         rest as Message,
         response_type === 'in_channel' ? 'in_channel' : 'ephemeral',
+        log,
       );
     }
   };
@@ -130,19 +141,21 @@ export function tracked<
   Args extends { ack: (...response: never[]) => Promise<void>; context: Context },
 >(listener: (args: Args) => Promise<void>): (args: Args) => Promise<void> {
   return (args) => {
-    const { respond, client, body } = args as {
+    const { respond, client, body, logger } = args as {
       respond?: unknown;
       client?: unknown;
       body?: unknown;
+      logger?: FallbackLog;
     };
     return listener({
       ...args,
-      ...(typeof respond === 'function' && client
+      ...(typeof respond === 'function' && client && logger
         ? {
             respond: resilientRespond(
               respond as Respond,
               client as WebClient,
               conversationIn(body),
+              logger,
             ),
           }
         : {}),

@@ -47,7 +47,7 @@ export function errorPolicy(logger: Logger): Middleware<AnyMiddlewareArgs> {
         logger.warn({ err: error, where }, 'Slack did not answer in time; the user is told');
       const text = explain(logger, problem, where);
       const spentTrigger = problem instanceof AppError && problem.code === 'trigger_expired';
-      await answer(args, body, text, { spentTrigger }).catch((failure: unknown) =>
+      await answer(args, body, text, { spentTrigger, logger }).catch((failure: unknown) =>
         logger.warn({ err: failure }, 'could not tell the user about a failure'),
       );
     }
@@ -58,7 +58,7 @@ async function answer(
   args: AnyMiddlewareArgs & AllMiddlewareArgs,
   body: Body,
   text: Mrkdwn,
-  { spentTrigger }: { spentTrigger: boolean },
+  { spentTrigger, logger }: { spentTrigger: boolean; logger: Logger },
 ) {
   const acked = ackedIn(args.context);
   const ack = 'ack' in args ? (args.ack as (response?: unknown) => Promise<void>) : undefined;
@@ -75,7 +75,13 @@ async function answer(
         return;
       }
       const { channelId } = decodeOrigin(body.view?.private_metadata);
-      await postInConversation(args.client, { ...conversation, channelId }, message, 'ephemeral');
+      await postInConversation(
+        args.client,
+        { ...conversation, channelId },
+        message,
+        'ephemeral',
+        logger,
+      );
       return;
     }
     case 'block_suggestion':
@@ -107,5 +113,5 @@ async function answer(
       // The trigger expired (3 s): the DM below still reaches the user.
     }
   }
-  await postInConversation(args.client, conversation, message, 'ephemeral');
+  await postInConversation(args.client, conversation, message, 'ephemeral', logger);
 }

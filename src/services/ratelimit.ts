@@ -2,6 +2,7 @@
 import type { Zone } from '../cdn/schemas.js';
 import type { Clock } from '../clock.js';
 import type { JobKind, JobRunner } from '../jobs/runner.js';
+import type { Logger } from '../logger.js';
 import type { AuditLogRepository } from '../store/audit-log.js';
 import type { AccessService, Caller } from './access.js';
 import type { CdnAccess } from './cdn-access.js';
@@ -74,6 +75,7 @@ export class RateLimitService {
       runner: JobRunner;
       notices: RateLimitNotices;
       clock: Clock;
+      logger: Logger;
     },
   ) {}
 
@@ -146,18 +148,22 @@ export class RateLimitService {
       const notice = this.deps.notices(caller.workspaceId, replyTo, {}, async (message) => {
         said.message = message;
       });
-      try {
-        await notice.changed(change);
-      } finally {
-        const payload: FollowUp = { ...change, replyTo };
-        await this.deps.runner.enqueue({
-          workspaceId: caller.workspaceId,
-          kind: RATELIMIT_FOLLOW_UP_JOB,
-          payload,
-          runAt,
-          checkpoint: said,
-        });
-      }
+      // Made and audited: Slack not taking the notice (a 429, a 5xx, a refusal) does not undo the
+      // change, so the person is not told it failed; the follow-up says the final state anyway.
+      await notice.changed(change).catch((error: unknown) => {
+        this.deps.logger.warn(
+          { err: error, zone: zone.id },
+          'rate limit notice not said; its follow-up will say the outcome',
+        );
+      });
+      const payload: FollowUp = { ...change, replyTo };
+      await this.deps.runner.enqueue({
+        workspaceId: caller.workspaceId,
+        kind: RATELIMIT_FOLLOW_UP_JOB,
+        payload,
+        runAt,
+        checkpoint: said,
+      });
     }
     return zone;
   }

@@ -84,6 +84,8 @@ interface PostCheckpoint {
   fileId?: string;
   /** How many times Slack said the file was still being processed. */
   waits?: number;
+  /** The chart could not be uploaded, or Slack refused the post showing it: the alert goes without. */
+  withoutChart?: boolean;
 }
 
 /**
@@ -180,6 +182,16 @@ export class WatchEvaluation {
       // Room for the chart's waits besides Slack's own hiccups.
       maxAttempts: 8 + CHART_WAITS_MS.length,
       run: (context) => this.#post(context),
+      // Out of tries: the alert is said once more, without its chart; failing that, logged.
+      giveUp: async (context) => {
+        await context.checkpoint({ ...context.job.checkpoint, withoutChart: true });
+        const outcome = await this.#post(context);
+        if (outcome !== 'done')
+          this.#o.logger.error(
+            { job: context.job.id, reason: outcome === 'paused' ? 'paused' : outcome.error },
+            'watch post given up: the alert was not posted',
+          );
+      },
     };
   }
 
@@ -552,10 +564,7 @@ export class WatchEvaluation {
       if (payload.kind === 'fired') {
         if (alert.messageTs) return 'done';
         const chart = await this.#postChart(context, alert);
-        const posted = await poster.fired(
-          alert,
-          chart && 'fileId' in chart ? chart.fileId : undefined,
-        );
+        const posted = await this.#showing(context, chart, (fileId) => poster.fired(alert, fileId));
         if (posted.ts) await store.watches.setAlertMessage(alert.id, posted.ts);
         await this.#shareChart({ ...alert, messageTs: posted.ts ?? null }, chart);
         return 'done';
@@ -563,7 +572,7 @@ export class WatchEvaluation {
       // The alert's own post comes first: its message is what is updated.
       if (!alert.messageTs) return { retryInMs: 5_000, error: 'alert not posted yet' };
       const chart = await this.#postChart(context, alert);
-      await poster.resolved(alert, chart && 'fileId' in chart ? chart.fileId : undefined);
+      await this.#showing(context, chart, (fileId) => poster.resolved(alert, fileId));
       await this.#shareChart(alert, chart);
       return 'done';
     } catch (error) {
@@ -594,13 +603,16 @@ export class WatchEvaluation {
   /**
    * The chart this post shows: the file uploaded by an earlier try, else a fresh upload (kept in
    * the checkpoint); once Slack has had every wait to process it, the bytes to share instead.
-   * Undefined when the CDN cannot give the traffic now (the alert goes without).
+   * Undefined when the CDN cannot give the traffic now, or Slack will not take the chart (an
+   * upload refused for good, a post showing it refused): the alert goes without.
    */
   async #postChart(
     context: JobContext<PostPayload, PostCheckpoint>,
     alert: WatchAlert,
   ): Promise<PostChart | undefined> {
-    const { fileId, waits = 0 } = context.job.checkpoint;
+    const { poster, logger } = this.#o;
+    const { fileId, waits = 0, withoutChart } = context.job.checkpoint;
+    if (withoutChart) return undefined;
     if (waits >= CHART_WAITS_MS.length) {
       const png = await this.chart(alert);
       return png && { png };
@@ -608,9 +620,54 @@ export class WatchEvaluation {
     if (fileId) return { fileId };
     const png = await this.chart(alert);
     if (!png) return undefined;
-    const uploaded = await this.#o.poster.upload(alert, png);
-    await context.checkpoint({ ...context.job.checkpoint, fileId: uploaded });
-    return { fileId: uploaded };
+    try {
+      const uploaded = await poster.upload(alert, png);
+      await context.checkpoint({ ...context.job.checkpoint, fileId: uploaded });
+      return { fileId: uploaded };
+    } catch (error) {
+      // Not now (a 429, a 5xx): the post is tried again. No (a missing scope, a token type): the
+      // alert still goes, without its chart.
+      if (context.lost.aborted || poster.transient(error) || isStorageUnavailable(error))
+        throw error;
+      logger.warn(
+        { err: error, alert: alert.id },
+        'alert chart not uploaded; the alert goes without',
+      );
+      await context.checkpoint({ ...context.job.checkpoint, withoutChart: true });
+      return undefined;
+    }
+  }
+
+  /**
+   * Posts with the chart's file; when Slack refuses that post for good and not for where it goes
+   * (blocks it will not take, other than a file still processed), at once again without it.
+   */
+  async #showing<T>(
+    context: JobContext<PostPayload, PostCheckpoint>,
+    chart: PostChart | undefined,
+    post: (fileId: string | undefined) => Promise<T>,
+  ): Promise<T> {
+    const { poster, logger } = this.#o;
+    if (!chart || !('fileId' in chart)) return post(undefined);
+    try {
+      return await post(chart.fileId);
+    } catch (error) {
+      const refusedThere = error instanceof AppError && error.code === 'cannot_post';
+      if (
+        context.lost.aborted ||
+        refusedThere ||
+        poster.chartNotReady(error) ||
+        poster.transient(error) ||
+        isStorageUnavailable(error)
+      )
+        throw error;
+      logger.warn(
+        { err: error, job: context.job.id },
+        'alert refused with its chart; posted without',
+      );
+      await context.checkpoint({ ...context.job.checkpoint, withoutChart: true });
+      return post(undefined);
+    }
   }
 
   /** A chart Slack never showed goes in the alert's thread; the alert itself is already posted. */

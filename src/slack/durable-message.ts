@@ -17,8 +17,9 @@
 import type { WebClient } from '@slack/web-api';
 import type { Message } from '../blocks/message.js';
 import type { Clock } from '../clock.js';
+import { POST_REFUSED_THERE } from '../errors.js';
 import type { ReplyTo } from '../services/reply.js';
-import type { MessageTarget } from './message-target.js';
+import { type FallbackLog, type MessageTarget, refusalOf } from './message-target.js';
 import { postToResponseUrl } from './respond.js';
 import { slackErrorCode } from './web-api-errors.js';
 import type { WorkspaceClients } from './workspace-clients.js';
@@ -31,7 +32,11 @@ export type DurableMessages = (
   save: (state: Record<string, unknown>) => Promise<void>,
 ) => DurableMessage;
 
-export function durableMessages(clients: WorkspaceClients, clock: Clock): DurableMessages {
+export function durableMessages(
+  clients: WorkspaceClients,
+  clock: Clock,
+  log: FallbackLog,
+): DurableMessages {
   return (workspaceId, replyTo, state, save) =>
     new DurableMessage({
       client: clients.client,
@@ -40,16 +45,15 @@ export function durableMessages(clients: WorkspaceClients, clock: Clock): Durabl
       state: state as DurableMessageState,
       save: (next) => save({ ...next }),
       clock,
+      log,
     });
 }
 
-/** Why the bot cannot post (or edit) there: the next way of saying it takes over. */
-const CANNOT_POST_THERE = [
-  'not_in_channel',
-  'channel_not_found',
-  'is_archived',
-  'user_not_in_channel',
-];
+/**
+ * Why the bot cannot post (or edit) there, or ephemerally to the requester (not in the channel):
+ * the next way of saying it takes over.
+ */
+const CANNOT_POST_THERE: readonly string[] = [...POST_REFUSED_THERE, 'user_not_in_channel'];
 /** Why a bot message cannot be edited any more (deleted meanwhile, or not the bot's). */
 const CANNOT_EDIT = ['message_not_found', 'cant_update_message', ...CANNOT_POST_THERE];
 
@@ -79,6 +83,8 @@ export interface DurableMessageOptions {
   state: DurableMessageState;
   save: (state: DurableMessageState) => Promise<void>;
   clock: Clock;
+  /** Why a way of saying it was refused, before the next takes over. */
+  log: FallbackLog;
 }
 
 export class DurableMessage implements MessageTarget {
@@ -109,6 +115,10 @@ export class DurableMessage implements MessageTarget {
       } catch (error) {
         if (!CANNOT_EDIT.includes(slackErrorCode(error) ?? '')) throw error;
         // Deleted meanwhile, or the bot was removed: the final version is said anew.
+        this.#options.log.info(
+          { channel: posted.channel, reason: refusalOf(error) },
+          'durable message: its edit was refused; said anew',
+        );
         const { posted: _gone, ...rest } = this.#state;
         await this.#save(rest);
       }
@@ -137,33 +147,37 @@ export class DurableMessage implements MessageTarget {
   }
 
   /** A bot message in `channel`, remembered for later edits; false when the bot cannot post there. */
-  async #postTo(channel: string, message: Message): Promise<boolean> {
-    const { client } = this.#options;
-    try {
-      const token = await this.#options.token();
-      const result = await client.chat.postMessage({ token, channel, ...message });
+  #postTo(channel: string, message: Message): Promise<boolean> {
+    return this.#unlessRefused(channel, async (token) => {
+      const result = await this.#options.client.chat.postMessage({ token, channel, ...message });
       const { unedited: _said, ...rest } = this.#state;
       await this.#save({
         ...rest,
         posted: { channel: result.channel ?? channel, ts: result.ts ?? '' },
       });
-      return true;
-    } catch (error) {
-      if (!CANNOT_POST_THERE.includes(slackErrorCode(error) ?? '')) throw error;
-      return false;
-    }
+    });
   }
 
   /** An ephemeral message to the requester in `channel`; false when Slack refuses it there. */
-  async #postEphemeral(channel: string, message: Message): Promise<boolean> {
+  #postEphemeral(channel: string, message: Message): Promise<boolean> {
     const { client, replyTo } = this.#options;
-    try {
-      const token = await this.#options.token();
+    return this.#unlessRefused(channel, async (token) => {
       await client.chat.postEphemeral({ token, channel, user: replyTo.userId, ...message });
       await this.#save({ ...this.#state, unedited: true });
+    });
+  }
+
+  /** Runs a post in `channel`: false when Slack refuses it there (logged), any other failure thrown. */
+  async #unlessRefused(channel: string, post: (token: string) => Promise<void>): Promise<boolean> {
+    try {
+      await post(await this.#options.token());
       return true;
     } catch (error) {
       if (!CANNOT_POST_THERE.includes(slackErrorCode(error) ?? '')) throw error;
+      this.#options.log.info(
+        { channel, reason: refusalOf(error) },
+        'durable message refused there; the next way takes over',
+      );
       return false;
     }
   }
@@ -182,8 +196,12 @@ export class DurableMessage implements MessageTarget {
         ...message,
       });
       return true;
-    } catch {
+    } catch (error) {
       // Expired, used up, or never valid: the next way takes over for good.
+      this.#options.log.info(
+        { reason: refusalOf(error) },
+        'durable message refused by the response_url; the next way takes over',
+      );
       await this.#save({ ...this.#state, uses: RESPONSE_URL_USES });
       return false;
     }

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { errorText, warningMessage } from '../blocks/errors.js';
 import type { Message } from '../blocks/message.js';
-import type { Mrkdwn } from '../blocks/text.js';
+import { type Mrkdwn, plainText } from '../blocks/text.js';
 import { CdnError } from '../cdn/errors.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -33,6 +33,14 @@ export function explain(logger: Logger, failure: unknown, where: string): Mrkdwn
   const ref = randomBytes(3).toString('hex');
   logger.error({ err: error, ref, where }, 'unexpected error');
   return errorText(error, ref);
+}
+
+/**
+ * Why a background post failed, for the DM that pauses what it belongs to: stored as plain text,
+ * and escaped when it is shown.
+ */
+export function failureReason(error: unknown): string {
+  return plainText(errorText(asSlackProblem(error)));
 }
 
 /** `explain` as a warning message. */

@@ -7,6 +7,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { Message } from '../blocks/message.js';
 import { postToResponseUrl } from './respond.js';
+import { slackErrorCode } from './web-api-errors.js';
 
 export type Visibility = 'in_channel' | 'ephemeral';
 
@@ -19,6 +20,19 @@ export interface MessageTarget {
    * where that message cannot be edited, so such an answer is an opening and a final message.
    */
   replace(message: Message, options?: { interim?: boolean }): Promise<void>;
+}
+
+/**
+ * Where the reason a way of answering was refused is logged before the next way takes over: the
+ * app's logger, or a listener's (Bolt's, which writes to it).
+ */
+export interface FallbackLog {
+  info(fields: Record<string, unknown>, message: string): void;
+}
+
+/** A refusal in one word where Slack gave one (`not_in_channel`), else the error's message. */
+export function refusalOf(error: unknown): string {
+  return slackErrorCode(error) ?? (error instanceof Error ? error.message : String(error));
 }
 
 /** Who is answered, and where they asked (a channel, if any). */
@@ -36,6 +50,7 @@ export async function postInConversation(
   where: Conversation,
   message: Message,
   visibility: Visibility,
+  log: FallbackLog,
 ): Promise<void> {
   if (where.channelId) {
     try {
@@ -47,8 +62,12 @@ export async function postInConversation(
         });
       } else await client.chat.postMessage({ channel: where.channelId, ...message });
       return;
-    } catch {
+    } catch (error) {
       // Not in the channel, archived, or Slack refused it there: the DM still reaches the user.
+      log.info(
+        { channel: where.channelId, reason: refusalOf(error) },
+        'answer refused in the channel; sent as a DM',
+      );
     }
   }
   await client.chat.postMessage({ channel: where.userId, ...message });
@@ -62,6 +81,7 @@ export function originTarget(
   client: WebClient,
   origin: { responseUrl?: string; channelId?: string },
   userId: string,
+  log: FallbackLog,
   visibility: Visibility = 'in_channel',
 ): { post(message: Message): Promise<void> } {
   return {
@@ -70,8 +90,12 @@ export function originTarget(
         try {
           await postToResponseUrl(origin.responseUrl, { response_type: visibility, ...message });
           return;
-        } catch {
+        } catch (error) {
           // Spent, expired, or Slack did not take it: the conversation instead.
+          log.info(
+            { reason: refusalOf(error) },
+            'answer refused by the response_url; sent in the conversation',
+          );
         }
       }
       await postInConversation(
@@ -79,6 +103,7 @@ export function originTarget(
         { userId, channelId: origin.channelId },
         message,
         visibility,
+        log,
       );
     },
   };

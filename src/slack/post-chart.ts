@@ -1,5 +1,4 @@
-// Posting a traffic chart in a conversation: the external upload flow (files.uploadV2); and
-// telling apart Slack refusing a chart it has not processed yet.
+// Posting a traffic chart in a conversation: the external upload flow (files.uploadV2).
 import type { WebClient } from '@slack/web-api';
 import { analyticsComment, noTrafficText } from '../blocks/analytics.js';
 import type { Mrkdwn } from '../blocks/text.js';
@@ -26,19 +25,4 @@ export async function postChart(
     throw asPostRefusal(error, 'chart');
   }
   return { posted: true };
-}
-
-/**
- * Whether Slack refused a message because a file its image block shows is still being processed:
- * `invalid_blocks` naming a `slack_file` ("invalid slack file [json-pointer:/blocks/0/slack_file]",
- * https://github.com/slackapi/python-slack-sdk/issues/1658). The same post works a moment later
- * (https://github.com/slackapi/python-slack-sdk/issues/1521).
- */
-export function isChartNotReady(error: unknown): boolean {
-  const data = (error as { data?: { error?: unknown; errors?: unknown } } | undefined)?.data;
-  return (
-    data?.error === 'invalid_blocks' &&
-    Array.isArray(data.errors) &&
-    data.errors.some((problem) => String(problem).includes('slack_file'))
-  );
 }

@@ -5,16 +5,14 @@
 // limit for chat messages) and each file method within its tier, across every replica (Pacer),
 // and a DM when a schedule pauses.
 import { request } from 'undici';
-import { errorText } from '../blocks/errors.js';
 import { dailyReportText, reportPausedText } from '../blocks/reports.js';
-import { plainText } from '../blocks/text.js';
 import type { DailyReport } from '../services/daily-report.js';
 import type { ReportPoster, StagedPost } from '../services/report-delivery.js';
 import type { Schedule } from '../store/schedules.js';
+import { failureReason } from './explain.js';
 import { type Pacer, paceKeys } from './pacer.js';
 import {
   asPostRefusal,
-  asSlackProblem,
   isTransientSlackError,
   slackErrorCode,
   slackRetryAfterMs,
@@ -169,8 +167,7 @@ export class SlackReportPoster implements ReportPoster {
   }
 
   reasonFor(error: unknown): string {
-    // Stored as plain text, and escaped when it is shown.
-    return plainText(errorText(asSlackProblem(error)));
+    return failureReason(error);
   }
 
   async paused(schedule: Schedule, reason: string): Promise<void> {

@@ -5,8 +5,6 @@
 // processes an uploaded file for a moment before a block may show it: that refusal is told apart
 // (isChartNotReady) so the post waits; a chart never ready is shared in the alert's thread.
 import { chartInThreadText, watchPausedText } from '../blocks/delivery.js';
-import { errorText } from '../blocks/errors.js';
-import { plainText } from '../blocks/text.js';
 import {
   alertMessage,
   alertMutedText,
@@ -18,15 +16,10 @@ import {
 import type { WatchPoster } from '../services/watch-evaluation.js';
 import type { AlertFollowUps } from '../services/watches.js';
 import type { Watch, WatchAlert } from '../store/watches.js';
+import { failureReason } from './explain.js';
 import { type Pacer, paceKeys } from './pacer.js';
-import { isChartNotReady } from './post-chart.js';
 import { UploadFailedError, uploadBytes } from './report-poster.js';
-import {
-  asPostRefusal,
-  asSlackProblem,
-  isTransientSlackError,
-  slackRetryAfterMs,
-} from './web-api-errors.js';
+import { asPostRefusal, isTransientSlackError, slackRetryAfterMs } from './web-api-errors.js';
 import type { WorkspaceClients } from './workspace-clients.js';
 
 export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
@@ -117,7 +110,7 @@ export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
   }
 
   reasonFor(error: unknown): string {
-    return plainText(errorText(asSlackProblem(error)));
+    return failureReason(error);
   }
 
   transient(error: unknown): boolean {
@@ -173,4 +166,19 @@ export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
     await client.files.completeUploadExternal(share ? { ...complete, ...share } : complete);
     return uploaded;
   }
+}
+
+/**
+ * Whether Slack refused a message because a file its image block shows is still being processed:
+ * `invalid_blocks` naming a `slack_file` ("invalid slack file [json-pointer:/blocks/0/slack_file]",
+ * https://github.com/slackapi/python-slack-sdk/issues/1658). The same post works a moment later
+ * (https://github.com/slackapi/python-slack-sdk/issues/1521).
+ */
+function isChartNotReady(error: unknown): boolean {
+  const data = (error as { data?: { error?: unknown; errors?: unknown } } | undefined)?.data;
+  return (
+    data?.error === 'invalid_blocks' &&
+    Array.isArray(data.errors) &&
+    data.errors.some((problem) => String(problem).includes('slack_file'))
+  );
 }

@@ -85,6 +85,71 @@ describe('alert charts Slack is still processing', () => {
   });
 });
 
+/** Slack's answer to a call it refuses (HTTP 200, ok false), as a fault gives it. */
+const refusal = (method: string, body: Record<string, unknown>) =>
+  ({ method, kind: 'status', status: 200, body: JSON.stringify({ ok: false, ...body }) }) as const;
+
+describe('alerts whose chart Slack will not take', () => {
+  it('posts the alert at once without its chart when the upload is refused for good (missing_scope)', async () => {
+    const h = await startHarness({ slack: { fileReadyMs: 0 } });
+    // A token without the scope: missing_scope, with `needed` and `provided` (the fields of
+    // @slack/web-api's response types, e.g. docs.slack.dev/tools/node-slack-sdk/reference/web-api/type-aliases/AdminAppsRestrictResponse).
+    h.slack.inject(
+      refusal('files.getUploadURLExternal', {
+        error: 'missing_scope',
+        needed: 'files:write',
+        provided: 'chat:write,commands',
+      }),
+    );
+    await firing(h);
+    const [alert] = alerts(h);
+    if (!alert) throw new Error('the alert was dropped');
+    expect(alerts(h)).toHaveLength(1);
+    expect(imageOf(alert.blocks)).toBeUndefined();
+    expect(alert.text).toBe('Alert: example.com · Requests spike');
+    expect(h.slack.callsTo('files.completeUploadExternal')).toEqual([]);
+  });
+
+  it('posts the alert at once without its chart when Slack refuses the blocks for another reason', async () => {
+    const h = await startHarness({ slack: { fileReadyMs: 0 } });
+    h.slack.inject(
+      refusal('chat.postMessage', {
+        error: 'invalid_blocks',
+        errors: ['must be more than 0 characters [json-pointer:/blocks/0/text/text]'],
+      }),
+    );
+    const zoneId = await watching(h, 'example.com');
+    shape(h, zoneId, 8, 'spike');
+    await interval(h, 2);
+    // The post without the chart waits for the channel's next turn (the refused one took one).
+    h.clock.advance(60_000);
+    await h.deps.watchEvaluation.tick();
+    await pass(h, 0);
+    const [alert] = alerts(h);
+    if (!alert) throw new Error('the alert was dropped');
+    expect(alerts(h)).toHaveLength(1);
+    expect(imageOf(alert.blocks)).toBeUndefined();
+  });
+
+  it('posts the alert without its chart when its tries run out (Slack failing every one)', async () => {
+    const h = await startHarness({ slack: { fileReadyMs: 0 } });
+    const tries = h.deps.watchEvaluation.postJob.maxAttempts ?? 5;
+    h.slack.inject({ method: 'chat.postMessage', kind: 'status', status: 500, times: 1_000 });
+    await firing(h);
+    for (let i = 0; i < 40 && h.slack.faultHits.length < tries; i++) await pass(h, 120_000);
+    expect(h.slack.faultHits).toHaveLength(tries);
+    expect(alerts(h)).toEqual([]);
+    // Slack is back for the last word: the alert is posted, without its chart.
+    h.slack.clearFaults();
+    await pass(h, 120_000);
+    const [alert] = alerts(h);
+    if (!alert) throw new Error('the alert was dropped');
+    expect(alerts(h)).toHaveLength(1);
+    expect(imageOf(alert.blocks)).toBeUndefined();
+    expect(alert.text).toBe('Alert: example.com · Requests spike');
+  });
+});
+
 describe('alerts in a channel that refuses the bot', () => {
   it('pauses the watch and tells its creator once what to do, instead of failing silently', async () => {
     const h = await startHarness({ slack: { fileReadyMs: 0 } });
@@ -110,5 +175,29 @@ describe('alerts in a channel that refuses the bot', () => {
     await h.command('watch example.com');
     await h.slack.waitForMessages((m) => m.via === 'response_url', 2);
     expect((await h.store.watches.listForZone(h.workspaceId, zoneId))[0]?.pausedReason).toBeNull();
+  });
+
+  it('pauses the watch of a channel only some may post in, and tells its creator why', async () => {
+    const h = await startHarness({ slack: { fileReadyMs: 0 } });
+    const ops = h.slack.channels.get(CHANNEL);
+    if (!ops) throw new Error('no channel');
+    const zoneId = await watching(h, 'example.com');
+    // The channel is made read-only: the bot is still in it, but may not post.
+    Object.assign(ops, { postingRestricted: 'read_only' });
+    shape(h, zoneId, 30, 'spike');
+    await interval(h, 3);
+    const refused = h.slack.callsTo('chat.postMessage').map((c) => c.response.error);
+    expect(refused).toContain('restricted_action_read_only_channel');
+    const dms = () => h.slack.messages.filter((m) => m.channel === MEMBER && m.via === 'api');
+    expect(dms()).toHaveLength(1);
+    expect(dms()[0]?.text).toContain('Alerts of *example.com* for <#COPS> are paused.');
+    expect(dms()[0]?.text).toContain('that channel only lets some people post');
+    expect((await h.store.watches.listForZone(h.workspaceId, zoneId))[0]?.pausedReason).toContain(
+      'only lets some people post',
+    );
+    // Paused: no more posts are tried.
+    const tried = h.slack.callsTo('chat.postMessage').length;
+    await interval(h, 10);
+    expect(h.slack.callsTo('chat.postMessage')).toHaveLength(tried);
   });
 });

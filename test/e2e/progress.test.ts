@@ -33,20 +33,37 @@ describe('a purge of 600 URLs', () => {
   });
 
   it.each([
-    ['not a member of (not_in_channel)', 'CNOTIN', false],
-    ['unable to see (channel_not_found: a private channel, a DM of others)', 'GHIDDEN', true],
+    ['not a member of (not_in_channel)', 'CNOTIN', { botMember: false }, 'not_in_channel'],
+    [
+      'unable to see (channel_not_found: a private channel, a DM of others)',
+      'GHIDDEN',
+      undefined,
+      'channel_not_found',
+    ],
+    [
+      'in, but only some may post (read-only)',
+      'CREADONLY',
+      { botMember: true, postingRestricted: 'read_only' as const },
+      'restricted_action_read_only_channel',
+    ],
+    [
+      'in, but only thread replies are taken (thread-only)',
+      'CTHREADS',
+      { botMember: true, postingRestricted: 'thread_only' as const },
+      'restricted_action_thread_only_channel',
+    ],
   ])(
     'in a channel the bot is %s: "Purging…" then the result, never more',
-    async (_, channel, hidden) => {
+    async (_, channel, fields, refusal) => {
       const h = await startHarness();
-      if (!hidden) h.slack.addChannel({ id: channel, name: 'outside', botMember: false });
+      if (fields) h.slack.addChannel({ id: channel, name: 'outside', ...fields });
       const shown = await purge(h, channel);
       expect(shown.map((m) => [m.channel, m.via, m.ephemeralTo, m.text])).toEqual([
         [channel, 'response_url', undefined, `Purging: 0/${URL_COUNT}`],
         [channel, 'response_url', undefined, FINAL],
       ]);
       const [refused] = h.slack.callsTo('chat.postMessage');
-      expect(refused?.response.error).toBe(hidden ? 'channel_not_found' : 'not_in_channel');
+      expect(refused?.response.error).toBe(refusal);
     },
   );
 });

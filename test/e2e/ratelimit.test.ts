@@ -81,6 +81,30 @@ describe('/cdn ratelimit', () => {
     ]);
   });
 
+  it('made but not said (Slack answers 500): the change stands, the person is not told it failed, the correction says it', async () => {
+    const h = await startHarness();
+    await h.login();
+    h.slack.inject({ method: 'chat.postMessage', kind: 'status', status: 500, times: 1_000 });
+    await h.command('ratelimit example.com on');
+    // Either the notice's failure is logged, or (wrongly) the person is told the command failed.
+    await Promise.race([
+      h.logs.waitFor('rate limit notice not said'),
+      h.slack.waitForMessages((m) => m.via === 'response_url'),
+    ]);
+    expect(h.slack.messages.filter((m) => !m.deleted)).toEqual([]);
+    expect(h.sandbox.state.byName('example.com')?.limits.enabled).toBe(true);
+    await followUpQueued(h);
+    // Slack back: the follow-up says the final state, in the channel.
+    h.slack.clearFaults();
+    h.clock.advance(30_000);
+    await h.deps.runner.settled();
+    const [final] = await h.slack.waitForMessages(
+      (m) => m.text?.includes('in effect everywhere') ?? false,
+    );
+    expect(final?.via).toBe('api');
+    expect(h.slack.messages.filter((m) => !m.deleted)).toHaveLength(1);
+  });
+
   it('suggests the zone meant by a typo, and changes nothing', async () => {
     const h = await startHarness();
     await h.login();

@@ -263,6 +263,42 @@ for (const { backend, skip } of BACKENDS) {
       expect(givenUp).toEqual([3]);
     });
 
+    it('fails a job for good when its giveUp throws, logged with the error, not retried', async () => {
+      const { runner, store, observed, clock, logs } = await world(backend);
+      const givenUp: number[] = [];
+      runner.register('doomed', {
+        maxAttempts: 1,
+        run: async () => {
+          throw new BoomError('no');
+        },
+        giveUp: async (context) => {
+          givenUp.push(context.job.attempts);
+          throw new BoomError('the last word failed too');
+        },
+      });
+      runner.start();
+      const { job: queued } = await runner.enqueue(job('doomed'));
+      await within(WAIT, nth(observed, 1, isCall('release', queued.id)), 'first failure');
+      clock.advance(2_000);
+      await within(WAIT, observed.until(isCall('finish', queued.id)), 'given up');
+      expect(givenUp).toEqual([2]);
+      expect(await store.jobs.get(queued.id)).toMatchObject({
+        state: 'failed',
+        attempts: 2,
+        error: 'too many attempts',
+        leaseOwner: null,
+      });
+      expect(logs.text()).toContain('the last word failed too');
+      // Not back a minute later, nor an hour later.
+      clock.advance(3_600_000);
+      await within(
+        WAIT,
+        next(observed, (c) => c.method === 'claim' && c.result === undefined),
+        'a look at the queue',
+      );
+      expect(givenUp).toEqual([2]);
+    });
+
     it('resumes a job abandoned by a crashed holder without redoing its closed steps', async () => {
       const { runner, store, observed, clock } = await world(backend);
       const executed: Array<{ owner: string | null; idx: number }> = [];

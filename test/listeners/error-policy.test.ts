@@ -321,9 +321,11 @@ describe('errorPolicy', () => {
       expect(respond).toHaveBeenCalledOnce();
       expect(log.map((entry) => [entry.level, entry.msg])).toEqual([
         [LEVEL.error, 'unexpected error'],
+        [LEVEL.info, 'answer refused in the channel; sent as a DM'],
         [LEVEL.warn, 'could not tell the user about a failure'],
       ]);
-      expect(log[1]?.err).toMatchObject({ message: 'dm refused' });
+      expect(log[1]?.reason).toBe('channel refused');
+      expect(log[2]?.err).toMatchObject({ message: 'dm refused' });
     });
 
     it('says "took too long" for a spent trigger, at debug (it is no failure of ours)', async () => {

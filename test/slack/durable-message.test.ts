@@ -6,6 +6,7 @@ import { type FakeSlack, startFakeSlack } from '../../src/dev/fake-slack/server.
 import type { ReplyTo } from '../../src/services/reply.js';
 import { DurableMessage, type DurableMessageState } from '../../src/slack/durable-message.js';
 import { ManualClock } from '../helpers/clock.js';
+import { captureLogs } from '../helpers/logs.js';
 
 let slack: FakeSlack | undefined;
 afterEach(async () => {
@@ -23,6 +24,7 @@ async function world() {
   fake.addChannel({ id: 'COPS', name: 'ops', botMember: true });
   fake.addChannel({ id: 'CNOPE', name: 'elsewhere', botMember: false });
   const issuedAt = clock.now();
+  const logs = captureLogs('debug');
   /** A message for `replyTo`, recording the states it saves (as a job's checkpoint would). */
   const open = (replyTo: Partial<ReplyTo>, state: DurableMessageState = {}) => {
     const saved: DurableMessageState[] = [];
@@ -36,12 +38,13 @@ async function world() {
       state,
       save: async (next) => void saved.push(next),
       clock,
+      log: logs.logger,
     });
     return { target, saved };
   };
   const shown = () =>
     fake.messages.filter((m) => !m.deleted).map((m) => [m.channel, m.via, m.text]);
-  return { fake, clock, open, shown };
+  return { fake, clock, open, shown, logs };
 }
 
 describe('a durable message', () => {
@@ -80,8 +83,8 @@ describe('a durable message', () => {
     expect(fake.calls.filter((c) => c.method === 'chat.postMessage')).toHaveLength(1);
   });
 
-  it('goes to the requester’s DM (and edits it there) when neither the channel nor a response_url will take it', async () => {
-    const { fake, open, shown } = await world();
+  it('goes to the requester’s DM (and edits it there) when neither the channel nor a response_url will take it, logging why', async () => {
+    const { fake, open, shown, logs } = await world();
     const url = fake.mintResponseUrl('CNOPE', 'U1');
     fake.killResponseUrl(url);
     const { target } = open({ channelId: 'CNOPE', responseUrl: url });
@@ -89,6 +92,8 @@ describe('a durable message', () => {
     await target.replace(message('Purging: 2/3'), { interim: true });
     await target.replace(message('Purged 3 items'));
     expect(shown()).toEqual([['U1', 'api', 'Purged 3 items']]);
+    expect(logs.text()).toContain('not_in_channel');
+    expect(logs.text()).toContain('expired_url');
   });
 
   it('after 30 minutes does not even try the response_url', async () => {

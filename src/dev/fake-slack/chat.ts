@@ -66,9 +66,22 @@ export class ChatMethods {
     return !members || members.includes(userId);
   }
 
+  /** A channel where only some may post (FakeChannel.postingRestricted) refuses the bot's post. */
+  #postingProblem(channelId: string, args: Args): Args | undefined {
+    const restricted = this.records.channels.get(channelId)?.postingRestricted;
+    if (restricted === 'read_only')
+      return { ok: false, error: 'restricted_action_read_only_channel' };
+    if (restricted === 'thread_only' && typeof args.thread_ts !== 'string')
+      return { ok: false, error: 'restricted_action_thread_only_channel' };
+    return undefined;
+  }
+
   postMessage(args: Args): Args {
     const channel = String(args.channel ?? '');
-    const problem = this.channelProblem(channel, true) ?? this.messageProblems(args);
+    const problem =
+      this.channelProblem(channel, true) ??
+      this.#postingProblem(channel, args) ??
+      this.messageProblems(args);
     if (problem) return problem;
     const message = this.record({
       channel,

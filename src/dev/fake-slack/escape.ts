@@ -18,7 +18,6 @@
 // With `should_escape: true` the same reaches a slash command (docs.slack.dev,
 // AgentsConversationsSetCommandsArguments.should_escape: "channel, user, and link references in
 // the command's text are escaped/parsed ... matching the slash-command should_escape behavior").
-import { md } from '../../blocks/text.js';
 import type { SlackRecords } from './records.js';
 
 type Workspace = Pick<SlackRecords, 'users' | 'channels' | 'usergroups'>;
@@ -32,8 +31,12 @@ const BROADCASTS = new Set(['here', 'channel', 'everyone']);
 
 /** Typed text as Slack delivers it to an app: entities, links and mentions. */
 export function escapeTyped(text: string, workspace: Workspace): string {
-  // Slack's three entities first (the same escaping as any mrkdwn the bot sends).
-  return md`${text}`.text
+  // Slack's three entities first, `&` before the others ("Escaping text",
+  // https://api.slack.com/reference/surfaces/formatting#escaping).
+  return text
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
     .split(/(\s+)/)
     .map((word) => formatWord(word, workspace))
     .join('');

@@ -37,6 +37,15 @@ export interface FakeChannel {
   kind?: 'im' | 'mpim';
   /** The people in it, the bot aside; when not given, everyone in the workspace. */
   members?: string[];
+  /**
+   * Who may post is restricted, the bot not among them: `read_only` refuses every message
+   * (restricted_action_read_only_channel), `thread_only` a message outside a thread
+   * (restricted_action_thread_only_channel), as chat.postMessage's errors say
+   * (https://docs.slack.dev/reference/methods/chat.postMessage; the same codes in
+   * slackapi/slack-api-specs web-api/slack_web_openapi_v2.json, /chat.scheduleMessage, which
+   * "behaves identically to chat.postMessage").
+   */
+  postingRestricted?: 'read_only' | 'thread_only';
 }
 
 /** A Web API method's arguments or answer. */

@@ -50,6 +50,8 @@ export function createSubmit(deps: AppDeps) {
           message: explainMessage(deps.logger, error, 'zone creation'),
         }),
       );
-    await originTarget(client, origin, caller.userId, created.visibility).post(created.message);
+    await originTarget(client, origin, caller.userId, deps.logger, created.visibility).post(
+      created.message,
+    );
   };
 }

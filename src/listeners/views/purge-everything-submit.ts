@@ -53,7 +53,7 @@ export function purgeEverythingSubmit(deps: AppDeps) {
     const request = { zone, requesterId: caller.userId, reason, channelId: origin.channelId };
     await deps.approvals.request(caller.workspaceId, request).catch((error: unknown) =>
       // Said where the form was started, as the user's own message.
-      originTarget(client, origin, caller.userId, 'ephemeral').post(
+      originTarget(client, origin, caller.userId, deps.logger, 'ephemeral').post(
         explainMessage(deps.logger, error, 'purge-everything request'),
       ),
     );

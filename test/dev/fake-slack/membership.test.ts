@@ -55,6 +55,23 @@ describe('fake Slack: channel membership', () => {
     expect(await post('UBEN')).toBeUndefined();
   });
 
+  it('refuses a post where only some may post: every one when read-only, top-level when thread-only', async () => {
+    slack.addChannel({ id: 'CRO', name: 'news', botMember: true, postingRestricted: 'read_only' });
+    slack.addChannel({ id: 'CTO', name: 'q', botMember: true, postingRestricted: 'thread_only' });
+    const post = (channel: string, threadTs?: string) =>
+      slackError(
+        client.chat.postMessage({
+          channel,
+          text: 'hi',
+          ...(threadTs ? { thread_ts: threadTs } : {}),
+        }),
+      );
+    expect(await post('CRO')).toBe('restricted_action_read_only_channel');
+    expect(await post('CRO', '1.000001')).toBe('restricted_action_read_only_channel');
+    expect(await post('CTO')).toBe('restricted_action_thread_only_channel');
+    expect(await post('CTO', '1.000001')).toBeUndefined();
+  });
+
   it('refuses the bot once it was removed from a channel', async () => {
     const secret = slack.addChannel({
       id: 'GTEAM',
