@@ -519,14 +519,10 @@ describe.each(BACKENDS)('a purge of 3,000 URLs, stopped twice ($backend)', ({ ba
     TEST_TIMEOUT_MS,
   );
 
-  // BUG (src/services/purge.ts with src/slack/durable-message.ts): the command's response_url
-  // takes 5 posts, and a purge spends one on "Purging…", one per progress milestone (1/3, 2/3)
-  // and one per "Paused … for a restart". One restart fits (5 uses); two leave none for the
-  // result: it is posted as a new message, and the command's message, which the bot can only
-  // edit through the response_url, says "Purging: 2010/3000" for ever. Seen: the first message
-  // went 0/3000 → 1020/3000 → paused 1200 → paused 1680 → 2010/3000, then a second message said
-  // "Purged 3000 items". The last use should be kept for the result (progress and pause edits
-  // skipped when one is left).
+  // Once a bug: when the purge spoke through the command's response_url (5 posts), two restarts
+  // spent them all and left "Purging: 2010/3000" for ever beside a second message with the
+  // result. Progress is now one bot message edited with chat.update (src/slack/durable-message.ts),
+  // whose channel and ts the job keeps across restarts.
   it.skipIf(skip)(
     'two restarts in a row: the one message in the channel ends in its final state',
     async () => {
