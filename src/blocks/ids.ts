@@ -83,6 +83,13 @@ export const CONFIG_IDS = {
   purgeChannels: 'config_purge_channels_select',
 } as const;
 
+export const RATELIMIT_IDS = {
+  /** Under `/cdn ratelimit <zone>`'s answer; their value is the zone's id. */
+  actionsBlock: 'ratelimit_actions',
+  on: 'ratelimit_on',
+  off: 'ratelimit_off',
+} as const;
+
 export const WATCH_IDS = {
   actionsBlock: 'watch_alert_actions',
   snooze: 'watch_alert_snooze',

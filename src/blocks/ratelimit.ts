@@ -1,7 +1,34 @@
-// The rate-limit change: said at once, then updated when every edge has it.
+// The rate-limit change: said at once, then updated when every edge has it; and a zone's state
+// with On and Off buttons.
 import type { Zone } from '../cdn/schemas.js';
+import type { RateLimitState } from '../services/ratelimit.js';
+import { RATELIMIT_IDS } from './ids.js';
 import { type Message, message } from './message.js';
-import { md, mrkdwn, slackDate, user } from './text.js';
+import { md, mrkdwn, plain, slackDate, user } from './text.js';
+
+/** `/cdn ratelimit <zone>`: the state the bot last set (the CDN cannot be asked), and buttons. */
+export function rateLimitStateMessage({ zone, last }: RateLimitState): Message {
+  const state = last
+    ? md`Rate limiting is *${last.enabled ? 'on' : 'off'}* for *${zone.name}*: ${user(last.actorId)} turned it ${last.enabled ? 'on' : 'off'} ${slackDate(last.at)}.`
+    : md`Rate limiting for *${zone.name}* has not been changed through this bot, so its state is the CDN's default.`;
+  const button = (enabled: boolean) => ({
+    type: 'button' as const,
+    action_id: enabled ? RATELIMIT_IDS.on : RATELIMIT_IDS.off,
+    text: plain(enabled ? 'On' : 'Off'),
+    value: zone.id,
+  });
+  return message(
+    md`Rate limiting for ${zone.name}: ${last ? (last.enabled ? 'on' : 'off') : 'not changed by this bot'}`,
+    [
+      { type: 'section', text: mrkdwn(state) },
+      {
+        type: 'actions',
+        block_id: RATELIMIT_IDS.actionsBlock,
+        elements: [button(true), button(false)],
+      },
+    ],
+  );
+}
 
 export function rateLimitMessage(options: {
   zone: Zone;

@@ -48,9 +48,9 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
   },
   {
     name: 'ratelimit',
-    usage: '/cdn ratelimit <zone> on|off | on|off',
+    usage: '/cdn ratelimit <zone> on|off | on|off | <zone>',
     summary:
-      "Turn a zone's rate limit on or off (reaches every edge within 30 s). No zone: the channel's default.",
+      "Turn a zone's rate limit on or off (reaches every edge within 30 s); a zone alone shows its state. No zone: the channel's default.",
     audience: 'operators',
     handler: ratelimit,
   },

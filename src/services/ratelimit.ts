@@ -20,20 +20,28 @@ export interface RateLimitChange {
   fromDefault?: boolean;
 }
 
+/** What the bot last set a zone's rate limit to, and who; none when it never changed it. */
+export interface RateLimitState {
+  zone: Zone;
+  last?: { enabled: boolean; actorId: string; at: number };
+}
+
 /**
- * The words after `/cdn ratelimit`: `<zone> on|off`, or `on|off` alone for the channel's default
- * (a lone `on` or `off` is the state, never a zone). Undefined when they are neither.
+ * The words after `/cdn ratelimit`: `<zone> on|off`, `on|off` alone for the channel's default
+ * (a lone `on` or `off` is the state, never a zone), or `<zone>` alone to see its state (no
+ * `enabled`). Undefined when they are none of these.
  */
 export function parseRateLimitArgs(
   args: string[],
-): { zone?: string; enabled: boolean } | undefined {
+): { zone: string; enabled?: undefined } | { zone?: string; enabled: boolean } | undefined {
   const state = (word: string | undefined) => {
     const lower = word?.toLowerCase();
     return lower === 'on' ? true : lower === 'off' ? false : undefined;
   };
   if (args.length === 1) {
-    const enabled = state(args[0]);
-    return enabled === undefined ? undefined : { enabled };
+    const [word = ''] = args;
+    const enabled = state(word);
+    return enabled === undefined ? { zone: word } : { enabled };
   }
   const [zone, word] = args;
   const enabled = state(word);
@@ -97,6 +105,26 @@ export class RateLimitService {
       return 'done';
     },
   };
+
+  /**
+   * The zone's rate limit as the bot last set it (the CDN's API has no way to read a setting).
+   * Anyone may look; changing it is `set`'s, operators only.
+   */
+  async state(workspaceId: string, zoneNameOrId: string): Promise<RateLimitState> {
+    const zone = await this.deps.zones.resolve(workspaceId, zoneNameOrId);
+    const entry = await this.deps.audit.latest(
+      workspaceId,
+      zone.id,
+      ['ratelimit.on', 'ratelimit.off'],
+      'ok',
+    );
+    return entry
+      ? {
+          zone,
+          last: { enabled: entry.action === 'ratelimit.on', actorId: entry.actorId, at: entry.at },
+        }
+      : { zone };
+  }
 
   /**
    * Operators only, counted against the flood limit; returns the zone it changed. With `replyTo`,

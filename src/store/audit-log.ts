@@ -67,6 +67,21 @@ export class AuditLogRepository {
     return rows.map(toEntry);
   }
 
+  /** The newest entry of a zone with one of `actions` and `outcome`, if any. */
+  async latest(workspaceId: string, zoneId: string, actions: string[], outcome: string) {
+    const row = await this.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('zone_id', '=', zoneId)
+      .where('action', 'in', actions)
+      .where('outcome', '=', outcome)
+      .orderBy('at', 'desc')
+      .orderBy('id', 'desc')
+      .executeTakeFirst();
+    return row ? toEntry(row) : undefined;
+  }
+
   /** A zone's entries in [since, until), oldest first (chart markers). */
   async forZoneBetween(workspaceId: string, zoneId: string, since: number, until: number) {
     const rows = await this.db

@@ -386,6 +386,10 @@ const CASES: Record<string, () => unknown[]> = {
     rateLimitBlocks.rateLimitMessage({ zone, enabled: true, actorId: 'U1', fromDefault: true }),
     rateLimitBlocks.rateLimitMessage({ zone, enabled: false, actorId: 'U1', propagatedAt: 1 }),
   ],
+  rateLimitStateMessage: () => [
+    rateLimitBlocks.rateLimitStateMessage({ zone }),
+    rateLimitBlocks.rateLimitStateMessage({ zone, last: { enabled: true, actorId: 'U1', at: 1 } }),
+  ],
   scheduleLine: () => [reportBlocks.scheduleLine(schedule)],
   scheduledMessage: () => [reportBlocks.scheduledMessage(schedule)],
   scheduleListMessage: () => [reportBlocks.scheduleListMessage([schedule])],

@@ -289,6 +289,13 @@ const CASES: Record<string, () => unknown[]> = {
   rateLimitMessage: () => [
     ratelimit.rateLimitMessage({ zone: zone(), enabled: true, actorId: 'U1', propagatedAt: 1 }),
   ],
+  rateLimitStateMessage: () => [
+    ratelimit.rateLimitStateMessage({ zone: zone() }),
+    ratelimit.rateLimitStateMessage({
+      zone: zone(),
+      last: { enabled: false, actorId: 'U1', at: 1 },
+    }),
+  ],
   shortId: () => [reports.shortId(schedule(0))],
   scheduleLine: () => [reports.scheduleLine(schedule(1))],
   scheduledMessage: () => [reports.scheduledMessage(schedule(0))],

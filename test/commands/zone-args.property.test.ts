@@ -27,7 +27,7 @@ describe('commands whose zone may be left out', () => {
         expect(parseRateLimitArgs([state])).toEqual({ enabled });
         expect(parseRateLimitArgs([zone, state])).toEqual({ zone, enabled });
         expect(parseRateLimitArgs([state, state])).toBeUndefined();
-        expect(parseRateLimitArgs([zone])).toBeUndefined();
+        expect(parseRateLimitArgs([zone])).toEqual({ zone });
         expect(parseRateLimitArgs([zone, state, state])).toBeUndefined();
       }),
       { numRuns: RUNS.pure },

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { RATELIMIT_IDS } from '../../src/blocks/ids.js';
 import { type Harness, MEMBER, startHarness, textOf } from './harness.js';
 
 /** The correction is stored as a job just after the message is posted: waits for it. */
@@ -124,5 +125,34 @@ describe('/cdn ratelimit', () => {
     // Escaped for mrkdwn: Slack shows `<zone>`.
     expect(reply?.text).toContain('Usage: `/cdn ratelimit &lt;zone&gt; on|off`');
     expect(h.sandbox.requests).toEqual([]);
+  });
+
+  it('a zone alone shows its state with On and Off buttons, which change it as the command does', async () => {
+    const h = await startHarness();
+    await h.login();
+    await h.command('ratelimit example.com');
+    const [state] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    if (!state) throw new Error('no answer');
+    expect(textOf(state.blocks)).toContain('has not been changed through this bot');
+    expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toEqual([]);
+
+    // Off, by a guest (who may look but not change): refused, nothing sent to the CDN.
+    h.slack.addUser({ id: 'UGUEST', name: 'grace', isRestricted: true });
+    await h.click(state, RATELIMIT_IDS.off, { user: 'UGUEST' });
+    const [refused] = await h.slack.waitForMessages((m) => m !== state && m.via === 'response_url');
+    expect(refused?.text).toContain("Guests can't change rate limits");
+    expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toEqual([]);
+
+    await h.click(state, RATELIMIT_IDS.on);
+    const [change] = await h.slack.waitForMessages((m) => m.via === 'api');
+    expect(textOf(change?.blocks)).toContain('turned rate limiting *on* for *example.com*');
+    expect(h.sandbox.state.byName('example.com')?.limits.enabled).toBe(true);
+    await followUpQueued(h);
+
+    await h.command('ratelimit example.com');
+    const [again] = await h.slack.waitForMessages(
+      (m) => m.via === 'response_url' && textOf(m.blocks).includes('Rate limiting is *on*'),
+    );
+    expect(textOf(again?.blocks)).toContain(`<@${MEMBER}> turned it on`);
   });
 });

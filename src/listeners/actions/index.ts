@@ -5,6 +5,7 @@ import {
   CONFIG_IDS,
   HOME_IDS,
   PURGE_IDS,
+  RATELIMIT_IDS,
   WATCH_IDS,
   ZONES_IDS,
 } from '../../blocks/ids.js';
@@ -16,6 +17,7 @@ import { configPurgeChannels } from './config-purge-channels.js';
 import { homeAnalytics, homeCreateZone, homeListZones, homeLogin } from './home-buttons.js';
 import { homeStopReport } from './home-stop-report.js';
 import { purgeRetry } from './purge-retry.js';
+import { rateLimitButton } from './ratelimit-buttons.js';
 import { unknownAction } from './unknown.js';
 import { watchMute, watchNotifyLive, watchRateLimit, watchSnooze } from './watch-buttons.js';
 import { zoneAnalytics } from './zone-analytics.js';
@@ -65,6 +67,8 @@ export function register(app: App, deps: AppDeps): void {
   on('message', APPROVAL_IDS.deny, denyButton(deps));
   on('message', APPROVAL_IDS.cancel, cancelButton(deps));
   on('message', CONFIG_IDS.purgeChannels, configPurgeChannels(deps));
+  on('message', RATELIMIT_IDS.on, rateLimitButton(deps, true));
+  on('message', RATELIMIT_IDS.off, rateLimitButton(deps, false));
   on('message', WATCH_IDS.snooze, watchSnooze(deps));
   on('message', WATCH_IDS.mute, watchMute(deps));
   on('message', WATCH_IDS.rateLimit, watchRateLimit(deps));

@@ -1,16 +1,23 @@
 // /cdn ratelimit [zone] on|off: said at once, updated in place once every edge has it; no zone
-// named, the channel's default.
+// named, the channel's default. `/cdn ratelimit <zone>` alone shows its state with On and Off.
 import { noticeMessage } from '../../blocks/errors.js';
+import { rateLimitStateMessage } from '../../blocks/ratelimit.js';
 import { parseRateLimitArgs } from '../../services/ratelimit.js';
 import { commandOrigin, replyTo, type SubcommandHandler } from './context.js';
 
 const USAGE =
-  'Usage: `/cdn ratelimit <zone> on|off`, or `/cdn ratelimit on|off` for the channel’s default zone';
+  'Usage: `/cdn ratelimit <zone> on|off`, `/cdn ratelimit on|off` for the channel’s default zone, or `/cdn ratelimit <zone>` to see its state';
 
 export const ratelimit: SubcommandHandler = async ({ args, deps, caller, command, respond }) => {
   const parsed = parseRateLimitArgs(args);
   if (!parsed) {
     await respond(noticeMessage(USAGE));
+    return;
+  }
+  if (parsed.enabled === undefined) {
+    await respond(
+      rateLimitStateMessage(await deps.ratelimit.state(caller.workspaceId, parsed.zone)),
+    );
     return;
   }
   const { enabled } = parsed;
