@@ -35,11 +35,15 @@ export function scheduleLine(schedule: Schedule): Mrkdwn {
   );
 }
 
-export function scheduledMessage(schedule: Schedule): Message {
-  const text = md`:calendar: Daily traffic report of *${schedule.zoneName}* scheduled: ${channel(schedule.channelId)} at ${schedule.timeOfDay} ${schedule.timeZone}, first one ${slackDate(schedule.nextRunAt)}. Stop it with \`/cdn report stop ${shortId(schedule)}\`.`;
-  return message(md`Daily report of ${schedule.zoneName} scheduled`, [
-    { type: 'section', text: mrkdwn(text) },
-  ]);
+/** The new schedule; or (`created` false) the same report, which already existed. */
+export function scheduledMessage(schedule: Schedule, created = true): Message {
+  const text = created
+    ? md`:calendar: Daily traffic report of *${schedule.zoneName}* scheduled: ${channel(schedule.channelId)} at ${schedule.timeOfDay} ${schedule.timeZone}, first one ${slackDate(schedule.nextRunAt)}. Stop it with \`/cdn report stop ${shortId(schedule)}\`.`
+    : md`:calendar: That report exists already: *${schedule.zoneName}* in ${channel(schedule.channelId)} at ${schedule.timeOfDay} ${schedule.timeZone}, id ${code(shortId(schedule))}. Nothing new was scheduled.`;
+  return message(
+    md`Daily report of ${schedule.zoneName} ${created ? 'scheduled' : 'exists already'}`,
+    [{ type: 'section', text: mrkdwn(text) }],
+  );
 }
 
 export function scheduleListMessage(schedules: Schedule[]): Message {

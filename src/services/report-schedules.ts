@@ -23,15 +23,26 @@ export class ReportScheduleService {
     },
   ) {}
 
-  /** Operators only: a daily report of `zone` in `channelId` at `timeOfDay` in the caller's zone. */
+  /**
+   * Operators only: a daily report of `zone` in `channelId` at `timeOfDay` in the caller's zone;
+   * when that report exists (not stopped), it is returned instead, and nothing is made.
+   */
   async create(
     caller: Caller,
     input: { zone: string; channelId: string; timeOfDay: string },
-  ): Promise<Schedule> {
+  ): Promise<{ schedule: Schedule; created: boolean }> {
     await this.deps.access.requireOperator(caller, 'manage_reports');
     const zone = await this.deps.zones.resolve(caller.workspaceId, input.zone);
     // An unknown time zone would make every occurrence unreadable: UTC instead.
     const timeZone = safeTimeZone(await this.deps.access.timeZoneOf(caller));
+    const existing = (await this.deps.schedules.listForWorkspace(caller.workspaceId)).find(
+      (s) =>
+        s.zoneId === zone.id &&
+        s.channelId === input.channelId &&
+        s.timeOfDay === input.timeOfDay &&
+        s.timeZone === timeZone,
+    );
+    if (existing) return { schedule: existing, created: false };
     const schedule = await this.deps.schedules.create({
       workspaceId: caller.workspaceId,
       zoneId: zone.id,
@@ -47,7 +58,7 @@ export class ReportScheduleService {
       timeZone,
       channel: input.channelId,
     });
-    return schedule;
+    return { schedule, created: true };
   }
 
   /** Operators only. */

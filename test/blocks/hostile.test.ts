@@ -391,7 +391,10 @@ const CASES: Record<string, () => unknown[]> = {
     rateLimitBlocks.rateLimitStateMessage({ zone, last: { enabled: true, actorId: 'U1', at: 1 } }),
   ],
   scheduleLine: () => [reportBlocks.scheduleLine(schedule)],
-  scheduledMessage: () => [reportBlocks.scheduledMessage(schedule)],
+  scheduledMessage: () => [
+    reportBlocks.scheduledMessage(schedule),
+    reportBlocks.scheduledMessage(schedule, false),
+  ],
   scheduleListMessage: () => [reportBlocks.scheduleListMessage([schedule])],
   statusLabel: () => [zoneBlocks.statusLabel(H)],
   zonesMessage: () => [

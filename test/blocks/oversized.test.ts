@@ -298,7 +298,10 @@ const CASES: Record<string, () => unknown[]> = {
   ],
   shortId: () => [reports.shortId(schedule(0))],
   scheduleLine: () => [reports.scheduleLine(schedule(1))],
-  scheduledMessage: () => [reports.scheduledMessage(schedule(0))],
+  scheduledMessage: () => [
+    reports.scheduledMessage(schedule(0)),
+    reports.scheduledMessage(schedule(0), false),
+  ],
   scheduleListMessage: () => [reports.scheduleListMessage(many(N, schedule))],
   delta: () => [reports.delta(1, 2)],
   dailyReportText: () => [

@@ -38,6 +38,22 @@ describe('/cdn report', () => {
     expect(actions.slice(0, 3)).toEqual(['report.stopped', 'report.scheduled', 'report.scheduled']);
   });
 
+  it('the same report twice: the second answers that it exists, with its id, and makes nothing', async () => {
+    const h = await startHarness();
+    await h.login();
+    h.slack.addChannel({ id: 'CREPORTS', name: 'reports', botMember: true });
+    await h.command('report example.com daily 07:30 #reports');
+    await h.slack.waitForMessages((m) => m.via === 'response_url');
+    await h.command('report example.com daily 7:30 #reports');
+    const [, again] = await h.slack.waitForMessages((m) => m.via === 'response_url', 2);
+    const schedules = await h.store.schedules.listForWorkspace(h.workspaceId);
+    expect(schedules).toHaveLength(1);
+    expect(textOf(again?.blocks)).toContain('That report exists already');
+    expect(textOf(again?.blocks)).toContain(`\`${schedules[0]?.id.slice(0, 8)}\``);
+    const actions = (await h.store.audit.recent(h.workspaceId)).map((e) => e.action);
+    expect(actions.filter((a) => a === 'report.scheduled')).toHaveLength(1);
+  });
+
   it('refuses a bad time without scheduling anything', async () => {
     const h = await startHarness();
     await h.login();

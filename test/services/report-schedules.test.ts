@@ -39,11 +39,12 @@ const problemOf = async (promise: Promise<unknown>) => {
 describe('ReportScheduleService', () => {
   it('creates in the caller’s time zone at the next occurrence, and audits it', async () => {
     const { store, service, caller } = await setup();
-    const schedule = await service.create(caller('U1'), {
+    const { schedule, created } = await service.create(caller('U1'), {
       zone: 'example.com',
       channelId: 'C1',
       timeOfDay: '09:00',
     });
+    expect(created).toBe(true);
     // InstantClock starts at 2026-11-22 12:00 UTC, 13:00 in Paris: tomorrow at 09:00 Paris.
     expect(schedule).toMatchObject({
       zoneId: 'zone_1',
@@ -57,8 +58,8 @@ describe('ReportScheduleService', () => {
   it('stops by an id prefix of four characters or more, once, in its own workspace only', async () => {
     const { store, service, caller } = await setup();
     const input = { zone: 'example.com', channelId: 'C1', timeOfDay: '09:00' };
-    const first = await service.create(caller('U1'), input);
-    await service.create(caller('U1'), input);
+    const { schedule: first } = await service.create(caller('U1'), input);
+    await service.create(caller('U1'), { ...input, timeOfDay: '10:00' });
     // Ids are id-1, id-2 here: "id-" is too short and would name both anyway.
     expect(await problemOf(service.stopByPrefix(caller('U1'), 'id-'))).toEqual({
       code: 'report_not_found',

@@ -45,6 +45,10 @@ export const report: SubcommandHandler = async (context) => {
       return;
     }
   }
-  const schedule = await deps.schedules.create(caller, { zone: first, channelId, timeOfDay });
-  await respond(scheduledMessage(schedule));
+  const { schedule, created } = await deps.schedules.create(caller, {
+    zone: first,
+    channelId,
+    timeOfDay,
+  });
+  await respond(scheduledMessage(schedule, created));
 };
