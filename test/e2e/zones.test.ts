@@ -50,6 +50,29 @@ describe('/cdn zones', () => {
     ]);
   });
 
+  it('paging a filtered list keeps the filter and its total', async () => {
+    const h = await startHarness({ sandbox: { bulkZones: 25 } });
+    await h.login();
+    await h.command('zones active');
+    const [list] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    if (!list) throw new Error('no list');
+    const heading = textOf(list.blocks).match(/(\d+) active zones · page 1 of (\d+)/);
+    if (!heading) throw new Error(`no heading in ${textOf(list.blocks)}`);
+    const [, total, pages] = heading;
+    await h.click(list, ZONES_IDS.next);
+    await h.slack.waitForMessages((m) => m === list && m.history.length === 1);
+    expect(textOf(list.blocks)).toContain(`${total} active zones · page 2 of ${pages}`);
+    expect(textOf(list.blocks)).not.toMatch(/pending|deleted/);
+    await h.click(list, ZONES_IDS.previous);
+    await h.slack.waitForMessages((m) => m === list && m.history.length === 2);
+    expect(textOf(list.blocks)).toContain(`${total} active zones · page 1 of ${pages}`);
+    expect(h.sandbox.requests.map((r) => [r.query.status, r.query.page])).toEqual([
+      ['active', '1'],
+      ['active', '2'],
+      ['active', '1'],
+    ]);
+  });
+
   it('explains its usage for words it does not know, without calling the CDN', async () => {
     const h = await startHarness();
     await h.login();
