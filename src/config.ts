@@ -369,13 +369,23 @@ export function loadStoreConfig(source: NodeJS.ProcessEnv = process.env): StoreC
   };
 }
 
-/** Parses `source` with `schema`; the first problem becomes a ConfigError naming its variable. */
+/**
+ * Parses `source` with `schema`; its problems become one ConfigError naming the first variable and
+ * listing every problem on one line, so a fix needs one restart rather than one a variable.
+ */
 function parseEnv<T extends z.ZodType>(schema: T, source: NodeJS.ProcessEnv): z.infer<T> {
   const parsed = schema.safeParse(source);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
     // Values are never echoed: several of these variables are secrets.
-    throw new ConfigError(String(issue?.path[0] ?? 'environment'), issue?.message ?? 'is invalid');
+    const [first, ...others] = parsed.error.issues.map((issue) => ({
+      variable: String(issue.path[0] ?? 'environment'),
+      message: issue.message,
+    }));
+    const rest = others.map((issue) => `; ${issue.variable}: ${issue.message}`).join('');
+    throw new ConfigError(
+      first?.variable ?? 'environment',
+      `${first?.message ?? 'is invalid'}${rest}`,
+    );
   }
   return parsed.data;
 }

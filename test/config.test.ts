@@ -238,6 +238,14 @@ describe('the retention settings', () => {
       'AUDIT_RETENTION_DAYS: must be a whole number',
     );
   });
+
+  it('names every invalid variable at once, on one line', () => {
+    const error = problem({ JOBS_RETENTION_DAYS: '0', AUDIT_RETENTION_DAYS: 'never' });
+    expect(error.variable).toBe('JOBS_RETENTION_DAYS');
+    expect(error.message).toBe(
+      'JOBS_RETENTION_DAYS: must be at least 1; AUDIT_RETENTION_DAYS: must be a number of days',
+    );
+  });
 });
 
 describe('loadStoreConfig (the key CLI)', () => {
