@@ -15,6 +15,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './deps.js';
 import { Health } from './health.js';
+import { RetentionSweep } from './jobs/retention.js';
 import { JobRunner } from './jobs/runner.js';
 import { registerListeners } from './listeners/index.js';
 import type { Logger } from './logger.js';
@@ -37,7 +38,12 @@ import { ReplayGuard } from './services/replays.js';
 import { REPORT_JOB, ReportDelivery } from './services/report-delivery.js';
 import { ReportScheduleService } from './services/report-schedules.js';
 import { UninstallService } from './services/uninstall.js';
-import { WATCH_EVAL_JOB, WATCH_POST_JOB, WatchEvaluation } from './services/watch-evaluation.js';
+import {
+  KEEP_FINISHED_EVALS_MS,
+  WATCH_EVAL_JOB,
+  WATCH_POST_JOB,
+  WatchEvaluation,
+} from './services/watch-evaluation.js';
 import { WatchService } from './services/watches.js';
 import { WorkspaceConfigService } from './services/workspace-config.js';
 import { ZoneIndex } from './services/zone-index.js';
@@ -218,7 +224,7 @@ export function buildDeps(
     credentials: new CredentialService({ store, cdn, egress, access, zones }),
     flood,
     purges,
-    replays: new ReplayGuard(store.seenRequests, () => clock.now()),
+    replays: new ReplayGuard(store.seenRequests),
     ratelimit,
     reports,
     schedules: new ReportScheduleService({ ...store, access, zones, clock }),
@@ -226,6 +232,13 @@ export function buildDeps(
     zones,
     zoneIndex,
     runner,
+    retention: new RetentionSweep({
+      store,
+      clock,
+      logger,
+      ...options.config.retention,
+      jobsSoonerMs: { [WATCH_EVAL_JOB]: KEEP_FINISHED_EVALS_MS },
+    }),
     clients,
     clock,
     logger,

@@ -81,6 +81,11 @@ export interface Config {
     /** How long a graceful stop lets running steps finish before releasing their jobs. */
     shutdownMs: number;
   };
+  /**
+   * How long rows are kept (JOBS_RETENTION_DAYS, AUDIT_RETENTION_DAYS): finished jobs, and audit
+   * rows (0: forever). Seen-request keys go once expired, alerts that are over after 30 days.
+   */
+  retention: { jobsMs: number; auditMs: number };
   database: DatabaseConfig;
   /** PostgreSQL's timeouts, keepalive and pool (SQLite ignores them). */
   databaseLimits: DatabaseLimits;
@@ -161,6 +166,8 @@ const milliseconds = (min: number, fallback: number) =>
       .max(600_000, 'must be at most 600000 (10 min)')
       .default(fallback),
   );
+
+const DAY_MS = 86_400_000;
 
 /** A whole number from `min` to `max`; blank means `fallback`. */
 const wholeNumber = (what: string, min: number, max: number, fallback: number) =>
@@ -272,6 +279,8 @@ const envSchema = z.object({
   ZONE_INDEX_CONCURRENCY: wholeNumber('requests', 1, 16, 4),
   JOB_LEASE_MS: milliseconds(1_000, 15_000),
   SHUTDOWN_TIMEOUT_MS: milliseconds(0, 20_000),
+  JOBS_RETENTION_DAYS: wholeNumber('days', 1, 3_650, 7),
+  AUDIT_RETENTION_DAYS: wholeNumber('days', 0, 36_500, 365),
   SLACK_TIMEOUT_MS: milliseconds(100, 3_000),
   SLACK_REQUEST_BUDGET_MS: milliseconds(100, 10_000),
   SLACK_BACKGROUND_TIMEOUT_MS: milliseconds(100, 10_000),
@@ -360,13 +369,23 @@ export function loadStoreConfig(source: NodeJS.ProcessEnv = process.env): StoreC
   };
 }
 
-/** Parses `source` with `schema`; the first problem becomes a ConfigError naming its variable. */
+/**
+ * Parses `source` with `schema`; its problems become one ConfigError naming the first variable and
+ * listing every problem on one line, so a fix needs one restart rather than one a variable.
+ */
 function parseEnv<T extends z.ZodType>(schema: T, source: NodeJS.ProcessEnv): z.infer<T> {
   const parsed = schema.safeParse(source);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
     // Values are never echoed: several of these variables are secrets.
-    throw new ConfigError(String(issue?.path[0] ?? 'environment'), issue?.message ?? 'is invalid');
+    const [first, ...others] = parsed.error.issues.map((issue) => ({
+      variable: String(issue.path[0] ?? 'environment'),
+      message: issue.message,
+    }));
+    const rest = others.map((issue) => `; ${issue.variable}: ${issue.message}`).join('');
+    throw new ConfigError(
+      first?.variable ?? 'environment',
+      `${first?.message ?? 'is invalid'}${rest}`,
+    );
   }
   return parsed.data;
 }
@@ -424,6 +443,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     zoneIndex: { refreshMs: env.ZONE_INDEX_REFRESH_MS, concurrency: env.ZONE_INDEX_CONCURRENCY },
     jobs: { leaseMs: env.JOB_LEASE_MS, shutdownMs: env.SHUTDOWN_TIMEOUT_MS },
+    retention: {
+      jobsMs: env.JOBS_RETENTION_DAYS * DAY_MS,
+      auditMs: env.AUDIT_RETENTION_DAYS * DAY_MS,
+    },
     database: parseDatabaseUrl(env.DATABASE_URL ?? DEFAULT_DATABASE_URL),
     databaseLimits: databaseLimits(env),
     slackApi: {

@@ -1,5 +1,6 @@
 // What the listeners receive, built once at start-up and passed in: services, never the store.
 import type { Clock } from './clock.js';
+import type { RetentionSweep } from './jobs/retention.js';
 import type { JobRunner } from './jobs/runner.js';
 import type { Logger } from './logger.js';
 import type { AccessService } from './services/access.js';
@@ -45,6 +46,8 @@ export interface AppDeps {
   zoneIndex: ZoneIndex;
   /** Durable work (purges, approved purge-everything, reports): started and stopped by main. */
   runner: JobRunner;
+  /** Deletes old rows (finished jobs, expired keys, alerts that are over, old audit rows). */
+  retention: RetentionSweep;
   /** Bot tokens for work outside a request (approval expiry, reports). */
   clients: WorkspaceClients;
   clock: Clock;

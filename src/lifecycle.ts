@@ -85,11 +85,14 @@ export function startBackgroundJobs(deps: AppDeps): { stop(deadlineMs: number): 
   void deps.zoneIndex.maintain(loops.signal);
   // Turns each watched zone's due interval into an evaluation job (the runner runs it once).
   void deps.watchEvaluation.run(loops.signal);
+  // Deletes old rows in small batches (finished jobs, expired keys, old alerts and audit rows).
+  const sweeping = deps.retention.run(loops.signal);
   return {
-    // Nothing new is claimed; running jobs pause at a step boundary, or are released at the deadline.
+    // Nothing new is claimed; running jobs pause at a step boundary, or are released at the
+    // deadline; a sweep under way ends after its current batch. Only then may the store close.
     async stop(deadlineMs) {
       loops.abort();
-      await deps.runner.stop(deadlineMs);
+      await Promise.all([deps.runner.stop(deadlineMs), sweeping]);
     },
   };
 }

@@ -219,6 +219,35 @@ describe('loadConfig', () => {
   });
 });
 
+describe('the retention settings', () => {
+  it('keep finished jobs 7 days and audit rows 365 by default; AUDIT_RETENTION_DAYS=0 keeps them forever', () => {
+    const DAY = 86_400_000;
+    expect(loadConfig({}).retention).toEqual({ jobsMs: 7 * DAY, auditMs: 365 * DAY });
+    expect(loadConfig({ JOBS_RETENTION_DAYS: '30', AUDIT_RETENTION_DAYS: '0' }).retention).toEqual({
+      jobsMs: 30 * DAY,
+      auditMs: 0,
+    });
+    expect(loadConfig({ JOBS_RETENTION_DAYS: '' }).retention.jobsMs).toBe(7 * DAY);
+    expect(problem({ JOBS_RETENTION_DAYS: '0' }).message).toBe(
+      'JOBS_RETENTION_DAYS: must be at least 1',
+    );
+    expect(problem({ AUDIT_RETENTION_DAYS: '-1' }).message).toBe(
+      'AUDIT_RETENTION_DAYS: must be at least 0',
+    );
+    expect(problem({ AUDIT_RETENTION_DAYS: '1.5' }).message).toBe(
+      'AUDIT_RETENTION_DAYS: must be a whole number',
+    );
+  });
+
+  it('names every invalid variable at once, on one line', () => {
+    const error = problem({ JOBS_RETENTION_DAYS: '0', AUDIT_RETENTION_DAYS: 'never' });
+    expect(error.variable).toBe('JOBS_RETENTION_DAYS');
+    expect(error.message).toBe(
+      'JOBS_RETENTION_DAYS: must be at least 1; AUDIT_RETENTION_DAYS: must be a number of days',
+    );
+  });
+});
+
 describe('loadStoreConfig (the key CLI)', () => {
   it('reads only what the store needs, so production key rotation needs no Slack variables', () => {
     const env = { NODE_ENV: 'production', DATABASE_URL: 'postgres://bot@db:5432/cdn' };

@@ -120,13 +120,11 @@ const HOUR = 3_600_000;
 const CHART_SPAN_MS = 2 * HOUR;
 /** The budget's counter, beside the per-user change counters. */
 const BUDGET_COUNTER = '~watch-cdn';
-const DAY = 24 * HOUR;
-/** Finished evaluations are dropped from the job table after this long. */
-const KEEP_FINISHED_MS = HOUR;
-/** Finished posts are kept longer: their keys hold off a second post of the same alert. */
-const KEEP_POSTS_MS = DAY;
-/** Alerts that are over (resolved, or their watch gone) are dropped this long after they fired. */
-const KEEP_ALERTS_MS = 30 * DAY;
+/**
+ * Finished evaluations (one a zone an interval) leave the job table this long after they ran, by
+ * the retention sweep; posts stay as long as other jobs: their keys hold off a second post.
+ */
+export const KEEP_FINISHED_EVALS_MS = HOUR;
 
 export const watchJobKey = (workspaceId: string, zoneId: string, dueAt: number) =>
   `watch:${workspaceId}:${zoneId}:${dueAt}`;
@@ -165,7 +163,6 @@ class BudgetSpentError extends Error {
 
 export class WatchEvaluation {
   readonly #o: WatchEvaluationOptions;
-  #prunedAt: number | undefined;
   readonly evalJob: JobKind<EvalPayload, EvalCheckpoint>;
   readonly postJob: JobKind<PostPayload, PostCheckpoint>;
 
@@ -230,19 +227,7 @@ export class WatchEvaluation {
       }
       if (due.length < batch) break;
     }
-    await store.watches.pruneFinished(WATCH_EVAL_JOB, clock.now() - KEEP_FINISHED_MS);
-    await this.#pruneOld();
     return queued;
-  }
-
-  /** Once an hour on each process: finished posts after a day, alerts that are over after 30. */
-  async #pruneOld(): Promise<void> {
-    const { store, clock } = this.#o;
-    const now = clock.now();
-    if (this.#prunedAt !== undefined && now - this.#prunedAt < HOUR) return;
-    this.#prunedAt = now;
-    await store.watches.pruneFinished(WATCH_POST_JOB, now - KEEP_POSTS_MS);
-    await store.watches.pruneAlerts(now - KEEP_ALERTS_MS);
   }
 
   /** Ticks until the signal aborts, several times an interval. */

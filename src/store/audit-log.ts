@@ -82,6 +82,13 @@ export class AuditLogRepository {
     return row ? toEntry(row) : undefined;
   }
 
+  /** Deletes up to `limit` entries recorded before `before`; returns how many. */
+  async prune(before: number, limit: number): Promise<number> {
+    const old = this.db.selectFrom('audit_log').select('id').where('at', '<', before).limit(limit);
+    const result = await this.db.deleteFrom('audit_log').where('id', 'in', old).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   /** A zone's entries in [since, until), oldest first (chart markers). */
   async forZoneBetween(workspaceId: string, zoneId: string, since: number, until: number) {
     const rows = await this.db

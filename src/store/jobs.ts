@@ -272,6 +272,24 @@ export class JobRepository {
     });
   }
 
+  /**
+   * Deletes up to `limit` jobs finished (succeeded or failed) before `before`, of one kind or of
+   * all; their steps go with them. Returns how many: fewer than `limit` means none are left.
+   */
+  async pruneFinished(before: number, limit: number, kind?: string): Promise<number> {
+    let finished = this.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('state', 'in', ['succeeded', 'failed'])
+      .where('finished_at', '<', before);
+    if (kind !== undefined) finished = finished.where('kind', '=', kind);
+    const result = await this.db
+      .deleteFrom('jobs')
+      .where('id', 'in', finished.limit(limit))
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   /** Counts by state (tests, metrics). */
   async countByState(): Promise<Partial<Record<JobState, number>>> {
     const rows = await this.db

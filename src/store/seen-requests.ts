@@ -31,11 +31,16 @@ export class SeenRequestRepository {
     return row !== undefined;
   }
 
-  /** Forgets expired keys; returns how many. */
-  async prune(): Promise<number> {
+  /** Forgets up to `limit` expired keys; returns how many. */
+  async prune(limit: number): Promise<number> {
+    const expired = this.db
+      .selectFrom('seen_requests')
+      .select('key')
+      .where('expires_at', '<=', this.clock.now())
+      .limit(limit);
     const result = await this.db
       .deleteFrom('seen_requests')
-      .where('expires_at', '<=', this.clock.now())
+      .where('key', 'in', expired)
       .executeTakeFirst();
     return Number(result.numDeletedRows);
   }

@@ -569,24 +569,15 @@ export class WatchRepository {
       .execute();
   }
 
-  /** Drops finished jobs of `kind` older than `before` (evaluations: one a zone an interval). */
-  async pruneFinished(kind: string, before: number): Promise<void> {
-    await this.db
-      .deleteFrom('jobs')
-      .where('kind', '=', kind)
-      .where('state', '=', 'succeeded')
-      .where('finished_at', '<', before)
-      .execute();
-  }
-
   /**
    * Drops alerts that are over: resolved before `before`, or fired before it by a watch that is
    * gone (an alert still firing on a watch stays, whatever its age: its resolution updates its
-   * message). Returns how many went.
+   * message). At most `limit` go; returns how many.
    */
-  async pruneAlerts(before: number): Promise<number> {
-    const result = await this.db
-      .deleteFrom('watch_alerts')
+  async pruneAlerts(before: number, limit: number): Promise<number> {
+    const over = this.db
+      .selectFrom('watch_alerts')
+      .select('id')
       .where((eb) =>
         eb.or([
           // Resolved that long ago (not fired: one that fired long before may be resolving now).
@@ -604,6 +595,10 @@ export class WatchRepository {
           ]),
         ]),
       )
+      .limit(limit);
+    const result = await this.db
+      .deleteFrom('watch_alerts')
+      .where('id', 'in', over)
       .executeTakeFirst();
     return Number(result.numDeletedRows);
   }

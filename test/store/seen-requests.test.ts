@@ -60,16 +60,16 @@ for (const { backend, skip } of BACKENDS) {
     it('prunes expired keys only', async () => {
       const clock = new ManualClock(T0);
       const { store } = await testStore(backend, { clock });
-      expect(await store.seenRequests.prune()).toBe(0);
+      expect(await store.seenRequests.prune(1_000)).toBe(0);
       await store.seenRequests.first('a', 1_000);
       await store.seenRequests.first('b', 2_000);
       await store.seenRequests.first('c', 3_000);
       clock.advance(1_999);
-      expect(await store.seenRequests.prune()).toBe(1);
+      expect(await store.seenRequests.prune(1_000)).toBe(1);
       expect((await keys(store)).map((k) => k.key)).toEqual(['b', 'c']);
       clock.advance(1);
-      expect(await store.seenRequests.prune()).toBe(1);
-      expect(await store.seenRequests.prune()).toBe(0);
+      expect(await store.seenRequests.prune(1_000)).toBe(1);
+      expect(await store.seenRequests.prune(1_000)).toBe(0);
       expect(await keys(store)).toEqual([{ key: 'c', expires_at: T0 + 3_000 }]);
       // What is left is still remembered; what was pruned is new again.
       expect(await store.seenRequests.first('c', 3_000)).toBe(false);

@@ -182,8 +182,8 @@ for (const { backend, skip } of BACKENDS) {
       await store.watches.createAlert(alertOf(watch.id, 'recent', 'resolved', clock.now()));
       const ids = async () => (await store.watches.alertsForWorkspace('T1')).map((a) => a.id);
 
-      expect(await store.watches.pruneAlerts(T0)).toBe(0);
-      expect(await store.watches.pruneAlerts(clock.now() - 1)).toBe(2);
+      expect(await store.watches.pruneAlerts(T0, 1_000)).toBe(0);
+      expect(await store.watches.pruneAlerts(clock.now() - 1, 1_000)).toBe(2);
       expect(await ids()).toEqual(['firing', 'long', 'recent']);
       expect(await store.watches.removeWorkspace('T1')).toBe(1);
       expect(await ids()).toEqual([]);

@@ -1,0 +1,91 @@
+// The retention sweep: deletes finished jobs, expired seen-request keys, alerts that are over and
+// old audit rows, in batches, so no table grows forever and no statement holds a long lock.
+// Deletes by age are idempotent: replicas sweeping at once only share the work.
+import { type Clock, repeat } from '../clock.js';
+import { logLevelOf } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { Store } from '../store/index.js';
+
+const DAY = 86_400_000;
+/** Alerts that are over are kept this long (a month of history in the App Home). */
+const KEEP_ALERTS_MS = 30 * DAY;
+
+export interface RetentionOptions {
+  store: Pick<Store, 'jobs' | 'seenRequests' | 'audit' | 'watches'>;
+  clock: Clock;
+  logger: Logger;
+  /** Finished jobs of every kind are deleted this long after they finished (JOBS_RETENTION_DAYS). */
+  jobsMs: number;
+  /** Kinds whose finished jobs go sooner than `jobsMs` (a watch evaluation a zone a minute). */
+  jobsSoonerMs?: Readonly<Record<string, number>>;
+  /** Audit rows are deleted at this age; 0 keeps them forever (AUDIT_RETENTION_DAYS). */
+  auditMs: number;
+  /** Rows one statement deletes at most. Default 1,000. */
+  batch?: number;
+  /** Time between sweeps. Default 10 minutes. */
+  everyMs?: number;
+}
+
+/** Rows deleted by one sweep, by what they were. */
+export interface Swept {
+  jobs: number;
+  seenRequests: number;
+  alerts: number;
+  audit: number;
+}
+
+export class RetentionSweep {
+  readonly #o: RetentionOptions;
+
+  constructor(options: RetentionOptions) {
+    this.#o = options;
+  }
+
+  /** Sweeps now and then every `everyMs` until the signal aborts (a sweep under way ends first). */
+  run(signal: AbortSignal): Promise<void> {
+    const { clock, logger } = this.#o;
+    return repeat(clock, this.#o.everyMs ?? 10 * 60_000, signal, () =>
+      this.sweep(signal).catch((error: unknown) =>
+        logger[logLevelOf(error)]({ err: error }, 'retention sweep failed; tried again later'),
+      ),
+    );
+  }
+
+  /** One sweep: each table in batches until nothing old is left (or the signal aborts). */
+  async sweep(signal?: AbortSignal): Promise<Swept> {
+    const { store, clock, logger } = this.#o;
+    const now = clock.now();
+    const batches = (deleteBatch: (limit: number) => Promise<number>) =>
+      this.#batches(deleteBatch, signal);
+    let jobs = 0;
+    for (const [kind, ms] of Object.entries(this.#o.jobsSoonerMs ?? {}))
+      jobs += await batches((limit) => store.jobs.pruneFinished(now - ms, limit, kind));
+    jobs += await batches((limit) => store.jobs.pruneFinished(now - this.#o.jobsMs, limit));
+    const swept: Swept = {
+      jobs,
+      seenRequests: await batches((limit) => store.seenRequests.prune(limit)),
+      alerts: await batches((limit) => store.watches.pruneAlerts(now - KEEP_ALERTS_MS, limit)),
+      audit:
+        this.#o.auditMs > 0
+          ? await batches((limit) => store.audit.prune(now - this.#o.auditMs, limit))
+          : 0,
+    };
+    if (Object.values(swept).some((count) => count > 0)) logger.info(swept, 'old rows deleted');
+    return swept;
+  }
+
+  /** Deletes batch after batch until one comes back short; returns the rows deleted. */
+  async #batches(
+    deleteBatch: (limit: number) => Promise<number>,
+    signal: AbortSignal | undefined,
+  ): Promise<number> {
+    const limit = this.#o.batch ?? 1_000;
+    let total = 0;
+    for (;;) {
+      if (signal?.aborted) return total;
+      const deleted = await deleteBatch(limit);
+      total += deleted;
+      if (deleted < limit) return total;
+    }
+  }
+}
