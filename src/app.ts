@@ -302,7 +302,9 @@ export function buildApp(options: BuildAppOptions): {
     // Token checks happen in init(), awaited by the caller, so a bad token fails start-up clearly.
     deferInitialization: true,
   };
-  const health = new Health(() => sql`select 1`.execute(store.db));
+  const health = new Health(() => sql`select 1`.execute(store.db), {
+    store: config.database.kind,
+  });
   // /metrics on PORT beside the probes, unless it has a port of its own (main serves that one).
   const routes = [
     ...health.routes(),

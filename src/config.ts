@@ -130,18 +130,53 @@ export interface SlackApiSettings {
   backgroundRetries: number;
 }
 
+/** One configuration problem: a variable (or a choice between variables, named as `A or B`). */
+export interface ConfigProblem {
+  variable: string;
+  problem: string;
+}
+
 /**
- * A configuration problem, about one variable (or one choice between variables, named as
- * `A or B`), printed as one line at start-up.
+ * Configuration problems, found together and printed one line each at start-up: the first names
+ * `variable`, `more` holds the others.
  */
 export class ConfigError extends Error {
   readonly code = 'config_invalid';
+  readonly problems: readonly ConfigProblem[];
   constructor(
     readonly variable: string,
     problem: string,
+    more: readonly ConfigProblem[] = [],
   ) {
-    super(`${variable}: ${problem}`);
+    const problems = [{ variable, problem }, ...more];
+    super(problems.map((p) => `${p.variable}: ${p.problem}`).join('\n'));
     this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+/** Collects problems, the first for each variable, so one start reports them all. */
+class Problems {
+  readonly #found = new Map<string, string>();
+
+  add(variable: string, problem: string): void {
+    if (!this.#found.has(variable)) this.#found.set(variable, problem);
+  }
+
+  /** Runs `parse`; a ConfigError it throws is kept (and `fallback` returned) instead. */
+  take<T>(parse: () => T, fallback: T): T {
+    try {
+      return parse();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      for (const { variable, problem } of error.problems) this.add(variable, problem);
+      return fallback;
+    }
+  }
+
+  throwIfAny(): void {
+    const [first, ...more] = [...this.#found].map(([variable, problem]) => ({ variable, problem }));
+    if (first) throw new ConfigError(first.variable, first.problem, more);
   }
 }
 
@@ -359,56 +394,57 @@ export function loadStoreConfig(source: NodeJS.ProcessEnv = process.env): StoreC
     DATABASE_POOL_SIZE: true,
     ENCRYPTION_KEYS: true,
   });
-  const env = parseEnv(schema, source);
-  return {
+  const problems = new Problems();
+  const env = parseEnv(schema, source, problems);
+  const config = {
     nodeEnv: env.NODE_ENV ?? 'development',
     logLevel: env.LOG_LEVEL,
-    database: parseDatabaseUrl(env.DATABASE_URL ?? DEFAULT_DATABASE_URL),
+    database: database(env, problems),
     databaseLimits: databaseLimits(env),
-    encryptionKeys: env.ENCRYPTION_KEYS ? parseEncryptionKeys(env.ENCRYPTION_KEYS) : [],
+    encryptionKeys: encryptionKeys(env, problems),
   };
+  problems.throwIfAny();
+  return config;
 }
 
 /**
- * Parses `source` with `schema`; its problems become one ConfigError naming the first variable and
- * listing every problem on one line, so a fix needs one restart rather than one a variable.
+ * Parses `source` with `schema`. Each variable's first problem is kept in `problems`; the others
+ * are parsed without the bad ones, so checks across variables still run. Values are never
+ * echoed: several of these variables are secrets.
  */
-function parseEnv<T extends z.ZodType>(schema: T, source: NodeJS.ProcessEnv): z.infer<T> {
+function parseEnv<T extends z.ZodType>(
+  schema: T,
+  source: NodeJS.ProcessEnv,
+  problems: Problems,
+): z.infer<T> {
   const parsed = schema.safeParse(source);
-  if (!parsed.success) {
-    // Values are never echoed: several of these variables are secrets.
-    const [first, ...others] = parsed.error.issues.map((issue) => ({
-      variable: String(issue.path[0] ?? 'environment'),
-      message: issue.message,
-    }));
-    const rest = others.map((issue) => `; ${issue.variable}: ${issue.message}`).join('');
-    throw new ConfigError(
-      first?.variable ?? 'environment',
-      `${first?.message ?? 'is invalid'}${rest}`,
-    );
+  if (parsed.success) return parsed.data;
+  const rest = { ...source };
+  for (const issue of parsed.error.issues) {
+    const variable = String(issue.path[0] ?? 'environment');
+    problems.add(variable, issue.message);
+    delete rest[variable];
   }
-  return parsed.data;
+  return schema.parse(rest);
 }
 
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
-  const env = parseEnv(envSchema, source);
+  const problems = new Problems();
+  const env = parseEnv(envSchema, source, problems);
   const mode = env.BOT_MODE ?? inferMode(env);
   if (env.SLACK_REQUEST_BUDGET_MS < env.SLACK_TIMEOUT_MS) {
-    throw new ConfigError(
+    problems.add(
       'SLACK_REQUEST_BUDGET_MS',
       'must be at least SLACK_TIMEOUT_MS (the budget holds every try of a call)',
     );
   }
   if (env.METRICS_PORT !== undefined && env.METRICS_PORT === env.PORT) {
-    throw new ConfigError(
-      'METRICS_PORT',
-      'must differ from PORT (unset it to serve /metrics on PORT)',
-    );
+    problems.add('METRICS_PORT', 'must differ from PORT (unset it to serve /metrics on PORT)');
   }
-  if (env.NODE_ENV === 'production') refuseConsole(env, mode);
-  requireForMode(env, mode);
-
-  return {
+  if (env.NODE_ENV === 'production') refuseConsole(env, mode, problems);
+  else if (mode === 'console') refusePartialSlack(env, problems);
+  requireForMode(env, mode, problems);
+  const config = {
     mode,
     port: env.PORT,
     nodeEnv: env.NODE_ENV ?? 'development',
@@ -447,7 +483,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       jobsMs: env.JOBS_RETENTION_DAYS * DAY_MS,
       auditMs: env.AUDIT_RETENTION_DAYS * DAY_MS,
     },
-    database: parseDatabaseUrl(env.DATABASE_URL ?? DEFAULT_DATABASE_URL),
+    database: database(env, problems),
     databaseLimits: databaseLimits(env),
     slackApi: {
       timeoutMs: env.SLACK_TIMEOUT_MS,
@@ -455,7 +491,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       backgroundTimeoutMs: env.SLACK_BACKGROUND_TIMEOUT_MS,
       backgroundRetries: env.SLACK_BACKGROUND_RETRIES,
     },
-    encryptionKeys: env.ENCRYPTION_KEYS ? parseEncryptionKeys(env.ENCRYPTION_KEYS) : [],
+    encryptionKeys: encryptionKeys(env, problems),
     watch: {
       intervalMs: env.WATCH_INTERVAL_MS,
       holdIntervals: env.WATCH_HOLD_INTERVALS,
@@ -470,6 +506,38 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       ...defined('token', env.METRICS_TOKEN),
     },
   };
+  problems.throwIfAny();
+  return config;
+}
+
+/** DATABASE_URL; production names its database itself (one SQLite file serves one replica). */
+function database(env: Pick<Env, 'DATABASE_URL' | 'NODE_ENV'>, problems: Problems): DatabaseConfig {
+  const fallback = parseDatabaseUrl(DEFAULT_DATABASE_URL);
+  if (env.DATABASE_URL === undefined && env.NODE_ENV === 'production') {
+    problems.add(
+      'DATABASE_URL',
+      'is required when NODE_ENV=production: postgres://user:password@host:5432/db, ' +
+        'or sqlite:<path> for a single replica',
+    );
+    return fallback;
+  }
+  return problems.take(() => parseDatabaseUrl(env.DATABASE_URL ?? DEFAULT_DATABASE_URL), fallback);
+}
+
+/** ENCRYPTION_KEYS; production has no generated development key to fall back on. */
+function encryptionKeys(
+  env: Pick<Env, 'ENCRYPTION_KEYS' | 'NODE_ENV'>,
+  problems: Problems,
+): EncryptionKey[] {
+  const value = env.ENCRYPTION_KEYS;
+  if (value === undefined && env.NODE_ENV === 'production') {
+    problems.add(
+      'ENCRYPTION_KEYS',
+      'is required when NODE_ENV=production: id:base64key of a 32-byte key, newest first ' +
+        '(npm run -s keys:generate makes one)',
+    );
+  }
+  return value === undefined ? [] : problems.take(() => parseEncryptionKeys(value), []);
 }
 
 function databaseLimits(
@@ -501,34 +569,64 @@ function inferMode(env: Env): BotMode {
 
 const OAUTH_TRIO = 'SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET';
 
+const TRANSPORT = 'SLACK_SIGNING_SECRET or SLACK_APP_TOKEN';
+
 /** With NODE_ENV=production the bot talks to Slack: never the console, asked for or inferred. */
-function refuseConsole(env: Env, mode: BotMode): void {
+function refuseConsole(env: Env, mode: BotMode, problems: Problems): void {
   if (mode !== 'console') return;
   if (env.BOT_MODE === 'console') {
-    throw new ConfigError(
-      'BOT_MODE',
-      'console is for development and is refused when NODE_ENV=production',
-    );
+    problems.add('BOT_MODE', 'console is for development and is refused when NODE_ENV=production');
+    return;
   }
   // Inferred: neither SLACK_APP_TOKEN nor SLACK_SIGNING_SECRET is set.
-  const hasToken = [env.SLACK_BOT_TOKEN, env.SLACK_CLIENT_ID, env.SLACK_CLIENT_SECRET].some(
-    (value) => value !== undefined,
-  );
-  throw new ConfigError(
-    'SLACK_SIGNING_SECRET or SLACK_APP_TOKEN',
+  problems.add(
+    TRANSPORT,
     `one is required when NODE_ENV=production${
-      hasToken ? '' : `, and so is SLACK_BOT_TOKEN (or ${OAUTH_TRIO} for OAuth)`
+      hasBotAuth(env) ? '' : `, and so is SLACK_BOT_TOKEN (or ${OAUTH_TRIO} for OAuth)`
     }; only the development console runs without them`,
   );
 }
 
-function requireForMode(env: Env, mode: BotMode): void {
+/** A bot token (or some of OAuth's variables): the bot means to talk to Slack as an app. */
+function hasBotAuth(env: Env): boolean {
+  return [env.SLACK_BOT_TOKEN, env.SLACK_CLIENT_ID, env.SLACK_CLIENT_SECRET].some(
+    (value) => value !== undefined,
+  );
+}
+
+/**
+ * The console with half of Slack's credentials (a token without its signing secret or app token,
+ * or the other way round) is a mistake, not a choice: it is refused rather than run silently.
+ */
+function refusePartialSlack(env: Env, problems: Problems): void {
+  const bot = hasBotAuth(env);
+  const transport = env.SLACK_SIGNING_SECRET !== undefined || env.SLACK_APP_TOKEN !== undefined;
+  if (bot && !transport) {
+    problems.add(
+      TRANSPORT,
+      'one is required with SLACK_BOT_TOKEN (the signing secret for http mode, an xapp- ' +
+        'app-level token for socket mode); unset the Slack variables to run the development console',
+    );
+  }
+  if (transport && !bot) {
+    problems.add(
+      'SLACK_BOT_TOKEN',
+      `is required with ${TRANSPORT}: an xoxb- bot token (or ${OAUTH_TRIO} for OAuth); ` +
+        'unset the Slack variables to run the development console',
+    );
+  }
+}
+
+function requireForMode(env: Env, mode: BotMode, problems: Problems): void {
   if (mode === 'console') return;
   if (mode === 'socket' && !env.SLACK_APP_TOKEN) {
-    throw new ConfigError('SLACK_APP_TOKEN', 'is required in socket mode (an xapp- token)');
+    problems.add('SLACK_APP_TOKEN', 'is required in socket mode (an xapp- app-level token)');
   }
   if (mode === 'http' && !env.SLACK_SIGNING_SECRET) {
-    throw new ConfigError('SLACK_SIGNING_SECRET', 'is required in http mode');
+    problems.add(
+      'SLACK_SIGNING_SECRET',
+      "is required in http mode (the app's signing secret, from its Basic Information page)",
+    );
   }
   const oauth = [
     ['SLACK_CLIENT_ID', env.SLACK_CLIENT_ID],
@@ -537,21 +635,25 @@ function requireForMode(env: Env, mode: BotMode): void {
   ] as const;
   const oauthSet = oauth.filter(([, value]) => value !== undefined);
   if (oauthSet.length > 0) {
-    const missing = oauth.find(([, value]) => value === undefined);
-    if (missing) {
-      throw new ConfigError(
-        missing[0],
-        'is required with the other SLACK_CLIENT_* OAuth variables',
-      );
+    for (const [variable, value] of oauth) {
+      if (value === undefined) {
+        problems.add(variable, 'is required with the other SLACK_CLIENT_* OAuth variables');
+      }
     }
   } else if (!env.SLACK_BOT_TOKEN) {
-    throw new ConfigError('SLACK_BOT_TOKEN', `is required (or ${OAUTH_TRIO} for OAuth)`);
+    problems.add('SLACK_BOT_TOKEN', `is required: an xoxb- bot token (or ${OAUTH_TRIO} for OAuth)`);
   }
   if (!env.CDN_API_BASE_URL) {
-    throw new ConfigError('CDN_API_BASE_URL', `is required in ${mode} mode`);
+    problems.add(
+      'CDN_API_BASE_URL',
+      `is required in ${mode} mode: the CDN API base, e.g. https://api.cdn.example/v1`,
+    );
   }
   if (!env.CDN_EDGE_CNAME_TARGET) {
-    throw new ConfigError('CDN_EDGE_CNAME_TARGET', `is required in ${mode} mode`);
+    problems.add(
+      'CDN_EDGE_CNAME_TARGET',
+      `is required in ${mode} mode: a hostname, e.g. edge.cdn.example`,
+    );
   }
 }
 

@@ -22,6 +22,8 @@ interface SocketEvents {
 
 export interface ReadinessReport {
   ready: boolean;
+  /** Which store this replica uses (never where it is: the URL may hold a password). */
+  store: 'sqlite' | 'postgres';
   database: 'ok' | 'unreachable' | 'slow';
   socket?: SocketState;
   draining: boolean;
@@ -30,14 +32,19 @@ export interface ReadinessReport {
 export class Health {
   readonly #ping: () => Promise<unknown>;
   readonly #checkMs: number;
+  readonly #store: ReadinessReport['store'];
   readonly #delay = monitorEventLoopDelay({ resolution: 20 });
   #draining = false;
   #socket: SocketState | undefined;
   #check: Promise<ReadinessReport['database']> | undefined;
 
-  /** `ping` asks the database something trivial (`select 1`). */
-  constructor(ping: () => Promise<unknown>, options: { databaseCheckMs?: number } = {}) {
+  /** `ping` asks the `store` database something trivial (`select 1`). */
+  constructor(
+    ping: () => Promise<unknown>,
+    options: { store: ReadinessReport['store']; databaseCheckMs?: number },
+  ) {
     this.#ping = ping;
+    this.#store = options.store;
     this.#checkMs = options.databaseCheckMs ?? DATABASE_CHECK_MS;
     this.#delay.enable();
   }
@@ -62,6 +69,7 @@ export class Health {
     const socketReady = this.#socket === undefined || this.#socket === 'connected';
     return {
       ready: database === 'ok' && socketReady && !this.#draining,
+      store: this.#store,
       database,
       ...(this.#socket ? { socket: this.#socket } : {}),
       draining: this.#draining,

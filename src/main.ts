@@ -30,7 +30,14 @@ function readConfig(): Config {
   try {
     return loadConfig(process.env);
   } catch (error) {
-    if (error instanceof ConfigError) exitWith(`configuration error: ${error.message}`);
+    // Every problem at once, one line each, so one restart can fix them all.
+    if (error instanceof ConfigError) {
+      exitWith(
+        error.problems
+          .map((p) => `configuration error: ${p.variable}: ${p.problem}`)
+          .join('\ncdn-chatops: '),
+      );
+    }
     throw error;
   }
 }

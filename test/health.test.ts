@@ -7,8 +7,13 @@ const never = () => new Promise<never>(() => undefined);
 describe('Health', () => {
   it('is ready while the database answers, and says why not when it does not', async () => {
     let answer: () => Promise<unknown> = async () => undefined;
-    const health = new Health(() => answer(), { databaseCheckMs: 50 });
-    expect(await health.readiness()).toEqual({ ready: true, database: 'ok', draining: false });
+    const health = new Health(() => answer(), { store: 'sqlite', databaseCheckMs: 50 });
+    expect(await health.readiness()).toEqual({
+      ready: true,
+      store: 'sqlite',
+      database: 'ok',
+      draining: false,
+    });
     answer = async () => {
       throw new Error('ECONNREFUSED');
     };
@@ -22,7 +27,7 @@ describe('Health', () => {
         pings++;
         return never();
       },
-      { databaseCheckMs: 50 },
+      { store: 'sqlite', databaseCheckMs: 50 },
     );
     const reports = await Promise.all([health.readiness(), health.readiness(), health.readiness()]);
     for (const report of reports) expect(report).toMatchObject({ ready: false, database: 'slow' });
@@ -30,7 +35,7 @@ describe('Health', () => {
   });
 
   it('follows the Socket Mode connection', async () => {
-    const health = new Health(async () => undefined);
+    const health = new Health(async () => undefined, { store: 'sqlite' });
     const socket = new EventEmitter();
     health.watchSocket(socket);
     expect(await health.readiness()).toMatchObject({ ready: false, socket: 'connecting' });
@@ -43,16 +48,26 @@ describe('Health', () => {
   });
 
   it('is not ready once draining, whatever else holds', async () => {
-    const health = new Health(async () => undefined);
+    const health = new Health(async () => undefined, { store: 'sqlite' });
     health.markDraining();
-    expect(await health.readiness()).toEqual({ ready: false, database: 'ok', draining: true });
+    expect(await health.readiness()).toEqual({
+      ready: false,
+      store: 'sqlite',
+      database: 'ok',
+      draining: true,
+    });
   });
 
   it('reports the event loop delay on /livez, in milliseconds', () => {
-    const live = new Health(async () => undefined).liveness();
+    const live = new Health(async () => undefined, { store: 'sqlite' }).liveness();
     expect(live.ok).toBe(true);
     const { p99, max } = live.eventLoopDelayMs;
     expect(Number.isFinite(p99) && Number.isFinite(max)).toBe(true);
     expect(max).toBeGreaterThanOrEqual(p99);
+  });
+
+  it('names the store kind, sqlite or postgres, and nothing of where it is', async () => {
+    const health = new Health(async () => undefined, { store: 'postgres' });
+    expect(await health.readiness()).toMatchObject({ ready: true, store: 'postgres' });
   });
 });

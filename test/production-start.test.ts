@@ -153,3 +153,143 @@ describe('the built bot', () => {
     }
   }, 30_000);
 });
+
+/** Runs the built bot expecting a refusal: its exit code and output, or "started" if it got going. */
+async function refusal(name: string, env: Record<string, string>) {
+  const bot = await start(name, env);
+  // The console reads commands from stdin: at its end it exits, so a silent console shows as 0.
+  bot.process.stdin?.end();
+  const exited = once(bot.process, 'exit').then(([code]) => code as number);
+  const started = bot.seen('starting cdn-chatops').then(
+    () => 'started' as const,
+    () => exited,
+  );
+  const code = await Promise.race([exited, started]);
+  return { code, output: bot.output(), lines: bot.output().trim().split('\n') };
+}
+
+const CDN = {
+  CDN_API_BASE_URL: 'https://api.cdn.example/v1',
+  CDN_EDGE_CNAME_TARGET: 'edge.cdn.example',
+};
+
+describe('start-up refusals of the built bot', () => {
+  it('reports every configuration problem at once, one line each, no stack, exit 1', async () => {
+    const { code, lines, output } = await refusal('several', {
+      NODE_ENV: 'production',
+      PORT: 'eighty',
+      LOG_LEVEL: 'verbose',
+      SLACK_BOT_TOKEN: 'xoxp-a-user-token',
+      SLACK_SIGNING_SECRET: 'production-start-signing-secret',
+    });
+    expect(code).toBe(1);
+    expect(lines.map((line) => line.split(':').slice(0, 3).join(':'))).toEqual([
+      'cdn-chatops: configuration error: PORT',
+      'cdn-chatops: configuration error: LOG_LEVEL',
+      'cdn-chatops: configuration error: SLACK_BOT_TOKEN',
+      'cdn-chatops: configuration error: CDN_API_BASE_URL',
+      'cdn-chatops: configuration error: CDN_EDGE_CNAME_TARGET',
+      'cdn-chatops: configuration error: DATABASE_URL',
+      'cdn-chatops: configuration error: ENCRYPTION_KEYS',
+    ]);
+    // What a valid value looks like, and never the value given.
+    expect(output).toContain('ENCRYPTION_KEYS: is required when NODE_ENV=production: id:base64key');
+    expect(output).toContain('DATABASE_URL: is required when NODE_ENV=production: postgres://');
+    expect(output).not.toContain('xoxp-a-user-token');
+    expect(output).not.toMatch(/\n\s+at /);
+  }, 30_000);
+
+  it('refuses production without ENCRYPTION_KEYS in one line, not a stack trace', async () => {
+    const { code, lines } = await refusal('no-keys', {
+      NODE_ENV: 'production',
+      SLACK_SIGNING_SECRET: 'production-start-signing-secret',
+      SLACK_BOT_TOKEN: 'xoxb-1-2-abc',
+      DATABASE_URL: `sqlite:${join(root, 'no-keys.sqlite')}`,
+      ...CDN,
+    });
+    expect({ code, lines }).toEqual({
+      code: 1,
+      lines: [
+        'cdn-chatops: configuration error: ENCRYPTION_KEYS: is required when NODE_ENV=production: ' +
+          'id:base64key of a 32-byte key, newest first (npm run -s keys:generate makes one)',
+      ],
+    });
+  }, 30_000);
+
+  it('refuses production without DATABASE_URL instead of a SQLite file of its own', async () => {
+    const { code, lines } = await refusal('no-database', {
+      NODE_ENV: 'production',
+      SLACK_SIGNING_SECRET: 'production-start-signing-secret',
+      SLACK_BOT_TOKEN: 'xoxb-1-2-abc',
+      ENCRYPTION_KEYS: generateKey('k1'),
+      ...CDN,
+    });
+    expect({ code, lines }).toEqual({
+      code: 1,
+      lines: [
+        'cdn-chatops: configuration error: DATABASE_URL: is required when NODE_ENV=production: ' +
+          'postgres://user:password@host:5432/db, or sqlite:<path> for a single replica',
+      ],
+    });
+  }, 30_000);
+
+  // Half of Slack's credentials, in every BOT_MODE and unset, in development as in production:
+  // the variable that completes them is named, and the console never starts in their place.
+  const bot = { SLACK_BOT_TOKEN: 'xoxb-1-2-abc' };
+  const app = { SLACK_APP_TOKEN: 'xapp-1-2-abc' };
+  const either = 'SLACK_SIGNING_SECRET or SLACK_APP_TOKEN';
+  it.each([
+    ['development', undefined, bot, either],
+    ['development', undefined, app, 'SLACK_BOT_TOKEN'],
+    ['development', 'console', bot, either],
+    ['development', 'console', app, 'SLACK_BOT_TOKEN'],
+    ['development', 'http', bot, 'SLACK_SIGNING_SECRET'],
+    ['development', 'http', app, 'SLACK_SIGNING_SECRET'],
+    ['development', 'socket', bot, 'SLACK_APP_TOKEN'],
+    ['development', 'socket', app, 'SLACK_BOT_TOKEN'],
+    ['production', undefined, bot, either],
+    ['production', undefined, app, 'SLACK_BOT_TOKEN'],
+    ['production', 'console', bot, 'BOT_MODE'],
+    ['production', 'http', bot, 'SLACK_SIGNING_SECRET'],
+    ['production', 'socket', app, 'SLACK_BOT_TOKEN'],
+  ])(
+    'NODE_ENV=%s, BOT_MODE=%s, only %j: refused naming %s',
+    async (nodeEnv, mode, credentials, variable) => {
+      const { code, output } = await refusal('partial', {
+        NODE_ENV: nodeEnv,
+        ...(mode ? { BOT_MODE: mode } : {}),
+        ...credentials,
+        ...CDN,
+        DATABASE_URL: `sqlite:${join(root, 'partial.sqlite')}`,
+        ENCRYPTION_KEYS: generateKey('k1'),
+      });
+      expect({ code, output }).toMatchObject({ code: 1 });
+      expect(output).toContain(`cdn-chatops: configuration error: ${variable}: `);
+    },
+    30_000,
+  );
+
+  it('refuses a second process on the same SQLite file, naming PostgreSQL', async () => {
+    slack = await startFakeSlack();
+    const env = {
+      NODE_ENV: 'production',
+      SLACK_SIGNING_SECRET: 'production-start-signing-secret',
+      SLACK_BOT_TOKEN: slack.botToken,
+      SLACK_API_URL: slack.apiUrl,
+      ...CDN,
+      DATABASE_URL: `sqlite:${join(root, 'shared.sqlite')}`,
+      ENCRYPTION_KEYS: generateKey('k1'),
+    };
+    const first = await start('first', { ...env, PORT: String(await freePort()) });
+    await first.seen('cdn-chatops is up');
+    const second = await start('second', { ...env, PORT: String(await freePort()) });
+    const [code] = await once(second.process, 'exit');
+    expect(code).toBe(1);
+    expect(second.output()).toContain(
+      `cdn-chatops: another process is using ${join(root, 'shared.sqlite')}`,
+    );
+    expect(second.output()).toContain('use PostgreSQL');
+    first.process.kill('SIGTERM');
+    await once(first.process, 'exit');
+  }, 30_000);
+});

@@ -21,7 +21,7 @@ describe('the HTTP receiver', () => {
     const ready = await fetch(`${h.url}/readyz`);
     expect([ready.status, await ready.json()]).toEqual([
       200,
-      { ready: true, database: 'ok', draining: false },
+      { ready: true, store: 'sqlite', database: 'ok', draining: false },
     ]);
   });
 
