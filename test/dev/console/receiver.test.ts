@@ -29,11 +29,12 @@ describe('ConsoleReceiver', () => {
     closers.push(() => transport.close());
     const receiver = new ConsoleReceiver();
     const { app } = buildApp({
-      config: loadConfig({
-        BOT_MODE: 'console',
-        SLACK_BOT_TOKEN: slack.botToken,
-        SLACK_API_URL: slack.apiUrl,
-      }),
+      // As the console does (src/dev/console/start.ts): its own token for the fake Slack, laid
+      // over a console configuration (a bot token alone in the environment is refused).
+      config: {
+        ...loadConfig({ BOT_MODE: 'console' }),
+        slack: { apiUrl: slack.apiUrl, botToken: slack.botToken },
+      },
       store,
       transport,
       clock,
