@@ -1,4 +1,6 @@
 // The environment contract (names fixed by DEVELOPERS.md), validated once at start-up.
+// One idea, kept whole on purpose: every variable, its schema and its cross-checks in one place,
+// so that one start reports every problem at once (issue 28, item 6).
 import { z } from 'zod';
 import { checkBaseUrl } from './cdn/base-url.js';
 import { checkHostname } from './cdn/hostname.js';

@@ -5,6 +5,8 @@
 // conditional write), and leaves each alert, resolution and 'now live' notice to a post job keyed
 // by what it posts. Polling is spread over the interval (each zone has its own phase) and kept
 // within a per-key budget; a 429 delays the evaluation instead of dropping it.
+// Too long for one idea (evaluation, alert posting with chart delivery, pausing): issue 27 splits
+// it; the post jobs are the first part to move out.
 import { createHash } from 'node:crypto';
 import type { CdnClient } from '../cdn/client.js';
 import { CdnError, isCdnError, isTransientCdnError } from '../cdn/errors.js';

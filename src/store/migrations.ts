@@ -1,5 +1,6 @@
 // Versioned schema migrations, run at start-up. Kysely's Migrator serializes concurrent runs
 // (an advisory lock on Postgres), so several replicas may start at once.
+// Long because it holds every migration; one file a migration is issue 27's work.
 import { setTimeout as delay } from 'node:timers/promises';
 import {
   DEFAULT_MIGRATION_TABLE,

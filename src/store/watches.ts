@@ -1,6 +1,7 @@
 // Repository: channels watching zones, each watched zone's evaluation schedule and baseline, where
 // each rule of a watch stands, and the alerts posted. Every change that must happen once (an
 // interval applied, a status moved, a rate limit turned on from a button) is one conditional write.
+// Long: four tables behind one repository; issue 27 splits it by table.
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
