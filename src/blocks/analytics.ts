@@ -1,5 +1,6 @@
 // The words that go with a traffic chart: totals first, so it reads well without the image.
 import { formatBytes, formatCount, formatPercent, timeFormatter } from '../charts/format.js';
+import { windowText } from '../charts/window.js';
 import type { AnalyticsReport } from '../services/analytics.js';
 import { summarise } from './fit.js';
 import { clip, MAX_SENTENCE, type Mrkdwn, md } from './text.js';
@@ -10,7 +11,8 @@ const fromDefault = (report: AnalyticsReport) =>
 export function analyticsComment(report: AnalyticsReport): Mrkdwn {
   const { traffic, range, zone } = report;
   const head = md`:bar_chart: *${zone.name}*${fromDefault(report)} · ${range.label} by ${range.granularity} (${report.timeZone})`;
-  const totals = md`*${formatCount(traffic.totals.requests)}* requests · *${formatBytes(traffic.totals.bandwidth)}* · cache hit rate *${formatPercent(traffic.totals.cacheHitRate)}*`;
+  // The totals count exactly this window, as the chart's subtitle says.
+  const totals = md`*${formatCount(traffic.totals.requests)}* requests · *${formatBytes(traffic.totals.bandwidth)}* · cache hit rate *${formatPercent(traffic.totals.cacheHitRate)}*\n${windowText(range, report.timeZone)}`;
   if (report.markers.length === 0) return clip(md`${head}\n${totals}`, MAX_SENTENCE);
   const at = timeFormatter(report.timeZone, range.until - range.since);
   const marked = summarise(report.markers, 5, (m) => md`${m.label} (${at(m.at)})`, ', ');

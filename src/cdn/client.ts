@@ -16,6 +16,7 @@ import {
 } from './purge.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, parseRetryAfter, type RetryPolicy } from './retry.js';
 import {
+  BUCKET_MS,
   errorMessageFromBody,
   type Granularity,
   purgeIdFromBody,
@@ -329,7 +330,12 @@ export class CdnClient {
     return purgeId === undefined ? {} : { purgeId };
   }
 
-  /** The spec shows no defaults for since, until or granularity, so all three are always sent. */
+  /**
+   * The spec shows no defaults for since, until or granularity, so all three are always sent.
+   * Buckets that lie wholly outside [since, until) are dropped (a CDN may answer with the bucket
+   * starting at `until`, or whole buckets around the range); `totals` are the CDN's own, which may
+   * count those too (src/services/traffic-window.ts gets exact ones).
+   */
   async trafficAnalytics(
     zoneId: string,
     range: { since: Date; until: Date; granularity: Granularity },
@@ -351,7 +357,12 @@ export class CdnClient {
       signal: options.signal,
       deadline: options.deadline,
     });
-    return this.#parse(trafficSchema, body, 'GET /zones/{id}/analytics/traffic').data;
+    const traffic = this.#parse(trafficSchema, body, 'GET /zones/{id}/analytics/traffic').data;
+    const step = BUCKET_MS[range.granularity];
+    const since = range.since.getTime();
+    const until = range.until.getTime();
+    const series = traffic.series.filter((p) => p.time < until && p.time + step > since);
+    return { ...traffic, series };
   }
 
   /**

@@ -10,6 +10,16 @@ export type ZonePlan = (typeof ZONE_PLANS)[number];
 export const GRANULARITIES = ['minute', 'hour', 'day'] as const;
 export type Granularity = (typeof GRANULARITIES)[number];
 
+/**
+ * How long a bucket of each granularity is. Buckets are taken to start on UTC multiples of their
+ * length, and a point's timestamp to be its bucket's start (docs/cdn-api-assumptions.md, #17).
+ */
+export const BUCKET_MS: Record<Granularity, number> = {
+  minute: 60_000,
+  hour: 3_600_000,
+  day: 86_400_000,
+};
+
 export interface Zone {
   id: string;
   name: string;
@@ -51,6 +61,11 @@ export interface TrafficPoint {
   time: number;
   requests: number;
   bandwidth: number;
+  /**
+   * Set by the bot, never by the CDN: the window cuts this bucket, and only its part from `since`
+   * to `until` is counted (summed from finer buckets).
+   */
+  clipped?: { since: number; until: number };
 }
 
 export interface TrafficTotals {

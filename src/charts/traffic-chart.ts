@@ -22,6 +22,8 @@ export interface TrafficChartInput {
   range: { since: number; until: number; granularity: Granularity; label: string };
   timeZone: string;
   markers: ChartMarker[];
+  /** The window, its buckets and its time zone in words (window.ts), drawn above the totals. */
+  subtitle?: string;
 }
 
 /** Every chart the renderer draws: a traffic chart, or an alert's (told apart by `kind`). */
@@ -196,9 +198,12 @@ export function chartConfig(
         },
         subtitle: {
           display: true,
-          text: stepDrawn
-            ? `${subtitle} · the current ${range.granularity} is still filling (dotted)`
-            : subtitle,
+          text: withWindow(
+            input.subtitle,
+            stepDrawn
+              ? `${subtitle} · the current ${range.granularity} is still filling (dotted)`
+              : subtitle,
+          ),
           color: COLORS.muted,
           font: { size: 15 },
           padding: { bottom: 12 },
@@ -271,4 +276,9 @@ export function chartConfig(
       },
     },
   };
+}
+
+/** The window's line above the totals' line, when there is one (Chart.js draws an array as lines). */
+function withWindow(window: string | undefined, totals: string): string | string[] {
+  return window ? [window, totals] : totals;
 }

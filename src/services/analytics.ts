@@ -3,12 +3,14 @@
 
 import type { Granularity, TrafficAnalytics, Zone } from '../cdn/schemas.js';
 import type { ChartMarker, ChartRenderer } from '../charts/traffic-chart.js';
+import { windowText } from '../charts/window.js';
 import type { Clock } from '../clock.js';
 import type { Problem } from '../errors.js';
 import type { AuditEntry } from '../store/audit-log.js';
 import type { Store } from '../store/index.js';
 import type { Caller } from './access.js';
 import type { CdnAccess } from './cdn-access.js';
+import { trafficOver, windowEndingAt } from './traffic-window.js';
 import type { ZoneService } from './zones.js';
 
 const MINUTE = 60_000;
@@ -93,6 +95,7 @@ export function parseAnalyticsArgs(args: string[]): AnalyticsArgs {
 
 export interface AnalyticsReport {
   zone: Zone;
+  /** The window the traffic and its totals cover exactly (traffic-window.ts). */
   range: { since: number; until: number; granularity: Granularity; label: string };
   timeZone: string;
   traffic: TrafficAnalytics;
@@ -128,19 +131,15 @@ export class AnalyticsService {
     request: { range: RangeKey; granularity: Granularity },
     timeZone: string,
   ): Promise<AnalyticsReport> {
-    const until = this.clock.now();
-    const since = until - RANGES[request.range];
+    const { since, until } = windowEndingAt(this.clock.now(), RANGES[request.range]);
+    const { granularity } = request;
     const client = await this.cdn.clientFor(workspaceId);
     const [traffic, entries] = await Promise.all([
-      client.trafficAnalytics(zone.id, {
-        since: new Date(since),
-        until: new Date(until),
-        granularity: request.granularity,
-      }),
+      trafficOver(client, zone.id, { since, until, granularity, endsNow: true }),
       // Inclusive of now: a purge made a moment ago belongs on the chart.
       this.store.audit.forZoneBetween(workspaceId, zone.id, since, until + 1),
     ]);
-    const range = { since, until, granularity: request.granularity, label: LABELS[request.range] };
+    const range = { since, until, granularity, label: LABELS[request.range] };
     const markers = entries.flatMap(markerOf);
     const empty = traffic.series.length === 0 || traffic.totals.requests === 0;
     const report: AnalyticsReport = { zone, range, timeZone, traffic, markers };
@@ -151,6 +150,7 @@ export class AnalyticsService {
         range,
         timeZone,
         markers,
+        subtitle: windowText(range, timeZone),
       });
     return report;
   }

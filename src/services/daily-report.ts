@@ -3,11 +3,13 @@
 
 import type { TrafficTotals } from '../cdn/schemas.js';
 import type { ChartRenderer } from '../charts/traffic-chart.js';
+import { windowText } from '../charts/window.js';
 import type { Store } from '../store/index.js';
 import type { Schedule } from '../store/schedules.js';
 import { markerOf } from './analytics.js';
 import type { CdnAccess } from './cdn-access.js';
 import { previousDay } from './report-times.js';
+import { trafficOver } from './traffic-window.js';
 
 export interface DailyReport {
   zoneName: string;
@@ -34,14 +36,16 @@ export class DailyReportService {
     const client = await this.cdn.clientFor(schedule.workspaceId);
     const day = previousDay(at, schedule.timeZone);
     const before = previousDay(day.start, schedule.timeZone);
-    const range = (d: { start: number; end: number }) => ({
-      since: new Date(d.start),
-      until: new Date(d.end),
+    // The days of the schedule's time zone: their hours need not be the CDN's (India's start at
+    // half past), so each day's edge hours are summed from minutes (traffic-window.ts).
+    const window = (d: { start: number; end: number }) => ({
+      since: d.start,
+      until: d.end,
       granularity: 'hour' as const,
     });
     const [yesterday, dayBefore, entries] = await Promise.all([
-      client.trafficAnalytics(schedule.zoneId, range(day)),
-      client.trafficAnalytics(schedule.zoneId, range(before)),
+      trafficOver(client, schedule.zoneId, window(day)),
+      trafficOver(client, schedule.zoneId, window(before)),
       this.store.audit.forZoneBetween(schedule.workspaceId, schedule.zoneId, day.start, day.end),
     ]);
     const report: DailyReport = {
@@ -54,13 +58,15 @@ export class DailyReportService {
       filename: `${schedule.zoneName}-daily-${new Date(day.start).toISOString().slice(0, 10)}.png`,
     };
     if (yesterday.series.length > 0 && yesterday.totals.requests > 0) {
+      const range = { ...window(day), label: day.label };
       report.png = await this.renderer.render(
         {
           zoneName: schedule.zoneName,
           traffic: yesterday,
-          range: { since: day.start, until: day.end, granularity: 'hour', label: day.label },
+          range,
           timeZone: schedule.timeZone,
           markers: entries.flatMap(markerOf),
+          subtitle: windowText(range, schedule.timeZone),
         },
         // A report is background work: it waits for a free chart worker instead of being refused.
         { wait: true },

@@ -76,6 +76,32 @@ describe('trafficAnalytics', () => {
     expect(traffic.totals.cacheHitRate).toBeLessThanOrEqual(1);
   });
 
+  it('drops buckets wholly outside the range: one starting at `until`, or around it', async () => {
+    const { client, sandbox } = await cdnFixture({ analyticsUntil: 'inclusive' });
+    const zoneId = sandbox.state.byName('example.com')?.id ?? '';
+    const range = {
+      since: new Date('2026-11-21T06:00:00Z'),
+      until: new Date('2026-11-21T12:00:00Z'),
+      granularity: 'hour' as const,
+    };
+    const traffic = await client().trafficAnalytics(zoneId, range);
+    expect(traffic.series.map((p) => p.timestamp.slice(11, 13))).toEqual([
+      '06',
+      '07',
+      '08',
+      '09',
+      '10',
+      '11',
+    ]);
+    // A range starting inside a bucket keeps that bucket: it overlaps the range.
+    const cut = await client().trafficAnalytics(zoneId, {
+      ...range,
+      since: new Date('2026-11-21T06:30:00Z'),
+    });
+    expect(cut.series[0]?.timestamp).toBe('2026-11-21T06:00:00Z');
+    expect(cut.series).toHaveLength(6);
+  });
+
   it('refuses an empty range without a request', async () => {
     const { client, sandbox } = await cdnFixture();
     const at = new Date();

@@ -1,6 +1,13 @@
 import { loadImage } from 'canvas';
 import { describe, expect, it } from 'vitest';
 import { ANALYTICS_IDS, HOME_IDS, ZONE_PICKER_IDS, ZONES_IDS } from '../../src/blocks/ids.js';
+import { formatBytes, formatCount } from '../../src/charts/format.js';
+import {
+  type ChartInput,
+  type TrafficChartInput,
+  TrafficChartRenderer,
+} from '../../src/charts/traffic-chart.js';
+import { syntheticTraffic } from '../../src/dev/sandbox/traffic.js';
 import { CHANNEL, MEMBER, startHarness, textOf, viewIdOf } from './harness.js';
 
 describe('/cdn analytics', () => {
@@ -31,6 +38,44 @@ describe('/cdn analytics', () => {
     const query = h.sandbox.requests.find((r) => r.path.endsWith('/analytics/traffic'))?.query;
     expect(query?.granularity).toBe('hour');
     expect(Date.parse(query?.until ?? '') - Date.parse(query?.since ?? '')).toBe(24 * 3_600_000);
+  });
+
+  it('posts totals of exactly the last 24 h when a day is the bucket, and says which window', async () => {
+    const drawn: TrafficChartInput[] = [];
+    const real = new TrafficChartRenderer();
+    const chartRenderer = {
+      render: (input: ChartInput) => {
+        if (!('kind' in input)) drawn.push(input);
+        return real.render(input);
+      },
+    };
+    const h = await startHarness({ chartRenderer });
+    await h.login();
+    // 10:21:37 UTC: yesterday's whole day would be counted with today's, and the minute cut.
+    h.clock.advance(21 * 60_000 + 37_000);
+    await h.command('analytics example.com 24h day');
+    const [complete] = await h.slack.waitForCalls(
+      (c) => c.method === 'files.completeUploadExternal',
+    );
+    const zone = h.sandbox.state.byName('example.com');
+    if (!zone) throw new Error('no zone');
+    const now = h.clock.now();
+    // The window: from 10:21 yesterday (the minute holding now − 24 h) to now.
+    const minutes = syntheticTraffic(
+      zone.id,
+      { since: Date.parse('2026-11-21T10:21:00Z'), until: now, granularity: 'minute' },
+      { from: zone.createdAt, to: now },
+    );
+    const requests = minutes.reduce((t, m) => t + m.requests, 0);
+    const bandwidth = minutes.reduce((t, m) => t + m.bandwidth, 0);
+    const comment = String(complete?.args.initial_comment);
+    expect(comment).toContain(
+      `*${formatCount(requests)}* requests · *${formatBytes(bandwidth)}* · cache hit rate`,
+    );
+    const window = 'Sat 21 Nov 05:21 – Sun 22 Nov 05:21 (America/New_York) · by day';
+    expect(comment).toContain(window);
+    expect(drawn[0]?.subtitle).toBe(window);
+    expect(drawn[0]?.traffic.totals).toMatchObject({ requests, bandwidth });
   });
 
   it('marks purges and rate-limit changes of that range', async () => {

@@ -2,6 +2,7 @@
 import { GRANULARITIES, type Granularity } from '../../cdn/schemas.js';
 import type { Clock } from '../../clock.js';
 import { fail, instantParam, isOneOf, ok, type Reply } from './http.js';
+import type { SandboxRules } from './routes.js';
 import type { SandboxState } from './state.js';
 import { STEP_MS, syntheticTraffic } from './traffic.js';
 import { liveZone } from './zones.js';
@@ -11,8 +12,9 @@ export function analytics(
   zoneId: string,
   query: URLSearchParams,
   clock: Clock,
-  maxPoints: number,
+  rules: Pick<SandboxRules, 'maxAnalyticsPoints' | 'analyticsUntil'>,
 ): Reply {
+  const maxPoints = rules.maxAnalyticsPoints;
   const zone = liveZone(state.byId(zoneId));
   if (!zone) return fail(404, 'zone_not_found', 'No such zone');
   const since = instantParam(query, 'since');
@@ -38,7 +40,12 @@ export function analytics(
     state.statusOf(zone) === 'active'
       ? syntheticTraffic(
           zone.id,
-          { since, until, granularity: granularity as Granularity },
+          {
+            since,
+            // Inclusive: the bucket that starts at `until` is answered too.
+            until: rules.analyticsUntil === 'inclusive' ? until + 1 : until,
+            granularity: granularity as Granularity,
+          },
           { from: zone.createdAt, to: clock.now() },
           state.shapesOf(zone.id),
         )

@@ -76,6 +76,7 @@ export class Sandbox extends EventEmitter<{ request: [RecordedRequest] }> {
     this.#rules = {
       maxPurgeItems: options.maxPurgeItems ?? 30,
       maxAnalyticsPoints: options.maxAnalyticsPoints ?? 10_080,
+      analyticsUntil: options.analyticsUntil ?? 'exclusive',
       settingsPath: options.settingsPath ?? 'id-or-name',
       createResponse: options.createResponse ?? 'envelope',
     };
