@@ -241,7 +241,9 @@ export function buildDeps(
       clock,
       logger,
       ...options.config.retention,
-      jobsSoonerMs: { [WATCH_EVAL_JOB]: KEEP_FINISHED_EVALS_MS },
+      // A held purge's job and its cancel marker go an hour after they end: they hold URLs, and
+      // are read only while the hold waits (PURGE_HOLD_MS, 15 minutes).
+      jobsSoonerMs: { [WATCH_EVAL_JOB]: KEEP_FINISHED_EVALS_MS, [PURGE_HOLD_JOB]: 60 * 60_000 },
     }),
     clients,
     clock,

@@ -54,8 +54,9 @@ export function purgeHoldMessage(held: HeldPurge): Message {
       ],
     },
   ];
+  const n = held.elsewhere.length;
   return message(
-    md`${held.elsewhere.length} URLs refused: purge the ${items(held.count)} on ${held.zoneName}?`,
+    md`${purgeLabel(held)} on ${held.zoneName}? ${n.toLocaleString('en')} URL${n === 1 ? ' was' : 's were'} refused.`,
     blocks,
   );
 }

@@ -20,7 +20,7 @@ const purgeRequests = (h: Harness) =>
 /** The question the command answers with: ephemeral, to the requester, with its two buttons. */
 async function question(h: Harness): Promise<Message> {
   const [asked] = await h.slack.waitForMessages(
-    (m) => m.via === 'response_url' && (m.text?.includes('URLs refused') ?? false),
+    (m) => m.via === 'response_url' && (m.text?.startsWith('Purge the') ?? false),
   );
   if (!asked) throw new Error('no question');
   return asked;
@@ -36,6 +36,7 @@ describe('/cdn purge <zone> with URLs another zone serves', () => {
     await h.command(MIXED);
     const asked = await question(h);
     expect(asked.ephemeralTo).toBe(MEMBER);
+    expect(asked.text).toBe('Purge the 2 others on example.com? 2 URLs were refused.');
     const text = textOf(asked.blocks);
     expect(text).toContain('2 URLs are not served by *example.com* and were refused');
     expect(text).toContain(
