@@ -80,8 +80,8 @@ async function startBot(sandbox: Sandbox, transport: CdnTransport, store: Store,
     const parsed = parsePurgeArgs(['example.com', ...FILES]);
     if (parsed.kind !== 'items') throw new Error('unexpected parse');
     const plan = await deps.purges.plan('T1', parsed);
-    if (plan.rejected.length > 0) throw new Error('bench URLs refused');
-    const jobId = await deps.purges.start('T1', plan.groups, 'U1', {
+    if (plan.rejected.length + plan.elsewhere.length > 0) throw new Error('bench URLs refused');
+    const { jobId } = await deps.purges.start('T1', plan.groups, 'U1', {
       userId: 'U1',
       channelId: 'C1',
       issuedAt: Date.now(),

@@ -33,6 +33,7 @@ import { CredentialService } from './services/credentials.js';
 import { DailyReportService } from './services/daily-report.js';
 import { FloodControl } from './services/flood.js';
 import { PURGE_JOB, PurgeService } from './services/purge.js';
+import { PURGE_HOLD_JOB, PurgeHoldService } from './services/purge-holds.js';
 import { RATELIMIT_FOLLOW_UP_JOB, RateLimitService } from './services/ratelimit.js';
 import { ReplayGuard } from './services/replays.js';
 import { REPORT_JOB, ReportDelivery } from './services/report-delivery.js';
@@ -171,6 +172,8 @@ export function buildDeps(
     onViewError: (error) => logger.warn({ err: error }, 'purge progress not updated'),
   });
   runner.register(PURGE_JOB, purges.job);
+  const purgeHolds = new PurgeHoldService({ store, runner, purges, clock });
+  runner.register(PURGE_HOLD_JOB, purgeHolds.job);
   const ratelimit = new RateLimitService({
     cdn,
     audit: store.audit,
@@ -224,6 +227,7 @@ export function buildDeps(
     credentials: new CredentialService({ store, cdn, egress, access, zones }),
     flood,
     purges,
+    purgeHolds,
     replays: new ReplayGuard(store.seenRequests),
     ratelimit,
     reports,
@@ -237,7 +241,9 @@ export function buildDeps(
       clock,
       logger,
       ...options.config.retention,
-      jobsSoonerMs: { [WATCH_EVAL_JOB]: KEEP_FINISHED_EVALS_MS },
+      // A held purge's job and its cancel marker go an hour after they end: they hold URLs, and
+      // are read only while the hold waits (PURGE_HOLD_MS, 15 minutes).
+      jobsSoonerMs: { [WATCH_EVAL_JOB]: KEEP_FINISHED_EVALS_MS, [PURGE_HOLD_JOB]: 60 * 60_000 },
     }),
     clients,
     clock,

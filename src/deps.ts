@@ -11,6 +11,7 @@ import type { ChannelService } from './services/channels.js';
 import type { CredentialService } from './services/credentials.js';
 import type { FloodControl } from './services/flood.js';
 import type { PurgeService } from './services/purge.js';
+import type { PurgeHoldService } from './services/purge-holds.js';
 import type { RateLimitService } from './services/ratelimit.js';
 import type { ReplayGuard } from './services/replays.js';
 import type { ReportDelivery } from './services/report-delivery.js';
@@ -33,6 +34,8 @@ export interface AppDeps {
   /** Per-user limit on changes (purge, create, ratelimit), shared by every replica. */
   flood: FloodControl;
   purges: PurgeService;
+  /** Purges held for their requester's word (some URLs not served by the zone named). */
+  purgeHolds: PurgeHoldService;
   ratelimit: RateLimitService;
   /** Each Slack delivery runs once, however often it arrives. */
   replays: ReplayGuard;

@@ -67,6 +67,12 @@ export type Problem =
   | { code: 'purge_unknown' }
   | { code: 'nothing_to_retry' }
   | { code: 'no_urls_in_message' }
+  /** A held purge (some URLs served by another zone) that is not known here. */
+  | { code: 'purge_hold_unknown' }
+  /** A held purge already confirmed, cancelled, or left until it lapsed. */
+  | { code: 'purge_hold_closed'; status: 'confirmed' | 'cancelled' | 'expired' }
+  /** Someone other than its requester tried to confirm or cancel a held purge. */
+  | { code: 'not_purge_requester' }
   | { code: 'approval_unknown' }
   | { code: 'approval_closed'; status: 'approved' | 'denied' | 'cancelled' | 'expired' }
   | { code: 'approval_decided_meanwhile' }

@@ -53,6 +53,11 @@ export const PURGE_IDS = {
   confirmInput: 'purge_confirm_name_input',
   reasonBlock: 'purge_reason',
   reasonInput: 'purge_reason_input',
+  /** A purge held because the zone named does not serve some URLs: confirm or cancel the rest. */
+  holdActions: 'purge_hold_actions',
+  holdConfirm: 'purge_hold_confirm',
+  holdCancel: 'purge_hold_cancel',
+  holdCallback: 'purge_hold_modal',
   /** The message shortcut "Purge URLs in this message". */
   shortcut: 'purge_message_urls',
 } as const;

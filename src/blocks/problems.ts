@@ -57,6 +57,12 @@ export function isPostRefusal(slackError: string): boolean {
   return slackError in CANNOT_POST;
 }
 
+const HOLD_STATUS: Record<Extract<Problem, { code: 'purge_hold_closed' }>['status'], string> = {
+  confirmed: 'This purge was already confirmed: it is running or done.',
+  cancelled: 'This purge was cancelled: nothing of it was purged.',
+  expired: 'This purge waited too long for an answer: nothing of it was purged. Run it again.',
+};
+
 const APPROVAL_STATUS: Record<Extract<Problem, { code: 'approval_closed' }>['status'], string> = {
   approved: 'This request was already approved.',
   denied: 'This request was already denied.',
@@ -122,6 +128,12 @@ function sentence(problem: Problem): Mrkdwn {
       return md`Nothing failed in that purge: there is nothing to retry.`;
     case 'no_urls_in_message':
       return md`That message has no http(s) URLs to purge.`;
+    case 'purge_hold_unknown':
+      return md`That purge is not waiting for an answer here: run it again.`;
+    case 'purge_hold_closed':
+      return md`${HOLD_STATUS[problem.status]}`;
+    case 'not_purge_requester':
+      return md`Only the person who asked for this purge can confirm or cancel it.`;
     case 'approval_unknown':
       return md`That request is not known here.`;
     case 'approval_closed':

@@ -80,16 +80,32 @@ export interface PurgeGroup {
   tags: string[];
 }
 
+/** A URL of a request that names a zone, served by another zone of the workspace or by none. */
+export interface ElsewhereUrl {
+  item: string;
+  host: string;
+  /** The zone that serves the host (the longest zone name it ends with), if one does. */
+  servedBy?: string;
+}
+
 export interface PurgePlan {
   groups: PurgeGroup[];
   rejected: Array<{ item: string; reason: string }>;
+  /**
+   * URLs the zone named does not serve, when nothing else was refused and something is left to
+   * purge: the rest goes ahead only once the person confirms. Otherwise they are in `rejected`.
+   */
+  elsewhere: ElsewhereUrl[];
   /** Items given more than once, sent once. */
   duplicates: number;
 }
 
 /**
- * Checks every item and groups them by zone: a URL must be http(s) and its host the zone or inside
- * it; without a zone, each URL goes to the longest zone name its host ends with. Tags need a zone.
+ * Checks every item and groups them by zone. A URL belongs to the zone that serves its host: the
+ * zone of that very name, else the longest zone name the host ends with (a zone is a domain name
+ * and serves every name under it; docs/cdn-api-assumptions.md). With a zone named, a URL another
+ * zone serves, or none, is set aside in `elsewhere`. Without one, each URL goes to the zone that
+ * serves it. Tags need a zone.
  */
 export function planPurge(
   input: { zone?: Zone; urls: string[]; tags: string[]; unknown?: string[]; paths?: string[] },
@@ -111,12 +127,15 @@ export function planPurge(
       });
   }
   const live = zones.filter((zone) => zone.status !== 'deleted');
+  // The zone named is a candidate even when the list at hand does not hold it yet.
+  const named = input.zone;
+  if (named && !live.some((zone) => zone.id === named.id)) live.push(named);
   // A zone named explicitly may be a deleted one (resolve finds those too): nothing goes to it.
   if (input.zone?.status === 'deleted') {
     const reason = `the zone ${input.zone.name} is deleted`;
     for (const item of [...urls, ...input.tags.map((tag) => `tag:${tag}`)])
       rejected.push({ item, reason });
-    return { groups: [], rejected, duplicates: 0 };
+    return { groups: [], rejected, elsewhere: [], duplicates: 0 };
   }
   const groups = new Map<string, PurgeGroup>();
   const groupOf = (zone: Zone) => {
@@ -127,6 +146,7 @@ export function planPurge(
     }
     return group;
   };
+  const elsewhere: ElsewhereUrl[] = [];
   let duplicates = 0;
   const seen = new Set<string>();
   const add = (list: string[], item: string) => {
@@ -147,11 +167,11 @@ export function planPurge(
     // URL, so it is only done when there is one.)
     if (url.hash !== '') url.hash = '';
     const host = url.hostname;
-    const zone = input.zone ?? longestZoneFor(host, live);
-    if (!zone) {
+    const zone = servingZone(host, live);
+    if (named && zone?.id !== named.id) {
+      elsewhere.push({ item: raw, host, ...(zone ? { servedBy: zone.name } : {}) });
+    } else if (!zone) {
       rejected.push({ item: raw, reason: `no zone in this workspace covers ${host}` });
-    } else if (!inZone(host, zone.name)) {
-      rejected.push({ item: raw, reason: `${host} is outside the zone ${zone.name}` });
     } else {
       add(groupOf(zone).files, url.href);
     }
@@ -180,18 +200,38 @@ export function planPurge(
       reason: `at most ${limit.toLocaleString('en')} URLs and tags per purge`,
     });
   }
-  return { groups: planned, rejected, duplicates };
-}
-
-function inZone(host: string, zoneName: string): boolean {
-  const name = zoneName.toLowerCase();
-  return host === name || host.endsWith(`.${name}`);
-}
-
-function longestZoneFor(host: string, zones: Zone[]): Zone | undefined {
-  let best: Zone | undefined;
-  for (const zone of zones) {
-    if (inZone(host, zone.name) && (!best || zone.name.length > best.name.length)) best = zone;
+  // Confirming the rest makes sense only when there is a rest and nothing else is wrong.
+  if (elsewhere.length > 0 && (rejected.length > 0 || planned.length === 0)) {
+    for (const url of elsewhere.splice(0)) {
+      rejected.push({
+        item: url.item,
+        reason: url.servedBy
+          ? `served by the zone ${url.servedBy}, not ${named?.name}`
+          : `no zone in this workspace serves ${url.host}`,
+      });
+    }
   }
-  return best;
+  return { groups: planned, rejected, elsewhere, duplicates };
+}
+
+/** A zone's name as URL hosts are written: lower case, no final dot, IDNs in punycode. */
+function hostOfZone(zoneName: string): string {
+  const name = zoneName.trim().toLowerCase().replace(/\.$/, '');
+  return URL.parse(`http://${name}/`)?.hostname ?? name;
+}
+
+/** Whether the zone serves `host`: it is the zone's name or a name under it. */
+function serves(zoneHost: string, host: string): boolean {
+  return host === zoneHost || host.endsWith(`.${zoneHost}`);
+}
+
+/** The zone that serves `host`: the one of that very name, else the longest name it ends with. */
+function servingZone(host: string, zones: Zone[]): Zone | undefined {
+  let best: { zone: Zone; host: string } | undefined;
+  for (const zone of zones) {
+    const zoneHost = hostOfZone(zone.name);
+    if (serves(zoneHost, host) && (!best || zoneHost.length > best.host.length))
+      best = { zone, host: zoneHost };
+  }
+  return best?.zone;
 }

@@ -146,15 +146,16 @@ export class PurgeService {
   /**
    * Stores the purge as a job (the plan and every batch, before anything is sent) and starts it.
    * From here on it survives a crash or a deploy: any replica finishes it, and its message always
-   * reaches a final state, in `replyTo`.
+   * reaches a final state, in `replyTo`. With a `key` already used, nothing new is started: the
+   * job stored under it is returned, `created` false.
    */
   async start(
     workspaceId: string,
     groups: PurgeGroup[],
     actorId: string,
     replyTo: ReplyTo,
-    options: { retryOf?: string; fromDefault?: boolean } = {},
-  ): Promise<string> {
+    options: { retryOf?: string; fromDefault?: boolean; key?: string } = {},
+  ): Promise<{ jobId: string; created: boolean; kind: string }> {
     // No key, or a base URL the bot won't call: said now, before anything is stored.
     const client = await this.deps.cdn.clientFor(workspaceId);
     const steps: PurgeStep[] = groups.flatMap((group, index) =>
@@ -169,13 +170,14 @@ export class PurgeService {
       ...(options.fromDefault ? { fromDefault: true } : {}),
       groups: groups.map((g) => ({ zone: g.zone, files: g.files.length, tags: g.tags.length })),
     };
-    const { job } = await this.deps.runner.enqueue({
+    const { job, created } = await this.deps.runner.enqueue({
       workspaceId,
       kind: PURGE_JOB,
       payload,
       steps,
+      ...(options.key ? { key: options.key } : {}),
     });
-    return job.id;
+    return { jobId: job.id, created, kind: job.kind };
   }
 
   /** The purge job: announce, send the batches not yet done, then record, audit and answer once. */

@@ -124,6 +124,16 @@ export class JobRepository {
     return row && toJob(row);
   }
 
+  /** The job stored under `key`, if there is one. */
+  async byKey(key: string): Promise<Job | undefined> {
+    const row = await this.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('key', '=', key)
+      .executeTakeFirst();
+    return row && toJob(row);
+  }
+
   /**
    * Claims one job that is due (queued and its time come) or abandoned (running, lease expired),
    * for `owner` until now + `leaseMs`; undefined when there is none. Of the kinds given only.

@@ -14,6 +14,7 @@ import * as homeBlocks from '../../src/blocks/home.js';
 import * as loginBlocks from '../../src/blocks/login.js';
 import * as problemBlocks from '../../src/blocks/problems.js';
 import * as purgeBlocks from '../../src/blocks/purge.js';
+import * as purgeHoldBlocks from '../../src/blocks/purge-hold.js';
 import * as rateLimitBlocks from '../../src/blocks/ratelimit.js';
 import * as reportBlocks from '../../src/blocks/reports.js';
 import { Mrkdwn, md } from '../../src/blocks/text.js';
@@ -26,6 +27,7 @@ import { mrkdwnToText } from '../../src/dev/console/render.js';
 import { AppError, type Problem, type ProblemCode } from '../../src/errors.js';
 import type { AnalyticsReport } from '../../src/services/analytics.js';
 import type { PurgeRun } from '../../src/services/purge.js';
+import type { HeldPurge } from '../../src/services/purge-holds.js';
 import type { Approval } from '../../src/store/approvals.js';
 import type { AuditEntry } from '../../src/store/audit-log.js';
 import type { Schedule } from '../../src/store/schedules.js';
@@ -147,6 +149,20 @@ const binding = () => ({
 });
 
 /** Exports that take no untrusted text of their own, and why. */
+/** A held purge whose every text came from a person or the CDN. */
+const held: HeldPurge = {
+  id: H,
+  actorId: 'U1',
+  zoneName: H,
+  count: 2,
+  elsewhere: [
+    { item: H, host: H, servedBy: H },
+    { item: H, host: H },
+  ],
+  fromDefault: true,
+  expiresAt: 1,
+};
+
 const EXEMPT: Record<string, string> = {
   cnameRecord: 'a zone-file line, shown only through zoneCreatedMessage, which escapes it',
   noticeMessage: 'takes mrkdwn its caller built and escaped (the e2e sweep checks the callers)',
@@ -176,6 +192,9 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   purge_unknown: { code: 'purge_unknown' },
   nothing_to_retry: { code: 'nothing_to_retry' },
   no_urls_in_message: { code: 'no_urls_in_message' },
+  purge_hold_unknown: { code: 'purge_hold_unknown' },
+  purge_hold_closed: { code: 'purge_hold_closed', status: 'expired' },
+  not_purge_requester: { code: 'not_purge_requester' },
   approval_unknown: { code: 'approval_unknown' },
   approval_closed: { code: 'approval_closed', status: 'denied' },
   approval_decided_meanwhile: { code: 'approval_decided_meanwhile' },
@@ -377,11 +396,18 @@ const CASES: Record<string, () => unknown[]> = {
     purgeBlocks.purgeRefusedMessage({
       groups: [],
       rejected: [{ item: H, reason: H }],
+      elsewhere: [],
       duplicates: 0,
     }),
   ],
   purgeFormModal: () => [purgeBlocks.purgeFormModal({ metadata: H, zone, items: [H] })],
   purgeEverythingModal: () => [purgeBlocks.purgeEverythingModal({ zone, metadata: H })],
+  purgeHoldMessage: () => [purgeHoldBlocks.purgeHoldMessage(held)],
+  purgeHoldModal: () => [purgeHoldBlocks.purgeHoldModal(held, H)],
+  purgeHoldDecidedMessage: () => [
+    purgeHoldBlocks.purgeHoldDecidedMessage(held, 'confirmed'),
+    purgeHoldBlocks.purgeHoldDecidedMessage(held, 'cancelled'),
+  ],
   rateLimitMessage: () => [
     rateLimitBlocks.rateLimitMessage({ zone, enabled: true, actorId: 'U1', fromDefault: true }),
     rateLimitBlocks.rateLimitMessage({ zone, enabled: false, actorId: 'U1', propagatedAt: 1 }),
@@ -444,6 +470,7 @@ describe('every Block Kit builder, with hostile strings', () => {
       homeBlocks,
       loginBlocks,
       purgeBlocks,
+      purgeHoldBlocks,
       rateLimitBlocks,
       reportBlocks,
       zoneBlocks,
@@ -515,6 +542,7 @@ describe('every Block Kit builder escapes exactly once', () => {
         purgeBlocks.purgeRefusedMessage({
           groups: [],
           rejected: [{ item: 'https://a.example/?x=1&y=2', reason: H }],
+          elsewhere: [],
           duplicates: 0,
         }),
       ),

@@ -18,6 +18,7 @@ import * as home from '../../src/blocks/home.js';
 import * as login from '../../src/blocks/login.js';
 import * as problems from '../../src/blocks/problems.js';
 import * as purge from '../../src/blocks/purge.js';
+import * as purgeHold from '../../src/blocks/purge-hold.js';
 import * as ratelimit from '../../src/blocks/ratelimit.js';
 import * as reports from '../../src/blocks/reports.js';
 import { Mrkdwn } from '../../src/blocks/text.js';
@@ -31,6 +32,7 @@ import {
   validateView,
 } from '../../src/dev/fake-slack/validate.js';
 import type { PurgeRun } from '../../src/services/purge.js';
+import type { HeldPurge } from '../../src/services/purge-holds.js';
 import type { Approval } from '../../src/store/approvals.js';
 import type { AuditEntry } from '../../src/store/audit-log.js';
 import type { Schedule } from '../../src/store/schedules.js';
@@ -47,6 +49,15 @@ const zone = (i = 0): Zone => ({
   createdAt: '2026-01-01T00:00:00Z',
 });
 const ZONES = many(N, zone);
+/** A held purge of 10,000 URLs, 10,000 of them served elsewhere, every name 5,000 characters. */
+const held: HeldPurge = {
+  id: 'h1',
+  actorId: 'U1',
+  zoneName: LONG,
+  count: N,
+  elsewhere: many(N, (i) => ({ item: LONG, host: LONG, ...(i % 2 ? { servedBy: LONG } : {}) })),
+  expiresAt: 1,
+};
 const CHANNELS = many(N, (i) => `C${i}`);
 
 const approvalOf = (status: Approval['status']): Approval => ({
@@ -274,15 +285,23 @@ const CASES: Record<string, () => unknown[]> = {
     purge.purgeRefusedMessage({
       groups: [],
       rejected: failures.map((item) => ({ item, reason: LONG })),
+      elsewhere: [],
       duplicates: 0,
     }),
   ],
   purgeFormModal: () => [purge.purgeFormModal({ metadata: 'm', zone: zone(), items: failures })],
   purgeEverythingModal: () => [purge.purgeEverythingModal({ zone: zone(), metadata: 'm' })],
+  purgeHoldMessage: () => [purgeHold.purgeHoldMessage(held)],
+  purgeHoldModal: () => [purgeHold.purgeHoldModal(held, 'm')],
+  purgeHoldDecidedMessage: () => [
+    purgeHold.purgeHoldDecidedMessage(held, 'confirmed'),
+    purgeHold.purgeHoldDecidedMessage(held, 'cancelled'),
+  ],
   purgeRefusedInline: () => [
     purge.purgeRefusedInline({
       groups: [],
       rejected: failures.map((item) => ({ item, reason: LONG })),
+      elsewhere: [],
       duplicates: 0,
     }),
   ],

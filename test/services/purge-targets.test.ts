@@ -102,6 +102,7 @@ describe('a deleted zone', () => {
         { item: 'https://old.example/a', reason: 'the zone old.example is deleted' },
         { item: 'tag:t', reason: 'the zone old.example is deleted' },
       ],
+      elsewhere: [],
       duplicates: 0,
     });
   });
@@ -133,15 +134,23 @@ describe('planPurge', () => {
     const plan = planPurge(
       {
         zone: EXAMPLE,
-        urls: ['https://example.org/x', 'ftp://example.com/y', 'https://evil.com/?example.com'],
+        urls: [
+          'https://example.org/x',
+          'ftp://example.com/y',
+          'https://evil.com/?example.com',
+          'https://static.example.com/z',
+        ],
         tags: [],
       },
       ZONES,
     );
+    // Something else is wrong too: nothing is offered, and every URL set aside is refused.
+    expect(plan.elsewhere).toEqual([]);
     expect(plan.rejected.map((r) => r.reason)).toEqual([
-      'example.org is outside the zone example.com',
       'only http:// and https:// URLs can be purged',
-      'evil.com is outside the zone example.com',
+      'no zone in this workspace serves example.org',
+      'no zone in this workspace serves evil.com',
+      'served by the zone static.example.com, not example.com',
     ]);
     const inferred = planPurge(
       { urls: ['https://unknown.test/a', 'https://old.example.net/b'], tags: [] },
@@ -206,6 +215,128 @@ describe('paths', () => {
       {
         item: '/a.css',
         reason: 'a path needs a zone: /cdn purge <zone> /path, or /cdn use <zone> first',
+      },
+    ]);
+  });
+});
+
+describe('a zone named that does not serve some URLs', () => {
+  const STATIC = ZONES[1] as Zone;
+
+  it('sets aside a URL of a zone of its own, naming that zone, and keeps the rest', () => {
+    const plan = planPurge(
+      {
+        zone: EXAMPLE,
+        urls: [
+          'https://example.com/a.css',
+          'https://static.example.com/a.css',
+          'https://www.example.com/b.js',
+          'https://unknown.test/c',
+        ],
+        tags: ['t'],
+      },
+      ZONES,
+    );
+    expect(plan.rejected).toEqual([]);
+    expect(plan.elsewhere).toEqual([
+      {
+        item: 'https://static.example.com/a.css',
+        host: 'static.example.com',
+        servedBy: 'static.example.com',
+      },
+      { item: 'https://unknown.test/c', host: 'unknown.test' },
+    ]);
+    expect(plan.groups).toEqual([
+      {
+        zone: EXAMPLE,
+        files: ['https://example.com/a.css', 'https://www.example.com/b.js'],
+        tags: ['t'],
+      },
+    ]);
+  });
+
+  it('gives a host to the longest zone name it ends with', () => {
+    const under = planPurge(
+      {
+        zone: EXAMPLE,
+        urls: ['https://a.static.example.com/x', 'https://example.com/y'],
+        tags: [],
+      },
+      ZONES,
+    );
+    expect(under.elsewhere).toEqual([
+      {
+        item: 'https://a.static.example.com/x',
+        host: 'a.static.example.com',
+        servedBy: 'static.example.com',
+      },
+    ]);
+    const named = planPurge(
+      { zone: STATIC, urls: ['https://a.static.example.com/x'], tags: [] },
+      ZONES,
+    );
+    expect(named.elsewhere).toEqual([]);
+    expect(named.groups.map((g) => [g.zone.name, g.files])).toEqual([
+      ['static.example.com', ['https://a.static.example.com/x']],
+    ]);
+    // A name that only ends with the same letters is not under the zone.
+    expect(
+      planPurge({ zone: STATIC, urls: ['https://nostatic.example.com/x'], tags: [] }, ZONES)
+        .rejected,
+    ).toEqual([
+      {
+        item: 'https://nostatic.example.com/x',
+        reason: 'served by the zone example.com, not static.example.com',
+      },
+    ]);
+  });
+
+  it('reads zone names as hosts: any case, a final dot, international names', () => {
+    const zones = [zone('Example.COM.'), zone('bücher.example')];
+    const plan = planPurge(
+      {
+        urls: [
+          'https://www.example.com/a',
+          'https://xn--bcher-kva.example/b',
+          'https://bücher.example/c',
+        ],
+        tags: [],
+      },
+      zones,
+    );
+    expect(plan.rejected).toEqual([]);
+    expect(plan.groups.map((g) => [g.zone.name, g.files.length])).toEqual([
+      ['Example.COM.', 1],
+      ['bücher.example', 2],
+    ]);
+  });
+
+  it('leaves a deleted zone out: its hosts belong to the zone above it', () => {
+    const zones = [EXAMPLE, zone('old.example.com', 'deleted')];
+    const plan = planPurge({ zone: EXAMPLE, urls: ['https://old.example.com/a'], tags: [] }, zones);
+    expect(plan.rejected).toEqual([]);
+    expect(plan.elsewhere).toEqual([]);
+    expect(plan.groups[0]?.files).toEqual(['https://old.example.com/a']);
+  });
+
+  it('refuses them all when nothing of the zone named is left to purge', () => {
+    const plan = planPurge(
+      {
+        zone: EXAMPLE,
+        urls: ['https://static.example.com/a', 'https://shop.example.org/b'],
+        tags: [],
+      },
+      ZONES,
+    );
+    expect(plan.elsewhere).toEqual([]);
+    expect(plan.rejected).toEqual([
+      {
+        item: 'https://static.example.com/a',
+        reason: 'served by the zone static.example.com, not example.com',
+      },
+      {
+        item: 'https://shop.example.org/b',
+        reason: 'served by the zone shop.example.org, not example.com',
       },
     ]);
   });

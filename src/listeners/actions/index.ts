@@ -16,6 +16,7 @@ import { approveButton, cancelButton, denyButton } from './approval-buttons.js';
 import { configPurgeChannels } from './config-purge-channels.js';
 import { homeAnalytics, homeCreateZone, homeListZones, homeLogin } from './home-buttons.js';
 import { homeStopReport } from './home-stop-report.js';
+import { purgeHoldCancel, purgeHoldConfirm } from './purge-hold-buttons.js';
 import { purgeRetry } from './purge-retry.js';
 import { rateLimitButton } from './ratelimit-buttons.js';
 import { unknownAction } from './unknown.js';
@@ -62,6 +63,8 @@ export function register(app: App, deps: AppDeps): void {
   on('home', new RegExp(`^${HOME_IDS.stopReport}_\\d+$`), homeStopReport(deps));
   // One retry button per zone in a result message: purge_retry_0, purge_retry_1, …
   on('message', new RegExp(`^${PURGE_IDS.retry}_\\d+$`), purgeRetry(deps));
+  on('message', PURGE_IDS.holdConfirm, purgeHoldConfirm(deps));
+  on('message', PURGE_IDS.holdCancel, purgeHoldCancel(deps));
   on('message', new RegExp(`^${ZONES_IDS.analytics}_\\d+$`), zoneAnalytics(deps));
   on('message', APPROVAL_IDS.approve, approveButton(deps));
   on('message', APPROVAL_IDS.deny, denyButton(deps));

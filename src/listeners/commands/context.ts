@@ -27,6 +27,8 @@ export interface ModalOrigin {
   responseUrl?: string;
   /** The zone the modal is about, when it is about one. */
   zoneId?: string;
+  /** The held purge the modal asks about (src/services/purge-holds.ts). */
+  heldId?: string;
 }
 
 export function encodeOrigin(origin: ModalOrigin): string {
@@ -64,6 +66,7 @@ export function decodeOrigin(metadata: string | undefined): ModalOrigin {
       ...(typeof value.channelId === 'string' ? { channelId: value.channelId } : {}),
       ...(typeof value.responseUrl === 'string' ? { responseUrl: value.responseUrl } : {}),
       ...(typeof value.zoneId === 'string' ? { zoneId: value.zoneId } : {}),
+      ...(typeof value.heldId === 'string' ? { heldId: value.heldId } : {}),
     };
   } catch {
     return {};

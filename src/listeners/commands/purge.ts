@@ -1,8 +1,10 @@
 // /cdn purge: URLs, paths, tags, or everything (which needs a second person), or the form. A path,
 // a tag or `everything` without a zone is for the channel's default zone; full URLs alone find
-// their zones by host name. Where purges are limited to some channels, only those may ask.
+// their zones by host name. Where purges are limited to some channels, only those may ask. URLs the
+// zone named does not serve are refused, and the rest is purged only once the person confirms.
 import { noticeMessage } from '../../blocks/errors.js';
 import { purgeEverythingModal, purgeFormModal, purgeRefusedMessage } from '../../blocks/purge.js';
+import { purgeHoldMessage } from '../../blocks/purge-hold.js';
 import { AppError } from '../../errors.js';
 import { parsePurgeArgs } from '../../services/purge-targets.js';
 import type { Zone } from '../../services/zones.js';
@@ -57,6 +59,14 @@ export const purge: SubcommandHandler = async (context) => {
   }
   if (plan.groups.length === 0) {
     await respond(noticeMessage(USAGE));
+    return;
+  }
+  // URLs the zone named does not serve: refused, and the rest waits for the person's word.
+  if (plan.elsewhere.length > 0) {
+    const held = await deps.purgeHolds.hold(workspaceId, plan, caller.userId, {
+      ...(chosen ? { fromDefault: true } : {}),
+    });
+    await respond(purgeHoldMessage(held));
     return;
   }
   await deps.flood.take(workspaceId, caller.userId);

@@ -10,6 +10,7 @@ import { createSubmit } from './create-submit.js';
 import { loginSubmit } from './login-submit.js';
 import { purgeEverythingSubmit } from './purge-everything-submit.js';
 import { purgeFormSubmit } from './purge-form-submit.js';
+import { purgeHoldSubmit } from './purge-hold-submit.js';
 import { unknownView } from './unknown.js';
 
 export function register(app: App, deps: AppDeps): void {
@@ -25,6 +26,7 @@ export function register(app: App, deps: AppDeps): void {
   on(CREATE_IDS.callback, createSubmit(deps));
   on(PURGE_IDS.formCallback, purgeFormSubmit(deps));
   on(PURGE_IDS.everythingCallback, purgeEverythingSubmit(deps));
+  on(PURGE_IDS.holdCallback, purgeHoldSubmit(deps));
   on(ANALYTICS_IDS.callback, analyticsSubmit(deps));
   on(APPROVAL_IDS.approveCallback, approveSubmit(deps));
   on(APPROVAL_IDS.denyCallback, denySubmit(deps));

@@ -1,8 +1,9 @@
 // The purge form: URLs or tags are checked inline and purged after it closes; Everything moves on
-// to the confirmation modal.
+// to the confirmation modal, and URLs the zone picked does not serve to the question of the rest.
 import { inlineErrorText } from '../../blocks/errors.js';
 import { PURGE_IDS, ZONE_PICKER_IDS } from '../../blocks/ids.js';
 import { purgeEverythingModal, purgeRefusedInline } from '../../blocks/purge.js';
+import { purgeHoldModal } from '../../blocks/purge-hold.js';
 import { truncate } from '../../blocks/text.js';
 import type { AppDeps } from '../../deps.js';
 import { splitItems } from '../../services/purge-targets.js';
@@ -55,6 +56,12 @@ export function purgeFormSubmit(deps: AppDeps) {
       ...items,
     });
     if (plan.rejected.length > 0) return inline(PURGE_IDS.itemsBlock, purgeRefusedInline(plan));
+    // URLs the zone picked does not serve: the form asks whether to purge the rest.
+    if (plan.elsewhere.length > 0) {
+      const held = await deps.purgeHolds.hold(caller.workspaceId, plan, caller.userId);
+      const metadata = encodeOrigin({ ...origin, heldId: held.id });
+      return ack({ response_action: 'update', view: purgeHoldModal(held, metadata) });
+    }
     try {
       await deps.flood.take(caller.workspaceId, caller.userId);
     } catch (error) {

@@ -118,7 +118,7 @@ describe('the console, driven by docs/demo.txt', () => {
       '✅ @alice purged 2 URLs on static.example.com.',
       '✅ @alice purged 1 tag on static.example.com.',
       '🚫 Nothing was purged: 1 item was refused.',
-      'example.com is outside the zone static.example.com',
+      'served by the zone example.com, not static.example.com',
       'You are now bob (member).',
       'bob in #ops › /cdn purge example.com everything',
       '┌─ Purge everything?',

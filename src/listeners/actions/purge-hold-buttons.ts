@@ -1,0 +1,36 @@
+// "Purge the N others" and "Cancel" under a held purge: only its requester decides, once; the
+// question is then replaced by what was decided.
+import { purgeHoldDecidedMessage } from '../../blocks/purge-hold.js';
+import type { AppDeps } from '../../deps.js';
+import { replyTo } from '../commands/context.js';
+import { type ButtonArgs, callerOf } from '../context.js';
+
+export function purgeHoldConfirm(deps: AppDeps) {
+  return async ({ ack, action, body, respond, context }: ButtonArgs) => {
+    await ack();
+    const caller = callerOf(context);
+    await deps.access.requireOperator(caller, 'purge');
+    await deps.channels.requirePurgeChannel(caller.workspaceId, body.channel?.id);
+    const heldId = action.value ?? '';
+    await deps.purgeHolds.held(caller, heldId);
+    await deps.flood.take(caller.workspaceId, caller.userId);
+    const origin = {
+      ...(body.response_url ? { responseUrl: body.response_url } : {}),
+      ...(body.channel?.id ? { channelId: body.channel.id } : {}),
+    };
+    const held = await deps.purgeHolds.confirm(
+      caller,
+      heldId,
+      replyTo(origin, caller.userId, deps.clock.now()),
+    );
+    await respond({ replace_original: true, ...purgeHoldDecidedMessage(held, 'confirmed') });
+  };
+}
+
+export function purgeHoldCancel(deps: AppDeps) {
+  return async ({ ack, action, respond, context }: ButtonArgs) => {
+    await ack();
+    const held = await deps.purgeHolds.cancel(callerOf(context), action.value ?? '');
+    await respond({ replace_original: true, ...purgeHoldDecidedMessage(held, 'cancelled') });
+  };
+}
