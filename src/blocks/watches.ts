@@ -2,7 +2,7 @@
 // buttons, and the same message once resolved), its thread's follow-ups, and 'now live' notices.
 import type { KnownBlock } from '@slack/types';
 import { formatCount } from '../charts/format.js';
-import { isAutoRule, ruleTitle } from '../services/watch-evaluation.js';
+import { isAutoRule, ruleTitle } from '../services/watch-chart.js';
 import type { Watch, WatchAlert } from '../store/watches.js';
 import { noticeMessage } from './errors.js';
 import { listBlocks, summarise } from './fit.js';

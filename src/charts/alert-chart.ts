@@ -1,25 +1,31 @@
-// An alert's chart as a Chart.js configuration: the zone's last hours by minute, the usual band
-// (from its baseline) or the threshold drawn across, and the alert's window shaded. Drawn by the
-// same renderer as traffic charts (traffic-chart.ts dispatches on `kind`), in-process or in the pool.
+// An alert's chart as a Chart.js configuration: the metric the rule watches (requests, bandwidth,
+// or the cache hit rate) over the zone's last hours, its threshold or usual band drawn across, the
+// points past it drawn red, and the alert's window shaded. Drawn by the same renderer as traffic
+// charts (traffic-chart.ts dispatches on `kind`), in-process or in the pool.
 import type { ChartConfiguration } from 'chart.js';
 import type {} from 'chartjs-plugin-annotation';
-import { formatBytes, formatCount, safeTimeZone, timeFormatter } from './format.js';
+import { axisTicks, safeTimeZone, timeFormatter } from './format.js';
 
 export interface AlertChartInput {
   kind: 'alert';
   zoneName: string;
   /** What the alert is about, for the title: "Requests spike", "requests>50000/5m". */
   title: string;
-  /** Requests or bytes per minute. */
-  metric: 'requests' | 'bandwidth';
-  series: Array<{ time: number; value: number }>;
+  /** What the rule watches: a count of requests, bytes, or a cache hit rate (a fraction). */
+  metric: 'requests' | 'bandwidth' | 'hitrate';
+  /** The series' name, in the legend and on its axis: "requests in 5 min", "cache hit rate". */
+  seriesLabel: string;
+  /** The watched metric; null where it has no value (a hit rate with no requests). */
+  series: Array<{ time: number; value: number | null }>;
   since: number;
   until: number;
   timeZone: string;
-  /** The usual range per minute, point by point (the baseline band). */
+  /** The usual range, point by point (the baseline band). */
   band?: Array<{ time: number; lower: number; upper: number }>;
-  /** A threshold per minute, drawn as a line. */
+  /** The rule's threshold, in the series' unit, drawn as a line. */
   threshold?: { value: number; label: string };
+  /** Which side of the threshold (or of the band) breaches: those points are drawn red. */
+  breach?: 'above' | 'below';
   /** When the alert started, and when it resolved (still open: up to `until`). */
   window: { from: number; to?: number };
   /** One line under the title. */
@@ -28,6 +34,7 @@ export interface AlertChartInput {
 
 const COLORS = {
   line: '#2563eb',
+  breach: '#dc2626',
   band: 'rgba(22, 163, 74, 0.16)',
   bandEdge: 'rgba(22, 163, 74, 0.55)',
   threshold: '#dc2626',
@@ -39,17 +46,35 @@ const COLORS = {
 
 const MINUTE = 60_000;
 
-export function alertChartConfig(
-  input: AlertChartInput,
-): ChartConfiguration<'line', Array<{ x: number; y: number }>> {
+type Point = { x: number; y: number | null };
+
+/** The series' points past the threshold or band, the others left out (null): the breach. */
+export function breachPoints(input: AlertChartInput): Point[] {
+  const bands = new Map((input.band ?? []).map((b) => [b.time, b]));
+  return input.series.map((p) => {
+    const band = bands.get(p.time);
+    const bound = input.threshold?.value ?? (input.breach === 'below' ? band?.lower : band?.upper);
+    const past =
+      p.value !== null &&
+      bound !== undefined &&
+      (input.breach === 'above' ? p.value > bound : input.breach === 'below' && p.value < bound);
+    return { x: p.time, y: past ? p.value : null };
+  });
+}
+
+export function alertChartConfig(input: AlertChartInput): ChartConfiguration<'line', Point[]> {
   const timeZone = safeTimeZone(input.timeZone);
   const span = input.until - input.since;
   const tick = timeFormatter(timeZone, span);
-  const format = input.metric === 'bandwidth' ? formatBytes : formatCount;
   const step = span > 6 * 3_600_000 ? 3_600_000 : 30 * MINUTE;
   const firstTick = Math.ceil(input.since / step) * step;
   const band = input.band ?? [];
   const resolved = input.window.to !== undefined;
+  const hitRate = input.metric === 'hitrate';
+  const breach = breachPoints(input);
+  const noTraffic = input.series.every((p) => p.value === null || (!hitRate && p.value === 0));
+  const emptyFrame = noTraffic && !hitRate && !input.threshold && band.length === 0;
+  const name = input.seriesLabel.charAt(0).toUpperCase() + input.seriesLabel.slice(1);
   return {
     type: 'line',
     data: {
@@ -79,14 +104,30 @@ export function alertChartConfig(
             ]
           : []),
         {
-          label: input.metric === 'bandwidth' ? 'Bandwidth a minute' : 'Requests a minute',
+          label: name,
           data: input.series.map((p) => ({ x: p.time, y: p.value })),
           borderColor: COLORS.line,
           borderWidth: 2.5,
-          pointRadius: 0,
+          // A few points (a hit rate every 5 minutes) are shown; a minute series is a line.
+          pointRadius: input.series.length <= 40 ? 3 : 0,
           fill: false,
           tension: 0,
         },
+        ...(breach.some((p) => p.y !== null)
+          ? [
+              {
+                label: `${input.breach === 'below' ? 'Below' : 'Above'} the ${input.threshold ? 'threshold' : 'usual range'}`,
+                data: breach,
+                borderColor: COLORS.breach,
+                backgroundColor: COLORS.breach,
+                borderWidth: 4,
+                // A lone point past the bound is a dot.
+                pointRadius: 4,
+                fill: false,
+                tension: 0,
+              },
+            ]
+          : []),
       ],
     },
     options: {
@@ -111,6 +152,7 @@ export function alertChartConfig(
           padding: { bottom: 12 },
         },
         legend: {
+          display: !noTraffic,
           position: 'bottom',
           labels: {
             usePointStyle: true,
@@ -154,6 +196,21 @@ export function alertChartConfig(
                   },
                 }
               : {}),
+            ...(noTraffic
+              ? {
+                  noTraffic: {
+                    type: 'label' as const,
+                    xValue: (input.since + input.until) / 2,
+                    // Halfway up whatever the frame holds: the threshold, the band, or 0 to 1.
+                    yValue: hitRate
+                      ? 0.5
+                      : Math.max(1, input.threshold?.value ?? 0, ...band.map((b) => b.upper)) / 2,
+                    content: 'No traffic in these hours',
+                    color: COLORS.muted,
+                    font: { size: 30, weight: 700 as const },
+                  },
+                }
+              : {}),
           },
         },
       },
@@ -163,6 +220,13 @@ export function alertChartConfig(
           min: input.since,
           max: input.until,
           grid: { color: COLORS.grid },
+          // The time zone the times are in, on the axis they are read from.
+          title: {
+            display: true,
+            text: `time (${timeZone})`,
+            color: COLORS.muted,
+            font: { size: 16 },
+          },
           afterBuildTicks: (axis) => {
             axis.ticks = [];
             for (let value = firstTick; value <= input.until; value += step)
@@ -173,8 +237,23 @@ export function alertChartConfig(
         y: {
           type: 'linear',
           beginAtZero: true,
+          // A hit rate is read against the whole 0–100 %; with nothing else to hold, a frame from 0
+          // to 1, with no scale to read, holds the words saying there was no traffic.
+          ...(hitRate || emptyFrame ? { min: 0, max: 1 } : {}),
           grid: { color: COLORS.grid },
-          ticks: { callback: (value) => format(Number(value)), font: { size: 18 } },
+          title: {
+            display: true,
+            text: input.seriesLabel,
+            color: COLORS.muted,
+            font: { size: 16 },
+          },
+          ticks: {
+            callback: axisTicks(
+              hitRate ? 'percent' : input.metric === 'bandwidth' ? 'bytes' : 'count',
+            ),
+            font: { size: 18 },
+            display: !emptyFrame,
+          },
         },
       },
     },

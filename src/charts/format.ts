@@ -60,3 +60,63 @@ export function safeTimeZone(timeZone: string | undefined): string {
     return 'UTC';
   }
 }
+
+const COUNT_UNITS: Array<[number, string]> = [
+  [1e12, 'T'],
+  [1e9, 'B'],
+  [1e6, 'M'],
+  [1e3, 'k'],
+];
+
+/**
+ * An axis's tick labels in one format: the unit of its largest tick for all ("0", "50 k", "100 k",
+ * never "50,000" beside "100 k"), and as many decimals as its ticks need, the same for all.
+ * Counts stay plain ("8,000") while every tick is below 10,000; bytes use decimal units; a hit
+ * rate (a fraction) is shown as a percentage.
+ */
+export function axisLabels(values: number[], kind: 'count' | 'bytes' | 'percent'): string[] {
+  const largest = Math.max(0, ...values.map((value) => Math.abs(value)));
+  let size = 1;
+  let suffix = '';
+  if (kind === 'percent') {
+    size = 0.01;
+    suffix = ' %';
+  } else if (kind === 'bytes') {
+    suffix = ' B';
+    for (let unit = 1; unit < BYTE_UNITS.length && largest >= 1000 ** unit; unit++) {
+      size = 1000 ** unit;
+      suffix = ` ${BYTE_UNITS[unit]}`;
+    }
+  } else if (largest >= 10_000) {
+    const [unitSize, unitSuffix] = COUNT_UNITS.find(([unit]) => largest >= unit) ?? [1, ''];
+    size = unitSize;
+    suffix = ` ${unitSuffix}`;
+  }
+  const scaled = values.map((value) => value / size);
+  // The fewest decimals (at most three) that show every tick as it is.
+  let digits = 0;
+  while (
+    digits < 3 &&
+    scaled.some((value) => {
+      const shifted = value * 10 ** digits;
+      return Math.abs(shifted - Math.round(shifted)) > 1e-6 * Math.max(1, Math.abs(shifted));
+    })
+  )
+    digits++;
+  return scaled.map((value) =>
+    value === 0
+      ? '0'
+      : `${value.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits })}${suffix}`,
+  );
+}
+
+/** A Chart.js tick callback labelling every tick of its axis in one format (axisLabels). */
+export function axisTicks(
+  kind: 'count' | 'bytes' | 'percent',
+): (value: number | string, index: number, ticks: Array<{ value: number }>) => string {
+  return (_value, index, ticks) =>
+    axisLabels(
+      ticks.map((tick) => tick.value),
+      kind,
+    )[index] ?? '';
+}

@@ -4,10 +4,18 @@ import type { ChartConfiguration } from 'chart.js';
 import { ChartJSNodeCanvas } from 'chartjs-node-canvas';
 // Type-only: brings the plugin's option types into Chart.js's.
 import type {} from 'chartjs-plugin-annotation';
-import type { Granularity, TrafficAnalytics } from '../cdn/schemas.js';
+import type { Granularity, TrafficAnalytics, TrafficPoint } from '../cdn/schemas.js';
 import { type AlertChartInput, alertChartConfig } from './alert-chart.js';
 import { CHART_FONT, registerChartFonts } from './fonts.js';
-import { formatBytes, formatCount, formatPercent, safeTimeZone, timeFormatter } from './format.js';
+import {
+  axisTicks,
+  formatBytes,
+  formatCount,
+  formatPercent,
+  safeTimeZone,
+  timeFormatter,
+} from './format.js';
+import { MARKER_FONT_PX, MARKER_PADDING_PX, placeMarkerLabels } from './marker-layout.js';
 
 /** A change made from Slack, drawn as a vertical line. */
 export interface ChartMarker {
@@ -50,12 +58,13 @@ const COLORS = {
   purge: '#dc2626',
   ratelimit: '#d97706',
   other: '#7c3aed',
-  /** The interval still filling: the line into it fades. */
-  partial: '#9ca3af',
+  /** The interval still filling: its point, lighter than the whole ones'. */
+  requestsSoFar: 'rgba(37, 99, 235, 0.4)',
+  bandwidthSoFar: 'rgba(13, 148, 136, 0.4)',
 } as const;
 
 /** Datasets drawn for the interval still filling, left out of the legend. */
-const FILLING = ' (still filling)';
+const SO_FAR = ' so far';
 
 export class TrafficChartRenderer implements ChartRenderer {
   readonly #canvas: ChartJSNodeCanvas;
@@ -127,29 +136,29 @@ export function chartConfig(
   const firstTick = Math.ceil(min / step) * step;
   const dense = traffic.series.length > 200;
   // The last bucket may be the current one, still filling (10:00–11:00 at 10:21): its smaller
-  // count is no drop in traffic. The lines stop at the last whole bucket; the step into the one
-  // still filling is drawn apart, faded and dotted, and the subtitle says so.
+  // count is no drop in traffic. The lines stop at the last whole bucket; the one still filling is
+  // a lighter point of its own, labelled "so far", with no line plunging into it.
   const last = traffic.series.at(-1);
-  // With no whole bucket before it to step from, a lone bucket still filling is drawn as it is.
-  const stepDrawn =
-    last !== undefined && last.time + bucket > range.until && traffic.series.length > 1;
-  const whole = stepDrawn ? traffic.series.slice(0, -1) : traffic.series;
-  const point = (key: 'requests' | 'bandwidth', series = whole) =>
-    series.map((p) => ({ x: p.time, y: p[key] }));
-  const filling = (key: 'requests' | 'bandwidth', label: string) => ({
-    label: `${label}${FILLING}`,
-    data: point(key, traffic.series.slice(-2)),
+  // With no whole bucket before it, a lone bucket still filling is drawn as it is.
+  const soFar =
+    last !== undefined && last.time + bucket > range.until && traffic.series.length > 1
+      ? last
+      : undefined;
+  const whole = soFar ? traffic.series.slice(0, -1) : traffic.series;
+  const point = (key: 'requests' | 'bandwidth') => whole.map((p) => ({ x: p.time, y: p[key] }));
+  const lighter = (key: 'requests' | 'bandwidth', label: string, at: TrafficPoint) => ({
+    label: `${label}${SO_FAR}`,
+    data: [{ x: at.time, y: at[key] }],
     yAxisID: key,
-    borderColor: COLORS.partial,
-    borderDash: [2, 4],
+    showLine: false,
+    borderColor: key === 'requests' ? COLORS.requestsSoFar : COLORS.bandwidthSoFar,
+    backgroundColor: key === 'requests' ? COLORS.requestsSoFar : COLORS.bandwidthSoFar,
     borderWidth: 2,
-    backgroundColor: 'white',
-    // Only its end: a hollow point where the bucket stands so far.
-    pointRadius: [0, 3],
-    fill: false,
-    tension: 0,
+    pointRadius: 5,
   });
+  const noTraffic = traffic.series.every((p) => p.requests === 0 && p.bandwidth === 0);
   const markers = input.markers.filter((m) => m.at >= min && m.at <= range.until);
+  const labels = placeMarkerLabels(markers, { min, max: range.until });
   const subtitle = `${formatCount(traffic.totals.requests)} requests · ${formatBytes(traffic.totals.bandwidth)} · cache hit rate ${formatPercent(traffic.totals.cacheHitRate)}`;
   return {
     type: 'line',
@@ -178,7 +187,9 @@ export function chartConfig(
           pointRadius: dense ? 0 : 2,
           tension: dense ? 0 : 0.25,
         },
-        ...(stepDrawn ? [filling('requests', 'Requests'), filling('bandwidth', 'Bandwidth')] : []),
+        ...(soFar
+          ? [lighter('requests', 'Requests', soFar), lighter('bandwidth', 'Bandwidth', soFar)]
+          : []),
       ],
     },
     options: {
@@ -200,48 +211,82 @@ export function chartConfig(
           display: true,
           text: withWindow(
             input.subtitle,
-            stepDrawn
-              ? `${subtitle} · the current ${range.granularity} is still filling (dotted)`
-              : subtitle,
+            soFar ? `${subtitle} · the current ${range.granularity} so far (lighter)` : subtitle,
           ),
           color: COLORS.muted,
           font: { size: 15 },
           padding: { bottom: 12 },
         },
         legend: {
+          display: !noTraffic,
           position: 'bottom',
           labels: {
             usePointStyle: true,
             boxHeight: 8,
             font: { size: 13 },
-            filter: (item) => !item.text.endsWith(FILLING),
+            filter: (item) => !item.text.endsWith(SO_FAR),
           },
         },
         annotation: {
-          annotations: Object.fromEntries(
-            markers.map((marker, i) => [
-              `marker${i}`,
-              {
-                type: 'line' as const,
-                xMin: marker.at,
-                xMax: marker.at,
-                borderColor: COLORS[marker.kind],
-                borderWidth: 2,
-                borderDash: [4, 4],
-                label: {
-                  display: true,
-                  content: marker.label,
-                  position: 'end' as const,
-                  // Stagger labels downwards so neighbouring markers stay readable.
-                  yAdjust: 6 + (i % 3) * 26,
-                  backgroundColor: COLORS[marker.kind],
-                  color: 'white',
-                  font: { size: 12, weight: 600 as const },
-                  padding: 4,
-                },
-              },
-            ]),
-          ),
+          annotations: {
+            ...Object.fromEntries(
+              markers.map((marker, i) => {
+                const placed = labels[i];
+                return [
+                  `marker${i}`,
+                  {
+                    type: 'line' as const,
+                    xMin: marker.at,
+                    xMax: marker.at,
+                    borderColor: COLORS[marker.kind],
+                    borderWidth: 2,
+                    borderDash: [4, 4],
+                    label: {
+                      // A label with no room in any row is left off: the line stays.
+                      display: placed !== undefined,
+                      content: placed?.text ?? marker.label,
+                      position: 'end' as const,
+                      // Rows downwards from the top (marker-layout.ts keeps each row's apart).
+                      yAdjust: 6 + (placed?.row ?? 0) * 26,
+                      backgroundColor: COLORS[marker.kind],
+                      color: 'white',
+                      font: { size: MARKER_FONT_PX, weight: 600 as const },
+                      padding: MARKER_PADDING_PX,
+                    },
+                  },
+                ];
+              }),
+            ),
+            ...(soFar
+              ? {
+                  soFar: {
+                    type: 'label' as const,
+                    xValue: soFar.time,
+                    yValue: soFar.requests,
+                    yScaleID: 'requests',
+                    content: 'so far',
+                    color: COLORS.muted,
+                    font: { size: 13, weight: 600 as const },
+                    // Above and left of the point: the plot's right edge is close.
+                    xAdjust: -26,
+                    yAdjust: -16,
+                  },
+                }
+              : {}),
+            ...(noTraffic
+              ? {
+                  noTraffic: {
+                    type: 'label' as const,
+                    xValue: (min + range.until) / 2,
+                    yValue: 0.5,
+                    yScaleID: 'requests',
+                    content: 'No traffic in this range',
+                    color: COLORS.muted,
+                    font: { size: 28, weight: 600 as const },
+                  },
+                }
+              : {}),
+          },
         },
       },
       scales: {
@@ -263,15 +308,18 @@ export function chartConfig(
           beginAtZero: true,
           grid: { color: COLORS.grid },
           title: { display: true, text: 'requests', color: COLORS.requests, font: { size: 13 } },
-          ticks: { callback: (value) => formatCount(Number(value)), font: { size: 12 } },
+          // No traffic: no scale to read, a frame from 0 to 1 for the words saying so.
+          ...(noTraffic ? { display: false, min: 0, max: 1 } : {}),
+          ticks: { callback: axisTicks('count'), font: { size: 12 } },
         },
         bandwidth: {
           type: 'linear',
           position: 'right',
+          display: !noTraffic,
           beginAtZero: true,
           grid: { drawOnChartArea: false },
           title: { display: true, text: 'bandwidth', color: COLORS.bandwidth, font: { size: 13 } },
-          ticks: { callback: (value) => formatBytes(Number(value)), font: { size: 12 } },
+          ticks: { callback: axisTicks('bytes'), font: { size: 12 } },
         },
       },
     },

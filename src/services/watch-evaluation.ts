@@ -26,10 +26,9 @@ import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
 import type { RuleState, Watch, WatchAlert, WatchedZone } from '../store/watches.js';
 import type { CdnAccess } from './cdn-access.js';
+import { alertChart, CHART_SPAN_MS, readAlertTraffic } from './watch-chart.js';
 import {
-  AUTO_RULES,
   type Baseline,
-  bandAt,
   baselineRange,
   baselineStale,
   evaluate,
@@ -118,8 +117,6 @@ export interface WatchEvaluationOptions {
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
-/** How much traffic an alert's chart shows. */
-const CHART_SPAN_MS = 2 * HOUR;
 /** The budget's counter, beside the per-user change counters. */
 const BUDGET_COUNTER = '~watch-cdn';
 /**
@@ -693,16 +690,12 @@ export class WatchEvaluation {
     const until = Math.max(end, Math.floor(clock.now() / MINUTE) * MINUTE);
     const since = until - CHART_SPAN_MS;
     const client = await cdn.clientFor(alert.workspaceId);
-    const traffic = await client.trafficAnalytics(alert.zoneId, {
-      since: new Date(since),
-      until: new Date(until),
-      granularity: 'minute',
-    });
+    const traffic = await readAlertTraffic(client, alert, { since, until });
     const zone = await store.watches.zone(alert.workspaceId, alert.zoneId);
     return alertChart(alert, {
       since,
       until,
-      series: traffic.series,
+      ...traffic,
       baseline: zone?.baseline as Baseline | undefined,
       settings: this.#o.settings,
     });
@@ -714,75 +707,5 @@ function detailOf(verdict: Verdict): Record<string, unknown> {
     value: verdict.value,
     bound: verdict.bound,
     ...(verdict.band ? { median: verdict.band.median } : {}),
-  };
-}
-
-const TITLES: Record<string, string> = {
-  spike: 'Requests spike',
-  drop: 'Traffic drop',
-  hitrate_fall: 'Cache hit rate fall',
-};
-
-/** Words for a rule: the automatic ones by name, a threshold as typed. */
-export function ruleTitle(rule: string): string {
-  return TITLES[rule] ?? rule;
-}
-
-/** Whether a rule is one of the automatic ones (every watch has them). */
-export function isAutoRule(rule: string): boolean {
-  return (AUTO_RULES as readonly string[]).includes(rule);
-}
-
-/** The chart's input for an alert, from the traffic of its last hours (pure). */
-export function alertChart(
-  alert: WatchAlert,
-  data: {
-    since: number;
-    until: number;
-    series: Array<{ time: number; requests: number; bandwidth: number }>;
-    baseline: Baseline | undefined;
-    settings: Pick<WatchSettings, 'minHistoryDays'>;
-  },
-): AlertChartInput {
-  const threshold = isAutoRule(alert.rule) ? undefined : parseThreshold(alert.rule);
-  const rule = threshold && !('error' in threshold) ? threshold : undefined;
-  const metric = rule?.metric === 'bandwidth' ? 'bandwidth' : 'requests';
-  const series = data.series.map((p) => ({
-    time: p.time,
-    value: metric === 'bandwidth' ? p.bandwidth : p.requests,
-  }));
-  const band =
-    alert.rule === 'spike' || alert.rule === 'drop'
-      ? series.flatMap((p) => {
-          const b = bandAt(data.baseline, p.time, data.settings);
-          return b ? [{ time: p.time, lower: b.lower, upper: b.upper }] : [];
-        })
-      : [];
-  const perMinute = rule && rule.metric !== 'hitrate' ? rule.value / (rule.windowMs / MINUTE) : 0;
-  const value = Number(alert.detail.value ?? 0);
-  const bound = Number(alert.detail.bound ?? 0);
-  const subtitle =
-    alert.rule === 'hitrate_fall' || rule?.metric === 'hitrate'
-      ? `cache hit rate ${(value * 100).toFixed(1)}% (bound ${(bound * 100).toFixed(0)}%) · requests a minute shown`
-      : alert.rule === 'spike' || alert.rule === 'drop'
-        ? `${Math.round(value).toLocaleString('en-US')} requests a minute · usual ${Math.round(Number(alert.detail.median ?? 0)).toLocaleString('en-US')} (shaded band: usual range)`
-        : `${Math.round(value).toLocaleString('en-US')} in ${rule ? rule.windowMs / MINUTE : 5} min · threshold ${alert.rule}`;
-  return {
-    kind: 'alert',
-    zoneName: alert.zoneName,
-    title:
-      alert.status === 'resolved' ? `${ruleTitle(alert.rule)} (resolved)` : ruleTitle(alert.rule),
-    metric,
-    series,
-    since: data.since,
-    until: data.until,
-    timeZone: 'UTC',
-    ...(band.length > 0 ? { band } : {}),
-    ...(perMinute > 0 ? { threshold: { value: perMinute, label: `threshold ${alert.rule}` } } : {}),
-    window: {
-      from: alert.startedAt,
-      ...(alert.resolvedAt !== null ? { to: alert.resolvedAt } : {}),
-    },
-    subtitle,
   };
 }

@@ -160,27 +160,21 @@ describe('the interval still filling', () => {
     };
   }
 
-  it('draws the step into the current hour apart, faded and dotted, and says so', () => {
+  it('draws the current hour as a lighter point of its own, "so far", and says so', () => {
     const config = chartConfig(filling());
     const [requests, bandwidth, ...rest] = config.data.datasets;
     // The lines stop at the last whole hour: no plunge.
     expect(requests?.data).toHaveLength(24);
     expect(bandwidth?.data).toHaveLength(24);
-    expect(rest.map((d) => d.label)).toEqual([
-      'Requests (still filling)',
-      'Bandwidth (still filling)',
-    ]);
-    for (const step of rest) {
-      expect(step.data).toHaveLength(2);
-      expect(step.borderDash).toEqual([2, 4]);
-      expect(step.data[1]?.x).toBe(until);
+    expect(rest.map((d) => d.label)).toEqual(['Requests so far', 'Bandwidth so far']);
+    for (const point of rest) {
+      expect(point.data).toHaveLength(1);
+      expect(point.data[0]?.x).toBe(until);
     }
-    expect(config.options?.plugins?.subtitle?.text).toContain(
-      'the current hour is still filling (dotted)',
-    );
+    expect(config.options?.plugins?.subtitle?.text).toContain('the current hour so far (lighter)');
     // Left out of the legend.
     const filter = config.options?.plugins?.legend?.labels?.filter;
-    expect(filter?.({ text: 'Requests (still filling)' } as never, {} as never)).toBe(false);
+    expect(filter?.({ text: 'Requests so far' } as never, {} as never)).toBe(false);
     expect(filter?.({ text: 'Requests' } as never, {} as never)).toBe(true);
   });
 
@@ -190,14 +184,14 @@ describe('the interval still filling', () => {
     const config = chartConfig(one);
     expect(config.data.datasets).toHaveLength(2);
     expect(config.data.datasets[0]?.data).toHaveLength(1);
-    expect(config.options?.plugins?.subtitle?.text).not.toContain('still filling');
+    expect(config.options?.plugins?.subtitle?.text).not.toContain('so far');
   });
 
   it('leaves a range of whole buckets as it is (a daily report ends at midnight)', () => {
     const config = chartConfig(input(series(24, HOUR), 24 * HOUR, 'hour'));
     expect(config.data.datasets).toHaveLength(2);
     expect(config.data.datasets[0]?.data).toHaveLength(24);
-    expect(config.options?.plugins?.subtitle?.text).not.toContain('still filling');
+    expect(config.options?.plugins?.subtitle?.text).not.toContain('so far');
   });
 
   it('renders it, dense minute series included', async () => {
