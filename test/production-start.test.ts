@@ -1,6 +1,9 @@
 // The built bot (tsc → JavaScript, as `npm start` runs it) loads no development code in HTTP mode:
 // a module hook records every module the process loads, and none is under dev/. The same harness
-// in console mode does see dev/ modules, so the check can fail.
+// in console mode does see dev/ modules, so the check can fail. Then how it refuses to start: bad
+// configuration, and Slack or the database out of reach or refusing the credentials, one line each.
+// Longer than ~400 lines because every case runs the one build made in beforeAll (a minute of
+// tsc on a busy machine): a second file would build it again.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';

@@ -1,5 +1,6 @@
 // The local console end to end: a script piped through the real app, the in-process fake Slack
-// and the embedded sandbox, with the transcript asserted as a person would read it.
+// and the embedded sandbox, with the transcript asserted as a person would read it. Longer than
+// ~400 lines: docs/demo.txt's transcript is asserted fragment by fragment, in the order it runs.
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
