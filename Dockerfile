@@ -1,7 +1,7 @@
 # The bot's container image: built with development dependencies, run with production ones only.
 # Node 24 (the current LTS); the project also runs on Node 20.19+ and 22 (see docs/deploy.md).
-#   docker build -t cdn-chatops .
-#   docker run --env-file .env -p 3000:3000 cdn-chatops
+#   docker build -t cdn-chatops:0.1.0 .     (the tag is package.json's version; deploy/ runs it)
+#   docker run --env-file .env -p 3000:3000 cdn-chatops:0.1.0
 
 ARG NODE_IMAGE=node:24-bookworm-slim
 

@@ -6,6 +6,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { CustomRoute } from '@slack/bolt';
+import { formatSeconds } from './cdn/limits.js';
+import { databaseLoginRefusal, unreachableOf, unreachableReason } from './network-failures.js';
 
 /** How long /readyz waits for `select 1` before it says the database does not answer. */
 export const DATABASE_CHECK_MS = 1_000;
@@ -24,7 +26,13 @@ export interface ReadinessReport {
   ready: boolean;
   /** Which store this replica uses (never where it is: the URL may hold a password). */
   store: 'sqlite' | 'postgres';
-  database: 'ok' | 'unreachable' | 'slow';
+  /** `refused`: the database was reached and refused the login (SQLSTATE class 28). */
+  database: 'ok' | 'unreachable' | 'refused' | 'slow';
+  /**
+   * Why not ok, in a few words: "connection refused (ECONNREFUSED)", "login refused (28P01)",
+   * "no answer within 1 s". Never where the database is: this endpoint may be public.
+   */
+  databaseError?: string;
   socket?: SocketState;
   draining: boolean;
 }
@@ -36,7 +44,7 @@ export class Health {
   readonly #delay = monitorEventLoopDelay({ resolution: 20 });
   #draining = false;
   #socket: SocketState | undefined;
-  #check: Promise<ReadinessReport['database']> | undefined;
+  #check: Promise<DatabaseCheck> | undefined;
 
   /** `ping` asks the `store` database something trivial (`select 1`). */
   constructor(
@@ -65,12 +73,13 @@ export class Health {
   }
 
   async readiness(): Promise<ReadinessReport> {
-    const database = await this.#database();
+    const { database, error } = await this.#database();
     const socketReady = this.#socket === undefined || this.#socket === 'connected';
     return {
       ready: database === 'ok' && socketReady && !this.#draining,
       store: this.#store,
       database,
+      ...(error ? { databaseError: error } : {}),
       ...(this.#socket ? { socket: this.#socket } : {}),
       draining: this.#draining,
     };
@@ -106,21 +115,37 @@ export class Health {
   }
 
   /** One `select 1` at a time, however many probes ask; "slow" past the deadline. */
-  #database(): Promise<ReadinessReport['database']> {
+  #database(): Promise<DatabaseCheck> {
     this.#check ??= this.#ping()
-      .then(
-        () => 'ok' as const,
-        () => 'unreachable' as const,
-      )
+      .then(() => ({ database: 'ok' as const }), databaseCheckFailure)
       .finally(() => {
         this.#check = undefined;
       });
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'slow'>((resolve) => {
-      timer = setTimeout(() => resolve('slow'), this.#checkMs);
+    const late = new Promise<DatabaseCheck>((resolve) => {
+      timer = setTimeout(
+        () =>
+          resolve({ database: 'slow', error: `no answer within ${formatSeconds(this.#checkMs)}` }),
+        this.#checkMs,
+      );
     });
     return Promise.race([this.#check, late]).finally(() => clearTimeout(timer));
   }
+}
+
+interface DatabaseCheck {
+  database: ReadinessReport['database'];
+  error?: string;
+}
+
+/** A failed `select 1`: the login refused (SQLSTATE class 28), or the database out of reach. */
+function databaseCheckFailure(error: unknown): DatabaseCheck {
+  const refused = databaseLoginRefusal(error);
+  if (refused) return { database: 'refused', error: `login refused (${refused})` };
+  const unreachable = unreachableOf(error);
+  return unreachable
+    ? { database: 'unreachable', error: unreachableReason(unreachable) }
+    : { database: 'unreachable' };
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

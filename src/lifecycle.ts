@@ -7,6 +7,7 @@ import { type Config, ConfigError, type DatabaseConfig } from './config.js';
 import type { AppDeps } from './deps.js';
 import { AppError } from './errors.js';
 import type { Logger } from './logger.js';
+import { databaseLoginRefusal, unreachableOf, unreachableReason } from './network-failures.js';
 import type { Keyring } from './store/crypto.js';
 import { isUnavailable } from './store/db.js';
 import { openStore, type Store } from './store/index.js';
@@ -35,10 +36,39 @@ function reasonOf(error: unknown): string {
 }
 
 /**
+ * Why the database could not be opened, in one line naming where it is and never the password:
+ * it refused the login ("The PostgreSQL database app at db:5432 refused the login for user bot
+ * (28P01)"), it could not be reached (DNS, a refused connection, a timeout, TLS), or its own words.
+ */
+export function databaseFailure(
+  error: unknown,
+  config: Pick<Config, 'database' | 'databaseLimits'>,
+): string {
+  const where = describeDatabase(config.database);
+  const refused = databaseLoginRefusal(error);
+  if (refused && config.database.kind === 'postgres') {
+    const user = decodeURIComponent(new URL(config.database.url).username) || 'postgres';
+    return `The ${where} refused the login for user ${user} (${refused})`;
+  }
+  const unreachable = unreachableOf(error);
+  if (unreachable) {
+    // node-postgres says its connect timeout in words only: it is the configured one.
+    const timeoutMs =
+      unreachable.kind === 'timeout' && !unreachable.code
+        ? config.databaseLimits.connectTimeoutMs
+        : undefined;
+    return `Cannot reach the ${where}: ${unreachableReason(unreachable, timeoutMs)}`;
+  }
+  return isUnavailable(error)
+    ? `Cannot reach the ${where}: ${reasonOf(error)}`
+    : `cannot open the ${where}: ${reasonOf(error)}`;
+}
+
+/**
  * Opens the store for a bot process. An unreachable PostgreSQL is tried again with backoff, one log
  * line a try, for up to `databaseLimits.startTimeoutMs` (a database starting beside the bot, a
- * failover under way); then, or for anything else (a wrong password, a SQLite file another process
- * holds), the process stops with one line naming the database.
+ * failover under way); then, or for anything else (a login refused, a SQLite file another process
+ * holds), the process stops with one line naming the database and why (databaseFailure).
  */
 export async function openStoreOrExit(
   config: Pick<Config, 'database' | 'databaseLimits'>,
@@ -56,15 +86,18 @@ export async function openStoreOrExit(
       if (error instanceof ConfigError) exitWith(`configuration error: ${error.message}`);
       if (error instanceof DatabaseInUseError) exitWith(error.message);
       const elapsed = Date.now() - started;
-      if (!isUnavailable(error)) exitWith(`cannot open the ${where}: ${reasonOf(error)}`);
+      // A refused login is not tried again: it does not pass by itself.
+      if (!isUnavailable(error) || databaseLoginRefusal(error)) {
+        exitWith(databaseFailure(error, config));
+      }
       if (elapsed >= limits.startTimeoutMs) {
         exitWith(
-          `cannot reach the ${where} (tried ${attempt} times in ${Math.round(elapsed / 1000)} s): ${reasonOf(error)}`,
+          `${databaseFailure(error, config)} (tried ${attempt} time${attempt === 1 ? '' : 's'} in ${Math.round(elapsed / 1000)} s)`,
         );
       }
       const retryInMs = Math.min(5_000, 250 * 2 ** (attempt - 1), limits.startTimeoutMs - elapsed);
       logger.warn(
-        { attempt, database: where, retryInMs, reason: reasonOf(error) },
+        { attempt, database: where, retryInMs, reason: databaseFailure(error, config) },
         'database not reachable yet; trying again',
       );
       await delay(retryInMs);

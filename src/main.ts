@@ -12,6 +12,7 @@ import { exitWith, openStoreOrExit, startBackgroundJobs, stopOnSignals } from '.
 import { createLogger, type Logger } from './logger.js';
 import { BotMetrics } from './observability/metrics.js';
 import { type MetricsServer, startMetricsServer } from './observability/server.js';
+import { slackStartFailure } from './slack/web-api-errors.js';
 import type { Store } from './store/index.js';
 import { loadKeyring } from './store/keyring.js';
 
@@ -62,12 +63,28 @@ async function startSlack(
     cdnBaseUrl: config.cdn.baseUrl ?? '',
     edgeCnameTarget: config.cdn.edgeCnameTarget ?? '',
   });
+  const slackFailure = (error: unknown, token: 'bot token' | 'app-level token') =>
+    slackStartFailure(error, {
+      apiUrl: config.slack.apiUrl,
+      token,
+      timeoutMs: config.slackApi.timeoutMs,
+    });
   try {
+    // auth.test with the bot token (not in OAuth mode, whose tokens come with each installation).
     await app.init();
   } catch (error) {
-    exitWith(`Slack refused the app's credentials: ${(error as Error).message}`);
+    exitWith(slackFailure(error, 'bot token'));
   }
-  await app.start(config.port);
+  try {
+    await app.start(config.port);
+  } catch (error) {
+    // Socket Mode opens its connection with the app-level token; HTTP mode only listens.
+    exitWith(
+      config.mode === 'socket'
+        ? slackFailure(error, 'app-level token')
+        : `cannot listen on PORT ${config.port}: ${(error as Error).message}`,
+    );
+  }
   const probes = [
     'GET /livez',
     'GET /readyz',

@@ -115,3 +115,28 @@ describe('deploy/kubernetes', () => {
     ).not.toThrow();
   });
 });
+
+describe('the image', () => {
+  const { version } = JSON.parse(read('package.json')) as { version: string };
+  /** The one tag every file names: the Dockerfile's build, at package.json's version. */
+  const image = `cdn-chatops:${version}`;
+  /** Every `docker build -t <name>` the docs and the Dockerfile tell a person to run. */
+  const builds = ['docs/deploy.md', 'Dockerfile', 'README.md'].flatMap((path) =>
+    [...read(path).matchAll(/docker build (?:[^\n]*?)-t (\S+)/g)].map((m) => ({ path, tag: m[1] })),
+  );
+
+  it('is built as the docs say, under the tag deploy/ and compose run', () => {
+    expect(builds.length).toBeGreaterThan(0);
+    for (const build of builds) expect(build, build.path).toEqual({ path: build.path, tag: image });
+    const deployment = yaml('deploy/kubernetes/deployment.yaml');
+    expect(deployment.spec.template.spec.containers.map((c: { image: string }) => c.image)).toEqual(
+      [image],
+    );
+    expect(yaml('compose.yaml').services.bot.image).toBe(image);
+  });
+
+  it('is named nowhere in deploy/ by a placeholder', () => {
+    const files = ['deploy/kubernetes/deployment.yaml', 'compose.yaml'];
+    for (const path of files) expect(read(path), path).not.toMatch(/your-org|<owner>|:latest\b/);
+  });
+});

@@ -1,6 +1,9 @@
 import { EventEmitter } from 'node:events';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { Health } from '../src/health.js';
+import { freePort } from './helpers/net.js';
+import { BACKENDS, POSTGRES_URL } from './helpers/store.js';
 
 const never = () => new Promise<never>(() => undefined);
 
@@ -70,4 +73,52 @@ describe('Health', () => {
     const health = new Health(async () => undefined, { store: 'postgres' });
     expect(await health.readiness()).toMatchObject({ ready: true, store: 'postgres' });
   });
+
+  /** `select 1` on a fresh connection to `url`, as the store's ping is. */
+  const pingAt = (url: string) => async () => {
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+    try {
+      await client.connect();
+      await client.query('select 1');
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  };
+
+  it('says why the database is unreachable, never where it is', async () => {
+    const port = await freePort();
+    const health = new Health(pingAt(`postgres://bot:pw@127.0.0.1:${port}/db`), {
+      store: 'postgres',
+    });
+    const report = await health.readiness();
+    expect(report).toMatchObject({
+      ready: false,
+      database: 'unreachable',
+      databaseError: 'connection refused (ECONNREFUSED)',
+    });
+    expect(JSON.stringify(report)).not.toContain(String(port));
+  });
+
+  it('says the slow database did not answer in time', async () => {
+    const health = new Health(never, { store: 'sqlite', databaseCheckMs: 200 });
+    expect(await health.readiness()).toMatchObject({
+      database: 'slow',
+      databaseError: 'no answer within 0.2 s',
+    });
+  });
+
+  it.skipIf(BACKENDS[1]?.skip)(
+    'tells a refused login apart from a database out of reach',
+    async () => {
+      const url = new URL(POSTGRES_URL);
+      url.username = 'no_such_role_readyz';
+      url.password = '';
+      const health = new Health(pingAt(url.href), { store: 'postgres' });
+      expect(await health.readiness()).toMatchObject({
+        ready: false,
+        database: 'refused',
+        databaseError: expect.stringMatching(/^login refused \(28(000|P01)\)$/),
+      });
+    },
+  );
 });

@@ -1,9 +1,14 @@
 // The built bot (tsc → JavaScript, as `npm start` runs it) loads no development code in HTTP mode:
 // a module hook records every module the process loads, and none is under dev/. The same harness
-// in console mode does see dev/ modules, so the check can fail.
+// in console mode does see dev/ modules, so the check can fail. Then how it refuses to start: bad
+// configuration, and Slack or the database out of reach or refusing the credentials, one line each.
+// Longer than ~400 lines because every case runs the one build made in beforeAll (a minute of
+// tsc on a busy machine): a second file would build it again.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -12,6 +17,7 @@ import { type FakeSlack, startFakeSlack } from '../src/dev/fake-slack/server.js'
 import { generateKey } from '../src/store/crypto.js';
 import { buildInto } from './helpers/build.js';
 import { freePort } from './helpers/net.js';
+import { BACKENDS, POSTGRES_URL } from './helpers/store.js';
 
 /** Records the URL of every module the ESM loader loads (the project is ESM throughout). */
 const RECORDER = `
@@ -292,4 +298,143 @@ describe('start-up refusals of the built bot', () => {
     first.process.kill('SIGTERM');
     await once(first.process, 'exit');
   }, 30_000);
+});
+
+/** Runs the built bot until it exits: its code and the line it stopped with. */
+async function stopsWith(name: string, env: Record<string, string>) {
+  const bot = await start(name, { NODE_ENV: 'production', PORT: String(await freePort()), ...env });
+  const [code] = await once(bot.process, 'exit');
+  const line = bot
+    .output()
+    .split('\n')
+    .find((l) => l.startsWith('cdn-chatops: '));
+  return { code, line, output: bot.output() };
+}
+
+/** A loopback server of `kind`, closed after the test. */
+async function serve(kind: 'silent' | 'plain-http'): Promise<number> {
+  const sockets = new Set<Socket>();
+  const server: Server =
+    kind === 'silent'
+      ? createServer((socket) => sockets.add(socket))
+      : createHttpServer((_req, res) => res.end('{"ok":true}'));
+  server.on('connection', (socket: Socket) => sockets.add(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  servers.push(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  return (server.address() as { port: number }).port;
+}
+const servers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const close of servers.splice(0)) await close();
+});
+
+describe('start-up with Slack or the database out of reach: one line, the host and why', () => {
+  const BOT_TOKEN = 'xoxb-111-222-unreachabletoken';
+  const slackAt = (apiUrl: string, env: Record<string, string> = {}) => ({
+    SLACK_SIGNING_SECRET: 'production-start-signing-secret',
+    SLACK_BOT_TOKEN: BOT_TOKEN,
+    SLACK_API_URL: apiUrl,
+    // Small bounds, so a Slack that never answers is given up on quickly.
+    SLACK_TIMEOUT_MS: '300',
+    SLACK_REQUEST_BUDGET_MS: '1000',
+    DATABASE_URL: `sqlite:${join(root, `slack-${Math.random().toString(36).slice(2)}.sqlite`)}`,
+    ENCRYPTION_KEYS: generateKey('k1'),
+    ...CDN,
+    ...env,
+  });
+
+  it('a Slack host name that does not resolve', async () => {
+    const { code, line, output } = await stopsWith(
+      'slack-dns',
+      slackAt('https://slack.cdn-chatops.invalid/api/'),
+    );
+    expect(code).toBe(1);
+    expect(line).toMatch(
+      /^cdn-chatops: Cannot reach Slack at slack\.cdn-chatops\.invalid: DNS lookup failed \((ENOTFOUND|EAI_AGAIN)\)$/,
+    );
+    expect(output).not.toContain(BOT_TOKEN);
+  }, 30_000);
+
+  it('a closed port', async () => {
+    const port = await freePort();
+    const { code, line } = await stopsWith(
+      'slack-closed',
+      slackAt(`http://127.0.0.1:${port}/api/`),
+    );
+    expect({ code, line }).toEqual({
+      code: 1,
+      line: `cdn-chatops: Cannot reach Slack at 127.0.0.1:${port}: connection refused (ECONNREFUSED)`,
+    });
+  }, 30_000);
+
+  it('a server that never answers, within SLACK_TIMEOUT_MS', async () => {
+    const port = await serve('silent');
+    const { code, line } = await stopsWith(
+      'slack-silent',
+      slackAt(`http://127.0.0.1:${port}/api/`),
+    );
+    expect({ code, line }).toEqual({
+      code: 1,
+      line: `cdn-chatops: Cannot reach Slack at 127.0.0.1:${port}: timed out after 0.3 s`,
+    });
+  }, 30_000);
+
+  it('TLS spoken to a plain-HTTP server', async () => {
+    const port = await serve('plain-http');
+    const { code, line } = await stopsWith('slack-tls', slackAt(`https://127.0.0.1:${port}/api/`));
+    expect(code).toBe(1);
+    expect(line).toMatch(
+      new RegExp(
+        `^cdn-chatops: Cannot reach Slack at 127\\.0\\.0\\.1:${port}: TLS handshake failed \\(\\w+\\)$`,
+      ),
+    );
+  }, 30_000);
+
+  it('Slack refusing the bot token (invalid_auth): a refusal, not an outage', async () => {
+    slack = await startFakeSlack();
+    const { code, line, output } = await stopsWith('slack-refused', slackAt(slack.apiUrl));
+    expect({ code, line }).toEqual({
+      code: 1,
+      line: 'cdn-chatops: Slack refused the bot token (invalid_auth)',
+    });
+    expect(output).not.toContain(BOT_TOKEN);
+  }, 30_000);
+
+  it('a PostgreSQL port nobody listens on, once DATABASE_START_TIMEOUT_MS is spent', async () => {
+    const port = await freePort();
+    const { code, line, output } = await stopsWith('db-closed', {
+      ...slackAt('https://slack.cdn-chatops.invalid/api/'),
+      DATABASE_URL: `postgres://bot:sekret-db-pw@127.0.0.1:${port}/app`,
+      DATABASE_START_TIMEOUT_MS: '0',
+    });
+    expect({ code, line }).toEqual({
+      code: 1,
+      line: `cdn-chatops: Cannot reach the PostgreSQL database app at 127.0.0.1:${port}: connection refused (ECONNREFUSED) (tried 1 time in 0 s)`,
+    });
+    expect(output).not.toContain('sekret-db-pw');
+  }, 30_000);
+
+  it.skipIf(BACKENDS[1]?.skip)(
+    'PostgreSQL refusing the login: a refusal, not an outage',
+    async () => {
+      const url = new URL(POSTGRES_URL);
+      url.username = 'no_such_role_start';
+      url.password = 'sekret-db-pw';
+      const { code, line, output } = await stopsWith('db-refused', {
+        ...slackAt('https://slack.cdn-chatops.invalid/api/'),
+        DATABASE_URL: url.href,
+      });
+      expect(code).toBe(1);
+      expect(line).toMatch(
+        new RegExp(
+          `^cdn-chatops: The PostgreSQL database ${url.pathname.slice(1)} at ${url.hostname}:${url.port || '5432'} refused the login for user no_such_role_start \\(28(000|P01)\\)$`,
+        ),
+      );
+      expect(output).not.toContain('sekret-db-pw');
+    },
+    30_000,
+  );
 });

@@ -47,10 +47,11 @@ export function errorText(error: unknown, ref?: string): Mrkdwn {
     }
     case 'unavailable':
       return md`The CDN API is having trouble (${said}). Try again in a minute.${cdnRef}`;
+    // The client's words name the host and the kind: "Cannot reach the CDN at api.cdn.example: …".
     case 'timeout':
-      return md`The CDN API did not answer in time. Check the result before trying again.${cdnRef}`;
+      return md`${said}. Check the result before trying again.${cdnRef}`;
     case 'network':
-      return md`Couldn't reach the CDN API: ${said}.${cdnRef}`;
+      return md`${said}. Try again in a minute.${cdnRef}`;
     case 'unexpected_response':
       return md`The CDN answered in a way I don't understand (${said}), so I assumed nothing.${cdnRef}`;
     case 'blocked_address':

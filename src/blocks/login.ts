@@ -101,9 +101,12 @@ export function loginConfirmation(zoneCount: number): Message {
   return message(text, [{ type: 'section', text: mrkdwn(text) }]);
 }
 
-/** The inline answer when the CDN refused the key (plain text: modal errors are not mrkdwn). */
-export function keyRefusedText(refusal: string): string {
-  return `The CDN refused this key: ${refusal}`;
+/**
+ * The inline answer when the CDN refused the key (plain text: modal errors are not mrkdwn): "The
+ * CDN at api.cdn.example refused this key (401): Invalid API key".
+ */
+export function keyRefusedText(refusal: { host: string; status: number; said: string }): string {
+  return `The CDN at ${refusal.host} refused this key (${refusal.status}): ${refusal.said}`;
 }
 
 /** The inline answer when the key could not be checked at all (the CDN down, a timeout). */

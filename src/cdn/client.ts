@@ -423,7 +423,7 @@ export class CdnClient {
     const overdue = () =>
       new CdnError(
         'timeout',
-        `The CDN did not finish ${operation} within ${formatSeconds(this.#operationTimeoutMs)}`,
+        `The CDN at ${url.host} did not finish ${operation} within ${formatSeconds(this.#operationTimeoutMs)}`,
         { operation },
       );
     let waited = 0;

@@ -1,6 +1,7 @@
 // One HTTP attempt against the CDN: keep-alive pools, a deadline, and errors classified by code.
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
+import { cannotReach, unreachableOf } from '../network-failures.js';
 import {
   assertPublicLiteral,
   NonPublicAddressError,
@@ -8,7 +9,7 @@ import {
   type Resolver,
 } from './egress.js';
 import { CdnError } from './errors.js';
-import { type CdnLimits, DEFAULT_CDN_LIMITS, formatByteLimit, formatSeconds } from './limits.js';
+import { type CdnLimits, DEFAULT_CDN_LIMITS, formatByteLimit } from './limits.js';
 
 export interface HttpRequest {
   method: 'GET' | 'POST';
@@ -138,13 +139,15 @@ export class CdnTransport {
       // A caller's own abort is not a CDN failure: hand back exactly what they aborted with.
       if (request.signal?.aborted) throw request.signal.reason;
       if (timedOut) {
-        throw new CdnError(
-          'timeout',
-          `The CDN did not answer within ${formatSeconds(request.timeoutMs)}`,
-          { operation: request.operation, cause: error },
+        const reason = cannotReach(
+          'the CDN',
+          request.url.host,
+          { kind: 'timeout' },
+          request.timeoutMs,
         );
+        throw new CdnError('timeout', reason, { operation: request.operation, cause: error });
       }
-      throw networkError(error, request.operation);
+      throw networkError(error, request);
     } finally {
       clearTimeout(timer);
       request.signal?.removeEventListener('abort', forward);
@@ -187,18 +190,14 @@ export function wasNotSent(error: unknown): boolean {
   );
 }
 
-function networkError(error: unknown, operation: string): CdnError {
-  const code = causeCode(error);
-  const reason =
-    code === 'ECONNREFUSED'
-      ? 'the connection was refused'
-      : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
-        ? 'its host name could not be resolved'
-        : 'the connection failed';
-  return new CdnError('network', `Could not reach the CDN API: ${reason}`, {
-    operation,
-    cause: error,
-  });
+/** "Cannot reach the CDN at api.cdn.example: DNS lookup failed (ENOTFOUND)". */
+function networkError(error: unknown, request: HttpRequest): CdnError {
+  const failure = unreachableOf(error);
+  const host = request.url.host;
+  const reason = failure
+    ? cannotReach('the CDN', host, failure)
+    : `Cannot reach the CDN at ${host}: the connection failed`;
+  return new CdnError('network', reason, { operation: request.operation, cause: error });
 }
 
 /** An error and the causes it wraps (undici nests the socket's error a few levels deep). */

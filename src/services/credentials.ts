@@ -9,8 +9,14 @@ import type { ZoneService } from './zones.js';
 export type KeyCheck =
   /** `apiUrl`: the API the key was checked against (the override, or CDN_API_BASE_URL). */
   | { ok: true; zoneCount: number; apiUrl: string }
-  /** The CDN refused the key (401/403): the CDN's words, for the user. */
-  | { ok: false; refusal: string };
+  /** The CDN at `host` refused the key (`status` 401 or 403): the CDN's words, for the user. */
+  | { ok: false; refusal: KeyRefusal };
+
+export interface KeyRefusal {
+  host: string;
+  status: number;
+  said: string;
+}
 
 export type BaseUrlCheck = { ok: true; url: string } | { ok: false; reason: string };
 
@@ -37,16 +43,19 @@ export class CredentialService {
 
   /**
    * Asks the CDN whether the key works (GET /zones?per_page=1). Refusals come back as a reason;
-   * anything else (the CDN down, a timeout) is thrown, since it says nothing about the key.
+   * anything else is thrown, since it says nothing about the key: the CDN out of reach (its
+   * CdnError names the host and why: DNS, a refused connection, a timeout, TLS), or down.
    */
   async check(apiKey: string, baseUrl: string | null, signal?: AbortSignal): Promise<KeyCheck> {
+    const apiUrl = baseUrl ?? this.deps.cdn.defaultBaseUrl;
     const client = this.deps.cdn.clientWith(apiKey, baseUrl);
     try {
       const page = await client.listZones({ page: 1, perPage: 1 }, signal ? { signal } : {});
-      return { ok: true, zoneCount: page.total, apiUrl: baseUrl ?? this.deps.cdn.defaultBaseUrl };
+      return { ok: true, zoneCount: page.total, apiUrl };
     } catch (error) {
       if (isCdnError(error, 'unauthorized') || isCdnError(error, 'forbidden')) {
-        return { ok: false, refusal: error.message };
+        const status = error.status ?? (error.code === 'unauthorized' ? 401 : 403);
+        return { ok: false, refusal: { host: hostOf(apiUrl), status, said: error.message } };
       }
       throw error;
     }
@@ -87,4 +96,9 @@ export class CredentialService {
     });
     return removed;
   }
+}
+
+/** The host a base URL names (`api.cdn.example`), for a refusal's words. */
+function hostOf(url: string): string {
+  return URL.canParse(url) ? new URL(url).host : url;
 }

@@ -3,6 +3,7 @@
 // answering in time as the problem the user reads; anything else stays as it was.
 import { isPostRefusal } from '../blocks/problems.js';
 import { AppError, type PostPlace } from '../errors.js';
+import { cannotReach, unreachableOf } from '../network-failures.js';
 
 /** The Web API error code an error carries (`not_in_channel`), if any. */
 export function slackErrorCode(error: unknown): string | undefined {
@@ -68,4 +69,45 @@ export function asSlackProblem(error: unknown): unknown {
       : { code: 'slack_unavailable' },
     { cause: error },
   );
+}
+
+/**
+ * Slack's answers to a token it will not take, which auth.test and every other method may give
+ * (https://docs.slack.dev/reference/methods/auth.test, "Errors"; the Web API's common errors):
+ * the token is wrong, missing, revoked or expired, or its workspace or user is deactivated.
+ */
+const TOKEN_REFUSALS = new Set([
+  'invalid_auth',
+  'not_authed',
+  'account_inactive',
+  'token_revoked',
+  'token_expired',
+  'not_allowed_token_type',
+]);
+
+/**
+ * Why Slack could not be used at start-up, in one line that never holds the token: it refused the
+ * token ("Slack refused the bot token (invalid_auth)"), or it could not be reached ("Cannot reach
+ * Slack at slack.com: DNS lookup failed (ENOTFOUND)"), or it answered something else.
+ */
+export function slackStartFailure(
+  error: unknown,
+  options: { apiUrl: string; token: 'bot token' | 'app-level token'; timeoutMs: number },
+): string {
+  const platform = slackErrorCode(error);
+  if (platform !== undefined && TOKEN_REFUSALS.has(platform)) {
+    return `Slack refused the ${options.token} (${platform})`;
+  }
+  const host = URL.canParse(options.apiUrl) ? new URL(options.apiUrl).host : options.apiUrl;
+  const unreachable = unreachableOf(error);
+  if (unreachable) {
+    // The client's own deadline (AbortSignal.timeout) carries no code: it is the configured one.
+    const timeoutMs =
+      unreachable.kind === 'timeout' && !unreachable.code ? options.timeoutMs : undefined;
+    return cannotReach('Slack', host, unreachable, timeoutMs);
+  }
+  if (platform !== undefined) return `Slack at ${host} answered ${platform}`;
+  const status = (error as { statusCode?: unknown } | undefined)?.statusCode;
+  if (typeof status === 'number') return `Slack at ${host} answered HTTP ${status}`;
+  return `Slack at ${host} failed: ${(error as Error | undefined)?.message ?? String(error)}`;
 }

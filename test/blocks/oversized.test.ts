@@ -271,7 +271,7 @@ const CASES: Record<string, () => unknown[]> = {
   loginCheckingView: () => [login.loginCheckingView()],
   loginDoneView: () => [login.loginDoneView({ zoneCount: N, baseUrl: LONG })],
   loginConfirmation: () => [login.loginConfirmation(N)],
-  keyRefusedText: () => [login.keyRefusedText(LONG)],
+  keyRefusedText: () => [login.keyRefusedText({ host: LONG, status: 401, said: LONG })],
   keyUncheckedText: () => [login.keyUncheckedText(LONG)],
   isPostRefusal: () => [String(problems.isPostRefusal(LONG))],
   problemText: () => [

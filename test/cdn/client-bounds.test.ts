@@ -201,7 +201,9 @@ describe('time per operation', () => {
     );
     const error = await failure(client.findZone('nope.example'));
     expect(error).toMatchObject({ code: 'timeout', operation: 'GET /zones' });
-    expect(error.message).toBe('The CDN did not finish GET /zones within 10 s');
+    expect(error.message).toBe(
+      `The CDN at ${new URL(sandbox.baseUrl).host} did not finish GET /zones within 10 s`,
+    );
     // Pages 1 and 2 end at 8 s, page 3 at 12 s: page 4 is never asked for.
     expect(sandbox.requests).toHaveLength(3);
   });
@@ -211,7 +213,9 @@ describe('time per operation', () => {
     sandbox.inject({ kind: 'hang' });
     const error = await failure(client({ timeoutMs: 10_000, operationTimeoutMs: 200 }).listZones());
     expect(error).toMatchObject({ code: 'timeout' });
-    expect(error.message).toBe('The CDN did not finish GET /zones within 0.2 s');
+    expect(error.message).toBe(
+      `The CDN at ${new URL(sandbox.baseUrl).host} did not finish GET /zones within 0.2 s`,
+    );
     expect(sandbox.requests).toHaveLength(1);
   });
 

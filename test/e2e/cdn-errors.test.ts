@@ -53,4 +53,22 @@ describe('CDN failures reach the user as one clear message', () => {
     );
     expect(h.sandbox.requests).toHaveLength(4);
   });
+
+  it('a CDN out of reach: its host and why, not a refusal of the key', async () => {
+    const h = await startHarness();
+    await h.login();
+    // The workspace's own base URL, on a host name that cannot resolve (RFC 6761's .invalid).
+    await h.store.workspaces.update(h.workspaceId, {
+      cdnBaseUrl: 'https://api.cdn-chatops.invalid/v1',
+    });
+    await h.command('zones');
+    for (let retry = 0; retry < 3; retry++) {
+      await h.clock.sleepers(1);
+      h.clock.advance(10_000);
+    }
+    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    expect(reply?.text).toMatch(
+      /^Cannot reach the CDN at api\.cdn-chatops\.invalid: DNS lookup failed \((ENOTFOUND|EAI_AGAIN)\)\. Try again in a minute\.$/,
+    );
+  });
 });

@@ -24,7 +24,9 @@ describe('/cdn login', () => {
     const wrong = await h.submit(viewId, keyValues('sk_wrong_key'), { user: ADMIN });
     expect(JSON.parse(wrong.body)).toEqual({
       response_action: 'errors',
-      errors: { [LOGIN_IDS.keyBlock]: 'The CDN refused this key: Invalid API key' },
+      errors: {
+        [LOGIN_IDS.keyBlock]: `The CDN at ${new URL(h.sandbox.baseUrl).host} refused this key (401): Invalid API key`,
+      },
     });
     expect(await h.store.credentials.get(h.workspaceId)).toBeUndefined();
 

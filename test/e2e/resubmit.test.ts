@@ -19,7 +19,7 @@ describe('submitting a modal again after an inline error', () => {
     h.sandbox.inject({ kind: 'status', status: 403, times: 1 });
     const refused = JSON.parse((await h.submit(viewId, values, { user: ADMIN })).body);
     expect(refused.response_action).toBe('errors');
-    expect(refused.errors[LOGIN_IDS.keyBlock]).toContain('The CDN refused this key');
+    expect(refused.errors[LOGIN_IDS.keyBlock]).toContain('refused this key (403)');
     expect(await h.store.credentials.get(h.workspaceId)).toBeUndefined();
 
     // The same values again, once the CDN takes the key: a new press of Submit, so it is run.

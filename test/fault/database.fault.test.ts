@@ -148,7 +148,7 @@ describe('the database goes away and comes back (postgres)', () => {
         expect(exit.code).toBe(1);
         const output = bot.output();
         expect(output).toContain(
-          `cdn-chatops: cannot reach the PostgreSQL database nowhere at 127.0.0.1:${proxy.port}`,
+          `cdn-chatops: Cannot reach the PostgreSQL database nowhere at 127.0.0.1:${proxy.port}: timed out after 0.5 s (tried `,
         );
         expect(output.match(/database not reachable yet; trying again/g)?.length).toBeGreaterThan(
           1,

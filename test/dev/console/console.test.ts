@@ -1,5 +1,6 @@
 // The local console end to end: a script piped through the real app, the in-process fake Slack
-// and the embedded sandbox, with the transcript asserted as a person would read it.
+// and the embedded sandbox, with the transcript asserted as a person would read it. Longer than
+// ~400 lines: docs/demo.txt's transcript is asserted fragment by fragment, in the order it runs.
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { purgeResultMessage } from '../../../src/blocks/purge.js';
 import { CdnError } from '../../../src/cdn/errors.js';
 import { CdnTransport } from '../../../src/cdn/transport.js';
 import { TrafficChartRenderer } from '../../../src/charts/traffic-chart.js';
+import { SUBCOMMAND_NAMES } from '../../../src/commands/registry.js';
 import { loadConfig } from '../../../src/config.js';
 import { type RunningConsole, startConsole } from '../../../src/dev/console/start.js';
 import { CONSOLE_CHANNEL, CONSOLE_TEAM_ID } from '../../../src/dev/console/world.js';
@@ -90,7 +92,32 @@ function expectInOrder(text: string, fragments: string[]): void {
   }
 }
 
+/** What the console prints for an answer that is an error, or input it could not take. */
+const ERROR_ANSWERS = [
+  '⚠️', // errorText's warning messages: refusals, the CDN's errors, "Something went wrong"
+  '│ ✖', // a modal field refused
+  'Something went wrong',
+  'Unknown console command',
+  'There is no button',
+  'is gone',
+  'Type /cdn … to talk to the bot',
+  'Slack refused',
+  'unhandled',
+];
+
 describe('the console, driven by docs/demo.txt', () => {
+  it('uses every /cdn subcommand of the registry', async () => {
+    const script = await readFile('docs/demo.txt', 'utf8');
+    const used = new Set(
+      script
+        .split('\n')
+        .filter((line) => /^\/cdn(\s|$)/.test(line))
+        .map((line) => line.split(/\s+/)[1] || 'help'),
+    );
+    const missing = SUBCOMMAND_NAMES.filter((name) => !used.has(name));
+    expect(missing, 'subcommands docs/demo.txt never runs').toEqual([]);
+  });
+
   it('logs in, lists, creates, rate-limits, purges, gets a purge-everything approved, charts and schedules', async () => {
     const script = await readFile('docs/demo.txt', 'utf8');
     const { transcript, console: running, store, outDir, logs } = await pipe(script);
@@ -148,6 +175,12 @@ describe('the console, driven by docs/demo.txt', () => {
       'Approvers (purge everything): @leads',
       'Audit log: example.com',
       '`purge.everything` on example.com · ok',
+      "@alice made static.example.com this channel's default zone.",
+      "🧹 @alice is purging 1 URL on static.example.com (this channel's default)",
+      "@alice cleared this channel's default zone.",
+      '#ops now watches example.com',
+      'Watched zones',
+      '✅ #ops no longer watches example.com.',
       '── App Home',
       '[1] Replace API key  [2] List zones  [3] Onboard a domain  [4] Traffic analytics',
       'alice in #ops › 4\n┌─ Traffic analytics',
@@ -156,8 +189,18 @@ describe('the console, driven by docs/demo.txt', () => {
       '│ › #ops',
       '📊 static.example.com · last 7 days by hour (Europe/Paris)',
     ]);
-    // Nothing was refused by Slack, nothing crashed, and the key was never shown again.
-    expect(transcript).not.toMatch(/Slack refused|the app failed|unhandled/);
+    // It ran to its end: the key removed, then set again, as the script's last lines do.
+    expectInOrder(transcript, [
+      'alice in #ops › /cdn logout',
+      '👋 The CDN API key is removed.',
+      'alice in #ops › /cdn login',
+      // shop.example.dev, onboarded above, is the tenth.
+      '✅ The CDN API key is saved (encrypted) and works: 10 zones visible.',
+    ]);
+    // No answer was an error (the one purge refused above is the script's point, said with 🚫),
+    // nothing was refused by Slack, nothing crashed, and the key was never shown again.
+    for (const mark of ERROR_ANSWERS) expect(transcript, mark).not.toContain(mark);
+    expect(transcript).not.toMatch(/the app failed/);
     expect(transcript.split(SANDBOX_DEMO_KEY)).toHaveLength(2);
     expect(logs.text()).not.toContain(SANDBOX_DEMO_KEY);
 
@@ -169,6 +212,7 @@ describe('the console, driven by docs/demo.txt', () => {
       '/zones',
       '/zones/ZONE/settings',
       '/zones/ZONE/settings',
+      '/zones/ZONE/purge',
       '/zones/ZONE/purge',
       '/zones/ZONE/purge',
       '/zones/ZONE/purge',
