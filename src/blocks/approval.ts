@@ -1,6 +1,7 @@
 // The purge-everything request as the channel sees it, in each of its states, and its two modals.
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { Approval } from '../store/approvals.js';
+import { zoneLabel } from '../zone-names.js';
 import { APPROVAL_IDS } from './ids.js';
 import { type Message, message } from './message.js';
 import { clip, code, type Mrkdwn, md, mrkdwn, plain, quote, slackDate, user } from './text.js';
@@ -12,7 +13,7 @@ export function approvalMessage(
   approval: Approval,
   details: { cacheHitRate?: number; purging?: boolean } = {},
 ): Message {
-  const name = approval.zoneName;
+  const name = zoneLabel(approval.zoneName);
   const zone = md`*${name}*`;
   const who = md`${user(approval.requesterId)} asked to purge everything on ${zone}:\n${quoted(approval.reason)}`;
   const decider = approval.decidedBy ? user(approval.decidedBy) : 'someone';
@@ -51,7 +52,7 @@ export function approvalMessage(
   }
 
   const blocks: KnownBlock[] = [
-    { type: 'header', text: plain(`Purge everything on ${approval.zoneName}?`, 150) },
+    { type: 'header', text: plain(`Purge everything on ${zoneLabel(approval.zoneName)}?`, 150) },
     { type: 'section', text: mrkdwn(who) },
     { type: 'section', text: mrkdwn(status) },
   ];
@@ -112,7 +113,7 @@ export function approveModal(approval: Approval): ModalView {
       {
         type: 'section',
         text: mrkdwn(
-          md`Purge *everything* on *${approval.zoneName}* now, at every edge location?\n${user(approval.requesterId)} asked for it:\n${quoted(approval.reason)}`,
+          md`Purge *everything* on *${zoneLabel(approval.zoneName)}* now, at every edge location?\n${user(approval.requesterId)} asked for it:\n${quoted(approval.reason)}`,
         ),
       },
       {
@@ -139,7 +140,7 @@ export function denyModal(approval: Approval): ModalView {
       {
         type: 'section',
         text: mrkdwn(
-          md`Deny ${user(approval.requesterId)}'s request to purge everything on *${approval.zoneName}*.`,
+          md`Deny ${user(approval.requesterId)}'s request to purge everything on *${zoneLabel(approval.zoneName)}*.`,
         ),
       },
       {

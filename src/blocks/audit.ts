@@ -1,6 +1,7 @@
 // /cdn audit [zone]: the latest changes made from Slack.
 import type { KnownBlock } from '@slack/types';
 import type { AuditEntry } from '../store/audit-log.js';
+import { zoneLabel } from '../zone-names.js';
 import { listBlocks } from './fit.js';
 import { type Message, message } from './message.js';
 import {
@@ -38,7 +39,7 @@ const actor = (id: string): Mrkdwn => (id === 'system' ? md`_automatic_` : user(
 
 /** One entry on one line: when, who, what, where, how it ended. */
 export function auditLine(entry: AuditEntry): Mrkdwn {
-  const where = entry.zoneName ? md` on *${entry.zoneName}*` : '';
+  const where = entry.zoneName ? md` on *${zoneLabel(entry.zoneName)}*` : '';
   return clip(
     md`${slackDate(entry.at)} · ${actor(entry.actorId)} · ${code(entry.action)}${where} · ${entry.outcome}`,
     MAX_SENTENCE,

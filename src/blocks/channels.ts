@@ -1,6 +1,7 @@
 // A channel's default zone (`/cdn use`) and the channels purges may be run from, in words.
 import type { Zone } from '../cdn/schemas.js';
 import type { ChannelDefault, ChannelsOverview } from '../services/channels.js';
+import { zoneLabel } from '../zone-names.js';
 import { summarise } from './fit.js';
 import { type Message, message } from './message.js';
 import { channel, clip, MAX_SENTENCE, type Mrkdwn, md, mrkdwn, slackDate, user } from './text.js';
@@ -23,14 +24,14 @@ export function channelDefaultMessage(current: ChannelDefault): Message {
       );
     case 'stale':
       return section(
-        md`This channel's default zone ${current.zoneName} was dropped`,
-        md`:warning: This channel's default zone (*${current.zoneName}*) was chosen before the workspace's CDN API key changed, so I dropped it. \`/cdn use <zone>\` sets a new one.`,
+        md`This channel's default zone ${zoneLabel(current.zoneName)} was dropped`,
+        md`:warning: This channel's default zone (*${zoneLabel(current.zoneName)}*) was chosen before the workspace's CDN API key changed, so I dropped it. \`/cdn use <zone>\` sets a new one.`,
       );
     case 'set': {
       const { binding } = current;
       return section(
-        md`This channel's default zone is ${binding.zoneName}`,
-        md`:pushpin: This channel's default zone is *${binding.zoneName}* (set by ${user(binding.setBy)} ${slackDate(binding.setAt)}). ${WHAT_IT_DOES} \`/cdn use none\` clears it.`,
+        md`This channel's default zone is ${zoneLabel(binding.zoneName)}`,
+        md`:pushpin: This channel's default zone is *${zoneLabel(binding.zoneName)}* (set by ${user(binding.setBy)} ${slackDate(binding.setAt)}). ${WHAT_IT_DOES} \`/cdn use none\` clears it.`,
       );
     }
   }
@@ -39,8 +40,8 @@ export function channelDefaultMessage(current: ChannelDefault): Message {
 /** Said in the channel: everyone there is affected. */
 export function channelBoundMessage(zone: Zone, actorId: string): Message {
   return section(
-    md`${zone.name} is now this channel's default zone`,
-    md`:pushpin: ${user(actorId)} made *${zone.name}* this channel's default zone. ${WHAT_IT_DOES} \`/cdn use none\` clears it.`,
+    md`${zoneLabel(zone.name)} is now this channel's default zone`,
+    md`:pushpin: ${user(actorId)} made *${zoneLabel(zone.name)}* this channel's default zone. ${WHAT_IT_DOES} \`/cdn use none\` clears it.`,
   );
 }
 
@@ -60,7 +61,11 @@ export function channelsOverviewText(overview: ChannelsOverview, shown = 20): Mr
   const defaults =
     overview.bindings.length === 0
       ? md`No channel has a default zone yet: \`/cdn use <zone>\` in a channel sets one.`
-      : summarise(overview.bindings, shown, (b) => md`${channel(b.channelId)} → *${b.zoneName}*`);
+      : summarise(
+          overview.bindings,
+          shown,
+          (b) => md`${channel(b.channelId)} → *${zoneLabel(b.zoneName)}*`,
+        );
   return clip(md`${purging}\n*Default zones:*\n${defaults}`, MAX_SENTENCE);
 }
 

@@ -2,6 +2,7 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { CreateZoneResult } from '../cdn/client.js';
 import { ZONE_PLANS, type ZonePlan } from '../cdn/schemas.js';
+import { zoneLabel } from '../zone-names.js';
 import { CREATE_IDS } from './ids.js';
 import { type Message, message } from './message.js';
 import { code, join, md, mrkdwn, plain, user } from './text.js';
@@ -58,7 +59,7 @@ export function zoneCreatedMessage(
   result: CreateZoneResult & { name: string },
   options: { plan: ZonePlan; actorId: string; cnameTarget: string },
 ): Message {
-  const name = result.name;
+  const name = zoneLabel(result.name);
   const headline =
     result.kind === 'created'
       ? md`:white_check_mark: ${user(options.actorId)} onboarded *${name}* on the ${options.plan} plan. Status: ${statusLabel(result.zone.status)}`
@@ -96,7 +97,7 @@ export function zoneCreatedMessage(
   if (result.kind !== 'created' || result.zone.status === 'pending')
     blocks.push(notifyLiveButton(result.kind === 'created' ? result.zone.id : result.name));
   return message(
-    md`${result.name} onboarded: set ${cnameRecord(result.name, options.cnameTarget)}`,
+    md`${name} onboarded: set ${cnameRecord(result.name, options.cnameTarget)}`,
     blocks,
   );
 }

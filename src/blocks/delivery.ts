@@ -1,6 +1,7 @@
 // What the bot says when a post could not be delivered as meant: a watch paused because its
 // channel refused the bot, and an alert's chart shared beside the message instead of in it.
 import type { Watch, WatchAlert } from '../store/watches.js';
+import { zoneLabel } from '../zone-names.js';
 import { channel, clip, code, MAX_SENTENCE, type Mrkdwn, md } from './text.js';
 
 /**
@@ -10,7 +11,7 @@ import { channel, clip, code, MAX_SENTENCE, type Mrkdwn, md } from './text.js';
 export function watchPausedText(watch: Watch, reason: string): Mrkdwn {
   const where = channel(watch.channelId);
   return clip(
-    md`:double_vertical_bar: Alerts of *${watch.zoneName}* for ${where} are paused. ${reason} Then run ${code(`/cdn watch ${watch.zoneName}`)} in ${where} to resume them.`,
+    md`:double_vertical_bar: Alerts of *${zoneLabel(watch.zoneName)}* for ${where} are paused. ${reason} Then run ${code(`/cdn watch ${watch.zoneName}`)} in ${where} to resume them.`,
     MAX_SENTENCE,
   );
 }
@@ -18,7 +19,7 @@ export function watchPausedText(watch: Watch, reason: string): Mrkdwn {
 /** The comment of an alert's chart shared in its thread, when Slack could not show it in the message. */
 export function chartInThreadText(alert: WatchAlert): Mrkdwn {
   return clip(
-    md`The chart of this alert (*${alert.zoneName}*): Slack was still processing it when the alert was posted.`,
+    md`The chart of this alert (*${zoneLabel(alert.zoneName)}*): Slack was still processing it when the alert was posted.`,
     MAX_SENTENCE,
   );
 }

@@ -5,6 +5,7 @@ import type { AuditEntry } from '../store/audit-log.js';
 import type { CredentialStatus } from '../store/credentials.js';
 import type { Schedule } from '../store/schedules.js';
 import type { Watch } from '../store/watches.js';
+import { zoneLabel } from '../zone-names.js';
 import { auditLine } from './audit.js';
 import { channelsOverviewText } from './channels.js';
 import { fitBlocks, listBlocks, summarise } from './fit.js';
@@ -85,7 +86,7 @@ export function homeView(options: {
           title: plain('Stop this report?', 100),
           // A confirm dialog's text takes at most 300 characters.
           text: mrkdwn(
-            md`No more daily reports of *${schedule.zoneName}* in ${channel(schedule.channelId)}.`,
+            md`No more daily reports of *${zoneLabel(schedule.zoneName)}* in ${channel(schedule.channelId)}.`,
             300,
           ),
           confirm: plain('Stop it', 30),

@@ -1,6 +1,7 @@
 // Every problem the bot reports, in words: short, specific, and saying what to do next. Sentences
 // are md`…` templates, so values that came from a person or the CDN are escaped as they go in.
 import type { Action, PostPlace, PostRefusedThere, Problem } from '../errors.js';
+import { zoneLabel } from '../zone-names.js';
 import { channelList } from './channels.js';
 import { channel, clip, code, join, link, MAX_SENTENCE, type Mrkdwn, md } from './text.js';
 
@@ -114,7 +115,10 @@ function sentence(problem: Problem): Mrkdwn {
     case 'zone_not_found': {
       const hint =
         problem.suggestions.length > 0
-          ? md` Did you mean ${join(problem.suggestions.slice(0, 3).map(code), ' or ')}?`
+          ? md` Did you mean ${join(
+              problem.suggestions.slice(0, 3).map((name) => code(zoneLabel(name))),
+              ' or ',
+            )}?`
           : '';
       return md`No zone ${code(problem.query)} in this workspace.${hint}`;
     }
@@ -144,7 +148,7 @@ function sentence(problem: Problem): Mrkdwn {
       const where = problem.link
         ? link(problem.link, md`in ${channel(problem.channelId)}`)
         : md`in ${channel(problem.channelId)}`;
-      return md`*${problem.zoneName}* already has an open request to purge everything (${where}). Approve, deny or cancel that one; there can be one at a time.`;
+      return md`*${zoneLabel(problem.zoneName)}* already has an open request to purge everything (${where}). Approve, deny or cancel that one; there can be one at a time.`;
     }
     case 'not_requester':
       return md`Only the person who asked can cancel this request.`;
@@ -155,7 +159,7 @@ function sentence(problem: Problem): Mrkdwn {
     case 'invalid_threshold':
       return md`${code(problem.text)} is not a threshold: ${problem.reason}.`;
     case 'not_watching':
-      return md`This channel does not watch ${code(problem.zoneName)}. \`/cdn watch list\` shows what it watches.`;
+      return md`This channel does not watch ${code(zoneLabel(problem.zoneName))}. \`/cdn watch list\` shows what it watches.`;
     case 'alert_unknown':
       return md`That alert is gone: its watch was removed.`;
     case 'dm_refused':
@@ -179,11 +183,11 @@ function sentence(problem: Problem): Mrkdwn {
     case 'no_zone_named':
       return md`Name a zone (${NAMED_ZONE[problem.command]}), or make one this channel's default with \`/cdn use <zone>\`.`;
     case 'channel_default_stale':
-      return md`This channel's default zone (*${problem.zoneName}*) was chosen before the workspace's CDN API key changed, so I dropped it. Name a zone, or choose the default again with \`/cdn use <zone>\`.`;
+      return md`This channel's default zone (*${zoneLabel(problem.zoneName)}*) was chosen before the workspace's CDN API key changed, so I dropped it. Name a zone, or choose the default again with \`/cdn use <zone>\`.`;
     case 'channel_default_gone':
-      return md`This channel's default zone *${problem.zoneName}* ${problem.deleted ? 'is deleted' : 'no longer exists on the CDN'}, so nothing was done. Name a zone, or choose another default with \`/cdn use <zone>\`.`;
+      return md`This channel's default zone *${zoneLabel(problem.zoneName)}* ${problem.deleted ? 'is deleted' : 'no longer exists on the CDN'}, so nothing was done. Name a zone, or choose another default with \`/cdn use <zone>\`.`;
     case 'zone_deleted':
-      return md`*${problem.zoneName}* is deleted: choose a live zone.`;
+      return md`*${zoneLabel(problem.zoneName)}* is deleted: choose a live zone.`;
     case 'purge_channel_restricted':
       return problem.channelIds.length === 0
         ? md`Purges are not allowed from here. Nothing was purged.`

@@ -3,6 +3,7 @@ import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import type { Zone } from '../cdn/schemas.js';
 import type { PurgeRun, PurgeStatus } from '../services/purge.js';
 import type { PurgePlan } from '../services/purge-targets.js';
+import { zoneEitherForm, zoneLabel, zoneUnicode } from '../zone-names.js';
 import { errorText } from './errors.js';
 import { andMore, summarise } from './fit.js';
 import { PURGE_IDS } from './ids.js';
@@ -27,7 +28,12 @@ export const FROM_DEFAULT = " (this channel's default)";
 
 /** Zone names, the first few of them, bold or not. */
 const zoneNames = (names: readonly string[], bold = true) =>
-  summarise(names, NAMED_ZONES, (name) => (bold ? md`*${name}*` : name), ', ');
+  summarise(
+    names,
+    NAMED_ZONES,
+    (name) => (bold ? md`*${zoneLabel(name)}*` : zoneLabel(name)),
+    ', ',
+  );
 
 export function purgeProgressMessage(options: PurgeStatus): Message {
   const zones = md`${zoneNames(options.zoneNames)}${options.fromDefault ? FROM_DEFAULT : ''}`;
@@ -62,7 +68,7 @@ function runBlocks(
   const { job, report } = run;
   const total = job.fileCount + job.tagCount;
   const failed = [...job.failed.files, ...job.failed.tags.map((tag) => `tag:${tag}`)];
-  const zone = md`*${job.zoneName}*${fromDefault ? FROM_DEFAULT : ''}`;
+  const zone = md`*${zoneLabel(job.zoneName)}*${fromDefault ? FROM_DEFAULT : ''}`;
   const retried = job.retryOf ? ' (retry)' : '';
   if (failed.length === 0) {
     return [
@@ -245,7 +251,7 @@ export function purgeFormModal(options: {
 }
 
 export function purgeEverythingModal(options: { zone: Zone; metadata: string }): ModalView {
-  const name = options.zone.name;
+  const name = zoneLabel(options.zone.name);
   return {
     type: 'modal',
     callback_id: PURGE_IDS.everythingCallback,
@@ -263,11 +269,11 @@ export function purgeEverythingModal(options: { zone: Zone; metadata: string }):
       {
         type: 'input',
         block_id: PURGE_IDS.confirmBlock,
-        label: plain(truncate(`Type ${options.zone.name} to confirm`, 2000)),
+        label: plain(truncate(`Type ${zoneEitherForm(options.zone.name)} to confirm`, 2000)),
         element: {
           type: 'plain_text_input',
           action_id: PURGE_IDS.confirmInput,
-          placeholder: plain(truncate(options.zone.name, 150)),
+          placeholder: plain(truncate(zoneUnicode(options.zone.name), 150)),
         },
       },
       {

@@ -3,6 +3,7 @@ import type { KnownBlock } from '@slack/types';
 import { formatBytes, formatCount, formatPercent } from '../charts/format.js';
 import type { DailyReport } from '../services/daily-report.js';
 import type { Schedule } from '../store/schedules.js';
+import { zoneLabel } from '../zone-names.js';
 import { noticeMessage } from './errors.js';
 import { listBlocks } from './fit.js';
 import { type Message, message } from './message.js';
@@ -30,7 +31,7 @@ export function scheduleLine(schedule: Schedule): Mrkdwn {
       ? md` · :double_vertical_bar: paused: ${schedule.pausedReason ?? ''}`
       : md` · next ${slackDate(schedule.nextRunAt)}`;
   return clip(
-    md`${code(shortId(schedule))} *${schedule.zoneName}* → ${channel(schedule.channelId)} daily at ${schedule.timeOfDay} (${schedule.timeZone})${state}`,
+    md`${code(shortId(schedule))} *${zoneLabel(schedule.zoneName)}* → ${channel(schedule.channelId)} daily at ${schedule.timeOfDay} (${schedule.timeZone})${state}`,
     MAX_SENTENCE,
   );
 }
@@ -38,10 +39,10 @@ export function scheduleLine(schedule: Schedule): Mrkdwn {
 /** The new schedule; or (`created` false) the same report, which already existed. */
 export function scheduledMessage(schedule: Schedule, created = true): Message {
   const text = created
-    ? md`:calendar: Daily traffic report of *${schedule.zoneName}* scheduled: ${channel(schedule.channelId)} at ${schedule.timeOfDay} ${schedule.timeZone}, first one ${slackDate(schedule.nextRunAt)}. Stop it with \`/cdn report stop ${shortId(schedule)}\`.`
-    : md`:calendar: That report exists already: *${schedule.zoneName}* in ${channel(schedule.channelId)} at ${schedule.timeOfDay} ${schedule.timeZone}, id ${code(shortId(schedule))}. Nothing new was scheduled.`;
+    ? md`:calendar: Daily traffic report of *${zoneLabel(schedule.zoneName)}* scheduled: ${channel(schedule.channelId)} at ${schedule.timeOfDay} ${schedule.timeZone}, first one ${slackDate(schedule.nextRunAt)}. Stop it with \`/cdn report stop ${shortId(schedule)}\`.`
+    : md`:calendar: That report exists already: *${zoneLabel(schedule.zoneName)}* in ${channel(schedule.channelId)} at ${schedule.timeOfDay} ${schedule.timeZone}, id ${code(shortId(schedule))}. Nothing new was scheduled.`;
   return message(
-    md`Daily report of ${schedule.zoneName} ${created ? 'scheduled' : 'exists already'}`,
+    md`Daily report of ${zoneLabel(schedule.zoneName)} ${created ? 'scheduled' : 'exists already'}`,
     [{ type: 'section', text: mrkdwn(text) }],
   );
 }
@@ -80,7 +81,7 @@ export function dailyReportText(report: DailyReport): Mrkdwn {
   const points = (y.cacheHitRate - b.cacheHitRate) * 100;
   const sign = Number(points.toFixed(1)) >= 0 ? '+' : '−';
   return clip(
-    md`:sunrise: *${report.zoneName}* · ${report.dayLabel} (${report.timeZone})
+    md`:sunrise: *${zoneLabel(report.zoneName)}* · ${report.dayLabel} (${report.timeZone})
 *${formatCount(y.requests)}* requests (${delta(y.requests, b.requests)} on the day before) · *${formatBytes(y.bandwidth)}* (${delta(y.bandwidth, b.bandwidth)}) · cache hit rate *${formatPercent(y.cacheHitRate)}* (${sign}${Math.abs(points).toFixed(1)} pts)`,
     MAX_SENTENCE,
   );
@@ -88,12 +89,12 @@ export function dailyReportText(report: DailyReport): Mrkdwn {
 
 /** The DM to a schedule's creator when it pauses; the reason is literal text (as stored). */
 export function reportPausedText(schedule: Schedule, reason: string): Mrkdwn {
-  return md`:double_vertical_bar: Your daily report of *${schedule.zoneName}* for ${channel(schedule.channelId)} is paused. ${reason}`;
+  return md`:double_vertical_bar: Your daily report of *${zoneLabel(schedule.zoneName)}* for ${channel(schedule.channelId)} is paused. ${reason}`;
 }
 
 export function scheduleStoppedMessage(schedule: Schedule) {
   return noticeMessage(
-    md`Daily report ${code(shortId(schedule))} of *${schedule.zoneName}* stopped.`,
+    md`Daily report ${code(shortId(schedule))} of *${zoneLabel(schedule.zoneName)}* stopped.`,
     ':white_check_mark:',
   );
 }

@@ -4,6 +4,7 @@ import type { KnownBlock } from '@slack/types';
 import { formatCount } from '../charts/format.js';
 import { isAutoRule, ruleTitle } from '../services/watch-chart.js';
 import type { Watch, WatchAlert } from '../store/watches.js';
+import { zoneLabel } from '../zone-names.js';
 import { noticeMessage } from './errors.js';
 import { listBlocks, summarise } from './fit.js';
 import { WATCH_IDS } from './ids.js';
@@ -35,7 +36,7 @@ function rulesLine(watch: Watch): Mrkdwn {
 }
 
 export function watchLine(watch: Watch): Mrkdwn {
-  return md`*${watch.zoneName}* → ${channel(watch.channelId)}: ${rulesLine(watch)}`;
+  return md`*${zoneLabel(watch.zoneName)}* → ${channel(watch.channelId)}: ${rulesLine(watch)}`;
 }
 
 export function watchingMessage(
@@ -46,8 +47,10 @@ export function watchingMessage(
     input.zoneStatus === 'pending'
       ? ' It is still pending: this channel will be told when it goes live.'
       : '';
-  const text = md`:eyes: ${channel(watch.channelId)} ${input.created ? 'now watches' : 'watches'} *${watch.zoneName}*: ${rulesLine(watch)}.${live} Stop with ${code(`/cdn unwatch ${watch.zoneName}`)}.`;
-  return message(md`Watching ${watch.zoneName}`, [{ type: 'section', text: mrkdwn(text) }]);
+  const text = md`:eyes: ${channel(watch.channelId)} ${input.created ? 'now watches' : 'watches'} *${zoneLabel(watch.zoneName)}*: ${rulesLine(watch)}.${live} Stop with ${code(`/cdn unwatch ${watch.zoneName}`)}.`;
+  return message(md`Watching ${zoneLabel(watch.zoneName)}`, [
+    { type: 'section', text: mrkdwn(text) },
+  ]);
 }
 
 export function watchListMessage(watches: Watch[]): Message {
@@ -72,7 +75,7 @@ export function watchListMessage(watches: Watch[]): Message {
 
 export function unwatchedMessage(watch: Watch): Message {
   return noticeMessage(
-    md`${channel(watch.channelId)} no longer watches *${watch.zoneName}*.`,
+    md`${channel(watch.channelId)} no longer watches *${zoneLabel(watch.zoneName)}*.`,
     ':white_check_mark:',
   );
 }
@@ -80,8 +83,8 @@ export function unwatchedMessage(watch: Watch): Message {
 /** 'shop.example.dev is active: the CNAME is in place and the edge is serving it'. */
 export function zoneLiveText(watch: Watch, status: 'active' | 'deleted'): Mrkdwn {
   return status === 'active'
-    ? md`:large_green_circle: *${watch.zoneName}* is active: the CNAME is in place and the edge is serving it.`
-    : md`:red_circle: *${watch.zoneName}* was deleted: this channel's alerts for it have stopped.`;
+    ? md`:large_green_circle: *${zoneLabel(watch.zoneName)}* is active: the CNAME is in place and the edge is serving it.`
+    : md`:red_circle: *${zoneLabel(watch.zoneName)}* was deleted: this channel's alerts for it have stopped.`;
 }
 
 function value(alert: WatchAlert): Mrkdwn {
@@ -97,7 +100,7 @@ function value(alert: WatchAlert): Mrkdwn {
 /** The alert's one-line summary: the message's text and its notification. */
 export function alertText(alert: WatchAlert): Mrkdwn {
   const state = alert.status === 'resolved' ? 'Resolved' : 'Alert';
-  return md`${state}: ${alert.zoneName} · ${title(alert)}`;
+  return md`${state}: ${zoneLabel(alert.zoneName)} · ${title(alert)}`;
 }
 
 /**
@@ -107,8 +110,8 @@ export function alertText(alert: WatchAlert): Mrkdwn {
 export function alertMessage(alert: WatchAlert, chartFileId?: string): Message {
   const resolved = alert.status === 'resolved';
   const head = resolved
-    ? md`:white_check_mark: *Resolved* · *${alert.zoneName}* · ${title(alert)}`
-    : md`:rotating_light: *${alert.zoneName}* · ${title(alert)}`;
+    ? md`:white_check_mark: *Resolved* · *${zoneLabel(alert.zoneName)}* · ${title(alert)}`
+    : md`:rotating_light: *${zoneLabel(alert.zoneName)}* · ${title(alert)}`;
   const when = resolved
     ? md`from ${slackDate(alert.startedAt, '{time}')} to ${slackDate(alert.resolvedAt ?? alert.startedAt, '{time}')}`
     : md`since ${slackDate(alert.startedAt, '{time}')}`;
@@ -121,7 +124,7 @@ export function alertMessage(alert: WatchAlert, chartFileId?: string): Message {
       block_id: WATCH_IDS.chartBlock,
       slack_file: { id: chartFileId },
       alt_text: truncate(
-        `${alert.zoneName} traffic over the last hours, the alert's window shaded`,
+        `${zoneLabel(alert.zoneName)} traffic over the last hours, the alert's window shaded`,
         2000,
       ),
     } as KnownBlock);
@@ -168,11 +171,11 @@ export function alertSnoozedText(userId: string, until: number): Mrkdwn {
 }
 
 export function alertMutedText(alert: WatchAlert, userId: string): Mrkdwn {
-  return md`:no_bell: ${user(userId)} muted ${title(alert)} alerts of *${alert.zoneName}* in this channel. ${code(`/cdn watch ${alert.zoneName}`)} again does not unmute; \`/cdn unwatch\` then \`/cdn watch\` does.`;
+  return md`:no_bell: ${user(userId)} muted ${title(alert)} alerts of *${zoneLabel(alert.zoneName)}* in this channel. ${code(`/cdn watch ${alert.zoneName}`)} again does not unmute; \`/cdn unwatch\` then \`/cdn watch\` does.`;
 }
 
 export function alertRateLimitedText(alert: WatchAlert, userId: string): Mrkdwn {
-  return md`:shield: ${user(userId)} turned rate limiting on for *${alert.zoneName}* (reaches every edge within 30 s).`;
+  return md`:shield: ${user(userId)} turned rate limiting on for *${zoneLabel(alert.zoneName)}* (reaches every edge within 30 s).`;
 }
 
 export function alertRateLimitAlreadyText(userId: string, done = true): Mrkdwn {

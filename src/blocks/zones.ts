@@ -8,6 +8,7 @@ import type {
 } from '@slack/types';
 import type { ZonePage } from '../cdn/client.js';
 import type { Zone } from '../cdn/schemas.js';
+import { zoneLabel } from '../zone-names.js';
 import { andMore, summarise } from './fit.js';
 import { ZONE_PICKER_IDS, ZONES_IDS } from './ids.js';
 import { type Message, message } from './message.js';
@@ -22,9 +23,14 @@ const STATUS_EMOJI: Record<string, string> = {
   deleted: ':white_circle:',
 };
 
-/** What a pager button carries, so the next page needs no server-side state. */
-export interface ZonesPagerValue {
+/** Which zones a list shows: of one status, whose name holds `name` (as typed). */
+export interface ZonesFilter {
   status?: string;
+  name?: string;
+}
+
+/** What a pager button carries, so the next page needs no server-side state. */
+export interface ZonesPagerValue extends ZonesFilter {
   page: number;
 }
 
@@ -38,21 +44,25 @@ function createdLabel(createdAt: string): Mrkdwn | string {
 }
 
 function zoneLine(zone: Zone): Mrkdwn {
-  return md`*${zone.name}*  ${statusLabel(zone.status)}\n${code(zone.id)} · created ${createdLabel(zone.createdAt)}`;
+  return md`*${zoneLabel(zone.name)}*  ${statusLabel(zone.status)}\n${code(zone.id)} · created ${createdLabel(zone.createdAt)}`;
 }
 
-export function zonesMessage(page: ZonePage, status?: string): Message {
-  const filter = status ? ` · ${status}` : '';
+export function zonesMessage(page: ZonePage, filter: ZonesFilter = {}): Message {
+  const { status, name } = filter;
+  const header = `Zones${status ? ` · ${status}` : ''}${name ? ` · “${name}”` : ''}`;
   const which = status ? `${status} ` : '';
+  const named = name ? md` matching “${truncate(name, 100)}”` : '';
   const lastPage = page.zones.length === 0 ? page.page : page.pages;
   const summary =
     page.total === 0
-      ? md`No ${which}zones yet.`
-      : md`${page.total} ${which}zone${page.total === 1 ? '' : 's'} · page ${page.page} of ${lastPage}`;
+      ? name
+        ? md`No ${which}zones${named}.`
+        : md`No ${which}zones yet.`
+      : md`${page.total} ${which}zone${page.total === 1 ? '' : 's'}${named} · page ${page.page} of ${lastPage}`;
   const shown = page.zones.slice(0, SHOWN);
   const more = andMore(page.zones.length - shown.length, 'on this page');
   const blocks: KnownBlock[] = [
-    { type: 'header', text: plain(`Zones${filter}`, 150) },
+    { type: 'header', text: plain(header, 150) },
     { type: 'context', elements: [mrkdwn(summary)] },
     ...shown.map(
       (zone, index): KnownBlock => ({
@@ -86,6 +96,8 @@ export function zonesMessage(page: ZonePage, status?: string): Message {
     action_id: actionId,
     value: JSON.stringify({
       ...(status ? { status } : {}),
+      // A button's value holds 2,000 characters; a typed name has at most 253 (parseZonesArgs).
+      ...(name ? { name: name.slice(0, 1_000) } : {}),
       page: target,
     } satisfies ZonesPagerValue),
   });
@@ -99,13 +111,16 @@ export function zonesMessage(page: ZonePage, status?: string): Message {
       elements: buttons,
     } satisfies ActionsBlock);
   }
-  const names = summarise(page.zones, 10, (zone) => zone.name, ', ');
+  const names = summarise(page.zones, 10, (zone) => zoneLabel(zone.name), ', ');
   return message(page.zones.length > 0 ? md`${summary}: ${names}` : summary, blocks);
 }
 
 /** A zone as a picker option: its name and status, its id as the value. */
 export function zoneOption(zone: Zone): PlainTextOption {
-  return { text: plain(truncate(`${zone.name} (${zone.status})`, 75)), value: zone.id };
+  return {
+    text: plain(truncate(`${zoneLabel(zone.name)} (${zone.status})`, 75)),
+    value: zone.id,
+  };
 }
 
 export function zoneOptions(zones: Zone[]): PlainTextOption[] {

@@ -26,8 +26,8 @@ const HELP = 'help';
 export const SUBCOMMANDS: readonly Subcommand[] = [
   {
     name: 'zones',
-    usage: '/cdn zones [active|pending|deleted] [page N]',
-    summary: 'List the zones on the CDN.',
+    usage: '/cdn zones [active|pending|deleted] [name] [page N]',
+    summary: 'List the zones on the CDN, or those whose name holds a word (Unicode or punycode).',
     handler: zones,
   },
   {

@@ -11,7 +11,8 @@ import type { Clock } from '../clock.js';
 import { AppError, logLevelOf } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
-import { type IndexView, nameKey } from '../store/zone-index.js';
+import type { IndexView } from '../store/zone-index.js';
+import { zoneKey } from '../zone-names.js';
 import type { CdnAccess } from './cdn-access.js';
 
 export const DEFAULT_ZONE_INDEX_REFRESH_MS = 300_000;
@@ -92,7 +93,7 @@ export class ZoneIndex {
   /** Zones whose id or name is `nameOrId`, from the index (built first if there is none). */
   async find(workspaceId: string, nameOrId: string): Promise<Zone[]> {
     await this.#usable(workspaceId);
-    return this.#store.zoneIndex.find(workspaceId, nameOrId.trim(), nameKey(nameOrId));
+    return this.#store.zoneIndex.find(workspaceId, nameOrId.trim(), zoneKey(nameOrId));
   }
 
   /**
@@ -111,7 +112,7 @@ export class ZoneIndex {
         });
     }
     await probe;
-    return this.#store.zoneIndex.find(workspaceId, nameOrId.trim(), nameKey(nameOrId));
+    return this.#store.zoneIndex.find(workspaceId, nameOrId.trim(), zoneKey(nameOrId));
   }
 
   async all(workspaceId: string): Promise<Zone[]> {
@@ -135,7 +136,7 @@ export class ZoneIndex {
   ): Promise<Zone[]> {
     if (!(await this.#usable(workspaceId, options.waitMs))) return [];
     const trimmed = query.trim();
-    return this.#store.zoneIndex.search(workspaceId, nameKey(trimmed), trimmed, options.limit);
+    return this.#store.zoneIndex.search(workspaceId, zoneKey(trimmed), trimmed, options.limit);
   }
 
   /** The workspace's key generation, read before a CDN call whose result goes into the index. */

@@ -6,6 +6,7 @@ import type { Zone, ZonePlan } from '../cdn/schemas.js';
 import { AppError } from '../errors.js';
 import { defined } from '../objects.js';
 import type { AuditLogRepository } from '../store/audit-log.js';
+import { inUnicode, zoneKey, zoneNameContains, zoneUnicode } from '../zone-names.js';
 import type { CdnAccess } from './cdn-access.js';
 import type { ZoneIndex } from './zone-index.js';
 
@@ -15,6 +16,8 @@ export { ZONE_PLANS, ZONE_STATUSES, type Zone, type ZonePlan } from '../cdn/sche
 export const ZONES_PER_PAGE = 10;
 /** Slack shows a menu's options only if they come within 3 s: a picker waits for a build this long. */
 export const PICKER_WAIT_MS = 2_000;
+/** IDN zones a search in Unicode reads at most (a workspace has few; past these, none match). */
+const IDN_SCAN = 2_000;
 
 export interface ZoneServiceOptions {
   cdn: CdnAccess;
@@ -36,9 +39,29 @@ export class ZoneService {
 
   /**
    * One page of `/cdn zones`, from the CDN itself: its order, its totals, its status filter, and
-   * the state of the zones now, in one request of ten (the index may be minutes old).
+   * the state of the zones now, in one request of ten (the index may be minutes old). With `name`,
+   * the zones whose name holds it (in Unicode or punycode), from the index: the CDN cannot filter
+   * by name.
    */
-  async page(workspaceId: string, params: { status?: string; page: number }): Promise<ZonePage> {
+  async page(
+    workspaceId: string,
+    params: { status?: string; name?: string; page: number },
+  ): Promise<ZonePage> {
+    if (params.name !== undefined) {
+      const { name, status } = params;
+      const zones = (await this.#index.all(workspaceId)).filter(
+        (zone) =>
+          (status === undefined || zone.status === status) && zoneNameContains(zone.name, name),
+      );
+      const start = (params.page - 1) * ZONES_PER_PAGE;
+      return {
+        zones: zones.slice(start, start + ZONES_PER_PAGE),
+        page: params.page,
+        perPage: ZONES_PER_PAGE,
+        total: zones.length,
+        pages: Math.max(1, Math.ceil(zones.length / ZONES_PER_PAGE)),
+      };
+    }
     const client = await this.#cdn.clientFor(workspaceId);
     return client.listZones({
       page: params.page,
@@ -63,9 +86,10 @@ export class ZoneService {
       pick(await this.#index.find(workspaceId, query), query) ??
       pick(await this.#index.probe(workspaceId, query), query);
     if (found) return found;
-    const wanted = query.toLowerCase().replace(/\.$/, '');
+    // Typos are measured in Unicode: one wrong letter of `bücher` is not of its punycode.
+    const wanted = zoneUnicode(zoneKey(query));
     const suggestions = (await this.#index.liveNames(workspaceId))
-      .map((name) => ({ name, score: distance(name.toLowerCase(), wanted) }))
+      .map((name) => ({ name, score: distance(zoneUnicode(zoneKey(name)), wanted) }))
       .filter(({ score }) => score <= Math.max(2, Math.floor(wanted.length / 4)))
       .sort((a, b) => a.score - b.score || a.name.localeCompare(b.name))
       .slice(0, 3)
@@ -74,11 +98,25 @@ export class ZoneService {
   }
 
   /**
-   * Live zones whose name contains `query` (or whose id it is), best matches first, at most
-   * `limit`: for pickers, so an index still being built is waited for at most PICKER_WAIT_MS.
+   * Live zones whose name contains `query` in either form (or whose id it is), best matches
+   * first, at most `limit`: for pickers, so an index still being built is waited for at most
+   * PICKER_WAIT_MS.
    */
   async search(workspaceId: string, query: string, limit = 100): Promise<Zone[]> {
-    return this.#index.search(workspaceId, query, { limit, waitMs: PICKER_WAIT_MS });
+    const options = { limit, waitMs: PICKER_WAIT_MS };
+    const found = await this.#index.search(workspaceId, query, options);
+    if (!inUnicode(query)) return found;
+    // Part of a Unicode label (`büch`) is no part of its punycode (`xn--bcher-kva`): the IDN
+    // zones are read too, and matched and ranked in Unicode.
+    const idn = await this.#index.search(workspaceId, 'xn--', { ...options, limit: IDN_SCAN });
+    const byId = new Map(found.map((zone) => [zone.id, zone]));
+    for (const zone of idn) if (zoneNameContains(zone.name, query)) byId.set(zone.id, zone);
+    const wanted = zoneUnicode(zoneKey(query));
+    return [...byId.values()]
+      .map((zone) => ({ zone, shown: zoneUnicode(zoneKey(zone.name)) }))
+      .sort((a, b) => rank(a.shown, wanted) - rank(b.shown, wanted) || compare(a.shown, b.shown))
+      .slice(0, limit)
+      .map(({ zone }) => zone);
   }
 
   /** Validates the domain (no API call if it is wrong), creates the zone, and audits it. */
@@ -133,16 +171,25 @@ export class ZoneService {
   }
 }
 
-/** The zone with that id, else the live zone of that name, else a deleted one. */
+/** The zone with that id, else the live zone of that name (in either form), else a deleted one. */
 function pick(zones: Zone[], query: string): Zone | undefined {
-  const key = query.toLowerCase().replace(/\.$/, '');
-  const named = zones.filter((zone) => zone.name.toLowerCase().replace(/\.$/, '') === key);
+  const key = zoneKey(query);
+  const named = zones.filter((zone) => zoneKey(zone.name) === key);
   return (
     zones.find((zone) => zone.id === query) ??
     named.find((zone) => zone.status !== 'deleted') ??
     named[0]
   );
 }
+
+/** As the index ranks a search: the name itself, then a start of it, then of a label, then any. */
+function rank(name: string, wanted: string): number {
+  if (name === wanted) return 0;
+  if (name.startsWith(wanted)) return 1;
+  return name.includes(`.${wanted}`) ? 2 : 3;
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The domain in ASCII (IDN as punycode), or AppError invalid_domain saying what is wrong. */
 export function onboardableDomain(domain: string): string {

@@ -3,6 +3,7 @@ import type { WebClient } from '@slack/web-api';
 import { analyticsComment, noTrafficText } from '../blocks/analytics.js';
 import type { Mrkdwn } from '../blocks/text.js';
 import type { AnalyticsReport } from '../services/analytics.js';
+import { zoneLabel } from '../zone-names.js';
 import { asPostRefusal } from './web-api-errors.js';
 
 /** Uploads the chart with its totals as the comment; without traffic, returns the text to say instead. */
@@ -18,7 +19,7 @@ export async function postChart(
       channel_id: channelId,
       file: report.png,
       filename: `${report.zone.name}-traffic-${stamp}.png`,
-      title: `${report.zone.name} traffic, ${report.range.label}`,
+      title: `${zoneLabel(report.zone.name)} traffic, ${report.range.label}`,
       initial_comment: analyticsComment(report).text,
     });
   } catch (error) {

@@ -16,6 +16,7 @@ import {
 import type { WatchPoster } from '../services/watch-evaluation.js';
 import type { AlertFollowUps } from '../services/watches.js';
 import type { Watch, WatchAlert } from '../store/watches.js';
+import { zoneLabel } from '../zone-names.js';
 import { failureReason } from './explain.js';
 import { type Pacer, paceKeys } from './pacer.js';
 import { UploadFailedError, uploadBytes } from './report-poster.js';
@@ -159,7 +160,7 @@ export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
     const uploaded = await uploadBytes(url, fileId, png);
     const complete = {
       token,
-      files: [{ id: uploaded, title: `${alert.zoneName} alert` }] as [
+      files: [{ id: uploaded, title: `${zoneLabel(alert.zoneName)} alert` }] as [
         { id: string; title: string },
       ],
     };

@@ -1,6 +1,7 @@
 // Repository: the audit log: who did what to which zone, and how it went. Never holds a secret.
 import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
+import { zoneKey } from '../zone-names.js';
 import type { AuditLogTable, Database } from './schema.js';
 
 export interface AuditEntry {
@@ -52,12 +53,18 @@ export class AuditLogRepository {
     return inserted ? toEntry({ ...row, id: Number(inserted.id) }) : undefined;
   }
 
-  /** The newest entries of a workspace, optionally of one zone (by id or name). */
+  /** The newest entries of a workspace, optionally of one zone (by id, or name in either form). */
   async recent(workspaceId: string, options: { zone?: string; limit?: number } = {}) {
     let query = this.db.selectFrom('audit_log').selectAll().where('workspace_id', '=', workspaceId);
     const zone = options.zone;
     if (zone !== undefined) {
-      query = query.where((eb) => eb.or([eb('zone_id', '=', zone), eb('zone_name', '=', zone)]));
+      query = query.where((eb) =>
+        eb.or([
+          eb('zone_id', '=', zone.trim()),
+          eb('zone_name', '=', zone.trim()),
+          eb('zone_name', '=', zoneKey(zone)),
+        ]),
+      );
     }
     const rows = await query
       .orderBy('at', 'desc')

@@ -4,6 +4,7 @@
 // row and checks its generation, so a refresh that started under an old key writes nothing.
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { Clock } from '../clock.js';
+import { zoneKey } from '../zone-names.js';
 import { generationOf } from './credentials.js';
 import type { SqlDialect } from './db.js';
 import type { Database, ZoneIndexStateTable, ZoneIndexTable } from './schema.js';
@@ -49,11 +50,6 @@ const INSERT_CHUNK = 500;
 const SCAN_CHUNK = 1_000;
 /** Ids per `IN (…)` list (deletes, lookups). */
 const DELETE_CHUNK = 500;
-
-/** The form a name is compared in: lowercase, without a trailing dot. */
-export function nameKey(name: string): string {
-  return name.trim().toLowerCase().replace(/\.$/, '');
-}
 
 export class ZoneIndexRepository {
   constructor(
@@ -468,7 +464,7 @@ function toRow(workspaceId: string, zone: IndexedZone): Selectable<ZoneIndexTabl
     workspace_id: workspaceId,
     zone_id: zone.id,
     name: zone.name,
-    name_key: nameKey(zone.name),
+    name_key: zoneKey(zone.name),
     status: zone.status,
     zone_created_at: zone.createdAt,
   };

@@ -36,7 +36,12 @@ describe('Block Kit builders stay within Slack limits', () => {
   it('zones: a full page of the longest names, every status, first/middle/last pages', () => {
     const zones = Array.from({ length: 10 }, (_, i) => zone(longName, i));
     for (const page of [1, 7, 25]) {
-      const message = zonesMessage({ zones, page, perPage: 10, total: 250, pages: 25 }, 'active');
+      const message = zonesMessage(
+        { zones, page, perPage: 10, total: 250, pages: 25 },
+        {
+          status: 'active',
+        },
+      );
       expect(validateBlocks(message.blocks, 'message')).toEqual([]);
       expect(message.blocks.length).toBeLessThanOrEqual(50);
       expect(message.text.length).toBeLessThanOrEqual(3000);

@@ -424,7 +424,13 @@ const CASES: Record<string, () => unknown[]> = {
   scheduleListMessage: () => [reportBlocks.scheduleListMessage([schedule])],
   statusLabel: () => [zoneBlocks.statusLabel(H)],
   zonesMessage: () => [
-    zoneBlocks.zonesMessage({ zones: [zone], page: 1, perPage: 10, total: 11, pages: 2 }, H),
+    zoneBlocks.zonesMessage(
+      { zones: [zone], page: 1, perPage: 10, total: 11, pages: 2 },
+      {
+        status: H,
+        name: H,
+      },
+    ),
   ],
   watchLine: () => [watchBlocks.watchLine(watch)],
   watchingMessage: () => [
@@ -488,6 +494,18 @@ describe('every Block Kit builder, with hostile strings', () => {
     expect(built.length).toBeGreaterThan(0);
     const texts = mrkdwnOf(built);
     expect(texts.filter((text) => INJECTED.test(text))).toEqual([]);
+  });
+
+  it('escapes an IDN shown in both forms (`&` is allowed in a WHATWG host)', () => {
+    const idn: Zone = { ...zone, name: 'xn--&b-wka.com' };
+    const texts = mrkdwnOf([
+      zoneBlocks.zonesMessage({ zones: [idn], page: 1, perPage: 10, total: 1, pages: 1 }),
+      channelBlocks.channelBoundMessage(idn, 'U1'),
+      problemBlocks.problemText({ code: 'zone_not_found', query: H, suggestions: [idn.name] }),
+    ]);
+    expect(texts.join('\n')).toContain('ü&amp;b.com (xn--&amp;b-wka.com)');
+    expect(texts.filter((text) => INJECTED.test(text))).toEqual([]);
+    for (const text of texts) expect(text.replace(/&(amp|lt|gt);/g, '')).not.toMatch(/&/);
   });
 
   it('renders every problem, and AppErrors through errorText the same way', () => {

@@ -37,6 +37,7 @@ import type { Approval } from '../../src/store/approvals.js';
 import type { AuditEntry } from '../../src/store/audit-log.js';
 import type { Schedule } from '../../src/store/schedules.js';
 import type { Watch, WatchAlert } from '../../src/store/watches.js';
+import { zoneLabel } from '../../src/zone-names.js';
 
 const N = 10_000;
 const LONG = `${'<a&b>'.repeat(999)}.com`; // 5,000 characters, every one of them escaped
@@ -353,7 +354,13 @@ const CASES: Record<string, () => unknown[]> = {
   notifyLiveButton: () => [watches.notifyLiveButton(LONG)],
   statusLabel: () => [zones.statusLabel(LONG)],
   zonesMessage: () => [
-    zones.zonesMessage({ zones: ZONES, page: 1, perPage: N, total: N, pages: 1 }, LONG),
+    zones.zonesMessage(
+      { zones: ZONES, page: 1, perPage: N, total: N, pages: 1 },
+      {
+        status: LONG,
+        name: LONG,
+      },
+    ),
   ],
   zoneOption: () => [zones.zoneOption(zone())],
   zoneOptions: () => [{ options: zones.zoneOptions(ZONES.slice(0, 100)) }],
@@ -417,6 +424,30 @@ describe('every renderer, with oversized input, stays within Slack limits', () =
   it.each(Object.keys(CASES))('%s', (name) => {
     const rendered = (CASES[name] as () => unknown[])();
     expect(rendered.length).toBeGreaterThan(0);
+    for (const value of rendered) expect(refusals(value)).toEqual([]);
+  });
+
+  it('shows long IDNs in both forms, longer than their names, within the limits too', () => {
+    // 5,000 characters of punycode (`&` allowed in a WHATWG host), shown with its Unicode beside.
+    const idn = `${'xn--&b-wka.'.repeat(454)}com`;
+    expect(zoneLabel(idn).length).toBeGreaterThan(6_500);
+    const named = (i = 0): Zone => ({ ...zone(i), name: idn });
+    const idnZones = many(N, named);
+    const rendered = [
+      zones.zonesMessage(
+        { zones: idnZones, page: 1, perPage: N, total: N, pages: 1 },
+        { name: idn },
+      ),
+      { options: zones.zoneOptions(idnZones.slice(0, 100)) },
+      channels.channelBoundMessage(named(), 'U1'),
+      purge.purgeEverythingModal({ zone: named(), metadata: 'm' }),
+      ratelimit.rateLimitStateMessage({ zone: named() }),
+      purge.purgeResultMessage(
+        RUNS.map((r) => ({ ...r, job: { ...r.job, zoneName: idn } })),
+        'U1',
+      ),
+      watches.watchListMessage(many(N, (i) => ({ ...watch(i), zoneName: idn }))),
+    ];
     for (const value of rendered) expect(refusals(value)).toEqual([]);
   });
 

@@ -96,7 +96,10 @@ describe('the /cdn parser', () => {
     [['pending', 'page', '3'], { status: 'pending', page: 3 }],
     [['4'], { page: 4 }],
     [['page', '0'], undefined],
-    [['archived'], undefined],
+    [['archived'], { name: 'archived', page: 1 }],
+    [['active', 'bücher', '2'], { status: 'active', name: 'bücher', page: 2 }],
+    [['xn--bcher-kva.example'], { name: 'xn--bcher-kva.example', page: 1 }],
+    [['shop', 'blog'], undefined],
     [['active', 'deleted'], undefined],
     [['page'], undefined],
   ])('reads zones args %j', (args, expected) => {

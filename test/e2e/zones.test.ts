@@ -76,7 +76,7 @@ describe('/cdn zones', () => {
   it('explains its usage for words it does not know, without calling the CDN', async () => {
     const h = await startHarness();
     await h.login();
-    await h.command('zones archived');
+    await h.command('zones active archived shop');
     const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
     expect(reply?.text).toContain('Usage: `/cdn zones');
     expect(h.sandbox.requests).toEqual([]);

@@ -15,9 +15,16 @@
 //   `<!subteam^ID|handle>`, `<!here>`, `<!channel>`, `<!everyone>`. Slack's client sends a user
 //   group's handle with its `@` (gist tyage/e412fe9346265549b11e, Slack's own format.js:
 //   `<!here|@here>`); a name Slack does not know stays plain text.
+// - A link's URL carries an internationalised host in punycode: pyconjp/pyconjpbot#49 (a typed
+//   `https://プログラマが知るべき97のこと.com/…` reached the bot with its `xn--` host, and the bot's
+//   `word--` handler fired on it). So a bare `bücher.example` arrives as
+//   `<http://xn--bcher-kva.example|bücher.example>` (the label is what was typed, as for any bare
+//   domain), and a typed `https://bücher.example/a.css` as `<https://xn--bcher-kva.example/a.css>`
+//   (a typed URL gets no label; in doubt, the bot never sees the Unicode form).
 // With `should_escape: true` the same reaches a slash command (docs.slack.dev,
 // AgentsConversationsSetCommandsArguments.should_escape: "channel, user, and link references in
 // the command's text are escaped/parsed ... matching the slash-command should_escape behavior").
+import { domainToASCII } from 'node:url';
 import type { SlackRecords } from './records.js';
 
 type Workspace = Pick<SlackRecords, 'users' | 'channels' | 'usergroups'>;
@@ -43,9 +50,9 @@ export function escapeTyped(text: string, workspace: Workspace): string {
 }
 
 function formatWord(word: string, workspace: Workspace): string {
-  if (URL_TYPED.test(word)) return `<${word}>`;
+  if (URL_TYPED.test(word)) return `<${asciiHost(word)}>`;
   if (EMAIL.test(word)) return `<mailto:${word}|${word}>`;
-  if (BARE_DOMAIN.test(word)) return `<http://${word}|${word}>`;
+  if (BARE_DOMAIN.test(word)) return `<${asciiHost(`http://${word}`)}|${word}>`;
   const name = word.slice(1).toLowerCase();
   if (word.startsWith('#')) {
     const channel = [...workspace.channels.values()].find((c) => c.name.toLowerCase() === name);
@@ -57,4 +64,11 @@ function formatWord(word: string, workspace: Workspace): string {
   if (user) return `<@${user.id}|${user.name}>`;
   const group = [...workspace.usergroups].find(([, g]) => g.handle.toLowerCase() === name);
   return group ? `<!subteam^${group[0]}|@${group[1].handle}>` : word;
+}
+
+/** A URL with its host in punycode, the rest as typed (see pyconjp/pyconjpbot#49 above). */
+function asciiHost(url: string): string {
+  const [, scheme, host, rest] = /^([a-z]+:\/\/)([^/?#]*)(.*)$/i.exec(url) ?? [];
+  if (scheme === undefined || host === undefined || !/\P{ASCII}/u.test(host)) return url;
+  return `${scheme}${domainToASCII(host) || host}${rest ?? ''}`;
 }

@@ -8,7 +8,11 @@ function parseValue(value: string | undefined): ZonesPagerValue {
     const parsed = JSON.parse(value ?? '{}') as Partial<ZonesPagerValue>;
     const page =
       Number.isInteger(parsed.page) && (parsed.page ?? 0) >= 1 ? (parsed.page as number) : 1;
-    return typeof parsed.status === 'string' ? { status: parsed.status, page } : { page };
+    return {
+      ...(typeof parsed.status === 'string' ? { status: parsed.status } : {}),
+      ...(typeof parsed.name === 'string' ? { name: parsed.name } : {}),
+      page,
+    };
   } catch {
     return { page: 1 };
   }
@@ -19,6 +23,6 @@ export function zonesPage(deps: AppDeps) {
     await ack();
     const target = parseValue(action.value);
     const page = await deps.zones.page(callerOf(context).workspaceId, target);
-    await respond({ replace_original: true, ...zonesMessage(page, target.status) });
+    await respond({ replace_original: true, ...zonesMessage(page, target) });
   };
 }

@@ -1,22 +1,33 @@
-// /cdn zones [active|pending|deleted] [page N]
+// /cdn zones [active|pending|deleted] [name] [page N]
 import { noticeMessage } from '../../blocks/errors.js';
 import { zonesMessage } from '../../blocks/zones.js';
 import { ZONE_STATUSES } from '../../services/zones.js';
 import type { SubcommandHandler } from './context.js';
 
-const USAGE = 'Usage: `/cdn zones [active|pending|deleted] [page N]`';
+const USAGE = 'Usage: `/cdn zones [active|pending|deleted] [name] [page N]`';
+/** The longest domain name: a longer filter matches nothing. */
+const MAX_NAME = 253;
 
-export function parseZonesArgs(args: string[]): { status?: string; page: number } | undefined {
+/** The words after `/cdn zones`: a status, part of a zone's name (in any form), a page. */
+export function parseZonesArgs(
+  args: string[],
+): { status?: string; name?: string; page: number } | undefined {
   let status: string | undefined;
+  let name: string | undefined;
   let page = 1;
   for (let i = 0; i < args.length; i++) {
-    const word = (args[i] ?? '').toLowerCase();
-    if ((ZONE_STATUSES as readonly string[]).includes(word) && status === undefined) status = word;
-    else if (word === 'page' && /^\d{1,6}$/.test(args[i + 1] ?? '')) page = Number(args[++i]);
+    const typed = args[i] ?? '';
+    const word = typed.toLowerCase();
+    if ((ZONE_STATUSES as readonly string[]).includes(word)) {
+      if (status !== undefined) return undefined;
+      status = word;
+    } else if (word === 'page' && /^\d{1,6}$/.test(args[i + 1] ?? '')) page = Number(args[++i]);
     else if (/^\d{1,6}$/.test(word)) page = Number(word);
+    else if (name === undefined && word !== 'page' && typed.length <= MAX_NAME) name = typed;
     else return undefined;
   }
-  return page >= 1 ? { ...(status ? { status } : {}), page } : undefined;
+  if (page < 1) return undefined;
+  return { ...(status ? { status } : {}), ...(name ? { name } : {}), page };
 }
 
 export const zones: SubcommandHandler = async ({ args, deps, caller, respond }) => {
@@ -25,5 +36,5 @@ export const zones: SubcommandHandler = async ({ args, deps, caller, respond }) 
     await respond(noticeMessage(USAGE));
     return;
   }
-  await respond(zonesMessage(await deps.zones.page(caller.workspaceId, parsed), parsed.status));
+  await respond(zonesMessage(await deps.zones.page(caller.workspaceId, parsed), parsed));
 };

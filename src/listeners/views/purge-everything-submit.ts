@@ -6,6 +6,7 @@ import type { AppDeps } from '../../deps.js';
 import type { Zone } from '../../services/zones.js';
 import { explainMessage } from '../../slack/explain.js';
 import { originTarget } from '../../slack/message-target.js';
+import { zoneEitherForm, zoneKey } from '../../zone-names.js';
 import { decodeOrigin } from '../commands/context.js';
 import { callerOf, type SubmitArgs } from '../context.js';
 
@@ -13,10 +14,7 @@ export function purgeEverythingSubmit(deps: AppDeps) {
   return async ({ ack, view, client, context }: SubmitArgs) => {
     const caller = callerOf(context);
     const values = view.state.values;
-    const typed = (values[PURGE_IDS.confirmBlock]?.[PURGE_IDS.confirmInput]?.value ?? '')
-      .trim()
-      .toLowerCase()
-      .replace(/\.$/, '');
+    const typed = zoneKey(values[PURGE_IDS.confirmBlock]?.[PURGE_IDS.confirmInput]?.value ?? '');
     const reason = (values[PURGE_IDS.reasonBlock]?.[PURGE_IDS.reasonInput]?.value ?? '').trim();
     const origin = decodeOrigin(view.private_metadata);
     const inline = (block: string, message: string) =>
@@ -40,8 +38,11 @@ export function purgeEverythingSubmit(deps: AppDeps) {
     } catch (error) {
       return inline(PURGE_IDS.confirmBlock, inlineErrorText(error));
     }
-    if (typed !== zone.name.toLowerCase())
-      return inline(PURGE_IDS.confirmBlock, `Type ${zone.name} exactly to confirm.`);
+    if (typed !== zoneKey(zone.name))
+      return inline(
+        PURGE_IDS.confirmBlock,
+        `Type ${zoneEitherForm(zone.name)} exactly to confirm.`,
+      );
     if (reason === '') return inline(PURGE_IDS.reasonBlock, 'Say why: the approvers will read it.');
     try {
       // Operators only, and counted against the flood limit once the form is complete.

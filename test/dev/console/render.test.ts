@@ -103,7 +103,7 @@ describe('renderBlocks', () => {
     expect(renderBlocks(undefined, 'plain &amp; simple')).toBe('plain & simple');
     expect(renderBlocks([], 'x')).toBe('x');
     expect(renderBlocks(helpMessage(HELP_ENTRIES).blocks, undefined)).toContain(
-      '/cdn zones [active|pending|deleted] [page N]',
+      '/cdn zones [active|pending|deleted] [name] [page N]',
     );
   });
 });
