@@ -13,6 +13,7 @@ import * as m0008 from './0008_rate_slots.js';
 import * as m0009 from './0009_alert_ratelimit_claims.js';
 import * as m0010 from './0010_workspace_guest_access.js';
 import * as m0011 from './0011_watch_paused.js';
+import * as m0012 from './0012_retention_audit_by_time.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then, not today's types.
 export type MigrationUp = (db: Kysely<any>, dialect: SqlDialect) => Promise<void>;
@@ -29,4 +30,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, up: MigrationUp]>
   ['0009_alert_ratelimit_claims', m0009.up],
   ['0010_workspace_guest_access', m0010.up],
   ['0011_watch_paused', m0011.up],
+  ['0012_retention_audit_by_time', m0012.up],
 ];
