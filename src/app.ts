@@ -15,6 +15,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './deps.js';
 import { Health } from './health.js';
+import { BackgroundWork } from './jobs/background.js';
 import { RetentionSweep } from './jobs/retention.js';
 import { JobRunner } from './jobs/runner.js';
 import { registerListeners } from './listeners/index.js';
@@ -106,7 +107,7 @@ export interface BackgroundSlack {
 export function buildDeps(
   options: BuildAppOptions,
   client: WebClient,
-  background: BackgroundSlack = {},
+  backgroundSlack: BackgroundSlack = {},
 ): AppDeps {
   const { store, clock, logger } = options;
   const egress = new EgressPolicy({
@@ -133,8 +134,8 @@ export function buildDeps(
   const zones = new ZoneService({ cdn, audit: store.audit, index: zoneIndex });
   const flood = new FloodControl(store, clock, options.config.changesPerMinute);
   const renderer = options.chartRenderer ?? new TrafficChartRenderer();
-  const clients = new WorkspaceClients(background.client ?? client, {
-    ...(background.authorize ? { authorize: background.authorize } : {}),
+  const clients = new WorkspaceClients(backgroundSlack.client ?? client, {
+    ...(backgroundSlack.authorize ? { authorize: backgroundSlack.authorize } : {}),
     ...(options.config.slack.botToken ? { botToken: options.config.slack.botToken } : {}),
     // An org-wide install is found by the workspace's enterprise, as stored when it was first seen.
     enterpriseOf: async (workspaceId) =>
@@ -161,7 +162,6 @@ export function buildDeps(
     clock,
     logger,
   });
-  runner.register(PURGE_EVERYTHING_JOB, approvals.job);
   const purges = new PurgeService({
     cdn,
     zones,
@@ -170,7 +170,6 @@ export function buildDeps(
     views: purgeViews(messages, logger),
     onViewError: (error) => logger.warn({ err: error }, 'purge progress not updated'),
   });
-  runner.register(PURGE_JOB, purges.job);
   const ratelimit = new RateLimitService({
     cdn,
     audit: store.audit,
@@ -182,7 +181,6 @@ export function buildDeps(
     clock,
     logger,
   });
-  runner.register(RATELIMIT_FOLLOW_UP_JOB, ratelimit.followUp);
   const reports = new ReportDelivery({
     store,
     reports: new DailyReportService(cdn, store, renderer),
@@ -191,7 +189,6 @@ export function buildDeps(
     clock,
     logger,
   });
-  runner.register(REPORT_JOB, reports.job);
   const watchPoster = new SlackWatchPoster(clients, pacer);
   const watchEvaluation = new WatchEvaluation({
     store,
@@ -203,8 +200,6 @@ export function buildDeps(
     logger,
     settings: options.config.watch,
   });
-  runner.register(WATCH_EVAL_JOB, watchEvaluation.evalJob);
-  runner.register(WATCH_POST_JOB, watchEvaluation.postJob);
   const watches = new WatchService({
     watches: store.watches,
     audit: store.audit,
@@ -215,6 +210,32 @@ export function buildDeps(
     clock,
     settings: options.config.watch,
   });
+  const retention = new RetentionSweep({
+    store,
+    clock,
+    logger,
+    ...options.config.retention,
+    jobsSoonerMs: { [WATCH_EVAL_JOB]: KEEP_FINISHED_EVALS_MS },
+  });
+  // Every piece of background work, in one list: the kinds of durable job (each claimed by one
+  // replica, resumed after a crash) and the periodic ticks. The composition root starts it once.
+  const background = new BackgroundWork(runner, logger);
+  background.job(PURGE_JOB, purges.job);
+  background.job(PURGE_EVERYTHING_JOB, approvals.job);
+  background.job(RATELIMIT_FOLLOW_UP_JOB, ratelimit.followUp);
+  background.job(REPORT_JOB, reports.job);
+  background.job(WATCH_EVAL_JOB, watchEvaluation.evalJob);
+  background.job(WATCH_POST_JOB, watchEvaluation.postJob);
+  // Expires purge-everything requests nobody approved.
+  background.tick('approval expiry', (signal) => approvals.sweep(signal));
+  // Turns due daily reports into jobs.
+  background.tick('reports due', (signal) => reports.run(signal));
+  // Builds zone indexes due at start, then refreshes stale ones (a lease per workspace).
+  background.tick('zone index refresh', (signal) => zoneIndex.maintain(signal));
+  // Turns each watched zone's due interval into an evaluation job.
+  background.tick('watch evaluation', (signal) => watchEvaluation.run(signal));
+  // Deletes old rows in small batches (finished jobs, expired keys, old alerts and audit rows).
+  background.tick('retention', (signal) => retention.run(signal));
   return {
     access,
     activity: new ActivityService({ ...store, defaultBaseUrl }),
@@ -232,13 +253,7 @@ export function buildDeps(
     zones,
     zoneIndex,
     runner,
-    retention: new RetentionSweep({
-      store,
-      clock,
-      logger,
-      ...options.config.retention,
-      jobsSoonerMs: { [WATCH_EVAL_JOB]: KEEP_FINISHED_EVALS_MS },
-    }),
+    background,
     clients,
     clock,
     logger,
