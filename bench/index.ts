@@ -12,6 +12,7 @@ import { durableBench } from './durable.js';
 import { purgeBench } from './purge.js';
 import { reportsBench } from './reports.js';
 import { TITLE as REPORTS_SCALE_TITLE, reportsScaleBench } from './reports-scale.js';
+import { TITLE as RETENTION_TITLE, retentionBench } from './retention.js';
 import type { Section } from './stats.js';
 import { TITLE as WATCHES_TITLE, watchesBench } from './watches.js';
 import { zoneIndexBench } from './zone-index.js';
@@ -27,6 +28,7 @@ const suites: Array<[string, () => Promise<Section>]> = [
   ['reports-scale', reportsScaleBench],
   ['zone-index', zoneIndexBench],
   ['watches', watchesBench],
+  ['retention', retentionBench],
 ];
 
 /** The suites' section titles, in order: where a section new to the document goes. */
@@ -40,6 +42,7 @@ const TITLES: Record<string, string> = {
   'reports-scale': REPORTS_SCALE_TITLE,
   'zone-index': 'Zone index: lookups, memory and modals at 10,000 zones',
   watches: WATCHES_TITLE,
+  retention: RETENTION_TITLE,
 };
 
 const DOCUMENT = new URL('../docs/benchmarks.md', import.meta.url);

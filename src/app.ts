@@ -15,6 +15,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './deps.js';
 import { Health } from './health.js';
+import { BackgroundWork } from './jobs/background.js';
 import { RetentionSweep } from './jobs/retention.js';
 import { JobRunner } from './jobs/runner.js';
 import { registerListeners } from './listeners/index.js';
@@ -107,7 +108,7 @@ export interface BackgroundSlack {
 export function buildDeps(
   options: BuildAppOptions,
   client: WebClient,
-  background: BackgroundSlack = {},
+  backgroundSlack: BackgroundSlack = {},
 ): AppDeps {
   const { store, clock, logger } = options;
   const egress = new EgressPolicy({
@@ -134,8 +135,8 @@ export function buildDeps(
   const zones = new ZoneService({ cdn, audit: store.audit, index: zoneIndex });
   const flood = new FloodControl(store, clock, options.config.changesPerMinute);
   const renderer = options.chartRenderer ?? new TrafficChartRenderer();
-  const clients = new WorkspaceClients(background.client ?? client, {
-    ...(background.authorize ? { authorize: background.authorize } : {}),
+  const clients = new WorkspaceClients(backgroundSlack.client ?? client, {
+    ...(backgroundSlack.authorize ? { authorize: backgroundSlack.authorize } : {}),
     ...(options.config.slack.botToken ? { botToken: options.config.slack.botToken } : {}),
     // An org-wide install is found by the workspace's enterprise, as stored when it was first seen.
     enterpriseOf: async (workspaceId) =>
@@ -162,7 +163,6 @@ export function buildDeps(
     clock,
     logger,
   });
-  runner.register(PURGE_EVERYTHING_JOB, approvals.job);
   const purges = new PurgeService({
     cdn,
     zones,
@@ -171,9 +171,7 @@ export function buildDeps(
     views: purgeViews(messages, logger),
     onViewError: (error) => logger.warn({ err: error }, 'purge progress not updated'),
   });
-  runner.register(PURGE_JOB, purges.job);
   const purgeHolds = new PurgeHoldService({ store, runner, purges, clock });
-  runner.register(PURGE_HOLD_JOB, purgeHolds.job);
   const ratelimit = new RateLimitService({
     cdn,
     audit: store.audit,
@@ -185,7 +183,6 @@ export function buildDeps(
     clock,
     logger,
   });
-  runner.register(RATELIMIT_FOLLOW_UP_JOB, ratelimit.followUp);
   const reports = new ReportDelivery({
     store,
     reports: new DailyReportService(cdn, store, renderer),
@@ -194,7 +191,6 @@ export function buildDeps(
     clock,
     logger,
   });
-  runner.register(REPORT_JOB, reports.job);
   const watchPoster = new SlackWatchPoster(clients, pacer);
   const watchEvaluation = new WatchEvaluation({
     store,
@@ -206,8 +202,6 @@ export function buildDeps(
     logger,
     settings: options.config.watch,
   });
-  runner.register(WATCH_EVAL_JOB, watchEvaluation.evalJob);
-  runner.register(WATCH_POST_JOB, watchEvaluation.postJob);
   const watches = new WatchService({
     watches: store.watches,
     audit: store.audit,
@@ -218,6 +212,35 @@ export function buildDeps(
     clock,
     settings: options.config.watch,
   });
+  const retention = new RetentionSweep({
+    store,
+    clock,
+    logger,
+    ...options.config.retention,
+    // A held purge's job and its cancel marker go an hour after they end: they hold URLs, and
+    // are read only while the hold waits (PURGE_HOLD_MS, 15 minutes).
+    jobsSoonerMs: { [WATCH_EVAL_JOB]: KEEP_FINISHED_EVALS_MS, [PURGE_HOLD_JOB]: 60 * 60_000 },
+  });
+  // Every piece of background work, in one list: the kinds of durable job (each claimed by one
+  // replica, resumed after a crash) and the periodic ticks. The composition root starts it once.
+  const background = new BackgroundWork(runner, logger);
+  background.job(PURGE_JOB, purges.job);
+  background.job(PURGE_HOLD_JOB, purgeHolds.job);
+  background.job(PURGE_EVERYTHING_JOB, approvals.job);
+  background.job(RATELIMIT_FOLLOW_UP_JOB, ratelimit.followUp);
+  background.job(REPORT_JOB, reports.job);
+  background.job(WATCH_EVAL_JOB, watchEvaluation.evalJob);
+  background.job(WATCH_POST_JOB, watchEvaluation.postJob);
+  // Expires purge-everything requests nobody approved.
+  background.tick('approval expiry', (signal) => approvals.sweep(signal));
+  // Turns due daily reports into jobs.
+  background.tick('reports due', (signal) => reports.run(signal));
+  // Builds zone indexes due at start, then refreshes stale ones (a lease per workspace).
+  background.tick('zone index refresh', (signal) => zoneIndex.maintain(signal));
+  // Turns each watched zone's due interval into an evaluation job.
+  background.tick('watch evaluation', (signal) => watchEvaluation.run(signal));
+  // Deletes old rows in small batches (finished jobs, expired keys, old alerts and audit rows).
+  background.tick('retention', (signal) => retention.run(signal));
   return {
     access,
     activity: new ActivityService({ ...store, defaultBaseUrl }),
@@ -236,15 +259,7 @@ export function buildDeps(
     zones,
     zoneIndex,
     runner,
-    retention: new RetentionSweep({
-      store,
-      clock,
-      logger,
-      ...options.config.retention,
-      // A held purge's job and its cancel marker go an hour after they end: they hold URLs, and
-      // are read only while the hold waits (PURGE_HOLD_MS, 15 minutes).
-      jobsSoonerMs: { [WATCH_EVAL_JOB]: KEEP_FINISHED_EVALS_MS, [PURGE_HOLD_JOB]: 60 * 60_000 },
-    }),
+    background,
     clients,
     clock,
     logger,

@@ -1,6 +1,6 @@
 // What the listeners receive, built once at start-up and passed in: services, never the store.
 import type { Clock } from './clock.js';
-import type { RetentionSweep } from './jobs/retention.js';
+import type { BackgroundWork } from './jobs/background.js';
 import type { JobRunner } from './jobs/runner.js';
 import type { Logger } from './logger.js';
 import type { AccessService } from './services/access.js';
@@ -45,12 +45,12 @@ export interface AppDeps {
   /** Tears a workspace down when Slack revokes the app's access. */
   uninstall: UninstallService;
   zones: ZoneService;
-  /** Each workspace's zone index: its maintenance loop is started and stopped by main. */
+  /** Each workspace's zone index (its maintenance is a tick of `background`). */
   zoneIndex: ZoneIndex;
-  /** Durable work (purges, approved purge-everything, reports): started and stopped by main. */
+  /** Enqueues durable work (purges, approved purge-everything, reports, follow-ups). */
   runner: JobRunner;
-  /** Deletes old rows (finished jobs, expired keys, alerts that are over, old audit rows). */
-  retention: RetentionSweep;
+  /** Every job kind and periodic tick: started once by the composition root, stopped before the store closes. */
+  background: BackgroundWork;
   /** Bot tokens for work outside a request (approval expiry, reports). */
   clients: WorkspaceClients;
   clock: Clock;
@@ -61,6 +61,6 @@ export interface AppDeps {
   channels: ChannelService;
   /** Channels watching zones: the commands, the App Home's list, an alert's buttons. */
   watches: WatchService;
-  /** Watched zones evaluated once an interval: the tick (run by main) and its jobs. */
+  /** Watched zones evaluated once an interval (the tick and its jobs are in `background`). */
   watchEvaluation: WatchEvaluation;
 }

@@ -1,10 +1,9 @@
 // What both entry points (src/main.ts, src/dev/console/main.ts) share: one-line exits, opening the
-// store, the background jobs, and a graceful stop.
+// store, and a graceful stop (the mode and its background work first, then the store).
 
 import { setTimeout as delay } from 'node:timers/promises';
 import type { CdnTransport } from './cdn/transport.js';
 import { type Config, ConfigError, type DatabaseConfig } from './config.js';
-import type { AppDeps } from './deps.js';
 import { AppError } from './errors.js';
 import type { Logger } from './logger.js';
 import { databaseLoginRefusal, unreachableOf, unreachableReason } from './network-failures.js';
@@ -103,31 +102,6 @@ export async function openStoreOrExit(
       await delay(retryInMs);
     }
   }
-}
-
-/** Background work every mode runs; with several replicas each item is claimed by one of them. */
-export function startBackgroundJobs(deps: AppDeps): { stop(deadlineMs: number): Promise<void> } {
-  const loops = new AbortController();
-  // Durable work: purges, approved purge-everything.
-  deps.runner.start();
-  // Expires purge-everything requests nobody approved.
-  void deps.approvals.sweep(loops.signal);
-  // Turns due daily reports into jobs (the runner posts them).
-  void deps.reports.run(loops.signal);
-  // Builds zone indexes due at start, then refreshes stale ones (a lease per workspace).
-  void deps.zoneIndex.maintain(loops.signal);
-  // Turns each watched zone's due interval into an evaluation job (the runner runs it once).
-  void deps.watchEvaluation.run(loops.signal);
-  // Deletes old rows in small batches (finished jobs, expired keys, old alerts and audit rows).
-  const sweeping = deps.retention.run(loops.signal);
-  return {
-    // Nothing new is claimed; running jobs pause at a step boundary, or are released at the
-    // deadline; a sweep under way ends after its current batch. Only then may the store close.
-    async stop(deadlineMs) {
-      loops.abort();
-      await Promise.all([deps.runner.stop(deadlineMs), sweeping]);
-    },
-  };
 }
 
 /**

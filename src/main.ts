@@ -8,7 +8,7 @@ import { type Config, ConfigError, loadConfig } from './config.js';
 import type { AppDeps } from './deps.js';
 import { type EnvFileLoad, loadEnvFile } from './env-file.js';
 import type { Health } from './health.js';
-import { exitWith, openStoreOrExit, startBackgroundJobs, stopOnSignals } from './lifecycle.js';
+import { exitWith, openStoreOrExit, stopOnSignals } from './lifecycle.js';
 import { createLogger, type Logger } from './logger.js';
 import { BotMetrics } from './observability/metrics.js';
 import { type MetricsServer, startMetricsServer } from './observability/server.js';
@@ -160,7 +160,8 @@ async function main(): Promise<void> {
   const metrics = config.metrics.enabled ? new BotMetrics() : undefined;
   const metricsServer = await serveMetrics(config, metrics, logger);
   const { app, deps, health } = await startSlack(config, store, transport, charts, logger, metrics);
-  const jobs = startBackgroundJobs(deps);
+  // Every job kind and tick, started here and nowhere else; stopped before the store closes.
+  deps.background.start();
   stopOnSignals({
     logger,
     transport,
@@ -169,7 +170,7 @@ async function main(): Promise<void> {
     stopMode: async () => {
       // Not ready from the first moment: the load balancer stops sending new work here.
       health.markDraining();
-      await Promise.all([app.stop(), jobs.stop(config.jobs.shutdownMs)]);
+      await Promise.all([app.stop(), deps.background.stop(config.jobs.shutdownMs)]);
       await charts.close();
       await metricsServer?.close();
     },

@@ -312,9 +312,11 @@ export class ZoneIndex {
         result.written ? 'zone index refreshed' : 'zone index not written: the key changed',
       );
     } catch (error) {
+      // A stop is no failure: the lease goes back without one, and the next process refreshes.
+      const stopped = mode === 'background' && this.#stopping?.aborted === true;
       if (leased) {
         await index
-          .release(workspaceId, this.owner, { error: describe(error) })
+          .release(workspaceId, this.owner, stopped ? undefined : { error: describe(error) })
           .catch(() => undefined);
       }
       throw error;
@@ -475,6 +477,10 @@ export class ZoneIndex {
   #failed(workspaceId: string, error: unknown, mode: Mode): void {
     // A foreground failure reaches the reader, who is told; a background one only the logs.
     if (mode === 'foreground') return;
+    if (this.#stopping?.aborted) {
+      this.#logger.info({ workspaceId }, 'zone index refresh interrupted by a stop');
+      return;
+    }
     const expected = error instanceof CdnError || error instanceof AppError;
     this.#logger[expected ? 'warn' : logLevelOf(error)](
       { err: error, workspaceId },

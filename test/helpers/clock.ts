@@ -36,7 +36,8 @@ export class ManualClock implements Clock {
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    signal?.throwIfAborted();
+    // As the system clock's: a rejected promise, not a throw, when the signal has aborted already.
+    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
       const sleeper = { at: this.time + ms, resolve };
       this.#sleepers.push(sleeper);

@@ -1,15 +1,15 @@
 // The retention sweep: on both backends, rows past their retention go in one sweep (in batches)
 // and newer ones stay; the background work starts it once and its stop waits for it.
 import { describe, expect, it } from 'vitest';
-import type { AppDeps } from '../../src/deps.js';
+import { BackgroundWork } from '../../src/jobs/background.js';
 import { type RetentionOptions, RetentionSweep } from '../../src/jobs/retention.js';
-import { startBackgroundJobs } from '../../src/lifecycle.js';
+import type { JobRunner } from '../../src/jobs/runner.js';
 import type { Store } from '../../src/store/index.js';
 import type { JobState } from '../../src/store/schema.js';
 import { ManualClock } from '../helpers/clock.js';
 import { captureLogs } from '../helpers/logs.js';
 import { BACKENDS, testStore } from '../helpers/store.js';
-import { aborted, deferred } from './observed-jobs.js';
+import { deferred } from './observed-jobs.js';
 
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 const HOUR = 3_600_000;
@@ -188,28 +188,17 @@ describe('the background work', () => {
       return store.jobs.pruneFinished(before, limit, kind);
     };
     const retention = sweepOf({ ...store, jobs } as Store, clock, { jobsSoonerMs: {} });
-    const loops: Promise<void>[] = [];
-    const untilStopped = (signal: AbortSignal) => {
-      const loop = aborted(signal).catch(() => undefined);
-      loops.push(loop);
-      return loop;
-    };
     let runnerStopped = false;
-    const deps = {
-      runner: {
-        start: () => undefined,
-        stop: async () => {
-          runnerStopped = true;
-        },
+    const runner = {
+      start: () => undefined,
+      stop: async () => {
+        runnerStopped = true;
       },
-      approvals: { sweep: untilStopped },
-      reports: { run: untilStopped },
-      zoneIndex: { maintain: untilStopped },
-      watchEvaluation: { run: untilStopped },
-      retention,
-    } as unknown as AppDeps;
+    } as unknown as JobRunner;
+    const background = new BackgroundWork(runner, captureLogs().logger);
+    background.tick('retention', (signal) => retention.run(signal));
 
-    const background = startBackgroundJobs(deps);
+    background.start();
     await deleting.promise;
     expect(calls).toHaveLength(1);
     let stopped = false;

@@ -41,6 +41,7 @@ for (const { backend, skip } of BACKENDS) {
         '0009_alert_ratelimit_claims',
         '0010_workspace_guest_access',
         '0011_watch_paused',
+        '0012_retention_audit_by_time',
       ]);
       const again = await openStore({ database, keyring: new Keyring([testKey('k1', 1)]) });
       await again.close();
@@ -144,6 +145,23 @@ for (const { backend, skip } of BACKENDS) {
         ]);
       } finally {
         await db.destroy();
+      }
+    });
+
+    it('0012 indexes audit_log by time alone: the retention sweep reads the oldest rows by it', async () => {
+      const { store } = await testStore(backend);
+      if (backend === 'sqlite') {
+        const plan = await sql<{ detail: string }>`explain query plan
+          select id from audit_log where at < ${1} limit ${1000}`.execute(store.db);
+        expect(plan.rows.map((row) => row.detail).join('\n')).toContain(
+          'INDEX audit_by_time (at<?)',
+        );
+      } else {
+        const indexes = await sql<{ indexdef: string }>`select indexdef from pg_indexes
+          where schemaname = current_schema() and indexname = 'audit_by_time'`.execute(store.db);
+        expect(indexes.rows.map((row) => row.indexdef)).toEqual([
+          expect.stringMatching(/ON \S*audit_log USING btree \(at\)$/),
+        ]);
       }
     });
 

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { CdnTransport } from '../../cdn/transport.js';
 import type { Config, DatabaseConfig } from '../../config.js';
 import type { EnvFileLoad } from '../../env-file.js';
-import { openStoreOrExit, startBackgroundJobs, stopOnSignals } from '../../lifecycle.js';
+import { openStoreOrExit, stopOnSignals } from '../../lifecycle.js';
 import { createLogger } from '../../logger.js';
 import { DEV_KEY_FILE, loadKeyring } from '../../store/keyring.js';
 import { startConsole } from './start.js';
@@ -64,15 +64,17 @@ export async function runConsole(
     database: CONSOLE_DATABASE,
   });
   process.stdout.write(`(logs: ${logFile})\n`);
-  // Over the console's own database only: its pretend workspace and nothing else.
-  const jobs = startBackgroundJobs(running.deps);
+  // Every job kind and tick, started here and nowhere else in console mode (startConsole starts
+  // none): over the console's own database only, its pretend workspace and nothing else.
+  const { background } = running.deps;
+  background.start();
   const stop = stopOnSignals({
     logger,
     transport,
     store,
     deadlineMs: config.jobs.shutdownMs,
     stopMode: async () => {
-      await Promise.all([running.close(), jobs.stop(config.jobs.shutdownMs)]);
+      await Promise.all([running.close(), background.stop(config.jobs.shutdownMs)]);
     },
   });
   // The console ends with its input (Ctrl-D, /quit, or the end of a piped script).

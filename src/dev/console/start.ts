@@ -86,8 +86,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     ...(options.chartRenderer ? { chartRenderer: options.chartRenderer } : {}),
   });
   await app.init();
-  // Purges and approved purge-everything run as durable jobs, here as in Slack.
-  deps.runner.start();
+  // The background work (purges as durable jobs, watch evaluation…) is started by the caller, once.
 
   const output = options.output;
   let rl: ReturnType<typeof createInterface> | undefined;
@@ -108,10 +107,6 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     print,
     ...(sandbox ? { sandbox } : {}),
   });
-  // Watched zones are evaluated here as in Slack (every 10 s at most, so an alert shows quickly).
-  const loops = new AbortController();
-  void deps.watchEvaluation.run(loops.signal);
-
   const hasKey = (await store.credentials.status(CONSOLE_TEAM_ID)) !== undefined;
   print(
     [
@@ -168,9 +163,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     },
     async close() {
       rl?.close();
-      loops.abort();
       await app.stop();
-      await deps.runner.stop();
       await slack.close();
       await sandbox?.close();
     },

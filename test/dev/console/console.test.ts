@@ -66,8 +66,11 @@ async function pipe(script: string, before?: (running: RunningConsole) => void):
     interactive: false,
     chartRenderer,
   });
+  // As the console's entry (src/dev/console/main.ts) does: the background work, started once.
+  running.deps.background.start();
   closers.push(
     () => transport.close(),
+    () => running.deps.background.stop(1_000),
     () => running.close(),
   );
   before?.(running);

@@ -1,0 +1,34 @@
+// Every migration, in the order they run, under the name each database records for it (a name
+// never changes). A new migration is a new file, numbered next, and one line at the end of the list.
+import type { Kysely } from 'kysely';
+import type { SqlDialect } from '../db.js';
+import * as m0001 from './0001_initial.js';
+import * as m0002 from './0002_purges.js';
+import * as m0003 from './0003_change_counters.js';
+import * as m0004 from './0004_durable_work.js';
+import * as m0005 from './0005_zone_index.js';
+import * as m0006 from './0006_channel_bindings.js';
+import * as m0007 from './0007_watches.js';
+import * as m0008 from './0008_rate_slots.js';
+import * as m0009 from './0009_alert_ratelimit_claims.js';
+import * as m0010 from './0010_workspace_guest_access.js';
+import * as m0011 from './0011_watch_paused.js';
+import * as m0012 from './0012_retention_audit_by_time.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then, not today's types.
+export type MigrationUp = (db: Kysely<any>, dialect: SqlDialect) => Promise<void>;
+
+export const MIGRATIONS: ReadonlyArray<readonly [name: string, up: MigrationUp]> = [
+  ['0001_initial', m0001.up],
+  ['0002_purges', m0002.up],
+  ['0003_change_counters', m0003.up],
+  ['0004_durable_work', m0004.up],
+  ['0005_zone_index', m0005.up],
+  ['0006_channel_bindings', m0006.up],
+  ['0007_watches', m0007.up],
+  ['0008_rate_slots', m0008.up],
+  ['0009_alert_ratelimit_claims', m0009.up],
+  ['0010_workspace_guest_access', m0010.up],
+  ['0011_watch_paused', m0011.up],
+  ['0012_retention_audit_by_time', m0012.up],
+];

@@ -1,0 +1,53 @@
+// Who owns what, read from the source: background work is started in one place per mode, and the
+// jobs tables are written by the jobs repository alone.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/** Every .ts file under `dir`, with its text. */
+function sources(dir: string): Array<{ path: string; text: string }> {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => join(dir, name))
+    .map((path) => ({ path, text: readFileSync(path, 'utf8') }));
+}
+
+/** The files (and how often) where `pattern` occurs. */
+function occurrences(files: Array<{ path: string; text: string }>, pattern: RegExp) {
+  return Object.fromEntries(
+    files
+      .map(({ path, text }) => [path, text.match(new RegExp(pattern, 'g'))?.length ?? 0] as const)
+      .filter(([, count]) => count > 0),
+  );
+}
+
+describe('background work has one owner', () => {
+  const src = sources('src');
+
+  it('is started once per mode: by src/main.ts, and in console mode by the console entry', () => {
+    expect(occurrences(src, /\bbackground\.start\(\)/)).toEqual({
+      'src/main.ts': 1,
+      'src/dev/console/main.ts': 1,
+    });
+  });
+
+  it('nothing else starts the runner or a tick of its own', () => {
+    // The runner is started by BackgroundWork, and ticks are handed to it in buildDeps.
+    expect(occurrences(src, /\brunner\.start\(\)|this\.#runner\.start\(\)/)).toEqual({
+      'src/jobs/background.ts': 1,
+    });
+    const ticks =
+      /(?<!this)\.(sweep|maintain)\(\w*[sS]ignal\)|(watchEvaluation|reports|retention)\.run\(\w*[sS]ignal\)/;
+    expect(occurrences(src, ticks)).toEqual({ 'src/app.ts': 5 });
+  });
+});
+
+describe('the jobs tables', () => {
+  it('are read and written by src/store/jobs.ts alone (migrations aside)', () => {
+    const store = sources('src/store').filter(
+      ({ path }) => !path.startsWith('src/store/migrations'),
+    );
+    const tables = /\b(selectFrom|insertInto|updateTable|deleteFrom)\(\s*'(jobs|job_steps)'/;
+    expect(Object.keys(occurrences(store, tables))).toEqual(['src/store/jobs.ts']);
+  });
+});
