@@ -3,6 +3,7 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { HeldPurge } from '../services/purge-holds.js';
 import type { ElsewhereUrl } from '../services/purge-targets.js';
+import { zoneLabel } from '../zone-names.js';
 import { summarise } from './fit.js';
 import { PURGE_IDS } from './ids.js';
 import { type Message, message } from './message.js';
@@ -19,14 +20,14 @@ const purgeLabel = (held: HeldPurge) => `Purge the ${items(held.count)}`;
 function elsewhereLines(urls: readonly ElsewhereUrl[]): Mrkdwn {
   return summarise(urls, SHOWN, (url) =>
     url.servedBy
-      ? md`• ${code(truncate(url.item, 200))}: served by the zone *${truncate(url.servedBy, 200)}*`
+      ? md`• ${code(truncate(url.item, 200))}: served by the zone *${truncate(zoneLabel(url.servedBy), 200)}*`
       : md`• ${code(truncate(url.item, 200))}: no zone of this workspace serves ${code(truncate(url.host, 200))}`,
   );
 }
 
 function headline(held: HeldPurge): Mrkdwn {
   const n = held.elsewhere.length;
-  return md`${n.toLocaleString('en')} URL${n === 1 ? ' is' : 's are'} not served by *${held.zoneName}* and ${n === 1 ? 'was' : 'were'} refused. Nothing was purged yet.`;
+  return md`${n.toLocaleString('en')} URL${n === 1 ? ' is' : 's are'} not served by *${zoneLabel(held.zoneName)}* and ${n === 1 ? 'was' : 'were'} refused. Nothing was purged yet.`;
 }
 
 /** The requester's question: purge the rest on the zone named, or nothing. */
@@ -56,7 +57,7 @@ export function purgeHoldMessage(held: HeldPurge): Message {
   ];
   const n = held.elsewhere.length;
   return message(
-    md`${purgeLabel(held)} on ${held.zoneName}? ${n.toLocaleString('en')} URL${n === 1 ? ' was' : 's were'} refused.`,
+    md`${purgeLabel(held)} on ${zoneLabel(held.zoneName)}? ${n.toLocaleString('en')} URL${n === 1 ? ' was' : 's were'} refused.`,
     blocks,
   );
 }
@@ -76,7 +77,9 @@ export function purgeHoldModal(held: HeldPurge, metadata: string): ModalView {
       {
         type: 'context',
         elements: [
-          mrkdwn(md`${purgeLabel(held)} on *${held.zoneName}*, or Cancel to purge nothing.`),
+          mrkdwn(
+            md`${purgeLabel(held)} on *${zoneLabel(held.zoneName)}*, or Cancel to purge nothing.`,
+          ),
         ],
       },
     ],
@@ -90,7 +93,7 @@ export function purgeHoldDecidedMessage(
 ): Message {
   const text =
     decision === 'confirmed'
-      ? md`:broom: Purging the ${items(held.count)} on *${held.zoneName}*; the ${held.elsewhere.length.toLocaleString('en')} refused ${held.elsewhere.length === 1 ? 'is' : 'are'} left out.`
+      ? md`:broom: Purging the ${items(held.count)} on *${zoneLabel(held.zoneName)}*; the ${held.elsewhere.length.toLocaleString('en')} refused ${held.elsewhere.length === 1 ? 'is' : 'are'} left out.`
       : md`Cancelled: nothing was purged.`;
   return message(text, [{ type: 'section', text: mrkdwn(text) }]);
 }

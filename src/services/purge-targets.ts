@@ -2,6 +2,7 @@
 // before anything is sent. If anything is rejected, nothing is sent. The words arrive as typed:
 // Slack's escapes are read before (src/text.ts).
 import type { Zone } from '../cdn/schemas.js';
+import { zoneLabel } from '../zone-names.js';
 
 export const MAX_PURGE_ITEMS = 10_000;
 const MAX_TAG_LENGTH = 1024;
@@ -206,7 +207,7 @@ export function planPurge(
       rejected.push({
         item: url.item,
         reason: url.servedBy
-          ? `served by the zone ${url.servedBy}, not ${named?.name}`
+          ? `served by the zone ${zoneLabel(url.servedBy)}, not ${zoneLabel(named?.name ?? '')}`
           : `no zone in this workspace serves ${url.host}`,
       });
     }
