@@ -207,6 +207,7 @@ export function buildDeps(
   runner.register(WATCH_POST_JOB, watchEvaluation.postJob);
   const watches = new WatchService({
     watches: store.watches,
+    credentials: store.credentials,
     audit: store.audit,
     access,
     zones,

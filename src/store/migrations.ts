@@ -457,6 +457,35 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.alterTable('watches').addColumn('paused_reason', 'text').execute();
       },
     },
+    '0012_reports_unique': {
+      // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then, not today's types.
+      async up(db: Kysely<any>) {
+        // One live report per zone, channel and time (of day, in its time zone): two creates at
+        // once may have made two. The oldest of each is kept; the others are stopped, as
+        // `/cdn report stop` would (a stopped report is history, never run and never listed).
+        await sql`
+          update schedules set status = 'stopped'
+          where status <> 'stopped' and exists (
+            select 1 from schedules older
+            where older.workspace_id = schedules.workspace_id
+              and older.zone_id = schedules.zone_id
+              and older.channel_id = schedules.channel_id
+              and older.time_of_day = schedules.time_of_day
+              and older.time_zone = schedules.time_zone
+              and older.status <> 'stopped'
+              and (older.created_at < schedules.created_at
+                or (older.created_at = schedules.created_at and older.id < schedules.id)))
+        `.execute(db);
+        // Stopped reports may repeat (stop one, schedule it again): only live ones are unique.
+        await db.schema
+          .createIndex('schedules_live_unique')
+          .on('schedules')
+          .columns(['workspace_id', 'zone_id', 'channel_id', 'time_of_day', 'time_zone'])
+          .unique()
+          .where(sql.ref('status'), '<>', 'stopped')
+          .execute();
+      },
+    },
   };
 }
 
