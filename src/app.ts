@@ -204,6 +204,7 @@ export function buildDeps(
   });
   const watches = new WatchService({
     watches: store.watches,
+    credentials: store.credentials,
     audit: store.audit,
     access,
     zones,

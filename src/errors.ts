@@ -121,7 +121,9 @@ export type Problem =
   /** `/cdn unwatch <zone>` where this channel does not watch it. */
   | { code: 'not_watching'; zoneName: string }
   /** A button of an alert that is gone (its watch removed). */
-  | { code: 'alert_unknown' };
+  | { code: 'alert_unknown' }
+  /** A button of a watch that is gone (unwatched, or deleted at logout). */
+  | { code: 'watch_unknown' };
 
 export type ProblemCode = Problem['code'];
 

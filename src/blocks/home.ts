@@ -76,7 +76,7 @@ export function homeView(options: {
   blocks.push(
     ...listBlocks(options.schedules, MAX_SCHEDULES, (schedule, index) => ({
       type: 'section',
-      text: mrkdwn(scheduleLine(schedule)),
+      text: mrkdwn(scheduleLine(schedule, key !== undefined)),
       accessory: {
         type: 'button',
         text: plain('Stop'),
@@ -120,7 +120,7 @@ export function homeView(options: {
     blocks.push(
       ...listBlocks(options.watches, MAX_WATCHES, (watch) => ({
         type: 'context',
-        elements: [mrkdwn(watchLine(watch))],
+        elements: [mrkdwn(watchLine(watch, { keySet: key !== undefined }))],
       })),
     );
   }

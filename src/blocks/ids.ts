@@ -103,4 +103,18 @@ export const WATCH_IDS = {
   chartBlock: 'watch_alert_chart',
   /** On `/cdn create`'s answer: watch the new zone from this channel. */
   notifyLive: 'watch_notify_live',
+  /** Under a muted notice in an alert's thread; its value is the alert's id. */
+  unmute: 'watch_alert_unmute',
+  /** One per watch with muted rules in `/cdn watch list`: watch_unmute_0, …; value: the watch id. */
+  unmuteListed: 'watch_unmute',
+} as const;
+
+export const LOGOUT_IDS = {
+  /** Under `/cdn logout`'s question. */
+  actionsBlock: 'logout_actions',
+  /** Remove the key; watches and reports wait for the next one. */
+  confirm: 'logout_confirm',
+  /** Remove the key, and delete the watches and reports (or, with no key, only delete them). */
+  delete: 'logout_delete',
+  cancel: 'logout_cancel',
 } as const;

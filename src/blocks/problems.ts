@@ -162,6 +162,8 @@ function sentence(problem: Problem): Mrkdwn {
       return md`This channel does not watch ${code(zoneLabel(problem.zoneName))}. \`/cdn watch list\` shows what it watches.`;
     case 'alert_unknown':
       return md`That alert is gone: its watch was removed.`;
+    case 'watch_unknown':
+      return md`That watch is gone: it was removed. \`/cdn watch list\` shows what is watched now.`;
     case 'dm_refused':
       return md`I couldn't send you that as a direct message. Run \`/cdn zones\` in a channel instead.`;
     case 'no_conversation':

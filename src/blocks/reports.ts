@@ -6,6 +6,7 @@ import type { Schedule } from '../store/schedules.js';
 import { zoneLabel } from '../zone-names.js';
 import { noticeMessage } from './errors.js';
 import { listBlocks } from './fit.js';
+import { NO_KEY_REASON } from './logout.js';
 import { type Message, message } from './message.js';
 import {
   channel,
@@ -25,11 +26,17 @@ export const shortId = (schedule: Pick<Schedule, 'id'>) => schedule.id.slice(0, 
 /** How many schedules a list shows. */
 const SHOWN = 45;
 
-export function scheduleLine(schedule: Schedule): Mrkdwn {
+/**
+ * A report's line: where and when, and its next time, or why it is paused (its own reason, or
+ * `keySet` false: the workspace has no CDN key).
+ */
+export function scheduleLine(schedule: Schedule, keySet = true): Mrkdwn {
   const state =
     schedule.status === 'paused'
       ? md` · :double_vertical_bar: paused: ${schedule.pausedReason ?? ''}`
-      : md` · next ${slackDate(schedule.nextRunAt)}`;
+      : keySet
+        ? md` · next ${slackDate(schedule.nextRunAt)}`
+        : md` · :double_vertical_bar: paused: ${NO_KEY_REASON}`;
   return clip(
     md`${code(shortId(schedule))} *${zoneLabel(schedule.zoneName)}* → ${channel(schedule.channelId)} daily at ${schedule.timeOfDay} (${schedule.timeZone})${state}`,
     MAX_SENTENCE,
@@ -47,7 +54,8 @@ export function scheduledMessage(schedule: Schedule, created = true): Message {
   );
 }
 
-export function scheduleListMessage(schedules: Schedule[]): Message {
+export function scheduleListMessage(listing: { schedules: Schedule[]; keySet: boolean }): Message {
+  const { schedules, keySet } = listing;
   const blocks: KnownBlock[] = [{ type: 'header', text: plain('Daily reports') }];
   if (schedules.length === 0) {
     blocks.push({
@@ -60,7 +68,7 @@ export function scheduleListMessage(schedules: Schedule[]): Message {
   blocks.push(
     ...listBlocks(schedules, SHOWN, (schedule) => ({
       type: 'section',
-      text: mrkdwn(scheduleLine(schedule)),
+      text: mrkdwn(scheduleLine(schedule, keySet)),
     })),
   );
   return message(md`${schedules.length} daily report${schedules.length === 1 ? '' : 's'}`, blocks);

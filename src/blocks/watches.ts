@@ -1,5 +1,6 @@
-// Watches as people see them: the confirmation, the list, an alert's message (its chart, its
-// buttons, and the same message once resolved), its thread's follow-ups, and 'now live' notices.
+// Watches as people see them: the confirmation, the list (paused and muted ones said so), an
+// alert's message (its chart, its buttons, and the same message once resolved), its thread's
+// follow-ups (the muted notice with its Unmute button), and 'now live' notices.
 import type { KnownBlock } from '@slack/types';
 import { formatCount } from '../charts/format.js';
 import { isAutoRule, ruleTitle } from '../services/watch-chart.js';
@@ -8,10 +9,13 @@ import { zoneLabel } from '../zone-names.js';
 import { noticeMessage } from './errors.js';
 import { listBlocks, summarise } from './fit.js';
 import { WATCH_IDS } from './ids.js';
+import { NO_KEY_REASON } from './logout.js';
 import { type Message, message } from './message.js';
 import {
   channel,
+  clip,
   code,
+  MAX_SENTENCE,
   type Mrkdwn,
   md,
   mrkdwn,
@@ -35,8 +39,27 @@ function rulesLine(watch: Watch): Mrkdwn {
   return md`${AUTO_SUMMARY}, and ${summarise(watch.rules, SHOWN_RULES, code, ', ')}`;
 }
 
-export function watchLine(watch: Watch): Mrkdwn {
-  return md`*${zoneLabel(watch.zoneName)}* → ${channel(watch.channelId)}: ${rulesLine(watch)}`;
+/**
+ * A watch on one line: zone, channel and rules; paused and why (`keySet` false: the workspace has
+ * no CDN key), and the rules muted in its channel.
+ */
+export function watchLine(
+  watch: Watch,
+  options: { keySet?: boolean; muted?: readonly string[] } = {},
+): Mrkdwn {
+  const paused =
+    options.keySet === false
+      ? md` · :double_vertical_bar: paused: ${NO_KEY_REASON}`
+      : watch.pausedReason
+        ? md` · :double_vertical_bar: paused: ${watch.pausedReason}`
+        : '';
+  const muted = options.muted?.length
+    ? md` · :no_bell: muted: ${summarise(options.muted, SHOWN_RULES, ruleTitle, ', ')}`
+    : '';
+  return clip(
+    md`*${zoneLabel(watch.zoneName)}* → ${channel(watch.channelId)}: ${rulesLine(watch)}${paused}${muted}`,
+    MAX_SENTENCE,
+  );
 }
 
 export function watchingMessage(
@@ -53,7 +76,12 @@ export function watchingMessage(
   ]);
 }
 
-export function watchListMessage(watches: Watch[]): Message {
+/** `/cdn watch list`: each watch, with an Unmute button where rules are muted. */
+export function watchListMessage(listing: {
+  watches: ReadonlyArray<Watch & { muted: readonly string[] }>;
+  keySet: boolean;
+}): Message {
+  const { watches, keySet } = listing;
   const blocks: KnownBlock[] = [{ type: 'header', text: plain('Watched zones') }];
   if (watches.length === 0)
     blocks.push({
@@ -66,7 +94,20 @@ export function watchListMessage(watches: Watch[]): Message {
     ...listBlocks(
       watches,
       SHOWN,
-      (watch) => ({ type: 'section', text: mrkdwn(watchLine(watch)) }),
+      (watch, index) => ({
+        type: 'section',
+        text: mrkdwn(watchLine(watch, { keySet, muted: watch.muted })),
+        ...(watch.muted.length > 0
+          ? {
+              accessory: {
+                type: 'button',
+                action_id: `${WATCH_IDS.unmuteListed}_${index}`,
+                text: plain('Unmute'),
+                value: watch.id,
+              },
+            }
+          : {}),
+      }),
       '(the App Home lists them too)',
     ),
   );
@@ -171,7 +212,34 @@ export function alertSnoozedText(userId: string, until: number): Mrkdwn {
 }
 
 export function alertMutedText(alert: WatchAlert, userId: string): Mrkdwn {
-  return md`:no_bell: ${user(userId)} muted ${title(alert)} alerts of *${zoneLabel(alert.zoneName)}* in this channel. ${code(`/cdn watch ${alert.zoneName}`)} again does not unmute; \`/cdn unwatch\` then \`/cdn watch\` does.`;
+  return md`:no_bell: ${user(userId)} muted ${title(alert)} alerts of *${zoneLabel(alert.zoneName)}* in this channel. Unmute them here, or from \`/cdn watch list\`.`;
+}
+
+/** The muted notice in the alert's thread, with its Unmute button. */
+export function alertMutedMessage(alert: WatchAlert, userId: string): Message {
+  const text = alertMutedText(alert, userId);
+  return message(text, [
+    {
+      type: 'section',
+      text: mrkdwn(text),
+      accessory: {
+        type: 'button',
+        action_id: WATCH_IDS.unmute,
+        text: plain('Unmute'),
+        value: alert.id,
+      },
+    },
+  ]);
+}
+
+/** The muted notice once unmuted (it replaces it); `already`: someone unmuted it before. */
+export function alertUnmutedMessage(alert: WatchAlert, userId: string, already = false): Message {
+  return noticeMessage(
+    already
+      ? md`${title(alert)} alerts of *${zoneLabel(alert.zoneName)}* are not muted in this channel.`
+      : md`${user(userId)} unmuted ${title(alert)} alerts of *${zoneLabel(alert.zoneName)}* in this channel: the next breach alerts again.`,
+    ':bell:',
+  );
 }
 
 export function alertRateLimitedText(alert: WatchAlert, userId: string): Mrkdwn {

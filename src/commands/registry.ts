@@ -85,7 +85,8 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
   {
     name: 'logout',
     usage: '/cdn logout',
-    summary: "Remove this workspace's CDN API key.",
+    summary:
+      "Remove this workspace's CDN API key: it says what stops and asks first; watches and reports pause until the next key, or are deleted if you choose.",
     audience: 'admins',
     handler: logout,
   },
@@ -110,7 +111,7 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
     name: 'watch',
     usage: '/cdn watch <zone> [requests>50k/5m] [hitrate<80%] | list',
     summary:
-      'Alert this channel on spikes, drops and cache-hit-rate falls (or your thresholds), and when the zone goes live.',
+      'Alert this channel on spikes, drops and cache-hit-rate falls (or your thresholds), and when the zone goes live. `list` shows every watch, with Unmute for muted alerts.',
     audience: 'operators',
     handler: watch,
   },

@@ -1,7 +1,11 @@
-// Setting and removing a workspace's CDN API key: checked against the API before it is stored.
+// Setting and removing a workspace's CDN API key: checked against the API before it is stored;
+// removed only once an admin saw what stops with it.
 import type { EgressPolicy } from '../cdn/egress.js';
 import { isCdnError } from '../cdn/errors.js';
+import type { ChannelBinding } from '../store/channel-bindings.js';
 import type { Store } from '../store/index.js';
+import type { Schedule } from '../store/schedules.js';
+import type { Watch } from '../store/watches.js';
 import type { AccessService, Caller } from './access.js';
 import type { CdnAccess } from './cdn-access.js';
 import type { ZoneService } from './zones.js';
@@ -17,6 +21,28 @@ export interface KeyRefusal {
   status: number;
   said: string;
 }
+
+/** What `/cdn logout` stops, shown before the admin confirms. */
+export interface LogoutPreview {
+  keySet: boolean;
+  watches: Watch[];
+  /** The live reports (not stopped). */
+  reports: Schedule[];
+  /** The channels' default zones under the key (at most MAX_LISTED). */
+  bindings: ChannelBinding[];
+}
+
+/** What a logout did: counts of what paused (or, `deleted`, went), and the defaults cleared. */
+export interface LogoutOutcome {
+  keyRemoved: boolean;
+  watches: number;
+  reports: number;
+  bindings: number;
+  deleted: boolean;
+}
+
+/** Channel defaults read for the preview: more than any message would name. */
+const MAX_LISTED = 1_000;
 
 export type BaseUrlCheck = { ok: true; url: string } | { ok: false; reason: string };
 
@@ -80,21 +106,62 @@ export class CredentialService {
     return status;
   }
 
-  /** Admins only: returns whether there was a key to remove. */
-  async remove(caller: Caller): Promise<boolean> {
+  /**
+   * Admins only: what `/cdn logout` would stop, for the admin to confirm first. Nothing changes.
+   */
+  async logoutPreview(caller: Caller): Promise<LogoutPreview> {
     await this.deps.access.requireAdmin(caller, 'remove_key');
+    const { store } = this.deps;
+    const { workspaceId } = caller;
+    const [generation, watches, reports] = await Promise.all([
+      store.channelBindings.keyGeneration(workspaceId),
+      store.watches.listForWorkspace(workspaceId),
+      store.schedules.listForWorkspace(workspaceId),
+    ]);
+    const bindings = generation
+      ? await store.channelBindings.list(workspaceId, generation, MAX_LISTED)
+      : [];
+    return { keySet: generation !== undefined, watches, reports, bindings };
+  }
+
+  /**
+   * Admins only: removes the key, and with it the channels' default zones (chosen under it). The
+   * watches and reports stay and wait (nothing runs for a workspace without a key) until a key
+   * is set again; with `deleteWork`, they go too. Works without a key, to delete what waits.
+   */
+  async remove(caller: Caller, options: { deleteWork: boolean }): Promise<LogoutOutcome> {
+    await this.deps.access.requireAdmin(caller, 'remove_key');
+    const { store } = this.deps;
+    const { workspaceId } = caller;
     // The zone index is deleted with the key.
-    const removed = await this.deps.store.credentials.delete(caller.workspaceId);
-    this.deps.zones.forget(caller.workspaceId);
-    // Without a key nothing can be watched: the workspace's watches stop with it.
-    await this.deps.store.watches.removeWorkspace(caller.workspaceId);
-    await this.deps.store.audit.record({
-      workspaceId: caller.workspaceId,
+    const keyRemoved = await store.credentials.delete(workspaceId);
+    this.deps.zones.forget(workspaceId);
+    const bindings = await store.channelBindings.clearAll(workspaceId);
+    let watches: number;
+    let reports: number;
+    if (options.deleteWork) {
+      watches = await store.watches.removeWorkspace(workspaceId);
+      reports = await store.schedules.stopAll(workspaceId);
+    } else {
+      watches = (await store.watches.listForWorkspace(workspaceId)).length;
+      reports = (await store.schedules.listForWorkspace(workspaceId)).length;
+    }
+    await store.audit.record({
+      workspaceId,
       actorId: caller.userId,
       action: 'credentials.remove',
-      outcome: removed ? 'ok' : 'noop',
+      outcome: keyRemoved ? 'ok' : 'noop',
+      detail: options.deleteWork ? { bindings } : { bindings, watches, reports },
     });
-    return removed;
+    if (options.deleteWork)
+      await store.audit.record({
+        workspaceId,
+        actorId: caller.userId,
+        action: 'watches_reports.delete',
+        outcome: 'ok',
+        detail: { watches, reports },
+      });
+    return { keyRemoved, watches, reports, bindings, deleted: options.deleteWork };
   }
 }
 

@@ -6,7 +6,7 @@
 // once. Every post and every final failure is audited once (keyed).
 import { CdnError, isTransientCdnError } from '../cdn/errors.js';
 import { type Clock, repeat } from '../clock.js';
-import { isStorageUnavailable, logLevelOf } from '../errors.js';
+import { AppError, isStorageUnavailable, logLevelOf } from '../errors.js';
 import {
   type JobContext,
   type JobKind,
@@ -236,6 +236,12 @@ export class ReportDelivery {
       // the staged post first.
       if (context.stopping.aborted) return 'paused';
       const { poster, logger } = this.#o;
+      // The key was removed since this occurrence was queued: the schedule waits for a new one
+      // (see ScheduleRepository.takeDue) instead of pausing for good.
+      if (error instanceof AppError && error.code === 'no_api_key') {
+        logger.info({ job: job.id, schedule: schedule.id }, 'report not posted: no CDN key');
+        return 'done';
+      }
       const reason = poster.reasonFor(error);
       // The CDN, Slack or the database slow, down or rate limiting: a later try will do.
       if (isTransientCdnError(error) || poster.transient(error) || isStorageUnavailable(error)) {

@@ -4,10 +4,17 @@ import { safeTimeZone } from '../charts/format.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { AuditLogRepository } from '../store/audit-log.js';
+import type { CredentialRepository } from '../store/credentials.js';
 import type { Schedule, ScheduleRepository } from '../store/schedules.js';
 import type { AccessService, Caller } from './access.js';
 import { nextOccurrence } from './report-times.js';
 import type { ZoneService } from './zones.js';
+
+export interface ReportListing {
+  schedules: Schedule[];
+  /** False: the workspace has no CDN key, and its reports wait for one. */
+  keySet: boolean;
+}
 
 /** A schedule is named by at least this many first characters of its id. */
 const MIN_PREFIX = 4;
@@ -16,6 +23,7 @@ export class ReportScheduleService {
   constructor(
     private readonly deps: {
       schedules: ScheduleRepository;
+      credentials: CredentialRepository;
       audit: AuditLogRepository;
       access: AccessService;
       zones: ZoneService;
@@ -35,15 +43,8 @@ export class ReportScheduleService {
     const zone = await this.deps.zones.resolve(caller.workspaceId, input.zone);
     // An unknown time zone would make every occurrence unreadable: UTC instead.
     const timeZone = safeTimeZone(await this.deps.access.timeZoneOf(caller));
-    const existing = (await this.deps.schedules.listForWorkspace(caller.workspaceId)).find(
-      (s) =>
-        s.zoneId === zone.id &&
-        s.channelId === input.channelId &&
-        s.timeOfDay === input.timeOfDay &&
-        s.timeZone === timeZone,
-    );
-    if (existing) return { schedule: existing, created: false };
-    const schedule = await this.deps.schedules.create({
+    // The same report live already: one statement decides, so two creates at once make one.
+    const { schedule, created } = await this.deps.schedules.create({
       workspaceId: caller.workspaceId,
       zoneId: zone.id,
       zoneName: zone.name,
@@ -53,6 +54,7 @@ export class ReportScheduleService {
       timeZone,
       nextRunAt: nextOccurrence(input.timeOfDay, timeZone, this.deps.clock.now()),
     });
+    if (!created) return { schedule, created };
     await this.#audit(caller, schedule, 'report.scheduled', {
       timeOfDay: input.timeOfDay,
       timeZone,
@@ -61,10 +63,17 @@ export class ReportScheduleService {
     return { schedule, created: true };
   }
 
-  /** Operators only. */
-  async list(caller: Caller): Promise<Schedule[]> {
+  /**
+   * Operators only: the workspace's reports, and whether it has a CDN key (without one, none runs
+   * until one is set).
+   */
+  async list(caller: Caller): Promise<ReportListing> {
     await this.deps.access.requireOperator(caller, 'manage_reports');
-    return this.deps.schedules.listForWorkspace(caller.workspaceId);
+    const [schedules, key] = await Promise.all([
+      this.deps.schedules.listForWorkspace(caller.workspaceId),
+      this.deps.credentials.status(caller.workspaceId),
+    ]);
+    return { schedules, keySet: key !== undefined };
   }
 
   /** Operators only: stops the one schedule whose id starts with `prefix` (as `/cdn report list` shows). */

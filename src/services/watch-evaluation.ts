@@ -473,6 +473,7 @@ export class WatchEvaluation {
       verdict.rule,
       { from: state?.lastInterval ?? 0, to: dueAt },
       { firing: next.firing, streak: next.streak, alertId: current },
+      state?.muted ?? false,
     );
     if (!applied) return false;
     if (next.transition === 'fired' && current)

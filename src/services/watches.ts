@@ -1,9 +1,11 @@
-// Watching zones from a channel: /cdn watch, /cdn watch list, /cdn unwatch, the App Home's list,
-// 'Tell this channel when it goes live', and an alert's buttons (snooze, mute, rate limiting on).
+// Watching zones from a channel: /cdn watch, /cdn watch list (and its Unmute buttons),
+// /cdn unwatch, the App Home's list, 'Tell this channel when it goes live', and an alert's buttons
+// (snooze, mute, rate limiting on) and its muted notice's Unmute.
 import type { Clock } from '../clock.js';
 import type { WatchSettings } from '../config.js';
 import { AppError } from '../errors.js';
 import type { AuditLogRepository } from '../store/audit-log.js';
+import type { CredentialRepository } from '../store/credentials.js';
 import type { Watch, WatchAlert, WatchRepository } from '../store/watches.js';
 import type { AccessService, Caller } from './access.js';
 import type { RateLimitService } from './ratelimit.js';
@@ -25,10 +27,22 @@ export interface AlertFollowUps {
   rateLimited(alert: WatchAlert, userId: string): Promise<void>;
 }
 
+/** A watch as lists show it: with the rules muted in its channel. */
+export interface ListedWatch extends Watch {
+  muted: string[];
+}
+
+export interface WatchListing {
+  watches: ListedWatch[];
+  /** False: the workspace has no CDN key, and its watches wait for one. */
+  keySet: boolean;
+}
+
 export class WatchService {
   constructor(
     private readonly deps: {
       watches: WatchRepository;
+      credentials: CredentialRepository;
       audit: AuditLogRepository;
       access: AccessService;
       zones: ZoneService;
@@ -81,10 +95,23 @@ export class WatchService {
     return { watch, created, zoneStatus: zone.status };
   }
 
-  /** Operators only: what the workspace watches, channel by channel. */
-  async list(caller: Caller): Promise<Watch[]> {
+  /**
+   * Operators only: what the workspace watches, channel by channel, each with its muted rules;
+   * and whether the workspace has a CDN key (without one, no watch runs until one is set).
+   */
+  async list(caller: Caller): Promise<WatchListing> {
     await this.deps.access.requireOperator(caller, 'manage_watches');
-    return this.deps.watches.listForWorkspace(caller.workspaceId);
+    const [watches, key] = await Promise.all([
+      this.deps.watches.listForWorkspace(caller.workspaceId),
+      this.deps.credentials.status(caller.workspaceId),
+    ]);
+    const muted = new Map<string, string[]>();
+    for (const state of await this.deps.watches.ruleStates(watches.map((w) => w.id)))
+      if (state.muted) muted.set(state.watchId, [...(muted.get(state.watchId) ?? []), state.rule]);
+    return {
+      watches: watches.map((watch) => ({ ...watch, muted: (muted.get(watch.id) ?? []).sort() })),
+      keySet: key !== undefined,
+    };
   }
 
   /** For the App Home: every watch of the workspace, without the operator check (read only). */
@@ -113,13 +140,39 @@ export class WatchService {
     return alert;
   }
 
-  /** 'Mute this alert': no new alert of this rule in this channel until it is watched afresh. */
+  /** 'Mute this alert': no new alert of this rule in this channel until it is unmuted. */
   async mute(caller: Caller, alertId: string): Promise<WatchAlert> {
     const alert = await this.#alert(caller, alertId);
     await this.deps.watches.mute(alert.watchId, alert.rule);
     await this.#audit(caller, alert, 'watch.muted', { rule: alert.rule });
     await this.deps.followUps.muted(alert, caller.userId);
     return alert;
+  }
+
+  /**
+   * 'Unmute' under a muted notice: the alert's rule alerts this channel again. `unmuted` false:
+   * it was not muted (any more), and nothing changed.
+   */
+  async unmute(caller: Caller, alertId: string): Promise<{ alert: WatchAlert; unmuted: boolean }> {
+    const alert = await this.#alert(caller, alertId);
+    const unmuted = await this.deps.watches.unmute(alert.watchId, alert.rule);
+    if (unmuted) await this.#audit(caller, alert, 'watch.unmuted', { rule: alert.rule });
+    return { alert, unmuted };
+  }
+
+  /** Operators only: 'Unmute' in the watch list: every muted rule of the watch alerts again. */
+  async unmuteWatch(caller: Caller, watchId: string): Promise<{ watch: Watch; rules: string[] }> {
+    await this.deps.access.requireOperator(caller, 'manage_watches');
+    const watch = await this.deps.watches.get(watchId);
+    if (!watch || watch.workspaceId !== caller.workspaceId)
+      throw new AppError({ code: 'watch_unknown' });
+    const rules: string[] = [];
+    for (const state of await this.deps.watches.ruleStates([watch.id])) {
+      if (!state.muted || !(await this.deps.watches.unmute(watch.id, state.rule))) continue;
+      rules.push(state.rule);
+      await this.#audit(caller, watch, 'watch.unmuted', { rule: state.rule });
+    }
+    return { watch, rules };
   }
 
   /**

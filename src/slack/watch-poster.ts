@@ -7,7 +7,7 @@
 import { chartInThreadText, watchPausedText } from '../blocks/delivery.js';
 import {
   alertMessage,
-  alertMutedText,
+  alertMutedMessage,
   alertRateLimitedText,
   alertResolvedText,
   alertSnoozedText,
@@ -99,7 +99,14 @@ export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
   }
 
   async muted(alert: WatchAlert, userId: string): Promise<void> {
-    await this.#followUp(alert, alertMutedText(alert, userId).text);
+    if (!alert.messageTs) return;
+    const token = await this.clients.tokenFor(alert.workspaceId);
+    await this.clients.client.chat.postMessage({
+      token,
+      channel: alert.channelId,
+      thread_ts: alert.messageTs,
+      ...alertMutedMessage(alert, userId),
+    });
   }
 
   async rateLimited(alert: WatchAlert, userId: string): Promise<void> {

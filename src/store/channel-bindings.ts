@@ -101,6 +101,15 @@ export class ChannelBindingRepository {
     return result.numDeletedRows > 0n;
   }
 
+  /** Removes every channel default of the workspace (its key removed); returns how many. */
+  async clearAll(workspaceId: string): Promise<number> {
+    const result = await this.db
+      .deleteFrom('channel_bindings')
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   /** Drops the workspace's bindings chosen under any other key generation; returns how many. */
   async dropStale(workspaceId: string, generation: string): Promise<number> {
     const result = await this.db

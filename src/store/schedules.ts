@@ -3,7 +3,7 @@
 // rows another one is taking (FOR UPDATE SKIP LOCKED), so they share the work and each occurrence
 // becomes one job.
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Selectable } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import { AuditLogRepository, type NewAuditEntry } from './audit-log.js';
 import type { SqlDialect } from './db.js';
@@ -58,26 +58,65 @@ export class ScheduleRepository {
     private readonly newId: () => string = randomUUID,
   ) {}
 
-  async create(input: NewSchedule): Promise<Schedule> {
-    const now = this.clock.now();
-    const row: Selectable<SchedulesTable> = {
-      id: this.newId(),
-      workspace_id: input.workspaceId,
-      zone_id: input.zoneId,
-      zone_name: input.zoneName,
-      channel_id: input.channelId,
-      created_by: input.createdBy,
-      time_of_day: input.timeOfDay,
-      time_zone: input.timeZone,
-      status: 'active',
-      next_run_at: input.nextRunAt,
-      last_run_at: null,
-      paused_reason: null,
-      created_at: now,
-      updated_at: now,
-    };
-    await this.db.insertInto('schedules').values(row).execute();
-    return toSchedule(row);
+  /**
+   * The report, made unless the same one (zone, channel, time of day and time zone) is live
+   * already: then that one, and `created` false. One statement decides (a unique index on live
+   * reports), so two creates at once on any replicas make one report.
+   */
+  async create(input: NewSchedule): Promise<{ schedule: Schedule; created: boolean }> {
+    // A second try only if the live one was stopped between the insert and the look.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const now = this.clock.now();
+      const row: Selectable<SchedulesTable> = {
+        id: this.newId(),
+        workspace_id: input.workspaceId,
+        zone_id: input.zoneId,
+        zone_name: input.zoneName,
+        channel_id: input.channelId,
+        created_by: input.createdBy,
+        time_of_day: input.timeOfDay,
+        time_zone: input.timeZone,
+        status: 'active',
+        next_run_at: input.nextRunAt,
+        last_run_at: null,
+        paused_reason: null,
+        created_at: now,
+        updated_at: now,
+      };
+      const inserted = await this.db
+        .insertInto('schedules')
+        .values(row)
+        .onConflict((conflict) =>
+          conflict
+            .columns(['workspace_id', 'zone_id', 'channel_id', 'time_of_day', 'time_zone'])
+            // The index's own predicate, as a literal: PostgreSQL infers the index from it.
+            .where(sql<boolean>`status <> ${sql.lit('stopped')}`)
+            .doNothing(),
+        )
+        .executeTakeFirst();
+      if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n)
+        return { schedule: toSchedule(row), created: true };
+      const existing = await this.#findLive(input);
+      if (existing) return { schedule: existing, created: false };
+    }
+    throw new Error('schedules.create: the same report kept being made and stopped meanwhile');
+  }
+
+  /** The live (not stopped) report of this zone in this channel at this time, if any. */
+  async #findLive(
+    input: Pick<Schedule, 'workspaceId' | 'zoneId' | 'channelId' | 'timeOfDay' | 'timeZone'>,
+  ): Promise<Schedule | undefined> {
+    const row = await this.db
+      .selectFrom('schedules')
+      .selectAll()
+      .where('workspace_id', '=', input.workspaceId)
+      .where('zone_id', '=', input.zoneId)
+      .where('channel_id', '=', input.channelId)
+      .where('time_of_day', '=', input.timeOfDay)
+      .where('time_zone', '=', input.timeZone)
+      .where('status', '<>', 'stopped')
+      .executeTakeFirst();
+    return row && toSchedule(row);
   }
 
   async get(id: string): Promise<Schedule | undefined> {
@@ -101,13 +140,17 @@ export class ScheduleRepository {
     return rows.map(toSchedule);
   }
 
-  /** Active schedules whose next occurrence is at or before `now`, earliest first. */
+  /**
+   * Active schedules whose next occurrence is at or before `now`, earliest first; those of a
+   * workspace without a CDN key wait (see withKey).
+   */
   async due(limit: number): Promise<Schedule[]> {
     const rows = await this.db
       .selectFrom('schedules')
       .selectAll()
       .where('status', '=', 'active')
       .where('next_run_at', '<=', this.clock.now())
+      .where(withKey)
       .orderBy('next_run_at')
       .limit(limit)
       .execute();
@@ -131,6 +174,7 @@ export class ScheduleRepository {
         .selectAll()
         .where('status', '=', 'active')
         .where('next_run_at', '<=', now)
+        .where(withKey)
         .orderBy('next_run_at')
         .limit(limit);
       const rows = await (this.dialect === 'postgres'
@@ -216,6 +260,17 @@ export class ScheduleRepository {
     return Number(result.numUpdatedRows);
   }
 
+  /** Stops every live schedule of a workspace for good (its admin chose so); returns how many. */
+  async stopAll(workspaceId: string): Promise<number> {
+    const result = await this.db
+      .updateTable('schedules')
+      .set({ status: 'stopped', updated_at: this.clock.now() })
+      .where('workspace_id', '=', workspaceId)
+      .where('status', '<>', 'stopped')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
   async #move(
     id: string,
     from: ScheduleStatus,
@@ -231,6 +286,20 @@ export class ScheduleRepository {
     return result.numUpdatedRows > 0n;
   }
 }
+
+/**
+ * A workspace's schedules run only while it has a CDN key: removed (`/cdn logout`), they wait as
+ * they are, and run again by themselves once a key is set (a missed occurrence is then caught up
+ * or skipped as after any downtime). Nothing is written to pause or resume them, so no replica
+ * can see them out of step with the key.
+ */
+const withKey = (eb: ExpressionBuilder<Database, 'schedules'>) =>
+  eb.exists(
+    eb
+      .selectFrom('cdn_credentials')
+      .select('cdn_credentials.workspace_id')
+      .whereRef('cdn_credentials.workspace_id', '=', 'schedules.workspace_id'),
+  );
 
 function toSchedule(row: Selectable<SchedulesTable>): Schedule {
   return {

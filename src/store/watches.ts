@@ -284,12 +284,24 @@ export class WatchRepository {
     return row && toZone(row);
   }
 
-  /** Watched zones whose evaluation is due at `now` or before, earliest first. */
+  /**
+   * Watched zones whose evaluation is due at `now` or before, earliest first. A workspace without a
+   * CDN key (`/cdn logout`) has its zones wait as they are: nothing is written to pause them, and
+   * they are due again (only their latest interval: see WatchEvaluation.tick) once a key is set.
+   */
   async dueZones(limit: number): Promise<WatchedZone[]> {
     const rows = await this.db
       .selectFrom('watch_zones')
       .selectAll()
       .where('next_run_at', '<=', this.clock.now())
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('cdn_credentials')
+            .select('cdn_credentials.workspace_id')
+            .whereRef('cdn_credentials.workspace_id', '=', 'watch_zones.workspace_id'),
+        ),
+      )
       .orderBy('next_run_at')
       .limit(limit)
       .execute();
@@ -375,13 +387,15 @@ export class WatchRepository {
 
   /**
    * Writes the rule's state for the interval due at `interval.to`, if it still stands where it
-   * was read (`interval.from` applied last): true when this call applied it.
+   * was read (`interval.from` applied last, muted as `muted` says: an unmute in between makes the
+   * step be taken again, unmuted): true when this call applied it.
    */
   async applyRuleState(
     watchId: string,
     rule: string,
     interval: { from: number; to: number },
     next: { firing: boolean; streak: number; alertId: string | null },
+    muted = false,
   ): Promise<boolean> {
     await this.#ensureRuleState(watchId, rule);
     const result = await this.db
@@ -396,6 +410,7 @@ export class WatchRepository {
       .where('watch_id', '=', watchId)
       .where('rule', '=', rule)
       .where('last_interval', '=', interval.from)
+      .where('muted', '=', muted ? 1 : 0)
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
   }
@@ -418,6 +433,26 @@ export class WatchRepository {
       .where('watch_id', '=', watchId)
       .where('rule', '=', rule)
       .execute();
+  }
+
+  /**
+   * Unmutes the rule: true for the one caller that did. A breach it kept quiet (firing, with no
+   * alert) is forgotten, so the rule fires again, after its hold, if the breach goes on.
+   */
+  async unmute(watchId: string, rule: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('watch_rule_states')
+      .set((eb) => ({
+        muted: 0,
+        firing: eb.case().when('alert_id', 'is', null).then(0).else(eb.ref('firing')).end(),
+        streak: eb.case().when('alert_id', 'is', null).then(0).else(eb.ref('streak')).end(),
+        updated_at: this.clock.now(),
+      }))
+      .where('watch_id', '=', watchId)
+      .where('rule', '=', rule)
+      .where('muted', '=', 1)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   }
 
   async #ensureRuleState(watchId: string, rule: string): Promise<void> {

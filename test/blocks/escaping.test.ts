@@ -32,7 +32,7 @@ describe('mrkdwn control characters in what the bot writes', () => {
   });
 
   it('the hints in lists and refusals show <zone>, <tag>, requests>50k and hitrate<80%', () => {
-    expect(shown(watchListMessage([]))).toContain(
+    expect(shown(watchListMessage({ watches: [], keySet: true }))).toContain(
       '/cdn watch <zone> [requests>50k/5m] [hitrate<80%]',
     );
     expect(shown(channelDefaultMessage({ kind: 'none' }))).toContain('`/cdn purge tag:<tag>…`');

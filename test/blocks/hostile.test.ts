@@ -12,6 +12,7 @@ import * as errorBlocks from '../../src/blocks/errors.js';
 import * as helpBlocks from '../../src/blocks/help.js';
 import * as homeBlocks from '../../src/blocks/home.js';
 import * as loginBlocks from '../../src/blocks/login.js';
+import * as logoutBlocks from '../../src/blocks/logout.js';
 import * as problemBlocks from '../../src/blocks/problems.js';
 import * as purgeBlocks from '../../src/blocks/purge.js';
 import * as purgeHoldBlocks from '../../src/blocks/purge-hold.js';
@@ -230,6 +231,7 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   invalid_threshold: { code: 'invalid_threshold', text: H, reason: 'a window is 1 to 60 minutes' },
   not_watching: { code: 'not_watching', zoneName: H },
   alert_unknown: { code: 'alert_unknown' },
+  watch_unknown: { code: 'watch_unknown' },
 };
 
 const watch: Watch = {
@@ -352,6 +354,14 @@ const CASES: Record<string, () => unknown[]> = {
       commands: [{ name: H, usage: H, summary: H }],
       channels: { bindings: [binding()], purgeChannels: ['C1'] },
     }),
+    homeBlocks.homeView({
+      key: undefined,
+      baseUrl: H,
+      recent: [],
+      schedules: [{ ...schedule, status: 'active' }],
+      watches: [watch],
+      commands: [],
+    }),
   ],
   loginModal: () => [
     loginBlocks.loginModal({
@@ -416,12 +426,21 @@ const CASES: Record<string, () => unknown[]> = {
     rateLimitBlocks.rateLimitStateMessage({ zone }),
     rateLimitBlocks.rateLimitStateMessage({ zone, last: { enabled: true, actorId: 'U1', at: 1 } }),
   ],
-  scheduleLine: () => [reportBlocks.scheduleLine(schedule)],
+  scheduleLine: () => [
+    reportBlocks.scheduleLine(schedule),
+    reportBlocks.scheduleLine({ ...schedule, status: 'active' }, false),
+  ],
   scheduledMessage: () => [
     reportBlocks.scheduledMessage(schedule),
     reportBlocks.scheduledMessage(schedule, false),
   ],
-  scheduleListMessage: () => [reportBlocks.scheduleListMessage([schedule])],
+  scheduleListMessage: () => [
+    reportBlocks.scheduleListMessage({ schedules: [schedule], keySet: true }),
+    reportBlocks.scheduleListMessage({
+      schedules: [{ ...schedule, status: 'active' }],
+      keySet: false,
+    }),
+  ],
   statusLabel: () => [zoneBlocks.statusLabel(H)],
   zonesMessage: () => [
     zoneBlocks.zonesMessage(
@@ -432,12 +451,25 @@ const CASES: Record<string, () => unknown[]> = {
       },
     ),
   ],
-  watchLine: () => [watchBlocks.watchLine(watch)],
+  watchLine: () => [
+    watchBlocks.watchLine(watch),
+    watchBlocks.watchLine({ ...watch, pausedReason: H }, { muted: [H, 'spike'] }),
+    watchBlocks.watchLine(watch, { keySet: false }),
+  ],
   watchingMessage: () => [
     watchBlocks.watchingMessage(watch, { created: true, zoneStatus: 'pending' }),
     watchBlocks.watchingMessage(watch, { created: false, zoneStatus: 'active' }),
   ],
-  watchListMessage: () => [watchBlocks.watchListMessage([watch]), watchBlocks.watchListMessage([])],
+  watchListMessage: () => [
+    watchBlocks.watchListMessage({
+      watches: [
+        { ...watch, muted: [H] },
+        { ...watch, muted: [] },
+      ],
+      keySet: false,
+    }),
+    watchBlocks.watchListMessage({ watches: [], keySet: true }),
+  ],
   unwatchedMessage: () => [watchBlocks.unwatchedMessage(watch)],
   zoneLiveText: () => [
     watchBlocks.zoneLiveText(watch, 'active'),
@@ -452,6 +484,27 @@ const CASES: Record<string, () => unknown[]> = {
   alertResolvedText: () => [watchBlocks.alertResolvedText(alert('drop'))],
   alertSnoozedText: () => [watchBlocks.alertSnoozedText('U1', 1)],
   alertMutedText: () => [watchBlocks.alertMutedText(alert(H), 'U1')],
+  alertMutedMessage: () => [watchBlocks.alertMutedMessage(alert(H), 'U1')],
+  alertUnmutedMessage: () => [
+    watchBlocks.alertUnmutedMessage(alert(H), 'U1'),
+    watchBlocks.alertUnmutedMessage(alert(H), 'U1', true),
+  ],
+  logoutConfirmMessage: () => {
+    const work = { watches: [watch], reports: [schedule], bindings: [binding()] };
+    return [
+      logoutBlocks.logoutConfirmMessage({ keySet: true, ...work }),
+      logoutBlocks.logoutConfirmMessage({ keySet: true, watches: [], reports: [], bindings: [] }),
+      logoutBlocks.logoutConfirmMessage({ keySet: false, ...work }),
+      logoutBlocks.logoutConfirmMessage({ keySet: false, watches: [], reports: [], bindings: [] }),
+    ];
+  },
+  loggedOutMessage: () =>
+    [true, false].flatMap((keyRemoved) =>
+      [true, false].map((deleted) =>
+        logoutBlocks.loggedOutMessage({ keyRemoved, deleted, watches: 2, reports: 1, bindings: 1 }),
+      ),
+    ),
+  logoutCancelledMessage: () => [logoutBlocks.logoutCancelledMessage()],
   alertRateLimitedText: () => [watchBlocks.alertRateLimitedText(alert('spike'), 'U1')],
   alertRateLimitAlreadyText: () => [
     watchBlocks.alertRateLimitAlreadyText('U1'),
@@ -475,6 +528,7 @@ describe('every Block Kit builder, with hostile strings', () => {
       helpBlocks,
       homeBlocks,
       loginBlocks,
+      logoutBlocks,
       purgeBlocks,
       purgeHoldBlocks,
       rateLimitBlocks,

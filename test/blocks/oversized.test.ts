@@ -16,6 +16,7 @@ import * as errors from '../../src/blocks/errors.js';
 import * as help from '../../src/blocks/help.js';
 import * as home from '../../src/blocks/home.js';
 import * as login from '../../src/blocks/login.js';
+import * as logout from '../../src/blocks/logout.js';
 import * as problems from '../../src/blocks/problems.js';
 import * as purge from '../../src/blocks/purge.js';
 import * as purgeHold from '../../src/blocks/purge-hold.js';
@@ -118,6 +119,11 @@ const watch = (i: number): Watch => ({
   rules: many(1_000, () => 'requests>50k/5m'),
   createdAt: 0,
 });
+/** Every watch with 1,000 muted rules, in a workspace without a key. */
+const listing = {
+  watches: many(N, (i) => ({ ...watch(i), muted: many(1_000, () => LONG) })),
+  keySet: false,
+};
 const alert: WatchAlert = {
   id: 'al1',
   workspaceId: 'T1',
@@ -317,12 +323,15 @@ const CASES: Record<string, () => unknown[]> = {
     }),
   ],
   shortId: () => [reports.shortId(schedule(0))],
-  scheduleLine: () => [reports.scheduleLine(schedule(1))],
+  scheduleLine: () => [reports.scheduleLine(schedule(1)), reports.scheduleLine(schedule(0), false)],
   scheduledMessage: () => [
     reports.scheduledMessage(schedule(0)),
     reports.scheduledMessage(schedule(0), false),
   ],
-  scheduleListMessage: () => [reports.scheduleListMessage(many(N, schedule))],
+  scheduleListMessage: () => [
+    reports.scheduleListMessage({ schedules: many(N, schedule), keySet: true }),
+    reports.scheduleListMessage({ schedules: many(N, schedule), keySet: false }),
+  ],
   delta: () => [reports.delta(1, 2)],
   dailyReportText: () => [
     reports.dailyReportText({
@@ -337,11 +346,17 @@ const CASES: Record<string, () => unknown[]> = {
   ],
   reportPausedText: () => [reports.reportPausedText(schedule(1), LONG)],
   scheduleStoppedMessage: () => [reports.scheduleStoppedMessage(schedule(0))],
-  watchLine: () => [watches.watchLine(watch(0))],
+  watchLine: () => [
+    watches.watchLine(watch(0)),
+    watches.watchLine(
+      { ...watch(0), pausedReason: LONG },
+      { keySet: false, muted: many(1_000, () => LONG) },
+    ),
+  ],
   watchingMessage: () => [
     watches.watchingMessage(watch(0), { created: true, zoneStatus: 'pending' }),
   ],
-  watchListMessage: () => [watches.watchListMessage(many(N, watch))],
+  watchListMessage: () => [watches.watchListMessage(listing)],
   unwatchedMessage: () => [watches.unwatchedMessage(watch(0))],
   zoneLiveText: () => [watches.zoneLiveText(watch(0), 'active')],
   alertText: () => [watches.alertText(alert)],
@@ -349,6 +364,29 @@ const CASES: Record<string, () => unknown[]> = {
   alertResolvedText: () => [watches.alertResolvedText(alert)],
   alertSnoozedText: () => [watches.alertSnoozedText('U1', 0)],
   alertMutedText: () => [watches.alertMutedText(alert, 'U1')],
+  alertMutedMessage: () => [watches.alertMutedMessage(alert, 'U1')],
+  alertUnmutedMessage: () => [watches.alertUnmutedMessage(alert, 'U1')],
+  logoutConfirmMessage: () => {
+    const work = {
+      watches: many(N, watch),
+      reports: many(N, schedule),
+      bindings: overview.bindings,
+    };
+    return [
+      logout.logoutConfirmMessage({ keySet: true, ...work }),
+      logout.logoutConfirmMessage({ keySet: false, ...work }),
+    ];
+  },
+  loggedOutMessage: () => [
+    logout.loggedOutMessage({
+      keyRemoved: true,
+      deleted: false,
+      watches: N,
+      reports: N,
+      bindings: N,
+    }),
+  ],
+  logoutCancelledMessage: () => [logout.logoutCancelledMessage()],
   alertRateLimitedText: () => [watches.alertRateLimitedText(alert, 'U1')],
   alertRateLimitAlreadyText: () => [watches.alertRateLimitAlreadyText('U1')],
   notifyLiveButton: () => [watches.notifyLiveButton(LONG)],
@@ -446,7 +484,10 @@ describe('every renderer, with oversized input, stays within Slack limits', () =
         RUNS.map((r) => ({ ...r, job: { ...r.job, zoneName: idn } })),
         'U1',
       ),
-      watches.watchListMessage(many(N, (i) => ({ ...watch(i), zoneName: idn }))),
+      watches.watchListMessage({
+        watches: many(N, (i) => ({ ...watch(i), zoneName: idn, muted: [] })),
+        keySet: true,
+      }),
     ];
     for (const value of rendered) expect(refusals(value)).toEqual([]);
   });
@@ -454,8 +495,6 @@ describe('every renderer, with oversized input, stays within Slack limits', () =
   it('says how many were left out of a long list', () => {
     const result = purge.purgeResultMessage(RUNS, 'U1');
     expect(JSON.stringify(result.blocks)).toContain('…and 982 more zones');
-    expect(JSON.stringify(watches.watchListMessage(many(N, watch)).blocks)).toContain(
-      '…and 9,955 more',
-    );
+    expect(JSON.stringify(watches.watchListMessage(listing).blocks)).toContain('…and 9,955 more');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LOGIN_IDS } from '../../src/blocks/ids.js';
+import { LOGIN_IDS, LOGOUT_IDS } from '../../src/blocks/ids.js';
 import { ADMIN, CDN_KEY, type Harness, MEMBER, startHarness, textOf, viewIdOf } from './harness.js';
 
 const keyValues = (key: string, baseUrl?: string) => ({
@@ -94,15 +94,19 @@ describe('/cdn login', () => {
     expect(h.slack.callsTo('views.open')).toEqual([]);
   });
 
-  it('lets an admin remove the key, and then says how to set one', async () => {
+  it('lets an admin remove the key once confirmed, and then says how to set one', async () => {
     const h = await startHarness();
     await h.login();
     await h.command('logout', { user: MEMBER });
     const [refused] = await h.slack.waitForMessages((m) => m.via === 'response_url');
     await h.command('logout', { user: ADMIN });
-    const [, removed] = await h.slack.waitForMessages((m) => m.via === 'response_url', 2);
+    const [, asked] = await h.slack.waitForMessages((m) => m.via === 'response_url', 2);
     expect(refused?.text).toContain('Only workspace admins');
-    expect(removed?.text).toContain('The CDN API key is removed');
+    expect(asked?.text).toContain('Log out of the CDN?');
+    if (!asked) throw new Error('no question');
+    await h.click(asked, LOGOUT_IDS.confirm, { user: ADMIN });
+    await h.slack.waitForMessages((m) => m.text?.includes('The CDN API key is removed') ?? false);
+    expect(textOf(asked.text)).toContain('until an admin runs `/cdn login`');
     expect(await h.store.credentials.get(h.workspaceId)).toBeUndefined();
   });
 });

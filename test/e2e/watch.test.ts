@@ -167,6 +167,65 @@ describe('/cdn watch', () => {
     expect(actions).toEqual(expect.arrayContaining(['watch.snoozed', 'watch.muted']));
   });
 
+  it('unmutes from the muted notice and from /cdn watch list: the next breach alerts again', async () => {
+    const h = await start();
+    const zoneId = await watching(h, 'example.com');
+    shape(h, zoneId, 5, 'spike');
+    await interval(h, 3);
+    const [first] = alerts(h);
+    if (!first) throw new Error('no alert');
+    await h.click(first, WATCH_IDS.mute);
+    const [notice] = await h.slack.waitForMessages((m) => m.threadTs === first.ts);
+    if (!notice) throw new Error('no muted notice');
+    expect(textOf(notice.blocks)).toContain('Unmute');
+    // Muted: a new spike says nothing; the list says what is muted.
+    await interval(h, 8);
+    shape(h, zoneId, 5, 'spike');
+    await interval(h, 8);
+    expect(alerts(h)).toHaveLength(1);
+    await h.command('watch list');
+    const [list] = await h.slack.waitForMessages(
+      (m) => m.via === 'response_url' && textOf(m.blocks).includes('muted: Requests spike'),
+    );
+    if (!list) throw new Error('no list');
+
+    // Unmuted from the notice: the notice says so, and the next spike alerts.
+    await h.click(notice, WATCH_IDS.unmute);
+    await h.slack.waitForMessages((m) => m === notice && textOf(m.text).includes('unmuted'));
+    expect(JSON.stringify(notice.blocks)).not.toContain(WATCH_IDS.unmute);
+    shape(h, zoneId, 5, 'spike');
+    await interval(h, 4);
+    const [, second] = alerts(h);
+    if (!second) throw new Error('no alert after unmuting');
+
+    // Muted again, then unmuted from the list in the middle of a long spike: it alerts for it.
+    await h.click(second, WATCH_IDS.mute);
+    await h.slack.waitForMessages((m) => m.threadTs === second.ts);
+    await interval(h, 8);
+    shape(h, zoneId, 12, 'spike');
+    await interval(h, 4);
+    expect(alerts(h)).toHaveLength(2);
+    const seen = h.slack.messages.filter((m) => m.via === 'response_url').length;
+    await h.command('watch list');
+    const [, again] = await h.slack.waitForMessages(
+      (m) => m.via === 'response_url' && textOf(m.blocks).includes('muted: Requests spike'),
+      2,
+    );
+    if (!again) throw new Error('no second list');
+    expect(h.slack.messages.filter((m) => m.via === 'response_url').length).toBe(seen + 1);
+    await h.click(again, `${WATCH_IDS.unmuteListed}_0`);
+    await h.slack.waitForMessages((m) => m === again && !textOf(m.blocks).includes('muted:'));
+    await interval(h, 4);
+    expect(alerts(h)).toHaveLength(3);
+    const unmutes = (await h.store.audit.recent(h.workspaceId)).filter(
+      (e) => e.action === 'watch.unmuted',
+    );
+    expect(unmutes.map((e) => e.detail)).toEqual([
+      { channel: CHANNEL, rule: 'spike' },
+      { channel: CHANNEL, rule: 'spike' },
+    ]);
+  });
+
   it("turns rate limiting on once for a double click on 'Turn rate limiting on'", async () => {
     const h = await start();
     const zoneId = await watching(h, 'example.com');
@@ -237,14 +296,18 @@ describe('/cdn watch', () => {
     expect(gone?.text).toContain('no longer watches');
     expect(notWatching?.text).toContain('This channel does not watch `shop.example.org`');
     expect((await h.store.watches.listForWorkspace(h.workspaceId)).length).toBe(1);
-    await h.deps.credentials.remove({
-      workspaceId: h.workspaceId,
-      userId: 'UADMIN',
-      directory: {
-        user: async () => ({ isAdmin: true, timeZone: 'UTC' }),
-        groupMembers: async () => [],
+    // Logging out and deleting (the explicit choice) removes the workspace's watches.
+    await h.deps.credentials.remove(
+      {
+        workspaceId: h.workspaceId,
+        userId: 'UADMIN',
+        directory: {
+          user: async () => ({ isAdmin: true, timeZone: 'UTC' }),
+          groupMembers: async () => [],
+        },
       },
-    });
+      { deleteWork: true },
+    );
     expect(await h.store.watches.listForWorkspace(h.workspaceId)).toEqual([]);
   });
 });

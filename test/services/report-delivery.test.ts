@@ -107,7 +107,7 @@ async function schedule(
   channelId = 'CREPORTS',
 ) {
   const found = w.sandbox.state.byName(zone);
-  return store.schedules.create({
+  const { schedule } = await store.schedules.create({
     workspaceId: w.slack.teamId,
     zoneId: found?.id ?? '',
     zoneName: zone,
@@ -117,6 +117,7 @@ async function schedule(
     timeZone: 'Europe/Paris',
     nextRunAt,
   });
+  return schedule;
 }
 
 const uploads = (slack: FakeSlack) =>
@@ -168,6 +169,19 @@ describe('daily reports', () => {
     expect(entry).toMatchObject({ action: 'report.posted', outcome: 'ok' });
     expect(entry?.detail).toMatchObject({ schedule: s.id, ts: shareTs });
     expect(await tick()).toEqual({ queued: 0, skipped: 0 });
+  });
+
+  it('an occurrence queued just before the key was removed is dropped; the schedule waits, not paused', async () => {
+    const w = await world('sqlite');
+    const { store, delivery, runner } = await replica('sqlite', w);
+    await withKey(store, w);
+    const s = await schedule(store, w, 'example.com', w.clock.now());
+    expect(await delivery.tick()).toEqual({ queued: 1, skipped: 0 });
+    await store.credentials.delete(w.slack.teamId);
+    await runner.settled();
+    expect(posted(w.slack)).toBe(0);
+    expect(await store.schedules.get(s.id)).toMatchObject({ status: 'active', pausedReason: null });
+    expect(w.slack.messages).toEqual([]);
   });
 
   it('says "no traffic" in a message, with its ts, when the day had none', async () => {

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { DatabaseConfig } from '../../src/config.js';
 import { AppError } from '../../src/errors.js';
 import { AccessService, type Caller, type SlackDirectory } from '../../src/services/access.js';
 import { ReportScheduleService } from '../../src/services/report-schedules.js';
 import type { ZoneService } from '../../src/services/zones.js';
-import { testStore } from '../helpers/store.js';
+import { BACKENDS, type Backend, testDatabase, testStore } from '../helpers/store.js';
 
 const zone = { id: 'zone_1', name: 'example.com', status: 'active', createdAt: '2026-11-01' };
 
@@ -14,8 +15,11 @@ function directory(members: string[] = [], timeZone = 'Europe/Paris'): SlackDire
   };
 }
 
-async function setup() {
-  const { store, clock } = await testStore('sqlite');
+async function setup(backend: Backend = 'sqlite', database?: DatabaseConfig, idPrefix = '') {
+  const { store, clock } = await testStore(backend, {
+    ...(database ? { database } : {}),
+    idPrefix,
+  });
   const zones = { resolve: async () => zone } as unknown as ZoneService;
   const access = new AccessService(store.workspaces);
   const service = new ReportScheduleService({ ...store, access, zones, clock });
@@ -87,6 +91,36 @@ describe('ReportScheduleService', () => {
       code: 'not_operator',
       action: 'manage_reports',
     });
-    expect(await service.list(caller('U2', 'T1', ['U2']))).toEqual([]);
+    expect(await service.list(caller('U2', 'T1', ['U2']))).toEqual({
+      schedules: [],
+      keySet: false,
+    });
   });
 });
+
+for (const { backend, skip } of BACKENDS) {
+  describe.skipIf(skip)(`ReportScheduleService on ${backend}`, () => {
+    it('makes one report of two identical creates at once, and says the other exists', async () => {
+      const database = await testDatabase(backend);
+      // Two replicas on PostgreSQL; SQLite is one process's, so one store serves both.
+      const first = await setup(backend, database, 'a-');
+      const second = backend === 'postgres' ? await setup(backend, database, 'b-') : first;
+      const input = { zone: 'example.com', channelId: 'C1', timeOfDay: '09:00' };
+      const results = await Promise.all([
+        first.service.create(first.caller('U1'), input),
+        second.service.create(second.caller('U2'), input),
+      ]);
+      expect(results.map((r) => r.created).sort()).toEqual([false, true]);
+      expect(results[0]?.schedule.id).toBe(results[1]?.schedule.id);
+      const rows = await first.store.db.selectFrom('schedules').select('id').execute();
+      expect(rows).toHaveLength(1);
+      const audited = (await first.store.audit.recent('T1', { limit: 10 })).filter(
+        (e) => e.action === 'report.scheduled',
+      );
+      expect(audited).toHaveLength(1);
+      // Stopped, the same report may be scheduled again.
+      await first.service.stop(first.caller('U1'), results[0]?.schedule.id ?? '');
+      expect((await first.service.create(first.caller('U1'), input)).created).toBe(true);
+    });
+  });
+}

@@ -42,6 +42,7 @@ for (const { backend, skip } of BACKENDS) {
         '0010_workspace_guest_access',
         '0011_watch_paused',
         '0012_retention_audit_by_time',
+        '0013_reports_unique',
       ]);
       const again = await openStore({ database, keyring: new Keyring([testKey('k1', 1)]) });
       await again.close();
@@ -76,6 +77,75 @@ for (const { backend, skip } of BACKENDS) {
           .where(sql`name`, '=', '0005_zone_index')
           .execute();
         await expect(migrate(db, dialect)).rejects.toThrow(/corrupted migrations/);
+      } finally {
+        await db.destroy();
+      }
+    });
+
+    it('0013 keeps the oldest of identical live reports, stops the others, and refuses another', async () => {
+      const database = await testDatabase(backend);
+      const { db, dialect } = openDatabase(database);
+      try {
+        await migrate(db, dialect, { upTo: '0012_retention_audit_by_time' });
+        // Rows as the schema had them then.
+        const raw = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+        const report = (id: string, createdAt: number, over: Record<string, unknown> = {}) => ({
+          id,
+          workspace_id: 'T1',
+          zone_id: 'zone_1',
+          zone_name: 'example.com',
+          channel_id: 'C1',
+          created_by: 'U1',
+          time_of_day: '09:00',
+          time_zone: 'Europe/Paris',
+          status: 'active',
+          next_run_at: 0,
+          last_run_at: null,
+          paused_reason: null,
+          created_at: createdAt,
+          updated_at: createdAt,
+          ...over,
+        });
+        await raw
+          .insertInto('schedules')
+          .values([
+            report('later', 3),
+            report('oldest', 1),
+            // A stopped one older than all: history, not a live duplicate.
+            report('stopped', 0, { status: 'stopped' }),
+            report('paused-twin', 2, { status: 'paused', paused_reason: 'bot removed' }),
+            // Another time, another channel: not the same report.
+            report('other-time', 2, { time_of_day: '10:00' }),
+            report('other-channel', 2, { channel_id: 'C2' }),
+            // Same instant as "tie-b": the smaller id is kept.
+            report('tie-b', 5, { zone_id: 'zone_2' }),
+            report('tie-a', 5, { zone_id: 'zone_2' }),
+          ])
+          .execute();
+        expect(await migrate(db, dialect)).toContain('0013_reports_unique');
+        const rows = await db
+          .selectFrom('schedules')
+          .select(['id', 'status'])
+          .orderBy('id')
+          .execute();
+        expect(Object.fromEntries(rows.map((r) => [r.id, r.status]))).toEqual({
+          later: 'stopped',
+          oldest: 'active',
+          stopped: 'stopped',
+          'paused-twin': 'stopped',
+          'other-time': 'active',
+          'other-channel': 'active',
+          'tie-a': 'active',
+          'tie-b': 'stopped',
+        });
+        await expect(
+          raw.insertInto('schedules').values(report('again', 9)).execute(),
+        ).rejects.toThrow();
+        // A stopped duplicate is still allowed.
+        await raw
+          .insertInto('schedules')
+          .values(report('stopped-again', 9, { status: 'stopped' }))
+          .execute();
       } finally {
         await db.destroy();
       }

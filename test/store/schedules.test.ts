@@ -1,16 +1,32 @@
 import { describe, expect, it } from 'vitest';
-import type { NewSchedule } from '../../src/store/schedules.js';
+import type { Store } from '../../src/store/index.js';
+import type { NewSchedule, Schedule } from '../../src/store/schedules.js';
 import { BACKENDS, testDatabase, testStore } from '../helpers/store.js';
 
 const HOUR = 3_600_000;
 
+/** Schedules run only for a workspace with a CDN key: T1 and T2 get one. */
+async function keyed(store: Store): Promise<Store> {
+  for (const workspaceId of ['T1', 'T2'])
+    await store.credentials.set(workspaceId, 'sk_test', { userId: 'U1', validated: true });
+  return store;
+}
+
+/** Creates a schedule (a new one: each test's reports differ by channel). */
+async function create(store: Store, input: NewSchedule): Promise<Schedule> {
+  const { schedule, created } = await store.schedules.create(input);
+  if (!created) throw new Error('the same report exists');
+  return schedule;
+}
+
 for (const { backend, skip } of BACKENDS) {
   describe.skipIf(skip)(`schedules on ${backend}`, () => {
+    let channels = 0;
     const daily = (nextRunAt: number): NewSchedule => ({
       workspaceId: 'T1',
       zoneId: 'zone_1',
       zoneName: 'example.com',
-      channelId: 'C1',
+      channelId: `C${++channels}`,
       createdBy: 'U1',
       timeOfDay: '09:00',
       timeZone: 'Europe/Paris',
@@ -19,8 +35,9 @@ for (const { backend, skip } of BACKENDS) {
 
     it('lists due schedules and claims each occurrence once', async () => {
       const { store, clock } = await testStore(backend);
-      const due = await store.schedules.create(daily(clock.now() - HOUR));
-      await store.schedules.create(daily(clock.now() + HOUR));
+      await keyed(store);
+      const due = await create(store, daily(clock.now() - HOUR));
+      await create(store, daily(clock.now() + HOUR));
       expect((await store.schedules.due(10)).map((s) => s.id)).toEqual([due.id]);
 
       expect(await store.schedules.claim(due.id, due.nextRunAt, due.nextRunAt + 24 * HOUR)).toBe(
@@ -43,7 +60,7 @@ for (const { backend, skip } of BACKENDS) {
       );
       const [first] = replicas;
       if (!first) throw new Error('no replica');
-      const schedule = await first.store.schedules.create(daily(first.clock.now()));
+      const schedule = await create(first.store, daily(first.clock.now()));
       const claims = await Promise.all(
         Array.from({ length: 50 }, (_, i) =>
           replicas[i % 3]?.store.schedules.claim(
@@ -66,9 +83,10 @@ for (const { backend, skip } of BACKENDS) {
       );
       const [first] = replicas;
       if (!first) throw new Error('no replica');
+      await keyed(first.store);
       const now = first.clock.now();
-      for (let i = 0; i < 60; i++) await first.store.schedules.create(daily(now - i));
-      await first.store.schedules.create(daily(now + HOUR));
+      for (let i = 0; i < 60; i++) await create(first.store, daily(now - i));
+      await create(first.store, daily(now + HOUR));
       const plan = (due: Array<{ id: string; nextRunAt: number }>) =>
         due.map((s) => ({
           nextRunAt: s.nextRunAt + 24 * HOUR,
@@ -96,8 +114,9 @@ for (const { backend, skip } of BACKENDS) {
 
     it('stores nothing of a batch when its transaction fails', async () => {
       const { store, clock } = await testStore(backend);
-      await store.schedules.create(daily(clock.now()));
-      await store.schedules.create(daily(clock.now()));
+      await keyed(store);
+      await create(store, daily(clock.now()));
+      await create(store, daily(clock.now()));
       await expect(
         store.schedules.takeDue(10, (due) =>
           due.map((_, i) =>
@@ -121,7 +140,8 @@ for (const { backend, skip } of BACKENDS) {
 
     it('pauses, resumes and stops; paused and stopped schedules are never due', async () => {
       const { store, clock } = await testStore(backend);
-      const s = await store.schedules.create(daily(clock.now()));
+      await keyed(store);
+      const s = await create(store, daily(clock.now()));
       expect(await store.schedules.pause(s.id, 'bot removed from channel')).toBe(true);
       expect(await store.schedules.pause(s.id, 'again')).toBe(false);
       expect(await store.schedules.claim(s.id, s.nextRunAt, s.nextRunAt + 1)).toBe(false);
@@ -138,15 +158,62 @@ for (const { backend, skip } of BACKENDS) {
 
     it('pauses every active schedule of a workspace', async () => {
       const { store, clock } = await testStore(backend);
-      await store.schedules.create(daily(clock.now()));
-      await store.schedules.create(daily(clock.now()));
-      await store.schedules.create({ ...daily(clock.now()), workspaceId: 'T2' });
+      await keyed(store);
+      await create(store, daily(clock.now()));
+      await create(store, daily(clock.now()));
+      await create(store, { ...daily(clock.now()), workspaceId: 'T2' });
       expect(await store.schedules.pauseAll('T1', 'app uninstalled')).toBe(2);
       expect((await store.schedules.listForWorkspace('T1')).map((s) => s.status)).toEqual([
         'paused',
         'paused',
       ]);
       expect(await store.schedules.due(10)).toHaveLength(1);
+    });
+
+    it('makes one report of identical creates at once, on any replica', async () => {
+      const database = await testDatabase(backend);
+      const replicas = await Promise.all(
+        (backend === 'postgres' ? ['a', 'b'] : ['a']).map((idPrefix) =>
+          testStore(backend, { database, poolSize: 4, idPrefix }),
+        ),
+      );
+      const same = daily(Date.now());
+      const results = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          replicas[i % replicas.length]?.store.schedules.create(same),
+        ),
+      );
+      expect(results.filter((r) => r?.created)).toHaveLength(1);
+      expect(new Set(results.map((r) => r?.schedule.id)).size).toBe(1);
+      const [first] = replicas;
+      const rows = await first?.store.db.selectFrom('schedules').select('id').execute();
+      expect(rows).toHaveLength(1);
+    });
+
+    it('waits while its workspace has no CDN key, and is due again once one is set', async () => {
+      const { store, clock } = await testStore(backend);
+      const s = await create(store, daily(clock.now() - HOUR));
+      const plan = (due: Schedule[]) => due.map((x) => ({ nextRunAt: x.nextRunAt + 24 * HOUR }));
+      expect(await store.schedules.due(10)).toEqual([]);
+      expect(await store.schedules.takeDue(10, plan)).toEqual([]);
+      await keyed(store);
+      expect((await store.schedules.takeDue(10, plan)).map((x) => x.schedule.id)).toEqual([s.id]);
+      await store.credentials.delete('T1');
+      clock.advance(24 * HOUR);
+      expect(await store.schedules.due(10)).toEqual([]);
+      expect((await store.schedules.get(s.id))?.status).toBe('active');
+    });
+
+    it('stops every live schedule of a workspace', async () => {
+      const { store, clock } = await testStore(backend);
+      const a = await create(store, daily(clock.now()));
+      const b = await create(store, daily(clock.now()));
+      await create(store, { ...daily(clock.now()), workspaceId: 'T2' });
+      await store.schedules.pause(b.id, 'bot removed');
+      await store.schedules.stop(a.id, 'T1');
+      expect(await store.schedules.stopAll('T1')).toBe(1);
+      expect(await store.schedules.listForWorkspace('T1')).toEqual([]);
+      expect(await store.schedules.listForWorkspace('T2')).toHaveLength(1);
     });
   });
 }

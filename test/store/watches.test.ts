@@ -94,6 +94,50 @@ function pausedBefore(
 
 for (const { backend, skip } of BACKENDS) {
   describe.skipIf(skip)(`watches on ${backend}`, () => {
+    it('has no zone due while its workspace has no CDN key', async () => {
+      const clock = new ManualClock(T0);
+      const { store } = await testStore(backend, { clock });
+      await watchIn(store, 'C1');
+      clock.advance(120_000);
+      expect(await store.watches.dueZones(10)).toEqual([]);
+      await store.credentials.set('T1', 'sk_test', { userId: 'U1', validated: true });
+      expect((await store.watches.dueZones(10)).map((z) => z.zoneId)).toEqual(['z1']);
+      await store.credentials.delete('T1');
+      expect(await store.watches.dueZones(10)).toEqual([]);
+    });
+
+    it('unmutes once; a step read while muted is refused after it, and a quiet breach is forgotten', async () => {
+      const { store } = await testStore(backend);
+      const { watch } = await watchIn(store, 'C1');
+      await store.watches.mute(watch.id, 'spike');
+      // Fired while muted: firing, with no alert.
+      const quiet = { firing: true, streak: 0, alertId: null };
+      expect(
+        await store.watches.applyRuleState(watch.id, 'spike', { from: 0, to: 1 }, quiet, true),
+      ).toBe(true);
+      expect(await store.watches.unmute(watch.id, 'spike')).toBe(true);
+      expect(await store.watches.unmute(watch.id, 'spike')).toBe(false);
+      const [state] = await store.watches.ruleStates([watch.id], 'spike');
+      expect(state).toMatchObject({ muted: false, firing: false, streak: 0, lastInterval: 1 });
+      // An evaluation that read the state muted writes nothing now: it reads again.
+      expect(
+        await store.watches.applyRuleState(watch.id, 'spike', { from: 1, to: 2 }, quiet, true),
+      ).toBe(false);
+      // A rule muted while its alert fires keeps firing: its resolution updates that alert.
+      await store.watches.applyRuleState(
+        watch.id,
+        'drop',
+        { from: 0, to: 1 },
+        { firing: true, streak: 0, alertId: 'al1' },
+      );
+      await store.watches.mute(watch.id, 'drop');
+      await store.watches.unmute(watch.id, 'drop');
+      expect((await store.watches.ruleStates([watch.id], 'drop'))[0]).toMatchObject({
+        firing: true,
+        alertId: 'al1',
+      });
+    });
+
     it('keeps the zone scheduled while any channel watches it, and drops it with the last', async () => {
       const { store } = await testStore(backend);
       const { watch: one } = await watchIn(store, 'C1');

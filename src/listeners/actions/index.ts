@@ -4,6 +4,7 @@ import {
   APPROVAL_IDS,
   CONFIG_IDS,
   HOME_IDS,
+  LOGOUT_IDS,
   PURGE_IDS,
   RATELIMIT_IDS,
   WATCH_IDS,
@@ -16,11 +17,19 @@ import { approveButton, cancelButton, denyButton } from './approval-buttons.js';
 import { configPurgeChannels } from './config-purge-channels.js';
 import { homeAnalytics, homeCreateZone, homeListZones, homeLogin } from './home-buttons.js';
 import { homeStopReport } from './home-stop-report.js';
+import { logoutButton, logoutCancel } from './logout-buttons.js';
 import { purgeHoldCancel, purgeHoldConfirm } from './purge-hold-buttons.js';
 import { purgeRetry } from './purge-retry.js';
 import { rateLimitButton } from './ratelimit-buttons.js';
 import { unknownAction } from './unknown.js';
-import { watchMute, watchNotifyLive, watchRateLimit, watchSnooze } from './watch-buttons.js';
+import {
+  watchMute,
+  watchNotifyLive,
+  watchRateLimit,
+  watchSnooze,
+  watchUnmute,
+  watchUnmuteListed,
+} from './watch-buttons.js';
 import { zoneAnalytics } from './zone-analytics.js';
 import { zonesPage } from './zones-page.js';
 
@@ -76,6 +85,11 @@ export function register(app: App, deps: AppDeps): void {
   on('message', WATCH_IDS.mute, watchMute(deps));
   on('message', WATCH_IDS.rateLimit, watchRateLimit(deps));
   on('message', WATCH_IDS.notifyLive, watchNotifyLive(deps));
+  on('message', WATCH_IDS.unmute, watchUnmute(deps));
+  on('message', new RegExp(`^${WATCH_IDS.unmuteListed}_\\d+$`), watchUnmuteListed(deps));
+  on('message', LOGOUT_IDS.confirm, logoutButton(deps, false));
+  on('message', LOGOUT_IDS.delete, logoutButton(deps, true));
+  on('message', LOGOUT_IDS.cancel, logoutCancel());
   // Last, and only for what nothing above handles: Bolt runs every listener that matches.
   app.action(unmatched(handled), tracked(unknownAction(deps)));
 }

@@ -1,0 +1,166 @@
+// /cdn logout as admins see it: the question (what stops with the key), its answer, and how the
+// lists say that work waits for a key.
+import type { KnownBlock } from '@slack/types';
+import type { LogoutOutcome, LogoutPreview } from '../services/credentials.js';
+import { noticeMessage } from './errors.js';
+import { summarise } from './fit.js';
+import { LOGOUT_IDS } from './ids.js';
+import { type Message, message } from './message.js';
+import { channel, type Mrkdwn, md, mrkdwn, plain } from './text.js';
+
+/** Why a watch or a report of a workspace without a key waits, as lists say it. */
+export const NO_KEY_REASON: Mrkdwn = md`no CDN key (\`/cdn login\` resumes it)`;
+
+/** How many items of each kind the question names. */
+const NAMED = 10;
+
+const count = (n: number, one: string, many: string) =>
+  `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
+
+function workLines(preview: LogoutPreview, verb: string): Mrkdwn[] {
+  const lines: Mrkdwn[] = [];
+  if (preview.watches.length > 0)
+    lines.push(
+      md`• *${count(preview.watches.length, 'watch', 'watches')}* ${verb}: ${summarise(
+        preview.watches,
+        NAMED,
+        (watch) => md`*${watch.zoneName}* → ${channel(watch.channelId)}`,
+        ', ',
+      )}`,
+    );
+  if (preview.reports.length > 0)
+    lines.push(
+      md`• *${count(preview.reports.length, 'daily report', 'daily reports')}* ${verb}: ${summarise(
+        preview.reports,
+        NAMED,
+        (report) =>
+          md`*${report.zoneName}* → ${channel(report.channelId)} at ${report.timeOfDay} (${report.timeZone})`,
+        ', ',
+      )}`,
+    );
+  return lines;
+}
+
+function deleteButton(preview: LogoutPreview, label: string) {
+  return {
+    type: 'button' as const,
+    action_id: LOGOUT_IDS.delete,
+    style: 'danger' as const,
+    text: plain(label, 75),
+    confirm: {
+      title: plain('Delete them for good?', 100),
+      // A confirm dialog's text takes at most 300 characters.
+      text: mrkdwn(
+        md`${count(preview.watches.length, 'watch', 'watches')} and ${count(preview.reports.length, 'daily report', 'daily reports')} are deleted: a new key will not bring them back.`,
+        300,
+      ),
+      confirm: plain('Delete', 30),
+      deny: plain('Keep them', 30),
+    },
+  };
+}
+
+const cancelButton = {
+  type: 'button' as const,
+  action_id: LOGOUT_IDS.cancel,
+  text: plain('Cancel'),
+};
+
+/**
+ * The question `/cdn logout` asks before anything changes: what stops with the key (watches and
+ * reports pause, channel defaults are cleared), and the choice to delete the watches and reports
+ * instead. Without a key, only deleting what waits for one is offered.
+ */
+export function logoutConfirmMessage(preview: LogoutPreview): Message {
+  const hasWork = preview.watches.length > 0 || preview.reports.length > 0;
+  if (!preview.keySet && !hasWork) return noticeMessage('There was no CDN API key to remove.');
+  const blocks: KnownBlock[] = [];
+  if (preview.keySet) {
+    const lines = workLines(preview, 'pause');
+    if (preview.bindings.length > 0)
+      lines.push(
+        md`• *${count(preview.bindings.length, 'channel default zone', 'channel default zones')}* (\`/cdn use\`) ${preview.bindings.length === 1 ? 'is' : 'are'} cleared: ${summarise(
+          preview.bindings,
+          NAMED,
+          (binding) => md`${channel(binding.channelId)} → *${binding.zoneName}*`,
+          ', ',
+        )}`,
+      );
+    const head =
+      lines.length > 0
+        ? md`:warning: *Log out of the CDN?* This workspace's CDN API key is removed, and:`
+        : md`:warning: *Log out of the CDN?* This workspace's CDN API key is removed; nothing else depends on it.`;
+    blocks.push({ type: 'section', text: mrkdwn(head) });
+    for (const line of lines) blocks.push({ type: 'section', text: mrkdwn(line) });
+    if (hasWork)
+      blocks.push({
+        type: 'context',
+        elements: [
+          mrkdwn(
+            md`Paused watches and reports resume by themselves once a key is set again with \`/cdn login\`. To stop them for good, choose *Log out and delete watches and reports*.`,
+          ),
+        ],
+      });
+    blocks.push({
+      type: 'actions',
+      block_id: LOGOUT_IDS.actionsBlock,
+      elements: [
+        {
+          type: 'button',
+          action_id: LOGOUT_IDS.confirm,
+          style: 'danger',
+          text: plain('Log out'),
+        },
+        ...(hasWork ? [deleteButton(preview, 'Log out and delete watches and reports')] : []),
+        cancelButton,
+      ],
+    });
+    return message(md`Log out of the CDN?`, blocks);
+  }
+  blocks.push(
+    {
+      type: 'section',
+      text: mrkdwn(
+        md`:double_vertical_bar: This workspace has no CDN API key: its watches and reports wait for one (\`/cdn login\`).`,
+      ),
+    },
+    ...workLines(preview, 'wait').map((line) => ({
+      type: 'section' as const,
+      text: mrkdwn(line),
+    })),
+    {
+      type: 'actions',
+      block_id: LOGOUT_IDS.actionsBlock,
+      elements: [deleteButton(preview, 'Delete watches and reports'), cancelButton],
+    },
+  );
+  return message(md`No CDN API key: watches and reports wait for one`, blocks);
+}
+
+/** What the logout did. */
+export function loggedOutMessage(outcome: LogoutOutcome): Message {
+  const work = md`${count(outcome.watches, 'watch', 'watches')} and ${count(outcome.reports, 'daily report', 'daily reports')}`;
+  const some = outcome.watches + outcome.reports > 0;
+  const removed = outcome.keyRemoved
+    ? md`The CDN API key is removed.`
+    : md`There was no CDN API key to remove.`;
+  const rest = outcome.deleted
+    ? md` ${work} ${outcome.watches + outcome.reports === 1 ? 'is' : 'are'} deleted.`
+    : some
+      ? md` ${work} ${outcome.watches + outcome.reports === 1 ? 'is' : 'are'} paused: they resume by themselves once an admin runs \`/cdn login\`.`
+      : outcome.keyRemoved
+        ? md` Commands that need the CDN are off until an admin runs \`/cdn login\`.`
+        : md``;
+  const defaults =
+    outcome.bindings > 0
+      ? md` ${count(outcome.bindings, 'channel default zone was', 'channel default zones were')} cleared.`
+      : md``;
+  return noticeMessage(
+    md`${removed}${rest}${defaults}`,
+    outcome.keyRemoved ? ':wave:' : ':white_check_mark:',
+  );
+}
+
+export function logoutCancelledMessage(): Message {
+  return noticeMessage('Logout cancelled: nothing changed.');
+}
