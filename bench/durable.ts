@@ -4,7 +4,7 @@
 // process held: by a process started after the kill (start-up included), and by a second replica
 // already running (the runner's takeover alone).
 import { setTimeout as delay } from 'node:timers/promises';
-import { type BotProcess, startWorld, type World } from './bot-process.js';
+import { type BotProcess, startWorld, USER, type World } from './bot-process.js';
 import { machineState, median, type Section, table } from './stats.js';
 
 /** Each purge batch is answered this long after it arrives: the purge is under way at the kill. */
@@ -104,7 +104,7 @@ async function trial(
   // of that cycle, as it would in production (otherwise the bench's own rhythm would fix it).
   if (mode === 'replica') await delay(Math.random() * POLL_MS);
   const asked = Date.now();
-  const status = await first.command(`purge example.com ${urls.join(' ')}`);
+  const { status } = await first.command(`purge example.com ${urls.join(' ')}`, USER);
   if (status !== 200) throw new Error(`durable bench: /cdn purge answered ${status}`);
   await sandbox.waitFor((r) => isPurge(r.path) && r.at >= asked, KILL_AFTER);
   await delay(SLOW_MS / 2 + ((i + 0.5) / TRIALS) * (leaseMs / 3));

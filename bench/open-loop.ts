@@ -2,7 +2,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, request } from 'undici';
-import { signedHeaders } from './bot-process.js';
+import { signedCommandHeaders } from './bot-process.js';
 import { fmt, type LatencySummary, latencySummary, table } from './stats.js';
 
 export interface CommandStream {
@@ -149,7 +149,7 @@ export async function openLoop(
         const response = await request(`http://127.0.0.1:${stream.port(i)}/slack/events`, {
           method: 'POST',
           dispatcher: agent,
-          headers: signedHeaders(body),
+          headers: signedCommandHeaders(body),
           body,
         });
         await response.body.dump();

@@ -71,14 +71,20 @@ afterEach(async () => {
   slack = undefined;
 });
 
-/** Runs the built main.js in a fresh working folder with the recorder; `loaded()` reads its log. */
-async function start(name: string, env: Record<string, string>) {
+/**
+ * Runs the built main.js in a fresh working folder, with the recorder unless told not to (a hook
+ * on every module load is slow); `loaded()` reads its log.
+ */
+async function start(name: string, env: Record<string, string>, { record = true } = {}) {
   const cwd = await mkdtemp(join(root, `${name}-`));
   const log = join(cwd, 'modules.log');
   await writeFile(log, '');
   const process_ = spawn(
     process.execPath,
-    ['--import', pathToFileURL(join(root, 'hooks', 'register.mjs')).href, main],
+    [
+      ...(record ? ['--import', pathToFileURL(join(root, 'hooks', 'register.mjs')).href] : []),
+      main,
+    ],
     {
       cwd,
       env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', MODULE_LOG_FILE: log, ...env },
@@ -162,7 +168,7 @@ describe('the built bot', () => {
 
 /** Runs the built bot expecting a refusal: its exit code and output, or "started" if it got going. */
 async function refusal(name: string, env: Record<string, string>) {
-  const bot = await start(name, env);
+  const bot = await start(name, env, { record: false });
   // The console reads commands from stdin: at its end it exits, so a silent console shows as 0.
   bot.process.stdin?.end();
   const exited = once(bot.process, 'exit').then(([code]) => code as number);
@@ -286,9 +292,17 @@ describe('start-up refusals of the built bot', () => {
       DATABASE_URL: `sqlite:${join(root, 'shared.sqlite')}`,
       ENCRYPTION_KEYS: generateKey('k1'),
     };
-    const first = await start('first', { ...env, PORT: String(await freePort()) });
+    const first = await start(
+      'first',
+      { ...env, PORT: String(await freePort()) },
+      { record: false },
+    );
     await first.seen('cdn-chatops is up');
-    const second = await start('second', { ...env, PORT: String(await freePort()) });
+    const second = await start(
+      'second',
+      { ...env, PORT: String(await freePort()) },
+      { record: false },
+    );
     const [code] = await once(second.process, 'exit');
     expect(code).toBe(1);
     expect(second.output()).toContain(

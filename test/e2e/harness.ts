@@ -1,7 +1,6 @@
 // End-to-end harness: the real Bolt app in HTTP mode, signed requests in (or in Socket Mode,
 // envelopes in over the fake Slack's WebSocket), a fake Slack Web API and the CDN sandbox on
 // loopback, a real SQLite store. Only Slack's own servers are stood in for.
-import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { App } from '@slack/bolt';
@@ -23,6 +22,7 @@ import {
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/dev/sandbox/server.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { decodeEntities } from '../../src/text.js';
+import { sign } from '../helpers/child-bot.js';
 import { ManualClock } from '../helpers/clock.js';
 import { type CapturedLogs, captureLogs, expectNoSecrets } from '../helpers/logs.js';
 import { freePort } from '../helpers/net.js';
@@ -110,10 +110,6 @@ afterEach(async () => {
   for (const close of open.splice(0).reverse()) await close();
   for (const { logs, secrets } of watched.splice(0)) expectNoSecrets(logs, secrets());
 });
-
-export function sign(secret: string, timestamp: number, body: string): string {
-  return `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
-}
 
 export async function startHarness(
   options: {

@@ -1,26 +1,31 @@
-// `npm start` as a child process (src/main.ts through tsx) in a folder of its own: HTTP mode,
-// .env, production refusals, one-line start-up failures and a clean SIGTERM.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
+// `npm start` as a child process (src/main.ts compiled, test/helpers/child-bot.ts) in a folder of
+// its own: HTTP mode, .env, production refusals, one-line start-up failures and a clean SIGTERM.
 import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeSlack, startFakeSlack } from '../../src/dev/fake-slack/server.js';
 import { type Sandbox, startSandbox } from '../../src/dev/sandbox/server.js';
 import { generateKey } from '../../src/store/crypto.js';
+import { type ChildBot, launchChildBot } from '../helpers/child-bot.js';
+import { compiledMain } from '../helpers/compiled-src.js';
 import { expectNoSecrets } from '../helpers/logs.js';
 import { freePort } from '../helpers/net.js';
-import { sign } from './harness.js';
 
 const SECRET = 'main-test-signing-secret';
 let slack: FakeSlack;
 let sandbox: Sandbox;
-let child: ChildProcess | undefined;
+let child: ChildBot | undefined;
+
+let main: string;
+// Compiling src (once per change of it) may take a while on a busy machine: not in a test's time.
+beforeAll(async () => {
+  main = await compiledMain();
+}, 120_000);
 
 afterEach(async () => {
-  child?.kill('SIGKILL');
+  await child?.kill('SIGKILL');
   await Promise.all([slack?.close(), sandbox?.close()]);
 });
 
@@ -28,8 +33,8 @@ afterEach(async () => {
 async function run(env: Record<string, string>, dotEnv?: string) {
   const dir = await mkdtemp(join(tmpdir(), 'main-'));
   if (dotEnv !== undefined) await writeFile(join(dir, '.env'), dotEnv);
-  const main = resolve('src/main.ts');
-  const process_ = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), main], {
+  child = await launchChildBot({
+    name: 'the bot',
     cwd: dir,
     env: {
       PATH: process.env.PATH ?? '',
@@ -38,27 +43,10 @@ async function run(env: Record<string, string>, dotEnv?: string) {
       LOG_LEVEL: 'info',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    signingSecret: SECRET,
+    main,
   });
-  child = process_;
-  let output = '';
-  const collect = (chunk: Buffer) => {
-    output += chunk.toString();
-    process_.emit('output');
-  };
-  process_.stdout?.on('data', collect);
-  process_.stderr?.on('data', collect);
-  const seen = (text: string) =>
-    new Promise<void>((resolve) => {
-      const check = () => {
-        if (!output.includes(text)) return;
-        process_.off('output', check);
-        resolve();
-      };
-      process_.on('output', check);
-      check();
-    });
-  return { process: process_, seen, output: () => output, dir };
+  return Object.assign(child, { dir });
 }
 
 describe('npm start (src/main.ts)', () => {
@@ -75,7 +63,7 @@ describe('npm start (src/main.ts)', () => {
       CDN_EDGE_CNAME_TARGET: 'edge.example.net',
       PORT: String(port),
     });
-    await bot.seen('cdn-chatops is up');
+    await bot.waitForLog('cdn-chatops is up');
     expect(bot.output()).toContain('"mode":"http"');
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
 
@@ -88,21 +76,11 @@ describe('npm start (src/main.ts)', () => {
       response_url: slack.mintResponseUrl('C1', 'U1'),
       trigger_id: slack.mintTrigger('U1'),
     }).toString();
-    const timestamp = Math.floor(Date.now() / 1000);
-    const answer = await fetch(`http://127.0.0.1:${port}/slack/events`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        'x-slack-request-timestamp': String(timestamp),
-        'x-slack-signature': sign(SECRET, timestamp, body),
-      },
-      body,
-    });
+    const answer = await bot.post(body, 'application/x-www-form-urlencoded');
     expect(answer.status).toBe(200);
     await slack.waitForMessages((m) => m.text === 'CDN commands');
 
-    bot.process.kill('SIGTERM');
-    const [code] = await once(bot.process, 'exit');
+    const { code } = await bot.kill('SIGTERM');
     expect(code).toBe(0);
     expect(bot.output()).toContain('shutting down');
     expectNoSecrets(
@@ -122,7 +100,7 @@ describe('npm start (src/main.ts)', () => {
       CDN_EDGE_CNAME_TARGET: 'edge.example.net',
       PORT: String(await freePort()),
     });
-    const [code] = await once(bot.process, 'exit');
+    const { code } = await bot.exited;
     expect(code).toBe(1);
     expect(bot.output()).toContain('cdn-chatops: Slack refused the bot token (invalid_auth)\n');
     expect(bot.output()).not.toContain('xoxb-not-a-real-token');
@@ -144,7 +122,7 @@ describe('npm start (src/main.ts)', () => {
       'PORT=from-dotenv',
     ].join('\n');
     const bot = await run({ PORT: String(port) }, dotEnv);
-    await bot.seen('cdn-chatops is up');
+    await bot.waitForLog('cdn-chatops is up');
     // The signing secret, the token and the CDN come from .env only; the port from the environment.
     expect(bot.output()).toContain(`"port":${port}`);
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
@@ -169,8 +147,7 @@ describe('npm start (src/main.ts)', () => {
     });
     expect(bot.output()).not.toContain('from-dotenv');
 
-    bot.process.kill('SIGTERM');
-    const [code] = await once(bot.process, 'exit');
+    const { code } = await bot.kill('SIGTERM');
     expect(code).toBe(0);
     expectNoSecrets(
       { text: bot.output },
@@ -180,7 +157,7 @@ describe('npm start (src/main.ts)', () => {
 
   it('refuses to start without Slack credentials when NODE_ENV=production: no console', async () => {
     const bot = await run({ NODE_ENV: 'production' });
-    const [code] = await once(bot.process, 'exit');
+    const { code } = await bot.exited;
     expect(code).toBe(1);
     expect(bot.output().trim()).toBe(
       'cdn-chatops: configuration error: SLACK_SIGNING_SECRET or SLACK_APP_TOKEN: one is ' +
@@ -194,7 +171,7 @@ describe('npm start (src/main.ts)', () => {
 
   it('stops with one line naming a bad variable', async () => {
     const bot = await run({ BOT_MODE: 'http', PORT: 'eighty' });
-    const [code] = await once(bot.process, 'exit');
+    const { code } = await bot.exited;
     expect(code).toBe(1);
     // The first line; the missing Slack and CDN variables of http mode follow, one line each.
     expect(bot.output().trim().split('\n')[0]).toBe(

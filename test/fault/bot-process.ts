@@ -1,7 +1,8 @@
-// Fault-test harness: the bot as a REAL child process (`node --import tsx src/main.ts`, HTTP mode)
-// on a database of its own, with the fake Slack and the CDN sandbox in the test process. A test
-// kills the process (SIGKILL, SIGTERM) at a moment it chooses, starts another on the same
-// database, and checks what the world saw: Slack's messages, the CDN's request log, the store.
+// Fault-test harness: the bot as a REAL child process (test/helpers/child-bot.ts, src compiled
+// once by test/helpers/compiled-src.ts; HTTP mode) on a database of its own, with the fake Slack
+// and the CDN sandbox in the test process. A test kills the process (SIGKILL, SIGTERM) at a moment
+// it chooses, starts another on the same database, and checks what the world saw: Slack's
+// messages, the CDN's request log, the store.
 //
 // Moments are chosen by waiting on events, never by sleeping: a log line, a request the sandbox
 // recorded (or holds, with a `hang` or `latency` fault), or a Slack Web API call the world holds
@@ -19,8 +20,6 @@
 //
 // Every bot is killed, and every server, folder and database removed, after each test; a failed
 // test prints every bot's output, and no bot may have logged a secret.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import {
   createServer,
@@ -32,9 +31,7 @@ import {
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { afterEach, onTestFailed } from 'vitest';
+import { afterEach, beforeAll, onTestFailed } from 'vitest';
 import type { Clock } from '../../src/clock.js';
 import { type DatabaseConfig, parseEncryptionKeys } from '../../src/config.js';
 import { parseArgs, readBody } from '../../src/dev/fake-slack/http.js';
@@ -42,14 +39,21 @@ import { SlackPayloads } from '../../src/dev/fake-slack/payloads.js';
 import {
   type FakeSlack,
   type FakeSlackOptions,
-  type Message,
   startFakeSlack,
 } from '../../src/dev/fake-slack/server.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/dev/sandbox/server.js';
 import { generateKey, Keyring } from '../../src/store/crypto.js';
 import { openStore, type Store } from '../../src/store/index.js';
+import {
+  type ChildBot,
+  type ChildBotOptions,
+  type Launch,
+  launchChildBot,
+  prepareDatabase,
+  startChildBot,
+} from '../helpers/child-bot.js';
+import { compiledMain } from '../helpers/compiled-src.js';
 import { expectNoSecrets } from '../helpers/logs.js';
-import { freePort } from '../helpers/net.js';
 import { type Backend, POSTGRES_URL } from '../helpers/store.js';
 
 export type { Backend };
@@ -68,71 +72,10 @@ export const EDGE = 'edge.cdn-fault.test';
 /** The job lease the bots run with: a killed bot's jobs are taken over this long after it died. */
 export const JOB_LEASE_MS = 2_000;
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-const TSX = import.meta.resolve('tsx');
-/** How long a bot may take to say it is up (tsx compiles the whole app on a busy machine). */
-const START_TIMEOUT_MS = 45_000;
-
-export interface SignedResult {
-  status: number;
-  body: string;
-}
-
-/** How a child process ended: its exit code, or the signal that ended it. */
-export interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-export interface Bot {
-  readonly name: string;
-  readonly pid: number;
-  readonly port: number;
-  /** http://127.0.0.1:<port> */
-  readonly url: string;
-  readonly process: ChildProcess;
-  /** Everything it wrote on stdout and stderr so far. */
-  output(): string;
-  /** Its log lines so far, parsed (lines that are not JSON are left out). */
-  logs(): Array<Record<string, unknown>>;
-  /**
-   * Resolves with the `count`th line (past or future) containing `fragment`; rejects if the
-   * process ends first.
-   */
-  waitForLog(fragment: string | RegExp, count?: number): Promise<string>;
-  /** Resolves once the process has ended and its output is all read. */
-  readonly exited: Promise<Exit>;
-  /** Whether the process has ended. */
-  readonly running: boolean;
-  /** Sends `signal` (once more if already sent) and resolves when the process has ended. */
-  kill(signal: NodeJS.Signals): Promise<Exit>;
-  /** Runs /cdn <text> as `user`; resolves with the HTTP answer (Bolt acknowledged). */
-  command(text: string, user: string, options?: { channel?: string }): Promise<SignedResult>;
-  /** Clicks a button of a message (its current blocks, or `blocks` as a stale client shows it). */
-  click(
-    message: Message,
-    actionId: string,
-    user: string,
-    options?: { blocks?: unknown[] },
-  ): Promise<SignedResult>;
-  /** Clicks a button of a view (App Home or modal). */
-  clickInView(
-    viewId: string,
-    actionId: string,
-    user: string,
-    options?: { value?: string },
-  ): Promise<SignedResult>;
-  /** Submits an open modal with `values[block_id][action_id]` set. */
-  submit(
-    viewId: string,
-    values: Record<string, Record<string, unknown>>,
-    user: string,
-  ): Promise<SignedResult>;
-  /** Sends an Events API callback. */
-  event(event: Record<string, unknown>): Promise<SignedResult>;
-  /** POSTs a body to /slack/events, signed. */
-  post(body: string, contentType: string): Promise<SignedResult>;
-}
+export type { Exit, SignedResult } from '../helpers/child-bot.js';
+export { formBody, interactionBody } from '../helpers/child-bot.js';
+/** A bot of the world: a child process (see test/helpers/child-bot.ts). */
+export type Bot = ChildBot;
 
 /** A Web API call the bot made, as the gate in front of the fake Slack sees it. */
 export interface GatedCall {
@@ -162,7 +105,7 @@ export interface WorldOptions {
    * How a bot is started, given its whole environment (default: `node --import tsx src/main.ts`);
    * e.g. the built bot of a production install, or a container.
    */
-  launch?: (env: Record<string, string>) => { command: string; args: string[] };
+  launch?: Launch;
 }
 
 export interface World {
@@ -185,8 +128,8 @@ export interface World {
    */
   readonly payloads: SlackPayloads;
   /**
-   * Starts `node --import tsx src/main.ts` on this world's database; resolves once it logs that
-   * it is up. `env` is added to (and wins over) the world's environment.
+   * Starts a bot (src/main.ts, see test/helpers/child-bot.ts) on this world's database; resolves
+   * once it logs that it is up. `env` is added to (and wins over) the world's environment.
    */
   spawnBot(env?: Record<string, string>): Promise<Bot>;
   /** Starts a bot and resolves at once, up or not: for a start that is meant to fail. */
@@ -207,6 +150,13 @@ interface Cleanup {
 }
 
 const cleanups: Cleanup[] = [];
+
+let main: string;
+// Compiling src (once per change of it) may take a while on a busy machine: not in a test's time.
+beforeAll(async () => {
+  main = await compiledMain();
+}, 120_000);
+
 /** Per world: its bots and the secrets that must never appear in their output. */
 const watched: Array<{ bots: Bot[]; secrets: Record<string, string> }> = [];
 
@@ -241,45 +191,6 @@ function unhurriedClock(factor = 10): Clock {
           reject(signal.reason);
         });
       }),
-  };
-}
-
-async function prepareDatabase(
-  backend: Backend,
-): Promise<{ database: DatabaseConfig; url: string; drop: () => Promise<void> }> {
-  if (backend === 'sqlite') {
-    const dir = await mkdtemp(join(tmpdir(), 'fault-db-'));
-    const path = join(dir, 'bot.sqlite');
-    return {
-      database: { kind: 'sqlite', path },
-      url: `sqlite:${path}`,
-      drop: () => rm(dir, { recursive: true, force: true }),
-    };
-  }
-  // A database of its own, not a schema: Kysely's migrator looks for its tables in every schema
-  // (introspection), so a fresh schema beside another migrated one is taken as migrated already.
-  const name = `fault_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_URL });
-  await admin.connect();
-  try {
-    await admin.query(`create database ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${name}`;
-  return {
-    database: { kind: 'postgres', url: url.toString() },
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: POSTGRES_URL });
-      await client.connect();
-      try {
-        await client.query(`drop database if exists ${name} with (force)`);
-      } finally {
-        await client.end();
-      }
-    },
   };
 }
 
@@ -426,7 +337,14 @@ export async function startWorld(options: WorldOptions): Promise<World> {
   const sandbox = await startSandbox({ apiKeys: [CDN_KEY], ...options.sandbox });
   cleanups.push({ label: 'sandbox', run: () => sandbox.close() });
 
-  const { database, url: databaseUrl, drop } = await prepareDatabase(options.backend);
+  const {
+    database,
+    url: databaseUrl,
+    drop,
+  } = await prepareDatabase(options.backend, {
+    prefix: 'fault',
+    postgresUrl: POSTGRES_URL,
+  });
   cleanups.push({ label: 'database', run: drop });
   const encryptionKeys = generateKey('k1');
   const keyring = new Keyring(parseEncryptionKeys(encryptionKeys));
@@ -478,35 +396,34 @@ export async function startWorld(options: WorldOptions): Promise<World> {
     ...options.env,
   };
 
-  const spawnOnce = async (env: Record<string, string>, name: string): Promise<Bot> => {
-    const port = await freePort();
+  /** A bot's options: a folder of its own, removed after the test. */
+  const botOptions = async (env: Record<string, string>): Promise<ChildBotOptions> => {
+    const name = `bot ${++named}`;
     const cwd = await mkdtemp(join(tmpdir(), 'fault-bot-'));
     cleanups.push({
       label: `${name} folder`,
       run: () => rm(cwd, { recursive: true, force: true }),
     });
-    const fullEnv = { ...baseEnv, PORT: String(port), ...env };
-    const { command, args } = options.launch?.(fullEnv) ?? {
-      command: process.execPath,
-      args: ['--import', TSX, MAIN],
-    };
-    const child = spawn(command, args, {
-      // A folder of its own: no .env of the developer's is read, and ./data stays there.
+    return {
+      name,
       cwd,
-      env: fullEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const bot = botHandle(child, name, port, payloads);
+      env: { ...baseEnv, ...env },
+      signingSecret: SIGNING_SECRET,
+      payloads,
+      channel: CHANNEL,
+      ...(options.launch ? { launch: options.launch } : { main }),
+    };
+  };
+  const adopt = (bot: Bot) => {
     // Killed (if still running) before the servers and the database go.
     cleanups.push({
-      label: name,
+      label: bot.name,
       run: async () => {
         if (bot.running) await bot.kill('SIGKILL');
         else await bot.exited;
       },
     });
     bots.push(bot);
-    return bot;
   };
 
   return {
@@ -520,157 +437,13 @@ export async function startWorld(options: WorldOptions): Promise<World> {
     bots,
     slackApiUrl: gate.apiUrl,
     payloads,
-    async spawnBot(env = {}) {
-      // The port is free when picked, but another process may take it before the bot binds it.
-      for (let attempt = 1; ; attempt++) {
-        const bot = await spawnOnce(env, `bot ${++named}`);
-        const up = await Promise.race([
-          bot.waitForLog('cdn-chatops is up').then(() => true),
-          bot.exited.then(() => false),
-          timeout(START_TIMEOUT_MS),
-        ]);
-        if (up === true) return bot;
-        if (up === 'timeout') throw new Error(`${bot.name} did not start:\n${bot.output()}`);
-        if (attempt < 3 && bot.output().includes('EADDRINUSE')) continue;
-        throw new Error(`${bot.name} exited before it was up:\n${bot.output()}`);
-      }
+    spawnBot: async (env = {}) => startChildBot(await botOptions(env), adopt),
+    async launchBot(env = {}) {
+      const bot = await launchChildBot(await botOptions(env));
+      adopt(bot);
+      return bot;
     },
-    launchBot: (env = {}) => spawnOnce(env, `bot ${++named}`),
     holdSlack: (match, options) => gate.hold(match, options),
     inspect,
-  };
-}
-
-/** A form-encoded body as Slack POSTs a slash command (for `bot.post`). */
-export function formBody(fields: Record<string, string>): { body: string; contentType: string } {
-  return {
-    body: new URLSearchParams(fields).toString(),
-    contentType: 'application/x-www-form-urlencoded',
-  };
-}
-
-/** A body as Slack POSTs an interaction (a click, a submission), for `bot.post`. */
-export function interactionBody(payload: Record<string, unknown>): {
-  body: string;
-  contentType: string;
-} {
-  return formBody({ payload: JSON.stringify(payload) });
-}
-
-/** Slack's request signature (v0). */
-export function sign(secret: string, timestamp: number, body: string): string {
-  return `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
-}
-
-function timeout(ms: number): Promise<'timeout'> {
-  return new Promise((resolve) => setTimeout(resolve, ms, 'timeout').unref());
-}
-
-function botHandle(child: ChildProcess, name: string, port: number, payloads: SlackPayloads): Bot {
-  const url = `http://127.0.0.1:${port}`;
-  let output = '';
-  let ended = false;
-  const listeners = new Set<() => void>();
-  const collect = (chunk: Buffer) => {
-    output += chunk.toString();
-    for (const listener of listeners) listener();
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
-  // 'close' comes after 'exit' and after the output is all read.
-  const exited = new Promise<Exit>((resolve) => {
-    child.once('close', (code, signal) => {
-      ended = true;
-      for (const listener of listeners) listener();
-      resolve({ code, signal });
-    });
-  });
-
-  const post = async (body: string, contentType: string): Promise<SignedResult> => {
-    const timestamp = Math.floor(Date.now() / 1000);
-    const response = await fetch(`${url}/slack/events`, {
-      method: 'POST',
-      headers: {
-        'content-type': contentType,
-        'x-slack-request-timestamp': String(timestamp),
-        'x-slack-signature': sign(SIGNING_SECRET, timestamp, body),
-      },
-      body,
-    });
-    return { status: response.status, body: await response.text() };
-  };
-  const form = (fields: Record<string, string>) => {
-    const { body, contentType } = formBody(fields);
-    return post(body, contentType);
-  };
-  const interaction = (payload: Record<string, unknown>) => {
-    const { body, contentType } = interactionBody(payload);
-    return post(body, contentType);
-  };
-
-  return {
-    name,
-    pid: child.pid ?? -1,
-    port,
-    url,
-    process: child,
-    output: () => output,
-    logs: () =>
-      output.split('\n').flatMap((line) => {
-        if (!line.startsWith('{')) return [];
-        try {
-          return [JSON.parse(line) as Record<string, unknown>];
-        } catch {
-          return [];
-        }
-      }),
-    waitForLog(fragment, count = 1) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const lines = output
-            .split('\n')
-            .filter((line) =>
-              typeof fragment === 'string' ? line.includes(fragment) : fragment.test(line),
-            );
-          const line = lines[count - 1];
-          if (line !== undefined) {
-            listeners.delete(check);
-            resolve(line);
-          } else if (ended) {
-            listeners.delete(check);
-            reject(new Error(`${name} ended without logging ${String(fragment)}:\n${output}`));
-          }
-        };
-        listeners.add(check);
-        check();
-      });
-    },
-    exited,
-    get running() {
-      return !ended;
-    },
-    kill(signal) {
-      if (!ended) child.kill(signal);
-      return exited;
-    },
-    command(text, user, { channel = CHANNEL } = {}) {
-      return form(payloads.slashCommand(text, { user, channel }));
-    },
-    click(message, actionId, user, options = {}) {
-      const shown = options.blocks ? { ...message, blocks: options.blocks } : message;
-      return interaction(payloads.blockAction(shown, actionId, { user }));
-    },
-    clickInView(viewId, actionId, user, { value } = {}) {
-      return interaction(
-        payloads.viewAction(viewId, actionId, { user, ...(value ? { value } : {}) }),
-      );
-    },
-    submit(viewId, values, user) {
-      return interaction(payloads.viewSubmission(viewId, values, { user }));
-    },
-    event(event) {
-      return post(JSON.stringify(payloads.eventCallback(event)), 'application/json');
-    },
-    post,
   };
 }

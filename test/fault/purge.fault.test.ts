@@ -358,7 +358,7 @@ describe.each(REPLICATED)('replayed deliveries, two replicas ($backend)', ({ bac
       };
       // A log line may come through the pipe after the answer: waited for, counted at the end.
       const repeatsLogged = (inA: number, inB: number) =>
-        Promise.all([a.waitForLog(REPEAT, inA), b.waitForLog(REPEAT, inB)]);
+        Promise.all([a.waitForLog(REPEAT, { count: inA }), b.waitForLog(REPEAT, { count: inB })]);
       const repeatsAcknowledged = (answers: SignedResult[]) => {
         expect(answers[0]?.status).toBe(200);
         expect(answers.slice(1)).toEqual(Array(3).fill({ status: 200, body: '' }));

@@ -3,6 +3,7 @@
 // is one job keyed by zone and interval, so it is evaluated once however many replicas tick; each
 // alert is posted exactly once, in its own channel.
 import { describe, expect, it } from 'vitest';
+import type { RecordedRequest } from '../../src/dev/sandbox/server.js';
 import { BACKENDS } from '../helpers/store.js';
 import { startWorld } from './bot-process.js';
 import { within } from './flows.js';
@@ -17,6 +18,9 @@ const ZONES = [
 const CHANNELS = Array.from({ length: 40 }, (_, i) => `CW${String(i).padStart(3, '0')}`);
 const INTERVAL_MS = 10_000;
 const postgres = BACKENDS.find((b) => b.backend === 'postgres');
+
+const isMinuteRead = (r: RecordedRequest) =>
+  Date.parse(r.query.until ?? '') - Date.parse(r.query.since ?? '') === 60_000;
 
 describe('watches on several replicas', () => {
   for (const replicas of [2, 3]) {
@@ -58,24 +62,32 @@ describe('watches on several replicas', () => {
           }
         });
         const bots = await Promise.all(Array.from({ length: replicas }, () => world.spawnBot()));
+        /** A one-minute traffic read of the zone (one evaluation of an interval), after `since`. */
+        const readOf =
+          (name: string, since = 0) =>
+          (r: RecordedRequest) =>
+            r.path === `/zones/${world.sandbox.state.byName(name)?.id}/analytics/traffic` &&
+            r.at > since &&
+            isMinuteRead(r);
         const isAlert = (m: { via: string; threadTs?: string; text?: string }) =>
           m.via === 'api' && !m.threadTs && (m.text?.startsWith('Alert:') ?? false);
         await within(60_000, '200 alerts', world.slack.waitForMessages(isAlert, 200));
-        // Two more intervals on every replica: nothing is posted again.
-        await new Promise((resolve) => setTimeout(resolve, 2 * INTERVAL_MS + 2_000));
+        const alerted = Date.now();
+        // Two more intervals of every zone: nothing is posted again. Waited for on the CDN's
+        // request log, not the clock: once a zone is read a third time after the alerts, its two
+        // evaluations before had a whole interval each to post anything.
+        await within(
+          5 * INTERVAL_MS,
+          'three more evaluations of every zone',
+          Promise.all(ZONES.map((name) => world.sandbox.waitFor(readOf(name, alerted), 3))),
+        );
         const alerts = world.slack.messages.filter(isAlert);
         expect(alerts).toHaveLength(200);
         const where = new Set(alerts.map((m) => `${m.channel} ${m.text}`));
         expect(where.size).toBe(200);
         // Each zone's interval was read once: a zone's evaluations are as many as its intervals.
         for (const name of ZONES) {
-          const id = world.sandbox.state.byName(name)?.id ?? '';
-          const reads = world.sandbox.requests
-            .filter((r) => r.path === `/zones/${id}/analytics/traffic`)
-            .filter(
-              (r) => Date.parse(r.query.until ?? '') - Date.parse(r.query.since ?? '') === 60_000,
-            )
-            .map((r) => r.at);
+          const reads = world.sandbox.requests.filter(readOf(name)).map((r) => r.at);
           const first = reads[0] ?? 0;
           const last = reads.at(-1) ?? 0;
           expect(reads.length).toBeGreaterThanOrEqual(2);
