@@ -43,9 +43,9 @@ import { UninstallService } from './services/uninstall.js';
 import {
   KEEP_FINISHED_EVALS_MS,
   WATCH_EVAL_JOB,
-  WATCH_POST_JOB,
   WatchEvaluation,
 } from './services/watch-evaluation.js';
+import { WATCH_POST_JOB } from './services/watch-posting.js';
 import { WatchService } from './services/watches.js';
 import { WorkspaceConfigService } from './services/workspace-config.js';
 import { ZoneIndex } from './services/zone-index.js';

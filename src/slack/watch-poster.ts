@@ -13,7 +13,7 @@ import {
   alertSnoozedText,
   zoneLiveText,
 } from '../blocks/watches.js';
-import type { WatchPoster } from '../services/watch-evaluation.js';
+import type { WatchPoster } from '../services/watch-posting.js';
 import type { AlertFollowUps } from '../services/watches.js';
 import type { Watch, WatchAlert } from '../store/watches.js';
 import { zoneLabel } from '../zone-names.js';
