@@ -204,6 +204,8 @@ export function buildDeps(
   });
   const watches = new WatchService({
     watches: store.watches,
+    watchRules: store.watchRules,
+    watchAlerts: store.watchAlerts,
     credentials: store.credentials,
     audit: store.audit,
     access,

@@ -11,7 +11,8 @@ import { AppError, isStorageUnavailable } from '../errors.js';
 import { type JobContext, type JobKind, type JobOutcome, retryDelay } from '../jobs/runner.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
-import type { Watch, WatchAlert } from '../store/watches.js';
+import type { WatchAlert } from '../store/watch-alerts.js';
+import type { Watch } from '../store/watches.js';
 import type { CdnAccess } from './cdn-access.js';
 import { alertChart, CHART_SPAN_MS, readAlertTraffic } from './watch-chart.js';
 import type { Baseline } from './watch-rules.js';
@@ -112,7 +113,7 @@ export class WatchPosting {
         if (watch && !watch.pausedReason) await poster.notice(watch, payload.status);
         return 'done';
       }
-      const alert = await store.watches.alert(payload.alertId);
+      const alert = await store.watchAlerts.alert(payload.alertId);
       watch = alert && (await store.watches.get(alert.watchId));
       // Its watch removed since (unwatched, logged out, uninstalled) or paused: nothing is posted.
       if (!alert || !watch || watch.pausedReason) return 'done';
@@ -120,7 +121,7 @@ export class WatchPosting {
         if (alert.messageTs) return 'done';
         const chart = await this.#postChart(context, alert);
         const posted = await this.#showing(context, chart, (fileId) => poster.fired(alert, fileId));
-        if (posted.ts) await store.watches.setAlertMessage(alert.id, posted.ts);
+        if (posted.ts) await store.watchAlerts.setAlertMessage(alert.id, posted.ts);
         await this.#shareChart({ ...alert, messageTs: posted.ts ?? null }, chart);
         return 'done';
       }

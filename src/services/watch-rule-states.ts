@@ -6,7 +6,8 @@ import type { Clock } from '../clock.js';
 import type { WatchSettings } from '../config.js';
 import type { JobRunner } from '../jobs/runner.js';
 import type { Store } from '../store/index.js';
-import type { RuleState, Watch, WatchedZone } from '../store/watches.js';
+import type { RuleState } from '../store/watch-rules.js';
+import type { Watch, WatchedZone } from '../store/watches.js';
 import { type PostPayload, WATCH_POST_JOB } from './watch-posting.js';
 import {
   type Baseline,
@@ -61,7 +62,7 @@ export class WatchRuleStates {
   ): Promise<void> {
     const { store, settings } = this.#o;
     const states = new Map(
-      (await store.watches.ruleStates(watches.map((w) => w.id))).map((s) => [
+      (await store.watchRules.ruleStates(watches.map((w) => w.id))).map((s) => [
         `${s.watchId}\n${s.rule}`,
         s,
       ]),
@@ -71,7 +72,7 @@ export class WatchRuleStates {
         let state = states.get(`${watch.id}\n${verdict.rule}`);
         for (let attempt = 0; attempt < 5; attempt++) {
           if (await this.#stepRule(zone, watch, verdict, state, sample, dueAt)) break;
-          [state] = await store.watches.ruleStates([watch.id], verdict.rule);
+          [state] = await store.watchRules.ruleStates([watch.id], verdict.rule);
         }
       }
     }
@@ -108,7 +109,7 @@ export class WatchRuleStates {
           : fired
         : // Resolved: the id is kept (not firing), so a resume can finish resolving it.
           (state?.alertId ?? null);
-    const applied = await store.watches.applyRuleState(
+    const applied = await store.watchRules.applyRuleState(
       watch.id,
       verdict.rule,
       { from: state?.lastInterval ?? 0, to: dueAt },
@@ -126,11 +127,11 @@ export class WatchRuleStates {
   /** Marks a firing alert resolved and queues its post (once, by its id). */
   async #resolve(zone: WatchedZone, verdict: Verdict, sample: Sample, id: string): Promise<void> {
     const { store } = this.#o;
-    const alert = await store.watches.alert(id);
+    const alert = await store.watchAlerts.alert(id);
     // Resolved by an earlier interval (a resume of a later, quiet one): nothing to do.
     if (!alert || (alert.status !== 'firing' && alert.resolvedAt !== sample.until)) return;
     if (alert.status === 'firing')
-      await store.watches.resolveAlert(id, sample.until, {
+      await store.watchAlerts.resolveAlert(id, sample.until, {
         ...alert.detail,
         last: detailOf(verdict),
       });
@@ -147,7 +148,7 @@ export class WatchRuleStates {
   ): Promise<void> {
     const { store, settings } = this.#o;
     const span = Math.max(MINUTE, settings.intervalMs);
-    await store.watches.createAlert({
+    await store.watchAlerts.createAlert({
       id,
       workspaceId: zone.workspaceId,
       watchId: watch.id,
