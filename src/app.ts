@@ -239,7 +239,7 @@ export function buildDeps(
   // Turns due daily reports into jobs.
   background.tick('reports due', (signal) => reports.run(signal));
   // Builds zone indexes due at start, then refreshes stale ones (a lease per workspace).
-  background.tick('zone index refresh', (signal) => zoneIndex.maintain(signal));
+  background.tick('zone index refresh', (signal) => zoneIndex.builder.maintain(signal));
   // Turns each watched zone's due interval into an evaluation job.
   background.tick('watch evaluation', (signal) => watchEvaluation.run(signal));
   // Deletes old rows in small batches (finished jobs, expired keys, old alerts and audit rows).
