@@ -19,6 +19,8 @@ import { RateSlotRepository } from '../src/store/rate-slots.js';
 import { ScheduleRepository } from '../src/store/schedules.js';
 import type { Database } from '../src/store/schema.js';
 import { SeenRequestRepository } from '../src/store/seen-requests.js';
+import { WatchAlertRepository } from '../src/store/watch-alerts.js';
+import { WatchRuleRepository } from '../src/store/watch-rules.js';
 import { WatchRepository } from '../src/store/watches.js';
 import { WorkspaceRepository } from '../src/store/workspaces.js';
 import { ZoneIndexRepository } from '../src/store/zone-index.js';
@@ -71,6 +73,8 @@ export async function openCountedStore(
     rateSlots: new RateSlotRepository(db, 'sqlite', clock),
     zoneIndex: new ZoneIndexRepository(db, 'sqlite', clock),
     watches: new WatchRepository(db, 'sqlite', clock),
+    watchRules: new WatchRuleRepository(db, clock),
+    watchAlerts: new WatchAlertRepository(db, clock),
     close: () => db.destroy(),
     channelBindings: new ChannelBindingRepository(db, clock),
   };

@@ -22,7 +22,7 @@ import { type FakeSlack, startFakeSlack } from '../src/dev/fake-slack/server.js'
 import { type Sandbox, startSandbox } from '../src/dev/sandbox/server.js';
 import { createLogger } from '../src/logger.js';
 import type { Caller } from '../src/services/access.js';
-import { DEFAULT_ZONE_INDEX_CONCURRENCY } from '../src/services/zone-index.js';
+import { DEFAULT_ZONE_INDEX_CONCURRENCY } from '../src/services/zone-index-builder.js';
 import { generateKey, Keyring } from '../src/store/crypto.js';
 import { openStore, type Store } from '../src/store/index.js';
 import { fmt, machineState, median, type Section, table } from './stats.js';

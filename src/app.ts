@@ -43,9 +43,9 @@ import { UninstallService } from './services/uninstall.js';
 import {
   KEEP_FINISHED_EVALS_MS,
   WATCH_EVAL_JOB,
-  WATCH_POST_JOB,
   WatchEvaluation,
 } from './services/watch-evaluation.js';
+import { WATCH_POST_JOB } from './services/watch-posting.js';
 import { WatchService } from './services/watches.js';
 import { WorkspaceConfigService } from './services/workspace-config.js';
 import { ZoneIndex } from './services/zone-index.js';
@@ -204,6 +204,8 @@ export function buildDeps(
   });
   const watches = new WatchService({
     watches: store.watches,
+    watchRules: store.watchRules,
+    watchAlerts: store.watchAlerts,
     credentials: store.credentials,
     audit: store.audit,
     access,
@@ -237,7 +239,7 @@ export function buildDeps(
   // Turns due daily reports into jobs.
   background.tick('reports due', (signal) => reports.run(signal));
   // Builds zone indexes due at start, then refreshes stale ones (a lease per workspace).
-  background.tick('zone index refresh', (signal) => zoneIndex.maintain(signal));
+  background.tick('zone index refresh', (signal) => zoneIndex.builder.maintain(signal));
   // Turns each watched zone's due interval into an evaluation job.
   background.tick('watch evaluation', (signal) => watchEvaluation.run(signal));
   // Deletes old rows in small batches (finished jobs, expired keys, old alerts and audit rows).

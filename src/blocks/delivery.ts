@@ -1,6 +1,8 @@
 // What the bot says when a post could not be delivered as meant: a watch paused because its
 // channel refused the bot, and an alert's chart shared beside the message instead of in it.
-import type { Watch, WatchAlert } from '../store/watches.js';
+
+import type { WatchAlert } from '../store/watch-alerts.js';
+import type { Watch } from '../store/watches.js';
 import { zoneLabel } from '../zone-names.js';
 import { channel, clip, code, MAX_SENTENCE, type Mrkdwn, md } from './text.js';
 

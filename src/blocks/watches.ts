@@ -4,7 +4,8 @@
 import type { KnownBlock } from '@slack/types';
 import { formatCount } from '../charts/format.js';
 import { isAutoRule, ruleTitle } from '../services/watch-chart.js';
-import type { Watch, WatchAlert } from '../store/watches.js';
+import type { WatchAlert } from '../store/watch-alerts.js';
+import type { Watch } from '../store/watches.js';
 import { zoneLabel } from '../zone-names.js';
 import { noticeMessage } from './errors.js';
 import { listBlocks, summarise } from './fit.js';

@@ -1,10 +1,8 @@
-// The CDN API client: typed calls, tolerant parsing, bounded retries, and no secret ever shown.
-import { STATUS_CODES } from 'node:http';
-import type { z } from 'zod';
+// The CDN API client: one typed method per endpoint, with tolerant parsing of what it answers.
+// Each request's attempts, retries, error mapping and redaction are in requests.ts.
 import { type Clock, type Random, systemClock, systemRandom } from '../clock.js';
 import type { Logger } from '../logger.js';
-import { CdnError, codeForStatus } from './errors.js';
-import { formatSeconds } from './limits.js';
+import { CdnError } from './errors.js';
 import {
   bodyFor,
   type PurgeBatch,
@@ -14,10 +12,10 @@ import {
   planPurge,
   runPurge,
 } from './purge.js';
-import { backoffDelay, DEFAULT_RETRY_POLICY, parseRetryAfter, type RetryPolicy } from './retry.js';
+import { type CallResult, CdnRequests } from './requests.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 import {
   BUCKET_MS,
-  errorMessageFromBody,
   type Granularity,
   purgeIdFromBody,
   type TrafficAnalytics,
@@ -27,7 +25,7 @@ import {
   zoneFromCreateBody,
   zoneListSchema,
 } from './schemas.js';
-import { type CdnTransport, type HttpResponse, wasNotSent } from './transport.js';
+import { type CdnTransport, wasNotSent } from './transport.js';
 
 export interface CdnClientOptions {
   /** Includes the version prefix, e.g. https://api.cdn.example/v1. */
@@ -86,66 +84,44 @@ export interface ZoneSettings {
 
 export const MAX_PER_PAGE = 100;
 
-/** The least time worth giving a retry: less would time out for nothing. */
-const MIN_ATTEMPT_MS = 1_000;
-
-/** Which failures a call may retry: GETs anything transient, POSTs only what provably did nothing. */
-type RetryMode = 'transient' | 'not-applied';
-
-interface Call {
-  method: 'GET' | 'POST';
-  path: string;
-  query?: Record<string, string>;
-  body?: unknown;
-  retry: RetryMode;
-  signal?: AbortSignal | undefined;
-  deadline?: number | undefined;
-}
-
-interface CallResult {
-  status: number;
-  /** The parsed JSON body, or undefined when the body was empty or not JSON. */
-  body: unknown;
-}
-
 export class CdnClient {
-  readonly #apiKey: string;
-  readonly #untrusted: boolean;
+  readonly #requests: CdnRequests;
   readonly #baseUrl: string;
   readonly #transport: CdnTransport;
   readonly #clock: Clock;
-  readonly #random: Random;
-  readonly #logger: Logger | undefined;
-  readonly #timeoutMs: number;
-  readonly #operationTimeoutMs: number;
   readonly #maxPages: number;
-  readonly #retry: RetryPolicy;
   readonly #batchSize: number;
   readonly #concurrency: number;
 
   constructor(options: CdnClientOptions) {
     if (!URL.canParse(options.baseUrl)) throw new TypeError('CdnClient: baseUrl is not a URL');
     if (options.apiKey.trim() === '') throw new TypeError('CdnClient: apiKey is empty');
-    this.#apiKey = options.apiKey;
-    this.#untrusted = options.untrusted ?? false;
     this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.#transport = options.transport;
     this.#clock = options.clock ?? systemClock;
-    this.#random = options.random ?? systemRandom;
-    this.#logger = options.logger;
-    this.#timeoutMs = options.timeoutMs ?? 10_000;
-    this.#operationTimeoutMs =
+    const operationTimeoutMs =
       options.operationTimeoutMs ?? options.transport.limits.operationTimeoutMs;
     this.#maxPages = options.maxPages ?? options.transport.limits.maxPages;
-    if (!(this.#operationTimeoutMs >= 1) || !(this.#maxPages >= 1)) {
+    if (!(operationTimeoutMs >= 1) || !(this.#maxPages >= 1)) {
       throw new TypeError('CdnClient: operationTimeoutMs and maxPages must be at least 1');
     }
-    this.#retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.#batchSize = options.purge?.batchSize ?? 30;
     this.#concurrency = options.purge?.concurrency ?? 4;
     if (this.#batchSize < 1 || this.#concurrency < 1) {
       throw new TypeError('CdnClient: purge batchSize and concurrency must be at least 1');
     }
+    this.#requests = new CdnRequests({
+      apiKey: options.apiKey,
+      untrusted: options.untrusted ?? false,
+      baseUrl: this.#baseUrl,
+      transport: options.transport,
+      clock: this.#clock,
+      random: options.random ?? systemRandom,
+      logger: options.logger,
+      timeoutMs: options.timeoutMs ?? 10_000,
+      operationTimeoutMs,
+      retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
+    });
   }
 
   get baseUrl(): string {
@@ -166,7 +142,7 @@ export class CdnClient {
     }
     const query: Record<string, string> = { page: String(page), per_page: String(perPage) };
     if (params.status !== undefined) query.status = params.status;
-    const { body } = await this.#call({
+    const { body } = await this.#requests.call({
       method: 'GET',
       path: '/zones',
       query,
@@ -174,7 +150,7 @@ export class CdnClient {
       signal: options.signal,
       deadline: options.deadline,
     });
-    const { data, meta } = this.#parse(zoneListSchema, body, 'GET /zones');
+    const { data, meta } = this.#requests.parse(zoneListSchema, body, 'GET /zones');
     return {
       zones: data,
       page: meta.page,
@@ -193,7 +169,7 @@ export class CdnClient {
     params: { status?: string } = {},
     options: CallOptions = {},
   ): AsyncGenerator<Zone, void, undefined> {
-    const within = { ...options, deadline: this.#deadlineOf(options) };
+    const within = { ...options, deadline: this.#requests.deadlineOf(options) };
     const refuse = (message: string) =>
       new CdnError('unexpected_response', message, { operation: 'GET /zones' });
     const seen = new Set<string>();
@@ -263,7 +239,7 @@ export class CdnClient {
     // a create that used all of its time must still be looked for.
     const lookup = options.signal ? { signal: options.signal } : {};
     try {
-      response = await this.#call({
+      response = await this.#requests.call({
         method: 'POST',
         path: '/zones',
         body,
@@ -318,7 +294,7 @@ export class CdnClient {
     batch: PurgeBatch,
     options: CallOptions = {},
   ): Promise<{ purgeId?: string }> {
-    const { body } = await this.#call({
+    const { body } = await this.#requests.call({
       method: 'POST',
       path: `/zones/${encodeURIComponent(zoneId)}/purge`,
       body: bodyFor(batch),
@@ -345,7 +321,7 @@ export class CdnClient {
       throw new CdnError('invalid_request', 'The start of the range must be before its end');
     }
     const path = `/zones/${encodeURIComponent(zoneId)}/analytics/traffic`;
-    const { body } = await this.#call({
+    const { body } = await this.#requests.call({
       method: 'GET',
       path,
       query: {
@@ -357,7 +333,11 @@ export class CdnClient {
       signal: options.signal,
       deadline: options.deadline,
     });
-    const traffic = this.#parse(trafficSchema, body, 'GET /zones/{id}/analytics/traffic').data;
+    const traffic = this.#requests.parse(
+      trafficSchema,
+      body,
+      'GET /zones/{id}/analytics/traffic',
+    ).data;
     const step = BUCKET_MS[range.granularity];
     const since = range.since.getTime();
     const until = range.until.getTime();
@@ -378,10 +358,10 @@ export class CdnClient {
     const first = hints.settingsPathForm ?? 'id';
     const forms = first === 'id' ? (['id', 'name'] as const) : (['name', 'id'] as const);
     const body = { limits: { enabled: settings.limits.enabled, mode: settings.limits.mode } };
-    const deadline = this.#deadlineOf(options);
+    const deadline = this.#requests.deadlineOf(options);
     for (const [index, form] of forms.entries()) {
       try {
-        await this.#call({
+        await this.#requests.call({
           method: 'POST',
           path: `/zones/${encodeURIComponent(zone[form])}/settings`,
           body,
@@ -398,154 +378,11 @@ export class CdnClient {
     }
   }
 
-  /** The operation's deadline: the caller's, or from now. */
-  #deadlineOf(options: { deadline?: number | undefined }): number {
-    return options.deadline ?? this.#clock.now() + this.#operationTimeoutMs;
-  }
-
   async #findLiveZone(name: string, options: CallOptions): Promise<Zone | undefined> {
     const zone = await this.findZone(name, options);
     return zone && zone.status !== 'deleted' ? zone : undefined;
   }
-
-  async #call(call: Call): Promise<CallResult> {
-    const url = new URL(`${this.#baseUrl}${call.path}`);
-    for (const [name, value] of Object.entries(call.query ?? {})) url.searchParams.set(name, value);
-    const operation = `${call.method} ${call.path}`;
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${this.#apiKey}`,
-      accept: 'application/json',
-    };
-    const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
-    if (payload !== undefined) headers['content-type'] = 'application/json';
-
-    const deadline = this.#deadlineOf(call);
-    const overdue = () =>
-      new CdnError(
-        'timeout',
-        `The CDN at ${url.host} did not finish ${operation} within ${formatSeconds(this.#operationTimeoutMs)}`,
-        { operation },
-      );
-    let waited = 0;
-    for (let attempt = 0; ; attempt++) {
-      const started = this.#clock.now();
-      const left = deadline - started;
-      if (attempt === 0 && left <= 0) throw overdue();
-      // The attempt's own deadline, or what is left of the operation's if that is sooner. A retry
-      // is only planned with MIN_ATTEMPT_MS to spare, so a timer that fired late still leaves it that.
-      const attemptMs = Math.min(
-        this.#timeoutMs,
-        attempt === 0 ? left : Math.max(left, MIN_ATTEMPT_MS),
-      );
-      let failure: CdnError;
-      try {
-        const response = await this.#transport.send({
-          method: call.method,
-          url,
-          headers,
-          timeoutMs: attemptMs,
-          operation,
-          ...(this.#untrusted ? { untrusted: true } : {}),
-          ...(payload === undefined ? {} : { body: payload }),
-          ...(call.signal ? { signal: call.signal } : {}),
-        });
-        if (this.#logger?.isLevelEnabled('debug')) {
-          this.#logger.debug(
-            { op: operation, status: response.status, ms: this.#clock.now() - started, attempt },
-            'cdn request',
-          );
-        }
-        const result = this.#interpret(response, operation);
-        if (!(result instanceof CdnError)) return result;
-        failure = result;
-      } catch (error) {
-        if (!(error instanceof CdnError)) throw error;
-        failure = this.#redact(error);
-        // Cut short by the operation's deadline rather than the attempt's own: say which.
-        if (
-          failure.code === 'timeout' &&
-          attemptMs < this.#timeoutMs &&
-          failure.status === undefined
-        ) {
-          throw overdue();
-        }
-      }
-
-      const retriable =
-        call.retry === 'transient'
-          ? ['rate_limited', 'unavailable', 'timeout', 'network'].includes(failure.code)
-          : failure.code === 'rate_limited' || wasNotSent(failure);
-      const wait = failure.retryAfterMs ?? backoffDelay(attempt, this.#retry, this.#random);
-      if (
-        !retriable ||
-        attempt >= this.#retry.maxRetries ||
-        waited + wait > this.#retry.budgetMs ||
-        // A wait that would leave the next attempt no time is not made: the failure is the answer.
-        this.#clock.now() + wait + MIN_ATTEMPT_MS > deadline
-      ) {
-        throw failure;
-      }
-      this.#logger?.warn(
-        { op: operation, code: failure.code, status: failure.status, waitMs: wait, attempt },
-        'cdn request failed; retrying',
-      );
-      await this.#clock.sleep(wait, call.signal);
-      waited += wait;
-    }
-  }
-
-  /** A 2xx is success whatever its body; anything else becomes a CdnError (returned, not thrown). */
-  #interpret(response: HttpResponse, operation: string): CallResult | CdnError {
-    const body = parseJson(response.text);
-    const ok = response.status >= 200 && response.status < 300;
-    // Only successful responses carry success: true, so an explicit false is a refusal.
-    const refused = ok && isRecord(body) && body.success === false;
-    if (ok && !refused) return { status: response.status, body };
-
-    const code = refused ? 'invalid_request' : codeForStatus(response.status);
-    const message =
-      errorMessageFromBody(body, response.text) ??
-      `${response.status} ${STATUS_CODES[response.status] ?? 'Unknown status'}`;
-    const retryAfterMs = parseRetryAfter(response.headers['retry-after'], this.#clock.now());
-    const requestId = REQUEST_ID_HEADERS.map((name) => response.headers[name]).find(Boolean);
-    return new CdnError(code, this.#scrub(message), {
-      status: response.status,
-      operation,
-      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-      ...(requestId === undefined ? {} : { requestId }),
-    });
-  }
-
-  #parse<S extends z.ZodType>(schema: S, body: unknown, operation: string): z.output<S> {
-    if (body === undefined) {
-      throw new CdnError('unexpected_response', 'The CDN answered without a JSON body', {
-        operation,
-      });
-    }
-    const parsed = schema.safeParse(body);
-    if (parsed.success) return parsed.data;
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? issue.path.join('.') : 'body';
-    throw new CdnError(
-      'unexpected_response',
-      `The CDN's answer did not match its API (${where}: ${issue?.message ?? 'invalid'})`,
-      { operation },
-    );
-  }
-
-  /** Servers sometimes echo the request; the key must not ride along in a message. */
-  #scrub(text: string): string {
-    return text.split(this.#apiKey).join('[redacted]');
-  }
-
-  #redact(error: CdnError): CdnError {
-    return error.message.includes(this.#apiKey)
-      ? new CdnError(error.code, this.#scrub(error.message), error)
-      : error;
-  }
 }
-
-const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-amz-request-id', 'cf-ray'];
 
 /**
  * Whether a failed POST may still have been applied (a timeout, a 5xx, a connection lost after the
@@ -555,19 +392,6 @@ export function outcomeUnknown(error: unknown): boolean {
   if (!(error instanceof CdnError)) return false;
   if (error.code === 'timeout' || error.code === 'unavailable') return true;
   return error.code === 'network' && !wasNotSent(error);
-}
-
-function parseJson(text: string): unknown {
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A count as a person reads it: 10,000. */

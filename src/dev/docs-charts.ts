@@ -9,7 +9,7 @@ import type { Granularity, TrafficAnalytics } from '../cdn/schemas.js';
 import type { ChartInput, ChartMarker } from '../charts/traffic-chart.js';
 import { TrafficChartRenderer } from '../charts/traffic-chart.js';
 import { alertChart, HITRATE_STEP_MS } from '../services/watch-chart.js';
-import type { WatchAlert } from '../store/watches.js';
+import type { WatchAlert } from '../store/watch-alerts.js';
 import { syntheticTraffic, type TrafficShape } from './sandbox/traffic.js';
 
 const MINUTE = 60_000;

@@ -11,7 +11,7 @@ const DAY = 86_400_000;
 const KEEP_ALERTS_MS = 30 * DAY;
 
 export interface RetentionOptions {
-  store: Pick<Store, 'jobs' | 'seenRequests' | 'audit' | 'watches'>;
+  store: Pick<Store, 'jobs' | 'seenRequests' | 'audit' | 'watchAlerts'>;
   clock: Clock;
   logger: Logger;
   /** Finished jobs of every kind are deleted this long after they finished (JOBS_RETENTION_DAYS). */
@@ -64,7 +64,7 @@ export class RetentionSweep {
     const swept: Swept = {
       jobs,
       seenRequests: await batches((limit) => store.seenRequests.prune(limit)),
-      alerts: await batches((limit) => store.watches.pruneAlerts(now - KEEP_ALERTS_MS, limit)),
+      alerts: await batches((limit) => store.watchAlerts.pruneAlerts(now - KEEP_ALERTS_MS, limit)),
       audit:
         this.#o.auditMs > 0
           ? await batches((limit) => store.audit.prune(now - this.#o.auditMs, limit))

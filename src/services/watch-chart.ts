@@ -6,7 +6,7 @@ import pLimit from 'p-limit';
 import type { CdnClient } from '../cdn/client.js';
 import type { AlertChartInput } from '../charts/alert-chart.js';
 import type { WatchSettings } from '../config.js';
-import type { WatchAlert } from '../store/watches.js';
+import type { WatchAlert } from '../store/watch-alerts.js';
 import {
   AUTO_RULES,
   type Baseline,

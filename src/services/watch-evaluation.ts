@@ -5,14 +5,12 @@
 // conditional write), and leaves each alert, resolution and 'now live' notice to a post job keyed
 // by what it posts. Polling is spread over the interval (each zone has its own phase) and kept
 // within a per-key budget; a 429 delays the evaluation instead of dropping it.
-// Too long for one idea (evaluation, alert posting with chart delivery, pausing): issue 27 splits
-// it; the post jobs are the first part to move out.
+// Each rule's step lives in watch-rule-states.ts, the posts in watch-posting.ts, the rules themselves
+// (pure) in watch-rules.ts.
 import { createHash } from 'node:crypto';
 import type { CdnClient } from '../cdn/client.js';
 import { CdnError, isCdnError, isTransientCdnError } from '../cdn/errors.js';
-import type { AlertChartInput } from '../charts/alert-chart.js';
-import type { ChartRenderer } from '../charts/traffic-chart.js';
-import { type Clock, repeat } from '../clock.js';
+import { repeat } from '../clock.js';
 import type { WatchSettings } from '../config.js';
 import { AppError, isStorageUnavailable, logLevelOf } from '../errors.js';
 import {
@@ -22,49 +20,23 @@ import {
   type JobRunner,
   retryDelay,
 } from '../jobs/runner.js';
-import type { Logger } from '../logger.js';
-import type { Store } from '../store/index.js';
-import type { RuleState, Watch, WatchAlert, WatchedZone } from '../store/watches.js';
-import type { CdnAccess } from './cdn-access.js';
-import { alertChart, CHART_SPAN_MS, readAlertTraffic } from './watch-chart.js';
+import type { Watch, WatchedZone } from '../store/watches.js';
+import {
+  type PostPayload,
+  WATCH_POST_JOB,
+  WatchPosting,
+  type WatchPostingOptions,
+} from './watch-posting.js';
+import { thresholdsOf, WatchRuleStates } from './watch-rule-states.js';
 import {
   type Baseline,
   baselineRange,
   baselineStale,
-  evaluate,
-  parseThreshold,
   type Sample,
-  step,
-  type ThresholdRule,
-  type Verdict,
   windowFor,
 } from './watch-rules.js';
 
 export const WATCH_EVAL_JOB = 'watch_eval';
-export const WATCH_POST_JOB = 'watch_post';
-
-/** Where alerts and notices go; src/slack implements it over the Web API. */
-export interface WatchPoster {
-  /** Uploads an alert's chart where only the messages showing it see it; its file id. */
-  upload(alert: WatchAlert, png: Buffer): Promise<string>;
-  /** Posts the alert (showing the uploaded chart when there is one); its message ts. */
-  fired(alert: WatchAlert, chartFileId: string | undefined): Promise<{ ts?: string }>;
-  /** Updates the alert's message in place as resolved, and says so in its thread. */
-  resolved(alert: WatchAlert, chartFileId: string | undefined): Promise<void>;
-  /** Shares a chart Slack could not show in the alert's message as a file in its thread. */
-  shareChart(alert: WatchAlert, png: Buffer): Promise<void>;
-  /** "shop.example.dev is active: …" in the watching channel. */
-  notice(watch: Watch, status: 'active' | 'deleted'): Promise<void>;
-  /** Tells the watch's creator it paused, why, and what to do (best effort). */
-  paused(watch: Watch, reason: string): Promise<void>;
-  /** Whether Slack refused a chart because it is still processing its file (the post waits). */
-  chartNotReady(error: unknown): boolean;
-  /** Whether a Slack failure may pass by itself (then the post is tried again). */
-  transient(error: unknown): boolean;
-  retryAfterMs(error: unknown): number | undefined;
-  /** Why a post failed, in words for the DM that pauses its watch. */
-  reasonFor(error: unknown): string;
-}
 
 interface EvalPayload {
   zoneId: string;
@@ -76,39 +48,8 @@ interface EvalCheckpoint {
   sample?: Sample;
 }
 
-export type PostPayload =
-  | { kind: 'fired' | 'resolved'; alertId: string }
-  | { kind: 'notice'; watchId: string; status: 'active' | 'deleted' };
-
-interface PostCheckpoint {
-  /** The chart uploaded for this post: a retry shows the same file. */
-  fileId?: string;
-  /** How many times Slack said the file was still being processed. */
-  waits?: number;
-  /** The chart could not be uploaded, or Slack refused the post showing it: the alert goes without. */
-  withoutChart?: boolean;
-}
-
-/**
- * How long a post waits each time Slack says its chart is still being processed (a second is
- * usually enough, https://github.com/slackapi/python-slack-sdk/issues/1521; Slack suggests
- * doubling waits up to half a minute, https://github.com/slackapi/slack-github-action/issues/413);
- * after the last, the alert goes without the image and its chart is shared in its thread.
- */
-const CHART_WAITS_MS = [1_000, 2_000, 4_000, 8_000, 16_000];
-
-/** The chart of a post: an uploaded file to show, or (Slack never got it ready) bytes to share. */
-type PostChart = { fileId: string } | { png: Buffer };
-
-export interface WatchEvaluationOptions {
-  store: Store;
-  cdn: CdnAccess;
+export interface WatchEvaluationOptions extends WatchPostingOptions {
   runner: JobRunner;
-  renderer: ChartRenderer;
-  poster: WatchPoster;
-  clock: Clock;
-  logger: Logger;
-  settings: WatchSettings;
   /** Zones read per tick. Default 500. */
   batch?: number;
   /** Evaluations at once in this process. Default 8. */
@@ -128,11 +69,6 @@ export const KEEP_FINISHED_EVALS_MS = HOUR;
 export const watchJobKey = (workspaceId: string, zoneId: string, dueAt: number) =>
   `watch:${workspaceId}:${zoneId}:${dueAt}`;
 
-/** An alert's id: the same for a resumed evaluation of the same interval. */
-export function alertId(watchId: string, rule: string, dueAt: number): string {
-  return `alert_${createHash('sha256').update(`${watchId}\n${rule}\n${dueAt}`).digest('hex').slice(0, 24)}`;
-}
-
 /** Where in the interval a zone is evaluated: its own phase, so polling is spread over it. */
 export function phaseOf(workspaceId: string, zoneId: string, intervalMs: number): number {
   const hash = createHash('sha256').update(`${workspaceId}:${zoneId}`).digest();
@@ -145,13 +81,6 @@ export function firstRunAt(workspaceId: string, zoneId: string, intervalMs: numb
   return at > now ? at : at + intervalMs;
 }
 
-/** The thresholds of a watch that parse (a stored rule always did). */
-export function thresholdsOf(watch: Watch): ThresholdRule[] {
-  return watch.rules
-    .map((text) => parseThreshold(text))
-    .filter((rule): rule is ThresholdRule => !('error' in rule));
-}
-
 /** The CDN's budget for a workspace's watches was spent this minute: try at the next one. */
 class BudgetSpentError extends Error {
   override readonly name = 'BudgetSpentError';
@@ -162,32 +91,21 @@ class BudgetSpentError extends Error {
 
 export class WatchEvaluation {
   readonly #o: WatchEvaluationOptions;
+  readonly #rules: WatchRuleStates;
+  readonly posting: WatchPosting;
   readonly evalJob: JobKind<EvalPayload, EvalCheckpoint>;
-  readonly postJob: JobKind<PostPayload, PostCheckpoint>;
+  readonly postJob: WatchPosting['postJob'];
 
   constructor(options: WatchEvaluationOptions) {
     this.#o = options;
+    this.#rules = new WatchRuleStates(options);
+    this.posting = new WatchPosting(options);
+    this.postJob = this.posting.postJob;
     this.evalJob = {
       concurrency: options.concurrency ?? 8,
       // A zone's interval is late, never lost: it is tried until its next one has run.
       maxAttempts: 20,
       run: (context) => this.#evaluate(context),
-    };
-    this.postJob = {
-      concurrency: 4,
-      // Room for the chart's waits besides Slack's own hiccups.
-      maxAttempts: 8 + CHART_WAITS_MS.length,
-      run: (context) => this.#post(context),
-      // Out of tries: the alert is said once more, without its chart; failing that, logged.
-      giveUp: async (context) => {
-        await context.checkpoint({ ...context.job.checkpoint, withoutChart: true });
-        const outcome = await this.#post(context);
-        if (outcome !== 'done')
-          this.#o.logger.error(
-            { job: context.job.id, reason: outcome === 'paused' ? 'paused' : outcome.error },
-            'watch post given up: the alert was not posted',
-          );
-      },
     };
   }
 
@@ -265,7 +183,7 @@ export class WatchEvaluation {
       const sample = job.checkpoint.sample ?? (await this.#sample(context, client, zone, watches));
       if (!sample) return 'done';
       const baseline = await this.#baseline(client, zone);
-      await this.#apply(zone, watches, sample, baseline, dueAt);
+      await this.#rules.apply(zone, watches, sample, baseline, dueAt);
       return 'done';
     } catch (error) {
       if (context.lost.aborted) throw error;
@@ -405,308 +323,4 @@ export class WatchEvaluation {
       return zone.baseline as Baseline | undefined;
     }
   }
-
-  /**
-   * Each watch's rules take this interval's step once. The step is written first, conditional on
-   * the state it was computed from (another replica evaluating the zone's next interval at the
-   * same time makes it read again); an alert it fires is then stored and its post queued, both
-   * keyed, which a resumed job (finding its own interval applied) does again harmlessly.
-   */
-  async #apply(
-    zone: WatchedZone,
-    watches: Watch[],
-    sample: Sample,
-    baseline: Baseline | undefined,
-    dueAt: number,
-  ): Promise<void> {
-    const { store, settings } = this.#o;
-    const states = new Map(
-      (await store.watches.ruleStates(watches.map((w) => w.id))).map((s) => [
-        `${s.watchId}\n${s.rule}`,
-        s,
-      ]),
-    );
-    for (const watch of watches) {
-      for (const verdict of evaluate(sample, thresholdsOf(watch), baseline, settings)) {
-        let state = states.get(`${watch.id}\n${verdict.rule}`);
-        for (let attempt = 0; attempt < 5; attempt++) {
-          if (await this.#stepRule(zone, watch, verdict, state, sample, dueAt)) break;
-          [state] = await store.watches.ruleStates([watch.id], verdict.rule);
-        }
-      }
-    }
-  }
-
-  /** One rule's step for one interval; false when its state moved meanwhile (read it again). */
-  async #stepRule(
-    zone: WatchedZone,
-    watch: Watch,
-    verdict: Verdict,
-    state: RuleState | undefined,
-    sample: Sample,
-    dueAt: number,
-  ): Promise<boolean> {
-    const { store, settings, clock } = this.#o;
-    const fired = alertId(watch.id, verdict.rule, dueAt);
-    if (state && state.lastInterval >= dueAt) {
-      // Applied already: by this job before a crash when it fired or resolved here (its alert and
-      // post are made sure of; both are keyed, so a second time changes nothing).
-      if (state.lastInterval === dueAt && state.alertId === fired)
-        await this.#fire(zone, watch, verdict, sample, fired);
-      else if (state.lastInterval === dueAt && !state.firing && state.alertId)
-        await this.#resolve(zone, verdict, sample, state.alertId);
-      return true;
-    }
-    // A rule that never breached and is not tracked yet needs no row.
-    if (!state && !verdict.breached) return true;
-    const next = step(state ?? { firing: false, streak: 0 }, verdict.breached, settings);
-    const quiet = state?.muted || (state?.snoozedUntil ?? 0) > clock.now();
-    const current =
-      next.transition === 'fired'
-        ? quiet
-          ? null
-          : fired
-        : // Resolved: the id is kept (not firing), so a resume can finish resolving it.
-          (state?.alertId ?? null);
-    const applied = await store.watches.applyRuleState(
-      watch.id,
-      verdict.rule,
-      { from: state?.lastInterval ?? 0, to: dueAt },
-      { firing: next.firing, streak: next.streak, alertId: current },
-      state?.muted ?? false,
-    );
-    if (!applied) return false;
-    if (next.transition === 'fired' && current)
-      await this.#fire(zone, watch, verdict, sample, current);
-    if (next.transition === 'resolved' && state?.alertId)
-      await this.#resolve(zone, verdict, sample, state.alertId);
-    return true;
-  }
-
-  /** Marks a firing alert resolved and queues its post (once, by its id). */
-  async #resolve(zone: WatchedZone, verdict: Verdict, sample: Sample, id: string): Promise<void> {
-    const { store } = this.#o;
-    const alert = await store.watches.alert(id);
-    // Resolved by an earlier interval (a resume of a later, quiet one): nothing to do.
-    if (!alert || (alert.status !== 'firing' && alert.resolvedAt !== sample.until)) return;
-    if (alert.status === 'firing')
-      await store.watches.resolveAlert(id, sample.until, {
-        ...alert.detail,
-        last: detailOf(verdict),
-      });
-    await this.#enqueuePost(zone.workspaceId, { kind: 'resolved', alertId: id });
-  }
-
-  /** Stores the alert and queues its post (both once, by its id). */
-  async #fire(
-    zone: WatchedZone,
-    watch: Watch,
-    verdict: Verdict,
-    sample: Sample,
-    id: string,
-  ): Promise<void> {
-    const { store, settings } = this.#o;
-    const span = Math.max(MINUTE, settings.intervalMs);
-    await store.watches.createAlert({
-      id,
-      workspaceId: zone.workspaceId,
-      watchId: watch.id,
-      zoneId: zone.zoneId,
-      zoneName: zone.zoneName,
-      channelId: watch.channelId,
-      rule: verdict.rule,
-      status: 'firing',
-      startedAt: sample.until - settings.holdIntervals * span,
-      resolvedAt: null,
-      detail: detailOf(verdict),
-    });
-    await this.#enqueuePost(zone.workspaceId, { kind: 'fired', alertId: id });
-  }
-
-  async #enqueuePost(workspaceId: string, payload: PostPayload): Promise<void> {
-    const key =
-      payload.kind === 'notice'
-        ? `watch-notice:${payload.watchId}:${payload.status}`
-        : `watch-${payload.kind}:${payload.alertId}`;
-    await this.#o.runner.enqueue({ workspaceId, kind: WATCH_POST_JOB, key, payload });
-  }
-
-  async #post(context: JobContext<PostPayload, PostCheckpoint>): Promise<JobOutcome> {
-    const { store, poster, logger } = this.#o;
-    const { job } = context;
-    const payload = job.payload;
-    let watch: Watch | undefined;
-    try {
-      if (payload.kind === 'notice') {
-        watch = await store.watches.get(payload.watchId);
-        if (watch && !watch.pausedReason) await poster.notice(watch, payload.status);
-        return 'done';
-      }
-      const alert = await store.watches.alert(payload.alertId);
-      watch = alert && (await store.watches.get(alert.watchId));
-      // Its watch removed since (unwatched, logged out, uninstalled) or paused: nothing is posted.
-      if (!alert || !watch || watch.pausedReason) return 'done';
-      if (payload.kind === 'fired') {
-        if (alert.messageTs) return 'done';
-        const chart = await this.#postChart(context, alert);
-        const posted = await this.#showing(context, chart, (fileId) => poster.fired(alert, fileId));
-        if (posted.ts) await store.watches.setAlertMessage(alert.id, posted.ts);
-        await this.#shareChart({ ...alert, messageTs: posted.ts ?? null }, chart);
-        return 'done';
-      }
-      // The alert's own post comes first: its message is what is updated.
-      if (!alert.messageTs) return { retryInMs: 5_000, error: 'alert not posted yet' };
-      const chart = await this.#postChart(context, alert);
-      await this.#showing(context, chart, (fileId) => poster.resolved(alert, fileId));
-      await this.#shareChart(alert, chart);
-      return 'done';
-    } catch (error) {
-      if (context.lost.aborted) throw error;
-      const waits = job.checkpoint.waits ?? 0;
-      if (poster.chartNotReady(error) && waits < CHART_WAITS_MS.length) {
-        await context.checkpoint({ ...job.checkpoint, waits: waits + 1 });
-        return { retryInMs: CHART_WAITS_MS[waits] ?? 0, error: 'chart still processed by Slack' };
-      }
-      if (poster.transient(error) || isStorageUnavailable(error)) {
-        const retryInMs = retryDelay(job.attempts, {
-          baseMs: 2_000,
-          maxMs: 120_000,
-          askedMs: poster.retryAfterMs(error),
-        });
-        return { retryInMs, error: 'slack unavailable' };
-      }
-      if (watch && error instanceof AppError && error.code === 'cannot_post') {
-        // The channel refuses the bot (removed, archived, private): trying again would not help.
-        await this.#pause(watch, poster.reasonFor(error));
-        return 'done';
-      }
-      logger.warn({ err: error, job: job.id }, 'watch post failed');
-      return 'done';
-    }
-  }
-
-  /**
-   * The chart this post shows: the file uploaded by an earlier try, else a fresh upload (kept in
-   * the checkpoint); once Slack has had every wait to process it, the bytes to share instead.
-   * Undefined when the CDN cannot give the traffic now, or Slack will not take the chart (an
-   * upload refused for good, a post showing it refused): the alert goes without.
-   */
-  async #postChart(
-    context: JobContext<PostPayload, PostCheckpoint>,
-    alert: WatchAlert,
-  ): Promise<PostChart | undefined> {
-    const { poster, logger } = this.#o;
-    const { fileId, waits = 0, withoutChart } = context.job.checkpoint;
-    if (withoutChart) return undefined;
-    if (waits >= CHART_WAITS_MS.length) {
-      const png = await this.chart(alert);
-      return png && { png };
-    }
-    if (fileId) return { fileId };
-    const png = await this.chart(alert);
-    if (!png) return undefined;
-    try {
-      const uploaded = await poster.upload(alert, png);
-      await context.checkpoint({ ...context.job.checkpoint, fileId: uploaded });
-      return { fileId: uploaded };
-    } catch (error) {
-      // Not now (a 429, a 5xx): the post is tried again. No (a missing scope, a token type): the
-      // alert still goes, without its chart.
-      if (context.lost.aborted || poster.transient(error) || isStorageUnavailable(error))
-        throw error;
-      logger.warn(
-        { err: error, alert: alert.id },
-        'alert chart not uploaded; the alert goes without',
-      );
-      await context.checkpoint({ ...context.job.checkpoint, withoutChart: true });
-      return undefined;
-    }
-  }
-
-  /**
-   * Posts with the chart's file; when Slack refuses that post for good and not for where it goes
-   * (blocks it will not take, other than a file still processed), at once again without it.
-   */
-  async #showing<T>(
-    context: JobContext<PostPayload, PostCheckpoint>,
-    chart: PostChart | undefined,
-    post: (fileId: string | undefined) => Promise<T>,
-  ): Promise<T> {
-    const { poster, logger } = this.#o;
-    if (!chart || !('fileId' in chart)) return post(undefined);
-    try {
-      return await post(chart.fileId);
-    } catch (error) {
-      const refusedThere = error instanceof AppError && error.code === 'cannot_post';
-      if (
-        context.lost.aborted ||
-        refusedThere ||
-        poster.chartNotReady(error) ||
-        poster.transient(error) ||
-        isStorageUnavailable(error)
-      )
-        throw error;
-      logger.warn(
-        { err: error, job: context.job.id },
-        'alert refused with its chart; posted without',
-      );
-      await context.checkpoint({ ...context.job.checkpoint, withoutChart: true });
-      return post(undefined);
-    }
-  }
-
-  /** A chart Slack never showed goes in the alert's thread; the alert itself is already posted. */
-  async #shareChart(alert: WatchAlert, chart: PostChart | undefined): Promise<void> {
-    if (!chart || !('png' in chart)) return;
-    await this.#o.poster.shareChart(alert, chart.png).catch((error: unknown) => {
-      this.#o.logger.warn({ err: error, alert: alert.id }, 'alert chart not shared in its thread');
-    });
-  }
-
-  /** Pauses a watch whose channel refuses the bot; its creator is told once. */
-  async #pause(watch: Watch, reason: string): Promise<void> {
-    const { store, poster, logger } = this.#o;
-    logger.warn({ watch: watch.id, reason }, 'watch paused: its channel refuses the bot');
-    if (!(await store.watches.pause(watch.id, reason))) return;
-    await poster.paused(watch, reason).catch((error: unknown) => {
-      logger.warn({ err: error, watch: watch.id }, 'watch paused, its creator not told');
-    });
-  }
-
-  /**
-   * The alert's chart: the last hours by minute, the usual band or the threshold, the alert's
-   * window shaded; undefined when the CDN cannot give the traffic now (the alert goes without).
-   */
-  async chart(alert: WatchAlert): Promise<Buffer | undefined> {
-    const input = await this.chartInput(alert).catch((error: unknown) => {
-      this.#o.logger.info({ err: error, alert: alert.id }, 'alert chart without traffic');
-      return undefined;
-    });
-    return input && this.#o.renderer.render(input, { wait: true });
-  }
-
-  async chartInput(alert: WatchAlert): Promise<AlertChartInput | undefined> {
-    const { store, cdn, clock } = this.#o;
-    const end = Math.floor((alert.resolvedAt ?? clock.now()) / MINUTE) * MINUTE;
-    const until = Math.max(end, Math.floor(clock.now() / MINUTE) * MINUTE);
-    const since = until - CHART_SPAN_MS;
-    const client = await cdn.clientFor(alert.workspaceId);
-    const traffic = await readAlertTraffic(client, alert, { since, until });
-    const zone = await store.watches.zone(alert.workspaceId, alert.zoneId);
-    return alertChart(alert, {
-      since,
-      until,
-      ...traffic,
-      baseline: zone?.baseline as Baseline | undefined,
-      settings: this.#o.settings,
-    });
-  }
-}
-
-function detailOf(verdict: Verdict): Record<string, unknown> {
-  return {
-    value: verdict.value,
-    bound: verdict.bound,
-    ...(verdict.band ? { median: verdict.band.median } : {}),
-  };
 }

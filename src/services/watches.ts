@@ -6,7 +6,9 @@ import type { WatchSettings } from '../config.js';
 import { AppError } from '../errors.js';
 import type { AuditLogRepository } from '../store/audit-log.js';
 import type { CredentialRepository } from '../store/credentials.js';
-import type { Watch, WatchAlert, WatchRepository } from '../store/watches.js';
+import type { WatchAlert, WatchAlertRepository } from '../store/watch-alerts.js';
+import type { WatchRuleRepository } from '../store/watch-rules.js';
+import type { Watch, WatchRepository } from '../store/watches.js';
 import type { AccessService, Caller } from './access.js';
 import type { RateLimitService } from './ratelimit.js';
 import { firstRunAt } from './watch-evaluation.js';
@@ -42,6 +44,8 @@ export class WatchService {
   constructor(
     private readonly deps: {
       watches: WatchRepository;
+      watchRules: WatchRuleRepository;
+      watchAlerts: WatchAlertRepository;
       credentials: CredentialRepository;
       audit: AuditLogRepository;
       access: AccessService;
@@ -106,7 +110,7 @@ export class WatchService {
       this.deps.credentials.status(caller.workspaceId),
     ]);
     const muted = new Map<string, string[]>();
-    for (const state of await this.deps.watches.ruleStates(watches.map((w) => w.id)))
+    for (const state of await this.deps.watchRules.ruleStates(watches.map((w) => w.id)))
       if (state.muted) muted.set(state.watchId, [...(muted.get(state.watchId) ?? []), state.rule]);
     return {
       watches: watches.map((watch) => ({ ...watch, muted: (muted.get(watch.id) ?? []).sort() })),
@@ -134,7 +138,7 @@ export class WatchService {
   async snooze(caller: Caller, alertId: string): Promise<WatchAlert> {
     const alert = await this.#alert(caller, alertId);
     const until = this.deps.clock.now() + SNOOZE_MS;
-    await this.deps.watches.snooze(alert.watchId, alert.rule, until);
+    await this.deps.watchRules.snooze(alert.watchId, alert.rule, until);
     await this.#audit(caller, alert, 'watch.snoozed', { rule: alert.rule, until });
     await this.deps.followUps.snoozed(alert, caller.userId, until);
     return alert;
@@ -143,7 +147,7 @@ export class WatchService {
   /** 'Mute this alert': no new alert of this rule in this channel until it is unmuted. */
   async mute(caller: Caller, alertId: string): Promise<WatchAlert> {
     const alert = await this.#alert(caller, alertId);
-    await this.deps.watches.mute(alert.watchId, alert.rule);
+    await this.deps.watchRules.mute(alert.watchId, alert.rule);
     await this.#audit(caller, alert, 'watch.muted', { rule: alert.rule });
     await this.deps.followUps.muted(alert, caller.userId);
     return alert;
@@ -155,7 +159,7 @@ export class WatchService {
    */
   async unmute(caller: Caller, alertId: string): Promise<{ alert: WatchAlert; unmuted: boolean }> {
     const alert = await this.#alert(caller, alertId);
-    const unmuted = await this.deps.watches.unmute(alert.watchId, alert.rule);
+    const unmuted = await this.deps.watchRules.unmute(alert.watchId, alert.rule);
     if (unmuted) await this.#audit(caller, alert, 'watch.unmuted', { rule: alert.rule });
     return { alert, unmuted };
   }
@@ -167,8 +171,8 @@ export class WatchService {
     if (!watch || watch.workspaceId !== caller.workspaceId)
       throw new AppError({ code: 'watch_unknown' });
     const rules: string[] = [];
-    for (const state of await this.deps.watches.ruleStates([watch.id])) {
-      if (!state.muted || !(await this.deps.watches.unmute(watch.id, state.rule))) continue;
+    for (const state of await this.deps.watchRules.ruleStates([watch.id])) {
+      if (!state.muted || !(await this.deps.watchRules.unmute(watch.id, state.rule))) continue;
       rules.push(state.rule);
       await this.#audit(caller, watch, 'watch.unmuted', { rule: state.rule });
     }
@@ -186,22 +190,22 @@ export class WatchService {
     const alert = await this.#alert(caller, alertId);
     await this.deps.access.requireOperator(caller, 'ratelimit');
     const staleBefore = this.deps.clock.now() - RATELIMIT_CLAIM_STALE_MS;
-    const claim = await this.deps.watches.claimRateLimit(alert.id, caller.userId, staleBefore);
+    const claim = await this.deps.watchAlerts.claimRateLimit(alert.id, caller.userId, staleBefore);
     if (!claim.claimed) return { alert, already: { by: claim.by, done: claim.done } };
     try {
       await this.deps.ratelimit.set(caller, alert.zoneId, true);
     } catch (error) {
-      await this.deps.watches.releaseRateLimit(alert.id, caller.userId);
+      await this.deps.watchAlerts.releaseRateLimit(alert.id, caller.userId);
       throw error;
     }
-    await this.deps.watches.rateLimitDone(alert.id, caller.userId);
+    await this.deps.watchAlerts.rateLimitDone(alert.id, caller.userId);
     await this.deps.followUps.rateLimited(alert, caller.userId);
     return { alert };
   }
 
   async #alert(caller: Caller, alertId: string): Promise<WatchAlert> {
     await this.deps.access.requireOperator(caller, 'manage_watches');
-    const alert = await this.deps.watches.alert(alertId);
+    const alert = await this.deps.watchAlerts.alert(alertId);
     if (!alert || alert.workspaceId !== caller.workspaceId)
       throw new AppError({ code: 'alert_unknown' });
     return alert;

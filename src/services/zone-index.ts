@@ -1,98 +1,25 @@
-// Each workspace's zone index: built from the CDN's zone list (the first page, the second, then the
-// rest a few at a time) as soon as a key is saved, kept in the store for every replica and restart,
-// refreshed in the background once stale while readers keep using it, and probed at the end of the
-// list for a name it does not know before that name is "not found". See docs/zone-index.md.
-import { randomBytes } from 'node:crypto';
-import pLimit from 'p-limit';
-import { type CdnClient, MAX_PER_PAGE, type ZonePage } from '../cdn/client.js';
-import { CdnError } from '../cdn/errors.js';
+// Each workspace's zone index as readers use it: find a zone by id or name, list or search them,
+// and probe the end of the CDN's list for a name the index does not know before that name is
+// "not found". An index is built, refreshed and probed by ZoneIndexBuilder (zone-index-builder.ts),
+// which this hands the background work to. See docs/zone-index.md.
 import type { Zone } from '../cdn/schemas.js';
-import type { Clock } from '../clock.js';
-import { AppError, logLevelOf } from '../errors.js';
-import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
-import type { IndexView } from '../store/zone-index.js';
 import { zoneKey } from '../zone-names.js';
-import type { CdnAccess } from './cdn-access.js';
-
-export const DEFAULT_ZONE_INDEX_REFRESH_MS = 300_000;
-export const DEFAULT_ZONE_INDEX_CONCURRENCY = 4;
-/** Pages past the index's end a probe reads before it gives up and lists everything instead. */
-const PROBE_PAGES = 3;
-/** Workspaces the maintenance loop refreshes at once, and looks at per round. */
-const MAINTAIN_PARALLEL = 2;
-const MAINTAIN_BATCH = 50;
-
-export interface ZoneIndexOptions {
-  store: Store;
-  cdn: CdnAccess;
-  clock: Clock;
-  logger: Logger;
-  /** The CDN client's bounds (CDN_MAX_PAGES, CDN_OPERATION_TIMEOUT_MS), kept by a build as a whole. */
-  limits: { maxPages: number; operationTimeoutMs: number };
-  /** ZONE_INDEX_REFRESH_MS: past this age an index is refreshed in the background. */
-  refreshMs?: number;
-  /** ZONE_INDEX_CONCURRENCY: page requests in flight at once while a build lists the zones. */
-  concurrency?: number;
-  /** This process's name on the refresh leases it holds. */
-  owner?: string;
-}
-
-/** A whole listing, as one build read it. */
-interface Listing {
-  zones: Zone[];
-  requests: number;
-}
-
-type Mode = 'foreground' | 'background';
+import { ZoneIndexBuilder, type ZoneIndexOptions } from './zone-index-builder.js';
 
 export class ZoneIndex {
-  readonly owner: string;
-  readonly refreshMs: number;
   readonly #store: Store;
-  readonly #cdn: CdnAccess;
-  readonly #clock: Clock;
-  readonly #logger: Logger;
-  readonly #limits: ZoneIndexOptions['limits'];
-  readonly #concurrency: number;
-  /** The build or refresh under way in this process, one per workspace. */
-  readonly #running = new Map<string, { generation: string; done: Promise<void> }>();
-  /** Workspaces to refresh again once the refresh under way ends (a zone was created meanwhile). */
-  readonly #again = new Set<string>();
-  /** Refreshes asked for and not started yet (their key is being read). */
-  readonly #scheduled = new Set<Promise<void>>();
-  /** The probe under way, one per workspace: misses at the same time share it. */
-  readonly #probes = new Map<string, Promise<void>>();
-  /** Aborted when the maintenance loop stops: background listings stop with it. */
-  #stopping: AbortSignal | undefined;
+  /** Builds and refreshes the indexes; its maintenance loop is started by the composition root. */
+  readonly builder: ZoneIndexBuilder;
 
   constructor(options: ZoneIndexOptions) {
     this.#store = options.store;
-    this.#cdn = options.cdn;
-    this.#clock = options.clock;
-    this.#logger = options.logger;
-    this.#limits = options.limits;
-    this.refreshMs = options.refreshMs ?? DEFAULT_ZONE_INDEX_REFRESH_MS;
-    this.#concurrency = options.concurrency ?? DEFAULT_ZONE_INDEX_CONCURRENCY;
-    this.owner = options.owner ?? `index-${process.pid}-${randomBytes(3).toString('hex')}`;
-    if (!(this.refreshMs >= 1_000) || !(this.#concurrency >= 1)) {
-      throw new TypeError('ZoneIndex: refreshMs must be at least 1000 and concurrency at least 1');
-    }
-  }
-
-  /** A refresh lease outlasts the listing's own deadline, with room to write it. */
-  get leaseMs(): number {
-    return this.#limits.operationTimeoutMs + 10_000;
-  }
-
-  /** After a failed refresh, none is tried in the background for this long. */
-  get retryMs(): number {
-    return Math.min(this.refreshMs, 60_000);
+    this.builder = new ZoneIndexBuilder(options);
   }
 
   /** Zones whose id or name is `nameOrId`, from the index (built first if there is none). */
   async find(workspaceId: string, nameOrId: string): Promise<Zone[]> {
-    await this.#usable(workspaceId);
+    await this.builder.usable(workspaceId);
     return this.#store.zoneIndex.find(workspaceId, nameOrId.trim(), zoneKey(nameOrId));
   }
 
@@ -101,27 +28,17 @@ export class ZoneIndex {
    * zones created since), or the whole list when the CDN's total says zones changed elsewhere.
    */
   async probe(workspaceId: string, nameOrId: string): Promise<Zone[]> {
-    let probe = this.#probes.get(workspaceId);
-    if (!probe) {
-      probe = this.#probe(workspaceId);
-      this.#probes.set(workspaceId, probe);
-      void probe
-        .catch(() => undefined)
-        .finally(() => {
-          if (this.#probes.get(workspaceId) === probe) this.#probes.delete(workspaceId);
-        });
-    }
-    await probe;
+    await this.builder.probe(workspaceId);
     return this.#store.zoneIndex.find(workspaceId, nameOrId.trim(), zoneKey(nameOrId));
   }
 
   async all(workspaceId: string): Promise<Zone[]> {
-    await this.#usable(workspaceId);
+    await this.builder.usable(workspaceId);
     return this.#store.zoneIndex.all(workspaceId);
   }
 
   async liveNames(workspaceId: string): Promise<string[]> {
-    await this.#usable(workspaceId);
+    await this.builder.usable(workspaceId);
     return this.#store.zoneIndex.liveNames(workspaceId);
   }
 
@@ -134,7 +51,7 @@ export class ZoneIndex {
     query: string,
     options: { limit: number; waitMs?: number },
   ): Promise<Zone[]> {
-    if (!(await this.#usable(workspaceId, options.waitMs))) return [];
+    if (!(await this.builder.usable(workspaceId, options.waitMs))) return [];
     const trimmed = query.trim();
     return this.#store.zoneIndex.search(workspaceId, zoneKey(trimmed), trimmed, options.limit);
   }
@@ -155,352 +72,20 @@ export class ZoneIndex {
 
   /** A key was saved (its old index is gone with it): the new one is built in the background. */
   keyChanged(workspaceId: string): void {
-    this.#again.delete(workspaceId);
-    this.refreshSoon(workspaceId);
+    this.builder.keyChanged(workspaceId);
   }
 
   /** Refreshes the index in the background, now or, if one is under way, right after it. */
   refreshSoon(workspaceId: string): void {
-    if (this.#running.has(workspaceId)) {
-      this.#again.add(workspaceId);
-      return;
-    }
-    const scheduled: Promise<void> = this.#store.zoneIndex
-      .view(workspaceId)
-      .then((view) => {
-        if (view) return this.#run(workspaceId, view.generation, 'background');
-      })
-      .catch((error: unknown) => this.#failed(workspaceId, error, 'background'))
-      .finally(() => this.#scheduled.delete(scheduled));
-    this.#scheduled.add(scheduled);
+    this.builder.refreshSoon(workspaceId);
   }
 
   forget(workspaceId: string): void {
-    this.#again.delete(workspaceId);
+    this.builder.forget(workspaceId);
   }
 
   /** Resolves once no build, refresh or probe runs in this process. */
-  async idle(): Promise<void> {
-    for (;;) {
-      const pending = [
-        ...[...this.#running.values()].map((entry) => entry.done),
-        ...this.#scheduled,
-        ...this.#probes.values(),
-      ];
-      if (pending.length === 0) return;
-      await Promise.all(pending.map((p) => p.catch(() => undefined)));
-      // A finished refresh may schedule another (a zone created meanwhile): look again.
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+  idle(): Promise<void> {
+    return this.builder.idle();
   }
-
-  /**
-   * Until `signal` aborts: every round (each minute at most), refreshes the indexes that are due:
-   * never built (the workspaces known at the migration), or older than the refresh interval. The
-   * first round runs at once, at start. A lease keeps two replicas from refreshing one index.
-   */
-  async maintain(signal: AbortSignal): Promise<void> {
-    this.#stopping = signal;
-    const round = Math.min(this.refreshMs, 60_000);
-    while (!signal.aborted) {
-      try {
-        const now = this.#clock.now();
-        const due = await this.#store.zoneIndex.due(
-          now - this.refreshMs,
-          now - this.retryMs,
-          MAINTAIN_BATCH,
-        );
-        const limit = pLimit(MAINTAIN_PARALLEL);
-        await Promise.all(
-          due.map((workspaceId) =>
-            limit(async () => {
-              if (signal.aborted || this.#running.has(workspaceId)) return;
-              const view = await this.#store.zoneIndex.view(workspaceId);
-              if (view) await this.#run(workspaceId, view.generation, 'background');
-            }).catch((error: unknown) => this.#failed(workspaceId, error, 'background')),
-          ),
-        );
-      } catch (error) {
-        this.#logger[logLevelOf(error)]({ err: error }, 'zone index maintenance round failed');
-      }
-      await this.#clock.sleep(round, signal).catch(() => undefined);
-    }
-  }
-
-  /**
-   * The index's view once it is usable: built for the current key. Only a workspace without one
-   * waits (for the build); a stale one is used as it is and refreshed in the background. With
-   * `waitMs`, undefined when the build takes longer.
-   */
-  async #usable(workspaceId: string, waitMs?: number): Promise<IndexView | undefined> {
-    const until = waitMs === undefined ? undefined : this.#clock.now() + waitMs;
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const view = await this.#store.zoneIndex.view(workspaceId);
-      if (!view) throw new AppError({ code: 'no_api_key' });
-      if (view.state?.refreshedAt != null) {
-        this.#refreshIfStale(workspaceId, view);
-        return view;
-      }
-      const build = this.#run(workspaceId, view.generation, 'foreground');
-      if (until === undefined) await build;
-      else if (!(await this.#within(build, until - this.#clock.now()))) return undefined;
-    }
-    // Each build ended with the key changed again: not worth a fourth.
-    throw new Error('the CDN key kept changing while its zone index was built');
-  }
-
-  #refreshIfStale(workspaceId: string, view: IndexView): void {
-    const state = view.state;
-    const now = this.#clock.now();
-    if (!state || state.refreshedAt === null || now - state.refreshedAt < this.refreshMs) return;
-    if (state.leaseUntil !== null && state.leaseUntil > now) return;
-    if (state.failedAt !== null && now - state.failedAt < this.retryMs) return;
-    if (this.#running.has(workspaceId)) return;
-    void this.#run(workspaceId, view.generation, 'background').catch(() => undefined);
-  }
-
-  /**
-   * Builds or refreshes the index for `generation`, or joins the run of this process already doing
-   * so. A background run leaves it to a replica holding the lease; a foreground one (a reader is
-   * waiting, there is no index) lists anyway.
-   */
-  #run(workspaceId: string, generation: string, mode: Mode): Promise<void> {
-    const current = this.#running.get(workspaceId);
-    if (current && current.generation === generation) return current.done;
-    const done = (async () => {
-      // Another key's run writes nothing once it ends; this one starts after it.
-      if (current) await current.done.catch(() => undefined);
-      await this.#refresh(workspaceId, generation, mode);
-    })();
-    const entry = { generation, done };
-    this.#running.set(workspaceId, entry);
-    void done
-      .catch((error: unknown) => this.#failed(workspaceId, error, mode))
-      .finally(() => {
-        if (this.#running.get(workspaceId) === entry) this.#running.delete(workspaceId);
-        if (this.#again.delete(workspaceId)) this.refreshSoon(workspaceId);
-      });
-    return done;
-  }
-
-  async #refresh(workspaceId: string, generation: string, mode: Mode): Promise<void> {
-    const started = this.#clock.now();
-    const index = this.#store.zoneIndex;
-    const leased = await index.claim(workspaceId, generation, this.owner, this.leaseMs);
-    if (!leased && mode === 'background') return;
-    try {
-      const client = await this.#clientFor(workspaceId, generation);
-      if (!client) return;
-      const signal = mode === 'background' ? this.#stopping : undefined;
-      const listing = await this.#listAll(client, signal);
-      const result = await index.replace(
-        workspaceId,
-        generation,
-        listing.zones,
-        listing.zones.length,
-        leased ? this.owner : undefined,
-      );
-      this.#logger.info(
-        {
-          workspaceId,
-          mode,
-          zones: listing.zones.length,
-          requests: listing.requests,
-          ms: this.#clock.now() - started,
-          ...result,
-        },
-        result.written ? 'zone index refreshed' : 'zone index not written: the key changed',
-      );
-    } catch (error) {
-      // A stop is no failure: the lease goes back without one, and the next process refreshes.
-      const stopped = mode === 'background' && this.#stopping?.aborted === true;
-      if (leased) {
-        await index
-          .release(workspaceId, this.owner, stopped ? undefined : { error: describe(error) })
-          .catch(() => undefined);
-      }
-      throw error;
-    }
-  }
-
-  async #probe(workspaceId: string): Promise<void> {
-    const view = await this.#usable(workspaceId);
-    const state = view?.state;
-    if (!view || !state) return;
-    const client = await this.#clientFor(workspaceId, view.generation);
-    if (!client) return;
-    const deadline = this.#clock.now() + this.#limits.operationTimeoutMs;
-    // In creation order, zones created since the index was built follow the ones it holds.
-    const from = Math.floor(state.cdnTotal / MAX_PER_PAGE) + 1;
-    const seen: Zone[] = [];
-    let total = 0;
-    let requests = 0;
-    for (let page = from; ; page++) {
-      requests++;
-      const result = await client.listZones({ page, perPage: MAX_PER_PAGE }, { deadline });
-      if (result.page !== page) break;
-      seen.push(...result.zones);
-      total = result.total;
-      if (result.zones.length < MAX_PER_PAGE || page * MAX_PER_PAGE >= result.total) break;
-      if (page - from + 1 >= PROBE_PAGES) {
-        total = Number.NaN;
-        break;
-      }
-    }
-    const indexed = await this.#store.zoneIndex.has(
-      workspaceId,
-      seen.map((zone) => zone.id),
-    );
-    const added = seen.filter((zone) => !indexed.has(zone.id)).length;
-    this.#logger.debug(
-      { workspaceId, from, requests, total, known: state.cdnTotal, added },
-      'zone index probed',
-    );
-    if (total - state.cdnTotal === added) {
-      await this.#store.zoneIndex.upsert(workspaceId, view.generation, seen, total);
-      return;
-    }
-    // Zones appeared or went elsewhere than at the end: only the whole list tells.
-    await this.#run(workspaceId, view.generation, 'foreground');
-  }
-
-  /** A client for the key of `generation`; undefined when the key changed since. */
-  async #clientFor(workspaceId: string, generation: string): Promise<CdnClient | undefined> {
-    const credential = await this.#store.credentials.get(workspaceId);
-    if (!credential) throw new AppError({ code: 'no_api_key' });
-    if (credential.generation !== generation) return undefined;
-    const workspace = await this.#store.workspaces.get(workspaceId);
-    return this.#cdn.clientWith(credential.apiKey, workspace?.cdnBaseUrl ?? null);
-  }
-
-  /**
-   * Every zone: the first page, the second alone (a server that ignores `page` is caught before
-   * pages go out in parallel), then the pages the first page's total announced, `concurrency` at a
-   * time, then page by page while the last was full and the total grew (zones created meanwhile).
-   * Within one operation deadline and CDN_MAX_PAGES, with the client's checks of a runaway list.
-   */
-  async #listAll(client: CdnClient, stop?: AbortSignal): Promise<Listing> {
-    const { maxPages, operationTimeoutMs } = this.#limits;
-    const abort = new AbortController();
-    const onStop = () => abort.abort(stop?.reason);
-    if (stop?.aborted) onStop();
-    stop?.addEventListener('abort', onStop, { once: true });
-    const options = { deadline: this.#clock.now() + operationTimeoutMs, signal: abort.signal };
-    let requests = 0;
-    const fetchPage = async (page: number): Promise<ZonePage> => {
-      if (page > maxPages) {
-        throw refuse(`The zone list ran past ${maxPages} pages, the most the bot reads`);
-      }
-      requests++;
-      const result = await client.listZones({ page, perPage: MAX_PER_PAGE }, options);
-      if (result.page !== page) {
-        throw refuse(
-          `The CDN answered page ${result.page} when asked for page ${page} of the zone list: it seems to ignore paging`,
-        );
-      }
-      return result;
-    };
-    try {
-      const first = await fetchPage(1);
-      const firstTotal = first.total;
-      const most = maxPages * MAX_PER_PAGE;
-      if (firstTotal > most) {
-        throw refuse(
-          `The CDN lists ${count(firstTotal)} zones, more than the ${count(most)} (${maxPages} pages) the bot reads`,
-        );
-      }
-      const zones = new Map(first.zones.map((zone) => [zone.id, zone]));
-      const accept = (result: ZonePage) => {
-        if (result.total > firstTotal + MAX_PER_PAGE) {
-          // A few zones created while we page are fine; a page's worth more each time is not.
-          throw refuse(
-            `The zone list kept growing while the bot read it (${count(firstTotal)} zones, then ${count(result.total)})`,
-          );
-        }
-        if (result.zones.length > 0 && result.zones.every((zone) => zones.has(zone.id))) {
-          throw refuse(
-            `The CDN sent the same zones again for page ${result.page} of the zone list: it seems to ignore paging`,
-          );
-        }
-        for (const zone of result.zones) if (!zones.has(zone.id)) zones.set(zone.id, zone);
-      };
-      const more = (last: ZonePage) =>
-        last.zones.length === MAX_PER_PAGE && last.page * MAX_PER_PAGE < last.total;
-      let last = first;
-      if (more(last)) {
-        last = await fetchPage(2);
-        accept(last);
-        const announced = Math.min(maxPages, Math.ceil(firstTotal / MAX_PER_PAGE));
-        if (more(last) && announced > 2) {
-          const limit = pLimit(this.#concurrency);
-          const pages = Array.from({ length: announced - 2 }, (_, i) => i + 3);
-          const results = await Promise.all(
-            pages.map((page) =>
-              limit(async () => {
-                abort.signal.throwIfAborted();
-                return fetchPage(page);
-              }).catch((error: unknown) => {
-                // The first failure is the answer: the pages still waiting are not sent.
-                if (!abort.signal.aborted) abort.abort(error);
-                throw error;
-              }),
-            ),
-          );
-          for (const result of results) accept(result);
-          last = results.at(-1) ?? last;
-        }
-        while (more(last)) {
-          last = await fetchPage(last.page + 1);
-          accept(last);
-        }
-      }
-      return { zones: [...zones.values()], requests };
-    } finally {
-      stop?.removeEventListener('abort', onStop);
-    }
-  }
-
-  /** Whether `promise` settled within `ms` on the clock (its failure is thrown). */
-  async #within(promise: Promise<unknown>, ms: number): Promise<boolean> {
-    if (ms <= 0) return false;
-    const timer = new AbortController();
-    try {
-      return await Promise.race([
-        promise.then(() => true),
-        this.#clock.sleep(ms, timer.signal).then(() => false),
-      ]);
-    } finally {
-      timer.abort();
-    }
-  }
-
-  #failed(workspaceId: string, error: unknown, mode: Mode): void {
-    // A foreground failure reaches the reader, who is told; a background one only the logs.
-    if (mode === 'foreground') return;
-    if (this.#stopping?.aborted) {
-      this.#logger.info({ workspaceId }, 'zone index refresh interrupted by a stop');
-      return;
-    }
-    const expected = error instanceof CdnError || error instanceof AppError;
-    this.#logger[expected ? 'warn' : logLevelOf(error)](
-      { err: error, workspaceId },
-      'zone index not refreshed',
-    );
-  }
-}
-
-function refuse(message: string): CdnError {
-  return new CdnError('unexpected_response', message, { operation: 'GET /zones' });
-}
-
-/** What a failed refresh is recorded as: a code and the CDN's words, never a secret. */
-function describe(error: unknown): string {
-  if (error instanceof CdnError) return `${error.code}: ${error.message}`;
-  if (error instanceof AppError) return error.code;
-  return (error as Error)?.name ?? 'Error';
-}
-
-/** A count as a person reads it: 10,000. */
-function count(value: number): string {
-  return value.toLocaleString('en-US');
 }

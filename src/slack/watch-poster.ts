@@ -13,9 +13,10 @@ import {
   alertSnoozedText,
   zoneLiveText,
 } from '../blocks/watches.js';
-import type { WatchPoster } from '../services/watch-evaluation.js';
+import type { WatchPoster } from '../services/watch-posting.js';
 import type { AlertFollowUps } from '../services/watches.js';
-import type { Watch, WatchAlert } from '../store/watches.js';
+import type { WatchAlert } from '../store/watch-alerts.js';
+import type { Watch } from '../store/watches.js';
 import { zoneLabel } from '../zone-names.js';
 import { failureReason } from './explain.js';
 import { type Pacer, paceKeys } from './pacer.js';

@@ -19,6 +19,8 @@ import { RateSlotRepository } from './rate-slots.js';
 import { ScheduleRepository } from './schedules.js';
 import type { Database } from './schema.js';
 import { SeenRequestRepository } from './seen-requests.js';
+import { WatchAlertRepository } from './watch-alerts.js';
+import { WatchRuleRepository } from './watch-rules.js';
 import { WatchRepository } from './watches.js';
 import { WorkspaceRepository } from './workspaces.js';
 import { ZoneIndexRepository } from './zone-index.js';
@@ -40,6 +42,8 @@ export interface Store {
   rateSlots: RateSlotRepository;
   zoneIndex: ZoneIndexRepository;
   watches: WatchRepository;
+  watchRules: WatchRuleRepository;
+  watchAlerts: WatchAlertRepository;
   /** PostgreSQL: the pool's connections and waiters now (metrics); SQLite has no pool. */
   poolStats?: () => PoolStats;
   close(): Promise<void>;
@@ -109,6 +113,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     rateSlots: new RateSlotRepository(db, dialect, clock),
     zoneIndex: new ZoneIndexRepository(db, dialect, clock),
     watches: new WatchRepository(db, dialect, clock, options.newId),
+    watchRules: new WatchRuleRepository(db, clock),
+    watchAlerts: new WatchAlertRepository(db, clock),
     ...(opened.poolStats ? { poolStats: opened.poolStats } : {}),
     close: async () => {
       await db.destroy();

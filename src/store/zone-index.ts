@@ -2,6 +2,8 @@
 // Invariant: a workspace's rows and state belong to its current key generation. Setting or deleting
 // a key drops them in its own transaction (credentials.ts); every write here first locks the key's
 // row and checks its generation, so a refresh that started under an old key writes nothing.
+// Over 400 lines on purpose: its reads and its writes (build, probe, lease, drop) share that one
+// invariant and the row shapes, and are clearer side by side than split over files.
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { Clock } from '../clock.js';
 import { zoneKey } from '../zone-names.js';

@@ -32,7 +32,8 @@ import type { HeldPurge } from '../../src/services/purge-holds.js';
 import type { Approval } from '../../src/store/approvals.js';
 import type { AuditEntry } from '../../src/store/audit-log.js';
 import type { Schedule } from '../../src/store/schedules.js';
-import type { Watch, WatchAlert } from '../../src/store/watches.js';
+import type { WatchAlert } from '../../src/store/watch-alerts.js';
+import type { Watch } from '../../src/store/watches.js';
 import { INJECTED, mrkdwnOf } from '../helpers/mrkdwn.js';
 
 /** Typed or CDN-supplied text: mentions, a disguised link, and `&`, `<`, `>` in plain use. */

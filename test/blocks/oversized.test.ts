@@ -37,7 +37,8 @@ import type { HeldPurge } from '../../src/services/purge-holds.js';
 import type { Approval } from '../../src/store/approvals.js';
 import type { AuditEntry } from '../../src/store/audit-log.js';
 import type { Schedule } from '../../src/store/schedules.js';
-import type { Watch, WatchAlert } from '../../src/store/watches.js';
+import type { WatchAlert } from '../../src/store/watch-alerts.js';
+import type { Watch } from '../../src/store/watches.js';
 import { zoneLabel } from '../../src/zone-names.js';
 
 const N = 10_000;

@@ -27,10 +27,10 @@ describe('an alert’s chart', () => {
       .select('id')
       .where('rule', '=', 'hitrate<60%')
       .executeTakeFirstOrThrow();
-    const alert = await h.store.watches.alert(row.id);
+    const alert = await h.store.watchAlerts.alert(row.id);
     if (!alert) throw new Error('no alert');
     const before = h.sandbox.requests.length;
-    const input = await h.deps.watchEvaluation.chartInput(alert);
+    const input = await h.deps.watchEvaluation.posting.chartInput(alert);
     expect(input?.metric).toBe('hitrate');
     expect(input?.threshold).toEqual({ value: 0.6, label: 'threshold hitrate<60%' });
     expect(input?.breach).toBe('below');

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { alertChartConfig, breachPoints } from '../../src/charts/alert-chart.js';
 import { alertChart } from '../../src/services/watch-chart.js';
 import type { Baseline } from '../../src/services/watch-rules.js';
-import type { WatchAlert } from '../../src/store/watches.js';
+import type { WatchAlert } from '../../src/store/watch-alerts.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -322,7 +322,7 @@ for (const { backend, skip } of BACKENDS) {
       await t.store.zoneIndex.claim('T1', view?.generation ?? '', 'someone', 1);
       t.clock.advance(1);
       const stop = new AbortController();
-      const loop = t.index.maintain(stop.signal);
+      const loop = t.index.builder.maintain(stop.signal);
       await t.sandbox.waitFor(isList, 1);
       await t.clock.sleepers(1);
       await t.index.idle();

@@ -6,7 +6,8 @@ import { type Kysely, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/index.js';
 import type { Database } from '../../src/store/schema.js';
-import { type WatchAlert, WatchRepository } from '../../src/store/watches.js';
+import type { WatchAlert } from '../../src/store/watch-alerts.js';
+import { WatchRepository } from '../../src/store/watches.js';
 import { ManualClock } from '../helpers/clock.js';
 import { BACKENDS, testStore } from '../helpers/store.js';
 
@@ -109,30 +110,30 @@ for (const { backend, skip } of BACKENDS) {
     it('unmutes once; a step read while muted is refused after it, and a quiet breach is forgotten', async () => {
       const { store } = await testStore(backend);
       const { watch } = await watchIn(store, 'C1');
-      await store.watches.mute(watch.id, 'spike');
+      await store.watchRules.mute(watch.id, 'spike');
       // Fired while muted: firing, with no alert.
       const quiet = { firing: true, streak: 0, alertId: null };
       expect(
-        await store.watches.applyRuleState(watch.id, 'spike', { from: 0, to: 1 }, quiet, true),
+        await store.watchRules.applyRuleState(watch.id, 'spike', { from: 0, to: 1 }, quiet, true),
       ).toBe(true);
-      expect(await store.watches.unmute(watch.id, 'spike')).toBe(true);
-      expect(await store.watches.unmute(watch.id, 'spike')).toBe(false);
-      const [state] = await store.watches.ruleStates([watch.id], 'spike');
+      expect(await store.watchRules.unmute(watch.id, 'spike')).toBe(true);
+      expect(await store.watchRules.unmute(watch.id, 'spike')).toBe(false);
+      const [state] = await store.watchRules.ruleStates([watch.id], 'spike');
       expect(state).toMatchObject({ muted: false, firing: false, streak: 0, lastInterval: 1 });
       // An evaluation that read the state muted writes nothing now: it reads again.
       expect(
-        await store.watches.applyRuleState(watch.id, 'spike', { from: 1, to: 2 }, quiet, true),
+        await store.watchRules.applyRuleState(watch.id, 'spike', { from: 1, to: 2 }, quiet, true),
       ).toBe(false);
       // A rule muted while its alert fires keeps firing: its resolution updates that alert.
-      await store.watches.applyRuleState(
+      await store.watchRules.applyRuleState(
         watch.id,
         'drop',
         { from: 0, to: 1 },
         { firing: true, streak: 0, alertId: 'al1' },
       );
-      await store.watches.mute(watch.id, 'drop');
-      await store.watches.unmute(watch.id, 'drop');
-      expect((await store.watches.ruleStates([watch.id], 'drop'))[0]).toMatchObject({
+      await store.watchRules.mute(watch.id, 'drop');
+      await store.watchRules.unmute(watch.id, 'drop');
+      expect((await store.watchRules.ruleStates([watch.id], 'drop'))[0]).toMatchObject({
         firing: true,
         alertId: 'al1',
       });
@@ -181,33 +182,41 @@ for (const { backend, skip } of BACKENDS) {
       const clock = new ManualClock(T0);
       const { store } = await testStore(backend, { clock });
       const { watch } = await watchIn(store, 'C1');
-      await store.watches.createAlert(alertOf(watch.id, 'a1', 'firing'));
-      await store.watches.createAlert(alertOf(watch.id, 'a2', 'firing'));
+      await store.watchAlerts.createAlert(alertOf(watch.id, 'a1', 'firing'));
+      await store.watchAlerts.createAlert(alertOf(watch.id, 'a2', 'firing'));
       const stale = () => clock.now() - 120_000;
 
-      expect(await store.watches.claimRateLimit('a1', 'U1', stale())).toEqual({ claimed: true });
-      expect(await store.watches.claimRateLimit('a1', 'U2', stale())).toEqual({
+      expect(await store.watchAlerts.claimRateLimit('a1', 'U1', stale())).toEqual({
+        claimed: true,
+      });
+      expect(await store.watchAlerts.claimRateLimit('a1', 'U2', stale())).toEqual({
         claimed: false,
         by: 'U1',
         done: false,
       });
       // U1's process died mid-call: after two minutes the claim is U2's to take.
       clock.advance(120_001);
-      expect(await store.watches.claimRateLimit('a1', 'U2', stale())).toEqual({ claimed: true });
-      await store.watches.rateLimitDone('a1', 'U2');
+      expect(await store.watchAlerts.claimRateLimit('a1', 'U2', stale())).toEqual({
+        claimed: true,
+      });
+      await store.watchAlerts.rateLimitDone('a1', 'U2');
       // Done: never again, however late; a failed release of a done claim changes nothing.
       clock.advance(DAY);
-      await store.watches.releaseRateLimit('a1', 'U2');
-      expect(await store.watches.claimRateLimit('a1', 'U3', stale())).toEqual({
+      await store.watchAlerts.releaseRateLimit('a1', 'U2');
+      expect(await store.watchAlerts.claimRateLimit('a1', 'U3', stale())).toEqual({
         claimed: false,
         by: 'U2',
         done: true,
       });
 
       // A failed change releases the claim at once.
-      expect(await store.watches.claimRateLimit('a2', 'U1', stale())).toEqual({ claimed: true });
-      await store.watches.releaseRateLimit('a2', 'U1');
-      expect(await store.watches.claimRateLimit('a2', 'U2', stale())).toEqual({ claimed: true });
+      expect(await store.watchAlerts.claimRateLimit('a2', 'U1', stale())).toEqual({
+        claimed: true,
+      });
+      await store.watchAlerts.releaseRateLimit('a2', 'U1');
+      expect(await store.watchAlerts.claimRateLimit('a2', 'U2', stale())).toEqual({
+        claimed: true,
+      });
     });
 
     it('prunes alerts resolved, or of a watch gone, before the time given; and all with the workspace', async () => {
@@ -215,19 +224,19 @@ for (const { backend, skip } of BACKENDS) {
       const { store } = await testStore(backend, { clock });
       const { watch } = await watchIn(store, 'C1');
       const { watch: gone } = await watchIn(store, 'C2');
-      await store.watches.createAlert(alertOf(watch.id, 'resolved', 'resolved'));
-      await store.watches.createAlert(alertOf(watch.id, 'firing', 'firing'));
-      await store.watches.createAlert(alertOf(gone.id, 'orphan', 'firing'));
-      await store.watches.createAlert(alertOf(watch.id, 'long', 'firing'));
+      await store.watchAlerts.createAlert(alertOf(watch.id, 'resolved', 'resolved'));
+      await store.watchAlerts.createAlert(alertOf(watch.id, 'firing', 'firing'));
+      await store.watchAlerts.createAlert(alertOf(gone.id, 'orphan', 'firing'));
+      await store.watchAlerts.createAlert(alertOf(watch.id, 'long', 'firing'));
       await store.watches.remove(gone);
       clock.advance(30 * DAY);
       // Fired 30 days ago, resolved just now: its resolution is still to be posted.
-      await store.watches.resolveAlert('long', clock.now(), {});
-      await store.watches.createAlert(alertOf(watch.id, 'recent', 'resolved', clock.now()));
-      const ids = async () => (await store.watches.alertsForWorkspace('T1')).map((a) => a.id);
+      await store.watchAlerts.resolveAlert('long', clock.now(), {});
+      await store.watchAlerts.createAlert(alertOf(watch.id, 'recent', 'resolved', clock.now()));
+      const ids = async () => (await store.watchAlerts.alertsForWorkspace('T1')).map((a) => a.id);
 
-      expect(await store.watches.pruneAlerts(T0, 1_000)).toBe(0);
-      expect(await store.watches.pruneAlerts(clock.now() - 1, 1_000)).toBe(2);
+      expect(await store.watchAlerts.pruneAlerts(T0, 1_000)).toBe(0);
+      expect(await store.watchAlerts.pruneAlerts(clock.now() - 1, 1_000)).toBe(2);
       expect(await ids()).toEqual(['firing', 'long', 'recent']);
       expect(await store.watches.removeWorkspace('T1')).toBe(1);
       expect(await ids()).toEqual([]);

@@ -1,0 +1,220 @@
+// Repository: the alerts watches posted (their message, their resolution) and the claim that turns
+// rate limiting on from one once; alerts that are over are pruned.
+import type { Kysely, Selectable } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { Database, WatchAlertStatus, WatchAlertsTable } from './schema.js';
+
+export interface WatchAlert {
+  id: string;
+  workspaceId: string;
+  watchId: string;
+  zoneId: string;
+  zoneName: string;
+  channelId: string;
+  rule: string;
+  status: WatchAlertStatus;
+  startedAt: number;
+  resolvedAt: number | null;
+  detail: Record<string, unknown>;
+  messageTs: string | null;
+  ratelimitBy: string | null;
+}
+
+export class WatchAlertRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Stores the alert once (a resumed evaluation gives the same id). */
+  async createAlert(alert: Omit<WatchAlert, 'messageTs' | 'ratelimitBy'>): Promise<void> {
+    const row: Selectable<WatchAlertsTable> = {
+      id: alert.id,
+      workspace_id: alert.workspaceId,
+      watch_id: alert.watchId,
+      zone_id: alert.zoneId,
+      zone_name: alert.zoneName,
+      channel_id: alert.channelId,
+      rule: alert.rule,
+      status: alert.status,
+      started_at: alert.startedAt,
+      resolved_at: alert.resolvedAt,
+      detail: JSON.stringify(alert.detail),
+      message_ts: null,
+      ratelimit_by: null,
+      ratelimit_claimed_at: null,
+      ratelimit_done_at: null,
+      created_at: this.clock.now(),
+    };
+    await this.db
+      .insertInto('watch_alerts')
+      .values(row)
+      .onConflict((c) => c.column('id').doNothing())
+      .execute();
+  }
+
+  async alert(id: string): Promise<WatchAlert | undefined> {
+    const row = await this.db
+      .selectFrom('watch_alerts')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toAlert(row);
+  }
+
+  async resolveAlert(id: string, at: number, detail: Record<string, unknown>): Promise<void> {
+    await this.db
+      .updateTable('watch_alerts')
+      .set({ status: 'resolved', resolved_at: at, detail: JSON.stringify(detail) })
+      .where('id', '=', id)
+      .where('status', '=', 'firing')
+      .execute();
+  }
+
+  async setAlertMessage(id: string, ts: string): Promise<void> {
+    await this.db
+      .updateTable('watch_alerts')
+      .set({ message_ts: ts })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /**
+   * The first person to ask turns rate limiting on from this alert: `claimed` for them only. A
+   * claim that never got done (the process died mid-call) may be taken again once it was taken
+   * before `staleBefore`; otherwise the answer says who has it, and whether the change was made.
+   */
+  async claimRateLimit(
+    id: string,
+    userId: string,
+    staleBefore: number,
+  ): Promise<{ claimed: true } | { claimed: false; by: string; done: boolean }> {
+    const first = await this.#claimRateLimit(id, userId, staleBefore);
+    if (first !== 'released') return first;
+    // Released between its two looks (the holder's change failed): it is free, so once more.
+    const second = await this.#claimRateLimit(id, userId, staleBefore);
+    return second === 'released' ? { claimed: false, by: userId, done: false } : second;
+  }
+
+  async #claimRateLimit(
+    id: string,
+    userId: string,
+    staleBefore: number,
+  ): Promise<{ claimed: true } | { claimed: false; by: string; done: boolean } | 'released'> {
+    const result = await this.db
+      .updateTable('watch_alerts')
+      .set({
+        ratelimit_by: userId,
+        ratelimit_claimed_at: this.clock.now(),
+        ratelimit_done_at: null,
+      })
+      .where('id', '=', id)
+      .where((eb) =>
+        eb.or([
+          eb('ratelimit_by', 'is', null),
+          eb.and([
+            eb('ratelimit_done_at', 'is', null),
+            eb('ratelimit_claimed_at', 'is not', null),
+            eb('ratelimit_claimed_at', '<', staleBefore),
+          ]),
+        ]),
+      )
+      .executeTakeFirst();
+    if (result.numUpdatedRows > 0n) return { claimed: true };
+    const row = await this.db
+      .selectFrom('watch_alerts')
+      .select(['ratelimit_by', 'ratelimit_claimed_at', 'ratelimit_done_at'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (row && row.ratelimit_by === null) return 'released';
+    return {
+      claimed: false,
+      by: row?.ratelimit_by ?? userId,
+      // A claim from before 0009 has no times: it was made.
+      done: row?.ratelimit_done_at != null || row?.ratelimit_claimed_at == null,
+    };
+  }
+
+  /** The CDN took the change the claim was for. */
+  async rateLimitDone(id: string, userId: string): Promise<void> {
+    await this.db
+      .updateTable('watch_alerts')
+      .set({ ratelimit_done_at: this.clock.now() })
+      .where('id', '=', id)
+      .where('ratelimit_by', '=', userId)
+      .execute();
+  }
+
+  /** The change failed: the button may be tried again. */
+  async releaseRateLimit(id: string, userId: string): Promise<void> {
+    await this.db
+      .updateTable('watch_alerts')
+      .set({ ratelimit_by: null, ratelimit_claimed_at: null })
+      .where('id', '=', id)
+      .where('ratelimit_by', '=', userId)
+      .where('ratelimit_done_at', 'is', null)
+      .execute();
+  }
+
+  /**
+   * Drops alerts that are over: resolved before `before`, or fired before it by a watch that is
+   * gone (an alert still firing on a watch stays, whatever its age: its resolution updates its
+   * message). At most `limit` go; returns how many.
+   */
+  async pruneAlerts(before: number, limit: number): Promise<number> {
+    const over = this.db
+      .selectFrom('watch_alerts')
+      .select('id')
+      .where((eb) =>
+        eb.or([
+          // Resolved that long ago (not fired: one that fired long before may be resolving now).
+          eb.and([eb('status', '=', 'resolved'), eb('resolved_at', '<', before)]),
+          eb.and([
+            eb('created_at', '<', before),
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('watches')
+                  .select('watches.id')
+                  .whereRef('watches.id', '=', 'watch_alerts.watch_id'),
+              ),
+            ),
+          ]),
+        ]),
+      )
+      .limit(limit);
+    const result = await this.db
+      .deleteFrom('watch_alerts')
+      .where('id', 'in', over)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  async alertsForWorkspace(workspaceId: string): Promise<WatchAlert[]> {
+    const rows = await this.db
+      .selectFrom('watch_alerts')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('created_at')
+      .execute();
+    return rows.map(toAlert);
+  }
+}
+
+function toAlert(row: Selectable<WatchAlertsTable>): WatchAlert {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    watchId: row.watch_id,
+    zoneId: row.zone_id,
+    zoneName: row.zone_name,
+    channelId: row.channel_id,
+    rule: row.rule,
+    status: row.status,
+    startedAt: Number(row.started_at),
+    resolvedAt: row.resolved_at === null ? null : Number(row.resolved_at),
+    detail: JSON.parse(row.detail) as Record<string, unknown>,
+    messageTs: row.message_ts,
+    ratelimitBy: row.ratelimit_by,
+  };
+}
