@@ -20,7 +20,7 @@ import { ScheduleRepository } from '../src/store/schedules.js';
 import type { Database } from '../src/store/schema.js';
 import { SeenRequestRepository } from '../src/store/seen-requests.js';
 import { WatchAlertRepository } from '../src/store/watch-alerts.js';
-import { WatchRuleRepository } from '../src/store/watch-rules.js';
+import { WatchRuleRepository } from '../src/store/watch-rule-states.js';
 import { WatchRepository } from '../src/store/watches.js';
 import { WorkspaceRepository } from '../src/store/workspaces.js';
 import { ZoneIndexRepository } from '../src/store/zone-index.js';

@@ -6,7 +6,7 @@ import type { Clock } from '../clock.js';
 import type { WatchSettings } from '../config.js';
 import type { JobRunner } from '../jobs/runner.js';
 import type { Store } from '../store/index.js';
-import type { RuleState } from '../store/watch-rules.js';
+import type { RuleState } from '../store/watch-rule-states.js';
 import type { Watch, WatchedZone } from '../store/watches.js';
 import { type PostPayload, WATCH_POST_JOB } from './watch-posting.js';
 import {

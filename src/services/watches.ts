@@ -7,7 +7,7 @@ import { AppError } from '../errors.js';
 import type { AuditLogRepository } from '../store/audit-log.js';
 import type { CredentialRepository } from '../store/credentials.js';
 import type { WatchAlert, WatchAlertRepository } from '../store/watch-alerts.js';
-import type { WatchRuleRepository } from '../store/watch-rules.js';
+import type { WatchRuleRepository } from '../store/watch-rule-states.js';
 import type { Watch, WatchRepository } from '../store/watches.js';
 import type { AccessService, Caller } from './access.js';
 import type { RateLimitService } from './ratelimit.js';

@@ -20,7 +20,7 @@ import { ScheduleRepository } from './schedules.js';
 import type { Database } from './schema.js';
 import { SeenRequestRepository } from './seen-requests.js';
 import { WatchAlertRepository } from './watch-alerts.js';
-import { WatchRuleRepository } from './watch-rules.js';
+import { WatchRuleRepository } from './watch-rule-states.js';
 import { WatchRepository } from './watches.js';
 import { WorkspaceRepository } from './workspaces.js';
 import { ZoneIndexRepository } from './zone-index.js';
