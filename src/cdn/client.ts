@@ -3,8 +3,8 @@ import { STATUS_CODES } from 'node:http';
 import type { z } from 'zod';
 import { type Clock, type Random, systemClock, systemRandom } from '../clock.js';
 import type { Logger } from '../logger.js';
+import { formatSeconds } from '../network-failures.js';
 import { CdnError, codeForStatus } from './errors.js';
-import { formatSeconds } from './limits.js';
 import {
   bodyFor,
   type PurgeBatch,
