@@ -14,6 +14,7 @@ export type { Approval };
 import type { Store } from '../store/index.js';
 import type { AccessService, Caller } from './access.js';
 import type { CdnAccess } from './cdn-access.js';
+import type { ChannelService } from './channels.js';
 import type { FloodControl } from './flood.js';
 
 /** How the request message is kept current; implemented over the Slack Web API. */
@@ -46,6 +47,7 @@ export interface ApprovalServiceOptions {
   store: Store;
   cdn: CdnAccess;
   access: AccessService;
+  channels: ChannelService;
   flood: FloodControl;
   notifier: ApprovalNotifier;
   clock: Clock;
@@ -56,11 +58,12 @@ export class ApprovalService {
   constructor(private readonly options: ApprovalServiceOptions) {}
 
   /**
-   * Operators only, counted against the flood limit: checked before the confirmation form of a
-   * purge-everything request closes.
+   * Operators only, from a channel purges may be run from, counted against the flood limit:
+   * checked before the confirmation form of a purge-everything request closes.
    */
-  async prepareRequest(caller: Caller): Promise<void> {
+  async prepareRequest(caller: Caller, channelId: string): Promise<void> {
     await this.options.access.requireOperator(caller, 'purge');
+    await this.options.channels.requirePurgeChannel(caller.workspaceId, channelId);
     await this.options.flood.take(caller.workspaceId, caller.userId);
   }
 

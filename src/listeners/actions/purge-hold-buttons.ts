@@ -9,17 +9,14 @@ export function purgeHoldConfirm(deps: AppDeps) {
   return async ({ ack, action, body, respond, context }: ButtonArgs) => {
     await ack();
     const caller = callerOf(context);
-    await deps.access.requireOperator(caller, 'purge');
-    await deps.channels.requirePurgeChannel(caller.workspaceId, body.channel?.id);
     const heldId = action.value ?? '';
-    await deps.purgeHolds.held(caller, heldId);
-    await deps.flood.take(caller.workspaceId, caller.userId);
     const origin = {
       ...(body.response_url ? { responseUrl: body.response_url } : {}),
       ...(body.channel?.id ? { channelId: body.channel.id } : {}),
     };
     const held = await deps.purgeHolds.confirm(
       caller,
+      body.channel?.id,
       heldId,
       replyTo(origin, caller.userId, deps.clock.now()),
     );

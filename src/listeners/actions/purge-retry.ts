@@ -8,21 +8,15 @@ export function purgeRetry(deps: AppDeps) {
   return async ({ ack, action, body, context }: ButtonArgs) => {
     await ack();
     const caller = callerOf(context);
-    await deps.access.requireOperator(caller, 'purge');
-    await deps.channels.requirePurgeChannel(caller.workspaceId, body.channel?.id);
-    const jobId = action.value ?? '';
-    const group = await deps.purges.retryGroup(caller.workspaceId, jobId);
-    await deps.flood.take(caller.workspaceId, caller.userId);
     const origin = {
       ...(body.response_url ? { responseUrl: body.response_url } : {}),
       ...(body.channel?.id ? { channelId: body.channel.id } : {}),
     };
-    await deps.purges.start(
-      caller.workspaceId,
-      [group],
-      caller.userId,
+    await deps.purges.retry(
+      caller,
+      body.channel?.id,
+      action.value ?? '',
       replyTo(origin, caller.userId, deps.clock.now()),
-      { retryOf: jobId },
     );
   };
 }
