@@ -94,13 +94,15 @@ export class ApprovalService {
    */
   async approve(caller: Caller, id: string): Promise<Approval> {
     const approval = await this.decidable(caller, id);
-    return this.#won(await this.decide(approval.id, 'approved', { userId: caller.userId }));
+    return this.#requireDecided(
+      await this.decide(approval.id, 'approved', { userId: caller.userId }),
+    );
   }
 
   /** Denies for an eligible caller, if this caller wins the request; `closed` then says so. */
   async deny(caller: Caller, id: string, reason: string): Promise<Approval> {
     const approval = await this.decidable(caller, id);
-    return this.#won(
+    return this.#requireDecided(
       await this.decide(approval.id, 'denied', { userId: caller.userId, note: reason }),
     );
   }
@@ -109,7 +111,7 @@ export class ApprovalService {
   async cancel(caller: Caller, id: string): Promise<Approval> {
     const approval = await this.pending(caller.workspaceId, id);
     if (caller.userId !== approval.requesterId) throw new AppError({ code: 'not_requester' });
-    const cancelled = this.#won(
+    const cancelled = this.#requireDecided(
       await this.decide(approval.id, 'cancelled', { userId: caller.userId }),
       'status',
     );
@@ -117,8 +119,8 @@ export class ApprovalService {
     return cancelled;
   }
 
-  /** The approval this caller won; a decider who lost is told someone beat them to it. */
-  #won(decided: Decided, says: 'meanwhile' | 'status' = 'meanwhile'): Approval {
+  /** The approval as this caller decided it; a decider who lost the race is told why not. */
+  #requireDecided(decided: Decided, says: 'meanwhile' | 'status' = 'meanwhile'): Approval {
     if (decided.won) return decided.approval;
     const status = decided.current?.status;
     throw new AppError(
