@@ -2,7 +2,8 @@
 // checkpointed as it ends, so a restarted or other replica resumes at the first unfinished one),
 // show progress, record, audit once, and retry what failed. Every way in checks its own
 // preconditions: an operator (guests as configured), in a channel purges may be run from, and
-// each purge started counted against the person's flood limit.
+// each purge started counted against the person's flood limit. (Over 400 lines: the ways in and
+// the job they start share the plan, the payload and the checks; the job could be its own file.)
 import pLimit from 'p-limit';
 import { CdnError, type CdnErrorCode, isCdnError } from '../cdn/errors.js';
 import {

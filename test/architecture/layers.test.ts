@@ -3,7 +3,8 @@
 // (or keep) a rule, runs the Biome binary over them and checks what it reports. The real src/
 // is checked by `npm run lint`; this shows the rules catch what they claim to, at every depth.
 // Last, the import graph of src/ is read (import-graph.ts) and must hold no cycle, between folders
-// or between files: an arrow pointing back up fails whatever the rules above allow.
+// or between files: an arrow pointing back up fails whatever the rules above allow. (Over 400
+// lines: most of it is the table of planted imports, one case a line.)
 
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';

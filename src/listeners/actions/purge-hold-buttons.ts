@@ -2,7 +2,7 @@
 // question is then replaced by what was decided.
 import { purgeHoldDecidedMessage } from '../../blocks/purge-hold.js';
 import type { AppDeps } from '../../deps.js';
-import { replyTo } from '../commands/context.js';
+import { buttonOrigin, replyTo } from '../commands/context.js';
 import { type ButtonArgs, callerOf } from '../context.js';
 
 export function purgeHoldConfirm(deps: AppDeps) {
@@ -10,13 +10,10 @@ export function purgeHoldConfirm(deps: AppDeps) {
     await ack();
     const caller = callerOf(context);
     const heldId = action.value ?? '';
-    const origin = {
-      ...(body.response_url ? { responseUrl: body.response_url } : {}),
-      ...(body.channel?.id ? { channelId: body.channel.id } : {}),
-    };
+    const origin = buttonOrigin(body);
     const held = await deps.purgeHolds.confirm(
       caller,
-      body.channel?.id,
+      origin.channelId,
       heldId,
       replyTo(origin, caller.userId, deps.clock.now()),
     );
