@@ -20,6 +20,7 @@ import type { AppDeps } from '../src/deps.js';
 import { startFakeSlack } from '../src/dev/fake-slack/server.js';
 import { SANDBOX_DEMO_KEY, type Sandbox, startSandbox } from '../src/dev/sandbox/server.js';
 import { createLogger } from '../src/logger.js';
+import type { Caller } from '../src/services/access.js';
 import { parsePurgeArgs } from '../src/services/purge-targets.js';
 import { generateKey, Keyring } from '../src/store/crypto.js';
 import { openStore, type Store } from '../src/store/index.js';
@@ -32,6 +33,15 @@ const CONCURRENCY = 4;
 const ROUNDS = 9;
 /** The lease the timed runs use: JOB_LEASE_MS's default. */
 const DEFAULT_LEASE_MS = 15_000;
+/** The person purging: a member of workspace T1 (no operators group is set). */
+const BENCHER: Caller = {
+  workspaceId: 'T1',
+  userId: 'U1',
+  directory: {
+    user: async () => ({ isAdmin: false, timeZone: 'UTC' }),
+    groupMembers: async () => [],
+  },
+};
 /** A short lease (the fault tests'), under which a 2-second purge renews its lease a few times. */
 const SHORT_LEASE_MS = 2_000;
 
@@ -54,6 +64,8 @@ async function startBot(sandbox: Sandbox, transport: CdnTransport, store: Store,
     BOT_MODE: 'console',
     SLACK_BOT_TOKEN: slack.botToken,
     JOB_LEASE_MS: String(leaseMs),
+    // A thousand purges by one person: no flood limit.
+    CHANGE_RATE_LIMIT: '0',
   });
   const deps: AppDeps = buildDeps(
     {
@@ -79,9 +91,9 @@ async function startBot(sandbox: Sandbox, transport: CdnTransport, store: Store,
   const purge = async (): Promise<string> => {
     const parsed = parsePurgeArgs(['example.com', ...FILES]);
     if (parsed.kind !== 'items') throw new Error('unexpected parse');
-    const plan = await deps.purges.plan('T1', parsed);
+    const plan = await deps.purges.plan(BENCHER, 'C1', parsed);
     if (plan.rejected.length + plan.elsewhere.length > 0) throw new Error('bench URLs refused');
-    const { jobId } = await deps.purges.start('T1', plan.groups, 'U1', {
+    const { jobId } = await deps.purges.start(BENCHER, 'C1', plan.groups, {
       userId: 'U1',
       channelId: 'C1',
       issuedAt: Date.now(),

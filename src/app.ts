@@ -134,6 +134,12 @@ export function buildDeps(
   });
   const zones = new ZoneService({ cdn, audit: store.audit, index: zoneIndex });
   const flood = new FloodControl(store, clock, options.config.changesPerMinute);
+  const channels = new ChannelService({
+    bindings: store.channelBindings,
+    audit: store.audit,
+    access,
+    zones,
+  });
   const renderer = options.chartRenderer ?? new TrafficChartRenderer();
   const clients = new WorkspaceClients(backgroundSlack.client ?? client, {
     ...(backgroundSlack.authorize ? { authorize: backgroundSlack.authorize } : {}),
@@ -158,6 +164,7 @@ export function buildDeps(
     store,
     cdn,
     access,
+    channels,
     flood,
     notifier: new SlackApprovalNotifier(clients),
     clock,
@@ -166,6 +173,9 @@ export function buildDeps(
   const purges = new PurgeService({
     cdn,
     zones,
+    access,
+    channels,
+    flood,
     store,
     runner,
     views: purgeViews(messages, logger),
@@ -267,12 +277,7 @@ export function buildDeps(
     clock,
     logger,
     edgeCnameTarget: options.edgeCnameTarget,
-    channels: new ChannelService({
-      bindings: store.channelBindings,
-      audit: store.audit,
-      access,
-      zones,
-    }),
+    channels,
     watches,
     watchEvaluation,
   };

@@ -6,8 +6,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { CustomRoute } from '@slack/bolt';
-import { formatSeconds } from './cdn/limits.js';
-import { databaseLoginRefusal, unreachableOf, unreachableReason } from './network-failures.js';
+import {
+  databaseLoginRefusal,
+  formatSeconds,
+  unreachableOf,
+  unreachableReason,
+} from './network-failures.js';
 
 /** How long /readyz waits for `select 1` before it says the database does not answer. */
 export const DATABASE_CHECK_MS = 1_000;

@@ -1,7 +1,10 @@
 // Why Slack, the CDN or the database could not be reached, in one line naming the host and the
 // kind of failure (DNS, a refused connection, a timeout, TLS), never a secret. A service that was
 // reached and refused the credentials is another matter, said by each caller in its own words.
-import { formatSeconds } from './cdn/limits.js';
+/** A wait as a timeout reads: 30 s, 2.5 s. */
+export function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}
 
 export type UnreachableKind = 'dns' | 'refused' | 'timeout' | 'tls' | 'reset' | 'network';
 

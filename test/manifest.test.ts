@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { BOT_SCOPES } from '../src/app.js';
 import { PURGE_IDS } from '../src/blocks/ids.js';
-import { usageHint } from '../src/commands/registry.js';
+import { usageHint } from '../src/listeners/commands/registry.js';
 
 describe('manifest.yml', () => {
   it('asks for exactly the scopes the app uses, and subscribes to what it listens for', async () => {

@@ -3,7 +3,7 @@ import { listBlocks } from './fit.js';
 import { type Message, message } from './message.js';
 import { code, type Mrkdwn, md, mrkdwn, plain } from './text.js';
 
-/** What help shows of a subcommand (the list itself lives in src/commands/registry.ts). */
+/** What help shows of a subcommand (the list itself lives in src/listeners/commands/registry.ts). */
 export interface SubcommandInfo {
   name: string;
   /** Literal text, as typed: `<zone>` is shown as is. */

@@ -169,7 +169,7 @@ export class CdnClient {
     params: { status?: string } = {},
     options: CallOptions = {},
   ): AsyncGenerator<Zone, void, undefined> {
-    const within = { ...options, deadline: this.#requests.deadlineOf(options) };
+    const listing = { ...options, deadline: this.#requests.deadlineOf(options) };
     const refuse = (message: string) =>
       new CdnError('unexpected_response', message, { operation: 'GET /zones' });
     const seen = new Set<string>();
@@ -178,7 +178,7 @@ export class CdnClient {
       if (page > this.#maxPages) {
         throw refuse(`The zone list ran past ${this.#maxPages} pages, the most the bot reads`);
       }
-      const result = await this.listZones({ ...params, page, perPage: MAX_PER_PAGE }, within);
+      const result = await this.listZones({ ...params, page, perPage: MAX_PER_PAGE }, listing);
       if (result.page !== page) {
         throw refuse(
           `The CDN answered page ${result.page} when asked for page ${page} of the zone list: it seems to ignore paging`,

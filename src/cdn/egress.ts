@@ -8,8 +8,8 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { type Clock, systemClock, within } from '../clock.js';
+import { formatSeconds } from '../network-failures.js';
 import { checkBaseUrl } from './base-url.js';
-import { formatSeconds } from './limits.js';
 
 /** Resolves a host name to every address it has (tests inject their own DNS). */
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;

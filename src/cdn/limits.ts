@@ -39,8 +39,3 @@ export function formatByteLimit(bytes: number): string {
   }
   return `${bytes} bytes`;
 }
-
-/** A duration as a limit reads: 30 s, 2.5 s. */
-export function formatSeconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
-}

@@ -88,9 +88,9 @@ export class JobRunner {
   #loop: Promise<void> | undefined;
   #draining = false;
   /** The current wait between polls; aborting it wakes the loop. */
-  #nap = new AbortController();
+  #pollWait = new AbortController();
   /** Set when there may be work the loop has not looked for yet. */
-  #kicked = false;
+  #unseenWork = false;
   /** The claiming under way, shared: two claimers at once would overrun the kinds' limits. */
   #filling: Promise<void> | undefined;
 
@@ -110,19 +110,17 @@ export class JobRunner {
   /** Stores the job (once per key) and wakes the loop, so it starts at once when it is due. */
   async enqueue(input: NewJob): Promise<{ job: Job; created: boolean }> {
     const result = await this.#options.jobs.enqueue(input);
-    this.#kick();
+    this.lookNow();
     return result;
   }
 
-  /** Jobs were stored without `enqueue` (a batch, in a transaction): look at the queue now. */
-  poke(): void {
-    this.#kick();
-  }
-
-  /** Makes the loop look at the queue now instead of at the next poll. */
-  #kick(): void {
-    this.#kicked = true;
-    this.#nap.abort();
+  /**
+   * Makes the loop look at the queue now instead of at the next poll: for jobs stored without
+   * `enqueue` (a batch, in a transaction), and whenever a slot frees up.
+   */
+  lookNow(): void {
+    this.#unseenWork = true;
+    this.#pollWait.abort();
   }
 
   /** Starts claiming jobs until `stop`. */
@@ -154,7 +152,7 @@ export class JobRunner {
    */
   async stop(deadlineMs = 20_000): Promise<void> {
     this.#draining = true;
-    this.#nap.abort();
+    this.#pollWait.abort();
     await this.#loop;
     const running = [...this.#running.values()];
     for (const entry of running) entry.stopping.abort();
@@ -182,14 +180,16 @@ export class JobRunner {
 
   async #run(): Promise<void> {
     while (!this.#draining) {
-      this.#kicked = false;
+      this.#unseenWork = false;
       await this.#fillOnce().catch((error: unknown) =>
         this.#options.logger[logLevelOf(error)]({ err: error }, 'job queue not read'),
       );
       if (this.#draining) return;
-      if (this.#kicked) continue;
-      this.#nap = new AbortController();
-      await delay(this.#pollMs, undefined, { signal: this.#nap.signal }).catch(() => undefined);
+      if (this.#unseenWork) continue;
+      this.#pollWait = new AbortController();
+      await delay(this.#pollMs, undefined, { signal: this.#pollWait.signal }).catch(
+        () => undefined,
+      );
     }
   }
 
@@ -229,7 +229,7 @@ export class JobRunner {
     entry.done = this.#attempt(job, stopping.signal, lost).finally(() => {
       this.#running.delete(job.id);
       // A slot is free: look for more work now rather than at the next poll.
-      this.#kick();
+      this.lookNow();
     });
   }
 

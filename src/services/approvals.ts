@@ -14,6 +14,7 @@ export type { Approval };
 import type { Store } from '../store/index.js';
 import type { AccessService, Caller } from './access.js';
 import type { CdnAccess } from './cdn-access.js';
+import type { ChannelService } from './channels.js';
 import type { FloodControl } from './flood.js';
 
 /** How the request message is kept current; implemented over the Slack Web API. */
@@ -46,6 +47,7 @@ export interface ApprovalServiceOptions {
   store: Store;
   cdn: CdnAccess;
   access: AccessService;
+  channels: ChannelService;
   flood: FloodControl;
   notifier: ApprovalNotifier;
   clock: Clock;
@@ -56,11 +58,12 @@ export class ApprovalService {
   constructor(private readonly options: ApprovalServiceOptions) {}
 
   /**
-   * Operators only, counted against the flood limit: checked before the confirmation form of a
-   * purge-everything request closes.
+   * Operators only, from a channel purges may be run from, counted against the flood limit:
+   * checked before the confirmation form of a purge-everything request closes.
    */
-  async prepareRequest(caller: Caller): Promise<void> {
+  async prepareRequest(caller: Caller, channelId: string): Promise<void> {
     await this.options.access.requireOperator(caller, 'purge');
+    await this.options.channels.requirePurgeChannel(caller.workspaceId, channelId);
     await this.options.flood.take(caller.workspaceId, caller.userId);
   }
 
@@ -91,13 +94,15 @@ export class ApprovalService {
    */
   async approve(caller: Caller, id: string): Promise<Approval> {
     const approval = await this.decidable(caller, id);
-    return this.#won(await this.decide(approval.id, 'approved', { userId: caller.userId }));
+    return this.#requireDecided(
+      await this.decide(approval.id, 'approved', { userId: caller.userId }),
+    );
   }
 
   /** Denies for an eligible caller, if this caller wins the request; `closed` then says so. */
   async deny(caller: Caller, id: string, reason: string): Promise<Approval> {
     const approval = await this.decidable(caller, id);
-    return this.#won(
+    return this.#requireDecided(
       await this.decide(approval.id, 'denied', { userId: caller.userId, note: reason }),
     );
   }
@@ -106,7 +111,7 @@ export class ApprovalService {
   async cancel(caller: Caller, id: string): Promise<Approval> {
     const approval = await this.pending(caller.workspaceId, id);
     if (caller.userId !== approval.requesterId) throw new AppError({ code: 'not_requester' });
-    const cancelled = this.#won(
+    const cancelled = this.#requireDecided(
       await this.decide(approval.id, 'cancelled', { userId: caller.userId }),
       'status',
     );
@@ -114,8 +119,8 @@ export class ApprovalService {
     return cancelled;
   }
 
-  /** The approval this caller won; a decider who lost is told someone beat them to it. */
-  #won(decided: Decided, says: 'meanwhile' | 'status' = 'meanwhile'): Approval {
+  /** The approval as this caller decided it; a decider who lost the race is told why not. */
+  #requireDecided(decided: Decided, says: 'meanwhile' | 'status' = 'meanwhile'): Approval {
     if (decided.won) return decided.approval;
     const status = decided.current?.status;
     throw new AppError(

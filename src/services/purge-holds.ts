@@ -54,22 +54,22 @@ export class PurgeHoldService {
 
   /**
    * Holds the purge of a plan with URLs set aside (`plan.elsewhere`) until its requester confirms
-   * or cancels; nothing is sent now.
+   * or cancels; nothing is sent now. Only for a caller who may purge from `channelId`.
    */
   async hold(
-    workspaceId: string,
-    plan: PurgePlan,
-    actorId: string,
-    options: { fromDefault?: boolean } = {},
+    caller: Caller,
+    channelId: string | undefined,
+    plan: PurgePlan & { fromDefault?: boolean },
   ): Promise<HeldPurge> {
+    await this.deps.purges.mayPurge(caller, channelId);
     const payload: HoldPayload = {
-      actorId,
+      actorId: caller.userId,
       groups: plan.groups,
       elsewhere: plan.elsewhere,
-      ...(options.fromDefault ? { fromDefault: true } : {}),
+      ...(plan.fromDefault ? { fromDefault: true } : {}),
     };
     const { job } = await this.deps.runner.enqueue({
-      workspaceId,
+      workspaceId: caller.workspaceId,
       kind: PURGE_HOLD_JOB,
       payload,
       // It runs when it lapses, and then only ends.
@@ -99,16 +99,22 @@ export class PurgeHoldService {
     return { ...heldOf(job.id, payload, job.runAt), groups: payload.groups };
   }
 
-  /** Starts the held purge, once, for its requester; `replyTo` is where its progress goes. */
-  async confirm(caller: Caller, id: string, replyTo: ReplyTo): Promise<HeldPurge> {
+  /**
+   * Starts the held purge, once, for its requester, if they may still purge from `channelId`
+   * (checked again: access or the purge channels may have changed meanwhile), counted against
+   * their flood limit; `replyTo` is where its progress goes.
+   */
+  async confirm(
+    caller: Caller,
+    channelId: string | undefined,
+    id: string,
+    replyTo: ReplyTo,
+  ): Promise<HeldPurge> {
     const held = await this.held(caller, id);
-    const started = await this.deps.purges.start(
-      caller.workspaceId,
-      held.groups,
-      caller.userId,
-      replyTo,
-      { key: decisionKey(id), ...(held.fromDefault ? { fromDefault: true } : {}) },
-    );
+    const started = await this.deps.purges.start(caller, channelId, held.groups, replyTo, {
+      key: decisionKey(id),
+      ...(held.fromDefault ? { fromDefault: true } : {}),
+    });
     if (!started.created) throw closed(started.kind);
     return held;
   }

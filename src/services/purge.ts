@@ -1,6 +1,9 @@
 // Purging URLs and tags: plan, then run as a durable job whose batches are its steps (each
 // checkpointed as it ends, so a restarted or other replica resumes at the first unfinished one),
-// show progress, record, audit once, and retry what failed.
+// show progress, record, audit once, and retry what failed. Every way in checks its own
+// preconditions: an operator (guests as configured), in a channel purges may be run from, and
+// each purge started counted against the person's flood limit. (Over 400 lines: the ways in and
+// the job they start share the plan, the payload and the checks; the job could be its own file.)
 import pLimit from 'p-limit';
 import { CdnError, type CdnErrorCode, isCdnError } from '../cdn/errors.js';
 import {
@@ -13,7 +16,10 @@ import { AppError } from '../errors.js';
 import type { JobContext, JobKind, JobOutcome, JobRunner } from '../jobs/runner.js';
 import type { Store } from '../store/index.js';
 import type { PurgeJob } from '../store/purges.js';
+import type { AccessService, Caller } from './access.js';
 import type { CdnAccess } from './cdn-access.js';
+import type { ChannelService } from './channels.js';
+import type { FloodControl } from './flood.js';
 import { type PurgeArgs, type PurgeGroup, type PurgePlan, planPurge } from './purge-targets.js';
 import type { ReplyTo } from './reply.js';
 import type { Zone, ZoneService } from './zones.js';
@@ -106,6 +112,9 @@ export class PurgeService {
     private readonly deps: {
       cdn: CdnAccess;
       zones: ZoneService;
+      access: AccessService;
+      channels: ChannelService;
+      flood: FloodControl;
       store: Store;
       runner: JobRunner;
       views: PurgeViews;
@@ -115,17 +124,62 @@ export class PurgeService {
   ) {}
 
   /**
-   * Checks and groups what the user gave; nothing is sent. `chosen`: the zone already found for
-   * them (the channel's default) when they named none.
+   * Refuses a caller who may not purge from `channelId`: not an operator (a guest unless guests
+   * may operate), or a channel other than those purges are limited to. Every method that plans,
+   * holds or starts a purge checks it first; so does the hold service.
+   */
+  async mayPurge(caller: Caller, channelId: string | undefined): Promise<void> {
+    await this.deps.access.requireOperator(caller, 'purge');
+    await this.deps.channels.requirePurgeChannel(caller.workspaceId, channelId);
+  }
+
+  /**
+   * The zone a purge form or a purge-everything confirmation is about, for a caller who may
+   * purge from `channelId`: the one named, else the channel's default.
+   */
+  async zoneFor(caller: Caller, channelId: string | undefined, named?: string): Promise<Zone> {
+    await this.mayPurge(caller, channelId);
+    if (named !== undefined) return this.deps.zones.resolve(caller.workspaceId, named);
+    return this.deps.channels.defaultZone(caller.workspaceId, channelId, 'purge');
+  }
+
+  /** As zoneFor, but with no zone named and no usable default: none (the form opens all the same). */
+  async formZone(
+    caller: Caller,
+    channelId: string | undefined,
+    named?: string,
+  ): Promise<Zone | undefined> {
+    await this.mayPurge(caller, channelId);
+    if (named !== undefined) return this.deps.zones.resolve(caller.workspaceId, named);
+    return this.deps.channels
+      .defaultZone(caller.workspaceId, channelId, 'purge')
+      .catch((error: unknown) => {
+        if (error instanceof AppError) return undefined;
+        throw error;
+      });
+  }
+
+  /**
+   * Checks and groups what the caller gave; nothing is sent. Paths and tags name no host: with no
+   * zone named, they are the channel's default zone's (`fromDefault`).
    */
   async plan(
-    workspaceId: string,
+    caller: Caller,
+    channelId: string | undefined,
     args: Extract<PurgeArgs, { kind: 'items' }>,
-    chosen?: Zone,
-  ): Promise<PurgePlan> {
-    const { zones } = this.deps;
-    const zone = args.zone === undefined ? chosen : await zones.resolve(workspaceId, args.zone);
-    return planPurge(
+  ): Promise<PurgePlan & { fromDefault?: true }> {
+    await this.mayPurge(caller, channelId);
+    const { zones, channels } = this.deps;
+    const { workspaceId } = caller;
+    const needsDefault =
+      args.zone === undefined && ((args.paths?.length ?? 0) > 0 || args.tags.length > 0);
+    const zone =
+      args.zone !== undefined
+        ? await zones.resolve(workspaceId, args.zone)
+        : needsDefault
+          ? await channels.defaultZone(workspaceId, channelId, 'purge')
+          : undefined;
+    const plan = planPurge(
       {
         ...(zone ? { zone } : {}),
         urls: args.urls,
@@ -135,12 +189,47 @@ export class PurgeService {
       },
       await zones.all(workspaceId),
     );
+    return needsDefault ? { ...plan, fromDefault: true } : plan;
   }
 
   /** The one zone every URL falls in, if there is one (to preselect it in the purge form). */
-  async commonZone(workspaceId: string, urls: string[]): Promise<Zone | undefined> {
-    const { groups } = planPurge({ urls, tags: [] }, await this.deps.zones.all(workspaceId));
+  async commonZone(
+    caller: Caller,
+    channelId: string | undefined,
+    urls: string[],
+  ): Promise<Zone | undefined> {
+    await this.mayPurge(caller, channelId);
+    const { groups } = planPurge({ urls, tags: [] }, await this.deps.zones.all(caller.workspaceId));
     return groups.length === 1 ? groups[0]?.zone : undefined;
+  }
+
+  /**
+   * Starts a purge for a caller who may purge from `channelId`, counted against their flood
+   * limit. See #enqueue for what happens next, and for `key`.
+   */
+  async start(
+    caller: Caller,
+    channelId: string | undefined,
+    groups: PurgeGroup[],
+    replyTo: ReplyTo,
+    options: { fromDefault?: boolean; key?: string } = {},
+  ): Promise<{ jobId: string; created: boolean; kind: string }> {
+    await this.mayPurge(caller, channelId);
+    await this.deps.flood.take(caller.workspaceId, caller.userId);
+    return this.#enqueue(caller.workspaceId, groups, caller.userId, replyTo, options);
+  }
+
+  /** Sends again what failed in an earlier purge of this workspace, as a new purge. */
+  async retry(
+    caller: Caller,
+    channelId: string | undefined,
+    jobId: string,
+    replyTo: ReplyTo,
+  ): Promise<{ jobId: string; created: boolean; kind: string }> {
+    await this.mayPurge(caller, channelId);
+    const group = await this.#retryGroup(caller.workspaceId, jobId);
+    await this.deps.flood.take(caller.workspaceId, caller.userId);
+    return this.#enqueue(caller.workspaceId, [group], caller.userId, replyTo, { retryOf: jobId });
   }
 
   /**
@@ -149,7 +238,7 @@ export class PurgeService {
    * reaches a final state, in `replyTo`. With a `key` already used, nothing new is started: the
    * job stored under it is returned, `created` false.
    */
-  async start(
+  async #enqueue(
     workspaceId: string,
     groups: PurgeGroup[],
     actorId: string,
@@ -378,7 +467,7 @@ export class PurgeService {
   }
 
   /** What failed in an earlier purge of this workspace, as a group to send again. */
-  async retryGroup(workspaceId: string, jobId: string): Promise<PurgeGroup> {
+  async #retryGroup(workspaceId: string, jobId: string): Promise<PurgeGroup> {
     const job = await this.deps.store.purges.get(jobId);
     if (!job || job.workspaceId !== workspaceId) throw new AppError({ code: 'purge_unknown' });
     if (job.failed.files.length + job.failed.tags.length === 0)

@@ -151,7 +151,7 @@ export class ReportDelivery {
           this.#skipped(schedule, nextRunAt);
         }
       }
-      if (result.queued > 0) runner.poke();
+      if (result.queued > 0) runner.lookNow();
       if (taken.length < batch) return result;
     }
   }

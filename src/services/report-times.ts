@@ -40,7 +40,3 @@ export function previousDay(
     label: yesterday.toFormat('ccc d LLL yyyy'),
   };
 }
-
-export function isValidTimeZone(timeZone: string): boolean {
-  return DateTime.now().setZone(timeZone).isValid;
-}

@@ -10,7 +10,7 @@ import pLimit from 'p-limit';
 import { type CdnClient, MAX_PER_PAGE, type ZonePage } from '../cdn/client.js';
 import { CdnError } from '../cdn/errors.js';
 import type { Zone } from '../cdn/schemas.js';
-import type { Clock } from '../clock.js';
+import { type Clock, within } from '../clock.js';
 import { AppError, logLevelOf } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
@@ -200,7 +200,15 @@ export class ZoneIndexBuilder {
       }
       const build = this.#run(workspaceId, view.generation, 'foreground');
       if (until === undefined) await build;
-      else if (!(await this.#within(build, until - this.#clock.now()))) return undefined;
+      else if (
+        !(await within(
+          this.#clock,
+          until - this.#clock.now(),
+          build.then(() => true),
+          () => false,
+        ))
+      )
+        return undefined;
     }
     // Each build ended with the key changed again: not worth a fourth.
     throw new Error('the CDN key kept changing while its zone index was built');
@@ -414,20 +422,6 @@ export class ZoneIndexBuilder {
       return { zones: [...zones.values()], requests };
     } finally {
       stop?.removeEventListener('abort', onStop);
-    }
-  }
-
-  /** Whether `promise` settled within `ms` on the clock (its failure is thrown). */
-  async #within(promise: Promise<unknown>, ms: number): Promise<boolean> {
-    if (ms <= 0) return false;
-    const timer = new AbortController();
-    try {
-      return await Promise.race([
-        promise.then(() => true),
-        this.#clock.sleep(ms, timer.signal).then(() => false),
-      ]);
-    } finally {
-      timer.abort();
     }
   }
 

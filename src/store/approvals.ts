@@ -202,17 +202,6 @@ export class ApprovalRepository {
       .execute();
     return rows.map(toApproval);
   }
-
-  async listPending(workspaceId: string): Promise<Approval[]> {
-    const rows = await this.db
-      .selectFrom('approvals')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .where('status', '=', 'pending')
-      .orderBy('created_at', 'desc')
-      .execute();
-    return rows.map(toApproval);
-  }
 }
 
 function toApproval(row: Selectable<ApprovalsTable>): Approval {

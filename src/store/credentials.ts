@@ -110,14 +110,6 @@ export class CredentialRepository {
     );
   }
 
-  async markValidated(workspaceId: string): Promise<void> {
-    await this.db
-      .updateTable('cdn_credentials')
-      .set({ last_validated_at: this.clock.now() })
-      .where('workspace_id', '=', workspaceId)
-      .execute();
-  }
-
   /** Returns whether there was a key to delete. The zone index goes with it. */
   async delete(workspaceId: string): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {

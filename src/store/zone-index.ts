@@ -404,11 +404,6 @@ export class ZoneIndexRepository {
     return rows.map((row) => row.workspace_id);
   }
 
-  /** Drops the workspace's index and its state. */
-  async drop(workspaceId: string): Promise<void> {
-    await this.db.deleteFrom('zone_index_state').where('workspace_id', '=', workspaceId).execute();
-  }
-
   /**
    * Whether the workspace's key is still `generation`, holding its row until the transaction ends
    * on PostgreSQL (a key being set meanwhile waits for us, then drops what we wrote). SQLite runs

@@ -2,6 +2,9 @@
 // Each case here copies that biome.json into a temporary directory, plants files that break
 // (or keep) a rule, runs the Biome binary over them and checks what it reports. The real src/
 // is checked by `npm run lint`; this shows the rules catch what they claim to, at every depth.
+// Last, the import graph of src/ is read (import-graph.ts) and must hold no cycle, between folders
+// or between files: an arrow pointing back up fails whatever the rules above allow. (Over 400
+// lines: most of it is the table of planted imports, one case a line.)
 
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { folderOf, importCycles, readImportGraph } from './import-graph.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const BIOME = join(REPO, 'node_modules', '.bin', 'biome');
@@ -192,7 +196,7 @@ const RULES: { name: string; violations: Violation[] }[] = [
   {
     name: '4. jobs have no Block Kit, listeners, router or Bolt',
     violations: [
-      ...['blocks/errors', 'listeners/index', 'commands/registry'].map((target) => ({
+      ...['blocks/errors', 'listeners/index', 'commands/parse'].map((target) => ({
         file: `src/jobs/planted-${target.split('/')[0]}.ts`,
         source: value(`../${target}.js`),
         message: 'jobs run background work through services and ports',
@@ -219,7 +223,7 @@ const RULES: { name: string; violations: Violation[] }[] = [
     violations: [
       {
         file: 'src/blocks/planted-commands.ts',
-        source: value('../commands/registry.js'),
+        source: value('../commands/parse.js'),
         message: 'the subcommand list is passed in as data',
       },
       ...['slack', 'listeners', 'jobs'].map((target) => ({
@@ -245,6 +249,16 @@ const RULES: { name: string; violations: Violation[] }[] = [
         message: 'charts are pure rendering: no I/O packages',
       })),
     ],
+  },
+  {
+    name: '7. the /cdn parser imports nothing above it',
+    violations: ['listeners', 'services', 'slack', 'blocks', 'store', 'cdn', 'jobs'].map(
+      (target) => ({
+        file: `src/commands/planted-${target}.ts`,
+        source: value(`../${target}/commands/registry.js`),
+        message: 'the /cdn parser is pure text in, words out',
+      }),
+    ),
   },
 ];
 
@@ -280,7 +294,7 @@ const ALLOWED: Record<string, string> = {
   'src/listeners/planted.ts': [
     "import type { App } from '@slack/bolt';",
     "import { a } from '../blocks/purge.js';",
-    "import { b } from '../commands/registry.js';",
+    "import { b } from '../commands/parse.js';",
     "import { c } from '../services/purge.js';",
     "import { d } from '../services/store-foo.js';",
     "import { e } from '../cdn-access.js';",
@@ -295,6 +309,13 @@ const ALLOWED: Record<string, string> = {
     "import { c } from '../../slack/respond.js';",
     "import { d } from '../payload-guard.js';",
     'export const planted = [a, b, c, d];',
+    '',
+  ].join('\n'),
+  'src/commands/planted.ts': [
+    "import { a } from 'fastest-levenshtein';",
+    "import { b } from '../text.js';",
+    "import { c } from './parse.js';",
+    'export const planted = [a, b, c];',
     '',
   ].join('\n'),
   'src/services/planted.ts': [
@@ -371,5 +392,93 @@ describe('layer rules (biome.json noRestrictedImports)', () => {
       { rule: RULE, file: 'src/main.ts', message: expect.stringContaining(NO_DEV) },
     ]);
     expect(run.status, run.output).toBe(1);
+  });
+});
+
+/** Writes `files` (path → source) into a temporary directory and reads their import graph. */
+function graphOf(files: Record<string, string>) {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cdn-chatops-cycles-')));
+  dirs.push(dir);
+  for (const [path, source] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), source);
+  }
+  return readImportGraph(dir);
+}
+
+const byFile = (file: string): string => file;
+
+describe('no import cycles', () => {
+  it('finds a cycle between folders, however each import is written', () => {
+    const graph = graphOf({
+      // Today's shape: the list imports the handlers, the router imports the listeners' context.
+      'commands/registry.ts': type('../listeners/commands/zones.js'),
+      'commands/router.ts': value('../listeners/context.js'),
+      'listeners/commands/index.ts': dynamic('../../commands/router.js'),
+      'listeners/commands/zones.ts': value('../context.js'),
+      'listeners/context.ts': reexport('../blocks/index.js'),
+      'blocks/index.ts': 'export const x = 1;\n',
+      // A file at the top of the tree is a node of its own.
+      'failures.ts': value('./cdn/limits.js'),
+      'cdn/limits.ts': value('../failures.js'),
+      'clock.ts': 'export const x = 1;\n',
+      'services/purge.ts': value('../clock.js'),
+    });
+    expect(importCycles(graph, folderOf)).toEqual([
+      {
+        members: ['cdn/', 'failures.ts'],
+        imports: [
+          'cdn/ → failures.ts (cdn/limits.ts imports failures.ts)',
+          'failures.ts → cdn/ (failures.ts imports cdn/limits.ts)',
+        ],
+      },
+      {
+        members: ['commands/', 'listeners/'],
+        imports: [
+          'commands/ → listeners/ (commands/registry.ts imports listeners/commands/zones.ts)',
+          'listeners/ → commands/ (listeners/commands/index.ts imports commands/router.ts)',
+        ],
+      },
+    ]);
+    // Between files only the two that import each other: commands ↔ listeners goes through four.
+    expect(importCycles(graph, byFile).map((cycle) => cycle.members)).toEqual([
+      ['cdn/limits.ts', 'failures.ts'],
+    ]);
+  });
+
+  it('finds a cycle between files of one folder, and none in a tree that only points down', () => {
+    const cyclic = graphOf({
+      'dev/sandbox/routes.ts': value('./analytics.js'),
+      'dev/sandbox/analytics.ts': type('./routes.js'),
+    });
+    expect(importCycles(cyclic, byFile)).toEqual([
+      {
+        members: ['dev/sandbox/analytics.ts', 'dev/sandbox/routes.ts'],
+        imports: [
+          'dev/sandbox/analytics.ts → dev/sandbox/routes.ts (dev/sandbox/analytics.ts imports dev/sandbox/routes.ts)',
+          'dev/sandbox/routes.ts → dev/sandbox/analytics.ts (dev/sandbox/routes.ts imports dev/sandbox/analytics.ts)',
+        ],
+      },
+    ]);
+    expect(importCycles(cyclic, folderOf)).toEqual([]);
+    const layered = graphOf({
+      'listeners/commands/registry.ts': value('./zones.js'),
+      'listeners/commands/zones.ts': value('../../commands/parse.js'),
+      'commands/parse.ts': value('../text.js'),
+      'text.ts': "import { x } from 'fastest-levenshtein';\nexport const y = x;\n",
+    });
+    expect(importCycles(layered, folderOf)).toEqual([]);
+    expect(importCycles(layered, byFile)).toEqual([]);
+  });
+
+  const src = readImportGraph(join(REPO, 'src'));
+
+  it('src/ has no cycle between folders (each top-level folder, each file at the top)', () => {
+    expect(src.size).toBeGreaterThan(100);
+    expect(importCycles(src, folderOf)).toEqual([]);
+  });
+
+  it('src/ has no cycle between files', () => {
+    expect(importCycles(src, byFile)).toEqual([]);
   });
 });

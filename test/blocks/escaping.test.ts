@@ -7,8 +7,8 @@ import { noticeMessage } from '../../src/blocks/errors.js';
 import { helpMessage } from '../../src/blocks/help.js';
 import { problemText } from '../../src/blocks/problems.js';
 import { watchListMessage } from '../../src/blocks/watches.js';
-import { HELP_ENTRIES } from '../../src/commands/registry.js';
 import { mrkdwnToText } from '../../src/dev/console/render.js';
+import { HELP_ENTRIES } from '../../src/listeners/commands/registry.js';
 import { mrkdwnOf } from '../helpers/mrkdwn.js';
 
 /** What a Slack reader sees of a message's text and blocks. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseCommand, suggestSubcommand } from '../../src/commands/parse.js';
-import { SUBCOMMAND_NAMES } from '../../src/commands/registry.js';
+import { SUBCOMMAND_NAMES } from '../../src/listeners/commands/registry.js';
 import { parseZonesArgs } from '../../src/listeners/commands/zones.js';
 import { httpUrlsIn } from '../../src/text.js';
 

@@ -2,7 +2,7 @@
 // or a path is never taken for a zone, and a zone named first is always read as one.
 import { describe, expect, it } from 'vitest';
 import { parseCommand, suggestSubcommand } from '../../src/commands/parse.js';
-import { SUBCOMMAND_NAMES } from '../../src/commands/registry.js';
+import { SUBCOMMAND_NAMES } from '../../src/listeners/commands/registry.js';
 import { parseAnalyticsArgs, RANGES } from '../../src/services/analytics.js';
 import { parsePurgeArgs } from '../../src/services/purge-targets.js';
 import { parseRateLimitArgs } from '../../src/services/ratelimit.js';

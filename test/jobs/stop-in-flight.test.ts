@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/config.js';
 import type { AppDeps } from '../../src/deps.js';
 import { startFakeSlack } from '../../src/dev/fake-slack/server.js';
 import { type RecordedRequest, startSandbox } from '../../src/dev/sandbox/server.js';
+import type { Caller } from '../../src/services/access.js';
 import { PURGE_JOB } from '../../src/services/purge.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { ManualClock } from '../helpers/clock.js';
@@ -20,6 +21,14 @@ const CDN_KEY = 'sk_stop_in_flight_2b7e';
 const WORKSPACE = 'T1';
 const CHANNEL = 'COPS';
 const USER = 'UADMIN';
+const CALLER: Caller = {
+  workspaceId: WORKSPACE,
+  userId: USER,
+  directory: {
+    user: async () => ({ isAdmin: true, timeZone: 'UTC' }),
+    groupMembers: async () => [],
+  },
+};
 /** 150 URLs: five batches of 30, four sent at once. */
 const URLS = Array.from({ length: 150 }, (_, i) => `https://example.com/asset-${i}.css`);
 
@@ -130,7 +139,7 @@ describe('stopping the app with work in flight', () => {
     const one = watched(first, holds);
     const deps = await boot(one.store);
     await first.credentials.set(WORKSPACE, CDN_KEY, { userId: USER, validated: true });
-    const plan = await deps.purges.plan(WORKSPACE, {
+    const plan = await deps.purges.plan(CALLER, CHANNEL, {
       kind: 'items',
       zone: 'example.com',
       urls: URLS,
@@ -149,7 +158,7 @@ describe('stopping the app with work in flight', () => {
       until: releaseCdn.promise,
       onHeld,
     });
-    await deps.purges.start(WORKSPACE, plan.groups, USER, {
+    await deps.purges.start(CALLER, CHANNEL, plan.groups, {
       userId: USER,
       channelId: CHANNEL,
       issuedAt: clock.now(),

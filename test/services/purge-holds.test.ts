@@ -3,94 +3,29 @@
 // serving them, nothing is sent until the requester confirms, and then only the rest, on the zone
 // named, once; a cancel, another person, or a lapsed hold sends nothing.
 import { afterEach, describe, expect, it } from 'vitest';
-import { CdnTransport } from '../../src/cdn/transport.js';
-import { startSandbox } from '../../src/dev/sandbox/server.js';
-import { JobRunner } from '../../src/jobs/runner.js';
-import { createLogger } from '../../src/logger.js';
-import type { Caller } from '../../src/services/access.js';
-import { CdnAccess } from '../../src/services/cdn-access.js';
-import { type PurgeOutcome, PurgeService } from '../../src/services/purge.js';
-import { PURGE_HOLD_JOB, PURGE_HOLD_MS, PurgeHoldService } from '../../src/services/purge-holds.js';
-import { parsePurgeArgs } from '../../src/services/purge-targets.js';
+import { PURGE_HOLD_MS } from '../../src/services/purge-holds.js';
 import type { ReplyTo } from '../../src/services/reply.js';
-import { ZoneIndex } from '../../src/services/zone-index.js';
-import { ZoneService } from '../../src/services/zones.js';
-import { ManualClock } from '../helpers/clock.js';
-import { BACKENDS, type Backend, testStore } from '../helpers/store.js';
+import { BACKENDS, type Backend } from '../helpers/store.js';
+import { callerOf, opened, purgeSetup } from './purge-setup.js';
 
-const KEY = 'sk_hold_key_c3';
-const REQUESTER: Caller = { workspaceId: 'T1', userId: 'U1' } as Caller;
-const OTHER: Caller = { workspaceId: 'T1', userId: 'U2' } as Caller;
-const REPLY: ReplyTo = { userId: 'U1', channelId: 'C1', issuedAt: 0, visibility: 'in_channel' };
+const REQUESTER = callerOf('U1');
+const OTHER = callerOf('U2');
+const CHANNEL = 'C1';
+const REPLY: ReplyTo = { userId: 'U1', channelId: CHANNEL, issuedAt: 0, visibility: 'in_channel' };
 
-const open: Array<() => Promise<void>> = [];
 afterEach(async () => {
-  for (const close of open.splice(0).reverse()) await close();
+  for (const close of opened.splice(0).reverse()) await close();
 });
 
 async function setup(backend: Backend) {
-  const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
-  const sandbox = await startSandbox({ apiKeys: [KEY], clock });
-  const transport = new CdnTransport();
-  const { store } = await testStore(backend, { clock });
-  const logger = createLogger({ level: 'silent' });
-  const cdn = new CdnAccess({ store, transport, defaultBaseUrl: sandbox.baseUrl, clock, logger });
-  const index = new ZoneIndex({
-    store,
-    cdn,
-    clock,
-    logger,
-    limits: { maxPages: 100, operationTimeoutMs: 30_000 },
-    refreshMs: 300_000,
-    concurrency: 4,
-  });
-  const zones = new ZoneService({ cdn, audit: store.audit, index });
-  const runner = new JobRunner({ jobs: store.jobs, clock, logger, pollMs: 20 });
-  const finished: PurgeOutcome[] = [];
-  const purges = new PurgeService({
-    cdn,
-    zones,
-    store,
-    runner,
-    views: () => ({
-      started: async () => undefined,
-      progressed: async () => undefined,
-      paused: async () => undefined,
-      finished: async (outcome) => {
-        finished.push(outcome);
-      },
-    }),
-    onViewError: (error) => {
-      throw error;
-    },
-  });
-  const holds = new PurgeHoldService({ store, runner, purges, clock });
-  runner.register('purge', purges.job);
-  runner.register(PURGE_HOLD_JOB, holds.job);
-  runner.start();
-  open.push(
-    () => sandbox.close(),
-    () => transport.close(),
-    () => index.idle(),
-    () => runner.stop(),
-  );
-  await store.credentials.set('T1', KEY, { userId: 'U1', validated: true });
-  const purgeRequests = () =>
-    sandbox.requests
-      .filter((r) => r.path.endsWith('/purge'))
-      .map((r) => ({
-        zone: sandbox.state.byId(r.path.split('/')[2] ?? '')?.name,
-        files: (r.body as { files?: string[] }).files,
-      }));
+  const t = await purgeSetup(backend);
   /** Plans `/cdn purge <words>` and holds it, as the command does when URLs are set aside. */
   const hold = async (words: string) => {
-    const parsed = parsePurgeArgs(words.split(' '));
-    if (parsed.kind !== 'items') throw new Error('not a purge of items');
-    const plan = await purges.plan('T1', parsed);
+    const plan = await t.purges.plan(REQUESTER, CHANNEL, t.items(words));
     expect(plan.rejected).toEqual([]);
-    return { plan, held: await holds.hold('T1', plan, REQUESTER.userId) };
+    return { plan, held: await t.holds.hold(REQUESTER, CHANNEL, plan) };
   };
-  return { clock, store, runner, holds, finished, purgeRequests, hold };
+  return { ...t, hold };
 }
 
 for (const { backend, skip } of BACKENDS) {
@@ -121,7 +56,7 @@ for (const { backend, skip } of BACKENDS) {
         expect(t.purgeRequests()).toEqual([]);
 
         // Another person may not decide it, even with the id.
-        await expect(t.holds.confirm(OTHER, held.id, REPLY)).rejects.toMatchObject({
+        await expect(t.holds.confirm(OTHER, CHANNEL, held.id, REPLY)).rejects.toMatchObject({
           code: 'not_purge_requester',
         });
         await expect(t.holds.cancel(OTHER, held.id)).rejects.toMatchObject({
@@ -130,12 +65,12 @@ for (const { backend, skip } of BACKENDS) {
 
         // Two clicks at once (or a retried delivery): one purge.
         const clicks = await Promise.allSettled([
-          t.holds.confirm(REQUESTER, held.id, REPLY),
-          t.holds.confirm(REQUESTER, held.id, REPLY),
+          t.holds.confirm(REQUESTER, CHANNEL, held.id, REPLY),
+          t.holds.confirm(REQUESTER, CHANNEL, held.id, REPLY),
         ]);
         expect(clicks.filter((c) => c.status === 'fulfilled')).toHaveLength(1);
         await t.runner.settled();
-        await expect(t.holds.confirm(REQUESTER, held.id, REPLY)).rejects.toMatchObject({
+        await expect(t.holds.confirm(REQUESTER, CHANNEL, held.id, REPLY)).rejects.toMatchObject({
           problem: { code: 'purge_hold_closed', status: 'confirmed' },
         });
         await expect(t.holds.cancel(REQUESTER, held.id)).rejects.toMatchObject({
@@ -158,7 +93,7 @@ for (const { backend, skip } of BACKENDS) {
           'example.com https://example.com/a https://static.example.com/b',
         );
         await t.holds.cancel(REQUESTER, held.id);
-        await expect(t.holds.confirm(REQUESTER, held.id, REPLY)).rejects.toMatchObject({
+        await expect(t.holds.confirm(REQUESTER, CHANNEL, held.id, REPLY)).rejects.toMatchObject({
           problem: { code: 'purge_hold_closed', status: 'cancelled' },
         });
         await t.runner.settled();
@@ -171,10 +106,12 @@ for (const { backend, skip } of BACKENDS) {
           'example.com https://example.com/a https://static.example.com/b',
         );
         t.clock.advance(PURGE_HOLD_MS);
-        await expect(t.holds.confirm(REQUESTER, held.id, REPLY)).rejects.toMatchObject({
+        await expect(t.holds.confirm(REQUESTER, CHANNEL, held.id, REPLY)).rejects.toMatchObject({
           problem: { code: 'purge_hold_closed', status: 'expired' },
         });
-        await expect(t.holds.confirm(REQUESTER, 'no-such-hold', REPLY)).rejects.toMatchObject({
+        await expect(
+          t.holds.confirm(REQUESTER, CHANNEL, 'no-such-hold', REPLY),
+        ).rejects.toMatchObject({
           code: 'purge_hold_unknown',
         });
         await t.runner.settled();

@@ -43,7 +43,7 @@ const SUBCOMMANDS: Array<
     async (h, args) => {
       const parsed = parsePurgeArgs(args);
       if (parsed.kind !== 'items') throw new Error(`not items: ${parsed.kind}`);
-      const plan = await h.deps.purges.plan(h.workspaceId, parsed);
+      const plan = await h.deps.purges.plan(callerOf(h), 'C1', parsed);
       expect(plan.rejected).toEqual([]);
       expect(plan.groups[0]?.files).toEqual([`https://${IDN}/a.css`]);
       return plan.groups[0]?.zone.id ?? '';
@@ -55,7 +55,7 @@ const SUBCOMMANDS: Array<
     async (h, args) => {
       const parsed = parsePurgeArgs(args);
       if (parsed.kind !== 'items') throw new Error(`not items: ${parsed.kind}`);
-      const plan = await h.deps.purges.plan(h.workspaceId, parsed);
+      const plan = await h.deps.purges.plan(callerOf(h), 'C1', parsed);
       expect(plan.groups[0]?.files).toEqual([`https://${IDN}/a.css`]);
       return plan.groups[0]?.zone.id ?? '';
     },

@@ -2,7 +2,7 @@
 import { GRANULARITIES, type Granularity } from '../../cdn/schemas.js';
 import type { Clock } from '../../clock.js';
 import { fail, instantParam, isOneOf, ok, type Reply } from './http.js';
-import type { SandboxRules } from './routes.js';
+import type { SandboxRules } from './rules.js';
 import type { SandboxState } from './state.js';
 import { STEP_MS, syntheticTraffic } from './traffic.js';
 import { liveZone } from './zones.js';

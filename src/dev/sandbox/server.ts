@@ -15,7 +15,8 @@ import {
   streamHugeBody,
 } from './faults.js';
 import { fail, failure, json, type Reply, readBody, tryJson } from './http.js';
-import { route, type SandboxRules } from './routes.js';
+import { route } from './routes.js';
+import type { SandboxRules } from './rules.js';
 import { SandboxState } from './state.js';
 import { listZones } from './zones.js';
 

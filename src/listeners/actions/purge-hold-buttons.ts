@@ -2,24 +2,18 @@
 // question is then replaced by what was decided.
 import { purgeHoldDecidedMessage } from '../../blocks/purge-hold.js';
 import type { AppDeps } from '../../deps.js';
-import { replyTo } from '../commands/context.js';
+import { buttonOrigin, replyTo } from '../commands/context.js';
 import { type ButtonArgs, callerOf } from '../context.js';
 
 export function purgeHoldConfirm(deps: AppDeps) {
   return async ({ ack, action, body, respond, context }: ButtonArgs) => {
     await ack();
     const caller = callerOf(context);
-    await deps.access.requireOperator(caller, 'purge');
-    await deps.channels.requirePurgeChannel(caller.workspaceId, body.channel?.id);
     const heldId = action.value ?? '';
-    await deps.purgeHolds.held(caller, heldId);
-    await deps.flood.take(caller.workspaceId, caller.userId);
-    const origin = {
-      ...(body.response_url ? { responseUrl: body.response_url } : {}),
-      ...(body.channel?.id ? { channelId: body.channel.id } : {}),
-    };
+    const origin = buttonOrigin(body);
     const held = await deps.purgeHolds.confirm(
       caller,
+      origin.channelId,
       heldId,
       replyTo(origin, caller.userId, deps.clock.now()),
     );

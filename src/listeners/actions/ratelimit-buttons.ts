@@ -1,17 +1,14 @@
 // The On and Off buttons under `/cdn ratelimit <zone>`'s answer: the same change, with the same
 // checks, as `/cdn ratelimit <zone> on|off`, said in the channel.
 import type { AppDeps } from '../../deps.js';
-import { replyTo } from '../commands/context.js';
+import { buttonOrigin, replyTo } from '../commands/context.js';
 import { type ButtonArgs, callerOf } from '../context.js';
 
 export function rateLimitButton(deps: AppDeps, enabled: boolean) {
   return async ({ ack, action, body, context }: ButtonArgs) => {
     await ack();
     const caller = callerOf(context);
-    const origin = {
-      ...(body.response_url ? { responseUrl: body.response_url } : {}),
-      ...(body.channel?.id ? { channelId: body.channel.id } : {}),
-    };
+    const origin = buttonOrigin(body);
     await deps.ratelimit.set(
       caller,
       action.value ?? '',

@@ -40,6 +40,17 @@ export function commandOrigin(command: SlashCommand): ModalOrigin {
   return { channelId: command.channel_id, responseUrl: command.response_url };
 }
 
+/** The origin of a button: the message's response_url and channel. */
+export function buttonOrigin(body: {
+  response_url?: string;
+  channel?: { id?: string } | null;
+}): ModalOrigin {
+  return {
+    ...(body.response_url ? { responseUrl: body.response_url } : {}),
+    ...(body.channel?.id ? { channelId: body.channel.id } : {}),
+  };
+}
+
 /**
  * Where the answer to work outliving this request goes: the origin's response_url and channel
  * (issued now), or the user's DM when there is neither.

@@ -2,8 +2,8 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { homeView } from '../../blocks/home.js';
-import { HELP_ENTRIES } from '../../commands/registry.js';
 import type { AppDeps } from '../../deps.js';
+import { HELP_ENTRIES } from '../commands/registry.js';
 import { callerOf } from '../context.js';
 
 export function appHomeOpened(deps: AppDeps) {

@@ -19,9 +19,7 @@ export function purgeMessageShortcut(deps: AppDeps) {
     // The message's text is Slack-formatted: its links are `<https://…>` or `<https://…|label>`.
     const urls = httpUrlsIn(`${shortcut.message.text ?? ''}`);
     if (urls.length === 0) throw new AppError({ code: 'no_urls_in_message' });
-    await deps.access.requireOperator(caller, 'purge');
-    await deps.channels.requirePurgeChannel(caller.workspaceId, shortcut.channel.id);
-    const zone = await deps.purges.commonZone(caller.workspaceId, urls);
+    const zone = await deps.purges.commonZone(caller, shortcut.channel.id, urls);
     await client.views.open({
       trigger_id: shortcut.trigger_id,
       view: purgeFormModal({

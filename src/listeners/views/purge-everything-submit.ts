@@ -33,7 +33,6 @@ export function purgeEverythingSubmit(deps: AppDeps) {
       );
     let zone: Zone;
     try {
-      await deps.channels.requirePurgeChannel(caller.workspaceId, origin.channelId);
       zone = await deps.zones.resolve(caller.workspaceId, origin.zoneId);
     } catch (error) {
       return inline(PURGE_IDS.confirmBlock, inlineErrorText(error));
@@ -45,8 +44,8 @@ export function purgeEverythingSubmit(deps: AppDeps) {
       );
     if (reason === '') return inline(PURGE_IDS.reasonBlock, 'Say why: the approvers will read it.');
     try {
-      // Operators only, and counted against the flood limit once the form is complete.
-      await deps.approvals.prepareRequest(caller);
+      // Checked again here, the form complete: access or the purge channels may have changed.
+      await deps.approvals.prepareRequest(caller, origin.channelId);
     } catch (error) {
       return inline(PURGE_IDS.confirmBlock, inlineErrorText(error));
     }

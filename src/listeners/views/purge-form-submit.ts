@@ -6,6 +6,7 @@ import { purgeEverythingModal, purgeRefusedInline } from '../../blocks/purge.js'
 import { purgeHoldModal } from '../../blocks/purge-hold.js';
 import { truncate } from '../../blocks/text.js';
 import type { AppDeps } from '../../deps.js';
+import { AppError } from '../../errors.js';
 import { splitItems } from '../../services/purge-targets.js';
 import type { Zone } from '../../services/zones.js';
 import { decodeOrigin, encodeOrigin, replyTo } from '../commands/context.js';
@@ -28,10 +29,8 @@ export function purgeFormSubmit(deps: AppDeps) {
     const origin = decodeOrigin(view.private_metadata);
     let zone: Zone;
     try {
-      await deps.access.requireOperator(caller, 'purge');
-      // Checked again on submit: the limit may have been set while the form was open.
-      await deps.channels.requirePurgeChannel(caller.workspaceId, origin.channelId);
-      zone = await deps.zones.resolve(caller.workspaceId, zoneId);
+      // Checked again on submit: access or the purge channels may have changed while it was open.
+      zone = await deps.purges.zoneFor(caller, origin.channelId, zoneId);
     } catch (error) {
       return inline(PURGE_IDS.zoneBlock, inlineErrorText(error));
     }
@@ -50,7 +49,7 @@ export function purgeFormSubmit(deps: AppDeps) {
         mode === 'tags' ? 'Add at least one cache tag.' : 'Add at least one URL.',
       );
     }
-    const plan = await deps.purges.plan(caller.workspaceId, {
+    const plan = await deps.purges.plan(caller, origin.channelId, {
       kind: 'items',
       zone: zone.id,
       ...items,
@@ -58,21 +57,18 @@ export function purgeFormSubmit(deps: AppDeps) {
     if (plan.rejected.length > 0) return inline(PURGE_IDS.itemsBlock, purgeRefusedInline(plan));
     // URLs the zone picked does not serve: the form asks whether to purge the rest.
     if (plan.elsewhere.length > 0) {
-      const held = await deps.purgeHolds.hold(caller.workspaceId, plan, caller.userId);
+      const held = await deps.purgeHolds.hold(caller, origin.channelId, plan);
       const metadata = encodeOrigin({ ...origin, heldId: held.id });
       return ack({ response_action: 'update', view: purgeHoldModal(held, metadata) });
     }
     try {
-      await deps.flood.take(caller.workspaceId, caller.userId);
+      const reply = replyTo(origin, caller.userId, deps.clock.now());
+      await deps.purges.start(caller, origin.channelId, plan.groups, reply);
     } catch (error) {
-      return inline(PURGE_IDS.itemsBlock, inlineErrorText(error));
+      // A refusal (the flood limit, no key) is said in the form; anything else, by the error policy.
+      if (error instanceof AppError) return inline(PURGE_IDS.itemsBlock, inlineErrorText(error));
+      throw error;
     }
     await ack();
-    await deps.purges.start(
-      caller.workspaceId,
-      plan.groups,
-      caller.userId,
-      replyTo(origin, caller.userId, deps.clock.now()),
-    );
   };
 }

@@ -10,13 +10,9 @@ export function purgeHoldSubmit(deps: AppDeps) {
     const caller = callerOf(context);
     const origin = decodeOrigin(view.private_metadata);
     if (!origin.heldId) throw new AppError({ code: 'purge_hold_unknown' });
-    // Checked again: access or the purge channels may have changed while the modal was open.
-    await deps.access.requireOperator(caller, 'purge');
-    await deps.channels.requirePurgeChannel(caller.workspaceId, origin.channelId);
-    await deps.purgeHolds.held(caller, origin.heldId);
-    await deps.flood.take(caller.workspaceId, caller.userId);
     await deps.purgeHolds.confirm(
       caller,
+      origin.channelId,
       origin.heldId,
       replyTo(origin, caller.userId, deps.clock.now()),
     );

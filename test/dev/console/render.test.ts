@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { approvalMessage } from '../../../src/blocks/approval.js';
 import { helpMessage } from '../../../src/blocks/help.js';
 import { zonesMessage } from '../../../src/blocks/zones.js';
-import { HELP_ENTRIES } from '../../../src/commands/registry.js';
 import { mrkdwnToText, renderBlocks } from '../../../src/dev/console/render.js';
+import { HELP_ENTRIES } from '../../../src/listeners/commands/registry.js';
 import type { Approval } from '../../../src/store/approvals.js';
 
 describe('mrkdwnToText', () => {

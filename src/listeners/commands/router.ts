@@ -1,10 +1,10 @@
 // /cdn: acknowledge at once, then route the first word to its subcommand. Failures are the error
 // policy's (src/listeners/error-policy.ts): this only routes.
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
-import { helpMessage } from '../blocks/help.js';
-import type { AppDeps } from '../deps.js';
-import { callerOf } from '../listeners/context.js';
-import { parseCommand, suggestSubcommand } from './parse.js';
+import { helpMessage } from '../../blocks/help.js';
+import { parseCommand, suggestSubcommand } from '../../commands/parse.js';
+import type { AppDeps } from '../../deps.js';
+import { callerOf } from '../context.js';
 import { findSubcommand, HELP_ENTRIES, isHelp, SUBCOMMAND_NAMES } from './registry.js';
 
 export function routeCommand(deps: AppDeps) {

@@ -1,16 +1,16 @@
 import type { SlashCommand } from '@slack/bolt';
 import { describe, expect, it, vi } from 'vitest';
-import { helpMessage } from '../../src/blocks/help.js';
-import { suggestSubcommand } from '../../src/commands/parse.js';
+import { helpMessage } from '../../../src/blocks/help.js';
+import { suggestSubcommand } from '../../../src/commands/parse.js';
+import type { AppDeps } from '../../../src/deps.js';
 import {
   HELP_ENTRIES,
   SUBCOMMAND_NAMES,
   SUBCOMMANDS,
   usageHint,
-} from '../../src/commands/registry.js';
-import { routeCommand } from '../../src/commands/router.js';
-import type { AppDeps } from '../../src/deps.js';
-import { textOf } from '../e2e/harness.js';
+} from '../../../src/listeners/commands/registry.js';
+import { routeCommand } from '../../../src/listeners/commands/router.js';
+import { textOf } from '../../e2e/harness.js';
 
 describe('the subcommand list', () => {
   it('is what help shows: every routed subcommand, with its usage and summary', () => {

@@ -1,20 +1,20 @@
 // The /cdn subcommands, each declared once: the router, /cdn help, "did you mean", the App Home
 // and manifest.yml's usage hint all come from this list.
-import type { SubcommandInfo } from '../blocks/help.js';
-import { analytics } from '../listeners/commands/analytics.js';
-import { audit } from '../listeners/commands/audit.js';
-import { config } from '../listeners/commands/config.js';
-import type { SubcommandHandler } from '../listeners/commands/context.js';
-import { create } from '../listeners/commands/create.js';
-import { login } from '../listeners/commands/login.js';
-import { logout } from '../listeners/commands/logout.js';
-import { purge } from '../listeners/commands/purge.js';
-import { ratelimit } from '../listeners/commands/ratelimit.js';
-import { report } from '../listeners/commands/report.js';
-import { unwatch } from '../listeners/commands/unwatch.js';
-import { use } from '../listeners/commands/use.js';
-import { watch } from '../listeners/commands/watch.js';
-import { zones } from '../listeners/commands/zones.js';
+import type { SubcommandInfo } from '../../blocks/help.js';
+import { analytics } from './analytics.js';
+import { audit } from './audit.js';
+import { config } from './config.js';
+import type { SubcommandHandler } from './context.js';
+import { create } from './create.js';
+import { login } from './login.js';
+import { logout } from './logout.js';
+import { purge } from './purge.js';
+import { ratelimit } from './ratelimit.js';
+import { report } from './report.js';
+import { unwatch } from './unwatch.js';
+import { use } from './use.js';
+import { watch } from './watch.js';
+import { zones } from './zones.js';
 
 export interface Subcommand extends SubcommandInfo {
   handler: SubcommandHandler;

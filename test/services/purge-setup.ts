@@ -1,0 +1,142 @@
+// The purge services as the app builds them, against the CDN sandbox on loopback, a real store
+// and the real job runner: shared by the hold and the precondition tests.
+import { CdnTransport } from '../../src/cdn/transport.js';
+import { startSandbox } from '../../src/dev/sandbox/server.js';
+import { JobRunner } from '../../src/jobs/runner.js';
+import { createLogger } from '../../src/logger.js';
+import { AccessService, type Caller, type SlackUser } from '../../src/services/access.js';
+import { ApprovalService } from '../../src/services/approvals.js';
+import { CdnAccess } from '../../src/services/cdn-access.js';
+import { ChannelService } from '../../src/services/channels.js';
+import { FloodControl } from '../../src/services/flood.js';
+import { type PurgeOutcome, PurgeService } from '../../src/services/purge.js';
+import { PURGE_HOLD_JOB, PurgeHoldService } from '../../src/services/purge-holds.js';
+import { parsePurgeArgs } from '../../src/services/purge-targets.js';
+import { ZoneIndex } from '../../src/services/zone-index.js';
+import { ZoneService } from '../../src/services/zones.js';
+import { ManualClock } from '../helpers/clock.js';
+import { type Backend, testStore } from '../helpers/store.js';
+
+export const KEY = 'sk_hold_key_c3';
+export const OPERATORS = 'S_OPS';
+
+/** A person of workspace T1; `groups` are the user groups they belong to. */
+export function callerOf(
+  userId: string,
+  options: { user?: Partial<SlackUser>; groups?: string[] } = {},
+): Caller {
+  return {
+    workspaceId: 'T1',
+    userId,
+    directory: {
+      user: async () => ({ isAdmin: false, timeZone: 'UTC', ...options.user }),
+      groupMembers: async (groupId) => ((options.groups ?? []).includes(groupId) ? [userId] : []),
+    },
+  };
+}
+
+/** Closes what each setup opened; call it after each test. */
+export const opened: Array<() => Promise<void>> = [];
+
+export async function purgeSetup(backend: Backend, options: { changesPerMinute?: number } = {}) {
+  const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
+  const sandbox = await startSandbox({ apiKeys: [KEY], clock });
+  const transport = new CdnTransport();
+  const { store } = await testStore(backend, { clock });
+  const logger = createLogger({ level: 'silent' });
+  const cdn = new CdnAccess({ store, transport, defaultBaseUrl: sandbox.baseUrl, clock, logger });
+  const index = new ZoneIndex({
+    store,
+    cdn,
+    clock,
+    logger,
+    limits: { maxPages: 100, operationTimeoutMs: 30_000 },
+    refreshMs: 300_000,
+    concurrency: 4,
+  });
+  const zones = new ZoneService({ cdn, audit: store.audit, index });
+  const access = new AccessService(store.workspaces);
+  const channels = new ChannelService({
+    bindings: store.channelBindings,
+    audit: store.audit,
+    access,
+    zones,
+  });
+  const flood = new FloodControl(store, clock, options.changesPerMinute ?? 0);
+  const runner = new JobRunner({ jobs: store.jobs, clock, logger, pollMs: 20 });
+  const finished: PurgeOutcome[] = [];
+  const purges = new PurgeService({
+    cdn,
+    zones,
+    access,
+    channels,
+    flood,
+    store,
+    runner,
+    views: () => ({
+      started: async () => undefined,
+      progressed: async () => undefined,
+      paused: async () => undefined,
+      finished: async (outcome) => {
+        finished.push(outcome);
+      },
+    }),
+    onViewError: (error) => {
+      throw error;
+    },
+  });
+  const holds = new PurgeHoldService({ store, runner, purges, clock });
+  const approvals = new ApprovalService({
+    runner,
+    store,
+    cdn,
+    access,
+    channels,
+    flood,
+    notifier: {
+      posted: async () => {
+        throw new Error('not posted in these tests');
+      },
+      changed: async () => undefined,
+      transient: () => false,
+      retryAfterMs: () => undefined,
+      link: async () => undefined,
+    },
+    clock,
+    logger,
+  });
+  runner.register('purge', purges.job);
+  runner.register(PURGE_HOLD_JOB, holds.job);
+  runner.start();
+  opened.push(
+    () => sandbox.close(),
+    () => transport.close(),
+    () => index.idle(),
+    () => runner.stop(),
+  );
+  await store.credentials.set('T1', KEY, { userId: 'U1', validated: true });
+  const purgeRequests = () =>
+    sandbox.requests
+      .filter((r) => r.path.endsWith('/purge'))
+      .map((r) => ({
+        zone: sandbox.state.byId(r.path.split('/')[2] ?? '')?.name,
+        files: (r.body as { files?: string[] }).files,
+      }));
+  /** `/cdn purge <words>` as parsed, when it names items. */
+  const items = (words: string) => {
+    const parsed = parsePurgeArgs(words.split(' '));
+    if (parsed.kind !== 'items') throw new Error('not a purge of items');
+    return parsed;
+  };
+  return {
+    clock,
+    store,
+    runner,
+    purges,
+    holds,
+    approvals,
+    finished,
+    purgeRequests,
+    items,
+  };
+}
