@@ -6,7 +6,7 @@ import { isAutoRule, ruleTitle } from '../services/watch-chart.js';
 import type { Watch, WatchAlert } from '../store/watches.js';
 import { zoneLabel } from '../zone-names.js';
 import { noticeMessage } from './errors.js';
-import { listBlocks, summarise } from './fit.js';
+import { elsewhereBlocks, listBlocks, summarise } from './fit.js';
 import { WATCH_IDS } from './ids.js';
 import { type Message, message } from './message.js';
 import {
@@ -53,9 +53,10 @@ export function watchingMessage(
   ]);
 }
 
-export function watchListMessage(watches: Watch[]): Message {
+/** The watches the reader may see, and (`hidden`) how many others are in conversations they are not in. */
+export function watchListMessage(watches: Watch[], hidden = 0): Message {
   const blocks: KnownBlock[] = [{ type: 'header', text: plain('Watched zones') }];
-  if (watches.length === 0)
+  if (watches.length === 0 && hidden === 0)
     blocks.push({
       type: 'section',
       text: mrkdwn(
@@ -69,6 +70,7 @@ export function watchListMessage(watches: Watch[]): Message {
       (watch) => ({ type: 'section', text: mrkdwn(watchLine(watch)) }),
       '(the App Home lists them too)',
     ),
+    ...elsewhereBlocks(hidden),
   );
   return message(md`${watches.length} watch${watches.length === 1 ? '' : 'es'}`, blocks);
 }

@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { AuditLogRepository } from '../store/audit-log.js';
 import type { Schedule, ScheduleRepository } from '../store/schedules.js';
-import type { AccessService, Caller } from './access.js';
+import type { AccessService, Caller, Visible } from './access.js';
 import { nextOccurrence } from './report-times.js';
 import type { ZoneService } from './zones.js';
 
@@ -61,10 +61,15 @@ export class ReportScheduleService {
     return { schedule, created: true };
   }
 
-  /** Operators only. */
-  async list(caller: Caller): Promise<Schedule[]> {
+  /**
+   * Operators among the workspace's full members (never a guest): the reports of the conversations
+   * the caller is in, and how many others there are.
+   */
+  async list(caller: Caller): Promise<Visible<Schedule>> {
+    await this.deps.access.requireFullMember(caller, 'manage_reports');
     await this.deps.access.requireOperator(caller, 'manage_reports');
-    return this.deps.schedules.listForWorkspace(caller.workspaceId);
+    const all = await this.deps.schedules.listForWorkspace(caller.workspaceId);
+    return this.deps.access.visibleIn(caller, all);
   }
 
   /** Operators only: stops the one schedule whose id starts with `prefix` (as `/cdn report list` shows). */

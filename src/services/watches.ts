@@ -5,7 +5,7 @@ import type { WatchSettings } from '../config.js';
 import { AppError } from '../errors.js';
 import type { AuditLogRepository } from '../store/audit-log.js';
 import type { Watch, WatchAlert, WatchRepository } from '../store/watches.js';
-import type { AccessService, Caller } from './access.js';
+import type { AccessService, Caller, Visible } from './access.js';
 import type { RateLimitService } from './ratelimit.js';
 import { firstRunAt } from './watch-evaluation.js';
 import { parseThreshold } from './watch-rules.js';
@@ -81,15 +81,15 @@ export class WatchService {
     return { watch, created, zoneStatus: zone.status };
   }
 
-  /** Operators only: what the workspace watches, channel by channel. */
-  async list(caller: Caller): Promise<Watch[]> {
+  /**
+   * Operators among the workspace's full members (never a guest): what the conversations the
+   * caller is in watch, and how many other watches there are.
+   */
+  async list(caller: Caller): Promise<Visible<Watch>> {
+    await this.deps.access.requireFullMember(caller, 'manage_watches');
     await this.deps.access.requireOperator(caller, 'manage_watches');
-    return this.deps.watches.listForWorkspace(caller.workspaceId);
-  }
-
-  /** For the App Home: every watch of the workspace, without the operator check (read only). */
-  async forHome(workspaceId: string): Promise<Watch[]> {
-    return this.deps.watches.listForWorkspace(workspaceId);
+    const all = await this.deps.watches.listForWorkspace(caller.workspaceId);
+    return this.deps.access.visibleIn(caller, all);
   }
 
   /** Operators only: the channel stops watching the zone. */

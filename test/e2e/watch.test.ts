@@ -243,6 +243,7 @@ describe('/cdn watch', () => {
       directory: {
         user: async () => ({ isAdmin: true, timeZone: 'UTC' }),
         groupMembers: async () => [],
+        inConversation: async () => true,
       },
     });
     expect(await h.store.watches.listForWorkspace(h.workspaceId)).toEqual([]);

@@ -11,6 +11,7 @@ function directory(members: string[] = [], timeZone = 'Europe/Paris'): SlackDire
   return {
     user: async () => ({ isAdmin: false, timeZone }),
     groupMembers: async () => members,
+    inConversation: async () => true,
   };
 }
 
@@ -87,6 +88,6 @@ describe('ReportScheduleService', () => {
       code: 'not_operator',
       action: 'manage_reports',
     });
-    expect(await service.list(caller('U2', 'T1', ['U2']))).toEqual([]);
+    expect(await service.list(caller('U2', 'T1', ['U2']))).toEqual({ shown: [], hidden: 0 });
   });
 });

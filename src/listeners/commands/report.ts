@@ -20,7 +20,8 @@ export const report: SubcommandHandler = async (context) => {
     return;
   }
   if (first.toLowerCase() === 'list') {
-    await respond(scheduleListMessage(await deps.schedules.list(caller)));
+    const { shown, hidden } = await deps.schedules.list(caller);
+    await respond(scheduleListMessage(shown, hidden));
     return;
   }
   if (first.toLowerCase() === 'stop') {

@@ -13,7 +13,8 @@ export const watch: SubcommandHandler = async ({ args, deps, caller, command, re
     return;
   }
   if (first.toLowerCase() === 'list' && thresholds.length === 0) {
-    await respond(watchListMessage(await deps.watches.list(caller)));
+    const { shown, hidden } = await deps.watches.list(caller);
+    await respond(watchListMessage(shown, hidden));
     return;
   }
   const result = await deps.watches.watch(caller, {
