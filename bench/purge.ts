@@ -40,6 +40,7 @@ const BENCHER: Caller = {
   directory: {
     user: async () => ({ isAdmin: false, timeZone: 'UTC' }),
     groupMembers: async () => [],
+    inConversation: async () => true,
   },
 };
 /** A short lease (the fault tests'), under which a 2-second purge renews its lease a few times. */

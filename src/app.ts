@@ -73,6 +73,10 @@ export const BOT_SCOPES = [
   'files:read',
   'users:read',
   'usergroups:read',
+  'channels:read',
+  'groups:read',
+  'im:read',
+  'mpim:read',
 ];
 
 export interface BuildAppOptions {
@@ -256,7 +260,7 @@ export function buildDeps(
   background.tick('retention', (signal) => retention.run(signal));
   return {
     access,
-    activity: new ActivityService({ ...store, defaultBaseUrl }),
+    activity: new ActivityService({ ...store, access, defaultBaseUrl }),
     analytics: new AnalyticsService(cdn, store, renderer, clock, zones),
     approvals,
     config: new WorkspaceConfigService({ ...store, access, defaultBaseUrl }),

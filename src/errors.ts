@@ -16,7 +16,10 @@ export type Action =
   | 'manage_reports'
   | 'approve'
   | 'bind_channel'
-  | 'manage_watches';
+  | 'manage_watches'
+  | 'read_zones'
+  | 'read_audit'
+  | 'read_config';
 
 /** Where the bot could not post (the Slack error code says why). */
 export type PostPlace = 'chart' | 'approval' | 'report' | 'alert';
@@ -85,6 +88,8 @@ export type Problem =
   | { code: 'dm_refused' }
   /** A button that needs a conversation was used where there is none. */
   | { code: 'no_conversation' }
+  /** The bot was asked to post, for someone, in a conversation they are not in. */
+  | { code: 'not_in_conversation' }
   /** `inDm`: the conversation is a DM between people, which the bot cannot be invited to. */
   | { code: 'cannot_post'; place: PostPlace; slackError: string; inDm?: boolean }
   /** A word that is neither an analytics range nor a granularity. */

@@ -4,14 +4,18 @@ import { windowText } from '../charts/window.js';
 import type { AnalyticsReport } from '../services/analytics.js';
 import { zoneLabel } from '../zone-names.js';
 import { summarise } from './fit.js';
-import { clip, MAX_SENTENCE, type Mrkdwn, md } from './text.js';
+import { clip, MAX_SENTENCE, type Mrkdwn, md, user } from './text.js';
 
 const fromDefault = (report: AnalyticsReport) =>
   report.fromDefault ? " (this channel's default)" : '';
 
+/** Who asked for it, said with every chart posted. */
+const requestedBy = (report: AnalyticsReport): Mrkdwn | '' =>
+  report.requestedBy ? md` · requested by ${user(report.requestedBy)}` : '';
+
 export function analyticsComment(report: AnalyticsReport): Mrkdwn {
   const { traffic, range, zone } = report;
-  const head = md`:bar_chart: *${zoneLabel(zone.name)}*${fromDefault(report)} · ${range.label} by ${range.granularity} (${report.timeZone})`;
+  const head = md`:bar_chart: *${zoneLabel(zone.name)}*${fromDefault(report)} · ${range.label} by ${range.granularity} (${report.timeZone})${requestedBy(report)}`;
   // The totals count exactly this window, as the chart's subtitle says.
   const totals = md`*${formatCount(traffic.totals.requests)}* requests · *${formatBytes(traffic.totals.bandwidth)}* · cache hit rate *${formatPercent(traffic.totals.cacheHitRate)}*\n${windowText(range, report.timeZone)}`;
   if (report.markers.length === 0) return clip(md`${head}\n${totals}`, MAX_SENTENCE);
@@ -22,5 +26,5 @@ export function analyticsComment(report: AnalyticsReport): Mrkdwn {
 
 export function noTrafficText(report: AnalyticsReport): Mrkdwn {
   const status = report.zone.status !== 'active' ? md` (the zone is ${report.zone.status})` : '';
-  return md`:zzz: No traffic on *${zoneLabel(report.zone.name)}*${fromDefault(report)} in the ${report.range.label}${status}.`;
+  return md`:zzz: No traffic on *${zoneLabel(report.zone.name)}*${fromDefault(report)} in the ${report.range.label}${status}.${report.requestedBy ? md` Requested by ${user(report.requestedBy)}.` : ''}`;
 }

@@ -1,5 +1,6 @@
 // /cdn audit [zone]: the latest changes made from Slack.
 import type { KnownBlock } from '@slack/types';
+import type { VisibleAuditEntry } from '../services/activity.js';
 import type { AuditEntry } from '../store/audit-log.js';
 import { zoneLabel } from '../zone-names.js';
 import { listBlocks } from './fit.js';
@@ -21,7 +22,7 @@ import {
 /** How many entries a message shows. */
 const SHOWN = 20;
 
-function summary(entry: AuditEntry): Mrkdwn {
+function summary(entry: VisibleAuditEntry): Mrkdwn {
   const detail = entry.detail ?? {};
   const facts: Mrkdwn[] = [];
   for (const key of ['files', 'tags', 'failed', 'purgeId', 'reason', 'note', 'error']) {
@@ -31,6 +32,7 @@ function summary(entry: AuditEntry): Mrkdwn {
   }
   if (Array.isArray(detail.purgeIds) && detail.purgeIds.length > 0)
     facts.push(md`purge ids: ${join(detail.purgeIds.slice(0, 3).map(String).map(code), ', ')}`);
+  if (entry.withheld) facts.push(md`_details withheld: from a conversation you are not in_`);
   return join(facts, ' · ');
 }
 
@@ -46,7 +48,7 @@ export function auditLine(entry: AuditEntry): Mrkdwn {
   );
 }
 
-export function auditMessage(entries: AuditEntry[], zone?: string): Message {
+export function auditMessage(entries: VisibleAuditEntry[], zone?: string): Message {
   const title = zone ? `Audit log: ${zone}` : 'Audit log';
   const blocks: KnownBlock[] = [{ type: 'header', text: plain(title, 150) }];
   if (entries.length === 0)

@@ -54,19 +54,43 @@ export function channelUnboundMessage(actorId: string): Message {
 
 /** The App Home's section: each channel's default, and where purges may be run. */
 export function channelsOverviewText(overview: ChannelsOverview, shown = 20): Mrkdwn {
+  const hidden = overview.hidden ?? { bindings: 0, purgeChannels: 0 };
   const purging =
-    overview.purgeChannels.length === 0
+    overview.purgeChannels.length === 0 && hidden.purgeChannels === 0
       ? md`*Purges* may be run from any channel.`
-      : md`*Purges* may only be run in ${channelList(overview.purgeChannels)}.`;
+      : md`*Purges* may only be run in ${purgeChannelsText(overview.purgeChannels, hidden.purgeChannels)}.`;
+  const others = elsewhere(hidden.bindings);
   const defaults =
-    overview.bindings.length === 0
+    overview.bindings.length === 0 && hidden.bindings === 0
       ? md`No channel has a default zone yet: \`/cdn use <zone>\` in a channel sets one.`
       : summarise(
           overview.bindings,
           shown,
           (b) => md`${channel(b.channelId)} → *${zoneLabel(b.zoneName)}*`,
         );
-  return clip(md`${purging}\n*Default zones:*\n${defaults}`, MAX_SENTENCE);
+  return clip(
+    md`${purging}\n*Default zones:*\n${defaults}${others ? md`\n${others}` : ''}`,
+    MAX_SENTENCE,
+  );
+}
+
+/** "N conversations you are not in", or nothing when there are none. */
+function elsewhere(hidden: number): Mrkdwn | undefined {
+  if (hidden <= 0) return undefined;
+  return md`${hidden.toLocaleString('en')} more in conversations you are not in (not shown to you)`;
+}
+
+/**
+ * The purge channels the reader may see, and how many others there are ("#ops and 2 conversations
+ * you are not in").
+ */
+export function purgeChannelsText(channelIds: readonly string[], hidden = 0): Mrkdwn {
+  const others =
+    hidden > 0
+      ? md`${hidden.toLocaleString('en')} conversation${hidden === 1 ? '' : 's'} you are not in`
+      : undefined;
+  if (channelIds.length === 0) return others ?? md``;
+  return others ? md`${channelList(channelIds)} and ${others}` : channelList(channelIds);
 }
 
 function section(text: Mrkdwn, body: Mrkdwn): Message {

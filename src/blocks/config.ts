@@ -1,6 +1,6 @@
 // /cdn config: who may change things and who may approve purges.
 import type { Workspace } from '../store/workspaces.js';
-import { channelList } from './channels.js';
+import { purgeChannelsText } from './channels.js';
 import { CONFIG_IDS } from './ids.js';
 import { type KnownBlock, type Message, message } from './message.js';
 import { group, md, mrkdwn, type Part, plain, toMrkdwn } from './text.js';
@@ -8,7 +8,12 @@ import { group, md, mrkdwn, type Part, plain, toMrkdwn } from './text.js';
 export function configMessage(
   workspace: Workspace,
   changed?: Part,
-  options: { purgeChannels?: readonly string[] } = {},
+  options: {
+    /** The purge channels the reader is in (the picker is offered only when that is all of them). */
+    purgeChannels?: readonly string[];
+    /** How many purge channels are in conversations the reader is not in. */
+    hiddenPurgeChannels?: number;
+  } = {},
 ): Message {
   // Group mentions in an ephemeral message notify no one, and render as the group's handle.
   const who = (id: string | null, fallback: string) => (id ? group(id) : fallback);
@@ -22,7 +27,9 @@ export function configMessage(
       ? [{ type: 'section' as const, text: mrkdwn(md`:white_check_mark: ${changed}`) }]
       : []),
     { type: 'section', text: mrkdwn(lines) },
-    ...(purgeChannels === undefined ? [] : [purgeChannelsSection(purgeChannels)]),
+    ...(purgeChannels === undefined
+      ? []
+      : [purgeChannelsSection(purgeChannels, options.hiddenPurgeChannels ?? 0)]),
     {
       type: 'context',
       elements: [
@@ -34,14 +41,21 @@ export function configMessage(
   ]);
 }
 
-/** Where purges may be run, with a picker to change it (admins; empty allows every channel). */
-function purgeChannelsSection(channelIds: readonly string[]): KnownBlock {
-  return {
-    type: 'section',
+/**
+ * Where purges may be run, with a picker to change it (admins; empty allows every channel). With
+ * some in conversations the reader is not in, no picker: saving it would drop those unseen.
+ */
+function purgeChannelsSection(channelIds: readonly string[], hidden: number): KnownBlock {
+  const where =
+    channelIds.length === 0 && hidden === 0 ? 'any channel' : purgeChannelsText(channelIds, hidden);
+  const section = {
+    type: 'section' as const,
     block_id: CONFIG_IDS.purgeChannelsBlock,
-    text: mrkdwn(
-      md`*Purges* (URLs, tags, everything) may be run in: ${channelIds.length === 0 ? 'any channel' : channelList(channelIds)}`,
-    ),
+    text: mrkdwn(md`*Purges* (URLs, tags, everything) may be run in: ${where}`),
+  };
+  if (hidden > 0) return section;
+  return {
+    ...section,
     accessory: {
       type: 'multi_channels_select',
       action_id: CONFIG_IDS.purgeChannels,

@@ -14,6 +14,18 @@ export function andMore(hidden: number, what: Part = ''): Mrkdwn | undefined {
     : md`…and ${hidden.toLocaleString('en')} more ${what}`;
 }
 
+/** The items of conversations the reader is not in, left out of a list: how many, in a line. */
+export function elsewhereBlocks(hidden: number): KnownBlock[] {
+  if (hidden <= 0) return [];
+  const count = hidden.toLocaleString('en');
+  return [
+    {
+      type: 'context',
+      elements: [mrkdwn(md`${count} more in conversations you are not in (not shown to you).`)],
+    },
+  ];
+}
+
 /** The first `shown` items rendered, and a line saying how many more there are. */
 export function summarise<T>(
   items: readonly T[],

@@ -1,14 +1,16 @@
-// The App Home tab: the key's status (never the key), quick actions, recent activity, reports.
-import type { HomeView, KnownBlock } from '@slack/types';
+// The App Home tab: the key's status (never the key), the quick actions the viewer may use, and for
+// the workspace's full members its records: recent activity, reports, channels, watches.
+import type { Button, HomeView, KnownBlock } from '@slack/types';
+import type { Permissions, Visible } from '../services/access.js';
+import type { VisibleAuditEntry } from '../services/activity.js';
 import type { ChannelsOverview } from '../services/channels.js';
-import type { AuditEntry } from '../store/audit-log.js';
 import type { CredentialStatus } from '../store/credentials.js';
 import type { Schedule } from '../store/schedules.js';
 import type { Watch } from '../store/watches.js';
 import { zoneLabel } from '../zone-names.js';
 import { auditLine } from './audit.js';
 import { channelsOverviewText } from './channels.js';
-import { fitBlocks, listBlocks, summarise } from './fit.js';
+import { elsewhereBlocks, fitBlocks, listBlocks, summarise } from './fit.js';
 import { type SubcommandInfo, usageLine } from './help.js';
 import { HOME_IDS } from './ids.js';
 import { scheduleLine } from './reports.js';
@@ -21,39 +23,79 @@ const MAX_WATCHES = 30;
 const MAX_COMMANDS = 30;
 
 export function homeView(options: {
-  key: CredentialStatus | undefined;
-  baseUrl: string;
-  recent: AuditEntry[];
-  schedules: Schedule[];
+  /** What the viewer may do: only that is offered. */
+  permissions: Permissions;
+  keySet: boolean;
+  /** Who set the key and when (absent: not shown to this viewer). */
+  key?: CredentialStatus;
+  baseUrl?: string;
+  recent: VisibleAuditEntry[];
+  schedules: Visible<Schedule>;
   /** Which channels watch which zones (absent: the section is left out). */
-  watches?: Watch[];
+  watches?: Visible<Watch>;
   /** The /cdn subcommands, from the one list. */
   commands: readonly SubcommandInfo[];
-  /** Channels' default zones and where purges may be run. */
+  /** Channels' default zones and where purges may be run (absent: left out). */
   channels?: ChannelsOverview;
 }): HomeView {
-  const { key } = options;
+  const { key, permissions } = options;
   const keyLine = key
-    ? md`:key: CDN API key set by ${user(key.setBy)} ${slackDate(key.setAt)}${key.lastValidatedAt ? md`, last checked ${slackDate(key.lastValidatedAt)}` : ''}.\nAPI: ${code(options.baseUrl)}`
-    : md`:warning: No CDN API key yet. A workspace admin can set one with *Set API key* or \`/cdn login\`.`;
+    ? md`:key: CDN API key set by ${user(key.setBy)} ${slackDate(key.setAt)}${key.lastValidatedAt ? md`, last checked ${slackDate(key.lastValidatedAt)}` : ''}.${options.baseUrl ? md`\nAPI: ${code(options.baseUrl)}` : ''}`
+    : options.keySet
+      ? md`:key: A CDN API key is set.`
+      : md`:warning: No CDN API key yet. A workspace admin can set one with *Set API key* or \`/cdn login\`.`;
+  const buttons: Button[] = [
+    ...(permissions.setKey
+      ? [
+          {
+            type: 'button' as const,
+            text: plain(options.keySet ? 'Replace API key' : 'Set API key'),
+            action_id: HOME_IDS.login,
+            ...(options.keySet ? {} : { style: 'primary' as const }),
+          },
+        ]
+      : []),
+    ...(permissions.readZones
+      ? [{ type: 'button' as const, text: plain('List zones'), action_id: HOME_IDS.listZones }]
+      : []),
+    ...(permissions.operate
+      ? [
+          {
+            type: 'button' as const,
+            text: plain('Onboard a domain'),
+            action_id: HOME_IDS.createZone,
+          },
+        ]
+      : []),
+    ...(permissions.readZones
+      ? [
+          {
+            type: 'button' as const,
+            text: plain('Traffic analytics'),
+            action_id: HOME_IDS.analytics,
+          },
+        ]
+      : []),
+  ];
   const blocks: KnownBlock[] = [
     { type: 'header', text: plain('CDN chat-ops') },
     { type: 'section', text: mrkdwn(keyLine) },
-    {
-      type: 'actions',
-      block_id: HOME_IDS.actionsBlock,
-      elements: [
-        {
-          type: 'button',
-          text: plain(key ? 'Replace API key' : 'Set API key'),
-          action_id: HOME_IDS.login,
-          ...(key ? {} : { style: 'primary' as const }),
-        },
-        { type: 'button', text: plain('List zones'), action_id: HOME_IDS.listZones },
-        { type: 'button', text: plain('Onboard a domain'), action_id: HOME_IDS.createZone },
-        { type: 'button', text: plain('Traffic analytics'), action_id: HOME_IDS.analytics },
-      ],
-    },
+    ...(buttons.length > 0
+      ? [{ type: 'actions' as const, block_id: HOME_IDS.actionsBlock, elements: buttons }]
+      : []),
+  ];
+  if (permissions.readRecords) blocks.push(...records(options, permissions.operate));
+  blocks.push({ type: 'divider' }, { type: 'header', text: plain('Commands') });
+  blocks.push({
+    type: 'section',
+    text: mrkdwn(summarise(options.commands, MAX_COMMANDS, usageLine)),
+  });
+  return { type: 'home', blocks: fitBlocks(blocks, 'home') };
+}
+
+/** The workspace's records, for its full members: activity, reports (Stop: operators), channels, watches. */
+function records(options: Parameters<typeof homeView>[0], operate: boolean): KnownBlock[] {
+  const blocks: KnownBlock[] = [
     { type: 'divider' },
     { type: 'header', text: plain('Recent activity') },
   ];
@@ -70,30 +112,17 @@ export function homeView(options: {
     })),
   );
   blocks.push({ type: 'divider' }, { type: 'header', text: plain('Daily reports') });
-  if (options.schedules.length === 0) {
+  const schedules = options.schedules;
+  if (schedules.shown.length === 0 && schedules.hidden === 0) {
     blocks.push({ type: 'context', elements: [mrkdwn(md`No daily reports scheduled.`)] });
   }
   blocks.push(
-    ...listBlocks(options.schedules, MAX_SCHEDULES, (schedule, index) => ({
+    ...listBlocks(schedules.shown, MAX_SCHEDULES, (schedule, index) => ({
       type: 'section',
-      text: mrkdwn(scheduleLine(schedule, key !== undefined)),
-      accessory: {
-        type: 'button',
-        text: plain('Stop'),
-        action_id: `${HOME_IDS.stopReport}_${index}`,
-        value: schedule.id,
-        confirm: {
-          title: plain('Stop this report?', 100),
-          // A confirm dialog's text takes at most 300 characters.
-          text: mrkdwn(
-            md`No more daily reports of *${zoneLabel(schedule.zoneName)}* in ${channel(schedule.channelId)}.`,
-            300,
-          ),
-          confirm: plain('Stop it', 30),
-          deny: plain('Keep it', 30),
-        },
-      },
+      text: mrkdwn(scheduleLine(schedule, options.keySet)),
+      ...(operate ? { accessory: stopButton(schedule, index) } : {}),
     })),
+    ...elsewhereBlocks(schedules.hidden),
   );
   if (options.channels) {
     blocks.push(
@@ -111,23 +140,39 @@ export function homeView(options: {
     );
   }
   if (options.watches) {
+    const watches = options.watches;
     blocks.push({ type: 'divider' }, { type: 'header', text: plain('Watched zones') });
-    if (options.watches.length === 0)
+    if (watches.shown.length === 0 && watches.hidden === 0)
       blocks.push({
         type: 'context',
         elements: [mrkdwn(md`No zone watched. \`/cdn watch <zone>\` in a channel alerts it.`)],
       });
     blocks.push(
-      ...listBlocks(options.watches, MAX_WATCHES, (watch) => ({
+      ...listBlocks(watches.shown, MAX_WATCHES, (watch) => ({
         type: 'context',
-        elements: [mrkdwn(watchLine(watch, { keySet: key !== undefined }))],
+        elements: [mrkdwn(watchLine(watch, { keySet: options.keySet }))],
       })),
+      ...elsewhereBlocks(watches.hidden),
     );
   }
-  blocks.push({ type: 'divider' }, { type: 'header', text: plain('Commands') });
-  blocks.push({
-    type: 'section',
-    text: mrkdwn(summarise(options.commands, MAX_COMMANDS, usageLine)),
-  });
-  return { type: 'home', blocks: fitBlocks(blocks, 'home') };
+  return blocks;
+}
+
+function stopButton(schedule: Schedule, index: number): Button {
+  return {
+    type: 'button',
+    text: plain('Stop'),
+    action_id: `${HOME_IDS.stopReport}_${index}`,
+    value: schedule.id,
+    confirm: {
+      title: plain('Stop this report?', 100),
+      // A confirm dialog's text takes at most 300 characters.
+      text: mrkdwn(
+        md`No more daily reports of *${zoneLabel(schedule.zoneName)}* in ${channel(schedule.channelId)}.`,
+        300,
+      ),
+      confirm: plain('Stop it', 30),
+      deny: plain('Keep it', 30),
+    },
+  };
 }

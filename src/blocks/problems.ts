@@ -16,6 +16,9 @@ const DOING: Record<Action, string> = {
   approve: 'approve or deny purges',
   bind_channel: "set a channel's default zone",
   manage_watches: 'watch zones',
+  read_zones: 'list zones or draw traffic charts',
+  read_audit: 'read the audit log',
+  read_config: 'see the CDN settings',
 };
 
 const PLACE: Record<PostPlace, string> = {
@@ -168,6 +171,8 @@ function sentence(problem: Problem): Mrkdwn {
       return md`I couldn't send you that as a direct message. Run \`/cdn zones\` in a channel instead.`;
     case 'no_conversation':
       return md`Ask from a conversation: \`/cdn analytics <zone>\`.`;
+    case 'not_in_conversation':
+      return md`You are not in that conversation, so I won't post there for you. Pick one you are in.`;
     case 'cannot_post':
       return md`${PLACE[problem.place]}: ${problem.inDm ? NOT_IN_DM : (CANNOT_POST[problem.slackError] ?? md`Slack answered ${code(problem.slackError)}`)}.`;
     case 'not_a_range':

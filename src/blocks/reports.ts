@@ -5,7 +5,7 @@ import type { DailyReport } from '../services/daily-report.js';
 import type { Schedule } from '../store/schedules.js';
 import { zoneLabel } from '../zone-names.js';
 import { noticeMessage } from './errors.js';
-import { listBlocks } from './fit.js';
+import { elsewhereBlocks, listBlocks } from './fit.js';
 import { NO_KEY_REASON } from './logout.js';
 import { type Message, message } from './message.js';
 import {
@@ -18,6 +18,7 @@ import {
   mrkdwn,
   plain,
   slackDate,
+  user,
 } from './text.js';
 
 /** Schedules are named by the first characters of their id. */
@@ -54,10 +55,18 @@ export function scheduledMessage(schedule: Schedule, created = true): Message {
   );
 }
 
-export function scheduleListMessage(listing: { schedules: Schedule[]; keySet: boolean }): Message {
-  const { schedules, keySet } = listing;
+/**
+ * The reports the reader may see, whether the workspace has a key (none: they wait for one), and
+ * (`hidden`) how many others are in conversations the reader is not in.
+ */
+export function scheduleListMessage(listing: {
+  schedules: Schedule[];
+  keySet: boolean;
+  hidden?: number;
+}): Message {
+  const { schedules, keySet, hidden = 0 } = listing;
   const blocks: KnownBlock[] = [{ type: 'header', text: plain('Daily reports') }];
-  if (schedules.length === 0) {
+  if (schedules.length === 0 && hidden === 0) {
     blocks.push({
       type: 'section',
       text: mrkdwn(
@@ -70,6 +79,7 @@ export function scheduleListMessage(listing: { schedules: Schedule[]; keySet: bo
       type: 'section',
       text: mrkdwn(scheduleLine(schedule, keySet)),
     })),
+    ...elsewhereBlocks(hidden),
   );
   return message(md`${schedules.length} daily report${schedules.length === 1 ? '' : 's'}`, blocks);
 }
@@ -90,7 +100,8 @@ export function dailyReportText(report: DailyReport): Mrkdwn {
   const sign = Number(points.toFixed(1)) >= 0 ? '+' : '−';
   return clip(
     md`:sunrise: *${zoneLabel(report.zoneName)}* · ${report.dayLabel} (${report.timeZone})
-*${formatCount(y.requests)}* requests (${delta(y.requests, b.requests)} on the day before) · *${formatBytes(y.bandwidth)}* (${delta(y.bandwidth, b.bandwidth)}) · cache hit rate *${formatPercent(y.cacheHitRate)}* (${sign}${Math.abs(points).toFixed(1)} pts)`,
+*${formatCount(y.requests)}* requests (${delta(y.requests, b.requests)} on the day before) · *${formatBytes(y.bandwidth)}* (${delta(y.bandwidth, b.bandwidth)}) · cache hit rate *${formatPercent(y.cacheHitRate)}* (${sign}${Math.abs(points).toFixed(1)} pts)
+_Report set up by ${user(report.setUpBy)}._`,
     MAX_SENTENCE,
   );
 }

@@ -8,7 +8,7 @@ import type { WatchAlert } from '../store/watch-alerts.js';
 import type { Watch } from '../store/watches.js';
 import { zoneLabel } from '../zone-names.js';
 import { noticeMessage } from './errors.js';
-import { listBlocks, summarise } from './fit.js';
+import { elsewhereBlocks, listBlocks, summarise } from './fit.js';
 import { WATCH_IDS } from './ids.js';
 import { NO_KEY_REASON } from './logout.js';
 import { type Message, message } from './message.js';
@@ -77,14 +77,18 @@ export function watchingMessage(
   ]);
 }
 
-/** `/cdn watch list`: each watch, with an Unmute button where rules are muted. */
+/**
+ * `/cdn watch list`: the watches the reader may see, each with an Unmute button where rules are
+ * muted, and (`hidden`) how many others are in conversations the reader is not in.
+ */
 export function watchListMessage(listing: {
   watches: ReadonlyArray<Watch & { muted: readonly string[] }>;
   keySet: boolean;
+  hidden?: number;
 }): Message {
-  const { watches, keySet } = listing;
+  const { watches, keySet, hidden = 0 } = listing;
   const blocks: KnownBlock[] = [{ type: 'header', text: plain('Watched zones') }];
-  if (watches.length === 0)
+  if (watches.length === 0 && hidden === 0)
     blocks.push({
       type: 'section',
       text: mrkdwn(
@@ -111,6 +115,7 @@ export function watchListMessage(listing: {
       }),
       '(the App Home lists them too)',
     ),
+    ...elsewhereBlocks(hidden),
   );
   return message(md`${watches.length} watch${watches.length === 1 ? '' : 'es'}`, blocks);
 }

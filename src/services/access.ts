@@ -1,10 +1,12 @@
-// Who may do what: admins configure, operators change, approvers decide, everyone reads. Only this
-// workspace's own people may do more than read: someone Slack does not know here (users.info
-// cannot find them, or calls them a stranger) or who belongs to another workspace sharing the
-// channel is refused, and told why. The workspace's guests (multi- and single-channel) read too;
-// they change things only where an admin allowed it (`/cdn config guests operate`), and never
-// approve or configure: the second pair of eyes on a purge of everything, and the settings, stay
-// with full members.
+// Who may do what: admins configure, operators change, approvers decide, everyone reads zones and
+// charts. Only this workspace's own people may do more than read: someone Slack does not know here
+// (users.info cannot find them, or calls them a stranger) or who belongs to another workspace
+// sharing the channel is refused, and told why. The workspace's guests (multi- and single-channel)
+// read zones too; they change things only where an admin allowed it (`/cdn config guests
+// operate`), and never approve or configure: the second pair of eyes on a purge of everything, and
+// the settings, stay with full members. The workspace's records (the audit log, the settings, the
+// reports and watches) are for full members only, and even they see nothing of a conversation
+// they are not in (`visibleConversations`).
 import { type Action, AppError } from '../errors.js';
 import type { WorkspaceRepository } from '../store/workspaces.js';
 
@@ -24,6 +26,30 @@ export interface SlackUser {
 export interface SlackDirectory {
   user(userId: string): Promise<SlackUser>;
   groupMembers(groupId: string): Promise<string[]>;
+  /**
+   * Whether the person is in the conversation; false when the bot cannot tell (it cannot see the
+   * conversation, or Slack did not answer): in doubt, the conversation stays hidden.
+   */
+  inConversation(channelId: string, userId: string): Promise<boolean>;
+}
+
+/** What the caller may do, for surfaces that offer only that (the App Home's buttons). */
+export interface Permissions {
+  /** One of this workspace's people, guests included: lists zones and draws charts. */
+  readZones: boolean;
+  /** One of this workspace's full members: sees its records (audit log, settings, reports, watches). */
+  readRecords: boolean;
+  /** May set or replace the CDN API key (an admin). */
+  setKey: boolean;
+  /** May change things (create zones, purge, stop reports): an operator. */
+  operate: boolean;
+}
+
+/** A list as one person may see it: what is in their conversations, and how many others there are. */
+export interface Visible<T> {
+  shown: T[];
+  /** Items in conversations the person is not in, left out. */
+  hidden: number;
 }
 
 /** The person behind a request: their workspace, their id, and how to look them up. */
@@ -70,6 +96,76 @@ export class AccessService {
     if (!workspace.approverGroupId) return;
     const members = await caller.directory.groupMembers(workspace.approverGroupId);
     if (!members.includes(caller.userId)) throw new AppError({ code: 'not_approver' });
+  }
+
+  /**
+   * Anything at all: this workspace's people only, guests included. Someone Slack does not know
+   * here, or of another organization in a shared channel, is refused.
+   */
+  async requireWorkspaceMember(caller: Caller, action: Action): Promise<void> {
+    await this.#member(caller, action);
+  }
+
+  /**
+   * Reading the workspace's records (audit log, settings, reports, watches): its full members
+   * only. Guests are refused even when they may operate, and so is anyone from outside.
+   */
+  async requireFullMember(caller: Caller, action: Action): Promise<void> {
+    const user = await this.#member(caller, action);
+    if (user.isGuest) throw new AppError({ code: 'guest', action, grantable: false });
+  }
+
+  /** What the caller may do; a refusal is a no, never an error. */
+  async permissions(caller: Caller): Promise<Permissions> {
+    const may = (check: Promise<void>) =>
+      check.then(
+        () => true,
+        (error: unknown) => {
+          if (error instanceof AppError) return false;
+          throw error;
+        },
+      );
+    // Asked once, then every check reads the directory's cache.
+    await caller.directory.user(caller.userId);
+    const [readZones, readRecords, setKey, operate] = await Promise.all([
+      may(this.requireWorkspaceMember(caller, 'read_zones')),
+      may(this.requireFullMember(caller, 'read_audit')),
+      may(this.requireAdmin(caller, 'set_key')),
+      may(this.requireOperator(caller, 'create_zone')),
+    ]);
+    return { readZones, readRecords, setKey, operate };
+  }
+
+  /** Which of `channelIds` the caller is in: only those may show their details to them. */
+  async visibleConversations(caller: Caller, channelIds: Iterable<string>): Promise<Set<string>> {
+    // An empty id is a conversation nobody can tell (a record without one): hidden.
+    const distinct = [...new Set(channelIds)].filter((id) => id !== '');
+    const seen = await Promise.all(
+      distinct.map((id) => caller.directory.inConversation(id, caller.userId)),
+    );
+    return new Set(distinct.filter((_, i) => seen[i]));
+  }
+
+  /**
+   * Posting for the caller (a chart they asked for): only in a conversation they are in, as Slack
+   * would let them post there themselves.
+   */
+  async requireInConversation(caller: Caller, channelId: string): Promise<void> {
+    if (!(await this.visibleConversations(caller, [channelId])).has(channelId))
+      throw new AppError({ code: 'not_in_conversation' });
+  }
+
+  /** The items of conversations the caller is in, and how many others there are. */
+  async visibleIn<T extends { channelId: string }>(
+    caller: Caller,
+    items: T[],
+  ): Promise<Visible<T>> {
+    const seen = await this.visibleConversations(
+      caller,
+      items.map((item) => item.channelId),
+    );
+    const shown = items.filter((item) => seen.has(item.channelId));
+    return { shown, hidden: items.length - shown.length };
   }
 
   /** The caller's time zone as Slack knows it. */

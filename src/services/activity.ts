@@ -1,18 +1,36 @@
-// What a workspace has been doing: the audit trail (`/cdn audit`) and the App Home's overview.
+// What a workspace has been doing: the audit trail (`/cdn audit`) and the App Home's overview. Both
+// are the workspace's records: its full members' only, and even they see nothing of a conversation
+// they are not in (an entry's reason or note, a report or watch there).
+import type { ApprovalRepository } from '../store/approvals.js';
 import type { AuditEntry, AuditLogRepository } from '../store/audit-log.js';
 import type { CredentialRepository, CredentialStatus } from '../store/credentials.js';
 import type { Schedule, ScheduleRepository } from '../store/schedules.js';
 import type { Watch, WatchRepository } from '../store/watches.js';
 import type { WorkspaceRepository } from '../store/workspaces.js';
+import type { AccessService, Caller, Permissions, Visible } from './access.js';
+
+/**
+ * An audit entry as one person may see it: `withheld` when it comes from a conversation they are
+ * not in, its detail then cut to counts and ids (no reason, note, channel or rule).
+ */
+export type VisibleAuditEntry = AuditEntry & { withheld?: boolean };
+
+/** The details of an entry that say nothing of the conversation it came from. */
+const NEUTRAL_DETAIL = ['files', 'tags', 'failed', 'requests', 'purgeId', 'purgeIds', 'errors'];
 
 export interface HomeOverview {
-  key: CredentialStatus | undefined;
-  /** The API the workspace's commands go to. */
-  baseUrl: string;
-  recent: AuditEntry[];
-  schedules: Schedule[];
+  /** What the viewer may do: the Home offers only that. */
+  permissions: Permissions;
+  /** Whether the workspace has a CDN API key. */
+  keySet: boolean;
+  /** Who set it and when (full members only). */
+  key?: CredentialStatus;
+  /** The API the workspace's commands go to (full members only). */
+  baseUrl?: string;
+  recent: VisibleAuditEntry[];
+  schedules: Visible<Schedule>;
   /** Which channels watch which zones. */
-  watches?: Watch[];
+  watches?: Visible<Watch>;
 }
 
 export class ActivityService {
@@ -22,33 +40,73 @@ export class ActivityService {
       credentials: CredentialRepository;
       workspaces: WorkspaceRepository;
       schedules: ScheduleRepository;
+      approvals: ApprovalRepository;
+      access: AccessService;
       watches?: WatchRepository;
       defaultBaseUrl: string;
     },
   ) {}
 
-  /** The latest changes made from Slack, of one zone (name or id) or of all. */
+  /** Full members only: the latest changes made from Slack, of one zone (name or id) or of all. */
   async recent(
-    workspaceId: string,
+    caller: Caller,
     options: { zone?: string; limit: number },
-  ): Promise<AuditEntry[]> {
-    return this.deps.audit.recent(workspaceId, options);
+  ): Promise<VisibleAuditEntry[]> {
+    await this.deps.access.requireFullMember(caller, 'read_audit');
+    return this.#visible(caller, await this.deps.audit.recent(caller.workspaceId, options));
   }
 
-  async home(workspaceId: string): Promise<HomeOverview> {
-    const [key, workspace, recent, schedules, watches] = await Promise.all([
-      this.deps.credentials.status(workspaceId),
-      this.deps.workspaces.get(workspaceId),
-      this.deps.audit.recent(workspaceId, { limit: 10 }),
-      this.deps.schedules.listForWorkspace(workspaceId),
-      this.deps.watches?.listForWorkspace(workspaceId),
+  /** The App Home of `caller`: all of it for full members; for anyone else, what they may do. */
+  async home(caller: Caller): Promise<HomeOverview> {
+    const [permissions, key] = await Promise.all([
+      this.deps.access.permissions(caller),
+      this.deps.credentials.status(caller.workspaceId),
+    ]);
+    const keySet = key !== undefined;
+    if (!permissions.readRecords)
+      return { permissions, keySet, recent: [], schedules: { shown: [], hidden: 0 } };
+    const [workspace, recent, schedules, watches] = await Promise.all([
+      this.deps.workspaces.get(caller.workspaceId),
+      this.deps.audit.recent(caller.workspaceId, { limit: 10 }),
+      this.deps.schedules.listForWorkspace(caller.workspaceId),
+      this.deps.watches?.listForWorkspace(caller.workspaceId),
     ]);
     return {
-      key,
+      permissions,
+      keySet,
+      ...(key ? { key } : {}),
       baseUrl: workspace?.cdnBaseUrl ?? this.deps.defaultBaseUrl,
-      recent,
-      schedules,
-      ...(watches ? { watches } : {}),
+      recent: await this.#visible(caller, recent),
+      schedules: await this.deps.access.visibleIn(caller, schedules),
+      ...(watches ? { watches: await this.deps.access.visibleIn(caller, watches) } : {}),
     };
+  }
+
+  /** Each entry, withheld where it comes from a conversation the caller is not in. */
+  async #visible(caller: Caller, entries: AuditEntry[]): Promise<VisibleAuditEntry[]> {
+    const where = await Promise.all(entries.map((entry) => this.#conversationOf(entry)));
+    const seen = await this.deps.access.visibleConversations(
+      caller,
+      where.filter((id): id is string => id !== undefined),
+    );
+    return entries.map((entry, i) => {
+      const channelId = where[i];
+      if (channelId === undefined || seen.has(channelId)) return entry;
+      const detail = Object.fromEntries(
+        Object.entries(entry.detail ?? {}).filter(([key]) => NEUTRAL_DETAIL.includes(key)),
+      );
+      return { ...entry, detail, withheld: true };
+    });
+  }
+
+  /** The conversation an entry comes from: named in it, or its approval's or its report's. */
+  async #conversationOf(entry: AuditEntry): Promise<string | undefined> {
+    const detail = entry.detail ?? {};
+    if (typeof detail.channel === 'string') return detail.channel;
+    if (typeof detail.approval === 'string')
+      return (await this.deps.approvals.get(detail.approval))?.channelId ?? '';
+    if (typeof detail.schedule === 'string')
+      return (await this.deps.schedules.get(detail.schedule))?.channelId ?? '';
+    return undefined;
   }
 }

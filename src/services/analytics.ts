@@ -104,6 +104,8 @@ export interface AnalyticsReport {
   png?: Buffer;
   /** The zone was the channel's default, not named. */
   fromDefault?: boolean;
+  /** Who asked for the chart: every posted chart names them. */
+  requestedBy?: string;
 }
 
 export class AnalyticsService {
@@ -122,7 +124,8 @@ export class AnalyticsService {
   ): Promise<AnalyticsReport> {
     const zone = await this.zones.resolve(caller.workspaceId, request.zone);
     const timeZone = (await caller.directory.user(caller.userId)).timeZone;
-    return this.report(caller.workspaceId, zone, request, timeZone);
+    const report = await this.report(caller.workspaceId, zone, request, timeZone);
+    return { ...report, requestedBy: caller.userId };
   }
 
   async report(

@@ -3,7 +3,7 @@
 import { AppError } from '../errors.js';
 import type { AuditLogRepository } from '../store/audit-log.js';
 import type { ChannelBinding, ChannelBindingRepository } from '../store/channel-bindings.js';
-import type { AccessService, Caller } from './access.js';
+import type { AccessService, Caller, Visible } from './access.js';
 import type { Zone, ZoneService } from './zones.js';
 
 /** The commands that may use a channel's default zone. */
@@ -24,8 +24,10 @@ export interface ChosenZone {
 
 export interface ChannelsOverview {
   bindings: ChannelBinding[];
-  /** Empty: purges may be run from any channel. */
+  /** Empty (and none hidden): purges may be run from any channel. */
   purgeChannels: string[];
+  /** Defaults and purge channels in conversations the reader is not in, left out. */
+  hidden?: { bindings: number; purgeChannels: number };
 }
 
 export class ChannelService {
@@ -138,20 +140,36 @@ export class ChannelService {
     return saved;
   }
 
-  /** The channels purges may be run from (empty: any). */
-  async purgeChannels(workspaceId: string): Promise<string[]> {
-    return this.deps.bindings.purgeChannels(workspaceId);
+  /**
+   * The channels purges may be run from, as the caller may see them: those they are in, and how
+   * many others there are.
+   */
+  async purgeChannelsFor(caller: Caller): Promise<Visible<string>> {
+    const all = await this.deps.bindings.purgeChannels(caller.workspaceId);
+    const seen = await this.deps.access.visibleConversations(caller, all);
+    const shown = all.filter((id) => seen.has(id));
+    return { shown, hidden: all.length - shown.length };
   }
 
-  /** Every current channel default and the purge channels, for the App Home. */
-  async overview(workspaceId: string): Promise<ChannelsOverview> {
+  /**
+   * For the App Home, to the workspace's full members: every current channel default and the
+   * purge channels, of the conversations the caller is in.
+   */
+  async overview(caller: Caller): Promise<ChannelsOverview> {
+    await this.deps.access.requireFullMember(caller, 'read_config');
+    const { workspaceId } = caller;
     const [keyGeneration, purgeChannels] = await Promise.all([
       this.deps.bindings.keyGeneration(workspaceId),
-      this.deps.bindings.purgeChannels(workspaceId),
+      this.purgeChannelsFor(caller),
     ]);
-    const bindings =
+    const all =
       keyGeneration === undefined ? [] : await this.deps.bindings.list(workspaceId, keyGeneration);
-    return { bindings, purgeChannels };
+    const bindings = await this.deps.access.visibleIn(caller, all);
+    return {
+      bindings: bindings.shown,
+      purgeChannels: purgeChannels.shown,
+      hidden: { bindings: bindings.hidden, purgeChannels: purgeChannels.hidden },
+    };
   }
 
   async #audit(

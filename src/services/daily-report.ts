@@ -20,6 +20,8 @@ export interface DailyReport {
   dayBefore: TrafficTotals;
   title: string;
   filename: string;
+  /** Who set the report up: every report names them. */
+  setUpBy: string;
   /** Absent when yesterday had no traffic. */
   png?: Buffer;
 }
@@ -55,6 +57,7 @@ export class DailyReportService {
       yesterday: yesterday.totals,
       dayBefore: dayBefore.totals,
       title: `${schedule.zoneName} traffic, ${day.label}`,
+      setUpBy: schedule.createdBy,
       filename: `${schedule.zoneName}-daily-${new Date(day.start).toISOString().slice(0, 10)}.png`,
     };
     if (yesterday.series.length > 0 && yesterday.totals.requests > 0) {

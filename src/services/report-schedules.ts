@@ -11,7 +11,10 @@ import { nextOccurrence } from './report-times.js';
 import type { ZoneService } from './zones.js';
 
 export interface ReportListing {
+  /** The reports of the conversations the caller is in. */
   schedules: Schedule[];
+  /** Reports in conversations the caller is not in, left out. */
+  hidden: number;
   /** False: the workspace has no CDN key, and its reports wait for one. */
   keySet: boolean;
 }
@@ -64,16 +67,19 @@ export class ReportScheduleService {
   }
 
   /**
-   * Operators only: the workspace's reports, and whether it has a CDN key (without one, none runs
-   * until one is set).
+   * Operators among the workspace's full members (never a guest): the reports of the conversations
+   * the caller is in, how many others there are, and whether the workspace has a CDN key (without
+   * one, none runs until one is set).
    */
   async list(caller: Caller): Promise<ReportListing> {
+    await this.deps.access.requireFullMember(caller, 'manage_reports');
     await this.deps.access.requireOperator(caller, 'manage_reports');
-    const [schedules, key] = await Promise.all([
+    const [all, key] = await Promise.all([
       this.deps.schedules.listForWorkspace(caller.workspaceId),
       this.deps.credentials.status(caller.workspaceId),
     ]);
-    return { schedules, keySet: key !== undefined };
+    const { shown, hidden } = await this.deps.access.visibleIn(caller, all);
+    return { schedules: shown, hidden, keySet: key !== undefined };
   }
 
   /** Operators only: stops the one schedule whose id starts with `prefix` (as `/cdn report list` shows). */

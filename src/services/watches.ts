@@ -36,6 +36,8 @@ export interface ListedWatch extends Watch {
 
 export interface WatchListing {
   watches: ListedWatch[];
+  /** Watches in conversations the caller is not in, left out. */
+  hidden: number;
   /** False: the workspace has no CDN key, and its watches wait for one. */
   keySet: boolean;
 }
@@ -100,27 +102,26 @@ export class WatchService {
   }
 
   /**
-   * Operators only: what the workspace watches, channel by channel, each with its muted rules;
-   * and whether the workspace has a CDN key (without one, no watch runs until one is set).
+   * Operators among the workspace's full members (never a guest): what the conversations the
+   * caller is in watch, each with its muted rules; how many other watches there are; and whether
+   * the workspace has a CDN key (without one, no watch runs until one is set).
    */
   async list(caller: Caller): Promise<WatchListing> {
+    await this.deps.access.requireFullMember(caller, 'manage_watches');
     await this.deps.access.requireOperator(caller, 'manage_watches');
-    const [watches, key] = await Promise.all([
+    const [all, key] = await Promise.all([
       this.deps.watches.listForWorkspace(caller.workspaceId),
       this.deps.credentials.status(caller.workspaceId),
     ]);
+    const { shown: watches, hidden } = await this.deps.access.visibleIn(caller, all);
     const muted = new Map<string, string[]>();
     for (const state of await this.deps.watchRules.ruleStates(watches.map((w) => w.id)))
       if (state.muted) muted.set(state.watchId, [...(muted.get(state.watchId) ?? []), state.rule]);
     return {
       watches: watches.map((watch) => ({ ...watch, muted: (muted.get(watch.id) ?? []).sort() })),
+      hidden,
       keySet: key !== undefined,
     };
-  }
-
-  /** For the App Home: every watch of the workspace, without the operator check (read only). */
-  async forHome(workspaceId: string): Promise<Watch[]> {
-    return this.deps.watches.listForWorkspace(workspaceId);
   }
 
   /** Operators only: the channel stops watching the zone. */

@@ -38,6 +38,12 @@ export class WorkspaceConfigService {
     return this.deps.workspaces.ensure(workspaceId);
   }
 
+  /** The settings as `/cdn config` shows them: to the workspace's full members only. */
+  async view(caller: Caller): Promise<Workspace> {
+    await this.deps.access.requireFullMember(caller, 'read_config');
+    return this.deps.workspaces.ensure(caller.workspaceId);
+  }
+
   /** Admins only: who may operate (or approve); `null` opens it to everyone again. */
   async setRole(caller: Caller, role: Role, groupId: string | null): Promise<Workspace> {
     return this.#change(

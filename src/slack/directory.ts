@@ -1,20 +1,65 @@
 // SlackDirectory over the Web API: users.info for roles, time zones, guests and whether the person
-// is one of this workspace's own; user groups for operators. Both are kept for a minute.
+// is one of this workspace's own; user groups for operators; conversations.members for who is in a
+// conversation. Each is kept for a minute.
 import type { WebClient } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.js';
 import type { SlackDirectory, SlackUser } from '../services/access.js';
 import { slackErrorCode } from './web-api-errors.js';
 
-/** Group membership and profiles change rarely and are asked on every change: kept for a minute. */
+/** conversations.members' largest page ("a max value of 999", the SDK's CursorPaginationEnabled). */
+const MEMBERS_PAGE = 999;
+/**
+ * Pages read of one conversation's members: past about 5,000 members, someone not among them is
+ * taken as not in it (their details stay hidden), rather than reading a huge channel whole.
+ */
+const MEMBERS_PAGES = 5;
+/** Member ids kept in all, across conversations (about 100 bytes each: some 20 MB at most). */
+const MEMBER_IDS_KEPT = 200_000;
+
+/**
+ * Group membership, profiles and who is in a conversation change rarely and are asked on every
+ * change or listing: kept for a minute, bounded.
+ */
 export class GroupMembersCache {
   readonly cache: LRUCache<string, string[]>;
   readonly users: LRUCache<string, SlackUser>;
+  readonly conversations: LRUCache<string, ReadonlySet<string>>;
   constructor(clock: Clock, ttlMs = 60_000) {
     const perf = { now: () => clock.now() };
     this.cache = new LRUCache({ max: 2_000, ttl: ttlMs, perf });
     this.users = new LRUCache({ max: 5_000, ttl: ttlMs, perf });
+    this.conversations = new LRUCache({
+      max: 2_000,
+      maxSize: MEMBER_IDS_KEPT,
+      sizeCalculation: (members) => members.size + 1,
+      ttl: ttlMs,
+      perf,
+    });
   }
+}
+
+/**
+ * Who is in a conversation, as far as the bot can see: conversations.members, page by page (up to
+ * MEMBERS_PAGES). A conversation the bot cannot see (channel_not_found: a private one it is not
+ * in) or may not list (missing_scope: an install from before the scopes were asked) has nobody.
+ */
+async function conversationMembers(client: WebClient, channelId: string): Promise<Set<string>> {
+  const members = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MEMBERS_PAGES; page++) {
+    const answer = await client.conversations
+      .members({ channel: channelId, limit: MEMBERS_PAGE, ...(cursor ? { cursor } : {}) })
+      .catch((error: unknown) => {
+        const code = slackErrorCode(error);
+        if (code === 'channel_not_found' || code === 'missing_scope') return undefined;
+        throw error;
+      });
+    for (const id of answer?.members ?? []) members.add(id);
+    cursor = answer?.response_metadata?.next_cursor || undefined;
+    if (!cursor) break;
+  }
+  return members;
 }
 
 /**
@@ -91,6 +136,17 @@ export function webDirectory(
       const { users } = await client.usergroups.users.list({ usergroup: groupId });
       groups.cache.set(key, users ?? []);
       return users ?? [];
+    },
+    async inConversation(channelId, userId) {
+      const key = `${teamId}:${channelId}`;
+      let members = groups.conversations.get(key);
+      if (!members) {
+        // Slack not answering is no answer: hidden this time, asked again next time.
+        members = await conversationMembers(client, channelId).catch(() => undefined);
+        if (!members) return false;
+        groups.conversations.set(key, members);
+      }
+      return members.has(userId);
     },
   };
 }

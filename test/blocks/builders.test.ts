@@ -99,10 +99,12 @@ describe('Block Kit builders stay within Slack limits', () => {
     }));
     const key = { workspaceId: 'T1', setBy: 'U1', setAt: 1, lastValidatedAt: 2 };
     const full = {
+      permissions: { readZones: true, readRecords: true, setKey: true, operate: true },
+      keySet: true,
       key,
       baseUrl: 'https://api.cdn.example/v1',
       recent,
-      schedules,
+      schedules: { shown: schedules, hidden: 3 },
       commands: HELP_ENTRIES,
     };
     for (const view of [
@@ -123,10 +125,18 @@ describe('Block Kit builders stay within Slack limits', () => {
         },
       }),
       homeView({
-        key: undefined,
+        permissions: { readZones: true, readRecords: true, setKey: true, operate: true },
+        keySet: false,
         baseUrl: 'https://api.cdn.example/v1',
         recent: [],
-        schedules: [],
+        schedules: { shown: [], hidden: 0 },
+        commands: HELP_ENTRIES,
+      }),
+      homeView({
+        permissions: { readZones: false, readRecords: false, setKey: false, operate: false },
+        keySet: true,
+        recent: [],
+        schedules: { shown: [], hidden: 0 },
         commands: HELP_ENTRIES,
       }),
     ]) {

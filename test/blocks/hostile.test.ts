@@ -125,6 +125,7 @@ const report: AnalyticsReport = {
   timeZone: 'UTC',
   traffic: { totals: { requests: 1, bandwidth: 1, cacheHitRate: 0.5 }, series: [] },
   markers: [{ at: 1, label: H, kind: 'purge' }],
+  requestedBy: 'U1',
 };
 
 const workspace = {
@@ -194,6 +195,7 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   purge_unknown: { code: 'purge_unknown' },
   nothing_to_retry: { code: 'nothing_to_retry' },
   no_urls_in_message: { code: 'no_urls_in_message' },
+  not_in_conversation: { code: 'not_in_conversation' },
   purge_hold_unknown: { code: 'purge_hold_unknown' },
   purge_hold_closed: { code: 'purge_hold_closed', status: 'expired' },
   not_purge_requester: { code: 'not_purge_requester' },
@@ -291,8 +293,16 @@ const CASES: Record<string, () => unknown[]> = {
       2,
     ),
   ],
+  purgeChannelsText: () => [
+    channelBlocks.purgeChannelsText(['C1'], 2),
+    channelBlocks.purgeChannelsText([], 1),
+  ],
   configMessage: () => [
     configBlocks.configMessage(workspace, 'Operators updated.', { purgeChannels: ['C1'] }),
+    configBlocks.configMessage(workspace, undefined, {
+      purgeChannels: ['C1'],
+      hiddenPurgeChannels: 1,
+    }),
   ],
   purgeChannelsSavedMessage: () => [
     configBlocks.purgeChannelsSavedMessage(workspace, []),
@@ -339,6 +349,7 @@ const CASES: Record<string, () => unknown[]> = {
       dayBefore: { requests: 0, bandwidth: 0, cacheHitRate: 0 },
       title: H,
       filename: H,
+      setUpBy: 'U1',
     }),
   ],
   reportPausedText: () => [reportBlocks.reportPausedText(schedule, 'a reason we wrote')],
@@ -348,19 +359,26 @@ const CASES: Record<string, () => unknown[]> = {
   zonePicker: () => [zoneBlocks.zonePicker(zone)],
   homeView: () => [
     homeBlocks.homeView({
+      permissions: { readZones: true, readRecords: true, setKey: true, operate: true },
+      keySet: true,
       key: { workspaceId: 'T1', setBy: 'U1', setAt: 0, lastValidatedAt: null },
       baseUrl: H,
-      recent: [entry],
-      schedules: [schedule],
+      recent: [entry, { ...entry, withheld: true }],
+      schedules: { shown: [schedule], hidden: 2 },
       commands: [{ name: H, usage: H, summary: H }],
-      channels: { bindings: [binding()], purgeChannels: ['C1'] },
+      channels: {
+        bindings: [binding()],
+        purgeChannels: ['C1'],
+        hidden: { bindings: 1, purgeChannels: 1 },
+      },
     }),
     homeBlocks.homeView({
-      key: undefined,
+      permissions: { readZones: true, readRecords: true, setKey: true, operate: true },
+      keySet: false,
       baseUrl: H,
       recent: [],
-      schedules: [{ ...schedule, status: 'active' }],
-      watches: [watch],
+      schedules: { shown: [{ ...schedule, status: 'active' }], hidden: 0 },
+      watches: { shown: [watch], hidden: 0 },
       commands: [],
     }),
   ],

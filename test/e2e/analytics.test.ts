@@ -101,7 +101,7 @@ describe('/cdn analytics', () => {
     await h.command('analytics staging.example.com');
     const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
     expect(reply?.text).toBe(
-      ':zzz: No traffic on *staging.example.com* in the last 24 h (the zone is pending).'
+      `:zzz: No traffic on *staging.example.com* in the last 24 h (the zone is pending). Requested by <@${MEMBER}>.`
         .replace(':zzz: ', ' :zzz: ')
         .trim(),
     );

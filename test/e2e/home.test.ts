@@ -35,13 +35,18 @@ describe('App Home', () => {
     const [dm] = await h.slack.waitForMessages((m) => m.channel === MEMBER);
     expect(textOf(dm?.blocks)).toContain('9 zones · page 1 of 1');
 
-    await h.clickInView(homeId, HOME_IDS.login);
+    // The key button is not offered to a member; pressed anyway (a forged payload), it is refused.
+    expect(JSON.stringify(h.slack.homes.get(MEMBER)?.view)).not.toContain(HOME_IDS.login);
+    await h.event({ type: 'app_home_opened', user: ADMIN, channel: 'D2', tab: 'home' });
+    await h.slack.waitForCalls((c) => c.method === 'views.publish', 2);
+    const adminHome = h.slack.homes.get(ADMIN)?.id ?? '';
+    await h.clickInView(adminHome, HOME_IDS.login);
     const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
     expect(textOf(opened?.args.view)).toContain(
       'Only workspace admins and owners can set the CDN API key.',
     );
 
-    await h.clickInView(homeId, HOME_IDS.login, { user: ADMIN });
+    await h.clickInView(adminHome, HOME_IDS.login, { user: ADMIN });
     const [, form] = await h.slack.waitForCalls((c) => c.method === 'views.open', 2);
     expect(form?.args.view).toMatchObject({ callback_id: 'login_modal' });
   });

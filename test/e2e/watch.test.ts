@@ -304,6 +304,7 @@ describe('/cdn watch', () => {
         directory: {
           user: async () => ({ isAdmin: true, timeZone: 'UTC' }),
           groupMembers: async () => [],
+          inConversation: async () => true,
         },
       },
       { deleteWork: true },

@@ -27,6 +27,7 @@ const CALLER: Caller = {
   directory: {
     user: async () => ({ isAdmin: true, timeZone: 'UTC' }),
     groupMembers: async () => [],
+    inConversation: async () => true,
   },
 };
 /** 150 URLs: five batches of 30, four sent at once. */

@@ -128,3 +128,66 @@ describe('AccessService, guests allowed to operate', () => {
     });
   });
 });
+
+describe('what each person sees of conversations', () => {
+  it('reads full members only for the records, and what they may do for the App Home', async () => {
+    expect(await outcome(access.requireFullMember(caller('member'), 'read_audit'))).toBe('ok');
+    expect(await outcome(access.requireFullMember(caller('single'), 'read_audit'))).toEqual(
+      guestRefusal('read_audit', false),
+    );
+    expect(await outcome(access.requireFullMember(caller('external'), 'read_audit'))).toEqual({
+      code: 'stranger',
+      action: 'read_audit',
+      external: true,
+    });
+    expect(await access.permissions(caller('admin'))).toEqual({
+      readZones: true,
+      readRecords: true,
+      setKey: true,
+      operate: true,
+    });
+    expect(await access.permissions(caller('guest'))).toEqual({
+      readZones: true,
+      readRecords: false,
+      setKey: false,
+      operate: false,
+    });
+    expect(await access.permissions(caller('stranger'))).toEqual({
+      readZones: false,
+      readRecords: false,
+      setKey: false,
+      operate: false,
+    });
+  });
+
+  it('asks conversations.members page by page, once a minute, and hides what the bot cannot see', async () => {
+    // 2,500 people: three pages of 999.
+    const crowd = Array.from({ length: 2_500 }, (_, i) => `U${i}`);
+    slack.addChannel({ id: 'CBIG', name: 'all', botMember: true, members: [...crowd, 'UMEMBER'] });
+    slack.addChannel({ id: 'CPRIV', name: 'x', botMember: false, isPrivate: true });
+    slack.addChannel({ id: 'CSMALL', name: 'ops', botMember: true, members: ['UADMIN'] });
+    const seen = await access.visibleConversations(caller('member'), [
+      'CBIG',
+      'CPRIV',
+      'CSMALL',
+      'CBIG',
+      '',
+    ]);
+    expect([...seen]).toEqual(['CBIG']);
+    // In parallel, so in any order.
+    expect(
+      slack
+        .callsTo('conversations.members')
+        .map((c) => c.args.channel)
+        .sort(),
+    ).toEqual(['CBIG', 'CBIG', 'CBIG', 'CPRIV', 'CSMALL']);
+    // Kept for a minute: asked again, nothing is called.
+    expect([...(await access.visibleConversations(caller('admin'), ['CSMALL', 'CBIG']))]).toEqual([
+      'CSMALL',
+    ]);
+    expect(slack.callsTo('conversations.members')).toHaveLength(5);
+    expect(await outcome(access.requireInConversation(caller('member'), 'CSMALL'))).toEqual({
+      code: 'not_in_conversation',
+    });
+  });
+});

@@ -31,6 +31,7 @@ export function callerOf(
     directory: {
       user: async () => ({ isAdmin: false, timeZone: 'UTC', ...options.user }),
       groupMembers: async (groupId) => ((options.groups ?? []).includes(groupId) ? [userId] : []),
+      inConversation: async () => true,
     },
   };
 }

@@ -12,6 +12,7 @@ function directory(members: string[] = [], timeZone = 'Europe/Paris'): SlackDire
   return {
     user: async () => ({ isAdmin: false, timeZone }),
     groupMembers: async () => members,
+    inConversation: async () => true,
   };
 }
 
@@ -93,6 +94,7 @@ describe('ReportScheduleService', () => {
     });
     expect(await service.list(caller('U2', 'T1', ['U2']))).toEqual({
       schedules: [],
+      hidden: 0,
       keySet: false,
     });
   });

@@ -30,6 +30,7 @@ const callerOf = (h: Harness): Caller => ({
   directory: {
     user: async () => ({ isAdmin: false, timeZone: 'Europe/Paris' }),
     groupMembers: async () => [],
+    inConversation: async () => true,
   },
 });
 
@@ -110,7 +111,7 @@ const SUBCOMMANDS: Array<
     'audit',
     (zone) => `audit ${zone}`,
     async (h, [zone = '']) => {
-      const entries = await h.deps.activity.recent(h.workspaceId, { zone, limit: 20 });
+      const entries = await h.deps.activity.recent(callerOf(h), { zone, limit: 20 });
       expect(entries.length).toBeGreaterThan(0);
       return entries[0]?.zoneId ?? '';
     },

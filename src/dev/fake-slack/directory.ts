@@ -1,4 +1,5 @@
-// The fake Slack's read-only workspace methods: users.info, usergroups, conversations.info.
+// The fake Slack's read-only workspace methods: users.info, usergroups, conversations.info and
+// conversations.members.
 import type { SlackRecords } from './records.js';
 import type { Args } from './types.js';
 
@@ -58,4 +59,41 @@ export function conversationsInfo(records: SlackRecords, args: Args): Args {
         },
       }
     : { ok: false, error: 'channel_not_found' };
+}
+
+/**
+ * conversations.members: the people in a conversation, a page at a time. Shape, pagination
+ * (`limit`, `cursor`, `response_metadata.next_cursor`, "" on the last page) and errors as
+ * slackapi/slack-api-specs web-api/slack_web_openapi_v2.json, /conversations.members (scopes
+ * channels:read, groups:read, im:read, mpim:read; the same answer in slackapi/java-slack-sdk
+ * json-logs/samples/api/conversations.members.json). `limit` defaults to 100 and is at most 999
+ * ("Must be an integer with a max value of 999. Default is 100", @slack/web-api's
+ * CursorPaginationEnabled, https://docs.slack.dev/tools/node-slack-sdk/reference/web-api/interfaces/ConversationsMembersArguments).
+ * A private conversation the app is not in does not exist for it, as for conversations.info
+ * (https://github.com/slackapi/bolt-js/issues/365). The members are the channel's listed ones (all
+ * the workspace's people when none are listed), and the bot when it is in.
+ */
+export function conversationsMembers(records: SlackRecords, botUserId: string, args: Args): Args {
+  const channel = records.channels.get(String(args.channel));
+  if (!channel || (!channel.botMember && (channel.isPrivate || channel.kind)))
+    return { ok: false, error: 'channel_not_found' };
+  const limit = args.limit === undefined ? 100 : Number(args.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 999)
+    return { ok: false, error: 'invalid_limit' };
+  const start = args.cursor === undefined || args.cursor === '' ? 0 : cursorOffset(args.cursor);
+  if (start === undefined) return { ok: false, error: 'invalid_cursor' };
+  const everyone = [
+    ...(channel.members ?? [...records.users.keys()]),
+    ...(channel.botMember ? [botUserId] : []),
+  ];
+  const page = everyone.slice(start, start + limit);
+  const next = start + limit < everyone.length ? encodeCursor(start + limit) : '';
+  return { ok: true, members: page, response_metadata: { next_cursor: next } };
+}
+
+const encodeCursor = (offset: number) => Buffer.from(`offset:${offset}`).toString('base64');
+
+function cursorOffset(cursor: unknown): number | undefined {
+  const match = /^offset:(\d{1,9})$/.exec(Buffer.from(String(cursor), 'base64').toString());
+  return match ? Number(match[1]) : undefined;
 }

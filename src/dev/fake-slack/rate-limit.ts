@@ -27,6 +27,7 @@ export const SLACK_METHOD_TIERS: Readonly<Record<string, number>> = {
   'chat.update': TIER[3],
   'chat.delete': TIER[3],
   'conversations.info': TIER[3],
+  'conversations.members': TIER[4],
   'users.info': TIER[4],
   'usergroups.users.list': TIER[2],
   'views.open': TIER[4],

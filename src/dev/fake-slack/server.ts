@@ -9,7 +9,12 @@ import type { AddressInfo } from 'node:net';
 import { systemClock } from '../../clock.js';
 import { APP_ID, SlackAuth } from './auth.js';
 import { ChatMethods } from './chat.js';
-import { conversationsInfo, usergroupMembers, usersInfo } from './directory.js';
+import {
+  conversationsInfo,
+  conversationsMembers,
+  usergroupMembers,
+  usersInfo,
+} from './directory.js';
 import { applyFault, type FaultHit, type SlackFault, SlackFaults } from './faults.js';
 import { FileUploads, uploadedBytes } from './files.js';
 import { bearer, parseArgs, parseJsonObject, readBody, reply } from './http.js';
@@ -84,6 +89,10 @@ export class FakeSlack extends SlackRecords {
       ['users.info', (args, identity) => usersInfo(this, identity.teamId, args)],
       ['usergroups.users.list', (args) => usergroupMembers(this, args)],
       ['conversations.info', (args) => conversationsInfo(this, args)],
+      [
+        'conversations.members',
+        (args, identity) => conversationsMembers(this, identity.botUserId, args),
+      ],
       ['chat.postMessage', (args) => chat.postMessage(args)],
       ['chat.postEphemeral', (args) => chat.postEphemeral(args)],
       ['chat.update', (args) => chat.update(args)],

@@ -11,7 +11,7 @@ export function homeStopReport(deps: AppDeps) {
       await deps.schedules.stop(caller, action.value ?? '');
     } finally {
       // The refresh is a courtesy: the report is stopped (or not) whatever it does.
-      await publishHome(deps, client, caller.workspaceId, caller.userId).catch((error: unknown) =>
+      await publishHome(deps, client, caller).catch((error: unknown) =>
         deps.logger.warn({ err: error }, 'App Home not refreshed'),
       );
     }

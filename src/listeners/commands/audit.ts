@@ -4,7 +4,7 @@ import type { SubcommandHandler } from './context.js';
 
 export const audit: SubcommandHandler = async ({ args, deps, caller, respond }) => {
   const zone = args[0];
-  const entries = await deps.activity.recent(caller.workspaceId, {
+  const entries = await deps.activity.recent(caller, {
     limit: 20,
     ...(zone ? { zone } : {}),
   });

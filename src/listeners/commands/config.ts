@@ -16,11 +16,8 @@ const ANYWHERE = new Set(['anywhere', 'everywhere']);
 export const config: SubcommandHandler = async (context) => {
   const { args, deps, caller, respond } = context;
   if (args.length === 0) {
-    const [workspace, purgeChannels] = await Promise.all([
-      deps.config.get(caller.workspaceId),
-      deps.channels.purgeChannels(caller.workspaceId),
-    ]);
-    await respond(configMessage(workspace, undefined, { purgeChannels }));
+    const workspace = await deps.config.view(caller);
+    await respond(configMessage(workspace, undefined, await purgeChannelsFor(context)));
     return;
   }
   if (args[0]?.toLowerCase() === 'purge-channels') {
@@ -44,14 +41,23 @@ export const config: SubcommandHandler = async (context) => {
   }
   const updated = await deps.config.setRole(caller, role, everyone ? null : (group?.id ?? null));
   await respond(
-    configMessage(updated, `${role === 'operators' ? 'Operators' : 'Approvers'} updated.`, {
-      purgeChannels: await deps.channels.purgeChannels(caller.workspaceId),
-    }),
+    configMessage(
+      updated,
+      `${role === 'operators' ? 'Operators' : 'Approvers'} updated.`,
+      await purgeChannelsFor(context),
+    ),
   );
 };
 
+/** The purge channels as the caller may see them, for configMessage. */
+async function purgeChannelsFor({ deps, caller }: Parameters<SubcommandHandler>[0]) {
+  const { shown, hidden } = await deps.channels.purgeChannelsFor(caller);
+  return { purgeChannels: shown, hiddenPurgeChannels: hidden };
+}
+
 /** `guests read` keeps guests to reading (the default); `guests operate` lets them change things. */
-const guests: SubcommandHandler = async ({ args, deps, caller, respond }) => {
+const guests: SubcommandHandler = async (context) => {
+  const { args, deps, caller, respond } = context;
   const access = GUEST_ACCESS.find((known) => known === args[1]?.toLowerCase());
   if (args.length !== 2 || access === undefined) {
     await respond(noticeMessage(`${USAGE}.`));
@@ -64,7 +70,7 @@ const guests: SubcommandHandler = async ({ args, deps, caller, respond }) => {
       access === 'operate'
         ? 'Guests may now change things as members do (they still cannot approve).'
         : 'Guests may now only read.',
-      { purgeChannels: await deps.channels.purgeChannels(caller.workspaceId) },
+      await purgeChannelsFor(context),
     ),
   );
 };

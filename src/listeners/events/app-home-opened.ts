@@ -3,6 +3,7 @@ import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { homeView } from '../../blocks/home.js';
 import type { AppDeps } from '../../deps.js';
+import type { Caller } from '../../services/access.js';
 import { HELP_ENTRIES } from '../commands/registry.js';
 import { callerOf } from '../context.js';
 
@@ -13,23 +14,21 @@ export function appHomeOpened(deps: AppDeps) {
     context,
   }: SlackEventMiddlewareArgs<'app_home_opened'> & AllMiddlewareArgs) => {
     if (event.tab !== 'home') return;
-    await publishHome(deps, client, callerOf(context).workspaceId, event.user);
+    await publishHome(deps, client, callerOf(context));
   };
 }
 
-/** Builds and publishes a user's App Home (also after a change made from it). */
-export async function publishHome(
-  deps: AppDeps,
-  client: WebClient,
-  workspaceId: string,
-  userId: string,
-): Promise<void> {
-  const [overview, channels] = await Promise.all([
-    deps.activity.home(workspaceId),
-    deps.channels.overview(workspaceId),
-  ]);
+/**
+ * Builds and publishes the caller's App Home (also after a change made from it): what they may
+ * see and do, nothing more.
+ */
+export async function publishHome(deps: AppDeps, client: WebClient, caller: Caller): Promise<void> {
+  const overview = await deps.activity.home(caller);
+  const channels = overview.permissions.readRecords
+    ? await deps.channels.overview(caller)
+    : undefined;
   await client.views.publish({
-    user_id: userId,
-    view: homeView({ ...overview, commands: HELP_ENTRIES, channels }),
+    user_id: caller.userId,
+    view: homeView({ ...overview, commands: HELP_ENTRIES, ...(channels ? { channels } : {}) }),
   });
 }

@@ -1,6 +1,9 @@
-// The App Home analytics form: the chart is drawn and posted after the form closes.
+// The App Home analytics form: the chart is drawn and posted after the form closes, only in a
+// conversation the requester is in.
 import { ANALYTICS_IDS, ZONE_PICKER_IDS } from '../../blocks/ids.js';
+import { problemText } from '../../blocks/problems.js';
 import type { AppDeps } from '../../deps.js';
+import { AppError } from '../../errors.js';
 import { defaultGranularity, RANGES, type RangeKey } from '../../services/analytics.js';
 import { postChart } from '../../slack/post-chart.js';
 import { callerOf, type SubmitArgs } from '../context.js';
@@ -26,6 +29,16 @@ export function analyticsSubmit(deps: AppDeps) {
         response_action: 'errors',
         errors: { [ANALYTICS_IDS.channelBlock]: 'Pick where to post.' },
       });
+    // Checked here, by the server: a submission can name any conversation.
+    try {
+      await deps.access.requireInConversation(caller, channelId);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      return ack({
+        response_action: 'errors',
+        errors: { [ANALYTICS_IDS.channelBlock]: problemText(error.problem).text },
+      });
+    }
     await ack();
     // After the ack, a failure reaches the user as a DM (the error policy).
     const report = await deps.analytics.forCaller(caller, {

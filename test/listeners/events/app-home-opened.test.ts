@@ -4,10 +4,11 @@ import { appHomeOpened } from '../../../src/listeners/events/app-home-opened.js'
 import type { HomeOverview } from '../../../src/services/activity.js';
 
 const overview: HomeOverview = {
-  key: undefined,
+  permissions: { readZones: true, readRecords: true, setKey: false, operate: true },
+  keySet: false,
   baseUrl: 'https://api.cdn.example/v1',
   recent: [],
-  schedules: [],
+  schedules: { shown: [], hidden: 0 },
 };
 
 /** The listener with a fake Web API client; resolves when the listener has finished its work. */
@@ -30,8 +31,10 @@ async function open(tab: string) {
 describe('app_home_opened', () => {
   it('publishes the Home tab for the user who opened it', async () => {
     const { home, channels, publish } = await open('home');
-    expect(home).toHaveBeenCalledWith('T1');
-    expect(channels).toHaveBeenCalledWith('T1');
+    expect(home).toHaveBeenCalledWith(expect.objectContaining({ workspaceId: 'T1', userId: 'U1' }));
+    expect(channels).toHaveBeenCalledWith(
+      expect.objectContaining({ workspaceId: 'T1', userId: 'U1' }),
+    );
     expect(JSON.stringify(publish.mock.calls)).toContain('may only be run in <#COPS>');
     expect(publish).toHaveBeenCalledWith(
       expect.objectContaining({ user_id: 'U1', view: expect.objectContaining({ type: 'home' }) }),
