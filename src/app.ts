@@ -369,6 +369,8 @@ export function buildApp(options: BuildAppOptions): {
     authorize: appAuthorize(app),
     client: backgroundClient,
   });
+  // /livez's event-loop windows close on the clock, never because someone read them.
+  deps.background.tick('liveness window', (signal) => health.windows(options.clock, signal));
   registerListeners(app, deps, new GroupMembersCache(options.clock));
   app.error(async (error) => {
     // The error policy answers listeners' errors; what reaches here failed in middleware itself.
