@@ -29,6 +29,7 @@ import { ActivityService } from './services/activity.js';
 import { AnalyticsService } from './services/analytics.js';
 import { ApprovalService, PURGE_EVERYTHING_JOB } from './services/approvals.js';
 import { CdnAccess } from './services/cdn-access.js';
+import { CdnReads } from './services/cdn-reads.js';
 import { ChannelService } from './services/channels.js';
 import { CredentialService } from './services/credentials.js';
 import { DailyReportService } from './services/daily-report.js';
@@ -132,7 +133,9 @@ export function buildDeps(
     limits: options.transport.limits,
     ...options.config.zoneIndex,
   });
-  const zones = new ZoneService({ cdn, audit: store.audit, index: zoneIndex });
+  // Reads of the CDN for people, bounded per person and per workspace (slots in the store).
+  const reads = new CdnReads(store.rateSlots, access, options.config.cdnReadsPerMinute);
+  const zones = new ZoneService({ cdn, audit: store.audit, index: zoneIndex, reads });
   const flood = new FloodControl(store, clock, options.config.changesPerMinute);
   const renderer = options.chartRenderer ?? new TrafficChartRenderer();
   const clients = new WorkspaceClients(backgroundSlack.client ?? client, {
@@ -178,6 +181,7 @@ export function buildDeps(
     access,
     zones,
     flood,
+    reads,
     runner,
     notices: rateLimitNotices(messages),
     clock,
@@ -244,7 +248,7 @@ export function buildDeps(
   return {
     access,
     activity: new ActivityService({ ...store, defaultBaseUrl }),
-    analytics: new AnalyticsService(cdn, store, renderer, clock, zones),
+    analytics: new AnalyticsService(cdn, store, renderer, clock, zones, reads),
     approvals,
     config: new WorkspaceConfigService({ ...store, access, defaultBaseUrl }),
     credentials: new CredentialService({ store, cdn, egress, access, zones }),

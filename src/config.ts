@@ -68,6 +68,11 @@ export interface Config {
   cdnLimits: CdnLimits;
   /** Changing commands (purge, create, ratelimit) one user may run per minute; 0: no limit. */
   changesPerMinute: number;
+  /**
+   * CDN reads made for people (zone lists, charts, rate-limit state) per minute, per person
+   * (CDN_READ_RATE_LIMIT) and per workspace (CDN_READ_RATE_LIMIT_WORKSPACE); 0: no bound.
+   */
+  cdnReadsPerMinute: { person: number; workspace: number };
   /** The chart worker pool: threads, and charts that may wait for one (unset: from the cores). */
   charts: { threads?: number; queue?: number; nice: number };
   /** Each workspace's zone index (ZONE_INDEX_REFRESH_MS, ZONE_INDEX_CONCURRENCY). */
@@ -287,6 +292,20 @@ const envSchema = z.object({
       .min(0, 'must be 0 (no limit) or more')
       .default(10),
   ),
+  CDN_READ_RATE_LIMIT: blankIsUnset(
+    z.coerce
+      .number({ message: 'must be a number of CDN reads per user per minute' })
+      .int('must be a whole number')
+      .min(0, 'must be 0 (no limit) or more')
+      .default(30),
+  ),
+  CDN_READ_RATE_LIMIT_WORKSPACE: blankIsUnset(
+    z.coerce
+      .number({ message: 'must be a number of CDN reads per workspace per minute' })
+      .int('must be a whole number')
+      .min(0, 'must be 0 (no limit) or more')
+      .default(120),
+  ),
   CHART_WORKERS: blankIsUnset(
     z.coerce
       .number({ message: 'must be a number of worker threads' })
@@ -474,6 +493,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       operationTimeoutMs: env.CDN_OPERATION_TIMEOUT_MS,
     },
     changesPerMinute: env.CHANGE_RATE_LIMIT,
+    cdnReadsPerMinute: {
+      person: env.CDN_READ_RATE_LIMIT,
+      workspace: env.CDN_READ_RATE_LIMIT_WORKSPACE,
+    },
     charts: {
       ...defined('threads', env.CHART_WORKERS),
       ...defined('queue', env.CHART_QUEUE),

@@ -72,6 +72,11 @@ export class AccessService {
     if (!members.includes(caller.userId)) throw new AppError({ code: 'not_approver' });
   }
 
+  /** Refused (`stranger`) unless the caller is one of this workspace's people (guests included). */
+  async requireInsider(caller: Caller, action: Action): Promise<void> {
+    await this.#member(caller, action);
+  }
+
   /** The caller's time zone as Slack knows it. */
   async timeZoneOf(caller: Caller): Promise<string> {
     return (await caller.directory.user(caller.userId)).timeZone;

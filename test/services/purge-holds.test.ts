@@ -8,7 +8,9 @@ import { startSandbox } from '../../src/dev/sandbox/server.js';
 import { JobRunner } from '../../src/jobs/runner.js';
 import { createLogger } from '../../src/logger.js';
 import type { Caller } from '../../src/services/access.js';
+import { AccessService } from '../../src/services/access.js';
 import { CdnAccess } from '../../src/services/cdn-access.js';
+import { CdnReads } from '../../src/services/cdn-reads.js';
 import { type PurgeOutcome, PurgeService } from '../../src/services/purge.js';
 import { PURGE_HOLD_JOB, PURGE_HOLD_MS, PurgeHoldService } from '../../src/services/purge-holds.js';
 import { parsePurgeArgs } from '../../src/services/purge-targets.js';
@@ -44,7 +46,12 @@ async function setup(backend: Backend) {
     refreshMs: 300_000,
     concurrency: 4,
   });
-  const zones = new ZoneService({ cdn, audit: store.audit, index });
+  // Unbounded reads: these tests are about other things.
+  const reads = new CdnReads(store.rateSlots, new AccessService(store.workspaces), {
+    person: 0,
+    workspace: 0,
+  });
+  const zones = new ZoneService({ cdn, audit: store.audit, index, reads });
   const runner = new JobRunner({ jobs: store.jobs, clock, logger, pollMs: 20 });
   const finished: PurgeOutcome[] = [];
   const purges = new PurgeService({
