@@ -61,6 +61,7 @@ import { purgeViews } from './slack/purge-progress.js';
 import { SlackRateLimits } from './slack/rate-limits.js';
 import { rateLimitNotices } from './slack/ratelimit-notices.js';
 import { SlackReportPoster } from './slack/report-poster.js';
+import { slackResponseUrls } from './slack/response-urls.js';
 import { SlackWatchPoster } from './slack/watch-poster.js';
 import { webApiOptions } from './slack/web-api-options.js';
 import { appAuthorize, WorkspaceClients } from './slack/workspace-clients.js';
@@ -260,6 +261,10 @@ export function buildDeps(
     reports,
     schedules: new ReportScheduleService({ ...store, access, zones, clock }),
     uninstall: new UninstallService(store, zones, logger),
+    isSlackResponseUrl: slackResponseUrls(
+      options.config.slack.apiUrl,
+      options.config.slack.responseUrlBase,
+    ),
     zones,
     zoneIndex,
     runner,

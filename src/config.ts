@@ -53,6 +53,8 @@ export interface Config {
     clientSecret?: string;
     stateSecret?: string;
     apiUrl: string;
+    /** Where Slack's response URLs are, when not where SLACK_API_URL says (a proxy for the Web API). */
+    responseUrlBase?: string;
   };
   cdn: {
     /** Absent only in console mode, where the embedded sandbox supplies it. */
@@ -269,6 +271,7 @@ const envSchema = z.object({
   SLACK_CLIENT_SECRET: optionalText,
   SLACK_STATE_SECRET: optionalText,
   SLACK_API_URL: httpUrl('(the Slack Web API base)'),
+  SLACK_RESPONSE_URL_BASE: httpUrl("(where Slack's response URLs are)"),
   CDN_API_BASE_URL: optionalText.superRefine((value, context) => {
     const check = value === undefined ? undefined : checkBaseUrl(value);
     if (check && !check.ok) context.addIssue({ code: 'custom', message: check.reason });
@@ -479,6 +482,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       ...defined('stateSecret', env.SLACK_STATE_SECRET),
       // The Web API client joins method names onto this base, so it must end with a slash.
       apiUrl: withTrailingSlash(env.SLACK_API_URL ?? 'https://slack.com/api/'),
+      ...defined('responseUrlBase', env.SLACK_RESPONSE_URL_BASE),
     },
     cdn: {
       ...defined('baseUrl', env.CDN_API_BASE_URL?.replace(/\/+$/, '')),
