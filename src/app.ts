@@ -29,6 +29,7 @@ import { ActivityService } from './services/activity.js';
 import { AnalyticsService } from './services/analytics.js';
 import { ApprovalService, PURGE_EVERYTHING_JOB } from './services/approvals.js';
 import { CdnAccess } from './services/cdn-access.js';
+import { CdnReads } from './services/cdn-reads.js';
 import { ChannelService } from './services/channels.js';
 import { CredentialService } from './services/credentials.js';
 import { DailyReportService } from './services/daily-report.js';
@@ -60,6 +61,7 @@ import { purgeViews } from './slack/purge-progress.js';
 import { SlackRateLimits } from './slack/rate-limits.js';
 import { rateLimitNotices } from './slack/ratelimit-notices.js';
 import { SlackReportPoster } from './slack/report-poster.js';
+import { slackResponseUrls } from './slack/response-urls.js';
 import { SlackWatchPoster } from './slack/watch-poster.js';
 import { webApiOptions } from './slack/web-api-options.js';
 import { appAuthorize, WorkspaceClients } from './slack/workspace-clients.js';
@@ -136,7 +138,9 @@ export function buildDeps(
     limits: options.transport.limits,
     ...options.config.zoneIndex,
   });
-  const zones = new ZoneService({ cdn, audit: store.audit, index: zoneIndex });
+  // Reads of the CDN for people, bounded per person and per workspace (slots in the store).
+  const reads = new CdnReads(store.rateSlots, access, options.config.cdnReadsPerMinute);
+  const zones = new ZoneService({ cdn, audit: store.audit, index: zoneIndex, reads });
   const flood = new FloodControl(store, clock, options.config.changesPerMinute);
   const channels = new ChannelService({
     bindings: store.channelBindings,
@@ -192,6 +196,7 @@ export function buildDeps(
     access,
     zones,
     flood,
+    reads,
     runner,
     notices: rateLimitNotices(messages),
     clock,
@@ -261,7 +266,7 @@ export function buildDeps(
   return {
     access,
     activity: new ActivityService({ ...store, access, defaultBaseUrl }),
-    analytics: new AnalyticsService(cdn, store, renderer, clock, zones),
+    analytics: new AnalyticsService(cdn, store, renderer, clock, zones, reads),
     approvals,
     config: new WorkspaceConfigService({ ...store, access, defaultBaseUrl }),
     credentials: new CredentialService({ store, cdn, egress, access, zones }),
@@ -273,6 +278,10 @@ export function buildDeps(
     reports,
     schedules: new ReportScheduleService({ ...store, access, zones, clock }),
     uninstall: new UninstallService(store, zones, logger),
+    isSlackResponseUrl: slackResponseUrls(
+      options.config.slack.apiUrl,
+      options.config.slack.responseUrlBase,
+    ),
     zones,
     zoneIndex,
     runner,
@@ -381,6 +390,8 @@ export function buildApp(options: BuildAppOptions): {
     authorize: appAuthorize(app),
     client: backgroundClient,
   });
+  // /livez's event-loop windows close on the clock, never because someone read them.
+  deps.background.tick('liveness window', (signal) => health.windows(options.clock, signal));
   registerListeners(app, deps, new GroupMembersCache(options.clock));
   app.error(async (error) => {
     // The error policy answers listeners' errors; what reaches here failed in middleware itself.

@@ -53,6 +53,8 @@ export interface Config {
     clientSecret?: string;
     stateSecret?: string;
     apiUrl: string;
+    /** Where Slack's response URLs are, when not where SLACK_API_URL says (a proxy for the Web API). */
+    responseUrlBase?: string;
   };
   cdn: {
     /** Absent only in console mode, where the embedded sandbox supplies it. */
@@ -68,6 +70,11 @@ export interface Config {
   cdnLimits: CdnLimits;
   /** Changing commands (purge, create, ratelimit) one user may run per minute; 0: no limit. */
   changesPerMinute: number;
+  /**
+   * CDN reads made for people (zone lists, charts, rate-limit state) per minute, per person
+   * (CDN_READ_RATE_LIMIT) and per workspace (CDN_READ_RATE_LIMIT_WORKSPACE); 0: no bound.
+   */
+  cdnReadsPerMinute: { person: number; workspace: number };
   /** The chart worker pool: threads, and charts that may wait for one (unset: from the cores). */
   charts: { threads?: number; queue?: number; nice: number };
   /** Each workspace's zone index (ZONE_INDEX_REFRESH_MS, ZONE_INDEX_CONCURRENCY). */
@@ -264,6 +271,7 @@ const envSchema = z.object({
   SLACK_CLIENT_SECRET: optionalText,
   SLACK_STATE_SECRET: optionalText,
   SLACK_API_URL: httpUrl('(the Slack Web API base)'),
+  SLACK_RESPONSE_URL_BASE: httpUrl("(where Slack's response URLs are)"),
   CDN_API_BASE_URL: optionalText.superRefine((value, context) => {
     const check = value === undefined ? undefined : checkBaseUrl(value);
     if (check && !check.ok) context.addIssue({ code: 'custom', message: check.reason });
@@ -286,6 +294,20 @@ const envSchema = z.object({
       .int('must be a whole number')
       .min(0, 'must be 0 (no limit) or more')
       .default(10),
+  ),
+  CDN_READ_RATE_LIMIT: blankIsUnset(
+    z.coerce
+      .number({ message: 'must be a number of CDN reads per user per minute' })
+      .int('must be a whole number')
+      .min(0, 'must be 0 (no limit) or more')
+      .default(30),
+  ),
+  CDN_READ_RATE_LIMIT_WORKSPACE: blankIsUnset(
+    z.coerce
+      .number({ message: 'must be a number of CDN reads per workspace per minute' })
+      .int('must be a whole number')
+      .min(0, 'must be 0 (no limit) or more')
+      .default(120),
   ),
   CHART_WORKERS: blankIsUnset(
     z.coerce
@@ -460,6 +482,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       ...defined('stateSecret', env.SLACK_STATE_SECRET),
       // The Web API client joins method names onto this base, so it must end with a slash.
       apiUrl: withTrailingSlash(env.SLACK_API_URL ?? 'https://slack.com/api/'),
+      ...defined('responseUrlBase', env.SLACK_RESPONSE_URL_BASE),
     },
     cdn: {
       ...defined('baseUrl', env.CDN_API_BASE_URL?.replace(/\/+$/, '')),
@@ -474,6 +497,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       operationTimeoutMs: env.CDN_OPERATION_TIMEOUT_MS,
     },
     changesPerMinute: env.CHANGE_RATE_LIMIT,
+    cdnReadsPerMinute: {
+      person: env.CDN_READ_RATE_LIMIT,
+      workspace: env.CDN_READ_RATE_LIMIT_WORKSPACE,
+    },
     charts: {
       ...defined('threads', env.CHART_WORKERS),
       ...defined('queue', env.CHART_QUEUE),

@@ -55,6 +55,8 @@ export interface AppDeps {
   clients: WorkspaceClients;
   clock: Clock;
   logger: Logger;
+  /** Whether a URL is one of Slack's own response URLs: the only ones an answer is posted to. */
+  isSlackResponseUrl: (url: string) => boolean;
   /** CDN_EDGE_CNAME_TARGET: what onboarded domains must CNAME to. */
   edgeCnameTarget: string;
   /** Channels' default zones (`/cdn use`) and the channels purges may be run from. */

@@ -19,7 +19,9 @@ export type Action =
   | 'manage_watches'
   | 'read_zones'
   | 'read_audit'
-  | 'read_config';
+  | 'read_config'
+  /** Reads the bot makes of the CDN for someone: zone lists, charts. */
+  | 'read_cdn';
 
 /** Where the bot could not post (the Slack error code says why). */
 export type PostPlace = 'chart' | 'approval' | 'report' | 'alert';
@@ -67,6 +69,13 @@ export type Problem =
   | { code: 'zone_not_found'; query: string; suggestions: string[] }
   | { code: 'invalid_domain'; domain: string; reason: string }
   | { code: 'too_many_changes'; limit: number; retryInSeconds: number }
+  /**
+   * Reads of the CDN (zone lists, charts) past the bound of one person (`person`) or of the whole
+   * workspace (`workspace`) in a minute: refused before the CDN is called.
+   */
+  | { code: 'too_many_reads'; scope: 'person' | 'workspace'; limit: number; retryInSeconds: number }
+  /** Command or message text longer than Slack's own limit: refused before it is read. */
+  | { code: 'text_too_long'; what: 'command' | 'message'; length: number; max: number }
   | { code: 'purge_unknown' }
   | { code: 'nothing_to_retry' }
   | { code: 'no_urls_in_message' }

@@ -1,11 +1,13 @@
 // Health endpoints for orchestrators and load balancers. /livez: the process and its event loop
-// answer. /readyz: it can serve (the database answers within a second, Socket Mode is connected,
+// answer, with the event loop's delay over fixed windows of time (a read changes nothing: every
+// reader sees the same figures until the window closes). /readyz: it can serve (the database answers within a second, Socket Mode is connected,
 // it is not draining for a stop). /healthz: /livez under its older name. Each answers within 2 s
 // whatever the database does: its check is raced against a deadline and shared by probes that
 // arrive while one is under way.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { CustomRoute } from '@slack/bolt';
+import type { Clock } from './clock.js';
 import {
   databaseLoginRefusal,
   formatSeconds,
@@ -15,6 +17,20 @@ import {
 
 /** How long /readyz waits for `select 1` before it says the database does not answer. */
 export const DATABASE_CHECK_MS = 1_000;
+/** The event loop's delay is reported over windows this long: the one under way and the last. */
+export const LIVENESS_WINDOW_MS = 60_000;
+
+/** The event loop's delay over a window, in ms: its 99th percentile and its worst. */
+export interface DelayFigures {
+  p99: number;
+  max: number;
+}
+
+export interface LivenessReport {
+  ok: true;
+  /** The window under way (since it began); `last`, the last complete window, once there is one. */
+  eventLoopDelayMs: DelayFigures & { windowSeconds: number; last?: DelayFigures };
+}
 
 type SocketState = 'connecting' | 'connected' | 'reconnecting' | 'disconnected';
 
@@ -46,6 +62,7 @@ export class Health {
   readonly #checkMs: number;
   readonly #store: ReadinessReport['store'];
   readonly #delay = monitorEventLoopDelay({ resolution: 20 });
+  #lastWindow: DelayFigures | undefined;
   #draining = false;
   #socket: SocketState | undefined;
   #check: Promise<DatabaseCheck> | undefined;
@@ -89,15 +106,37 @@ export class Health {
     };
   }
 
-  /** The event loop's delay since the last look: the 99th percentile and the worst, in ms. */
-  liveness(): { ok: true; eventLoopDelayMs: { p99: number; max: number } } {
-    const toMs = (ns: number) => Math.round(ns / 1e5) / 10;
-    const report = {
-      ok: true as const,
-      eventLoopDelayMs: { p99: toMs(this.#delay.percentile(99)), max: toMs(this.#delay.max) },
+  /**
+   * The event loop's delay in the window under way and in the last complete one. Reading it
+   * changes nothing: only the end of a window (`closeWindow`, on a timer) starts a new one.
+   */
+  liveness(): LivenessReport {
+    return {
+      ok: true,
+      eventLoopDelayMs: {
+        ...figures(this.#delay),
+        windowSeconds: LIVENESS_WINDOW_MS / 1000,
+        ...(this.#lastWindow ? { last: this.#lastWindow } : {}),
+      },
     };
+  }
+
+  /** Ends the window under way: its figures become the last window's, and a new one begins. */
+  closeWindow(): void {
+    this.#lastWindow = figures(this.#delay);
     this.#delay.reset();
-    return report;
+  }
+
+  /** Closes a window every LIVENESS_WINDOW_MS on `clock` until the signal aborts (a background tick). */
+  async windows(clock: Clock, signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      try {
+        await clock.sleep(LIVENESS_WINDOW_MS, signal);
+      } catch {
+        return;
+      }
+      this.closeWindow();
+    }
   }
 
   routes(): CustomRoute[] {
@@ -135,6 +174,11 @@ export class Health {
     });
     return Promise.race([this.#check, late]).finally(() => clearTimeout(timer));
   }
+}
+
+function figures(delay: { percentile(p: number): number; max: number }): DelayFigures {
+  const toMs = (ns: number) => Math.round(ns / 1e5) / 10;
+  return { p99: toMs(delay.percentile(99)), max: toMs(delay.max) };
 }
 
 interface DatabaseCheck {

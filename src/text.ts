@@ -13,6 +13,15 @@
 // `<http://test.hostname.com|test.hostname.com>`) and hubot-archive/hubot-pager-me#39 (a slash
 // command's `user@vsco.co` arrives as `<mailto:user@vsco.co|user@vsco.co>`).
 
+/**
+ * The longest command or message text the bot reads; longer is refused before it is parsed. Slack
+ * truncates a message's text past 40,000 characters ("Truncating really long messages",
+ * https://api.slack.com/changelog/2018-04-truncating-really-long-messages: "The `text` field
+ * accepts up to 40,000 characters", for chat.postMessage, response URLs and every other way to
+ * post), and documents no separate limit for a slash command's text, typed in the same box.
+ */
+export const MAX_TEXT_LENGTH = 40_000;
+
 /** One whitespace-separated word of Slack text; `text` is what the person typed or saw. */
 export type SlackToken =
   | { kind: 'word'; text: string }

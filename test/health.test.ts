@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { Health } from '../src/health.js';
+import { Health, LIVENESS_WINDOW_MS } from '../src/health.js';
+import { ManualClock } from './helpers/clock.js';
 import { freePort } from './helpers/net.js';
 import { BACKENDS, POSTGRES_URL } from './helpers/store.js';
 
@@ -67,6 +68,42 @@ describe('Health', () => {
     const { p99, max } = live.eventLoopDelayMs;
     expect(Number.isFinite(p99) && Number.isFinite(max)).toBe(true);
     expect(max).toBeGreaterThanOrEqual(p99);
+  });
+
+  it('keeps a stall on /livez for every reader until its window of time closes (issue 32, item 7)', async () => {
+    const health = new Health(async () => undefined, { store: 'sqlite' });
+    const clock = new ManualClock();
+    const stop = new AbortController();
+    let windows: Promise<void> | undefined;
+    try {
+      // The sampler's first tick (every 20 ms) has to have run for it to measure a late one.
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      // A stall of 200 ms; the histogram records it at its next sample, once the loop is free.
+      const until = performance.now() + 200;
+      while (performance.now() < until) {
+        // busy: the event loop is blocked
+      }
+      await expect
+        .poll(() => health.liveness().eventLoopDelayMs.max, { interval: 5 })
+        .toBeGreaterThanOrEqual(150);
+      // Anyone reading the probe, however often, sees the stall: reading resets nothing.
+      for (let i = 0; i < 5; i++) {
+        expect(health.liveness().eventLoopDelayMs.max).toBeGreaterThanOrEqual(150);
+      }
+      expect(health.liveness().eventLoopDelayMs.last).toBeUndefined();
+      windows = health.windows(clock, stop.signal);
+      // The window closes on the clock: the stall is now the last window's, the new one is calm.
+      await clock.sleepers(1);
+      clock.advance(LIVENESS_WINDOW_MS);
+      await expect.poll(() => health.liveness().eventLoopDelayMs.last).toBeDefined();
+      const live = health.liveness().eventLoopDelayMs;
+      expect(live.last?.max).toBeGreaterThanOrEqual(150);
+      expect(live.max).toBeLessThan(150);
+      expect(live.windowSeconds).toBe(LIVENESS_WINDOW_MS / 1000);
+    } finally {
+      stop.abort();
+      await windows;
+    }
   });
 
   it('names the store kind, sqlite or postgres, and nothing of where it is', async () => {

@@ -19,6 +19,7 @@ const DOING: Record<Action, string> = {
   read_zones: 'list zones or draw traffic charts',
   read_audit: 'read the audit log',
   read_config: 'see the CDN settings',
+  read_cdn: "use this workspace's CDN (zone lists, charts)",
 };
 
 const PLACE: Record<PostPlace, string> = {
@@ -129,6 +130,12 @@ function sentence(problem: Problem): Mrkdwn {
       return md`${code(problem.domain)} is not a domain I can onboard: ${problem.reason}.`;
     case 'too_many_changes':
       return md`Slow down: that is more than ${problem.limit} changes (purges, new zones, rate-limit changes) from you in a minute. Nothing was sent to the CDN. Try again in ${problem.retryInSeconds} s.`;
+    case 'too_many_reads':
+      return problem.scope === 'person'
+        ? md`Slow down: that is more than ${problem.limit} CDN reads (zone lists, charts) from you in a minute. Nothing was asked of the CDN. Try again in ${problem.retryInSeconds} s.`
+        : md`This workspace has asked the CDN for more than ${problem.limit} reads (zone lists, charts) in the last minute. Nothing was asked of the CDN. Try again in ${problem.retryInSeconds} s.`;
+    case 'text_too_long':
+      return md`That ${problem.what} is too long to read: ${problem.length.toLocaleString('en')} characters, over Slack's own limit of ${problem.max.toLocaleString('en')}. Nothing was done.`;
     case 'purge_unknown':
       return md`That purge is not known here.`;
     case 'nothing_to_retry':

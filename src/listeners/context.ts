@@ -13,7 +13,7 @@ import type {
 } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Message } from '../blocks/message.js';
-import type { Caller } from '../services/access.js';
+import type { Caller, SlackDirectory } from '../services/access.js';
 import { type GroupMembersCache, webDirectory } from '../slack/directory.js';
 import {
   type Conversation,
@@ -29,7 +29,8 @@ export type ButtonArgs = SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddl
 export type SubmitArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 
 type Body = {
-  team?: { id?: string } | null;
+  team?: { id?: string; enterprise_id?: string } | null;
+  enterprise?: { id?: string } | null;
   team_id?: string;
   user?: { id?: string; team_id?: string };
   user_id?: string;
@@ -57,6 +58,34 @@ export function conversationIn(body: unknown): Conversation {
   return { userId: userIn(fields), ...(channelId ? { channelId } : {}) };
 }
 
+/**
+ * Whether the payload itself says its user is of another organization than the workspace the
+ * request is for: an interaction's `user.team_id` is the person's own workspace (their Enterprise
+ * org's id on Grid), beside `team`, the workspace the interaction came from
+ * (https://docs.slack.dev/reference/interaction-payloads/block_actions-payload and
+ * block_suggestion-payload; both fields in slackapi/java-slack-sdk json-logs/samples/app-backend/
+ * interactive-components/BlockActionPayload.json). Someone of another organization pressing a
+ * button in a Slack Connect channel is one; so is nobody whose team is this workspace or its org.
+ */
+export function isOutsider(body: unknown, context: Context): boolean {
+  const fields = (body ?? {}) as Body;
+  const theirs = fields.user?.team_id;
+  if (!theirs) return false;
+  const enterpriseId = context.enterpriseId ?? fields.team?.enterprise_id ?? fields.enterprise?.id;
+  return theirs !== workspaceIn(context, fields) && theirs !== enterpriseId;
+}
+
+/** The directory, except that the caller is someone of another workspace, whatever it says. */
+function asOutsider(directory: SlackDirectory, userId: string): SlackDirectory {
+  return {
+    ...directory,
+    async user(id) {
+      const user = await directory.user(id);
+      return id === userId ? { ...user, stranger: user.stranger ?? 'external' } : user;
+    },
+  };
+}
+
 /** Told of every request's workspace and install (WorkspaceClients, for work done later). */
 export interface InstallsSeen {
   remember(workspaceId: string, install: WorkspaceInstall): void;
@@ -68,10 +97,13 @@ export function requestContext(
 ): Middleware<AnyMiddlewareArgs> {
   return async ({ body, context, client, next }) => {
     const workspaceId = workspaceIn(context, body as Body);
+    const userId = userIn(body as Body);
+    const directory = webDirectory(client, workspaceId, groups, context.enterpriseId);
     const caller: Caller = {
       workspaceId,
-      userId: userIn(body as Body),
-      directory: webDirectory(client, workspaceId, groups, context.enterpriseId),
+      userId,
+      // The payload's word that they are an outsider holds even where users.info would not say so.
+      directory: isOutsider(body, context) ? asOutsider(directory, userId) : directory,
     };
     context.caller = caller;
     // Only what Bolt authorized: a payload's own claims name no install.

@@ -74,7 +74,8 @@ async function answer(
         await ack({ response_action: 'update', view: noticeModal('Not possible', text) });
         return;
       }
-      const { channelId } = decodeOrigin(body.view?.private_metadata);
+      // Only the conversation: the answer goes there, never to a response_url the metadata names.
+      const { channelId } = decodeOrigin(body.view?.private_metadata, () => false);
       await postInConversation(
         args.client,
         { ...conversation, channelId },

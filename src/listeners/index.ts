@@ -16,7 +16,7 @@ import * as views from './views/index.js';
 export function registerListeners(app: App, deps: AppDeps, groups: GroupMembersCache): void {
   // Order matters: hand-made payloads are dropped first; then every request gets its workspace
   // context, the error policy wraps everything after it, and a repeated delivery stops there.
-  app.use(payloadGuard(deps.logger));
+  app.use(payloadGuard(deps.logger, deps.isSlackResponseUrl));
   app.use(requestContext(groups, deps.clients));
   app.use(errorPolicy(deps.logger));
   app.use(replayGuard(deps.replays, deps.logger));

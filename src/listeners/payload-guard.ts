@@ -1,6 +1,8 @@
 // Slack's payloads have a shape the listeners rely on (a submission has view.state.values, a
 // click has actions). One that does not, hand-made or truncated, is acknowledged and dropped
-// here, before any listener, so no handler has to defend against it on its own.
+// here, before any listener, so no handler has to defend against it on its own. So is one whose
+// response_url is not Slack's (only a forger with the signing secret could send one): the bot
+// never posts to an address a payload makes up.
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
@@ -30,15 +32,24 @@ const SHAPES: Record<string, z.ZodType> = {
   }),
 };
 
-export function payloadGuard(logger: Logger): Middleware<AnyMiddlewareArgs> {
+export function payloadGuard(
+  logger: Logger,
+  isSlackResponseUrl: (url: string) => boolean,
+): Middleware<AnyMiddlewareArgs> {
   return async (args) => {
-    const body = args.body as { type?: unknown };
+    const body = args.body as { type?: unknown; response_url?: unknown };
     const shape = typeof body.type === 'string' ? SHAPES[body.type] : undefined;
-    if (!shape || shape.safeParse(body).success) {
+    const foreignUrl =
+      body.response_url !== undefined &&
+      (typeof body.response_url !== 'string' || !isSlackResponseUrl(body.response_url));
+    if (!foreignUrl && (!shape || shape.safeParse(body).success)) {
       await args.next();
       return;
     }
-    logger.info({ type: body.type }, 'malformed payload dropped');
+    logger.info(
+      { type: body.type },
+      foreignUrl ? 'payload with a response_url not Slack’s dropped' : 'malformed payload dropped',
+    );
     if ('ack' in args && typeof args.ack === 'function') {
       await (args.ack as (response?: unknown) => Promise<void>)(
         body.type === 'block_suggestion' ? { options: [] } : undefined,

@@ -10,6 +10,8 @@ import type { AuditEntry } from '../store/audit-log.js';
 import type { Store } from '../store/index.js';
 import type { Caller } from './access.js';
 import type { CdnAccess } from './cdn-access.js';
+import type { CdnReads } from './cdn-reads.js';
+import type { ChosenZone } from './channels.js';
 import { trafficOver, windowEndingAt } from './traffic-window.js';
 import type { ZoneService } from './zones.js';
 
@@ -115,17 +117,30 @@ export class AnalyticsService {
     private readonly renderer: ChartRenderer,
     private readonly clock: Clock,
     private readonly zones: ZoneService,
+    private readonly reads: CdnReads,
   ) {}
 
-  /** The chart a person asked for: their zone (name or id), in their own time zone. */
+  /**
+   * The chart a person asked for: their zone (a name or id, or a way to choose it: the channel's
+   * default), in their own time zone. Counted as a CDN read before anything reaches the CDN.
+   */
   async forCaller(
     caller: Caller,
-    request: { zone: string; range: RangeKey; granularity: Granularity },
+    request: {
+      zone: string | (() => Promise<ChosenZone>);
+      range: RangeKey;
+      granularity: Granularity;
+    },
   ): Promise<AnalyticsReport> {
-    const zone = await this.zones.resolve(caller.workspaceId, request.zone);
+    await this.reads.take(caller);
+    const { zone: chosen } = request;
+    const { zone, fromDefault } =
+      typeof chosen === 'string'
+        ? { zone: await this.zones.resolve(caller.workspaceId, chosen), fromDefault: false }
+        : await chosen();
     const timeZone = (await caller.directory.user(caller.userId)).timeZone;
     const report = await this.report(caller.workspaceId, zone, request, timeZone);
-    return { ...report, requestedBy: caller.userId };
+    return { ...report, requestedBy: caller.userId, ...(fromDefault ? { fromDefault } : {}) };
   }
 
   async report(

@@ -6,6 +6,7 @@ import type { Logger } from '../logger.js';
 import type { AuditLogRepository } from '../store/audit-log.js';
 import type { AccessService, Caller } from './access.js';
 import type { CdnAccess } from './cdn-access.js';
+import type { CdnReads } from './cdn-reads.js';
 import type { FloodControl } from './flood.js';
 import type { ReplyTo } from './reply.js';
 import type { ZoneService } from './zones.js';
@@ -80,6 +81,7 @@ export class RateLimitService {
       access: AccessService;
       zones: ZoneService;
       flood: FloodControl;
+      reads: CdnReads;
       runner: JobRunner;
       notices: RateLimitNotices;
       clock: Clock;
@@ -108,9 +110,12 @@ export class RateLimitService {
 
   /**
    * The zone's rate limit as the bot last set it (the CDN's API has no way to read a setting).
-   * Anyone may look; changing it is `set`'s, operators only.
+   * Anyone of the workspace may look (a read: finding a zone the index lacks asks the CDN);
+   * changing it is `set`'s, operators only.
    */
-  async state(workspaceId: string, zoneNameOrId: string): Promise<RateLimitState> {
+  async state(caller: Caller, zoneNameOrId: string): Promise<RateLimitState> {
+    await this.deps.reads.take(caller);
+    const { workspaceId } = caller;
     const zone = await this.deps.zones.resolve(workspaceId, zoneNameOrId);
     const entry = await this.deps.audit.latest(
       workspaceId,

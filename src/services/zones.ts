@@ -7,7 +7,9 @@ import { AppError } from '../errors.js';
 import { defined } from '../objects.js';
 import type { AuditLogRepository } from '../store/audit-log.js';
 import { inUnicode, zoneKey, zoneNameContains, zoneUnicode } from '../zone-names.js';
+import type { Caller } from './access.js';
 import type { CdnAccess } from './cdn-access.js';
+import type { CdnReads } from './cdn-reads.js';
 import type { ZoneIndex } from './zone-index.js';
 
 export type { CreateZoneResult, ZonePage } from '../cdn/client.js';
@@ -24,29 +26,34 @@ export interface ZoneServiceOptions {
   audit: AuditLogRepository;
   /** Where lookups, pickers and purge plans find zones (see zone-index.ts). */
   index: ZoneIndex;
+  /** The bounds on reading the CDN for people (a page of `/cdn zones` is one read). */
+  reads: CdnReads;
 }
 
 export class ZoneService {
   readonly #cdn: CdnAccess;
   readonly #audit: AuditLogRepository;
   readonly #index: ZoneIndex;
+  readonly #reads: CdnReads;
 
   constructor(options: ZoneServiceOptions) {
     this.#cdn = options.cdn;
     this.#audit = options.audit;
     this.#index = options.index;
+    this.#reads = options.reads;
   }
 
   /**
    * One page of `/cdn zones`, from the CDN itself: its order, its totals, its status filter, and
    * the state of the zones now, in one request of ten (the index may be minutes old). With `name`,
    * the zones whose name holds it (in Unicode or punycode), from the index: the CDN cannot filter
-   * by name.
+   * by name. A page from the CDN is counted as a read of `caller`'s before it is asked for.
    */
   async page(
-    workspaceId: string,
+    caller: Caller,
     params: { status?: string; name?: string; page: number },
   ): Promise<ZonePage> {
+    const { workspaceId } = caller;
     if (params.name !== undefined) {
       const { name, status } = params;
       const zones = (await this.#index.all(workspaceId)).filter(
@@ -62,6 +69,7 @@ export class ZoneService {
         pages: Math.max(1, Math.ceil(zones.length / ZONES_PER_PAGE)),
       };
     }
+    await this.#reads.take(caller);
     const client = await this.#cdn.clientFor(workspaceId);
     return client.listZones({
       page: params.page,

@@ -1,6 +1,7 @@
 // Repository: time slots for calls that must be spaced out across every replica (Slack's one post
-// per second per channel, a Web API method's rate tier). Taking a slot is one statement: the
-// key's next free time moves on by the gap, so racing replicas get different slots.
+// per second per channel, a Web API method's rate tier), and bounds on calls that are refused
+// rather than delayed (CDN reads). Taking a slot is one statement: the key's next free time moves
+// on by the gap, so racing replicas get different slots.
 import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { SqlDialect } from './db.js';
@@ -34,6 +35,37 @@ export class RateSlotRepository {
       .returning('next_at')
       .executeTakeFirstOrThrow();
     return Number(row.next_at) - gapMs;
+  }
+
+  /**
+   * Takes a slot of `key` now if one is free within `toleranceMs` (a generic cell rate algorithm:
+   * one call per `gapMs`, with bursts of `toleranceMs / gapMs + 1`); else takes nothing. Returns 0
+   * when taken, or how long until a slot would be free. One statement: racing replicas never both
+   * take the last slot.
+   */
+  async takeWithin(key: string, gapMs: number, toleranceMs: number): Promise<number> {
+    const now = this.clock.now();
+    const greatest = this.dialect === 'postgres' ? sql.raw('greatest') : sql.raw('max');
+    const taken = await this.db
+      .insertInto('rate_slots')
+      .values({ key, next_at: now + gapMs })
+      .onConflict((c) =>
+        c
+          .column('key')
+          .doUpdateSet({
+            next_at: sql<number>`${greatest}(${sql.ref('rate_slots.next_at')}, ${now}) + ${gapMs}`,
+          })
+          .where('rate_slots.next_at', '<=', now + toleranceMs),
+      )
+      .returning('next_at')
+      .executeTakeFirst();
+    if (taken) return 0;
+    const row = await this.db
+      .selectFrom('rate_slots')
+      .select('next_at')
+      .where('key', '=', key)
+      .executeTakeFirst();
+    return Math.max(1, Number(row?.next_at ?? now) - toleranceMs - now);
   }
 
   /** Forgets keys whose slots are long past; returns how many. */

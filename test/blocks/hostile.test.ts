@@ -192,6 +192,8 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   zone_not_found: { code: 'zone_not_found', query: H, suggestions: [H, H] },
   invalid_domain: { code: 'invalid_domain', domain: H, reason: 'has a space' },
   too_many_changes: { code: 'too_many_changes', limit: 10, retryInSeconds: 5 },
+  too_many_reads: { code: 'too_many_reads', scope: 'person', limit: 30, retryInSeconds: 2 },
+  text_too_long: { code: 'text_too_long', what: 'command', length: 400_000, max: 40_000 },
   purge_unknown: { code: 'purge_unknown' },
   nothing_to_retry: { code: 'nothing_to_retry' },
   no_urls_in_message: { code: 'no_urls_in_message' },

@@ -387,6 +387,8 @@ export async function startWorld(options: WorldOptions): Promise<World> {
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_BOT_TOKEN: slack.botToken,
     SLACK_API_URL: gate.apiUrl,
+    // The gate is in front of the Web API only: response URLs are the fake Slack's.
+    SLACK_RESPONSE_URL_BASE: slack.url,
     CDN_API_BASE_URL: sandbox.baseUrl,
     CDN_EDGE_CNAME_TARGET: EDGE,
     DATABASE_URL: databaseUrl,

@@ -1,7 +1,13 @@
 // requestContext, callerOf, ackedIn and tracked, driven directly with fakes of Bolt's arguments.
 import type { Context } from '@slack/bolt';
 import { describe, expect, it, vi } from 'vitest';
-import { ackedIn, callerOf, requestContext, tracked } from '../../src/listeners/context.js';
+import {
+  ackedIn,
+  callerOf,
+  isOutsider,
+  requestContext,
+  tracked,
+} from '../../src/listeners/context.js';
 import type { Caller } from '../../src/services/access.js';
 import { GroupMembersCache } from '../../src/slack/directory.js';
 import { InstantClock } from '../helpers/clock.js';
@@ -421,5 +427,28 @@ describe('ackedIn', () => {
     [true, true],
   ])('is %s → %s', (acked, expected) => {
     expect(ackedIn({ isEnterpriseInstall: false, acked })).toBe(expected);
+  });
+});
+
+describe('isOutsider', () => {
+  const context = {} as Context;
+  const click = (user: Record<string, string>, team: Record<string, string> = { id: 'T1' }) => ({
+    type: 'block_actions',
+    user: { id: 'U1', ...user },
+    team,
+  });
+
+  it('is someone whose own team is neither the workspace nor its Enterprise org', () => {
+    expect(isOutsider(click({ team_id: 'T2' }), context)).toBe(true);
+    expect(isOutsider(click({ team_id: 'T2' }), { teamId: 'T1' } as Context)).toBe(true);
+  });
+
+  it('is not the workspace’s own people, nor its org’s, nor a payload that names no team', () => {
+    expect(isOutsider(click({ team_id: 'T1' }), context)).toBe(false);
+    expect(isOutsider(click({ team_id: 'E1' }, { id: 'T1', enterprise_id: 'E1' }), context)).toBe(
+      false,
+    );
+    expect(isOutsider(click({}), context)).toBe(false);
+    expect(isOutsider({ user_id: 'U1', team_id: 'T1' }, context)).toBe(false);
   });
 });

@@ -122,10 +122,27 @@ describe('the fixtures', () => {
     ['an event', eventCallback({ type: 'app_home_opened', user: USER, tab: 'home' })],
   ])('%s is a payload the guard lets through', async (_name, body) => {
     const built = buildArguments({ body });
-    await payloadGuard(captureLogs().logger)(built.args);
+    await payloadGuard(captureLogs().logger, (url) => url.startsWith('https://hooks.slack.test/'))(
+      built.args,
+    );
     expect(built.next).toHaveBeenCalledOnce();
     expect(built.ack).not.toHaveBeenCalled();
   });
+
+  it.each([
+    ['a slash command', slashCommand()],
+    ['a message button', messageButton('zones_next')],
+  ])(
+    '%s naming a response_url that is not Slack’s is acknowledged and dropped',
+    async (_name, body) => {
+      const built = buildArguments({ body: { ...body, response_url: 'http://127.0.0.1:9/x' } });
+      await payloadGuard(captureLogs().logger, (url) =>
+        url.startsWith('https://hooks.slack.test/'),
+      )(built.args);
+      expect(built.next).not.toHaveBeenCalled();
+      expect(built.ack).toHaveBeenCalledOnce();
+    },
+  );
 });
 
 describe('errorPolicy', () => {

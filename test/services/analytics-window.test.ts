@@ -16,8 +16,10 @@ import {
   startSandbox,
 } from '../../src/dev/sandbox/server.js';
 import { syntheticTraffic } from '../../src/dev/sandbox/traffic.js';
+import { AccessService } from '../../src/services/access.js';
 import { AnalyticsService, RANGES, type RangeKey } from '../../src/services/analytics.js';
 import { CdnAccess } from '../../src/services/cdn-access.js';
+import { CdnReads } from '../../src/services/cdn-reads.js';
 import { DailyReportService } from '../../src/services/daily-report.js';
 import { ZoneIndex } from '../../src/services/zone-index.js';
 import { ZoneService } from '../../src/services/zones.js';
@@ -63,13 +65,18 @@ async function world(now: string, sandboxOptions: SandboxOptions = {}) {
     logger,
     limits: { maxPages: 10, operationTimeoutMs: 30_000 },
   });
-  const zones = new ZoneService({ cdn, audit: store.audit, index });
+  // Unbounded reads: these tests are about other things.
+  const reads = new CdnReads(store.rateSlots, new AccessService(store.workspaces), {
+    person: 0,
+    workspace: 0,
+  });
+  const zones = new ZoneService({ cdn, audit: store.audit, index, reads });
   const renderer = new RecordingRenderer();
   return {
     clock,
     sandbox,
     renderer,
-    analytics: new AnalyticsService(cdn, store, renderer, clock, zones),
+    analytics: new AnalyticsService(cdn, store, renderer, clock, zones, reads),
     reports: new DailyReportService(cdn, store, renderer),
   };
 }

@@ -7,6 +7,7 @@ import { createLogger } from '../../src/logger.js';
 import { AccessService, type Caller, type SlackUser } from '../../src/services/access.js';
 import { ApprovalService } from '../../src/services/approvals.js';
 import { CdnAccess } from '../../src/services/cdn-access.js';
+import { CdnReads } from '../../src/services/cdn-reads.js';
 import { ChannelService } from '../../src/services/channels.js';
 import { FloodControl } from '../../src/services/flood.js';
 import { type PurgeOutcome, PurgeService } from '../../src/services/purge.js';
@@ -55,8 +56,10 @@ export async function purgeSetup(backend: Backend, options: { changesPerMinute?:
     refreshMs: 300_000,
     concurrency: 4,
   });
-  const zones = new ZoneService({ cdn, audit: store.audit, index });
   const access = new AccessService(store.workspaces);
+  // Unbounded reads: these tests are about other things.
+  const reads = new CdnReads(store.rateSlots, access, { person: 0, workspace: 0 });
+  const zones = new ZoneService({ cdn, audit: store.audit, index, reads });
   const channels = new ChannelService({
     bindings: store.channelBindings,
     audit: store.audit,

@@ -7,7 +7,9 @@ import { CdnTransport } from '../../src/cdn/transport.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/dev/sandbox/server.js';
 import { AppError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
+import { AccessService } from '../../src/services/access.js';
 import { CdnAccess } from '../../src/services/cdn-access.js';
+import { CdnReads } from '../../src/services/cdn-reads.js';
 import { ZoneIndex } from '../../src/services/zone-index.js';
 import { ZoneService } from '../../src/services/zones.js';
 import type { Store } from '../../src/store/index.js';
@@ -55,7 +57,12 @@ async function setup(
     concurrency: 4,
     ...(options.owner ? { owner: options.owner } : {}),
   });
-  const zones = new ZoneService({ cdn, audit: store.audit, index });
+  // Unbounded reads: these tests are about other things.
+  const reads = new CdnReads(store.rateSlots, new AccessService(store.workspaces), {
+    person: 0,
+    workspace: 0,
+  });
+  const zones = new ZoneService({ cdn, audit: store.audit, index, reads });
   open.push(
     () => sandbox.close(),
     () => transport.close(),

@@ -65,7 +65,7 @@ const SUBCOMMANDS: Array<
     'ratelimit',
     (zone) => `ratelimit ${zone}`,
     async (h, args) =>
-      (await h.deps.ratelimit.state(h.workspaceId, parseRateLimitArgs(args)?.zone ?? '')).zone.id,
+      (await h.deps.ratelimit.state(callerOf(h), parseRateLimitArgs(args)?.zone ?? '')).zone.id,
   ],
   [
     'analytics',
@@ -122,7 +122,7 @@ const SUBCOMMANDS: Array<
     async (h, args) => {
       const parsed = parseZonesArgs(args);
       if (!parsed) throw new Error('not parsed');
-      const page = await h.deps.zones.page(h.workspaceId, parsed);
+      const page = await h.deps.zones.page(callerOf(h), parsed);
       expect(page.total).toBe(1);
       return page.zones[0]?.id ?? '';
     },
@@ -171,7 +171,7 @@ describe('a zone named in any form', () => {
       h.sandbox.state.create('xn--mnchen-3ya.example', 'free');
       await h.login();
       const picked = (await h.deps.zones.search(h.workspaceId, part)).map((z) => z.id);
-      const listed = (await h.deps.zones.page(h.workspaceId, { name: part, page: 1 })).zones.map(
+      const listed = (await h.deps.zones.page(callerOf(h), { name: part, page: 1 })).zones.map(
         (z) => z.id,
       );
       expect(picked.includes(zone.id)).toBe(found);

@@ -38,5 +38,36 @@ for (const { backend, skip } of BACKENDS) {
         Array.from({ length: 30 }, (_, i) => T0 + i * 1_000),
       );
     });
+
+    it('takes a slot within the tolerance, or nothing, and says how long until one is free', async () => {
+      const clock = new ManualClock(T0);
+      const { store } = await testStore(backend, { clock });
+      // 5 a minute, in a burst of 5: a slot every 12 s, 48 s of tolerance.
+      const take = () => store.rateSlots.takeWithin('reads', 12_000, 48_000);
+      for (let i = 0; i < 5; i++) expect(await take()).toBe(0);
+      expect(await take()).toBe(12_000);
+      expect(await take()).toBe(12_000);
+      clock.advance(5_000);
+      expect(await take()).toBe(7_000);
+      clock.advance(7_000);
+      expect(await take()).toBe(0);
+      expect(await take()).toBe(12_000);
+    });
+
+    it('lets exactly the bound through when replicas race for the last slots', async () => {
+      const database = await testDatabase(backend);
+      const clock = new ManualClock(T0);
+      const replicas = await Promise.all(
+        (backend === 'postgres' ? [1, 2, 3] : [1]).map(() =>
+          testStore(backend, { database, clock, poolSize: 5 }),
+        ),
+      );
+      const waits = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          replicas[i % replicas.length]?.store.rateSlots.takeWithin('reads', 12_000, 48_000),
+        ),
+      );
+      expect(waits.filter((wait) => wait === 0)).toHaveLength(5);
+    });
   });
 }

@@ -33,9 +33,18 @@ export class SlackPayloads {
     private readonly teamId: string,
   ) {}
 
+  /**
+   * Who acted: `user.team_id` is the person's own workspace, which for someone of another
+   * organization in a Slack Connect channel is theirs, not the app's ("Details for the user that
+   * initiated the interaction": https://docs.slack.dev/reference/interaction-payloads/block_actions-payload;
+   * slackapi/bolt-python#767: a shared channel's people of other workspaces reach the app with
+   * their own team). `team` stays the app's workspace here: Bolt then authorizes the request as
+   * the app's, the case where the bot must check the person itself.
+   */
   #who(user: string) {
+    const teamId = this.slack.users.get(user)?.teamId ?? this.teamId;
     return {
-      user: { id: user, team_id: this.teamId, username: user },
+      user: { id: user, team_id: teamId, username: user },
       team: { id: this.teamId, domain: 'fake' },
     };
   }

@@ -38,7 +38,7 @@ export function homeListZones(deps: AppDeps) {
   return async ({ ack, client, context }: ButtonArgs) => {
     await ack();
     const caller = callerOf(context);
-    const message = zonesMessage(await deps.zones.page(caller.workspaceId, { page: 1 }));
+    const message = zonesMessage(await deps.zones.page(caller, { page: 1 }));
     await client.chat
       .postMessage({ channel: caller.userId, ...message })
       .catch((error: unknown) => {

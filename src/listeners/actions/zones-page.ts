@@ -22,7 +22,7 @@ export function zonesPage(deps: AppDeps) {
   return async ({ ack, action, respond, context }: ButtonArgs) => {
     await ack();
     const target = parseValue(action.value);
-    const page = await deps.zones.page(callerOf(context).workspaceId, target);
+    const page = await deps.zones.page(callerOf(context), target);
     await respond({ replace_original: true, ...zonesMessage(page, target) });
   };
 }

@@ -17,18 +17,12 @@ export const analytics: SubcommandHandler = async (context) => {
     await respond(noticeMessage(md`${problem}${USAGE}`));
     return;
   }
-  const { zone, fromDefault } = await deps.channels.choose(
-    caller.workspaceId,
-    command.channel_id,
-    parsed.zone,
-    'analytics',
-  );
-  const report = await deps.analytics.forCaller(caller, { ...parsed, zone: zone.id });
-  const result = await postChart(
-    client,
-    command.channel_id,
-    fromDefault ? { ...report, fromDefault } : report,
-  );
+  const report = await deps.analytics.forCaller(caller, {
+    ...parsed,
+    zone: () =>
+      deps.channels.choose(caller.workspaceId, command.channel_id, parsed.zone, 'analytics'),
+  });
+  const result = await postChart(client, command.channel_id, report);
   if (!result.posted)
     await respond({ response_type: 'in_channel', ...noticeMessage(result.text, '') });
 };

@@ -70,12 +70,22 @@ export function replyTo(
   };
 }
 
-export function decodeOrigin(metadata: string | undefined): ModalOrigin {
+/**
+ * A modal's origin from its private_metadata. Its response_url is kept only if `isSlackResponseUrl`
+ * accepts it: metadata that names another address (a forged submission) is never posted to.
+ */
+export function decodeOrigin(
+  metadata: string | undefined,
+  isSlackResponseUrl: (url: string) => boolean,
+): ModalOrigin {
   try {
     const value = JSON.parse(metadata ?? '{}') as Record<string, unknown>;
+    const { responseUrl } = value;
     return {
       ...(typeof value.channelId === 'string' ? { channelId: value.channelId } : {}),
-      ...(typeof value.responseUrl === 'string' ? { responseUrl: value.responseUrl } : {}),
+      ...(typeof responseUrl === 'string' && isSlackResponseUrl(responseUrl)
+        ? { responseUrl }
+        : {}),
       ...(typeof value.zoneId === 'string' ? { zoneId: value.zoneId } : {}),
       ...(typeof value.heldId === 'string' ? { heldId: value.heldId } : {}),
     };

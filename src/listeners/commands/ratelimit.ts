@@ -15,9 +15,7 @@ export const ratelimit: SubcommandHandler = async ({ args, deps, caller, command
     return;
   }
   if (parsed.enabled === undefined) {
-    await respond(
-      rateLimitStateMessage(await deps.ratelimit.state(caller.workspaceId, parsed.zone)),
-    );
+    await respond(rateLimitStateMessage(await deps.ratelimit.state(caller, parsed.zone)));
     return;
   }
   const { enabled } = parsed;

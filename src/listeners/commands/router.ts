@@ -4,6 +4,8 @@ import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt'
 import { helpMessage } from '../../blocks/help.js';
 import { parseCommand, suggestSubcommand } from '../../commands/parse.js';
 import type { AppDeps } from '../../deps.js';
+import { AppError } from '../../errors.js';
+import { MAX_TEXT_LENGTH } from '../../text.js';
 import { callerOf } from '../context.js';
 import { findSubcommand, HELP_ENTRIES, isHelp, SUBCOMMAND_NAMES } from './registry.js';
 
@@ -16,6 +18,9 @@ export function routeCommand(deps: AppDeps) {
     context,
   }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
     await ack();
+    const { length } = command.text;
+    if (length > MAX_TEXT_LENGTH)
+      throw new AppError({ code: 'text_too_long', what: 'command', length, max: MAX_TEXT_LENGTH });
     const { name, args, tokens } = parseCommand(command.text);
     const subcommand = findSubcommand(name);
     if (!subcommand) {

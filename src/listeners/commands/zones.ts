@@ -36,5 +36,5 @@ export const zones: SubcommandHandler = async ({ args, deps, caller, respond }) 
     await respond(noticeMessage(USAGE));
     return;
   }
-  await respond(zonesMessage(await deps.zones.page(caller.workspaceId, parsed), parsed));
+  await respond(zonesMessage(await deps.zones.page(caller, parsed), parsed));
 };

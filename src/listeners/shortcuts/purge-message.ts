@@ -3,7 +3,7 @@ import type { AllMiddlewareArgs, MessageShortcut, SlackShortcutMiddlewareArgs } 
 import { purgeFormModal } from '../../blocks/purge.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import { httpUrlsIn } from '../../text.js';
+import { httpUrlsIn, MAX_TEXT_LENGTH } from '../../text.js';
 import { encodeOrigin } from '../commands/context.js';
 import { callerOf } from '../context.js';
 
@@ -17,7 +17,15 @@ export function purgeMessageShortcut(deps: AppDeps) {
     await ack();
     const caller = callerOf(context);
     // The message's text is Slack-formatted: its links are `<https://…>` or `<https://…|label>`.
-    const urls = httpUrlsIn(`${shortcut.message.text ?? ''}`);
+    const text = `${shortcut.message.text ?? ''}`;
+    if (text.length > MAX_TEXT_LENGTH)
+      throw new AppError({
+        code: 'text_too_long',
+        what: 'message',
+        length: text.length,
+        max: MAX_TEXT_LENGTH,
+      });
+    const urls = httpUrlsIn(text);
     if (urls.length === 0) throw new AppError({ code: 'no_urls_in_message' });
     const zone = await deps.purges.commonZone(caller, shortcut.channel.id, urls);
     await client.views.open({

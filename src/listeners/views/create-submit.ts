@@ -33,7 +33,7 @@ export function createSubmit(deps: AppDeps) {
     }
     await ack();
 
-    const origin = decodeOrigin(view.private_metadata);
+    const origin = decodeOrigin(view.private_metadata, deps.isSlackResponseUrl);
     const created = await deps.zones
       .create(caller.workspaceId, { domain: ascii, plan, actorId: caller.userId })
       .then(

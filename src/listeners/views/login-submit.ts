@@ -109,7 +109,7 @@ export function loginSubmit(deps: AppDeps) {
       }),
     );
     const confirm = async (zoneCount: number) => {
-      const origin = decodeOrigin(view.private_metadata);
+      const origin = decodeOrigin(view.private_metadata, deps.isSlackResponseUrl);
       if (!origin.responseUrl) return;
       await postToResponseUrl(origin.responseUrl, loginConfirmation(zoneCount)).catch(
         (error: unknown) => deps.logger.warn({ err: error }, 'login confirmation not posted'),

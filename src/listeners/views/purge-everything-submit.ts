@@ -16,7 +16,7 @@ export function purgeEverythingSubmit(deps: AppDeps) {
     const values = view.state.values;
     const typed = zoneKey(values[PURGE_IDS.confirmBlock]?.[PURGE_IDS.confirmInput]?.value ?? '');
     const reason = (values[PURGE_IDS.reasonBlock]?.[PURGE_IDS.reasonInput]?.value ?? '').trim();
-    const origin = decodeOrigin(view.private_metadata);
+    const origin = decodeOrigin(view.private_metadata, deps.isSlackResponseUrl);
     const inline = (block: string, message: string) =>
       ack({ response_action: 'errors', errors: { [block]: message } });
 

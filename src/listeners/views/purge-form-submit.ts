@@ -26,7 +26,7 @@ export function purgeFormSubmit(deps: AppDeps) {
       ack({ response_action: 'errors', errors: { [block]: truncate(message, 2000) } });
 
     if (!zoneId) return inline(PURGE_IDS.zoneBlock, 'Pick a zone.');
-    const origin = decodeOrigin(view.private_metadata);
+    const origin = decodeOrigin(view.private_metadata, deps.isSlackResponseUrl);
     let zone: Zone;
     try {
       // Checked again on submit: access or the purge channels may have changed while it was open.

@@ -8,7 +8,7 @@ import { callerOf, type SubmitArgs } from '../context.js';
 export function purgeHoldSubmit(deps: AppDeps) {
   return async ({ ack, view, context }: SubmitArgs) => {
     const caller = callerOf(context);
-    const origin = decodeOrigin(view.private_metadata);
+    const origin = decodeOrigin(view.private_metadata, deps.isSlackResponseUrl);
     if (!origin.heldId) throw new AppError({ code: 'purge_hold_unknown' });
     await deps.purgeHolds.confirm(
       caller,

@@ -120,7 +120,15 @@ async function gatedHarness(options: { resolve?: Resolver } = {}) {
     slackGate.target = this.url;
     return this;
   });
-  const h = await startHarness({ env: { SLACK_API_URL: apiUrl }, ...options });
+  const env = {
+    SLACK_API_URL: apiUrl,
+    // Response URLs stay the fake Slack's (the gate is in front of the Web API only): read when
+    // the harness loads its config, once the fake Slack listens.
+    get SLACK_RESPONSE_URL_BASE() {
+      return slackGate.target;
+    },
+  };
+  const h = await startHarness({ env, ...options });
   return { h, slackGate };
 }
 
