@@ -230,6 +230,7 @@ export function buildDeps(
     access,
     zones,
     ratelimit,
+    runner,
     followUps: watchPoster,
     clock,
     settings: options.config.watch,

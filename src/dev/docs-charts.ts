@@ -67,7 +67,6 @@ function hitRateAlert(): ChartInput {
     resolvedAt: null,
     detail: { value: 0.41, bound: 0.8 },
     messageTs: null,
-    ratelimitBy: null,
   };
   return alertChart(alert, {
     since,

@@ -2,7 +2,9 @@
 // lease alive with a heartbeat while a handler runs, retries failures with backoff, and on a
 // graceful stop asks handlers to pause at a step boundary and puts their jobs back in the queue.
 // Handlers make their steps idempotent; the runner only guarantees that one process at a time
-// holds a job, and that a crashed holder's job is taken over once its lease expires.
+// holds a job, and that a crashed holder's job is taken over once its lease expires. `runKeyed`
+// gives work a request runs at once (a button's change) the same claim, under the work's key.
+// The whole mechanism, feature by feature: docs/architecture.md, "Exactly once".
 // Times written to the store come from the injected clock; the cadence of polling and heartbeats
 // is the process's own timers (a test clock standing still must not stop the runner).
 import { randomBytes } from 'node:crypto';
@@ -112,6 +114,46 @@ export class JobRunner {
     const result = await this.#options.jobs.enqueue(input);
     this.lookNow();
     return result;
+  }
+
+  /**
+   * Runs `work` now, in this process, as the job stored under `input.key`, for work a person waits
+   * for (a button's change): claimed with a lease (`JobRepository.hold`) that the heartbeat keeps
+   * while it runs, then finished. If `work` throws, the job is released and the next caller takes
+   * it; if this process dies, the next caller takes it once the lease has expired. `ran` false,
+   * with the job, when another process holds it or it is done. Its kind has no handler: the
+   * runner's loop never takes it; `stop` waits for it as for any running job.
+   */
+  async runKeyed<T>(
+    input: NewJob & { key: string },
+    work: () => Promise<T>,
+  ): Promise<{ ran: true; result: T } | { ran: false; job: Job }> {
+    const { jobs, clock } = this.#options;
+    const { held, job } = await jobs.hold(input, this.owner, this.leaseMs);
+    if (!held) return { ran: false, job };
+    const lost = new AbortController();
+    const heartbeat = new AbortController();
+    void this.#heartbeat(job, lost, heartbeat.signal);
+    let ended = () => {};
+    const done = new Promise<void>((resolve) => {
+      ended = resolve;
+    });
+    this.#running.set(job.id, { job, stopping: new AbortController(), lost, done });
+    try {
+      const result = await work();
+      if (!(await jobs.finish(job.id, this.owner, { state: 'succeeded' })))
+        throw new LeaseLostError(`job ${job.id} is held by another process now`);
+      return { ran: true, result };
+    } catch (error) {
+      await jobs
+        .release(job.id, this.owner, clock.now(), { error: (error as Error).name })
+        .catch(() => undefined);
+      throw error;
+    } finally {
+      heartbeat.abort();
+      this.#running.delete(job.id);
+      ended();
+    }
   }
 
   /**

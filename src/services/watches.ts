@@ -4,6 +4,7 @@
 import type { Clock } from '../clock.js';
 import type { WatchSettings } from '../config.js';
 import { AppError } from '../errors.js';
+import type { JobRunner } from '../jobs/runner.js';
 import type { AuditLogRepository } from '../store/audit-log.js';
 import type { CredentialRepository } from '../store/credentials.js';
 import type { WatchAlert, WatchAlertRepository } from '../store/watch-alerts.js';
@@ -16,11 +17,10 @@ import { parseThreshold } from './watch-rules.js';
 import type { ZoneService } from './zones.js';
 
 export const SNOOZE_MS = 3_600_000;
-/**
- * A rate-limit claim not done after this long was left by a process that died mid-call (the CDN
- * call is bounded well below it): the button may be used again.
- */
-const RATELIMIT_CLAIM_STALE_MS = 120_000;
+/** Turning rate limiting on from an alert: a job keyed by the alert, run by the click. */
+export const ALERT_RATELIMIT_JOB = 'alert_ratelimit';
+
+export const alertRateLimitKey = (alertId: string) => `alert-ratelimit:${alertId}`;
 
 /** Says what was done to an alert, in its thread; implemented over Slack in src/slack. */
 export interface AlertFollowUps {
@@ -53,6 +53,7 @@ export class WatchService {
       access: AccessService;
       zones: ZoneService;
       ratelimit: RateLimitService;
+      runner: JobRunner;
       followUps: AlertFollowUps;
       clock: Clock;
       settings: WatchSettings;
@@ -182,7 +183,9 @@ export class WatchService {
 
   /**
    * 'Turn rate limiting on', through the rate-limit service (operators, flood limit, audit). Once
-   * per alert: a second click (a double click, a colleague) changes nothing and says who did it.
+   * per alert: the change is a job keyed by the alert, run by the first click (`runKeyed`); a
+   * second click (a double click, a colleague) changes nothing and says who did it. A change that
+   * failed may be tried again at once; one whose process died, once its lease has expired.
    */
   async rateLimit(
     caller: Caller,
@@ -190,16 +193,21 @@ export class WatchService {
   ): Promise<{ alert: WatchAlert; already?: { by: string; done: boolean } }> {
     const alert = await this.#alert(caller, alertId);
     await this.deps.access.requireOperator(caller, 'ratelimit');
-    const staleBefore = this.deps.clock.now() - RATELIMIT_CLAIM_STALE_MS;
-    const claim = await this.deps.watchAlerts.claimRateLimit(alert.id, caller.userId, staleBefore);
-    if (!claim.claimed) return { alert, already: { by: claim.by, done: claim.done } };
-    try {
-      await this.deps.ratelimit.set(caller, alert.zoneId, true);
-    } catch (error) {
-      await this.deps.watchAlerts.releaseRateLimit(alert.id, caller.userId);
-      throw error;
+    const run = await this.deps.runner.runKeyed(
+      {
+        workspaceId: caller.workspaceId,
+        kind: ALERT_RATELIMIT_JOB,
+        key: alertRateLimitKey(alert.id),
+        payload: { alertId: alert.id },
+        // Who holds (or made) the change: what a later click is told.
+        checkpoint: { by: caller.userId },
+      },
+      () => this.deps.ratelimit.set(caller, alert.zoneId, true),
+    );
+    if (!run.ran) {
+      const by = String(run.job.checkpoint.by ?? caller.userId);
+      return { alert, already: { by, done: run.job.state === 'succeeded' } };
     }
-    await this.deps.watchAlerts.rateLimitDone(alert.id, caller.userId);
     await this.deps.followUps.rateLimited(alert, caller.userId);
     return { alert };
   }

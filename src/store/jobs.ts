@@ -171,6 +171,50 @@ export class JobRepository {
     return row && toJob(row);
   }
 
+  /**
+   * Claims the job stored under `input.key` for `owner` until now + `leaseMs`, storing it first if
+   * there is none: work a request does at once (not the runner), claimed as the runner claims.
+   * Taken when it is new, back in the queue (its holder failed and released it) or abandoned (its
+   * holder's lease expired); `held` false with the job as it stands otherwise (running elsewhere,
+   * or finished). A job taken again gets `input`'s payload and checkpoint: the new holder's.
+   */
+  async hold(
+    input: NewJob & { key: string },
+    owner: string,
+    leaseMs: number,
+  ): Promise<{ held: boolean; job: Job }> {
+    const now = this.clock.now();
+    const lease = {
+      state: 'running' as const,
+      lease_owner: owner,
+      lease_until: now + leaseMs,
+      updated_at: now,
+    };
+    const row = { ...newRow(input, now, this.newId()), ...lease, attempts: 1 };
+    const inserted = await this.db
+      .insertInto('jobs')
+      .values(row)
+      .onConflict((c) => c.column('key').doNothing())
+      .executeTakeFirst();
+    if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n) return { held: true, job: toJob(row) };
+    const taken = await this.db
+      .updateTable('jobs')
+      .set((eb) => ({
+        ...lease,
+        payload: row.payload,
+        checkpoint: row.checkpoint,
+        attempts: eb('attempts', '+', 1),
+      }))
+      .where('key', '=', input.key)
+      .where((eb) => dueOrAbandoned(eb, now))
+      .returningAll()
+      .executeTakeFirst();
+    if (taken) return { held: true, job: toJob(taken) };
+    const existing = await this.byKey(input.key);
+    // Deleted between the two looks (retention): stored anew.
+    return existing ? { held: false, job: existing } : this.hold(input, owner, leaseMs);
+  }
+
   /** Extends the lease; false when `owner` no longer holds the job (it expired and was taken). */
   async renew(id: string, owner: string, leaseMs: number): Promise<boolean> {
     const now = this.clock.now();

@@ -212,21 +212,6 @@ export class ScheduleRepository {
     });
   }
 
-  /**
-   * Claims the occurrence due at `dueAt` and moves the schedule on to `nextRunAt`. True for the
-   * one caller that won; false when another replica claimed it first or the schedule changed.
-   */
-  async claim(id: string, dueAt: number, nextRunAt: number): Promise<boolean> {
-    const result = await this.db
-      .updateTable('schedules')
-      .set({ next_run_at: nextRunAt, last_run_at: dueAt, updated_at: this.clock.now() })
-      .where('id', '=', id)
-      .where('status', '=', 'active')
-      .where('next_run_at', '=', dueAt)
-      .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
-  }
-
   /** Pauses an active schedule; false if it was not active. */
   async pause(id: string, reason: string): Promise<boolean> {
     return this.#move(id, 'active', 'paused', { paused_reason: reason });

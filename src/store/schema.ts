@@ -328,11 +328,5 @@ export interface WatchAlertsTable {
   /** JSON: what was seen and against what (value, bound, band, window). */
   detail: string;
   message_ts: string | null;
-  /** Who turned rate limiting on from the alert's button (once). */
-  ratelimit_by: string | null;
-  /** When they clicked (0009; null on older rows, which count as done). */
-  ratelimit_claimed_at: number | null;
-  /** When the CDN took the change; null while it is on its way, or after a crash mid-call. */
-  ratelimit_done_at: number | null;
   created_at: number;
 }

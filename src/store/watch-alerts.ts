@@ -1,5 +1,5 @@
-// Repository: the alerts watches posted (their message, their resolution) and the claim that turns
-// rate limiting on from one once; alerts that are over are pruned.
+// Repository: the alerts watches posted (their message, their resolution); alerts that are over
+// are pruned. Turning rate limiting on from one is a keyed job (WatchService.rateLimit).
 import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database, WatchAlertStatus, WatchAlertsTable } from './schema.js';
@@ -17,7 +17,6 @@ export interface WatchAlert {
   resolvedAt: number | null;
   detail: Record<string, unknown>;
   messageTs: string | null;
-  ratelimitBy: string | null;
 }
 
 export class WatchAlertRepository {
@@ -27,7 +26,7 @@ export class WatchAlertRepository {
   ) {}
 
   /** Stores the alert once (a resumed evaluation gives the same id). */
-  async createAlert(alert: Omit<WatchAlert, 'messageTs' | 'ratelimitBy'>): Promise<void> {
+  async createAlert(alert: Omit<WatchAlert, 'messageTs'>): Promise<void> {
     const row: Selectable<WatchAlertsTable> = {
       id: alert.id,
       workspace_id: alert.workspaceId,
@@ -41,9 +40,6 @@ export class WatchAlertRepository {
       resolved_at: alert.resolvedAt,
       detail: JSON.stringify(alert.detail),
       message_ts: null,
-      ratelimit_by: null,
-      ratelimit_claimed_at: null,
-      ratelimit_done_at: null,
       created_at: this.clock.now(),
     };
     await this.db
@@ -76,83 +72,6 @@ export class WatchAlertRepository {
       .updateTable('watch_alerts')
       .set({ message_ts: ts })
       .where('id', '=', id)
-      .execute();
-  }
-
-  /**
-   * The first person to ask turns rate limiting on from this alert: `claimed` for them only. A
-   * claim that never got done (the process died mid-call) may be taken again once it was taken
-   * before `staleBefore`; otherwise the answer says who has it, and whether the change was made.
-   */
-  async claimRateLimit(
-    id: string,
-    userId: string,
-    staleBefore: number,
-  ): Promise<{ claimed: true } | { claimed: false; by: string; done: boolean }> {
-    const first = await this.#claimRateLimit(id, userId, staleBefore);
-    if (first !== 'released') return first;
-    // Released between its two looks (the holder's change failed): it is free, so once more.
-    const second = await this.#claimRateLimit(id, userId, staleBefore);
-    return second === 'released' ? { claimed: false, by: userId, done: false } : second;
-  }
-
-  async #claimRateLimit(
-    id: string,
-    userId: string,
-    staleBefore: number,
-  ): Promise<{ claimed: true } | { claimed: false; by: string; done: boolean } | 'released'> {
-    const result = await this.db
-      .updateTable('watch_alerts')
-      .set({
-        ratelimit_by: userId,
-        ratelimit_claimed_at: this.clock.now(),
-        ratelimit_done_at: null,
-      })
-      .where('id', '=', id)
-      .where((eb) =>
-        eb.or([
-          eb('ratelimit_by', 'is', null),
-          eb.and([
-            eb('ratelimit_done_at', 'is', null),
-            eb('ratelimit_claimed_at', 'is not', null),
-            eb('ratelimit_claimed_at', '<', staleBefore),
-          ]),
-        ]),
-      )
-      .executeTakeFirst();
-    if (result.numUpdatedRows > 0n) return { claimed: true };
-    const row = await this.db
-      .selectFrom('watch_alerts')
-      .select(['ratelimit_by', 'ratelimit_claimed_at', 'ratelimit_done_at'])
-      .where('id', '=', id)
-      .executeTakeFirst();
-    if (row && row.ratelimit_by === null) return 'released';
-    return {
-      claimed: false,
-      by: row?.ratelimit_by ?? userId,
-      // A claim from before 0009 has no times: it was made.
-      done: row?.ratelimit_done_at != null || row?.ratelimit_claimed_at == null,
-    };
-  }
-
-  /** The CDN took the change the claim was for. */
-  async rateLimitDone(id: string, userId: string): Promise<void> {
-    await this.db
-      .updateTable('watch_alerts')
-      .set({ ratelimit_done_at: this.clock.now() })
-      .where('id', '=', id)
-      .where('ratelimit_by', '=', userId)
-      .execute();
-  }
-
-  /** The change failed: the button may be tried again. */
-  async releaseRateLimit(id: string, userId: string): Promise<void> {
-    await this.db
-      .updateTable('watch_alerts')
-      .set({ ratelimit_by: null, ratelimit_claimed_at: null })
-      .where('id', '=', id)
-      .where('ratelimit_by', '=', userId)
-      .where('ratelimit_done_at', 'is', null)
       .execute();
   }
 
@@ -215,6 +134,5 @@ function toAlert(row: Selectable<WatchAlertsTable>): WatchAlert {
     resolvedAt: row.resolved_at === null ? null : Number(row.resolved_at),
     detail: JSON.parse(row.detail) as Record<string, unknown>,
     messageTs: row.message_ts,
-    ratelimitBy: row.ratelimit_by,
   };
 }

@@ -262,7 +262,6 @@ const alert = (rule: string): WatchAlert => ({
   resolvedAt: null,
   detail: { value: 1, bound: 2, median: 3 },
   messageTs: '1.2',
-  ratelimitBy: null,
 });
 
 /** One or more calls per builder, named after it; a new builder without a case fails below. */

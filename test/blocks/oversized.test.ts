@@ -138,7 +138,6 @@ const alert: WatchAlert = {
   resolvedAt: null,
   detail: { value: 1, bound: 2 },
   messageTs: '1.2',
-  ratelimitBy: null,
 };
 const failures = many(1_000, (i) => `https://${LONG}/${i}?a=1&b=2`);
 const run = (i: number): PurgeRun => ({

@@ -74,9 +74,6 @@ async function alert(store: Store, id: string, resolvedAt: number) {
       resolved_at: resolvedAt,
       detail: '{}',
       message_ts: null,
-      ratelimit_by: null,
-      ratelimit_claimed_at: null,
-      ratelimit_done_at: null,
       created_at: resolvedAt,
     })
     .execute();

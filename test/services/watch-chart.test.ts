@@ -25,7 +25,6 @@ const alertOf = (rule: string, detail: Record<string, unknown>): WatchAlert => (
   resolvedAt: null,
   detail,
   messageTs: null,
-  ratelimitBy: null,
 });
 
 /** Minutes from `from` to `until`, 1,000 requests each, 10,000 from 10:00 on. */

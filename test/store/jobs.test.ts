@@ -6,6 +6,7 @@ import { BACKENDS, testDatabase, testStore } from '../helpers/store.js';
 
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 const LEASE = 10_000;
+const DAY = 86_400_000;
 
 const newJob: NewJob = { workspaceId: 'T1', kind: 'purge', payload: { zone: 'zone_1' } };
 
@@ -188,6 +189,58 @@ for (const { backend, skip } of BACKENDS) {
       clock.advance(1);
       expect((await jobs.claim('w', LEASE, ['purge']))?.id).toBe(later.id);
       expect(await jobs.get(later.id)).toMatchObject({ state: 'running', attempts: 1 });
+    });
+
+    it('holds a keyed job once, and again only once released or its lease expired', async () => {
+      // An alert's "Turn rate limiting on" (WatchService.rateLimit): who holds it is its checkpoint.
+      const { jobs, clock } = await fixture();
+      const claim = (alertId: string, userId: string) =>
+        jobs.hold(
+          {
+            workspaceId: 'T1',
+            kind: 'alert_ratelimit',
+            key: `alert-ratelimit:${alertId}`,
+            payload: { alertId },
+            checkpoint: { by: userId },
+          },
+          `owner-${userId}`,
+          120_000,
+        );
+      const seen = (held: { held: boolean; job: { checkpoint: unknown; state: string } }) =>
+        held.held
+          ? { claimed: true }
+          : { claimed: false, by: held.job.checkpoint, done: held.job.state === 'succeeded' };
+
+      const first = await claim('a1', 'U1');
+      expect(seen(first)).toEqual({ claimed: true });
+      expect(first.job).toMatchObject({ state: 'running', leaseOwner: 'owner-U1', attempts: 1 });
+      expect(seen(await claim('a1', 'U2'))).toEqual({
+        claimed: false,
+        by: { by: 'U1' },
+        done: false,
+      });
+      // U1's process died mid-call: once its lease expired, the claim is U2's to take.
+      clock.advance(120_001);
+      const second = await claim('a1', 'U2');
+      expect(seen(second)).toEqual({ claimed: true });
+      expect(second.job).toMatchObject({ leaseOwner: 'owner-U2', attempts: 2 });
+      expect(await jobs.finish(second.job.id, 'owner-U2', { state: 'succeeded' })).toBe(true);
+      // Done: never again, however late; a release of a done claim changes nothing.
+      clock.advance(DAY);
+      expect(await jobs.release(second.job.id, 'owner-U2', clock.now())).toBe(false);
+      expect(seen(await claim('a1', 'U3'))).toEqual({
+        claimed: false,
+        by: { by: 'U2' },
+        done: true,
+      });
+
+      // A failed change releases the claim at once.
+      const other = await claim('a2', 'U1');
+      expect(seen(other)).toEqual({ claimed: true });
+      await jobs.release(other.job.id, 'owner-U1', clock.now(), { error: 'CdnError' });
+      expect(seen(await claim('a2', 'U2'))).toEqual({ claimed: true });
+      // The runner never takes such a job: its kind has no handler.
+      expect(await jobs.claim('runner', LEASE, ['purge'])).toBeUndefined();
     });
 
     it('lets only the holder renew, checkpoint, release or finish', async () => {

@@ -43,6 +43,7 @@ for (const { backend, skip } of BACKENDS) {
         '0011_watch_paused',
         '0012_retention_audit_by_time',
         '0013_reports_unique',
+        '0014_once_alert_ratelimit_jobs',
       ]);
       const again = await openStore({ database, keyring: new Keyring([testKey('k1', 1)]) });
       await again.close();
@@ -146,6 +147,97 @@ for (const { backend, skip } of BACKENDS) {
           .insertInto('schedules')
           .values(report('stopped-again', 9, { status: 'stopped' }))
           .execute();
+      } finally {
+        await db.destroy();
+      }
+    });
+
+    it('0014 turns the rate-limit claims stored on alerts into jobs under their keys', async () => {
+      const database = await testDatabase(backend);
+      const { db, dialect } = openDatabase(database);
+      try {
+        await migrate(db, dialect, { upTo: '0013_reports_unique' });
+        const raw = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+        const alert = (id: string, claim: Record<string, unknown>) => ({
+          id,
+          workspace_id: 'T1',
+          watch_id: 'w1',
+          zone_id: 'z1',
+          zone_name: 'example.com',
+          channel_id: 'C1',
+          rule: 'spike',
+          status: 'firing',
+          started_at: 1,
+          resolved_at: null,
+          detail: '{}',
+          message_ts: null,
+          ratelimit_by: null,
+          ratelimit_claimed_at: null,
+          ratelimit_done_at: null,
+          created_at: 1_000,
+          ...claim,
+        });
+        await raw
+          .insertInto('watch_alerts')
+          .values([
+            alert('done', {
+              ratelimit_by: 'U1',
+              ratelimit_claimed_at: 2_000,
+              ratelimit_done_at: 2_500,
+            }),
+            // Claimed before 0009 recorded times: it was made.
+            alert('old', { ratelimit_by: 'U2' }),
+            // Claimed, the change on its way (or its process dead): taken for two minutes.
+            alert('undone', { ratelimit_by: 'U3', ratelimit_claimed_at: 3_000 }),
+            alert('free', {}),
+          ])
+          .execute();
+        expect(await migrate(db, dialect)).toEqual(['0014_once_alert_ratelimit_jobs']);
+        const jobs = await db
+          .selectFrom('jobs')
+          .select(['key', 'kind', 'state', 'payload', 'checkpoint', 'lease_until', 'finished_at'])
+          .orderBy('key')
+          .execute();
+        expect(
+          jobs.map((j) => ({
+            ...j,
+            lease_until: j.lease_until && Number(j.lease_until),
+            finished_at: j.finished_at && Number(j.finished_at),
+          })),
+        ).toEqual([
+          {
+            key: 'alert-ratelimit:done',
+            kind: 'alert_ratelimit',
+            state: 'succeeded',
+            payload: '{"alertId":"done"}',
+            checkpoint: '{"by":"U1"}',
+            lease_until: null,
+            finished_at: 2_500,
+          },
+          {
+            key: 'alert-ratelimit:old',
+            kind: 'alert_ratelimit',
+            state: 'succeeded',
+            payload: '{"alertId":"old"}',
+            checkpoint: '{"by":"U2"}',
+            lease_until: null,
+            finished_at: 1_000,
+          },
+          {
+            key: 'alert-ratelimit:undone',
+            kind: 'alert_ratelimit',
+            state: 'running',
+            payload: '{"alertId":"undone"}',
+            checkpoint: '{"by":"U3"}',
+            lease_until: 123_000,
+            finished_at: null,
+          },
+        ]);
+        const columns = await db.introspection.getTables();
+        const alerts = columns.find((t) => t.name === 'watch_alerts');
+        expect(alerts?.columns.map((c) => c.name).filter((n) => n.startsWith('ratelimit'))).toEqual(
+          [],
+        );
       } finally {
         await db.destroy();
       }

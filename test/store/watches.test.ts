@@ -1,6 +1,6 @@
 // The watch repository's edges: an unwatch racing a watch of the same zone from another channel
-// never leaves a watch unscheduled; the rate-limit claim of an alert is taken once, and again only
-// when a crash left it undone; alerts that are over are pruned, and go with their workspace.
+// never leaves a watch unscheduled; alerts that are over are pruned, and go with their workspace.
+// (An alert's rate-limit claim is a keyed job now: test/store/jobs.test.ts, `hold`.)
 
 import { type Kysely, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
@@ -33,7 +33,7 @@ function alertOf(
   id: string,
   status: WatchAlert['status'],
   resolvedAt = T0 + 60_000,
-): Omit<WatchAlert, 'messageTs' | 'ratelimitBy'> {
+): Omit<WatchAlert, 'messageTs'> {
   return {
     id,
     workspaceId: 'T1',
@@ -176,47 +176,6 @@ for (const { backend, skip } of BACKENDS) {
         ZONE,
       );
       expect(await store.watches.zone('T1', 'z1')).toMatchObject({ nextRunAt: ZONE.firstRunAt });
-    });
-
-    it('gives the rate-limit claim once, and again only after a claim left undone went stale', async () => {
-      const clock = new ManualClock(T0);
-      const { store } = await testStore(backend, { clock });
-      const { watch } = await watchIn(store, 'C1');
-      await store.watchAlerts.createAlert(alertOf(watch.id, 'a1', 'firing'));
-      await store.watchAlerts.createAlert(alertOf(watch.id, 'a2', 'firing'));
-      const stale = () => clock.now() - 120_000;
-
-      expect(await store.watchAlerts.claimRateLimit('a1', 'U1', stale())).toEqual({
-        claimed: true,
-      });
-      expect(await store.watchAlerts.claimRateLimit('a1', 'U2', stale())).toEqual({
-        claimed: false,
-        by: 'U1',
-        done: false,
-      });
-      // U1's process died mid-call: after two minutes the claim is U2's to take.
-      clock.advance(120_001);
-      expect(await store.watchAlerts.claimRateLimit('a1', 'U2', stale())).toEqual({
-        claimed: true,
-      });
-      await store.watchAlerts.rateLimitDone('a1', 'U2');
-      // Done: never again, however late; a failed release of a done claim changes nothing.
-      clock.advance(DAY);
-      await store.watchAlerts.releaseRateLimit('a1', 'U2');
-      expect(await store.watchAlerts.claimRateLimit('a1', 'U3', stale())).toEqual({
-        claimed: false,
-        by: 'U2',
-        done: true,
-      });
-
-      // A failed change releases the claim at once.
-      expect(await store.watchAlerts.claimRateLimit('a2', 'U1', stale())).toEqual({
-        claimed: true,
-      });
-      await store.watchAlerts.releaseRateLimit('a2', 'U1');
-      expect(await store.watchAlerts.claimRateLimit('a2', 'U2', stale())).toEqual({
-        claimed: true,
-      });
     });
 
     it('prunes alerts resolved, or of a watch gone, before the time given; and all with the workspace', async () => {
