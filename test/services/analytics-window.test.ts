@@ -16,13 +16,9 @@ import {
   startSandbox,
 } from '../../src/dev/sandbox/server.js';
 import { syntheticTraffic } from '../../src/dev/sandbox/traffic.js';
-import { AccessService } from '../../src/services/access.js';
 import { AnalyticsService, RANGES, type RangeKey } from '../../src/services/analytics.js';
-import { CdnAccess } from '../../src/services/cdn-access.js';
-import { CdnReads } from '../../src/services/cdn-reads.js';
+import { cdnServices } from '../../src/services/compose.js';
 import { DailyReportService } from '../../src/services/daily-report.js';
-import { ZoneIndex } from '../../src/services/zone-index.js';
-import { ZoneService } from '../../src/services/zones.js';
 import type { Schedule } from '../../src/store/schedules.js';
 import { ManualClock } from '../helpers/clock.js';
 import { captureLogs } from '../helpers/logs.js';
@@ -57,20 +53,16 @@ async function world(now: string, sandboxOptions: SandboxOptions = {}) {
   const { store } = await testStore('sqlite', { clock });
   await store.credentials.set(WORKSPACE, SANDBOX_DEMO_KEY, { userId: 'U1', validated: true });
   const logger = captureLogs('warn').logger;
-  const cdn = new CdnAccess({ store, transport, defaultBaseUrl: sandbox.baseUrl, clock, logger });
-  const index = new ZoneIndex({
+  const { cdn, reads, zones } = cdnServices({
     store,
-    cdn,
+    transport,
+    defaultBaseUrl: sandbox.baseUrl,
     clock,
     logger,
-    limits: { maxPages: 10, operationTimeoutMs: 30_000 },
+    zoneIndex: { limits: { maxPages: 10, operationTimeoutMs: 30_000 } },
+    // Unbounded reads: these tests are about other things.
+    readsPerMinute: { person: 0, workspace: 0 },
   });
-  // Unbounded reads: these tests are about other things.
-  const reads = new CdnReads(store.rateSlots, new AccessService(store.workspaces), {
-    person: 0,
-    workspace: 0,
-  });
-  const zones = new ZoneService({ cdn, audit: store.audit, index, reads });
   const renderer = new RecordingRenderer();
   return {
     clock,
