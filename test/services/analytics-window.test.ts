@@ -73,6 +73,8 @@ async function world(now: string, sandboxOptions: SandboxOptions = {}) {
   };
 }
 
+type World = Awaited<ReturnType<typeof world>>;
+
 function zoneOf(sandbox: Sandbox, name: string): Zone {
   const zone = sandbox.state.byName(name);
   if (!zone) throw new Error(`no zone ${name}`);
@@ -99,6 +101,11 @@ function truth(sandbox: Sandbox, name: string, since: number, until: number, now
     bandwidth: sum('bandwidth'),
     hitRate: sum('hits') / sum('requests'),
   };
+}
+
+/** What example.com served from `since` to `until` (ISO times), up to the world's now. */
+function served(w: World, since: string, until: string) {
+  return truth(w.sandbox, 'example.com', Date.parse(since), Date.parse(until), w.clock.now());
 }
 
 /** Every request the sandbox got starts on a boundary of its granularity: no bucket is cut. */
@@ -194,20 +201,8 @@ describe('a daily report counts exactly its day', () => {
     const at = Date.parse('2026-11-22T03:30:00Z');
     const w = await world('2026-11-22T03:30:05Z');
     const report = await w.reports.build(schedule(w.sandbox, 'Asia/Kolkata'), at);
-    const day = truth(
-      w.sandbox,
-      'example.com',
-      Date.parse('2026-11-20T18:30:00Z'),
-      Date.parse('2026-11-21T18:30:00Z'),
-      w.clock.now(),
-    );
-    const before = truth(
-      w.sandbox,
-      'example.com',
-      Date.parse('2026-11-19T18:30:00Z'),
-      Date.parse('2026-11-20T18:30:00Z'),
-      w.clock.now(),
-    );
+    const day = served(w, '2026-11-20T18:30:00Z', '2026-11-21T18:30:00Z');
+    const before = served(w, '2026-11-19T18:30:00Z', '2026-11-20T18:30:00Z');
     expect([report.yesterday.requests, report.yesterday.bandwidth]).toEqual([
       day.requests,
       day.bandwidth,
@@ -224,13 +219,7 @@ describe('a daily report counts exactly its day', () => {
     const at = Date.parse('2026-11-22T09:00:00Z');
     const w = await world('2026-11-22T09:00:05Z', { analyticsUntil: 'inclusive' });
     const report = await w.reports.build(schedule(w.sandbox, 'UTC'), at);
-    const day = truth(
-      w.sandbox,
-      'example.com',
-      Date.parse('2026-11-21T00:00:00Z'),
-      Date.parse('2026-11-22T00:00:00Z'),
-      w.clock.now(),
-    );
+    const day = served(w, '2026-11-21T00:00:00Z', '2026-11-22T00:00:00Z');
     expect([report.yesterday.requests, report.yesterday.bandwidth]).toEqual([
       day.requests,
       day.bandwidth,
