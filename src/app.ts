@@ -24,18 +24,15 @@ import { defined } from './objects.js';
 import { BotMetrics } from './observability/metrics.js';
 import { metricsRoute } from './observability/server.js';
 import { requestMetrics, tapStore, tapTransport, tapWebApiOptions } from './observability/taps.js';
-import { AccessService } from './services/access.js';
 import { ActivityService } from './services/activity.js';
 import { AnalyticsService } from './services/analytics.js';
-import { ApprovalService, PURGE_EVERYTHING_JOB } from './services/approvals.js';
-import { CdnAccess } from './services/cdn-access.js';
-import { CdnReads } from './services/cdn-reads.js';
-import { ChannelService } from './services/channels.js';
+import { PURGE_EVERYTHING_JOB } from './services/approvals.js';
+import { cdnServices, purgeServices } from './services/compose.js';
 import { CredentialService } from './services/credentials.js';
 import { DailyReportService } from './services/daily-report.js';
 import { FloodControl } from './services/flood.js';
-import { PURGE_JOB, PurgeService } from './services/purge.js';
-import { PURGE_HOLD_JOB, PurgeHoldService } from './services/purge-holds.js';
+import { PURGE_JOB } from './services/purge.js';
+import { PURGE_HOLD_JOB } from './services/purge-holds.js';
 import { RATELIMIT_FOLLOW_UP_JOB, RateLimitService } from './services/ratelimit.js';
 import { ReplayGuard } from './services/replays.js';
 import { REPORT_JOB, ReportDelivery } from './services/report-delivery.js';
@@ -49,8 +46,6 @@ import {
 import { WATCH_POST_JOB } from './services/watch-posting.js';
 import { WatchService } from './services/watches.js';
 import { WorkspaceConfigService } from './services/workspace-config.js';
-import { ZoneIndex } from './services/zone-index.js';
-import { ZoneService } from './services/zones.js';
 import { SlackApprovalNotifier } from './slack/approval-notifier.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { GroupMembersCache } from './slack/directory.js';
@@ -121,33 +116,19 @@ export function buildDeps(
     allowlist: options.config.cdn.baseUrlAllowlist,
     ...(options.resolve ? { resolve: options.resolve } : {}),
   });
-  const cdn = new CdnAccess({
+  const services = cdnServices({
     store,
     transport: options.transport,
     defaultBaseUrl: options.cdnBaseUrl,
     egress,
     clock,
     logger,
+    zoneIndex: { limits: options.transport.limits, ...options.config.zoneIndex },
+    // Reads of the CDN for people, bounded per person and per workspace (slots in the store).
+    readsPerMinute: options.config.cdnReadsPerMinute,
   });
-  const access = new AccessService(store.workspaces);
-  const zoneIndex = new ZoneIndex({
-    store,
-    cdn,
-    clock,
-    logger,
-    limits: options.transport.limits,
-    ...options.config.zoneIndex,
-  });
-  // Reads of the CDN for people, bounded per person and per workspace (slots in the store).
-  const reads = new CdnReads(store.rateSlots, access, options.config.cdnReadsPerMinute);
-  const zones = new ZoneService({ cdn, audit: store.audit, index: zoneIndex, reads });
+  const { cdn, access, zoneIndex, reads, zones, channels } = services;
   const flood = new FloodControl(store, clock, options.config.changesPerMinute);
-  const channels = new ChannelService({
-    bindings: store.channelBindings,
-    audit: store.audit,
-    access,
-    zones,
-  });
   const renderer = options.chartRenderer ?? new TrafficChartRenderer();
   const clients = new WorkspaceClients(backgroundSlack.client ?? client, {
     ...(backgroundSlack.authorize ? { authorize: backgroundSlack.authorize } : {}),
@@ -167,29 +148,21 @@ export function buildDeps(
     logger,
     leaseMs: options.config.jobs.leaseMs,
   });
-  const approvals = new ApprovalService({
-    runner,
+  const {
+    purges,
+    holds: purgeHolds,
+    approvals,
+  } = purgeServices({
+    cdn: services,
     store,
-    cdn,
-    access,
-    channels,
+    runner,
     flood,
-    notifier: new SlackApprovalNotifier(clients),
     clock,
     logger,
-  });
-  const purges = new PurgeService({
-    cdn,
-    zones,
-    access,
-    channels,
-    flood,
-    store,
-    runner,
     views: purgeViews(messages, logger),
     onViewError: (error) => logger.warn({ err: error }, 'purge progress not updated'),
+    notifier: new SlackApprovalNotifier(clients),
   });
-  const purgeHolds = new PurgeHoldService({ store, runner, purges, clock });
   const ratelimit = new RateLimitService({
     cdn,
     audit: store.audit,

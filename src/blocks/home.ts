@@ -1,12 +1,9 @@
 // The App Home tab: the key's status (never the key), the quick actions the viewer may use, and for
 // the workspace's full members its records: recent activity, reports, channels, watches.
 import type { Button, HomeView, KnownBlock } from '@slack/types';
-import type { Permissions, Visible } from '../services/access.js';
-import type { VisibleAuditEntry } from '../services/activity.js';
+import type { HomeOverview } from '../services/activity.js';
 import type { ChannelsOverview } from '../services/channels.js';
-import type { CredentialStatus } from '../store/credentials.js';
 import type { Schedule } from '../store/schedules.js';
-import type { Watch } from '../store/watches.js';
 import { zoneLabel } from '../zone-names.js';
 import { auditLine } from './audit.js';
 import { channelsOverviewText } from './channels.js';
@@ -22,22 +19,14 @@ const MAX_SCHEDULES = 20;
 const MAX_WATCHES = 30;
 const MAX_COMMANDS = 30;
 
-export function homeView(options: {
-  /** What the viewer may do: only that is offered. */
-  permissions: Permissions;
-  keySet: boolean;
-  /** Who set the key and when (absent: not shown to this viewer). */
-  key?: CredentialStatus;
-  baseUrl?: string;
-  recent: VisibleAuditEntry[];
-  schedules: Visible<Schedule>;
-  /** Which channels watch which zones (absent: the section is left out). */
-  watches?: Visible<Watch>;
-  /** The /cdn subcommands, from the one list. */
-  commands: readonly SubcommandInfo[];
-  /** Channels' default zones and where purges may be run (absent: left out). */
-  channels?: ChannelsOverview;
-}): HomeView {
+export function homeView(
+  options: HomeOverview & {
+    /** The /cdn subcommands, from the one list. */
+    commands: readonly SubcommandInfo[];
+    /** Channels' default zones and where purges may be run (absent: left out). */
+    channels?: ChannelsOverview;
+  },
+): HomeView {
   const { key, permissions } = options;
   const keyLine = key
     ? md`:key: CDN API key set by ${user(key.setBy)} ${slackDate(key.setAt)}${key.lastValidatedAt ? md`, last checked ${slackDate(key.lastValidatedAt)}` : ''}.${options.baseUrl ? md`\nAPI: ${code(options.baseUrl)}` : ''}`

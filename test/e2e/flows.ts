@@ -1,6 +1,6 @@
 // Multi-step flows several e2e tests share.
 import { expect } from 'vitest';
-import { APPROVAL_IDS, PURGE_IDS } from '../../src/blocks/ids.js';
+import { APPROVAL_IDS, PURGE_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import type { TrafficShape } from '../../src/dev/sandbox/traffic.js';
 import { CHANNEL, type Harness, MEMBER, viewIdOf } from './harness.js';
@@ -14,14 +14,40 @@ export const everythingRequests = (h: Harness) =>
       (r.body as { purge_everything?: boolean }).purge_everything === true,
   );
 
+/** Runs `/cdn <text>` (as MEMBER in CHANNEL unless told); resolves with the id of the modal it opens. */
+export async function openForm(
+  h: Harness,
+  text: string,
+  options?: Parameters<Harness['command']>[1],
+): Promise<string> {
+  await h.command(text, options);
+  const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
+  return viewIdOf(opened);
+}
+
+/** The purge form's values: `items` (URLs, one a line) on example.com. */
+export function purgeFormValues(h: Harness, items: string) {
+  const zone = h.sandbox.state.byName('example.com');
+  return {
+    [PURGE_IDS.zoneBlock]: {
+      [ZONE_PICKER_IDS.action]: {
+        type: 'external_select',
+        selected_option: { value: zone?.id, text: { type: 'plain_text', text: 'example.com' } },
+      },
+    },
+    [PURGE_IDS.modeBlock]: {
+      [PURGE_IDS.modeInput]: { type: 'radio_buttons', selected_option: { value: 'urls' } },
+    },
+    [PURGE_IDS.itemsBlock]: { [PURGE_IDS.itemsInput]: { type: 'plain_text_input', value: items } },
+  };
+}
+
 /** MEMBER asks to purge everything on example.com; resolves with the request message in the channel. */
 export async function requestEverything(
   h: Harness,
   reason = 'Bad deploy cached a broken bundle',
 ): Promise<Message> {
-  await h.command('purge example.com everything', { user: MEMBER });
-  const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
-  const viewId = viewIdOf(opened);
+  const viewId = await openForm(h, 'purge example.com everything', { user: MEMBER });
   const values = (typed: string, why: string) => ({
     [PURGE_IDS.confirmBlock]: {
       [PURGE_IDS.confirmInput]: { type: 'plain_text_input', value: typed },
@@ -43,6 +69,16 @@ export async function requestEverything(
   );
   if (!message) throw new Error('no request message');
   return message;
+}
+
+/** The workspace's requests still pending, read from the table (the bot never lists them). */
+export function pendingApprovals(h: Harness) {
+  return h.store.db
+    .selectFrom('approvals')
+    .select('id')
+    .where('workspace_id', '=', h.workspaceId)
+    .where('status', '=', 'pending')
+    .execute();
 }
 
 export async function openApprove(h: Harness, message: Message, user: string): Promise<string> {

@@ -5,12 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { App } from '@slack/bolt';
 import { afterEach } from 'vitest';
-import { buildApp } from '../../src/app.js';
 import { LOGIN_IDS } from '../../src/blocks/ids.js';
 import type { Resolver } from '../../src/cdn/egress.js';
 import { CdnTransport } from '../../src/cdn/transport.js';
 import { type ChartRenderer, TrafficChartRenderer } from '../../src/charts/traffic-chart.js';
-import { type Config, loadConfig } from '../../src/config.js';
 import type { AppDeps } from '../../src/deps.js';
 import { SlackPayloads } from '../../src/dev/fake-slack/payloads.js';
 import {
@@ -22,6 +20,7 @@ import {
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/dev/sandbox/server.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { decodeEntities } from '../../src/text.js';
+import { buildTestApp, testConfig } from '../helpers/app.js';
 import { sign } from '../helpers/child-bot.js';
 import { ManualClock } from '../helpers/clock.js';
 import { type CapturedLogs, captureLogs, expectNoSecrets } from '../helpers/logs.js';
@@ -34,7 +33,8 @@ export const ADMIN = 'UADMIN';
 export const MEMBER = 'UMEMBER';
 export const OTHER = 'UOTHER';
 export const CHANNEL = 'COPS';
-export const EDGE = 'edge.cdn-e2e.test';
+export { EDGE } from '../helpers/app.js';
+
 const APP_TOKEN = 'xapp-1-A0FAKE-e2e-app-token';
 
 type Fields = Record<string, string>;
@@ -141,26 +141,18 @@ export async function startHarness(
   const { store: firstStore, database, keyring } = await testStore('sqlite', { clock });
   const transport = new CdnTransport(options.resolve ? { resolve: options.resolve } : {});
   const port = options.socket ? await freePort() : undefined;
-  const config: Config = loadConfig({
+  const config = testConfig(slack, sandbox, {
     ...(port
       ? { BOT_MODE: 'socket', SLACK_APP_TOKEN: APP_TOKEN, PORT: String(port) }
       : { BOT_MODE: 'http', SLACK_SIGNING_SECRET: SIGNING_SECRET }),
-    SLACK_BOT_TOKEN: slack.botToken,
-    SLACK_API_URL: slack.apiUrl,
-    CDN_API_BASE_URL: sandbox.baseUrl,
-    CDN_EDGE_CNAME_TARGET: EDGE,
     ...options.env,
   });
   const boot = async (store: Store) => {
-    const { app, deps } = buildApp({
-      config,
+    const { app, deps } = buildTestApp(config, {
       store,
       transport,
       clock,
       logger: logs.logger,
-      cdnBaseUrl: sandbox.baseUrl,
-      edgeCnameTarget: EDGE,
-      clientOptions: { retryConfig: { retries: 0 } },
       chartRenderer: options.chartRenderer ?? chartRenderer,
       ...(options.resolve ? { resolve: options.resolve } : {}),
     });

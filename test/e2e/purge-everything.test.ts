@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { APPROVAL_IDS, PURGE_IDS } from '../../src/blocks/ids.js';
 import type { FakeChannel } from '../../src/dev/fake-slack/server.js';
-import type { Store } from '../../src/store/index.js';
-import { everythingRequests, openApprove, requestEverything } from './flows.js';
+import { everythingRequests, openApprove, pendingApprovals, requestEverything } from './flows.js';
 import { ADMIN, MEMBER, OTHER, startHarness, textOf, viewIdOf } from './harness.js';
 
 describe('purge everything with a second person', () => {
@@ -178,7 +177,7 @@ describe('purge everything with a second person', () => {
     expect(submitted.status).toBe(200);
     const [notice] = await h.slack.waitForMessages((m) => m.via === 'response_url');
     // Nothing is left pending, nothing is purged, and the post is tried once, not again.
-    expect(await pendingApprovals(h.store, h.workspaceId)).toEqual([]);
+    expect(await pendingApprovals(h)).toEqual([]);
     expect(everythingRequests(h)).toEqual([]);
     await h.deps.runner.settled();
     expect(h.slack.callsTo('chat.postMessage')).toHaveLength(1);
@@ -241,13 +240,3 @@ describe('purge everything when Slack fails to take the outcome', () => {
     expect(entries).toHaveLength(1);
   });
 });
-
-/** The workspace's requests still pending, read from the table (the bot never lists them). */
-function pendingApprovals(store: Store, workspaceId: string) {
-  return store.db
-    .selectFrom('approvals')
-    .select('id')
-    .where('workspace_id', '=', workspaceId)
-    .where('status', '=', 'pending')
-    .execute();
-}

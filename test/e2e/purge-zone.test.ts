@@ -3,9 +3,10 @@
 // longest zone name its host ends with), nothing is purged until the requester confirms, confirm
 // purges only the rest on the zone named, and cancel purges nothing. The purge form asks the same.
 import { describe, expect, it } from 'vitest';
-import { PURGE_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
+import { PURGE_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
-import { MEMBER, OTHER, startHarness, textOf, viewIdOf } from './harness.js';
+import { openForm, purgeFormValues } from './flows.js';
+import { MEMBER, OTHER, startHarness, textOf } from './harness.js';
 
 type Harness = Awaited<ReturnType<typeof startHarness>>;
 
@@ -131,27 +132,11 @@ describe('/cdn purge <zone> with URLs another zone serves', () => {
   it('asks the same in the purge form: submitting purges the rest, on the zone picked', async () => {
     const h = await startHarness();
     await h.login();
-    await h.command('purge');
-    const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
-    const viewId = viewIdOf(opened);
-    const zone = h.sandbox.state.byName('example.com');
-    const answer = await h.submit(viewId, {
-      [PURGE_IDS.zoneBlock]: {
-        [ZONE_PICKER_IDS.action]: {
-          type: 'external_select',
-          selected_option: { value: zone?.id, text: { type: 'plain_text', text: 'example.com' } },
-        },
-      },
-      [PURGE_IDS.modeBlock]: {
-        [PURGE_IDS.modeInput]: { type: 'radio_buttons', selected_option: { value: 'urls' } },
-      },
-      [PURGE_IDS.itemsBlock]: {
-        [PURGE_IDS.itemsInput]: {
-          type: 'plain_text_input',
-          value: 'https://example.com/a\nhttps://a.static.example.com/b',
-        },
-      },
-    });
+    const viewId = await openForm(h, 'purge');
+    const answer = await h.submit(
+      viewId,
+      purgeFormValues(h, 'https://example.com/a\nhttps://a.static.example.com/b'),
+    );
     const updated = JSON.parse(answer.body) as { response_action: 'update'; view: never };
     expect(updated.response_action).toBe('update');
     // Slack shows it in place of the form, checked as views.update would check it.

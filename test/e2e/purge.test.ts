@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { PURGE_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
+import { PURGE_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
-import { CHANNEL, MEMBER, startHarness, textOf, viewIdOf } from './harness.js';
+import { openForm, purgeFormValues } from './flows.js';
+import { CHANNEL, MEMBER, startHarness, textOf } from './harness.js';
 
 const urls = (count: number, host = 'example.com') =>
   Array.from({ length: count }, (_, i) => `https://${host}/assets/${i}.js`);
@@ -163,27 +164,14 @@ describe('/cdn purge with URLs and tags', () => {
   it('purges from the form, with the zone picked', async () => {
     const h = await startHarness();
     await h.login();
-    await h.command('purge');
-    const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
-    const viewId = viewIdOf(opened);
-    const zone = h.sandbox.state.byName('example.com');
-    const values = (items: string, mode = 'urls') => ({
-      [PURGE_IDS.zoneBlock]: {
-        [ZONE_PICKER_IDS.action]: {
-          type: 'external_select',
-          selected_option: { value: zone?.id, text: { type: 'plain_text', text: 'example.com' } },
-        },
-      },
-      [PURGE_IDS.modeBlock]: {
-        [PURGE_IDS.modeInput]: { type: 'radio_buttons', selected_option: { value: mode } },
-      },
-      [PURGE_IDS.itemsBlock]: {
-        [PURGE_IDS.itemsInput]: { type: 'plain_text_input', value: items },
-      },
-    });
+    const viewId = await openForm(h, 'purge');
     const refused = JSON.parse(
-      (await h.submit(viewId, values('https://example.com/a\nhttps://elsewhere.org/b\nftp://x')))
-        .body,
+      (
+        await h.submit(
+          viewId,
+          purgeFormValues(h, 'https://example.com/a\nhttps://elsewhere.org/b\nftp://x'),
+        )
+      ).body,
     );
     expect(refused.errors[PURGE_IDS.itemsBlock]).toContain(
       'no zone in this workspace serves elsewhere.org',
@@ -192,7 +180,7 @@ describe('/cdn purge with URLs and tags', () => {
 
     const closed = await h.submit(
       viewId,
-      values('https://example.com/a\nhttps://example.com/b, https://example.com/a'),
+      purgeFormValues(h, 'https://example.com/a\nhttps://example.com/b, https://example.com/a'),
     );
     expect(closed.body).toBe('');
     await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false);

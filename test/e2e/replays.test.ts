@@ -1,8 +1,7 @@
 // The same signed delivery three times (Slack's retries, or a captured request replayed inside
 // its five minutes): one run, one CDN call, and an empty 200 for each repeat.
 import { describe, expect, it } from 'vitest';
-import type { Store } from '../../src/store/index.js';
-import { everythingRequests, openApprove, requestEverything } from './flows.js';
+import { everythingRequests, openApprove, pendingApprovals, requestEverything } from './flows.js';
 import { ADMIN, CHANNEL, startHarness } from './harness.js';
 
 describe('a delivery replayed three times', () => {
@@ -30,7 +29,7 @@ describe('a delivery replayed three times', () => {
       (m) => m.channel === CHANNEL && (m.text?.includes('Approval needed') ?? false),
     );
     expect(requests).toHaveLength(1);
-    expect(await pendingApprovals(h.store, h.workspaceId)).toHaveLength(1);
+    expect(await pendingApprovals(h)).toHaveLength(1);
   });
 
   it('an approval click and the approval itself run once: one purge_everything', async () => {
@@ -53,13 +52,3 @@ describe('a delivery replayed three times', () => {
     expect(audit.filter((e) => e.action === 'purge.everything')).toHaveLength(1);
   });
 });
-
-/** The workspace's requests still pending, read from the table (the bot never lists them). */
-function pendingApprovals(store: Store, workspaceId: string) {
-  return store.db
-    .selectFrom('approvals')
-    .select('id')
-    .where('workspace_id', '=', workspaceId)
-    .where('status', '=', 'pending')
-    .execute();
-}

@@ -2,11 +2,17 @@
 // trigger that expired before the modal could open, a response_url Slack no longer takes, and
 // people who are not the workspace's own (unknown to users.info, strangers, another team's).
 import { describe, expect, it } from 'vitest';
-import { APPROVAL_IDS, HOME_IDS, PURGE_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
+import { APPROVAL_IDS, HOME_IDS } from '../../src/blocks/ids.js';
 import { SlackPayloads } from '../../src/dev/fake-slack/payloads.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
-import { everythingRequests, openApprove, requestEverything } from './flows.js';
-import { ADMIN, CHANNEL, type Harness, MEMBER, startHarness, textOf, viewIdOf } from './harness.js';
+import {
+  everythingRequests,
+  openApprove,
+  openForm,
+  purgeFormValues,
+  requestEverything,
+} from './flows.js';
+import { ADMIN, CHANNEL, type Harness, MEMBER, startHarness, textOf } from './harness.js';
 
 const TOOK_TOO_LONG = 'This took too long — run the command again.';
 /** A trigger is good for 3 s; the fake Slack's clock is the harness's. */
@@ -22,23 +28,6 @@ const ephemeralTo = (h: Harness, user: string, text: string) =>
   h.slack.waitForMessages((m) => m.ephemeralTo === user && (m.text?.includes(text) ?? false));
 
 const purgeRequests = (h: Harness) => h.sandbox.requests.filter((r) => r.path.endsWith('/purge'));
-
-/** The purge form's values: one URL, on example.com. */
-function purgeFormValues(h: Harness, url: string) {
-  const zone = h.sandbox.state.byName('example.com');
-  return {
-    [PURGE_IDS.zoneBlock]: {
-      [ZONE_PICKER_IDS.action]: {
-        type: 'external_select',
-        selected_option: { value: zone?.id, text: { type: 'plain_text', text: 'example.com' } },
-      },
-    },
-    [PURGE_IDS.modeBlock]: {
-      [PURGE_IDS.modeInput]: { type: 'radio_buttons', selected_option: { value: 'urls' } },
-    },
-    [PURGE_IDS.itemsBlock]: { [PURGE_IDS.itemsInput]: { type: 'plain_text_input', value: url } },
-  };
-}
 
 describe('a trigger that expired before the modal opened', () => {
   it('says "this took too long" ephemerally, and opens nothing', async () => {
@@ -93,9 +82,7 @@ describe('a response_url Slack no longer takes', () => {
   it('a purge form submitted after its response_url died: the result is posted in the channel', async () => {
     const h = await startHarness();
     await h.login();
-    await h.command('purge example.com');
-    const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
-    const viewId = viewIdOf(opened);
+    const viewId = await openForm(h, 'purge example.com');
     const { responseUrl } = JSON.parse(String(h.slack.views.get(viewId)?.view.private_metadata));
     h.slack.killResponseUrl(responseUrl);
 

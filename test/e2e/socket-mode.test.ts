@@ -1,11 +1,10 @@
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { buildApp } from '../../src/app.js';
 import { CdnTransport } from '../../src/cdn/transport.js';
-import { loadConfig } from '../../src/config.js';
 import { startFakeSlack } from '../../src/dev/fake-slack/server.js';
 import { startSandbox } from '../../src/dev/sandbox/server.js';
+import { buildTestApp, testConfig } from '../helpers/app.js';
 import { ManualClock } from '../helpers/clock.js';
 import { captureLogs, expectNoSecrets } from '../helpers/logs.js';
 import { freePort } from '../helpers/net.js';
@@ -36,25 +35,9 @@ async function startSocketBot() {
   const transport = new CdnTransport();
   closers.push(() => transport.close());
   const port = await freePort();
-  const config = loadConfig({
-    SLACK_APP_TOKEN: appToken,
-    SLACK_BOT_TOKEN: slack.botToken,
-    SLACK_API_URL: slack.apiUrl,
-    CDN_API_BASE_URL: sandbox.baseUrl,
-    CDN_EDGE_CNAME_TARGET: 'edge.example.net',
-    PORT: String(port),
-  });
+  const config = testConfig(slack, sandbox, { SLACK_APP_TOKEN: appToken, PORT: String(port) });
   expect(config.mode).toBe('socket');
-  const { app } = buildApp({
-    config,
-    store,
-    transport,
-    clock,
-    logger: logs.logger,
-    cdnBaseUrl: sandbox.baseUrl,
-    edgeCnameTarget: 'edge.example.net',
-    clientOptions: { retryConfig: { retries: 0 } },
-  });
+  const { app } = buildTestApp(config, { store, transport, clock, logger: logs.logger });
   await app.init();
   /** Says hello on every connection the bot opens, as Slack does. */
   const sockets: WebSocket[] = [];

@@ -3,8 +3,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { WATCH_IDS } from '../../src/blocks/ids.js';
+import type { Message } from '../../src/dev/fake-slack/server.js';
 import { alerts, interval, shape, thread, watching } from './flows.js';
-import { CHANNEL, MEMBER, startHarness, textOf } from './harness.js';
+import { CHANNEL, type Harness, MEMBER, startHarness, textOf } from './harness.js';
 
 /**
  * The app against a fake Slack that processes files at once: these tests count whole intervals on
@@ -12,6 +13,30 @@ import { CHANNEL, MEMBER, startHarness, textOf } from './harness.js';
  * test/e2e/chart-delivery.test.ts's.
  */
 const start = () => startHarness({ slack: { fileReadyMs: 0 } });
+
+/** Watches example.com and spikes it for `minutes`: its zone, and the alert that fired. */
+async function alerted(h: Harness, minutes = 5): Promise<{ zoneId: string; alert: Message }> {
+  const zoneId = await watching(h, 'example.com');
+  shape(h, zoneId, minutes, 'spike');
+  await interval(h, 3);
+  const [alert] = alerts(h);
+  if (!alert) throw new Error('no alert');
+  return { zoneId, alert };
+}
+
+/** After `after` minutes, a new five-minute spike, given eight minutes to alert. */
+async function spikeAgain(h: Harness, zoneId: string, after = 8): Promise<void> {
+  await interval(h, after);
+  shape(h, zoneId, 5, 'spike');
+  await interval(h, 8);
+}
+
+/** Clicks `action` on `alert`; resolves with the first reply in its thread. */
+async function press(h: Harness, alert: Message, action: string): Promise<Message | undefined> {
+  await h.click(alert, action);
+  const [reply] = await h.slack.waitForMessages((m) => m.threadTs === alert.ts);
+  return reply;
+}
 
 describe('/cdn watch', () => {
   it('fires a spike once after the hold time, with a chart and buttons, and resolves it once in place', async () => {
@@ -137,18 +162,11 @@ describe('/cdn watch', () => {
 
   it('holds a snooze for an hour and a mute for good', async () => {
     const h = await start();
-    const zoneId = await watching(h, 'example.com');
-    shape(h, zoneId, 5, 'spike');
-    await interval(h, 3);
-    const [first] = alerts(h);
-    if (!first) throw new Error('no alert');
-    await h.click(first, WATCH_IDS.snooze);
-    await h.slack.waitForMessages((m) => m.threadTs === first.ts);
+    const { zoneId, alert: first } = await alerted(h);
+    await press(h, first, WATCH_IDS.snooze);
     expect(thread(h, first)[0]).toContain(`<@${MEMBER}> snoozed this alert until`);
-    await interval(h, 8);
     // Resolved, then a new spike within the hour: nothing new.
-    shape(h, zoneId, 5, 'spike');
-    await interval(h, 8);
+    await spikeAgain(h, zoneId);
     expect(alerts(h)).toHaveLength(1);
     // After the hour, it fires again.
     await interval(h, 50);
@@ -156,12 +174,9 @@ describe('/cdn watch', () => {
     await interval(h, 4);
     const [, second] = alerts(h);
     if (!second) throw new Error('no second alert');
-    await h.click(second, WATCH_IDS.mute);
-    await h.slack.waitForMessages((m) => m.threadTs === second.ts);
+    await press(h, second, WATCH_IDS.mute);
     expect(thread(h, second)[0]).toContain('muted');
-    await interval(h, 70);
-    shape(h, zoneId, 5, 'spike');
-    await interval(h, 8);
+    await spikeAgain(h, zoneId, 70);
     expect(alerts(h)).toHaveLength(2);
     const actions = (await h.store.audit.recent(h.workspaceId)).map((e) => e.action);
     expect(actions).toEqual(expect.arrayContaining(['watch.snoozed', 'watch.muted']));
@@ -169,19 +184,12 @@ describe('/cdn watch', () => {
 
   it('unmutes from the muted notice and from /cdn watch list: the next breach alerts again', async () => {
     const h = await start();
-    const zoneId = await watching(h, 'example.com');
-    shape(h, zoneId, 5, 'spike');
-    await interval(h, 3);
-    const [first] = alerts(h);
-    if (!first) throw new Error('no alert');
-    await h.click(first, WATCH_IDS.mute);
-    const [notice] = await h.slack.waitForMessages((m) => m.threadTs === first.ts);
+    const { zoneId, alert: first } = await alerted(h);
+    const notice = await press(h, first, WATCH_IDS.mute);
     if (!notice) throw new Error('no muted notice');
     expect(textOf(notice.blocks)).toContain('Unmute');
     // Muted: a new spike says nothing; the list says what is muted.
-    await interval(h, 8);
-    shape(h, zoneId, 5, 'spike');
-    await interval(h, 8);
+    await spikeAgain(h, zoneId);
     expect(alerts(h)).toHaveLength(1);
     await h.command('watch list');
     const [list] = await h.slack.waitForMessages(
@@ -199,8 +207,7 @@ describe('/cdn watch', () => {
     if (!second) throw new Error('no alert after unmuting');
 
     // Muted again, then unmuted from the list in the middle of a long spike: it alerts for it.
-    await h.click(second, WATCH_IDS.mute);
-    await h.slack.waitForMessages((m) => m.threadTs === second.ts);
+    await press(h, second, WATCH_IDS.mute);
     await interval(h, 8);
     shape(h, zoneId, 12, 'spike');
     await interval(h, 4);
@@ -228,11 +235,7 @@ describe('/cdn watch', () => {
 
   it("turns rate limiting on once for a double click on 'Turn rate limiting on'", async () => {
     const h = await start();
-    const zoneId = await watching(h, 'example.com');
-    shape(h, zoneId, 10, 'spike');
-    await interval(h, 3);
-    const [alert] = alerts(h);
-    if (!alert) throw new Error('no alert');
+    const { alert } = await alerted(h, 10);
     await Promise.all([h.click(alert, WATCH_IDS.rateLimit), h.click(alert, WATCH_IDS.rateLimit)]);
     await h.slack.waitForMessages((m) => m.threadTs === alert.ts);
     await h.slack.waitForMessages((m) => m.ephemeralTo === MEMBER || m.via === 'response_url');

@@ -3,15 +3,14 @@
 // SQLite store, the fake Slack and the sandbox CDN over HTTP; the store is watched for any call
 // made once it has begun to close. A second app on the same file then finishes the purge.
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
 import { CdnTransport } from '../../src/cdn/transport.js';
-import { loadConfig } from '../../src/config.js';
 import type { AppDeps } from '../../src/deps.js';
 import { startFakeSlack } from '../../src/dev/fake-slack/server.js';
 import { type RecordedRequest, startSandbox } from '../../src/dev/sandbox/server.js';
 import type { Caller } from '../../src/services/access.js';
 import { PURGE_JOB } from '../../src/services/purge.js';
 import { openStore, type Store } from '../../src/store/index.js';
+import { buildTestApp, testConfig } from '../helpers/app.js';
 import { ManualClock } from '../helpers/clock.js';
 import { captureLogs } from '../helpers/logs.js';
 import { testStore } from '../helpers/store.js';
@@ -105,25 +104,12 @@ describe('stopping the app with work in flight', () => {
       () => transport.close(),
     );
     const { store: first, database, keyring } = await testStore('sqlite', { clock });
-    const config = loadConfig({
+    const config = testConfig(slack, sandbox, {
       BOT_MODE: 'http',
       SLACK_SIGNING_SECRET: 'stop-in-flight-signing-secret',
-      SLACK_BOT_TOKEN: slack.botToken,
-      SLACK_API_URL: slack.apiUrl,
-      CDN_API_BASE_URL: sandbox.baseUrl,
-      CDN_EDGE_CNAME_TARGET: 'edge.cdn.test',
     });
     const boot = async (store: Store): Promise<AppDeps> => {
-      const { app, deps } = buildApp({
-        config,
-        store,
-        transport,
-        clock,
-        logger: logs.logger,
-        cdnBaseUrl: sandbox.baseUrl,
-        edgeCnameTarget: 'edge.cdn.test',
-        clientOptions: { retryConfig: { retries: 0 } },
-      });
+      const { app, deps } = buildTestApp(config, { store, transport, clock, logger: logs.logger });
       await app.init();
       return deps;
     };

@@ -4,9 +4,10 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PURGE_IDS, ZONE_PICKER_IDS, ZONES_IDS } from '../../src/blocks/ids.js';
+import { ZONES_IDS } from '../../src/blocks/ids.js';
 import { SlackPayloads } from '../../src/dev/fake-slack/payloads.js';
-import { MEMBER, startHarness, viewIdOf } from '../e2e/harness.js';
+import { openForm, purgeFormValues } from '../e2e/flows.js';
+import { MEMBER, startHarness } from '../e2e/harness.js';
 
 /** A server on loopback that records what reaches it: where a forged response_url points. */
 async function trap(): Promise<{ url: string; hits: string[]; close: () => Promise<void> }> {
@@ -37,27 +38,11 @@ describe('response URLs', () => {
     await h.login();
     // A channel the bot is not in: the purge's answer would go to the modal's response_url.
     h.slack.addChannel({ id: 'CNOTIN', name: 'outside', botMember: false });
-    await h.command('purge', { channel: 'CNOTIN' });
-    const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
-    const viewId = viewIdOf(opened);
+    const viewId = await openForm(h, 'purge', { channel: 'CNOTIN' });
     const view = h.slack.views.get(viewId);
     if (!view) throw new Error('no view');
     view.view.private_metadata = JSON.stringify({ channelId: 'CNOTIN', responseUrl: internal.url });
-    const zone = h.sandbox.state.byName('example.com');
-    await h.submit(viewId, {
-      [PURGE_IDS.zoneBlock]: {
-        [ZONE_PICKER_IDS.action]: {
-          type: 'external_select',
-          selected_option: { value: zone?.id, text: { type: 'plain_text', text: 'example.com' } },
-        },
-      },
-      [PURGE_IDS.modeBlock]: {
-        [PURGE_IDS.modeInput]: { type: 'radio_buttons', selected_option: { value: 'urls' } },
-      },
-      [PURGE_IDS.itemsBlock]: {
-        [PURGE_IDS.itemsInput]: { type: 'plain_text_input', value: 'https://example.com/a.css' },
-      },
-    });
+    await h.submit(viewId, purgeFormValues(h, 'https://example.com/a.css'));
     // The result reaches the requester another way (not the made-up address).
     const [result] = await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false);
     expect(result?.via).not.toBe('response_url');

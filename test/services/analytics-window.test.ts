@@ -16,13 +16,9 @@ import {
   startSandbox,
 } from '../../src/dev/sandbox/server.js';
 import { syntheticTraffic } from '../../src/dev/sandbox/traffic.js';
-import { AccessService } from '../../src/services/access.js';
 import { AnalyticsService, RANGES, type RangeKey } from '../../src/services/analytics.js';
-import { CdnAccess } from '../../src/services/cdn-access.js';
-import { CdnReads } from '../../src/services/cdn-reads.js';
+import { cdnServices } from '../../src/services/compose.js';
 import { DailyReportService } from '../../src/services/daily-report.js';
-import { ZoneIndex } from '../../src/services/zone-index.js';
-import { ZoneService } from '../../src/services/zones.js';
 import type { Schedule } from '../../src/store/schedules.js';
 import { ManualClock } from '../helpers/clock.js';
 import { captureLogs } from '../helpers/logs.js';
@@ -57,20 +53,16 @@ async function world(now: string, sandboxOptions: SandboxOptions = {}) {
   const { store } = await testStore('sqlite', { clock });
   await store.credentials.set(WORKSPACE, SANDBOX_DEMO_KEY, { userId: 'U1', validated: true });
   const logger = captureLogs('warn').logger;
-  const cdn = new CdnAccess({ store, transport, defaultBaseUrl: sandbox.baseUrl, clock, logger });
-  const index = new ZoneIndex({
+  const { cdn, reads, zones } = cdnServices({
     store,
-    cdn,
+    transport,
+    defaultBaseUrl: sandbox.baseUrl,
     clock,
     logger,
-    limits: { maxPages: 10, operationTimeoutMs: 30_000 },
+    zoneIndex: { limits: { maxPages: 10, operationTimeoutMs: 30_000 } },
+    // Unbounded reads: these tests are about other things.
+    readsPerMinute: { person: 0, workspace: 0 },
   });
-  // Unbounded reads: these tests are about other things.
-  const reads = new CdnReads(store.rateSlots, new AccessService(store.workspaces), {
-    person: 0,
-    workspace: 0,
-  });
-  const zones = new ZoneService({ cdn, audit: store.audit, index, reads });
   const renderer = new RecordingRenderer();
   return {
     clock,
@@ -80,6 +72,8 @@ async function world(now: string, sandboxOptions: SandboxOptions = {}) {
     reports: new DailyReportService(cdn, store, renderer),
   };
 }
+
+type World = Awaited<ReturnType<typeof world>>;
 
 function zoneOf(sandbox: Sandbox, name: string): Zone {
   const zone = sandbox.state.byName(name);
@@ -107,6 +101,11 @@ function truth(sandbox: Sandbox, name: string, since: number, until: number, now
     bandwidth: sum('bandwidth'),
     hitRate: sum('hits') / sum('requests'),
   };
+}
+
+/** What example.com served from `since` to `until` (ISO times), up to the world's now. */
+function served(w: World, since: string, until: string) {
+  return truth(w.sandbox, 'example.com', Date.parse(since), Date.parse(until), w.clock.now());
 }
 
 /** Every request the sandbox got starts on a boundary of its granularity: no bucket is cut. */
@@ -202,20 +201,8 @@ describe('a daily report counts exactly its day', () => {
     const at = Date.parse('2026-11-22T03:30:00Z');
     const w = await world('2026-11-22T03:30:05Z');
     const report = await w.reports.build(schedule(w.sandbox, 'Asia/Kolkata'), at);
-    const day = truth(
-      w.sandbox,
-      'example.com',
-      Date.parse('2026-11-20T18:30:00Z'),
-      Date.parse('2026-11-21T18:30:00Z'),
-      w.clock.now(),
-    );
-    const before = truth(
-      w.sandbox,
-      'example.com',
-      Date.parse('2026-11-19T18:30:00Z'),
-      Date.parse('2026-11-20T18:30:00Z'),
-      w.clock.now(),
-    );
+    const day = served(w, '2026-11-20T18:30:00Z', '2026-11-21T18:30:00Z');
+    const before = served(w, '2026-11-19T18:30:00Z', '2026-11-20T18:30:00Z');
     expect([report.yesterday.requests, report.yesterday.bandwidth]).toEqual([
       day.requests,
       day.bandwidth,
@@ -232,13 +219,7 @@ describe('a daily report counts exactly its day', () => {
     const at = Date.parse('2026-11-22T09:00:00Z');
     const w = await world('2026-11-22T09:00:05Z', { analyticsUntil: 'inclusive' });
     const report = await w.reports.build(schedule(w.sandbox, 'UTC'), at);
-    const day = truth(
-      w.sandbox,
-      'example.com',
-      Date.parse('2026-11-21T00:00:00Z'),
-      Date.parse('2026-11-22T00:00:00Z'),
-      w.clock.now(),
-    );
+    const day = served(w, '2026-11-21T00:00:00Z', '2026-11-22T00:00:00Z');
     expect([report.yesterday.requests, report.yesterday.bandwidth]).toEqual([
       day.requests,
       day.bandwidth,

@@ -4,17 +4,12 @@ import { CdnTransport } from '../../src/cdn/transport.js';
 import { startSandbox } from '../../src/dev/sandbox/server.js';
 import { JobRunner } from '../../src/jobs/runner.js';
 import { createLogger } from '../../src/logger.js';
-import { AccessService, type Caller, type SlackUser } from '../../src/services/access.js';
-import { ApprovalService } from '../../src/services/approvals.js';
-import { CdnAccess } from '../../src/services/cdn-access.js';
-import { CdnReads } from '../../src/services/cdn-reads.js';
-import { ChannelService } from '../../src/services/channels.js';
+import type { Caller, SlackUser } from '../../src/services/access.js';
+import { cdnServices, purgeServices } from '../../src/services/compose.js';
 import { FloodControl } from '../../src/services/flood.js';
-import { type PurgeOutcome, PurgeService } from '../../src/services/purge.js';
-import { PURGE_HOLD_JOB, PurgeHoldService } from '../../src/services/purge-holds.js';
+import type { PurgeOutcome } from '../../src/services/purge.js';
+import { PURGE_HOLD_JOB } from '../../src/services/purge-holds.js';
 import { parsePurgeArgs } from '../../src/services/purge-targets.js';
-import { ZoneIndex } from '../../src/services/zone-index.js';
-import { ZoneService } from '../../src/services/zones.js';
 import { ManualClock } from '../helpers/clock.js';
 import { type Backend, testStore } from '../helpers/store.js';
 
@@ -46,37 +41,30 @@ export async function purgeSetup(backend: Backend, options: { changesPerMinute?:
   const transport = new CdnTransport();
   const { store } = await testStore(backend, { clock });
   const logger = createLogger({ level: 'silent' });
-  const cdn = new CdnAccess({ store, transport, defaultBaseUrl: sandbox.baseUrl, clock, logger });
-  const index = new ZoneIndex({
+  const services = cdnServices({
     store,
-    cdn,
+    transport,
+    defaultBaseUrl: sandbox.baseUrl,
     clock,
     logger,
-    limits: { maxPages: 100, operationTimeoutMs: 30_000 },
-    refreshMs: 300_000,
-    concurrency: 4,
-  });
-  const access = new AccessService(store.workspaces);
-  // Unbounded reads: these tests are about other things.
-  const reads = new CdnReads(store.rateSlots, access, { person: 0, workspace: 0 });
-  const zones = new ZoneService({ cdn, audit: store.audit, index, reads });
-  const channels = new ChannelService({
-    bindings: store.channelBindings,
-    audit: store.audit,
-    access,
-    zones,
+    zoneIndex: {
+      limits: { maxPages: 100, operationTimeoutMs: 30_000 },
+      refreshMs: 300_000,
+      concurrency: 4,
+    },
+    // Unbounded reads: these tests are about other things.
+    readsPerMinute: { person: 0, workspace: 0 },
   });
   const flood = new FloodControl(store, clock, options.changesPerMinute ?? 0);
   const runner = new JobRunner({ jobs: store.jobs, clock, logger, pollMs: 20 });
   const finished: PurgeOutcome[] = [];
-  const purges = new PurgeService({
-    cdn,
-    zones,
-    access,
-    channels,
-    flood,
+  const { purges, holds, approvals } = purgeServices({
+    cdn: services,
     store,
     runner,
+    flood,
+    clock,
+    logger,
     views: () => ({
       started: async () => undefined,
       progressed: async () => undefined,
@@ -88,15 +76,6 @@ export async function purgeSetup(backend: Backend, options: { changesPerMinute?:
     onViewError: (error) => {
       throw error;
     },
-  });
-  const holds = new PurgeHoldService({ store, runner, purges, clock });
-  const approvals = new ApprovalService({
-    runner,
-    store,
-    cdn,
-    access,
-    channels,
-    flood,
     notifier: {
       posted: async () => {
         throw new Error('not posted in these tests');
@@ -106,8 +85,6 @@ export async function purgeSetup(backend: Backend, options: { changesPerMinute?:
       retryAfterMs: () => undefined,
       link: async () => undefined,
     },
-    clock,
-    logger,
   });
   runner.register('purge', purges.job);
   runner.register(PURGE_HOLD_JOB, holds.job);
@@ -115,7 +92,7 @@ export async function purgeSetup(backend: Backend, options: { changesPerMinute?:
   opened.push(
     () => sandbox.close(),
     () => transport.close(),
-    () => index.idle(),
+    () => services.zoneIndex.idle(),
     () => runner.stop(),
   );
   await store.credentials.set('T1', KEY, { userId: 'U1', validated: true });

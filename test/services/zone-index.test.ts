@@ -7,11 +7,9 @@ import { CdnTransport } from '../../src/cdn/transport.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/dev/sandbox/server.js';
 import { AppError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
-import { AccessService } from '../../src/services/access.js';
-import { CdnAccess } from '../../src/services/cdn-access.js';
-import { CdnReads } from '../../src/services/cdn-reads.js';
+import type { CdnAccess } from '../../src/services/cdn-access.js';
+import { cdnServices } from '../../src/services/compose.js';
 import { ZoneIndex } from '../../src/services/zone-index.js';
-import { ZoneService } from '../../src/services/zones.js';
 import type { Store } from '../../src/store/index.js';
 import { ManualClock } from '../helpers/clock.js';
 import { BACKENDS, type Backend, testDatabase, testStore } from '../helpers/store.js';
@@ -46,23 +44,21 @@ async function setup(
   const transport = new CdnTransport();
   const store = options.store ?? (await testStore(backend, { clock })).store;
   const logger = createLogger({ level: 'silent' });
-  const cdn = new CdnAccess({ store, transport, defaultBaseUrl: sandbox.baseUrl, clock, logger });
-  const index = new ZoneIndex({
+  const { zoneIndex: index, zones } = cdnServices({
     store,
-    cdn,
+    transport,
+    defaultBaseUrl: sandbox.baseUrl,
     clock,
     logger,
-    limits: { maxPages: options.maxPages ?? 100, operationTimeoutMs: 30_000 },
-    refreshMs: REFRESH_MS,
-    concurrency: 4,
-    ...(options.owner ? { owner: options.owner } : {}),
+    zoneIndex: {
+      limits: { maxPages: options.maxPages ?? 100, operationTimeoutMs: 30_000 },
+      refreshMs: REFRESH_MS,
+      concurrency: 4,
+      ...(options.owner ? { owner: options.owner } : {}),
+    },
+    // Unbounded reads: these tests are about other things.
+    readsPerMinute: { person: 0, workspace: 0 },
   });
-  // Unbounded reads: these tests are about other things.
-  const reads = new CdnReads(store.rateSlots, new AccessService(store.workspaces), {
-    person: 0,
-    workspace: 0,
-  });
-  const zones = new ZoneService({ cdn, audit: store.audit, index, reads });
   open.push(
     () => sandbox.close(),
     () => transport.close(),

@@ -1,0 +1,93 @@
+// How the CDN and purge services are put together: one way, for the app (app.ts) and for the tests
+// that run them against the sandbox, so that a test runs the services as the app builds them.
+import type { Clock } from '../clock.js';
+import type { JobRunner } from '../jobs/runner.js';
+import type { Logger } from '../logger.js';
+import type { Store } from '../store/index.js';
+import { AccessService } from './access.js';
+import { type ApprovalNotifier, ApprovalService } from './approvals.js';
+import { CdnAccess, type CdnAccessOptions } from './cdn-access.js';
+import { type CdnReadLimits, CdnReads } from './cdn-reads.js';
+import { ChannelService } from './channels.js';
+import type { FloodControl } from './flood.js';
+import { PurgeService, type PurgeViews } from './purge.js';
+import { PurgeHoldService } from './purge-holds.js';
+import { ZoneIndex } from './zone-index.js';
+import type { ZoneIndexOptions } from './zone-index-builder.js';
+import { ZoneService } from './zones.js';
+
+export interface CdnServicesOptions extends CdnAccessOptions {
+  /** The zone index's settings: the client's bounds, refresh age, concurrency, lease owner. */
+  zoneIndex: Omit<ZoneIndexOptions, 'store' | 'cdn' | 'clock' | 'logger'>;
+  /** CDN reads for people per minute, per person and per workspace (0: unbounded). */
+  readsPerMinute: CdnReadLimits;
+}
+
+/** Each workspace's CDN client, who may do what, the zone index, bounded reads, zones, channels. */
+export function cdnServices(options: CdnServicesOptions) {
+  const { store, clock, logger } = options;
+  const cdn = new CdnAccess({
+    store,
+    transport: options.transport,
+    defaultBaseUrl: options.defaultBaseUrl,
+    ...(options.egress ? { egress: options.egress } : {}),
+    clock,
+    logger,
+  });
+  const access = new AccessService(store.workspaces);
+  const zoneIndex = new ZoneIndex({ store, cdn, clock, logger, ...options.zoneIndex });
+  const reads = new CdnReads(store.rateSlots, access, options.readsPerMinute);
+  const zones = new ZoneService({ cdn, audit: store.audit, index: zoneIndex, reads });
+  const channels = new ChannelService({
+    bindings: store.channelBindings,
+    audit: store.audit,
+    access,
+    zones,
+  });
+  return { cdn, access, zoneIndex, reads, zones, channels };
+}
+
+export interface PurgeServicesOptions {
+  cdn: ReturnType<typeof cdnServices>;
+  store: Store;
+  runner: JobRunner;
+  flood: FloodControl;
+  clock: Clock;
+  logger: Logger;
+  /** Where a purge's progress is shown. */
+  views: PurgeViews;
+  /** Progress updates must never stop a purge; their failures are only reported here. */
+  onViewError: (error: unknown) => void;
+  /** Where purge-everything requests are posted for approval. */
+  notifier: ApprovalNotifier;
+}
+
+/** Purges, held purges, and purge-everything approvals; their jobs are for the caller to register. */
+export function purgeServices(options: PurgeServicesOptions) {
+  const { store, runner, flood, clock, logger } = options;
+  const { cdn, access, zones, channels } = options.cdn;
+  const purges = new PurgeService({
+    cdn,
+    zones,
+    access,
+    channels,
+    flood,
+    store,
+    runner,
+    views: options.views,
+    onViewError: options.onViewError,
+  });
+  const holds = new PurgeHoldService({ store, runner, purges, clock });
+  const approvals = new ApprovalService({
+    runner,
+    store,
+    cdn,
+    access,
+    channels,
+    flood,
+    notifier: options.notifier,
+    clock,
+    logger,
+  });
+  return { purges, holds, approvals };
+}
