@@ -282,16 +282,19 @@ export async function ackLoadBench(): Promise<Section> {
     const now = Date.now();
     for (let i = 0; i < REPORTS; i++) {
       const zone = zones[i % zones.length];
-      await host.store.schedules.create({
-        workspaceId: services.teamId,
-        zoneId: zone?.id ?? '',
-        zoneName: zone?.name ?? '',
-        channelId: REPORT_CHANNELS[Math.floor(i / ZONES_PER_CHANNEL)] ?? '',
-        createdBy: USER,
-        timeOfDay: '09:00',
-        timeZone: 'Europe/Paris',
-        nextRunAt: now - 60_000,
-      });
+      await host.store.schedules.create(
+        {
+          workspaceId: services.teamId,
+          zoneId: zone?.id ?? '',
+          zoneName: zone?.name ?? '',
+          channelId: REPORT_CHANNELS[Math.floor(i / ZONES_PER_CHANNEL)] ?? '',
+          createdBy: USER,
+          timeOfDay: '09:00',
+          timeZone: 'Europe/Paris',
+          nextRunAt: now - 60_000,
+        },
+        { reports: Number.MAX_SAFE_INTEGER, reportsPerPerson: Number.MAX_SAFE_INTEGER },
+      );
     }
     await delay(Math.max(0, tick - LEAD_MS - Date.now()));
     const postedBefore = await services.posted();

@@ -255,16 +255,19 @@ export async function reportsScaleBench(): Promise<Section> {
           const i = first + k;
           const c = Math.floor(i / ZONES_PER_CHANNEL);
           const zone = zones[i % ZONES_PER_CHANNEL];
-          return store.schedules.create({
-            workspaceId: workspaceOf(c),
-            zoneId: zone?.id ?? '',
-            zoneName: zone?.name ?? '',
-            channelId: channelOf(c),
-            createdBy: USER,
-            timeOfDay: '09:00',
-            timeZone: 'Europe/Paris',
-            nextRunAt: later,
-          });
+          return store.schedules.create(
+            {
+              workspaceId: workspaceOf(c),
+              zoneId: zone?.id ?? '',
+              zoneName: zone?.name ?? '',
+              channelId: channelOf(c),
+              createdBy: USER,
+              timeOfDay: '09:00',
+              timeZone: 'Europe/Paris',
+              nextRunAt: later,
+            },
+            { reports: Number.MAX_SAFE_INTEGER, reportsPerPerson: Number.MAX_SAFE_INTEGER },
+          );
         }),
       );
     }

@@ -50,16 +50,19 @@ export async function reportsBench(): Promise<Section> {
     await store.credentials.set(workspaceId, SANDBOX_DEMO_KEY, { userId: 'U1', validated: true });
     for (const name of ZONES) {
       const zone = sandbox.state.byName(name);
-      await store.schedules.create({
-        workspaceId,
-        zoneId: zone?.id ?? '',
-        zoneName: name,
-        channelId,
-        createdBy: 'U1',
-        timeOfDay: '09:00',
-        timeZone: 'Europe/Paris',
-        nextRunAt: now - 1_000,
-      });
+      await store.schedules.create(
+        {
+          workspaceId,
+          zoneId: zone?.id ?? '',
+          zoneName: name,
+          channelId,
+          createdBy: 'U1',
+          timeOfDay: '09:00',
+          timeZone: 'Europe/Paris',
+          nextRunAt: now - 1_000,
+        },
+        { reports: Number.MAX_SAFE_INTEGER, reportsPerPerson: Number.MAX_SAFE_INTEGER },
+      );
     }
   }
   const clients = new WorkspaceClients(new WebClient(undefined, { slackApiUrl: slack.apiUrl }), {

@@ -199,6 +199,7 @@ export function buildDeps(
     watchRules: store.watchRules,
     watchAlerts: store.watchAlerts,
     credentials: store.credentials,
+    workspaces: store.workspaces,
     audit: store.audit,
     access,
     zones,

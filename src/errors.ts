@@ -5,6 +5,14 @@ export interface CodedError extends Error {
   code: string;
 }
 
+/** The workspace limits an admin sets with `/cdn config limits` (see store/workspaces.ts). */
+export type LimitName =
+  | 'rulesPerWatch'
+  | 'watches'
+  | 'watchesPerPerson'
+  | 'reports'
+  | 'reportsPerPerson';
+
 /** What a person may be refused: each renders as "Only … can <doing>". */
 export type Action =
   | 'set_key'
@@ -137,7 +145,14 @@ export type Problem =
   /** A button of an alert that is gone (its watch removed). */
   | { code: 'alert_unknown' }
   /** A button of a watch that is gone (unwatched, or deleted at logout). */
-  | { code: 'watch_unknown' };
+  | { code: 'watch_unknown' }
+  /**
+   * Storing this would pass one of the workspace's limits (`/cdn config limits`): nothing was
+   * stored. `count`: how many there are (for rules per watch, how many the watch would have).
+   */
+  | { code: 'limit_reached'; limit: LimitName; max: number; count: number }
+  /** `/cdn config limits <limit> <number>` with a number that is not a whole 0 to `ceiling`. */
+  | { code: 'limit_out_of_range'; limit: LimitName; ceiling: number };
 
 export type ProblemCode = Problem['code'];
 

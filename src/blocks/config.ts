@@ -1,9 +1,19 @@
 // /cdn config: who may change things and who may approve purges.
+import type { LimitName } from '../errors.js';
 import type { Workspace } from '../store/workspaces.js';
 import { purgeChannelsText } from './channels.js';
 import { CONFIG_IDS } from './ids.js';
 import { type KnownBlock, type Message, message } from './message.js';
 import { group, md, mrkdwn, type Part, plain, toMrkdwn } from './text.js';
+
+/** Each limit's word in `/cdn config limits <word> <number>`. */
+export const LIMIT_WORDS: Readonly<Record<LimitName, string>> = {
+  rulesPerWatch: 'rules-per-watch',
+  watches: 'watches',
+  watchesPerPerson: 'watches-per-person',
+  reports: 'reports',
+  reportsPerPerson: 'reports-per-person',
+};
 
 export function configMessage(
   workspace: Workspace,
@@ -20,7 +30,8 @@ export function configMessage(
   const lines = md`*Operators* (create zones, purge, rate limits): ${who(workspace.operatorGroupId, 'everyone')}
 *Approvers* (purge everything): ${who(workspace.approverGroupId, 'anyone but the requester')}
 *Guests* (multi- and single-channel): ${workspace.guestAccess === 'operate' ? 'may change things as operators do, but not approve' : 'read only'}
-*Approval requests expire after* ${workspace.approvalTtlMinutes} minutes`;
+*Approval requests expire after* ${workspace.approvalTtlMinutes} minutes
+*Limits*: ${limitsText(workspace)}`;
   const purgeChannels = options.purgeChannels;
   return message(toMrkdwn(changed ?? 'CDN bot configuration'), [
     ...(changed
@@ -34,7 +45,7 @@ export function configMessage(
       type: 'context',
       elements: [
         mrkdwn(
-          md`Change with \`/cdn config operators @group\`, \`/cdn config approvers @group\`, or \`everyone\` to clear; \`/cdn config guests read|operate\`; \`/cdn config purge-channels #channel…\` limits purges to those channels, \`anywhere\` lifts it.`,
+          md`Change with \`/cdn config operators @group\`, \`/cdn config approvers @group\`, or \`everyone\` to clear; \`/cdn config guests read|operate\`; \`/cdn config purge-channels #channel…\` limits purges to those channels, \`anywhere\` lifts it; \`/cdn config limits <limit> <number>\` sets a limit.`,
         ),
       ],
     },
@@ -74,4 +85,11 @@ export function purgeChannelsSavedMessage(workspace: Workspace, saved: readonly 
       : 'Purges are now limited to the channels below.',
     { purgeChannels: saved },
   );
+}
+
+/** The workspace's limits, each under its word in `/cdn config limits`. */
+function limitsText({ limits }: Workspace): string {
+  return (Object.keys(LIMIT_WORDS) as LimitName[])
+    .map((name) => `${LIMIT_WORDS[name]} ${limits[name].toLocaleString('en')}`)
+    .join(', ');
 }

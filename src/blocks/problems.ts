@@ -1,8 +1,9 @@
 // Every problem the bot reports, in words: short, specific, and saying what to do next. Sentences
 // are md`…` templates, so values that came from a person or the CDN are escaped as they go in.
-import type { Action, PostPlace, PostRefusedThere, Problem } from '../errors.js';
+import type { Action, LimitName, PostPlace, PostRefusedThere, Problem } from '../errors.js';
 import { zoneLabel } from '../zone-names.js';
 import { channelList } from './channels.js';
+import { LIMIT_WORDS } from './config.js';
 import { channel, clip, code, join, link, MAX_SENTENCE, type Mrkdwn, md } from './text.js';
 
 const DOING: Record<Action, string> = {
@@ -172,6 +173,10 @@ function sentence(problem: Problem): Mrkdwn {
       return md`This channel does not watch ${code(zoneLabel(problem.zoneName))}. \`/cdn watch list\` shows what it watches.`;
     case 'alert_unknown':
       return md`That alert is gone: its watch was removed.`;
+    case 'limit_reached':
+      return limitReached(problem);
+    case 'limit_out_of_range':
+      return md`The ${LIMIT_WORDS[problem.limit]} limit is a whole number from 0 to ${problem.ceiling.toLocaleString('en')}.`;
     case 'watch_unknown':
       return md`That watch is gone: it was removed. \`/cdn watch list\` shows what is watched now.`;
     case 'dm_refused':
@@ -207,4 +212,36 @@ function sentence(problem: Problem): Mrkdwn {
         ? md`Purges are not allowed from here. Nothing was purged.`
         : md`Purges may only be run in ${channelList(problem.channelIds)} (a workspace admin chose these with \`/cdn config purge-channels\`). Nothing was purged; ask there.`;
   }
+}
+
+/** What a limit counts, and how to make room under it, for limit_reached. */
+const LIMITED: Record<
+  Exclude<LimitName, 'rulesPerWatch'>,
+  { has: (count: string) => Mrkdwn; room: string }
+> = {
+  watches: {
+    has: (count) => md`This workspace has ${count} watches, its limit`,
+    room: 'Remove one with `/cdn unwatch <zone>`',
+  },
+  watchesPerPerson: {
+    has: (count) => md`You made ${count} watches, the most one person may`,
+    room: 'Remove one with `/cdn unwatch <zone>`',
+  },
+  reports: {
+    has: (count) => md`This workspace has ${count} daily reports, its limit`,
+    room: 'Stop one with `/cdn report stop <id>`',
+  },
+  reportsPerPerson: {
+    has: (count) => md`You made ${count} daily reports, the most one person may`,
+    room: 'Stop one with `/cdn report stop <id>`',
+  },
+};
+
+function limitReached(problem: Extract<Problem, { code: 'limit_reached' }>): Mrkdwn {
+  const raise = code(`/cdn config limits ${LIMIT_WORDS[problem.limit]} <number>`);
+  const count = problem.count.toLocaleString('en');
+  if (problem.limit === 'rulesPerWatch')
+    return md`A watch may have at most ${problem.max.toLocaleString('en')} thresholds, and this one would have ${count}; nothing was changed. A workspace admin can raise the limit with ${raise}.`;
+  const limited = LIMITED[problem.limit];
+  return md`${limited.has(count)} (${problem.max.toLocaleString('en')}); nothing was made. ${limited.room}, or ask a workspace admin to raise it with ${raise}.`;
 }

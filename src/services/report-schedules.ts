@@ -6,6 +6,7 @@ import { AppError } from '../errors.js';
 import type { AuditLogRepository } from '../store/audit-log.js';
 import type { CredentialRepository } from '../store/credentials.js';
 import type { Schedule, ScheduleRepository } from '../store/schedules.js';
+import type { WorkspaceRepository } from '../store/workspaces.js';
 import type { AccessService, Caller } from './access.js';
 import { nextOccurrence } from './report-times.js';
 import type { ZoneService } from './zones.js';
@@ -27,6 +28,7 @@ export class ReportScheduleService {
     private readonly deps: {
       schedules: ScheduleRepository;
       credentials: CredentialRepository;
+      workspaces: WorkspaceRepository;
       audit: AuditLogRepository;
       access: AccessService;
       zones: ZoneService;
@@ -36,7 +38,9 @@ export class ReportScheduleService {
 
   /**
    * Operators only: a daily report of `zone` in `channelId` at `timeOfDay` in the caller's zone;
-   * when that report exists (not stopped), it is returned instead, and nothing is made.
+   * when that report exists (not stopped), it is returned instead, and nothing is made. A new one
+   * is made within the workspace's limits (reports in the workspace and per person), or refused
+   * (limit_reached).
    */
   async create(
     caller: Caller,
@@ -46,17 +50,22 @@ export class ReportScheduleService {
     const zone = await this.deps.zones.resolve(caller.workspaceId, input.zone);
     // An unknown time zone would make every occurrence unreadable: UTC instead.
     const timeZone = safeTimeZone(await this.deps.access.timeZoneOf(caller));
-    // The same report live already: one statement decides, so two creates at once make one.
-    const { schedule, created } = await this.deps.schedules.create({
-      workspaceId: caller.workspaceId,
-      zoneId: zone.id,
-      zoneName: zone.name,
-      channelId: input.channelId,
-      createdBy: caller.userId,
-      timeOfDay: input.timeOfDay,
-      timeZone,
-      nextRunAt: nextOccurrence(input.timeOfDay, timeZone, this.deps.clock.now()),
-    });
+    const { limits } = await this.deps.workspaces.ensure(caller.workspaceId);
+    // The same report live already, or a limit met: decided under the workspace's lock, so two
+    // creates at once make one report, and never one past a limit.
+    const { schedule, created } = await this.deps.schedules.create(
+      {
+        workspaceId: caller.workspaceId,
+        zoneId: zone.id,
+        zoneName: zone.name,
+        channelId: input.channelId,
+        createdBy: caller.userId,
+        timeOfDay: input.timeOfDay,
+        timeZone,
+        nextRunAt: nextOccurrence(input.timeOfDay, timeZone, this.deps.clock.now()),
+      },
+      limits,
+    );
     if (!created) return { schedule, created };
     await this.#audit(caller, schedule, 'report.scheduled', {
       timeOfDay: input.timeOfDay,

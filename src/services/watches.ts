@@ -10,6 +10,7 @@ import type { CredentialRepository } from '../store/credentials.js';
 import type { WatchAlert, WatchAlertRepository } from '../store/watch-alerts.js';
 import type { WatchRuleRepository } from '../store/watch-rule-states.js';
 import type { Watch, WatchRepository } from '../store/watches.js';
+import type { WorkspaceRepository } from '../store/workspaces.js';
 import type { AccessService, Caller } from './access.js';
 import type { RateLimitService } from './ratelimit.js';
 import { firstRunAt } from './watch-evaluation.js';
@@ -49,6 +50,7 @@ export class WatchService {
       watchRules: WatchRuleRepository;
       watchAlerts: WatchAlertRepository;
       credentials: CredentialRepository;
+      workspaces: WorkspaceRepository;
       audit: AuditLogRepository;
       access: AccessService;
       zones: ZoneService;
@@ -62,7 +64,8 @@ export class WatchService {
 
   /**
    * Operators only: the channel watches the zone (which must exist), with any thresholds given
-   * added to those it had.
+   * added to those it had: within the workspace's limits (rules per watch, watches in the
+   * workspace and per person), or nothing changes (limit_reached).
    */
   async watch(
     caller: Caller,
@@ -79,6 +82,16 @@ export class WatchService {
     const zone = await this.deps.zones.resolve(caller.workspaceId, input.zone);
     const existing = await this.deps.watches.find(caller.workspaceId, zone.id, input.channelId);
     const merged = [...new Set([...(existing?.rules ?? []), ...rules])];
+    const { limits } = await this.deps.workspaces.ensure(caller.workspaceId);
+    // Only a watch given more rules is held to it: one stored before the limit was lowered can
+    // still be watched again as it is.
+    if (merged.length > limits.rulesPerWatch && merged.length > (existing?.rules.length ?? 0))
+      throw new AppError({
+        code: 'limit_reached',
+        limit: 'rulesPerWatch',
+        max: limits.rulesPerWatch,
+        count: merged.length,
+      });
     const { watch, created } = await this.deps.watches.upsert(
       {
         workspaceId: caller.workspaceId,
@@ -97,6 +110,7 @@ export class WatchService {
           this.deps.clock.now(),
         ),
       },
+      limits,
     );
     await this.#audit(caller, watch, created ? 'watch.added' : 'watch.changed', { rules: merged });
     return { watch, created, zoneStatus: zone.status };

@@ -1,12 +1,15 @@
 // A workspace's configuration: who operates, who approves, what guests may do, and what the key
 // form shows.
+
+import { AppError, type LimitName } from '../errors.js';
 import type { AuditLogRepository } from '../store/audit-log.js';
 import type { CredentialRepository } from '../store/credentials.js';
-import type {
-  GuestAccess,
-  Workspace,
-  WorkspaceRepository,
-  WorkspaceSettings,
+import {
+  type GuestAccess,
+  LIMIT_CEILINGS,
+  type Workspace,
+  type WorkspaceRepository,
+  type WorkspaceSettings,
 } from '../store/workspaces.js';
 import type { AccessService, Caller } from './access.js';
 
@@ -57,6 +60,21 @@ export class WorkspaceConfigService {
   /** Admins only: whether guests only read (the default) or also operate (never approve). */
   async setGuestAccess(caller: Caller, access: GuestAccess): Promise<Workspace> {
     return this.#change(caller, { guestAccess: access }, 'config.guests', { access });
+  }
+
+  /**
+   * Admins only: how many of something the workspace (or each person) may store, from 0 up to its
+   * ceiling (every limit stays a bound). Lowered below what exists, nothing is removed: only new
+   * ones are refused.
+   */
+  async setLimit(caller: Caller, limit: LimitName, value: number): Promise<Workspace> {
+    const ceiling = LIMIT_CEILINGS[limit];
+    if (!Number.isSafeInteger(value) || value < 0 || value > ceiling)
+      throw new AppError({ code: 'limit_out_of_range', limit, ceiling });
+    return this.#change(caller, { limits: { [limit]: value } }, 'config.limits', {
+      limit,
+      value,
+    });
   }
 
   /** Admins only: what the API-key form starts with. */

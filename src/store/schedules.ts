@@ -8,7 +8,9 @@ import type { Clock } from '../clock.js';
 import { AuditLogRepository, type NewAuditEntry } from './audit-log.js';
 import type { SqlDialect } from './db.js';
 import type { JobRepository, NewJob } from './jobs.js';
+import { refuseAtLimit, withWorkspaceLock } from './limits.js';
 import type { Database, ScheduleStatus, SchedulesTable } from './schema.js';
+import type { WorkspaceLimits } from './workspaces.js';
 
 export interface Schedule {
   id: string;
@@ -60,12 +62,36 @@ export class ScheduleRepository {
 
   /**
    * The report, made unless the same one (zone, channel, time of day and time zone) is live
-   * already: then that one, and `created` false. One statement decides (a unique index on live
-   * reports), so two creates at once on any replicas make one report.
+   * already: then that one, and `created` false. A new one is made only while the workspace has
+   * fewer than `limits.reports` live reports and its creator fewer than `limits.reportsPerPerson`;
+   * otherwise nothing is stored, and AppError limit_reached says which limit. The look, the counts
+   * and the insert run under the workspace's lock (limits.ts), and the unique index on live reports
+   * refuses a second one whatever happens, so two creates at once on any replicas make one report.
    */
-  async create(input: NewSchedule): Promise<{ schedule: Schedule; created: boolean }> {
-    // A second try only if the live one was stopped between the insert and the look.
-    for (let attempt = 0; attempt < 2; attempt++) {
+  async create(
+    input: NewSchedule,
+    limits: Pick<WorkspaceLimits, 'reports' | 'reportsPerPerson'>,
+  ): Promise<{ schedule: Schedule; created: boolean }> {
+    return withWorkspaceLock(this.db, this.dialect, input.workspaceId, async (trx) => {
+      const existing = await this.#findLive(trx, input);
+      if (existing) return { schedule: existing, created: false };
+      const count = (person?: string) =>
+        trx
+          .selectFrom('schedules')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('workspace_id', '=', input.workspaceId)
+          .where('status', '<>', 'stopped')
+          .$if(person !== undefined, (q) => q.where('created_by', '=', person as string))
+          .executeTakeFirstOrThrow()
+          .then((row) => Number(row.n));
+      refuseAtLimit([
+        { limit: 'reports', max: limits.reports, count: await count() },
+        {
+          limit: 'reportsPerPerson',
+          max: limits.reportsPerPerson,
+          count: await count(input.createdBy),
+        },
+      ]);
       const now = this.clock.now();
       const row: Selectable<SchedulesTable> = {
         id: this.newId(),
@@ -83,7 +109,7 @@ export class ScheduleRepository {
         created_at: now,
         updated_at: now,
       };
-      const inserted = await this.db
+      const inserted = await trx
         .insertInto('schedules')
         .values(row)
         .onConflict((conflict) =>
@@ -96,17 +122,18 @@ export class ScheduleRepository {
         .executeTakeFirst();
       if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n)
         return { schedule: toSchedule(row), created: true };
-      const existing = await this.#findLive(input);
-      if (existing) return { schedule: existing, created: false };
-    }
-    throw new Error('schedules.create: the same report kept being made and stopped meanwhile');
+      const raced = await this.#findLive(trx, input);
+      if (!raced) throw new Error('schedules.create: neither inserted nor found live');
+      return { schedule: raced, created: false };
+    });
   }
 
   /** The live (not stopped) report of this zone in this channel at this time, if any. */
   async #findLive(
+    db: Kysely<Database>,
     input: Pick<Schedule, 'workspaceId' | 'zoneId' | 'channelId' | 'timeOfDay' | 'timeZone'>,
   ): Promise<Schedule | undefined> {
-    const row = await this.db
+    const row = await db
       .selectFrom('schedules')
       .selectAll()
       .where('workspace_id', '=', input.workspaceId)

@@ -25,6 +25,15 @@ export interface WorkspacesTable {
   report_time_of_day: string;
   created_at: number;
   updated_at: number;
+  /**
+   * How much may be stored, as an admin set it (`/cdn config limits`); null means the default
+   * (DEFAULT_LIMITS in workspaces.ts). Added by 0015_workspace_limits.
+   */
+  limit_rules_per_watch: Generated<number | null>;
+  limit_watches: Generated<number | null>;
+  limit_watches_per_person: Generated<number | null>;
+  limit_reports: Generated<number | null>;
+  limit_reports_per_person: Generated<number | null>;
 }
 
 export interface CdnCredentialsTable {

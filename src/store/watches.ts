@@ -5,7 +5,9 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { SqlDialect } from './db.js';
+import { refuseAtLimit, withWorkspaceLock } from './limits.js';
 import type { Database, WatchesTable, WatchZonesTable } from './schema.js';
+import type { WorkspaceLimits } from './workspaces.js';
 
 export interface Watch {
   id: string;
@@ -39,19 +41,28 @@ export class WatchRepository {
     private readonly newId: () => string = randomUUID,
   ) {}
 
-  /** The channel's watch of the zone, created or given `rules`; true when it is new. */
+  /**
+   * The channel's watch of the zone, created or given `rules`; true when it is new. A new one is
+   * made only while the workspace has fewer than `limits.watches` and its creator fewer than
+   * `limits.watchesPerPerson` (counted and made together, see limits.ts); otherwise nothing is
+   * stored, and AppError limit_reached says which limit.
+   */
   async upsert(
     input: Omit<Watch, 'id' | 'createdAt'>,
     zone: { status: string; firstRunAt: number },
+    limits: Pick<WorkspaceLimits, 'watches' | 'watchesPerPerson'>,
   ): Promise<{ watch: Watch; created: boolean }> {
     const now = this.clock.now();
     // The zone's schedule before the watch, so that a crash between the two never leaves a watch
     // unscheduled; and again after it, for an unwatch racing this one from another channel: that
     // deletes the schedule only while no watch of the zone exists (one statement), so either it
     // sees this watch and keeps the schedule, or it deleted it before and the second put restores
-    // it.
+    // it. A refused watch takes back the schedule put for it (unless another watch has it).
     await this.#putZone(input, zone, now);
-    const result = await this.#putWatch(input, now);
+    const result = await this.#putWatch(input, now, limits).catch(async (error: unknown) => {
+      await this.dropZoneIfUnwatched(input.workspaceId, input.zoneId);
+      throw error;
+    });
     await this.#putZone(input, zone, now);
     return result;
   }
@@ -80,39 +91,51 @@ export class WatchRepository {
   async #putWatch(
     input: Omit<Watch, 'id' | 'createdAt'>,
     now: number,
+    limits: Pick<WorkspaceLimits, 'watches' | 'watchesPerPerson'>,
   ): Promise<{ watch: Watch; created: boolean }> {
-    const existing = await this.find(input.workspaceId, input.zoneId, input.channelId);
-    if (existing) {
-      await this.db
-        .updateTable('watches')
-        // Watching again in the channel resumes a paused watch (its DM says so).
-        .set({ rules: JSON.stringify(input.rules), updated_at: now, paused_reason: null })
-        .where('id', '=', existing.id)
-        .execute();
-      return { watch: { ...existing, rules: input.rules, pausedReason: null }, created: false };
-    }
-    const row: Selectable<WatchesTable> = {
-      id: this.newId(),
-      workspace_id: input.workspaceId,
-      zone_id: input.zoneId,
-      zone_name: input.zoneName,
-      channel_id: input.channelId,
-      created_by: input.createdBy,
-      rules: JSON.stringify(input.rules),
-      created_at: now,
-      updated_at: now,
-      paused_reason: null,
-    };
-    const inserted = await this.db
-      .insertInto('watches')
-      .values(row)
-      .onConflict((c) => c.columns(['workspace_id', 'zone_id', 'channel_id']).doNothing())
-      .executeTakeFirst();
-    if ((inserted.numInsertedOrUpdatedRows ?? 0n) === 0n) {
-      const raced = await this.find(input.workspaceId, input.zoneId, input.channelId);
-      if (raced) return { watch: raced, created: false };
-    }
-    return { watch: toWatch(row), created: true };
+    return withWorkspaceLock(this.db, this.dialect, input.workspaceId, async (trx) => {
+      const existing = await this.#find(trx, input.workspaceId, input.zoneId, input.channelId);
+      if (existing) {
+        await trx
+          .updateTable('watches')
+          // Watching again in the channel resumes a paused watch (its DM says so).
+          .set({ rules: JSON.stringify(input.rules), updated_at: now, paused_reason: null })
+          .where('id', '=', existing.id)
+          .execute();
+        return { watch: { ...existing, rules: input.rules, pausedReason: null }, created: false };
+      }
+      const count = (person?: string) =>
+        trx
+          .selectFrom('watches')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('workspace_id', '=', input.workspaceId)
+          .$if(person !== undefined, (q) => q.where('created_by', '=', person as string))
+          .executeTakeFirstOrThrow()
+          .then((row) => Number(row.n));
+      refuseAtLimit([
+        { limit: 'watches', max: limits.watches, count: await count() },
+        {
+          limit: 'watchesPerPerson',
+          max: limits.watchesPerPerson,
+          count: await count(input.createdBy),
+        },
+      ]);
+      const row: Selectable<WatchesTable> = {
+        id: this.newId(),
+        workspace_id: input.workspaceId,
+        zone_id: input.zoneId,
+        zone_name: input.zoneName,
+        channel_id: input.channelId,
+        created_by: input.createdBy,
+        rules: JSON.stringify(input.rules),
+        created_at: now,
+        updated_at: now,
+        paused_reason: null,
+      };
+      // Every insert of a watch is under the workspace's lock: no other can take its place.
+      await trx.insertInto('watches').values(row).execute();
+      return { watch: toWatch(row), created: true };
+    });
   }
 
   async get(id: string): Promise<Watch | undefined> {
@@ -125,7 +148,16 @@ export class WatchRepository {
   }
 
   async find(workspaceId: string, zoneId: string, channelId: string): Promise<Watch | undefined> {
-    const row = await this.db
+    return this.#find(this.db, workspaceId, zoneId, channelId);
+  }
+
+  async #find(
+    db: Kysely<Database>,
+    workspaceId: string,
+    zoneId: string,
+    channelId: string,
+  ): Promise<Watch | undefined> {
+    const row = await db
       .selectFrom('watches')
       .selectAll()
       .where('workspace_id', '=', workspaceId)

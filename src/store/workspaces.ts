@@ -1,9 +1,50 @@
 // Repository: workspaces and their settings.
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { Clock } from '../clock.js';
+import type { LimitName } from '../errors.js';
 import type { Database, GuestAccess, WorkspacesTable } from './schema.js';
 
 export type { GuestAccess };
+
+/** How much a workspace, and each person in it, may store (`/cdn config limits`). */
+export interface WorkspaceLimits extends Record<LimitName, number> {
+  /** Thresholds on one watch. */
+  rulesPerWatch: number;
+  /** Watches in the workspace, and made by one person. */
+  watches: number;
+  watchesPerPerson: number;
+  /** Live (not stopped) daily reports in the workspace, and made by one person. */
+  reports: number;
+  reportsPerPerson: number;
+}
+
+export type { LimitName };
+
+/** The limits of a workspace whose admin set none (documented in README and docs/security.md). */
+export const DEFAULT_LIMITS: Readonly<WorkspaceLimits> = {
+  rulesPerWatch: 10,
+  watches: 200,
+  watchesPerPerson: 50,
+  reports: 100,
+  reportsPerPerson: 20,
+};
+
+/** The most an admin may raise each to: every limit stays a bound. */
+export const LIMIT_CEILINGS: Readonly<WorkspaceLimits> = {
+  rulesPerWatch: 100,
+  watches: 10_000,
+  watchesPerPerson: 10_000,
+  reports: 10_000,
+  reportsPerPerson: 10_000,
+};
+
+const LIMIT_COLUMNS = {
+  rulesPerWatch: 'limit_rules_per_watch',
+  watches: 'limit_watches',
+  watchesPerPerson: 'limit_watches_per_person',
+  reports: 'limit_reports',
+  reportsPerPerson: 'limit_reports_per_person',
+} as const satisfies Record<LimitName, keyof WorkspacesTable>;
 
 export interface Workspace {
   id: string;
@@ -15,6 +56,8 @@ export interface Workspace {
   /** What guests may do here: `read` (default) or `operate` (never approve). */
   guestAccess: GuestAccess;
   reportTimeOfDay: string;
+  /** What it may store: the admin's values, the defaults elsewhere. */
+  limits: WorkspaceLimits;
   createdAt: number;
   updatedAt: number;
 }
@@ -29,7 +72,7 @@ export type WorkspaceSettings = Partial<
     | 'guestAccess'
     | 'reportTimeOfDay'
   >
->;
+> & { limits?: Partial<WorkspaceLimits> };
 
 export class WorkspaceRepository {
   constructor(
@@ -78,6 +121,8 @@ export class WorkspaceRepository {
     }
     if (settings.guestAccess !== undefined) patch.guest_access = settings.guestAccess;
     if (settings.reportTimeOfDay !== undefined) patch.report_time_of_day = settings.reportTimeOfDay;
+    for (const [name, value] of Object.entries(settings.limits ?? {}) as [LimitName, number][])
+      patch[LIMIT_COLUMNS[name]] = value;
     await this.db.updateTable('workspaces').set(patch).where('id', '=', id).execute();
     return (await this.get(id)) as Workspace;
   }
@@ -94,7 +139,17 @@ function toWorkspace(row: Selectable<WorkspacesTable>): Workspace {
     // A value this version does not know (written by a newer one) grants nothing.
     guestAccess: row.guest_access === 'operate' ? 'operate' : 'read',
     reportTimeOfDay: row.report_time_of_day,
+    limits: limitsOf(row),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+function limitsOf(row: Selectable<WorkspacesTable>): WorkspaceLimits {
+  const limits = { ...DEFAULT_LIMITS };
+  for (const name of Object.keys(LIMIT_COLUMNS) as LimitName[]) {
+    const value = row[LIMIT_COLUMNS[name]];
+    if (value !== null) limits[name] = Number(value);
+  }
+  return limits;
 }

@@ -22,6 +22,7 @@ import { HELP_ENTRIES } from '../../src/listeners/commands/registry.js';
 import type { AuditEntry } from '../../src/store/audit-log.js';
 import type { Schedule } from '../../src/store/schedules.js';
 import type { Workspace } from '../../src/store/workspaces.js';
+import { DEFAULT_LIMITS } from '../../src/store/workspaces.js';
 
 const HOSTILE = '<!channel> <@U123> <http://evil.example|innocent> & `tick`';
 const longName = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`;
@@ -155,6 +156,7 @@ describe('Block Kit builders stay within Slack limits', () => {
       approvalTtlMinutes: 30,
       guestAccess: 'read',
       reportTimeOfDay: '09:00',
+      limits: { ...DEFAULT_LIMITS },
       createdAt: 0,
       updatedAt: 0,
     };

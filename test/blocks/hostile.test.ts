@@ -1,5 +1,6 @@
 // Every Block Kit builder, fed hostile strings wherever a user or the CDN API supplies text: no
 // mention, broadcast or disguised link may survive into anything Slack parses as mrkdwn.
+
 import { describe, expect, it } from 'vitest';
 import * as analyticsBlocks from '../../src/blocks/analytics.js';
 import * as analyticsModalBlocks from '../../src/blocks/analytics-modal.js';
@@ -34,6 +35,7 @@ import type { AuditEntry } from '../../src/store/audit-log.js';
 import type { Schedule } from '../../src/store/schedules.js';
 import type { WatchAlert } from '../../src/store/watch-alerts.js';
 import type { Watch } from '../../src/store/watches.js';
+import { DEFAULT_LIMITS } from '../../src/store/workspaces.js';
 import { INJECTED, mrkdwnOf } from '../helpers/mrkdwn.js';
 
 /** Typed or CDN-supplied text: mentions, a disguised link, and `&`, `<`, `>` in plain use. */
@@ -137,6 +139,7 @@ const workspace = {
   approvalTtlMinutes: 30,
   guestAccess: 'read' as const,
   reportTimeOfDay: '09:00',
+  limits: { ...DEFAULT_LIMITS },
   createdAt: 0,
   updatedAt: 0,
 };
@@ -237,6 +240,8 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   not_watching: { code: 'not_watching', zoneName: H },
   alert_unknown: { code: 'alert_unknown' },
   watch_unknown: { code: 'watch_unknown' },
+  limit_reached: { code: 'limit_reached', limit: 'watchesPerPerson', max: 50, count: 50 },
+  limit_out_of_range: { code: 'limit_out_of_range', limit: 'rulesPerWatch', ceiling: 100 },
 };
 
 const watch: Watch = {

@@ -1,6 +1,7 @@
 // Every renderer of src/blocks, fed oversized input (10,000 zones, 5,000-character names, 1,000
 // failures), validated as real Slack would: each exported function of each module needs a case
 // here, so a new renderer is covered (or fails this test) automatically.
+
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -39,6 +40,7 @@ import type { AuditEntry } from '../../src/store/audit-log.js';
 import type { Schedule } from '../../src/store/schedules.js';
 import type { WatchAlert } from '../../src/store/watch-alerts.js';
 import type { Watch } from '../../src/store/watches.js';
+import { DEFAULT_LIMITS } from '../../src/store/workspaces.js';
 import { zoneLabel } from '../../src/zone-names.js';
 
 const N = 10_000;
@@ -202,6 +204,7 @@ const workspace = {
   approvalTtlMinutes: 30,
   guestAccess: 'read' as const,
   reportTimeOfDay: '09:00',
+  limits: { ...DEFAULT_LIMITS },
   createdAt: 0,
   updatedAt: 0,
 };

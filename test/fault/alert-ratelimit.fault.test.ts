@@ -7,6 +7,7 @@ import { WATCH_IDS } from '../../src/blocks/ids.js';
 import { alertMessage } from '../../src/blocks/watches.js';
 import type { Message } from '../../src/dev/fake-slack/types.js';
 import type { WatchAlert } from '../../src/store/watch-alerts.js';
+import { DEFAULT_LIMITS } from '../../src/store/workspaces.js';
 import { BACKENDS } from '../helpers/store.js';
 import { ADMIN, CHANNEL, MEMBER, startWorld, type World } from './bot-process.js';
 import { auditOf, TEST_TIMEOUT_MS, textOf, ZONE } from './flows.js';
@@ -42,6 +43,7 @@ async function firingAlert(world: World): Promise<Message> {
       },
       // Not evaluated during the test.
       { status: 'active', firstRunAt: Date.now() + 3_600_000 },
+      DEFAULT_LIMITS,
     );
     alert.watchId = watch.id;
     await store.watchAlerts.createAlert(alert);

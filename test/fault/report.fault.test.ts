@@ -8,7 +8,9 @@
 // - after Slack shared the chart but before the bot heard (the gate holds only Slack's answer).
 // A second process on the same database resumes the job once the lease expires; each time the
 // channel shows exactly one report and the audit log one `report.posted`.
+
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS } from '../../src/store/workspaces.js';
 import { BACKENDS } from '../helpers/store.js';
 import { type Backend, CHANNEL, startWorld, type World } from './bot-process.js';
 import { auditOf, resumed, TEST_TIMEOUT_MS, ZONE } from './flows.js';
@@ -21,16 +23,19 @@ async function dueReport(backend: Backend): Promise<World> {
   const world = await startWorld({ backend });
   const zoneId = world.sandbox.state.byName(ZONE)?.id ?? '';
   await world.inspect((store) =>
-    store.schedules.create({
-      workspaceId: world.workspaceId,
-      zoneId,
-      zoneName: ZONE,
-      channelId: CHANNEL,
-      createdBy: 'UADMIN',
-      timeOfDay: '09:00',
-      timeZone: 'UTC',
-      nextRunAt: Date.now() - 60_000,
-    }),
+    store.schedules.create(
+      {
+        workspaceId: world.workspaceId,
+        zoneId,
+        zoneName: ZONE,
+        channelId: CHANNEL,
+        createdBy: 'UADMIN',
+        timeOfDay: '09:00',
+        timeZone: 'UTC',
+        nextRunAt: Date.now() - 60_000,
+      },
+      DEFAULT_LIMITS,
+    ),
   );
   return world;
 }

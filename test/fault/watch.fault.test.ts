@@ -58,6 +58,8 @@ describe('watches on several replicas', () => {
                   rules: ['requests>1/1m'],
                 },
                 { status: 'active', firstRunAt: Date.now() },
+                // More watches than one person may make by default: set up as a whole.
+                { watches: 1_000, watchesPerPerson: 1_000 },
               );
           }
         });

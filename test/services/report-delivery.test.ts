@@ -17,6 +17,7 @@ import {
 import { Pacer } from '../../src/slack/pacer.js';
 import { SlackReportPoster } from '../../src/slack/report-poster.js';
 import { WorkspaceClients } from '../../src/slack/workspace-clients.js';
+import { DEFAULT_LIMITS } from '../../src/store/workspaces.js';
 import { ManualClock } from '../helpers/clock.js';
 import { captureLogs } from '../helpers/logs.js';
 import { BACKENDS, testDatabase, testStore } from '../helpers/store.js';
@@ -107,16 +108,19 @@ async function schedule(
   channelId = 'CREPORTS',
 ) {
   const found = w.sandbox.state.byName(zone);
-  const { schedule } = await store.schedules.create({
-    workspaceId: w.slack.teamId,
-    zoneId: found?.id ?? '',
-    zoneName: zone,
-    channelId,
-    createdBy: 'UCREATOR',
-    timeOfDay: '09:00',
-    timeZone: 'Europe/Paris',
-    nextRunAt,
-  });
+  const { schedule } = await store.schedules.create(
+    {
+      workspaceId: w.slack.teamId,
+      zoneId: found?.id ?? '',
+      zoneName: zone,
+      channelId,
+      createdBy: 'UCREATOR',
+      timeOfDay: '09:00',
+      timeZone: 'Europe/Paris',
+      nextRunAt,
+    },
+    DEFAULT_LIMITS,
+  );
   return schedule;
 }
 

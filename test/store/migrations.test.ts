@@ -4,6 +4,7 @@ import { Keyring } from '../../src/store/crypto.js';
 import { openDatabase } from '../../src/store/db.js';
 import { openStore } from '../../src/store/index.js';
 import { migrate } from '../../src/store/migrations.js';
+import { DEFAULT_LIMITS } from '../../src/store/workspaces.js';
 import { captureLogs } from '../helpers/logs.js';
 import { BACKENDS, testDatabase, testKey, testStore } from '../helpers/store.js';
 
@@ -44,6 +45,7 @@ for (const { backend, skip } of BACKENDS) {
         '0012_retention_audit_by_time',
         '0013_reports_unique',
         '0014_once_alert_ratelimit_jobs',
+        '0015_workspace_limits',
       ]);
       const again = await openStore({ database, keyring: new Keyring([testKey('k1', 1)]) });
       await again.close();
@@ -81,6 +83,26 @@ for (const { backend, skip } of BACKENDS) {
       } finally {
         await db.destroy();
       }
+    });
+
+    it('0015 leaves existing workspaces at the default limits, and stores what an admin sets', async () => {
+      const database = await testDatabase(backend);
+      const { db, dialect } = openDatabase(database);
+      try {
+        await migrate(db, dialect, { upTo: '0014_once_alert_ratelimit_jobs' });
+        const raw = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+        await raw
+          .insertInto('workspaces')
+          .values({ ...oldWorkspace('T1', 1), guest_access: 'read' })
+          .execute();
+        expect(await migrate(db, dialect)).toEqual(['0015_workspace_limits']);
+      } finally {
+        await db.destroy();
+      }
+      const { store } = await testStore(backend, { database });
+      expect((await store.workspaces.get('T1'))?.limits).toEqual(DEFAULT_LIMITS);
+      const updated = await store.workspaces.update('T1', { limits: { watches: 300 } });
+      expect(updated.limits).toEqual({ ...DEFAULT_LIMITS, watches: 300 });
     });
 
     it('0013 keeps the oldest of identical live reports, stops the others, and refuses another', async () => {
@@ -192,7 +214,10 @@ for (const { backend, skip } of BACKENDS) {
             alert('free', {}),
           ])
           .execute();
-        expect(await migrate(db, dialect)).toEqual(['0014_once_alert_ratelimit_jobs']);
+        expect(await migrate(db, dialect)).toEqual([
+          '0014_once_alert_ratelimit_jobs',
+          '0015_workspace_limits',
+        ]);
         const jobs = await db
           .selectFrom('jobs')
           .select(['key', 'kind', 'state', 'payload', 'checkpoint', 'lease_until', 'finished_at'])

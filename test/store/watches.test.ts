@@ -14,6 +14,7 @@ import { BACKENDS, testStore } from '../helpers/store.js';
 const T0 = Date.parse('2026-11-24T09:00:00Z');
 const DAY = 86_400_000;
 const ZONE = { status: 'active', firstRunAt: T0 + 60_000 };
+const LIMITS = { watches: 1_000, watchesPerPerson: 1_000 };
 
 const watchIn = (store: Store, channelId: string) =>
   store.watches.upsert(
@@ -26,6 +27,7 @@ const watchIn = (store: Store, channelId: string) =>
       rules: [],
     },
     ZONE,
+    LIMITS,
   );
 
 function alertOf(
@@ -174,6 +176,7 @@ for (const { backend, skip } of BACKENDS) {
       await repository(watching).upsert(
         { ...two, channelId: 'C3', createdBy: 'U3', rules: [] },
         ZONE,
+        LIMITS,
       );
       expect(await store.watches.zone('T1', 'z1')).toMatchObject({ nextRunAt: ZONE.firstRunAt });
     });

@@ -1,13 +1,14 @@
 // /cdn config [operators|approvers @group|everyone] | guests read|operate |
-// purge-channels #channel…|anywhere: admins say who may change and who may approve, what guests
-// may do, and the only channels purges may be run from.
-import { configMessage, purgeChannelsSavedMessage } from '../../blocks/config.js';
+// purge-channels #channel…|anywhere | limits <limit> <number>: admins say who may change and who
+// may approve, what guests may do, the only channels purges may be run from, and how much may be
+// stored.
+import { configMessage, LIMIT_WORDS, purgeChannelsSavedMessage } from '../../blocks/config.js';
 import { noticeMessage } from '../../blocks/errors.js';
 import { GUEST_ACCESS } from '../../services/workspace-config.js';
 import type { SubcommandHandler } from './context.js';
 
 const USAGE =
-  'Usage: `/cdn config`, `/cdn config operators @group|everyone`, `/cdn config approvers @group|everyone`, `/cdn config guests read|operate`, `/cdn config purge-channels #channel… | anywhere`';
+  'Usage: `/cdn config`, `/cdn config operators @group|everyone`, `/cdn config approvers @group|everyone`, `/cdn config guests read|operate`, `/cdn config purge-channels #channel… | anywhere`, `/cdn config limits <limit> <number>`';
 
 /** Words that lift the limit on where purges may be run. */
 // Not 'none' or 'all': an admin typing "none" may mean no channel at all, the opposite.
@@ -26,6 +27,10 @@ export const config: SubcommandHandler = async (context) => {
   }
   if (args[0]?.toLowerCase() === 'guests') {
     await guests(context);
+    return;
+  }
+  if (args[0]?.toLowerCase() === 'limits') {
+    await limits(context);
     return;
   }
   const [role, target] = args;
@@ -91,4 +96,28 @@ const purgeChannels: SubcommandHandler = async ({ args, tokens, deps, caller, re
   const saved = await deps.channels.setPurgeChannels(caller, anywhere ? [] : ids);
   const workspace = await deps.config.get(caller.workspaceId);
   await respond(purgeChannelsSavedMessage(workspace, saved));
+};
+
+/** `limits watches 300`: how many of something the workspace (or each person) may store. */
+const limits: SubcommandHandler = async (context) => {
+  const { args, deps, caller, respond } = context;
+  const words = Object.entries(LIMIT_WORDS) as [keyof typeof LIMIT_WORDS, string][];
+  const limit = words.find(([, word]) => word === args[1]?.toLowerCase())?.[0];
+  const value = /^\d{1,9}$/.test(args[2] ?? '') ? Number(args[2]) : undefined;
+  if (args.length !== 3 || limit === undefined || value === undefined) {
+    await respond(
+      noticeMessage(
+        `Usage: \`/cdn config limits <limit> <number>\`, where <limit> is one of ${words.map(([, word]) => `\`${word}\``).join(', ')}.`,
+      ),
+    );
+    return;
+  }
+  const updated = await deps.config.setLimit(caller, limit, value);
+  await respond(
+    configMessage(
+      updated,
+      `The ${LIMIT_WORDS[limit]} limit is now ${value.toLocaleString('en')}.`,
+      await purgeChannelsFor(context),
+    ),
+  );
 };

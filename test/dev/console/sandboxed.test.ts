@@ -1,6 +1,7 @@
 // The console (`npm start` without Slack credentials) beside a deployment's data: it keeps to a
 // database and a key of its own, so its session and background jobs leave the deployment's
 // database (a workspace with a CDN key, a due daily report, a pending approval) byte for byte.
+
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
@@ -12,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseEncryptionKeys } from '../../../src/config.js';
 import { generateKey, Keyring } from '../../../src/store/crypto.js';
 import { openStore } from '../../../src/store/index.js';
+import { DEFAULT_LIMITS } from '../../../src/store/workspaces.js';
 
 const PROD_TEAM = 'T0PROD';
 const folders: string[] = [];
@@ -33,16 +35,19 @@ async function deploymentData(dataDir: string): Promise<string> {
       userId: 'U0ADMIN',
       validated: true,
     });
-    await store.schedules.create({
-      workspaceId: PROD_TEAM,
-      zoneId: 'zone_prod',
-      zoneName: 'prod.example',
-      channelId: 'C0PROD',
-      createdBy: 'U0ADMIN',
-      timeOfDay: '09:00',
-      timeZone: 'UTC',
-      nextRunAt: Date.now() - 60_000,
-    });
+    await store.schedules.create(
+      {
+        workspaceId: PROD_TEAM,
+        zoneId: 'zone_prod',
+        zoneName: 'prod.example',
+        channelId: 'C0PROD',
+        createdBy: 'U0ADMIN',
+        timeOfDay: '09:00',
+        timeZone: 'UTC',
+        nextRunAt: Date.now() - 60_000,
+      },
+      DEFAULT_LIMITS,
+    );
     await store.approvals.create({
       workspaceId: PROD_TEAM,
       zoneId: 'zone_prod',
