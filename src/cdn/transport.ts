@@ -1,7 +1,7 @@
 // One HTTP attempt against the CDN: keep-alive pools, a deadline, and errors classified by code.
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
-import { cannotReach, unreachableOf } from '../network-failures.js';
+import { cannotReach, formatSeconds, unreachableOf } from '../network-failures.js';
 import {
   assertPublicLiteral,
   NonPublicAddressError,
@@ -138,14 +138,14 @@ export class CdnTransport {
       }
       // A caller's own abort is not a CDN failure: hand back exactly what they aborted with.
       if (request.signal?.aborted) throw request.signal.reason;
+      // Not "cannot reach": the request may have been delivered, and acted on (a purge whose
+      // outcome is unknown, audited as such), before the answer failed to come.
       if (timedOut) {
-        const reason = cannotReach(
-          'the CDN',
-          request.url.host,
-          { kind: 'timeout' },
-          request.timeoutMs,
+        throw new CdnError(
+          'timeout',
+          `The CDN at ${request.url.host} did not answer within ${formatSeconds(request.timeoutMs)}`,
+          { operation: request.operation, cause: error },
         );
-        throw new CdnError('timeout', reason, { operation: request.operation, cause: error });
       }
       throw networkError(error, request);
     } finally {

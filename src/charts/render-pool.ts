@@ -7,9 +7,11 @@
 // unloaded when one of them exits, which crashes the process.
 import 'canvas';
 import { availableParallelism } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Piscina } from 'piscina';
 import { AppError } from '../errors.js';
 import type { ChartRenderer, TrafficChartInput } from './traffic-chart.js';
+import { isWorkerLoaded } from './worker-loaded.js';
 
 export interface ChartPoolOptions {
   /** Worker threads. Default: the cores less one for the event loop, at least one. */
@@ -29,6 +31,12 @@ const fromSources = import.meta.url.endsWith('.ts');
 export function defaultChartThreads(): number {
   return Math.max(1, availableParallelism() - 1);
 }
+
+/**
+ * How long `close` waits for workers still loading their renderer before it stops them anyway
+ * (a worker that never loads must not hold up a shutdown for ever).
+ */
+const LOAD_WAIT_MS = 10_000;
 
 /** Charts someone waits for that go ahead of a waiting background chart, at most, in a row. */
 const INTERACTIVE_IN_A_ROW = 4;
@@ -50,6 +58,11 @@ export class ChartPool implements ChartRenderer {
   /** Charts someone waited for, sent to a worker in a row while background charts waited. */
   #ahead = 0;
   #closed = false;
+  /**
+   * Resolves once every worker has loaded its renderer, fonts included. Until then a worker must
+   * not be stopped: one stopped inside canvas's font loading aborts the whole process (SIGABRT).
+   */
+  readonly loaded: Promise<void>;
 
   constructor(options: ChartPoolOptions = {}) {
     this.threads = options.threads ?? defaultChartThreads();
@@ -66,6 +79,15 @@ export class ChartPool implements ChartRenderer {
       // Tasks wait here, in order of priority (see #next), not in piscina's queue.
       // Workers live as long as the pool: each holds a renderer with its fonts loaded.
       idleTimeout: Number.POSITIVE_INFINITY,
+    });
+    let loading = this.threads;
+    this.loaded = new Promise((resolve) => {
+      const onMessage = (message: unknown) => {
+        if (!isWorkerLoaded(message) || --loading > 0) return;
+        this.#pool.off('message', onMessage);
+        resolve();
+      };
+      this.#pool.on('message', onMessage);
     });
   }
 
@@ -124,6 +146,12 @@ export class ChartPool implements ChartRenderer {
     const closed = new Error('the chart pool is closed');
     for (const task of this.#interactive.splice(0).concat(this.#background.splice(0)))
       task.reject(closed);
+    const waited = new AbortController();
+    await Promise.race([
+      this.loaded,
+      delay(LOAD_WAIT_MS, undefined, { signal: waited.signal }).catch(() => undefined),
+    ]);
+    waited.abort();
     await this.#pool.close();
   }
 }

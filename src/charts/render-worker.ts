@@ -2,14 +2,18 @@
 // chart's data, giving back its PNG. The thread runs at the pool's nice value, below the event loop.
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { workerData } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { type TrafficChartInput, TrafficChartRenderer } from './traffic-chart.js';
+import { WORKER_LOADED } from './worker-loaded.js';
 
 lowerPriority(Number((workerData as { nice?: unknown } | undefined)?.nice ?? 0));
 
 // Encoded here, on this niced thread: on libuv's pool the PNG's deflate would run at the
 // process's priority and take a core from the event loop.
 const renderer = new TrafficChartRenderer({ encodeInThread: true });
+// The pool stops no thread before this: one stopped inside canvas's font loading aborts the
+// whole process (node-addon-api cannot throw into a thread being terminated).
+parentPort?.postMessage(WORKER_LOADED);
 
 export default function render(input: TrafficChartInput): Promise<Buffer> {
   return renderer.render(input);

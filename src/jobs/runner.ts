@@ -93,6 +93,8 @@ export class JobRunner {
   #pollWait = new AbortController();
   /** Set when there may be work the loop has not looked for yet. */
   #unseenWork = false;
+  /** How many times `lookNow` was called: settled() looks again if it moved during a look. */
+  #looks = 0;
   /** The claiming under way, shared: two claimers at once would overrun the kinds' limits. */
   #filling: Promise<void> | undefined;
 
@@ -161,6 +163,7 @@ export class JobRunner {
    * `enqueue` (a batch, in a transaction), and whenever a slot frees up.
    */
   lookNow(): void {
+    this.#looks++;
     this.#unseenWork = true;
     this.#pollWait.abort();
   }
@@ -176,9 +179,12 @@ export class JobRunner {
    */
   async settled(): Promise<void> {
     for (;;) {
+      // A job may finish, and enqueue more, while the queue is read: the claim that answered
+      // "nothing" was asked before. Then nothing runs, yet the queue must be read again.
+      const looks = this.#looks;
       if (!this.#draining) await this.#fillOnce();
       const running = [...this.#running.values()].map((entry) => entry.done);
-      if (running.length === 0) return;
+      if (running.length === 0 && this.#looks === looks) return;
       await Promise.all(running);
     }
   }

@@ -65,7 +65,7 @@ describe('error codes', () => {
     expect(seen.get('invalid_request')?.message).toContain('outside the zone example.com');
     expect(seen.get('rate_limited')).toMatchObject({ status: 429, retryAfterMs: 1000 });
     expect(seen.get('timeout')?.message).toMatch(
-      /^Cannot reach the CDN at 127\.0\.0\.1:\d+: timed out after 0\.2 s$/,
+      /^The CDN at 127\.0\.0\.1:\d+ did not answer within 0\.2 s$/,
     );
     expect(seen.get('network')?.message).toContain('connection refused (ECONNREFUSED)');
     expect(seen.get('blocked_address')?.message).toBe(

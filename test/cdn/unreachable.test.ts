@@ -94,10 +94,10 @@ describe('a CDN out of reach, said in one line naming the host and why', () => {
     const error = await failureAt(`http://127.0.0.1:${port}/v1`, 200);
     expect(error).toMatchObject({
       code: 'timeout',
-      message: `Cannot reach the CDN at 127.0.0.1:${port}: timed out after 0.2 s`,
+      message: `The CDN at 127.0.0.1:${port} did not answer within 0.2 s`,
     });
     expect(plainText(errorText(error))).toBe(
-      `Cannot reach the CDN at 127.0.0.1:${port}: timed out after 0.2 s. Check the result before trying again.`,
+      `The CDN at 127.0.0.1:${port} did not answer within 0.2 s. Check the result before trying again.`,
     );
   });
 

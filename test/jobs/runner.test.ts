@@ -596,6 +596,40 @@ for (const { backend, skip } of BACKENDS) {
       expect((await store.jobs.get(later.id))?.state).toBe('queued');
     });
 
+    // The race a busy machine opens: settled()'s second claim is answered "nothing" before the
+    // first job enqueues its child, and that job has finished (its slot empty) by the time the
+    // answer comes back. Nothing runs then, yet the child is due: settled() must look again.
+    it('settled() looks again when a job finished and enqueued more while the queue was read', async () => {
+      const { runner, observed } = await world(backend);
+      const ran: string[] = [];
+      const emptyClaim = deferred();
+      runner.register('child', {
+        run: async () => {
+          ran.push('child');
+          return 'done';
+        },
+      });
+      runner.register('parent', {
+        run: async () => {
+          ran.push('parent');
+          await emptyClaim.promise;
+          await runner.enqueue(job('child'));
+          return 'done';
+        },
+      });
+      const { job: parent } = await runner.enqueue(job('parent'));
+      observed.hold = async (call) => {
+        if (call.method !== 'claim' || call.result !== undefined) return;
+        observed.hold = undefined;
+        emptyClaim.resolve();
+        await observed.until(isCall('finish', parent.id));
+        // The attempt's own `finally` (its slot freed) runs before this answer is handed back.
+        await new Promise((resolve) => setImmediate(resolve));
+      };
+      await within(WAIT, runner.settled(), 'settled');
+      expect(ran).toEqual(['parent', 'child']);
+    });
+
     it('runs at most `concurrency` jobs of a kind at once, each kind on its own', async () => {
       const { runner, store, observed } = await world(backend);
       const active = new Map<string, number>();

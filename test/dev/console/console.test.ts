@@ -108,6 +108,9 @@ const ERROR_ANSWERS = [
   'unhandled',
 ];
 
+/** How the console shows /cdn logout's question, a warning that is no error answer. */
+const LOGOUT_QUESTION = '⚠️ Log out of the CDN?';
+
 describe('the console, driven by docs/demo.txt', () => {
   it('uses every /cdn subcommand of the registry', async () => {
     const script = await readFile('docs/demo.txt', 'utf8');
@@ -192,17 +195,24 @@ describe('the console, driven by docs/demo.txt', () => {
       '│ › #ops',
       '📊 static.example.com · last 7 days by hour (Europe/Paris)',
     ]);
-    // It ran to its end: the key removed, then set again, as the script's last lines do.
+    // It ran to its end: the key removed once asked (the daily report paused), then set again,
+    // as the script's last lines do.
     expectInOrder(transcript, [
       'alice in #ops › /cdn logout',
-      '👋 The CDN API key is removed.',
+      `${LOGOUT_QUESTION} This workspace's CDN API key is removed, and:`,
+      '• 1 daily report pause: example.com → #cdn-reports at 09:00 (Europe/Paris)',
+      '[1] Log out  [2] Log out and delete watches and reports  [3] Cancel',
+      'alice in #ops › 1',
+      '👋 The CDN API key is removed. 0 watches and 1 daily report is paused',
       'alice in #ops › /cdn login',
       // shop.example.dev, onboarded above, is the tenth.
       '✅ The CDN API key is saved (encrypted) and works: 10 zones visible.',
     ]);
     // No answer was an error (the one purge refused above is the script's point, said with 🚫),
     // nothing was refused by Slack, nothing crashed, and the key was never shown again.
-    for (const mark of ERROR_ANSWERS) expect(transcript, mark).not.toContain(mark);
+    // /cdn logout's question is the one ⚠️ that answers no error.
+    const answers = transcript.replace(LOGOUT_QUESTION, '');
+    for (const mark of ERROR_ANSWERS) expect(answers, mark).not.toContain(mark);
     expect(transcript).not.toMatch(/the app failed/);
     expect(transcript.split(SANDBOX_DEMO_KEY)).toHaveLength(2);
     expect(logs.text()).not.toContain(SANDBOX_DEMO_KEY);
