@@ -76,7 +76,7 @@ export function logoutConfirmMessage(preview: LogoutPreview): Message {
   if (!preview.keySet && !hasWork) return noticeMessage('There was no CDN API key to remove.');
   const blocks: KnownBlock[] = [];
   if (preview.keySet) {
-    const lines = workLines(preview, 'pause');
+    const lines = workLines(preview, 'to pause');
     if (preview.bindings.length > 0)
       lines.push(
         md`• *${count(preview.bindings.length, 'channel default zone', 'channel default zones')}* (\`/cdn use\`) ${preview.bindings.length === 1 ? 'is' : 'are'} cleared: ${summarise(
@@ -124,7 +124,7 @@ export function logoutConfirmMessage(preview: LogoutPreview): Message {
         md`:double_vertical_bar: This workspace has no CDN API key: its watches and reports wait for one (\`/cdn login\`).`,
       ),
     },
-    ...workLines(preview, 'wait').map((line) => ({
+    ...workLines(preview, 'waiting').map((line) => ({
       type: 'section' as const,
       text: mrkdwn(line),
     })),
@@ -139,7 +139,12 @@ export function logoutConfirmMessage(preview: LogoutPreview): Message {
 
 /** What the logout did. */
 export function loggedOutMessage(outcome: LogoutOutcome): Message {
-  const work = md`${count(outcome.watches, 'watch', 'watches')} and ${count(outcome.reports, 'daily report', 'daily reports')}`;
+  // Only what there was: '1 daily report is paused', never '0 watches and 1 daily report'.
+  const parts = [
+    ...(outcome.watches > 0 ? [count(outcome.watches, 'watch', 'watches')] : []),
+    ...(outcome.reports > 0 ? [count(outcome.reports, 'daily report', 'daily reports')] : []),
+  ];
+  const work = md`${parts.join(' and ')}`;
   const some = outcome.watches + outcome.reports > 0;
   const removed = outcome.keyRemoved
     ? md`The CDN API key is removed.`

@@ -45,8 +45,8 @@ describe('/cdn logout', () => {
     expect(question.ephemeralTo).toBe(ADMIN);
     const asked = textOf(question.blocks);
     expect(asked).toContain('Log out of the CDN?');
-    expect(asked).toContain(`1 watch* pause: *example.com* → <#${CHANNEL}>`);
-    expect(asked).toContain(`1 daily report* pause: *example.com* → <#${CHANNEL}> at 09:00`);
+    expect(asked).toContain(`1 watch* to pause: *example.com* → <#${CHANNEL}>`);
+    expect(asked).toContain(`1 daily report* to pause: *example.com* → <#${CHANNEL}> at 09:00`);
     expect(asked).toContain(`1 channel default zone* (\`/cdn use\`) is cleared: <#${CHANNEL}>`);
     expect(asked).toContain('Log out and delete watches and reports');
     // Nothing changed yet.

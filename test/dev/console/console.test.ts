@@ -200,10 +200,10 @@ describe('the console, driven by docs/demo.txt', () => {
     expectInOrder(transcript, [
       'alice in #ops › /cdn logout',
       `${LOGOUT_QUESTION} This workspace's CDN API key is removed, and:`,
-      '• 1 daily report pause: example.com → #cdn-reports at 09:00 (Europe/Paris)',
+      '• 1 daily report to pause: example.com → #cdn-reports at 09:00 (Europe/Paris)',
       '[1] Log out  [2] Log out and delete watches and reports  [3] Cancel',
       'alice in #ops › 1',
-      '👋 The CDN API key is removed. 0 watches and 1 daily report is paused',
+      '👋 The CDN API key is removed. 1 daily report is paused',
       'alice in #ops › /cdn login',
       // shop.example.dev, onboarded above, is the tenth.
       '✅ The CDN API key is saved (encrypted) and works: 10 zones visible.',
