@@ -97,7 +97,8 @@ const MAX_CREATOR_NAME = 80;
 /**
  * A daily report's message: readable without the chart, and in notifications. The creator is
  * named as plain text (`creatorName`, as Slack shows them; a member when unknown), never
- * mentioned: a mention would notify them with every report.
+ * mentioned: a mention in an app's message notifies the person mentioned
+ * (https://docs.slack.dev/messaging/formatting-message-text/#mentioning-users), every day here.
  */
 export function dailyReportText(report: DailyReport, creatorName?: string): Mrkdwn {
   const y = report.yesterday;
