@@ -235,7 +235,11 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   channel_default_stale: { code: 'channel_default_stale', zoneName: H },
   channel_default_gone: { code: 'channel_default_gone', zoneName: H, deleted: true },
   zone_deleted: { code: 'zone_deleted', zoneName: H },
-  purge_channel_restricted: { code: 'purge_channel_restricted', channelIds: ['C1', 'C2'] },
+  purge_channel_restricted: {
+    code: 'purge_channel_restricted',
+    channelIds: ['C1', 'C2'],
+    hidden: 2,
+  },
   invalid_threshold: { code: 'invalid_threshold', text: H, reason: 'a window is 1 to 60 minutes' },
   not_watching: { code: 'not_watching', zoneName: H },
   alert_unknown: { code: 'alert_unknown' },
