@@ -16,6 +16,7 @@ import { createLogger } from '../src/logger.js';
 import { CdnAccess } from '../src/services/cdn-access.js';
 import { DailyReportService } from '../src/services/daily-report.js';
 import { REPORT_JOB, ReportDelivery } from '../src/services/report-delivery.js';
+import { GroupMembersCache } from '../src/slack/directory.js';
 import { LocalSlots, Pacer } from '../src/slack/pacer.js';
 import { SlackReportPoster } from '../src/slack/report-poster.js';
 import { WorkspaceClients } from '../src/slack/workspace-clients.js';
@@ -83,7 +84,11 @@ export async function reportsBench(): Promise<Section> {
       store,
       new TrafficChartRenderer(),
     ),
-    poster: new SlackReportPoster(clients, new Pacer(new LocalSlots(systemClock), systemClock)),
+    poster: new SlackReportPoster(
+      clients,
+      new Pacer(new LocalSlots(systemClock), systemClock),
+      new GroupMembersCache(systemClock),
+    ),
     clock: systemClock,
     logger,
   });

@@ -178,7 +178,7 @@ export function buildDeps(
   const reports = new ReportDelivery({
     store,
     reports: new DailyReportService(cdn, store, renderer),
-    poster: new SlackReportPoster(clients, pacer),
+    poster: new SlackReportPoster(clients, pacer, new GroupMembersCache(clock)),
     runner,
     clock,
     logger,

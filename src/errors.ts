@@ -137,7 +137,13 @@ export type Problem =
   /** A deleted zone cannot become a channel's default. */
   | { code: 'zone_deleted'; zoneName: string }
   /** Purges are limited to some channels (`/cdn config purge-channels`), not this one. */
-  | { code: 'purge_channel_restricted'; channelIds: string[] }
+  | {
+      code: 'purge_channel_restricted';
+      /** The allowed channels the person is in. */
+      channelIds: string[];
+      /** How many other allowed channels there are, which the person is not in (not named). */
+      hidden?: number;
+    }
   /** A threshold typed after `/cdn watch <zone>` that does not parse. */
   | { code: 'invalid_threshold'; text: string; reason: string }
   /** `/cdn unwatch <zone>` where this channel does not watch it. */

@@ -2,7 +2,7 @@
 // are md`…` templates, so values that came from a person or the CDN are escaped as they go in.
 import type { Action, LimitName, PostPlace, PostRefusedThere, Problem } from '../errors.js';
 import { zoneLabel } from '../zone-names.js';
-import { channelList } from './channels.js';
+import { purgeChannelsText } from './channels.js';
 import { LIMIT_WORDS } from './config.js';
 import { channel, clip, code, join, link, MAX_SENTENCE, type Mrkdwn, md } from './text.js';
 
@@ -208,9 +208,9 @@ function sentence(problem: Problem): Mrkdwn {
     case 'zone_deleted':
       return md`*${zoneLabel(problem.zoneName)}* is deleted: choose a live zone.`;
     case 'purge_channel_restricted':
-      return problem.channelIds.length === 0
+      return problem.channelIds.length === 0 && !problem.hidden
         ? md`Purges are not allowed from here. Nothing was purged.`
-        : md`Purges may only be run in ${channelList(problem.channelIds)} (a workspace admin chose these with \`/cdn config purge-channels\`). Nothing was purged; ask there.`;
+        : md`Purges may only be run in ${purgeChannelsText(problem.channelIds, problem.hidden)} (a workspace admin chose these with \`/cdn config purge-channels\`). Nothing was purged; ask there.`;
   }
 }
 

@@ -18,7 +18,6 @@ import {
   mrkdwn,
   plain,
   slackDate,
-  user,
 } from './text.js';
 
 /** Schedules are named by the first characters of their id. */
@@ -92,8 +91,16 @@ export function delta(now: number, before: number): string {
   return `${sign}${Math.abs(change).toFixed(1)} %`;
 }
 
-/** A daily report's message: readable without the chart, and in notifications. */
-export function dailyReportText(report: DailyReport): Mrkdwn {
+/** A creator's name as a report shows it: Slack allows 80 characters (display names). */
+const MAX_CREATOR_NAME = 80;
+
+/**
+ * A daily report's message: readable without the chart, and in notifications. The creator is
+ * named as plain text (`creatorName`, as Slack shows them; a member when unknown), never
+ * mentioned: a mention in an app's message notifies the person mentioned
+ * (https://docs.slack.dev/messaging/formatting-message-text/#mentioning-users), every day here.
+ */
+export function dailyReportText(report: DailyReport, creatorName?: string): Mrkdwn {
   const y = report.yesterday;
   const b = report.dayBefore;
   const points = (y.cacheHitRate - b.cacheHitRate) * 100;
@@ -101,7 +108,7 @@ export function dailyReportText(report: DailyReport): Mrkdwn {
   return clip(
     md`:sunrise: *${zoneLabel(report.zoneName)}* · ${report.dayLabel} (${report.timeZone})
 *${formatCount(y.requests)}* requests (${delta(y.requests, b.requests)} on the day before) · *${formatBytes(y.bandwidth)}* (${delta(y.bandwidth, b.bandwidth)}) · cache hit rate *${formatPercent(y.cacheHitRate)}* (${sign}${Math.abs(points).toFixed(1)} pts)
-_Report set up by ${user(report.setUpBy)}._`,
+_Report set up by ${creatorName ? clip(md`${creatorName}`, MAX_CREATOR_NAME) : 'a workspace member'}._`,
     MAX_SENTENCE,
   );
 }

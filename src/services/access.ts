@@ -20,6 +20,8 @@ export interface SlackUser {
    * them, or marks them `is_stranger`) or `external` (of another workspace, in a shared channel).
    */
   stranger?: 'unknown' | 'external';
+  /** How Slack shows them: their display name, else their full name; absent when unknown. */
+  name?: string;
 }
 
 /** What the services need to know about Slack users; implemented over the Web API in src/slack. */

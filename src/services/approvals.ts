@@ -63,7 +63,7 @@ export class ApprovalService {
    */
   async prepareRequest(caller: Caller, channelId: string): Promise<void> {
     await this.options.access.requireOperator(caller, 'purge');
-    await this.options.channels.requirePurgeChannel(caller.workspaceId, channelId);
+    await this.options.channels.requirePurgeChannel(caller, channelId);
     await this.options.flood.take(caller.workspaceId, caller.userId);
   }
 

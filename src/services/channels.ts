@@ -122,13 +122,15 @@ export class ChannelService {
 
   /**
    * Refuses a purge (of URLs, tags or everything) asked from a channel purges are not allowed
-   * in; from nowhere (the App Home) when any limit is set.
+   * in; from nowhere (the App Home) when any limit is set. The refusal names only the allowed
+   * channels the caller is in, and counts the others.
    */
-  async requirePurgeChannel(workspaceId: string, channelId: string | undefined): Promise<void> {
-    const allowed = await this.deps.bindings.purgeChannels(workspaceId);
+  async requirePurgeChannel(caller: Caller, channelId: string | undefined): Promise<void> {
+    const allowed = await this.deps.bindings.purgeChannels(caller.workspaceId);
     if (allowed.length === 0) return;
     if (channelId !== undefined && allowed.includes(channelId)) return;
-    throw new AppError({ code: 'purge_channel_restricted', channelIds: allowed });
+    const { shown, hidden } = await this.purgeChannelsFor(caller);
+    throw new AppError({ code: 'purge_channel_restricted', channelIds: shown, hidden });
   }
 
   /** Admins only: the channels purges may be run from; empty allows every channel again. */

@@ -130,7 +130,7 @@ export class PurgeService {
    */
   async mayPurge(caller: Caller, channelId: string | undefined): Promise<void> {
     await this.deps.access.requireOperator(caller, 'purge');
-    await this.deps.channels.requirePurgeChannel(caller.workspaceId, channelId);
+    await this.deps.channels.requirePurgeChannel(caller, channelId);
   }
 
   /**

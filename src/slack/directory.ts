@@ -44,12 +44,21 @@ export class GroupMembersCache {
  * MEMBERS_PAGES). A conversation the bot cannot see (channel_not_found: a private one it is not
  * in) or may not list (missing_scope: an install from before the scopes were asked) has nobody.
  */
-async function conversationMembers(client: WebClient, channelId: string): Promise<Set<string>> {
+async function conversationMembers(
+  client: WebClient,
+  channelId: string,
+  auth: { token?: string },
+): Promise<Set<string>> {
   const members = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < MEMBERS_PAGES; page++) {
     const answer = await client.conversations
-      .members({ channel: channelId, limit: MEMBERS_PAGE, ...(cursor ? { cursor } : {}) })
+      .members({
+        channel: channelId,
+        limit: MEMBERS_PAGE,
+        ...(cursor ? { cursor } : {}),
+        ...auth,
+      })
       .catch((error: unknown) => {
         const code = slackErrorCode(error);
         if (code === 'channel_not_found' || code === 'missing_scope') return undefined;
@@ -81,6 +90,8 @@ interface UserInfo {
    */
   is_ultra_restricted?: boolean;
   tz?: string;
+  real_name?: string;
+  profile?: { display_name?: string; real_name?: string };
 }
 
 /**
@@ -104,14 +115,17 @@ export function webDirectory(
   teamId: string,
   groups: GroupMembersCache,
   enterpriseId?: string,
+  /** For a client without a token of its own (background work): the workspace's bot token. */
+  token?: string,
 ): SlackDirectory {
+  const auth = token ? { token } : {};
   return {
     async user(userId) {
       const key = `${teamId}:${userId}`;
       const cached = groups.users.get(key);
       if (cached) return cached;
       const user = await client.users
-        .info({ user: userId })
+        .info({ user: userId, ...auth })
         .then(({ user }) => user as UserInfo | undefined)
         .catch((error: unknown) => {
           // Someone from another organization in a shared channel, whom this workspace can't see.
@@ -120,11 +134,13 @@ export function webDirectory(
           throw error;
         });
       const stranger = user ? strangerOf(user, teamId, enterpriseId) : 'unknown';
+      const name = user?.profile?.display_name || user?.profile?.real_name || user?.real_name;
       const found: SlackUser = {
         isAdmin: Boolean(user?.is_admin || user?.is_owner || user?.is_primary_owner),
         ...(user?.is_restricted || user?.is_ultra_restricted ? { isGuest: true } : {}),
         timeZone: user?.tz ?? 'UTC',
         ...(stranger ? { stranger } : {}),
+        ...(name ? { name } : {}),
       };
       groups.users.set(key, found);
       return found;
@@ -133,7 +149,7 @@ export function webDirectory(
       const key = `${teamId}:${groupId}`;
       const cached = groups.cache.get(key);
       if (cached) return cached;
-      const { users } = await client.usergroups.users.list({ usergroup: groupId });
+      const { users } = await client.usergroups.users.list({ usergroup: groupId, ...auth });
       groups.cache.set(key, users ?? []);
       return users ?? [];
     },
@@ -142,7 +158,7 @@ export function webDirectory(
       let members = groups.conversations.get(key);
       if (!members) {
         // Slack not answering is no answer: hidden this time, asked again next time.
-        members = await conversationMembers(client, channelId).catch(() => undefined);
+        members = await conversationMembers(client, channelId, auth).catch(() => undefined);
         if (!members) return false;
         groups.conversations.set(key, members);
       }

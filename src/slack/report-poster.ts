@@ -3,12 +3,14 @@
 // nobody sees it yet), then shared in the channel with its text (files.completeUploadExternal).
 // files.info says whether that share happened. At most one post per second per channel (Slack's
 // limit for chat messages) and each file method within its tier, across every replica (Pacer),
-// and a DM when a schedule pauses.
+// and a DM when a schedule pauses. A report names its creator as Slack shows them (users.info,
+// kept a minute), never with a mention, which would notify them every day.
 import { request } from 'undici';
 import { dailyReportText, reportPausedText } from '../blocks/reports.js';
 import type { DailyReport } from '../services/daily-report.js';
 import type { ReportPoster, StagedPost } from '../services/report-delivery.js';
 import type { Schedule } from '../store/schedules.js';
+import { type GroupMembersCache, webDirectory } from './directory.js';
 import { failureReason } from './explain.js';
 import { type Pacer, paceKeys } from './pacer.js';
 import {
@@ -62,7 +64,23 @@ export class SlackReportPoster implements ReportPoster {
   constructor(
     private readonly clients: WorkspaceClients,
     private readonly pacer: Pacer,
+    private readonly people: GroupMembersCache,
   ) {}
+
+  /** The creator's name as Slack shows them; none when Slack does not say (the text says "a member"). */
+  async #creatorName(schedule: Schedule, token: string): Promise<string | undefined> {
+    const directory = webDirectory(
+      this.clients.client,
+      schedule.workspaceId,
+      this.people,
+      undefined,
+      token,
+    );
+    return directory
+      .user(schedule.createdBy)
+      .then((found) => found.name)
+      .catch(() => undefined);
+  }
 
   async stage(schedule: Schedule, report: DailyReport, signal?: AbortSignal): Promise<StagedPost> {
     const png = report.png;
@@ -89,7 +107,7 @@ export class SlackReportPoster implements ReportPoster {
   ): Promise<{ ts?: string }> {
     const token = await this.clients.tokenFor(schedule.workspaceId);
     const client = this.clients.client;
-    const text = dailyReportText(report).text;
+    const text = dailyReportText(report, await this.#creatorName(schedule, token)).text;
     // The channel's limit last: its slot is when the post goes (see Pacer.turn).
     const keys = [
       ...('fileId' in staged

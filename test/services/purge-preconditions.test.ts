@@ -2,6 +2,8 @@
 // listener in front), a non-operator, a guest, a channel purges are not run from, or one purge too
 // many for the flood limit is refused, and nothing is held, stored or sent.
 import { afterEach, describe, expect, it } from 'vitest';
+import { problemText } from '../../src/blocks/problems.js';
+import type { AppError } from '../../src/errors.js';
 import type { Caller } from '../../src/services/access.js';
 import type { ReplyTo } from '../../src/services/reply.js';
 import { callerOf, OPERATORS, opened, purgeSetup } from './purge-setup.js';
@@ -70,6 +72,26 @@ describe('the purge services check who, where and how often themselves', () => {
       await t.runner.settled();
       expect(await t.jobs()).toBe(before);
       expect(t.purgeRequests()).toEqual([]);
+    },
+  );
+
+  it.each(WAYS_IN)(
+    '%s names only the purge channels the caller is in, and counts the others',
+    async (_, call) => {
+      const t = await setup();
+      await t.store.channelBindings.setPurgeChannels(
+        'T1',
+        [PURGE_CHANNEL, 'C_SECRET1', 'C_SECRET2'],
+        'U_ADMIN',
+      );
+      const outsider = callerOf('U1', { groups: [OPERATORS], inChannels: [PURGE_CHANNEL, 'C1'] });
+      const refusal = await call(t, outsider, 'C1').catch((error: unknown) => error);
+      expect(refusal).toMatchObject({
+        problem: { code: 'purge_channel_restricted', channelIds: [PURGE_CHANNEL], hidden: 2 },
+      });
+      const text = problemText((refusal as AppError).problem).text;
+      expect(text).not.toContain('C_SECRET');
+      expect(text).toContain(`<#${PURGE_CHANNEL}> and 2 conversations you are not in`);
     },
   );
 

@@ -19,7 +19,8 @@ export const OPERATORS = 'S_OPS';
 /** A person of workspace T1; `groups` are the user groups they belong to. */
 export function callerOf(
   userId: string,
-  options: { user?: Partial<SlackUser>; groups?: string[] } = {},
+  /** `inChannels`: the only conversations they are in (default: every one). */
+  options: { user?: Partial<SlackUser>; groups?: string[]; inChannels?: string[] } = {},
 ): Caller {
   return {
     workspaceId: 'T1',
@@ -27,7 +28,7 @@ export function callerOf(
     directory: {
       user: async () => ({ isAdmin: false, timeZone: 'UTC', ...options.user }),
       groupMembers: async (groupId) => ((options.groups ?? []).includes(groupId) ? [userId] : []),
-      inConversation: async () => true,
+      inConversation: async (channelId) => options.inChannels?.includes(channelId) ?? true,
     },
   };
 }

@@ -14,6 +14,7 @@ import {
   ReportDelivery,
   type ReportPoster,
 } from '../../src/services/report-delivery.js';
+import { GroupMembersCache } from '../../src/slack/directory.js';
 import { Pacer } from '../../src/slack/pacer.js';
 import { SlackReportPoster } from '../../src/slack/report-poster.js';
 import { WorkspaceClients } from '../../src/slack/workspace-clients.js';
@@ -85,7 +86,13 @@ async function replica(
     store,
     reports: new DailyReportService(cdn, store, renderer),
     // Slack's pacing is tested on its own (test/slack/pacer.test.ts): here every slot is now.
-    poster: wrap(new SlackReportPoster(clients, new Pacer({ take: async () => 0 }, w.clock))),
+    poster: wrap(
+      new SlackReportPoster(
+        clients,
+        new Pacer({ take: async () => 0 }, w.clock),
+        new GroupMembersCache(w.clock),
+      ),
+    ),
     runner,
     clock: w.clock,
     logger,
@@ -173,6 +180,27 @@ describe('daily reports', () => {
     expect(entry).toMatchObject({ action: 'report.posted', outcome: 'ok' });
     expect(entry?.detail).toMatchObject({ schedule: s.id, ts: shareTs });
     expect(await tick()).toEqual({ queued: 0, skipped: 0 });
+  });
+
+  it('names its creator as plain text, never with a mention (which would notify them daily)', async () => {
+    const w = await world('sqlite');
+    w.slack.addUser({ id: 'UCREATOR', name: 'Ana <b> & co' });
+    const { store, tick } = await replica('sqlite', w);
+    await withKey(store, w);
+    await schedule(store, w, 'example.com', w.clock.now());
+    await tick();
+    const comment = String(uploads(w.slack)[0]?.args.initial_comment);
+    expect(comment).not.toContain('<@');
+    expect(comment).toContain('_Report set up by Ana &lt;b&gt; &amp; co._');
+    // Slack not saying who they are (once the name kept a minute is gone): the report still goes,
+    // crediting "a workspace member".
+    w.clock.advance(2 * 60_000);
+    w.slack.inject({ method: 'users.info', kind: 'status', status: 500, times: 5 });
+    await schedule(store, w, 'shop.example.org', w.clock.now());
+    await tick();
+    const second = String(uploads(w.slack)[1]?.args.initial_comment);
+    expect(second).not.toContain('<@');
+    expect(second).toContain('_Report set up by a workspace member._');
   });
 
   it('an occurrence queued just before the key was removed is dropped; the schedule waits, not paused', async () => {
