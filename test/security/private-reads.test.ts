@@ -239,6 +239,8 @@ describe('charts and reports', () => {
       (c) => c.method === 'files.completeUploadExternal' && c.args.channel_id === PRIVATE,
     );
     await h.deps.runner.settled();
-    expect(String(posted?.args.initial_comment)).toContain(`Report set up by <@${ADMIN}>`);
+    // By name, as plain text: a mention would notify its creator every morning.
+    expect(String(posted?.args.initial_comment)).toContain('Report set up by alice');
+    expect(String(posted?.args.initial_comment)).not.toContain(`<@${ADMIN}>`);
   });
 });
