@@ -104,6 +104,8 @@ export interface BackgroundSlack {
   authorize?: Authorize<boolean>;
   /** A client with the background settings; without it, `client`. */
   client?: WebClient;
+  /** Who people are (users.info, cached), shared with the listeners; without it, a cache of its own. */
+  people?: GroupMembersCache;
 }
 
 export function buildDeps(
@@ -178,7 +180,11 @@ export function buildDeps(
   const reports = new ReportDelivery({
     store,
     reports: new DailyReportService(cdn, store, renderer),
-    poster: new SlackReportPoster(clients, pacer, new GroupMembersCache(clock)),
+    poster: new SlackReportPoster(
+      clients,
+      pacer,
+      backgroundSlack.people ?? new GroupMembersCache(clock),
+    ),
     runner,
     clock,
     logger,
@@ -361,13 +367,16 @@ export function buildApp(options: BuildAppOptions): {
     ...options.clientOptions,
   });
   if (metrics) app.use(requestMetrics(metrics));
+  // One cache of who people are, for the listeners and the posts made in the background.
+  const people = new GroupMembersCache(options.clock);
   const deps = buildDeps(observed, app.client, {
     authorize: appAuthorize(app),
     client: backgroundClient,
+    people,
   });
   // /livez's event-loop windows close on the clock, never because someone read them.
   deps.background.tick('liveness window', (signal) => health.windows(options.clock, signal));
-  registerListeners(app, deps, new GroupMembersCache(options.clock));
+  registerListeners(app, deps, people);
   app.error(async (error) => {
     // The error policy answers listeners' errors; what reaches here failed in middleware itself.
     const original = (error as { original?: unknown }).original;
