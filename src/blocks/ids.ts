@@ -62,6 +62,14 @@ export const PURGE_IDS = {
   shortcut: 'purge_message_urls',
 } as const;
 
+export const VERIFY_IDS = {
+  /** One per zone in a purge's result: verify_purge_0, verify_purge_1, … (beside its Retry). */
+  verify: 'verify_purge',
+  /** On a verification's summary: purge again the URLs still cached. */
+  purgeAgain: 'verify_purge_again',
+  summaryActions: 'verify_summary_actions',
+} as const;
+
 export const APPROVAL_IDS = {
   actionsBlock: 'approval_actions',
   approve: 'approval_approve',

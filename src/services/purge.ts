@@ -22,6 +22,7 @@ import type { ChannelService } from './channels.js';
 import type { FloodControl } from './flood.js';
 import { type PurgeArgs, type PurgeGroup, type PurgePlan, planPurge } from './purge-targets.js';
 import type { ReplyTo } from './reply.js';
+import { DEFAULT_VERIFY_DELAY_MS, enqueueVerify } from './verify-job.js';
 import type { Zone, ZoneService } from './zones.js';
 
 export interface PurgeRun {
@@ -78,6 +79,8 @@ export interface PurgeJobPayload {
   groups: Array<{ zone: Zone; files: number; tags: number }>;
   /** The zone was the channel's default, not named: the messages say so. */
   fromDefault?: boolean;
+  /** Asked with --verify: once done, its URLs are checked at the edge (a verify job per zone). */
+  verify?: boolean;
 }
 
 interface PurgeStep extends PurgeBatch {
@@ -120,6 +123,9 @@ export class PurgeService {
       views: PurgeViews;
       /** Progress updates must never stop a purge; their failures are only logged. */
       onViewError: (error: unknown) => void;
+      /** How long after a purge asked with --verify the edge is asked. */
+      verifyDelayMs?: number;
+      clock?: { now(): number };
     },
   ) {}
 
@@ -212,7 +218,7 @@ export class PurgeService {
     channelId: string | undefined,
     groups: PurgeGroup[],
     replyTo: ReplyTo,
-    options: { fromDefault?: boolean; key?: string } = {},
+    options: { fromDefault?: boolean; key?: string; verify?: boolean } = {},
   ): Promise<{ jobId: string; created: boolean; kind: string }> {
     await this.mayPurge(caller, channelId);
     await this.deps.flood.take(caller.workspaceId, caller.userId);
@@ -243,7 +249,7 @@ export class PurgeService {
     groups: PurgeGroup[],
     actorId: string,
     replyTo: ReplyTo,
-    options: { retryOf?: string; fromDefault?: boolean; key?: string } = {},
+    options: { retryOf?: string; fromDefault?: boolean; key?: string; verify?: boolean } = {},
   ): Promise<{ jobId: string; created: boolean; kind: string }> {
     // No key, or a base URL the bot won't call: said now, before anything is stored.
     const client = await this.deps.cdn.clientFor(workspaceId);
@@ -257,6 +263,7 @@ export class PurgeService {
       replyTo,
       ...(options.retryOf ? { retryOf: options.retryOf } : {}),
       ...(options.fromDefault ? { fromDefault: true } : {}),
+      ...(options.verify ? { verify: true } : {}),
       groups: groups.map((g) => ({ zone: g.zone, files: g.files.length, tags: g.tags.length })),
     };
     const { job, created } = await this.deps.runner.enqueue({
@@ -372,7 +379,40 @@ export class PurgeService {
     }
     const runs = await this.#record(job, steps);
     await view.finished({ runs, actorId: payload.actorId, ...defaultOf(payload) });
+    if (payload.verify) await this.#verifyLater(job, steps, runs);
     return 'done';
+  }
+
+  /** A purge asked with --verify: each zone's purged URLs checked at the edge, once (keyed). */
+  async #verifyLater(
+    job: JobContext<PurgeJobPayload, PurgeCheckpoint>['job'],
+    steps: Array<{ input: PurgeStep; result: StepResult | undefined }>,
+    runs: PurgeRun[],
+  ): Promise<void> {
+    const now = this.deps.clock?.now() ?? Date.now();
+    for (const [index, run] of runs.entries()) {
+      const urls = steps.flatMap(({ input, result }) =>
+        input.group === index && input.kind === 'files' && result?.ok ? input.items : [],
+      );
+      if (urls.length === 0) continue;
+      await enqueueVerify(
+        this.deps.runner,
+        job.workspaceId,
+        {
+          actorId: job.payload.actorId,
+          replyTo: job.payload.replyTo,
+          zone: { id: run.job.zoneId, name: run.job.zoneName },
+          purgeRecordId: run.job.id,
+          purgedAt: now,
+          auto: true,
+        },
+        urls,
+        {
+          key: `verify:auto:${run.job.id}`,
+          runAt: now + (this.deps.verifyDelayMs ?? DEFAULT_VERIFY_DELAY_MS),
+        },
+      );
+    }
   }
 
   /** One batch; a CDN refusal is its result, anything else (an abort) ends the attempt. */
