@@ -48,6 +48,9 @@ export const PURGE_IDS = {
   modeInput: 'purge_mode_input',
   itemsBlock: 'purge_items',
   itemsInput: 'purge_items_input',
+  /** "Check at the edge once purged" (URLs only), as `--verify` on the command. */
+  verifyBlock: 'purge_verify',
+  verifyInput: 'purge_verify_input',
   everythingCallback: 'purge_everything_confirm',
   confirmBlock: 'purge_confirm_name',
   confirmInput: 'purge_confirm_name_input',

@@ -111,3 +111,9 @@ export function verifyDetailsMessage(summary: VerifySummary): Message {
   }
   return message(md`Edge check of ${zoneLabel(summary.zoneName)}, URL by URL`, sections);
 }
+
+/** A Verify click while a check of the same purge is under way or has just been said. */
+export function verifyAlreadyAskedMessage(): Message {
+  const text = md`This purge is being checked, or was just now: its result is posted here.`;
+  return message(text, [{ type: 'section', text: mrkdwn(md`:mag: ${text}`) }]);
+}

@@ -48,6 +48,8 @@ export async function purgeSetup(
     verifyLimits?: Partial<VerifyLimits>;
     /** The sandbox edge's delay before a purge takes effect. */
     purgeDelayMs?: number;
+    /** Probes resolve each URL's host (through `probe.resolve`), as in production: no route to the edge. */
+    production?: boolean;
   } = {},
 ) {
   const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
@@ -76,7 +78,9 @@ export async function purgeSetup(
     clock,
     ...(options.purgeDelayMs === undefined ? {} : { purgeDelayMs: options.purgeDelayMs }),
   });
-  const prober = new EdgeProber({ edgeAddress: edge.address, ...options.probe });
+  const prober = new EdgeProber(
+    options.production ? { ...options.probe } : { edgeAddress: edge.address, ...options.probe },
+  );
   /** Each verification's summary, and how often its view was asked to show it. */
   const verified: VerifySummary[] = [];
   const { purges, holds, approvals, verify } = purgeServices({

@@ -3,7 +3,10 @@
 // cached (and purged again through the purge service), no headers, bounded in time.
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
+import { JobRunner } from '../../src/jobs/runner.js';
+import { createLogger } from '../../src/logger.js';
 import type { ReplyTo } from '../../src/services/reply.js';
+import { VERIFY_JOB } from '../../src/services/verify.js';
 import { BACKENDS, type Backend } from '../helpers/store.js';
 import { callerOf, opened, purgeSetup } from './purge-setup.js';
 
@@ -104,6 +107,70 @@ for (const { backend, skip } of BACKENDS) {
         verdict: 'unchecked',
         reason: 'the verification ran out of time',
       });
+    });
+
+    it('refuses a redirect off the zone, and reads no body of a GET when HEAD is refused', async () => {
+      const t = await setup(backend);
+      t.edge.behave('example.com/app.css', { kind: 'redirect', location: 'https://evil.test/x' });
+      t.edge.behave('example.com/app.js', { kind: 'huge-body', bytes: 256 * 1024 * 1024 });
+      await t.purge(`example.com ${URLS.join(' ')} --verify`);
+      const results = t.verified[0]?.results ?? [];
+      expect(results.find((r) => r.url === URLS[0])).toMatchObject({
+        verdict: 'unchecked',
+        reason: 'redirected off the zone, to evil.test; not followed',
+      });
+      expect(results.find((r) => r.url === URLS[1])).toMatchObject({
+        verdict: 'fresh',
+        method: 'GET',
+      });
+      const get = await new Promise<number>((resolve) => {
+        const check = () => {
+          const sent = t.edge.requests.find((r) => r.method === 'GET');
+          if (sent) resolve(sent.bodyBytesSent);
+          else t.edge.once('request', check);
+        };
+        check();
+      });
+      expect(get).toBeLessThan(16 * 1024 * 1024);
+      expect(t.edge.requests.some((r) => r.host === 'evil.test')).toBe(false);
+    });
+
+    it('in production, refuses a URL whose host resolves to a private address: nothing is asked', async () => {
+      const t = await setup(backend, {
+        production: true,
+        probe: { resolve: async () => [{ address: '192.168.1.20', family: 4 }] },
+      });
+      await t.purge(`example.com ${URLS[0]} --verify`);
+      expect(t.verified[0]?.results[0]).toMatchObject({
+        verdict: 'unchecked',
+        reason: expect.stringContaining('192.168.1.20, a private-network address'),
+      });
+      expect(t.edge.requests).toEqual([]);
+    });
+
+    it('a stop pauses it between URLs, and another process finishes it, asking each URL once', async () => {
+      const t = await setup(backend, { verifyLimits: { concurrency: 1 }, purgeDelayMs: 60_000 });
+      t.edge.behave('example.com/app.css', { kind: 'slow', ms: 300 });
+      const outcome = await t.purge(`example.com ${URLS.join(' ')}`);
+      await t.verify.verify(ALICE, CHANNEL, outcome?.runs[0]?.job.id ?? '', REPLY);
+      // The first URL is being asked: the process stops; that answer is kept, the next not asked.
+      await new Promise<void>((resolve) => t.edge.once('arrived', () => resolve()));
+      await t.runner.stop();
+      expect(t.verified).toEqual([]);
+      expect(t.edge.requests.map((r) => r.path)).toEqual(['/app.css']);
+      const next = new JobRunner({
+        jobs: t.store.jobs,
+        clock: t.clock,
+        logger: createLogger({ level: 'silent' }),
+        pollMs: 20,
+      });
+      next.register(VERIFY_JOB, t.verify.job);
+      next.start();
+      opened.push(() => next.stop());
+      await next.settled();
+      expect(t.edge.requests.map((r) => r.path)).toEqual(['/app.css', '/app.js']);
+      expect(t.verified).toHaveLength(1);
+      expect(t.verified[0]?.counts).toMatchObject({ cached: 2 });
     });
   });
 }

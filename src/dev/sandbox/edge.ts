@@ -42,12 +42,17 @@ const DAY_SECONDS = 86_400;
 /** How old every copy is at the start: cached an hour before the edge started. */
 const SEEDED_AGE_MS = 3_600_000;
 
-export class SandboxEdge extends EventEmitter<{ request: [EdgeRequest] }> {
+export class SandboxEdge extends EventEmitter<{
+  /** A request came in (its answer is still to come). */
+  arrived: [{ method: string; host: string; path: string }];
+  /** A request was answered (or its client went away). */
+  request: [EdgeRequest];
+}> {
   readonly requests: EdgeRequest[] = [];
   readonly #state: SandboxState;
   readonly #clock: Clock;
   readonly #server: Server;
-  readonly #purgeDelayMs: number;
+  #purgeDelayMs: number;
   readonly #maxAge: number;
   readonly #startedAt: number;
   /** When each URL (host + path) was last stored, once refilled after a purge. */
@@ -85,6 +90,11 @@ export class SandboxEdge extends EventEmitter<{ request: [EdgeRequest] }> {
     return this;
   }
 
+  /** How long after a purge the old copy is still served, from now on. */
+  setPurgeDelay(ms: number): void {
+    this.#purgeDelayMs = ms;
+  }
+
   /** Which headers a host's answers carry (default `cache-status`). */
   setMode(host: string, mode: EdgeHeaderMode): void {
     this.#modes.set(host.toLowerCase(), mode);
@@ -106,6 +116,7 @@ export class SandboxEdge extends EventEmitter<{ request: [EdgeRequest] }> {
     const path = req.url ?? '/';
     const key = `${host}${path}`;
     const record: EdgeRequest = { method, host, path, status: 0, bodyBytesSent: 0 };
+    this.emit('arrived', { method, host, path });
     const finish = (status: number, headers: Record<string, string>, body = '') => {
       record.status = status;
       res.writeHead(status, headers);
