@@ -2,8 +2,9 @@
 // sandbox and its edge over real HTTP. The Verify button, --verify, the summary and its thread, and
 // "Purge again" through the purge service.
 import { describe, expect, it } from 'vitest';
-import { VERIFY_IDS } from '../../src/blocks/ids.js';
+import { PURGE_IDS, VERIFY_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
+import { openForm, purgeFormValues } from './flows.js';
 import { CHANNEL, startHarness, textOf } from './harness.js';
 
 const A = 'https://example.com/a.css';
@@ -60,5 +61,28 @@ describe('verifying a purge at the edge', () => {
     expect(h.sandbox.requests.filter((r) => r.path.endsWith('/purge')).map((r) => r.body)).toEqual([
       { files: [A] },
     ]);
+  });
+
+  it('the purge form’s Verify box checks the URLs once purged', async () => {
+    const h = await startHarness();
+    await h.login();
+    h.edge.setMode('example.com', 'x-cache');
+    const viewId = await openForm(h, 'purge');
+    const closed = await h.submit(viewId, {
+      ...purgeFormValues(h, `${A}\n${B}`),
+      [PURGE_IDS.verifyBlock]: {
+        [PURGE_IDS.verifyInput]: {
+          type: 'checkboxes',
+          selected_options: [{ value: 'verify', text: { type: 'plain_text', text: 'Check' } }],
+        },
+      },
+    });
+    expect(closed.body).toBe('');
+    await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false);
+    await h.deps.runner.settled();
+    const [summary] = await h.slack.waitForMessages(isSummary);
+    expect(summary?.text).toBe('Edge check of example.com: 2 fresh');
+    const [details] = await h.slack.waitForMessages((m) => m.threadTs !== undefined);
+    expect(textOf(details?.blocks)).toContain('x-cache: MISS');
   });
 });
