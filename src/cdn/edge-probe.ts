@@ -44,6 +44,14 @@ export interface ProbeRequest {
   signal?: AbortSignal;
 }
 
+/** One request's own deadline passed. */
+class TimeoutError extends Error {
+  override readonly name = 'TimeoutError';
+  constructor(ms: number) {
+    super(`no answer within ${formatSeconds(ms)}`);
+  }
+}
+
 const DEFAULTS = { timeoutMs: 5_000, maxRedirects: 3, maxHeaderBytes: 16 * 1024 };
 
 export class EdgeProber {
@@ -137,18 +145,31 @@ export class EdgeProber {
     method: 'HEAD' | 'GET',
     outer: AbortSignal | undefined,
   ): Promise<{ status: number; headers: Record<string, string | undefined> }> {
-    const signal = outer
-      ? AbortSignal.any([outer, AbortSignal.timeout(this.#timeoutMs)])
-      : AbortSignal.timeout(this.#timeoutMs);
-    const response = await this.#agent.request({
-      origin: url.origin,
-      path: `${url.pathname}${url.search}`,
-      method,
-      headers: { 'user-agent': 'cdn-chatops-verify/1', accept: '*/*' },
-      signal,
-    });
-    if (method === 'HEAD') await response.body.dump({ limit: 0 }).catch(() => undefined);
-    else response.body.destroy();
+    // One controller and a timer held here (AbortSignal.any holds AbortSignal.timeout weakly: a
+    // collected one never fires).
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new TimeoutError(this.#timeoutMs)),
+      this.#timeoutMs,
+    );
+    const forward = () => controller.abort(outer?.reason);
+    outer?.addEventListener('abort', forward, { once: true });
+    if (outer?.aborted) forward();
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await this.#agent.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method,
+        headers: { 'user-agent': 'cdn-chatops-verify/1', accept: '*/*' },
+        signal: controller.signal,
+      });
+      if (method === 'HEAD') await response.body.dump({ limit: 0 }).catch(() => undefined);
+      else response.body.destroy();
+    } finally {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', forward);
+    }
     const headers: Record<string, string | undefined> = {};
     for (const [name, value] of Object.entries(response.headers)) {
       headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;

@@ -22,7 +22,7 @@ import type { ChannelService } from './channels.js';
 import type { FloodControl } from './flood.js';
 import { type PurgeArgs, type PurgeGroup, type PurgePlan, planPurge } from './purge-targets.js';
 import type { ReplyTo } from './reply.js';
-import { DEFAULT_VERIFY_DELAY_MS, enqueueVerify } from './verify-job.js';
+import { DEFAULT_VERIFY_DELAY_MS, verifyAfterPurge } from './verify-job.js';
 import type { Zone, ZoneService } from './zones.js';
 
 export interface PurgeRun {
@@ -379,40 +379,13 @@ export class PurgeService {
     }
     const runs = await this.#record(job, steps);
     await view.finished({ runs, actorId: payload.actorId, ...defaultOf(payload) });
-    if (payload.verify) await this.#verifyLater(job, steps, runs);
-    return 'done';
-  }
-
-  /** A purge asked with --verify: each zone's purged URLs checked at the edge, once (keyed). */
-  async #verifyLater(
-    job: JobContext<PurgeJobPayload, PurgeCheckpoint>['job'],
-    steps: Array<{ input: PurgeStep; result: StepResult | undefined }>,
-    runs: PurgeRun[],
-  ): Promise<void> {
-    const now = this.deps.clock?.now() ?? Date.now();
-    for (const [index, run] of runs.entries()) {
-      const urls = steps.flatMap(({ input, result }) =>
-        input.group === index && input.kind === 'files' && result?.ok ? input.items : [],
-      );
-      if (urls.length === 0) continue;
-      await enqueueVerify(
-        this.deps.runner,
-        job.workspaceId,
-        {
-          actorId: job.payload.actorId,
-          replyTo: job.payload.replyTo,
-          zone: { id: run.job.zoneId, name: run.job.zoneName },
-          purgeRecordId: run.job.id,
-          purgedAt: now,
-          auto: true,
-        },
-        urls,
-        {
-          key: `verify:auto:${run.job.id}`,
-          runAt: now + (this.deps.verifyDelayMs ?? DEFAULT_VERIFY_DELAY_MS),
-        },
-      );
+    if (payload.verify) {
+      await verifyAfterPurge(this.deps.runner, job, steps, runs, {
+        now: this.deps.clock?.now() ?? Date.now(),
+        delayMs: this.deps.verifyDelayMs ?? DEFAULT_VERIFY_DELAY_MS,
+      });
     }
+    return 'done';
   }
 
   /** One batch; a CDN refusal is its result, anything else (an abort) ends the attempt. */

@@ -44,3 +44,39 @@ export async function enqueueVerify(
   });
   return { jobId: job.id, created };
 }
+
+/**
+ * After a purge asked with --verify: each zone's URLs that went through, checked at the edge
+ * `delayMs` from now, once per zone record (keyed, so a resumed purge job enqueues nothing new).
+ */
+export async function verifyAfterPurge(
+  runner: JobRunner,
+  job: { workspaceId: string; payload: { actorId: string; replyTo: ReplyTo } },
+  steps: ReadonlyArray<{
+    input: { group: number; kind: string; items: string[] };
+    result: { ok: boolean } | undefined;
+  }>,
+  runs: ReadonlyArray<{ job: { id: string; zoneId: string; zoneName: string } }>,
+  { now, delayMs }: { now: number; delayMs: number },
+): Promise<void> {
+  for (const [index, run] of runs.entries()) {
+    const urls = steps.flatMap(({ input, result }) =>
+      input.group === index && input.kind === 'files' && result?.ok ? input.items : [],
+    );
+    if (urls.length === 0) continue;
+    await enqueueVerify(
+      runner,
+      job.workspaceId,
+      {
+        actorId: job.payload.actorId,
+        replyTo: job.payload.replyTo,
+        zone: { id: run.job.zoneId, name: run.job.zoneName },
+        purgeRecordId: run.job.id,
+        purgedAt: now,
+        auto: true,
+      },
+      urls,
+      { key: `verify:auto:${run.job.id}`, runAt: now + delayMs },
+    );
+  }
+}

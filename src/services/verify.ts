@@ -193,8 +193,13 @@ export class VerifyService {
       const name = host.toLowerCase().replace(/\.$/, '');
       return name === zone || name.endsWith(`.${zone}`);
     };
-    // The whole attempt's deadline; each request has its own, shorter one (the prober's).
-    const deadline = AbortSignal.any([AbortSignal.timeout(this.#limits.totalMs), context.lost]);
+    // The whole attempt's deadline; each request has its own, shorter one (the prober's). A timer
+    // of its own, held here: AbortSignal.any holds AbortSignal.timeout weakly, and a collected
+    // timeout signal never fires.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.#limits.totalMs);
+    const onLost = () => deadline.abort();
+    context.lost.addEventListener('abort', onLost, { once: true });
     const limit = pLimit(this.#limits.concurrency);
     await Promise.all(
       steps
@@ -205,13 +210,16 @@ export class VerifyService {
             const result = await prober.probe(step.input.url, {
               onZone,
               sincePurgeMs: () => clock.now() - payload.purgedAt,
-              signal: deadline,
+              signal: deadline.signal,
             });
             await context.completeStep(step.idx, result);
             step.result = result;
           }),
         ),
-    );
+    ).finally(() => {
+      clearTimeout(timer);
+      context.lost.removeEventListener('abort', onLost);
+    });
     if (context.lost.aborted) return 'paused';
     if (steps.some((step) => step.result === undefined)) return 'paused';
     await this.#finish(context);
