@@ -220,6 +220,8 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   no_conversation: { code: 'no_conversation' },
   cannot_post: { code: 'cannot_post', place: 'chart', slackError: H },
   not_a_range: { code: 'not_a_range', word: H },
+  audit_filter: { code: 'audit_filter', word: H, reason: 'kind' },
+  export_running: { code: 'export_running' },
   too_many_points: {
     code: 'too_many_points',
     range: 'last 30 days',
