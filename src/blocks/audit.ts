@@ -66,7 +66,7 @@ export interface AuditPagerValue {
 }
 
 /** The filters in words, for the header and the export's notices. */
-export function auditFilterWords(query: AuditQuery): string {
+function auditFilterWords(query: AuditQuery): string {
   const actor = query.actor;
   return [
     query.zone,

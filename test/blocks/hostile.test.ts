@@ -290,6 +290,15 @@ const CASES: Record<string, () => unknown[]> = {
   denyModal: () => [approvalBlocks.denyModal(approval('pending'))],
   auditMessage: () => [auditBlocks.auditMessage([entry], H), auditBlocks.auditMessage([], H)],
   auditLine: () => [auditBlocks.auditLine(entry)],
+  auditPageMessage: () => [
+    auditBlocks.auditPageMessage(
+      { entries: [entry], hasNext: true, hasPrevious: true, timeZone: H },
+      { zone: H, actor: { kind: 'token', name: H }, since: H, until: H },
+    ),
+  ],
+  auditExportStartedText: () => [auditBlocks.auditExportStartedText({ zone: H })],
+  auditExportDoneText: () => [auditBlocks.auditExportDoneText(3, { zone: H })],
+  auditExportFailedText: () => [auditBlocks.auditExportFailedText(H)],
   channelList: () => [channelBlocks.channelList(['C1', 'C2'])],
   channelDefaultMessage: () => [
     channelBlocks.channelDefaultMessage({ kind: 'none' }),

@@ -47,7 +47,8 @@ async function setup(backend: 'sqlite' | 'postgres') {
     retryConfig: { retries: 0 },
   });
   const directory = webDirectory(client, slack.teamId, new GroupMembersCache(clock));
-  const caller = (userId: string): Caller => ({ workspaceId: slack!.teamId, userId, directory });
+  const teamId = slack.teamId;
+  const caller = (userId: string): Caller => ({ workspaceId: teamId, userId, directory });
   // 60 entries, one every 12 hours from Nov 1 UTC: purges by alice on a.example.com, rate limits
   // by bob on b.example.com, a key change, a purge-everything, and a CI token's purges.
   const actions = [
@@ -75,6 +76,13 @@ async function setup(backend: 'sqlite' | 'postgres') {
   return { store, activity, caller, clock, slack };
 }
 
+/** The entry at `i`, which the test knows is there. */
+function at<T>(list: T[], i: number): T {
+  const item = list.at(i);
+  if (item === undefined) throw new Error(`no entry ${i}`);
+  return item;
+}
+
 const ns = (entries: Array<{ detail: Record<string, unknown> | null }>) =>
   entries.map((e) => e.detail?.n);
 
@@ -87,15 +95,15 @@ for (const { backend, skip } of BACKENDS) {
       const first = await activity.search(bob, {}, {}, 20);
       expect(ns(first.entries)).toEqual(Array.from({ length: 20 }, (_, i) => 59 - i));
       expect([first.hasPrevious, first.hasNext]).toEqual([false, true]);
-      const last = first.entries.at(-1)!;
+      const last = at(first.entries, -1);
       const second = await activity.search(bob, {}, { after: { at: last.at, id: last.id } }, 20);
       expect(ns(second.entries)).toEqual(Array.from({ length: 20 }, (_, i) => 39 - i));
       expect([second.hasPrevious, second.hasNext]).toEqual([true, true]);
-      const top = second.entries[0]!;
+      const top = at(second.entries, 0);
       const back = await activity.search(bob, {}, { before: { at: top.at, id: top.id } }, 20);
       expect(ns(back.entries)).toEqual(ns(first.entries));
       expect([back.hasPrevious, back.hasNext]).toEqual([false, true]);
-      const end = second.entries.at(-1)!;
+      const end = at(second.entries, -1);
       const third = await activity.search(bob, {}, { after: { at: end.at, id: end.id } }, 20);
       expect(third.entries).toHaveLength(20);
       expect(third.hasNext).toBe(false);
