@@ -168,23 +168,6 @@ export class ScheduleRepository {
   }
 
   /**
-   * Active schedules whose next occurrence is at or before `now`, earliest first; those of a
-   * workspace without a CDN key wait (see withKey).
-   */
-  async due(limit: number): Promise<Schedule[]> {
-    const rows = await this.db
-      .selectFrom('schedules')
-      .selectAll()
-      .where('status', '=', 'active')
-      .where('next_run_at', '<=', this.clock.now())
-      .where(withKey)
-      .orderBy('next_run_at')
-      .limit(limit)
-      .execute();
-    return rows.map(toSchedule);
-  }
-
-  /**
    * Takes up to `limit` due occurrences that no other replica is taking, earliest first, and in
    * one transaction stores the jobs `plan` gives them (one plan per schedule, in order) and moves
    * each schedule on: a crash leaves all of them due, or all of them queued. Returns what was
@@ -241,12 +224,13 @@ export class ScheduleRepository {
 
   /** Pauses an active schedule; false if it was not active. */
   async pause(id: string, reason: string): Promise<boolean> {
-    return this.#move(id, 'active', 'paused', { paused_reason: reason });
-  }
-
-  /** Resumes a paused schedule at `nextRunAt`; false if it was not paused. */
-  async resume(id: string, nextRunAt: number): Promise<boolean> {
-    return this.#move(id, 'paused', 'active', { paused_reason: null, next_run_at: nextRunAt });
+    const result = await this.db
+      .updateTable('schedules')
+      .set({ status: 'paused', paused_reason: reason, updated_at: this.clock.now() })
+      .where('id', '=', id)
+      .where('status', '=', 'active')
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   }
 
   /** Stops a workspace's schedule for good; false if there was no such live schedule. */
@@ -281,21 +265,6 @@ export class ScheduleRepository {
       .where('status', '<>', 'stopped')
       .executeTakeFirst();
     return Number(result.numUpdatedRows);
-  }
-
-  async #move(
-    id: string,
-    from: ScheduleStatus,
-    to: ScheduleStatus,
-    fields: Partial<Pick<SchedulesTable, 'paused_reason' | 'next_run_at'>>,
-  ): Promise<boolean> {
-    const result = await this.db
-      .updateTable('schedules')
-      .set({ ...fields, status: to, updated_at: this.clock.now() })
-      .where('id', '=', id)
-      .where('status', '=', from)
-      .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
   }
 }
 
