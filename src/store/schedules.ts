@@ -3,12 +3,13 @@
 // rows another one is taking (FOR UPDATE SKIP LOCKED), so they share the work and each occurrence
 // becomes one job.
 import { randomUUID } from 'node:crypto';
-import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import { AuditLogRepository, type NewAuditEntry } from './audit-log.js';
 import type { SqlDialect } from './db.js';
+import { takeRows, withCdnKey } from './due.js';
 import type { JobRepository, NewJob } from './jobs.js';
-import { refuseAtLimit, withWorkspaceLock } from './limits.js';
+import { refuseAtLimits, withWorkspaceLock } from './limits.js';
 import type { Database, ScheduleStatus, SchedulesTable } from './schema.js';
 import type { WorkspaceLimits } from './workspaces.js';
 
@@ -75,23 +76,10 @@ export class ScheduleRepository {
     return withWorkspaceLock(this.db, this.dialect, input.workspaceId, async (trx) => {
       const existing = await this.#findLive(trx, input);
       if (existing) return { schedule: existing, created: false };
-      const count = (person?: string) =>
-        trx
-          .selectFrom('schedules')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .where('workspace_id', '=', input.workspaceId)
-          .where('status', '<>', 'stopped')
-          .$if(person !== undefined, (q) => q.where('created_by', '=', person as string))
-          .executeTakeFirstOrThrow()
-          .then((row) => Number(row.n));
-      refuseAtLimit([
-        { limit: 'reports', max: limits.reports, count: await count() },
-        {
-          limit: 'reportsPerPerson',
-          max: limits.reportsPerPerson,
-          count: await count(input.createdBy),
-        },
-      ]);
+      await refuseAtLimits(trx, 'schedules', input, {
+        all: { limit: 'reports', max: limits.reports },
+        perPerson: { limit: 'reportsPerPerson', max: limits.reportsPerPerson },
+      });
       const now = this.clock.now();
       const row: Selectable<SchedulesTable> = {
         id: this.newId(),
@@ -184,13 +172,10 @@ export class ScheduleRepository {
         .selectAll()
         .where('status', '=', 'active')
         .where('next_run_at', '<=', now)
-        .where(withKey)
+        .where(withCdnKey('schedules'))
         .orderBy('next_run_at')
         .limit(limit);
-      const rows = await (this.dialect === 'postgres'
-        ? due.forUpdate().skipLocked()
-        : due
-      ).execute();
+      const rows = await takeRows(due, this.dialect);
       const schedules = rows.map(toSchedule);
       const plans = plan(schedules);
       const taken = schedules.map((schedule, i) => {
@@ -267,20 +252,6 @@ export class ScheduleRepository {
     return Number(result.numUpdatedRows);
   }
 }
-
-/**
- * A workspace's schedules run only while it has a CDN key: removed (`/cdn logout`), they wait as
- * they are, and run again by themselves once a key is set (a missed occurrence is then caught up
- * or skipped as after any downtime). Nothing is written to pause or resume them, so no replica
- * can see them out of step with the key.
- */
-const withKey = (eb: ExpressionBuilder<Database, 'schedules'>) =>
-  eb.exists(
-    eb
-      .selectFrom('cdn_credentials')
-      .select('cdn_credentials.workspace_id')
-      .whereRef('cdn_credentials.workspace_id', '=', 'schedules.workspace_id'),
-  );
 
 function toSchedule(row: Selectable<SchedulesTable>): Schedule {
   return {

@@ -6,8 +6,9 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { SqlDialect } from './db.js';
+import { takeRows, withCdnKey } from './due.js';
 import type { JobRepository, NewJob } from './jobs.js';
-import { refuseAtLimit, withWorkspaceLock } from './limits.js';
+import { refuseAtLimits, withWorkspaceLock } from './limits.js';
 import type { Database, WatchesTable, WatchZonesTable } from './schema.js';
 import type { WorkspaceLimits } from './workspaces.js';
 
@@ -107,22 +108,10 @@ export class WatchRepository {
           .execute();
         return { watch: { ...existing, rules: input.rules, pausedReason: null }, created: false };
       }
-      const count = (person?: string) =>
-        trx
-          .selectFrom('watches')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .where('workspace_id', '=', input.workspaceId)
-          .$if(person !== undefined, (q) => q.where('created_by', '=', person as string))
-          .executeTakeFirstOrThrow()
-          .then((row) => Number(row.n));
-      refuseAtLimit([
-        { limit: 'watches', max: limits.watches, count: await count() },
-        {
-          limit: 'watchesPerPerson',
-          max: limits.watchesPerPerson,
-          count: await count(input.createdBy),
-        },
-      ]);
+      await refuseAtLimits(trx, 'watches', input, {
+        all: { limit: 'watches', max: limits.watches },
+        perPerson: { limit: 'watchesPerPerson', max: limits.watchesPerPerson },
+      });
       const row: Selectable<WatchesTable> = {
         id: this.newId(),
         workspace_id: input.workspaceId,
@@ -305,20 +294,10 @@ export class WatchRepository {
         .selectFrom('watch_zones')
         .selectAll()
         .where('next_run_at', '<=', now)
-        .where((eb) =>
-          eb.exists(
-            eb
-              .selectFrom('cdn_credentials')
-              .select('cdn_credentials.workspace_id')
-              .whereRef('cdn_credentials.workspace_id', '=', 'watch_zones.workspace_id'),
-          ),
-        )
+        .where(withCdnKey('watch_zones'))
         .orderBy('next_run_at')
         .limit(limit);
-      const rows = await (this.dialect === 'postgres'
-        ? due.forUpdate().skipLocked()
-        : due
-      ).execute();
+      const rows = await takeRows(due, this.dialect);
       const taken = rows.map(toZone).map((zone) => ({ zone, ...plan(zone) }));
       await this.jobs.enqueueMany(
         taken.map(({ job }) => job),
