@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/index.js';
 import type { NewSchedule, Schedule } from '../../src/store/schedules.js';
-import { BACKENDS, testDatabase, testStore } from '../helpers/store.js';
+import { BACKENDS, replicaStores, testDatabase, testStore } from '../helpers/store.js';
 
 const HOUR = 3_600_000;
 
@@ -64,15 +64,8 @@ for (const { backend, skip } of BACKENDS) {
     });
 
     it('lets exactly one of 50 concurrent takes have an occurrence, across the replicas', async () => {
-      const database = await testDatabase(backend);
-      // SQLite is one process's (see process-lock.ts): several replicas are PostgreSQL's.
-      const replicas = await Promise.all(
-        (backend === 'postgres' ? [1, 2, 3] : [1]).map(() =>
-          testStore(backend, { database, poolSize: 10 }),
-        ),
-      );
+      const replicas = await replicaStores(backend, 10);
       const [first] = replicas;
-      if (!first) throw new Error('no replica');
       await keyed(first.store);
       await create(first.store, daily(first.clock.now()));
       const takes = await Promise.all(
@@ -85,15 +78,8 @@ for (const { backend, skip } of BACKENDS) {
     });
 
     it('takes due occurrences in batches: replicas at once take each one once, with its job', async () => {
-      const database = await testDatabase(backend);
-      // SQLite is one process's (see process-lock.ts): several replicas are PostgreSQL's.
-      const replicas = await Promise.all(
-        (backend === 'postgres' ? ['a', 'b', 'c'] : ['a']).map((idPrefix) =>
-          testStore(backend, { database, poolSize: 4, idPrefix }),
-        ),
-      );
+      const replicas = await replicaStores(backend, 4);
       const [first] = replicas;
-      if (!first) throw new Error('no replica');
       await keyed(first.store);
       const now = first.clock.now();
       for (let i = 0; i < 60; i++) await create(first.store, daily(now - i));

@@ -11,7 +11,7 @@ import type { Database } from '../../src/store/schema.js';
 import type { WatchAlert } from '../../src/store/watch-alerts.js';
 import { type WatchedZone, WatchRepository } from '../../src/store/watches.js';
 import { ManualClock } from '../helpers/clock.js';
-import { BACKENDS, testDatabase, testStore } from '../helpers/store.js';
+import { BACKENDS, replicaStores, testStore } from '../helpers/store.js';
 
 const T0 = Date.parse('2026-11-24T09:00:00Z');
 const DAY = 86_400_000;
@@ -145,15 +145,8 @@ for (const { backend, skip } of BACKENDS) {
     });
 
     it("lets exactly one of 50 concurrent takes have a zone's interval, across the replicas", async () => {
-      const database = await testDatabase(backend);
-      // SQLite is one process's (see process-lock.ts): several replicas are PostgreSQL's.
-      const replicas = await Promise.all(
-        (backend === 'postgres' ? [1, 2, 3] : [1]).map(() =>
-          testStore(backend, { database, poolSize: 10 }),
-        ),
-      );
+      const replicas = await replicaStores(backend, 10);
       const [first] = replicas;
-      if (!first) throw new Error('no replica');
       await first.store.credentials.set('T1', 'sk_test', { userId: 'U1', validated: true });
       await first.store.watches.upsert(
         { ...WATCH, channelId: 'C1' },
