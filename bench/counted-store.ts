@@ -72,7 +72,7 @@ export async function openCountedStore(
     seenRequests: new SeenRequestRepository(db, clock),
     rateSlots: new RateSlotRepository(db, 'sqlite', clock),
     zoneIndex: new ZoneIndexRepository(db, 'sqlite', clock),
-    watches: new WatchRepository(db, 'sqlite', clock),
+    watches: new WatchRepository(db, 'sqlite', clock, jobs),
     watchRules: new WatchRuleRepository(db, clock),
     watchAlerts: new WatchAlertRepository(db, clock),
     close: () => db.destroy(),

@@ -90,11 +90,6 @@ export class Keyring {
       );
     }
   }
-
-  /** The id of the key a ciphertext was made with (without decrypting it). */
-  static keyIdOf(sealed: string): string {
-    return parse(sealed).keyId;
-  }
 }
 
 function parse(sealed: string): { keyId: string; nonce: Buffer; body: Buffer } {

@@ -112,7 +112,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     seenRequests: new SeenRequestRepository(db, clock),
     rateSlots: new RateSlotRepository(db, dialect, clock),
     zoneIndex: new ZoneIndexRepository(db, dialect, clock),
-    watches: new WatchRepository(db, dialect, clock, options.newId),
+    watches: new WatchRepository(db, dialect, clock, jobs, options.newId),
     watchRules: new WatchRuleRepository(db, clock),
     watchAlerts: new WatchAlertRepository(db, clock),
     ...(opened.poolStats ? { poolStats: opened.poolStats } : {}),

@@ -108,16 +108,6 @@ export class WatchAlertRepository {
       .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
-
-  async alertsForWorkspace(workspaceId: string): Promise<WatchAlert[]> {
-    const rows = await this.db
-      .selectFrom('watch_alerts')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .orderBy('created_at')
-      .execute();
-    return rows.map(toAlert);
-  }
 }
 
 function toAlert(row: Selectable<WatchAlertsTable>): WatchAlert {

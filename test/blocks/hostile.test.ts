@@ -32,36 +32,17 @@ import type { PurgeRun } from '../../src/services/purge.js';
 import type { HeldPurge } from '../../src/services/purge-holds.js';
 import type { Approval } from '../../src/store/approvals.js';
 import type { AuditEntry } from '../../src/store/audit-log.js';
-import type { Schedule } from '../../src/store/schedules.js';
 import type { WatchAlert } from '../../src/store/watch-alerts.js';
-import type { Watch } from '../../src/store/watches.js';
 import { DEFAULT_LIMITS } from '../../src/store/workspaces.js';
 import { INJECTED, mrkdwnOf } from '../helpers/mrkdwn.js';
+import { approvalWith, dailyReportWith, scheduleWith, watchWith } from './records.js';
 
 /** Typed or CDN-supplied text: mentions, a disguised link, and `&`, `<`, `>` in plain use. */
 const H =
   '<!channel> <!here> <!everyone> <@UEVIL> <http://evil.example|innocent> a&b requests>50k hitrate<80%';
 const zone: Zone = { id: H, name: H, status: H, createdAt: '2026-11-01T00:00:00Z' };
-const approval = (status: Approval['status'], outcome: Approval['outcome'] = null): Approval => ({
-  id: 'a1',
-  workspaceId: 'T1',
-  zoneId: H,
-  zoneName: H,
-  requesterId: 'U1',
-  reason: H,
-  channelId: 'C1',
-  messageTs: null,
-  status,
-  decidedBy: 'U2',
-  decidedAt: 1,
-  decisionNote: H,
-  outcome,
-  purgeId: H,
-  outcomeDetail: H,
-  expiresAt: 1,
-  createdAt: 0,
-  updatedAt: 0,
-});
+const approval = (status: Approval['status'], outcome: Approval['outcome'] = null) =>
+  approvalWith(H, status, outcome, H);
 const entry: AuditEntry = {
   id: 1,
   workspaceId: 'T1',
@@ -73,22 +54,12 @@ const entry: AuditEntry = {
   detail: { reason: H, note: H, error: H, purgeIds: [H], files: H, tags: H },
   at: 0,
 };
-const schedule: Schedule = {
+const schedule = scheduleWith(H, {
   id: 'schedule-1',
-  workspaceId: 'T1',
   zoneId: H,
-  zoneName: H,
   channelId: 'C1',
-  createdBy: 'U1',
-  timeOfDay: '09:00',
-  timeZone: H,
   status: 'paused',
-  nextRunAt: 0,
-  lastRunAt: null,
-  pausedReason: H,
-  createdAt: 0,
-  updatedAt: 0,
-};
+});
 const run = (failed: boolean): PurgeRun => ({
   job: {
     id: 'j1',
@@ -250,16 +221,7 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   limit_out_of_range: { code: 'limit_out_of_range', limit: 'rulesPerWatch', ceiling: 100 },
 };
 
-const watch: Watch = {
-  id: 'w1',
-  workspaceId: 'T1',
-  zoneId: 'z1',
-  zoneName: H,
-  channelId: 'C1',
-  createdBy: 'U1',
-  rules: [H],
-  createdAt: 0,
-};
+const watch = watchWith(H, { id: 'w1', zoneId: 'z1', channelId: 'C1', rules: [H] });
 const alert = (rule: string): WatchAlert => ({
   id: 'a1',
   workspaceId: 'T1',
@@ -363,16 +325,11 @@ const CASES: Record<string, () => unknown[]> = {
   delta: () => [reportBlocks.delta(1, 2), reportBlocks.delta(1, 0)],
   dailyReportText: () => [
     reportBlocks.dailyReportText(
-      {
-        zoneName: H,
-        dayLabel: H,
-        timeZone: H,
-        yesterday: { requests: 1, bandwidth: 2, cacheHitRate: 0.5 },
-        dayBefore: { requests: 0, bandwidth: 0, cacheHitRate: 0 },
-        title: H,
-        filename: H,
-        setUpBy: 'U1',
-      },
+      dailyReportWith(
+        H,
+        { requests: 1, bandwidth: 2, cacheHitRate: 0.5 },
+        { requests: 0, bandwidth: 0, cacheHitRate: 0 },
+      ),
       H,
     ),
   ],
