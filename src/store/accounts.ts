@@ -1,97 +1,44 @@
 // Repository: a workspace's named CDN accounts (issue 29), each with its own sealed API key.
 import { randomUUID } from 'node:crypto';
-import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Clock } from '../clock.js';
-import type { CodedError } from '../errors.js';
-import type { Keyring, SecretContext } from './crypto.js';
+import {
+  type Account,
+  type AccountCredential,
+  accountKeyContext,
+  blankAccount,
+  checkName,
+  DEFAULT_ACCOUNT,
+  dropZoneIndex,
+  isAccountName,
+  isDefault,
+  isUniqueViolation,
+  type KeyAuthor,
+  legacyKeyContext,
+  notFound,
+  reserved,
+  selectAccounts,
+  storedKeyContext,
+  taken,
+  toAccount,
+} from './account-model.js';
+import type { Keyring } from './crypto.js';
 import type { CdnAccountsTable, Database } from './schema.js';
 import type { WorkspaceRepository } from './workspaces.js';
 
-/** The account every workspace's single key became (0016), and what "no account named" means. */
-export const DEFAULT_ACCOUNT = 'default';
-
-/** A slug: letters, digits and inner hyphens, 1 to 32 characters (`prod`, `eu-staging`). */
-const NAME = /^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/i;
-
-export const ACCOUNT_KEY_COLUMN = 'cdn_accounts.api_key';
-/** The column the keys of `default` were sealed for before 0016 (and are still mirrored to). */
-export const LEGACY_KEY_COLUMN = 'cdn_credentials.api_key';
-
-/** How an account's key is sealed: bound to its workspace, the column and the account's id. */
-export const accountKeyContext = (workspaceId: string, accountId: string): SecretContext => ({
-  workspace: workspaceId,
-  column: ACCOUNT_KEY_COLUMN,
-  row: accountId,
-});
-const legacyKeyContext = (workspaceId: string): SecretContext => ({
-  workspace: workspaceId,
-  column: LEGACY_KEY_COLUMN,
-});
-
-/** The context a stored key was sealed in (`sealed_as`): rotation re-seals `credentials` ones. */
-export function storedKeyContext(row: {
-  workspace_id: string;
-  id: string;
-  sealed_as: string;
-}): SecretContext {
-  return row.sealed_as === 'credentials'
-    ? legacyKeyContext(row.workspace_id)
-    : accountKeyContext(row.workspace_id, row.id);
-}
-
-export type AccountErrorCode =
-  | 'account_name_invalid'
-  | 'account_name_taken'
-  | 'account_not_found'
-  /** `default` is what the single-key commands use: it is not renamed, nor is another named so. */
-  | 'account_default_reserved';
-
-export class AccountError extends Error implements CodedError {
-  override readonly name = 'AccountError';
-  constructor(
-    readonly code: AccountErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** What may be shown about an account: everything but its key. */
-export interface Account {
-  id: string;
-  workspaceId: string;
-  name: string;
-  /** Null: CDN_API_BASE_URL. */
-  baseUrl: string | null;
-  hasKey: boolean;
-  setBy: string | null;
-  setAt: number | null;
-  lastValidatedAt: number | null;
-  /** Changes whenever a key is set; null while there is none. */
-  generation: string | null;
-  /** Zones in the index built for the current key; null when none is built yet. */
-  zoneCount: number | null;
-  createdAt: number;
-}
-
-/** An account with its key, decrypted. */
-export interface AccountCredential {
-  accountId: string;
-  workspaceId: string;
-  name: string;
-  apiKey: string;
-  baseUrl: string | null;
-  generation: string;
-  setBy: string;
-  setAt: number;
-  lastValidatedAt: number | null;
-}
-
-export interface KeyAuthor {
-  userId: string;
-  /** Whether the key was just checked against the CDN. */
-  validated: boolean;
-}
+export {
+  ACCOUNT_KEY_COLUMN,
+  type Account,
+  type AccountCredential,
+  AccountError,
+  type AccountErrorCode,
+  accountKeyContext,
+  checkName,
+  DEFAULT_ACCOUNT,
+  type KeyAuthor,
+  LEGACY_KEY_COLUMN,
+  storedKeyContext,
+} from './account-model.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -107,7 +54,7 @@ export class AccountRepository {
 
   /** The workspace's accounts by name, with their zone counts. */
   async list(workspaceId: string): Promise<Account[]> {
-    const rows = await this.selectAccounts(this.db)
+    const rows = await selectAccounts(this.db)
       .where('a.workspace_id', '=', workspaceId)
       .orderBy('a.name_key')
       .execute();
@@ -115,7 +62,7 @@ export class AccountRepository {
   }
 
   async get(workspaceId: string, accountId: string): Promise<Account | undefined> {
-    const row = await this.selectAccounts(this.db)
+    const row = await selectAccounts(this.db)
       .where('a.workspace_id', '=', workspaceId)
       .where('a.id', '=', accountId)
       .executeTakeFirst();
@@ -124,8 +71,8 @@ export class AccountRepository {
 
   /** The account of that name, in any case; undefined when there is none (or the name is no slug). */
   async byName(workspaceId: string, name: string): Promise<Account | undefined> {
-    if (!NAME.test(name)) return undefined;
-    const row = await this.selectAccounts(this.db)
+    if (!isAccountName(name)) return undefined;
+    const row = await selectAccounts(this.db)
       .where('a.workspace_id', '=', workspaceId)
       .where('a.name_key', '=', name.toLowerCase())
       .executeTakeFirst();
@@ -137,7 +84,7 @@ export class AccountRepository {
    * both are read where the single-key path keeps them (see `mirror`).
    */
   async credential(workspaceId: string, accountId: string): Promise<AccountCredential | undefined> {
-    const row = await this.selectAccounts(this.db)
+    const row = await selectAccounts(this.db)
       .select(['a.api_key as own_key', 'a.sealed_as', 'c.api_key as legacy_key'])
       .where('a.workspace_id', '=', workspaceId)
       .where('a.id', '=', accountId)
@@ -181,21 +128,7 @@ export class AccountRepository {
     await this.db.transaction().execute(async (trx) => {
       const inserted = await trx
         .insertInto('cdn_accounts')
-        .values({
-          id,
-          workspace_id: workspaceId,
-          name,
-          name_key: name.toLowerCase(),
-          base_url: input.baseUrl ?? null,
-          api_key: null,
-          key_id: null,
-          set_by: null,
-          set_at: null,
-          last_validated_at: null,
-          generation: null,
-          created_at: now,
-          updated_at: now,
-        })
+        .values(blankAccount(id, workspaceId, name, input.baseUrl ?? null, now))
         .onConflict((c) => c.columns(['workspace_id', 'name_key']).doNothing())
         .returning('id')
         .executeTakeFirst();
@@ -213,10 +146,7 @@ export class AccountRepository {
     const name = checkName(newName);
     const account = await this.require(workspaceId, accountId);
     if (isDefault(account.name) !== isDefault(name)) {
-      throw new AccountError(
-        'account_default_reserved',
-        'The account "default" keeps its name, and no other account may take it',
-      );
+      throw reserved();
     }
     try {
       await this.db
@@ -264,21 +194,7 @@ export class AccountRepository {
     const id = await this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('cdn_accounts')
-        .values({
-          id: this.newId(),
-          workspace_id: workspaceId,
-          name: DEFAULT_ACCOUNT,
-          name_key: DEFAULT_ACCOUNT,
-          base_url: baseUrl,
-          api_key: null,
-          key_id: null,
-          set_by: null,
-          set_at: null,
-          last_validated_at: null,
-          generation: null,
-          created_at: now,
-          updated_at: now,
-        })
+        .values(blankAccount(this.newId(), workspaceId, DEFAULT_ACCOUNT, baseUrl, now))
         .onConflict((c) => c.columns(['workspace_id', 'name_key']).doNothing())
         .execute();
       const account = await trx
@@ -370,7 +286,7 @@ export class AccountRepository {
         })
         .where('id', '=', accountId)
         .execute();
-      await this.dropZoneIndex(trx, before);
+      await dropZoneIndex(trx, before);
       if (isDefault(before.name)) await this.mirror(trx, workspaceId, { key: null });
       return before.api_key !== null;
     });
@@ -385,7 +301,7 @@ export class AccountRepository {
       const before = await this.row(trx, workspaceId, accountId);
       if (!before) return false;
       await trx.deleteFrom('cdn_accounts').where('id', '=', accountId).execute();
-      await this.dropZoneIndex(trx, before);
+      await dropZoneIndex(trx, before);
       if (isDefault(before.name)) await this.mirror(trx, workspaceId, { key: null });
       return true;
     });
@@ -415,30 +331,11 @@ export class AccountRepository {
       })
       .where('id', '=', accountId)
       .execute();
-    await this.dropZoneIndex(trx, before);
+    await dropZoneIndex(trx, before);
     if (isDefault(before.name)) {
       const row = (await this.row(trx, workspaceId, accountId)) as Selectable<CdnAccountsTable>;
       await this.mirror(trx, workspaceId, { key: { apiKey, row } });
     }
-  }
-
-  /**
-   * The zone index built for the account's key. Today's index has one state row per workspace,
-   * the default account's (account_id null or its id); the threading step keys it by account.
-   */
-  private async dropZoneIndex(
-    trx: Transaction<Database>,
-    account: Selectable<CdnAccountsTable>,
-  ): Promise<void> {
-    await trx
-      .deleteFrom('zone_index_state')
-      .where('workspace_id', '=', account.workspace_id)
-      .where((eb) =>
-        isDefault(account.name)
-          ? eb.or([eb('account_id', '=', account.id), eb('account_id', 'is', null)])
-          : eb('account_id', '=', account.id),
-      )
-      .execute();
   }
 
   /**
@@ -497,129 +394,4 @@ export class AccountRepository {
       .where('id', '=', accountId)
       .executeTakeFirst();
   }
-
-  /**
-   * Accounts as they stand. The key of `default` (who set it, when, its generation) and its base
-   * URL are read from cdn_credentials and workspaces, which an older replica may still write during
-   * a rolling upgrade; its zone count is the index's built for the current generation.
-   */
-  private selectAccounts(db: Db) {
-    return db
-      .selectFrom('cdn_accounts as a')
-      .leftJoin('cdn_credentials as c', (join) =>
-        join.onRef('c.workspace_id', '=', 'a.workspace_id').on('a.name_key', '=', DEFAULT_ACCOUNT),
-      )
-      .leftJoin('workspaces as w', 'w.id', 'a.workspace_id')
-      .leftJoin('zone_index_state as s', (join) =>
-        join
-          .onRef('s.workspace_id', '=', 'a.workspace_id')
-          .on(
-            sql<boolean>`${sql.ref('s.generation')} = coalesce(${sql.ref('c.generation')}, ${sql.ref('a.generation')})`,
-          ),
-      )
-      .select([
-        'a.id',
-        'a.workspace_id',
-        'a.name',
-        'a.base_url',
-        'a.api_key',
-        'a.set_by',
-        'a.set_at',
-        'a.last_validated_at',
-        'a.generation',
-        'a.created_at',
-        'c.workspace_id as legacy_workspace',
-        'c.set_by as legacy_set_by',
-        'c.set_at as legacy_set_at',
-        'c.last_validated_at as legacy_validated_at',
-        'c.generation as legacy_generation',
-        'w.cdn_base_url as workspace_base_url',
-        's.zone_count',
-        's.refreshed_at',
-      ]);
-  }
-}
-
-interface AccountRow {
-  id: string;
-  workspace_id: string;
-  name: string;
-  base_url: string | null;
-  api_key: string | null;
-  set_by: string | null;
-  set_at: number | null;
-  last_validated_at: number | null;
-  generation: string | null;
-  created_at: number;
-  legacy_workspace: string | null;
-  legacy_set_by: string | null;
-  legacy_set_at: number | null;
-  legacy_validated_at: number | null;
-  legacy_generation: string | null;
-  workspace_base_url: string | null;
-  zone_count: number | null;
-  refreshed_at: number | null;
-}
-
-function toAccount(row: AccountRow): Account {
-  const common = {
-    id: row.id,
-    workspaceId: row.workspace_id,
-    name: row.name,
-    zoneCount: row.refreshed_at === null ? null : row.zone_count,
-    createdAt: row.created_at,
-  };
-  if (isDefault(row.name)) {
-    const hasKey = row.legacy_workspace !== null;
-    return {
-      ...common,
-      baseUrl: row.workspace_base_url,
-      hasKey,
-      setBy: row.legacy_set_by,
-      setAt: row.legacy_set_at,
-      lastValidatedAt: row.legacy_validated_at,
-      generation: hasKey
-        ? (row.legacy_generation ?? `${row.workspace_id}:${row.legacy_set_at}`)
-        : null,
-    };
-  }
-  return {
-    ...common,
-    baseUrl: row.base_url,
-    hasKey: row.api_key !== null,
-    setBy: row.set_by,
-    setAt: row.set_at,
-    lastValidatedAt: row.last_validated_at,
-    generation: row.generation,
-  };
-}
-
-function isDefault(name: string): boolean {
-  return name.toLowerCase() === DEFAULT_ACCOUNT;
-}
-
-/** The name, if it is a slug; AccountError `account_name_invalid` otherwise. */
-export function checkName(name: string): string {
-  const trimmed = name.trim();
-  if (!NAME.test(trimmed)) {
-    throw new AccountError(
-      'account_name_invalid',
-      'An account name is 1 to 32 letters, digits or inner hyphens',
-    );
-  }
-  return trimmed;
-}
-
-function taken(name: string): AccountError {
-  return new AccountError('account_name_taken', `The workspace already has an account "${name}"`);
-}
-
-function notFound(): AccountError {
-  return new AccountError('account_not_found', 'No such account in this workspace');
-}
-
-/** A unique index refused the write (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE). */
-function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
