@@ -248,10 +248,7 @@ for (const { backend, skip } of BACKENDS) {
       expect(await store.accounts.list('T2')).toEqual([]);
       // Rotation re-seals the copied key in the account's own context.
       expect((await rotateSecrets(store.db, store.keyring))['cdn_accounts.api_key']).toBe(1);
-      const row = await store.db
-        .selectFrom('cdn_accounts')
-        .selectAll()
-        .executeTakeFirstOrThrow();
+      const row = await store.db.selectFrom('cdn_accounts').selectAll().executeTakeFirstOrThrow();
       expect(row.sealed_as).toBe('account');
       expect(
         store.keyring.decrypt(row.api_key as string, {
