@@ -156,6 +156,38 @@ for (const { backend, skip } of BACKENDS) {
       expect((await store.workspaces.get('T1'))?.cdnBaseUrl).toBeNull();
     });
 
+    it('reads default where an older replica writes it, during a rolling upgrade', async () => {
+      const { store } = await testStore(backend);
+      await store.credentials.set('T1', 'sk_new_code', BY);
+      const id = (await store.accounts.byName('T1', 'default'))?.id as string;
+      // An older replica's /cdn login writes cdn_credentials and workspaces only.
+      await store.db
+        .updateTable('cdn_credentials')
+        .set({
+          api_key: store.keyring.encrypt('sk_old_code', {
+            workspace: 'T1',
+            column: 'cdn_credentials.api_key',
+          }),
+          generation: 'gen-old-replica',
+        })
+        .where('workspace_id', '=', 'T1')
+        .execute();
+      await store.db
+        .updateTable('workspaces')
+        .set({ cdn_base_url: 'https://old.cdn.example/v1' })
+        .execute();
+      expect(await store.accounts.credential('T1', id)).toMatchObject({
+        apiKey: 'sk_old_code',
+        generation: 'gen-old-replica',
+        baseUrl: 'https://old.cdn.example/v1',
+      });
+      expect(await store.accounts.get('T1', id)).toMatchObject({ generation: 'gen-old-replica' });
+      // Its /cdn logout: no key, for every reader.
+      await store.db.deleteFrom('cdn_credentials').execute();
+      expect(await store.accounts.credential('T1', id)).toBeUndefined();
+      expect(await store.accounts.get('T1', id)).toMatchObject({ hasKey: false });
+    });
+
     it("drops an account's zone index with its key, and only that account's", async () => {
       const { store, clock } = await testStore(backend);
       await store.credentials.set('T1', 'sk_default', BY);
