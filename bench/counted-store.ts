@@ -4,6 +4,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, type LogEvent, SqliteDialect } from 'kysely';
 import { systemClock } from '../src/clock.js';
+import { AccountRepository } from '../src/store/accounts.js';
 import { ApprovalRepository } from '../src/store/approvals.js';
 import { AuditLogRepository } from '../src/store/audit-log.js';
 import { ChangeCounterRepository } from '../src/store/change-counters.js';
@@ -56,12 +57,14 @@ export async function openCountedStore(
   const clock = systemClock;
   const workspaces = new WorkspaceRepository(db, clock);
   const jobs = new JobRepository(db, 'sqlite', clock);
+  const accounts = new AccountRepository(db, keyring, clock, workspaces);
   return {
     dialect: 'sqlite',
     db,
     keyring,
     workspaces,
-    credentials: new CredentialRepository(db, keyring, clock, workspaces),
+    credentials: new CredentialRepository(db, keyring, accounts, workspaces),
+    accounts,
     installations: new InstallationRepository(db, keyring, clock),
     approvals: new ApprovalRepository(db, clock),
     schedules: new ScheduleRepository(db, clock, jobs, 'sqlite'),

@@ -54,6 +54,7 @@ export class AuditLogRepository {
   async record(entry: NewAuditEntry): Promise<AuditEntry | undefined> {
     const row = {
       workspace_id: entry.workspaceId,
+      account_id: null,
       actor_id: entry.actorId,
       action: entry.action,
       zone_id: entry.zoneId ?? null,

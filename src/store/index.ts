@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { type Clock, systemClock } from '../clock.js';
 import type { DatabaseConfig, DatabaseLimits } from '../config.js';
 import type { Logger } from '../logger.js';
+import { AccountRepository } from './accounts.js';
 import { ApprovalRepository } from './approvals.js';
 import { AuditLogRepository } from './audit-log.js';
 import { ChangeCounterRepository } from './change-counters.js';
@@ -31,6 +32,8 @@ export interface Store {
   keyring: Keyring;
   workspaces: WorkspaceRepository;
   credentials: CredentialRepository;
+  /** The workspace's named CDN accounts; `credentials` is its account `default`. */
+  accounts: AccountRepository;
   installations: InstallationRepository;
   approvals: ApprovalRepository;
   schedules: ScheduleRepository;
@@ -96,12 +99,14 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   }
   const workspaces = new WorkspaceRepository(db, clock);
   const jobs = new JobRepository(db, dialect, clock, options.newId);
+  const accounts = new AccountRepository(db, options.keyring, clock, workspaces);
   return {
     dialect,
     db,
     keyring: options.keyring,
     workspaces,
-    credentials: new CredentialRepository(db, options.keyring, clock, workspaces),
+    credentials: new CredentialRepository(db, options.keyring, accounts, workspaces),
+    accounts,
     installations: new InstallationRepository(db, options.keyring, clock),
     approvals: new ApprovalRepository(db, clock, options.newId),
     schedules: new ScheduleRepository(db, clock, jobs, dialect, options.newId),

@@ -84,6 +84,7 @@ export class ScheduleRepository {
       const row: Selectable<SchedulesTable> = {
         id: this.newId(),
         workspace_id: input.workspaceId,
+        account_id: null,
         zone_id: input.zoneId,
         zone_name: input.zoneName,
         channel_id: input.channelId,

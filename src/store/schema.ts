@@ -52,6 +52,31 @@ export interface CdnCredentialsTable {
   generation: string | null;
 }
 
+/** A named CDN account of a workspace (issue 29). Added by 0016_cdn_accounts. */
+export interface CdnAccountsTable {
+  /** Random; what every zone-holding row refers to (`account_id`). */
+  id: string;
+  workspace_id: string;
+  /** A slug as an admin typed it (`prod`); unique per workspace through `name_key`. */
+  name: string;
+  /** The name lowercased. */
+  name_key: string;
+  /** The account's API base URL; null means CDN_API_BASE_URL. */
+  base_url: string | null;
+  /** Sealed by the keyring (see accounts.ts); null while the account has no key. */
+  api_key: string | null;
+  key_id: string | null;
+  /** The context the key is sealed in: `account`, or `credentials` (copied by 0016, unrotated). */
+  sealed_as: Generated<'account' | 'credentials'>;
+  set_by: string | null;
+  set_at: number | null;
+  last_validated_at: number | null;
+  /** A new random id each time a key is set (as cdn_credentials.generation). */
+  generation: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface SlackInstallationsTable {
   /** `T:<team id>`, or `E:<enterprise id>` for an org-wide install. */
   id: string;
@@ -86,6 +111,11 @@ export interface ApprovalsTable {
   expires_at: number;
   created_at: number;
   updated_at: number;
+  /**
+   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
+   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
+   */
+  account_id: string | null;
 }
 
 export interface SchedulesTable {
@@ -105,6 +135,11 @@ export interface SchedulesTable {
   paused_reason: string | null;
   created_at: number;
   updated_at: number;
+  /**
+   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
+   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
+   */
+  account_id: string | null;
 }
 
 export interface AuditLogTable {
@@ -120,6 +155,11 @@ export interface AuditLogTable {
   at: number;
   /** Set by resumable work, so its entry is written once however often it resumes. */
   event_key: string | null;
+  /**
+   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
+   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
+   */
+  account_id: string | null;
 }
 
 export type PurgeStatus = 'running' | 'succeeded' | 'partial' | 'failed';
@@ -143,6 +183,11 @@ export interface PurgesTable {
   retry_of: string | null;
   created_at: number;
   finished_at: number | null;
+  /**
+   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
+   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
+   */
+  account_id: string | null;
 }
 
 export interface RateSlotsTable {
@@ -211,6 +256,11 @@ export interface ZoneIndexTable {
   status: string;
   /** The CDN's `created_at`, as it wrote it (ISO 8601). */
   zone_created_at: string;
+  /**
+   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
+   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
+   */
+  account_id: string | null;
 }
 
 /** Where a workspace's zone index stands: whose key it is for, when built, who refreshes it. */
@@ -230,11 +280,17 @@ export interface ZoneIndexStateTable {
   failed_at: number | null;
   error: string | null;
   updated_at: number;
+  /**
+   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
+   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
+   */
+  account_id: string | null;
 }
 
 export interface Database {
   workspaces: WorkspacesTable;
   cdn_credentials: CdnCredentialsTable;
+  cdn_accounts: CdnAccountsTable;
   slack_installations: SlackInstallationsTable;
   approvals: ApprovalsTable;
   schedules: SchedulesTable;
@@ -266,6 +322,11 @@ export interface ChannelBindingsTable {
   generation: string;
   set_by: string;
   set_at: number;
+  /**
+   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
+   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
+   */
+  account_id: string | null;
 }
 
 /** A channel purges may be run from; a workspace with none listed allows every channel. */
@@ -290,6 +351,11 @@ export interface WatchesTable {
   updated_at: number;
   /** Why it stopped posting (its channel refused the bot); null while it posts. */
   paused_reason: string | null;
+  /**
+   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
+   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
+   */
+  account_id: string | null;
 }
 
 /** A watched zone: evaluated once per interval, whatever the number of channels watching it. */
@@ -304,6 +370,11 @@ export interface WatchZonesTable {
   baseline: string | null;
   baseline_at: number | null;
   updated_at: number;
+  /**
+   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
+   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
+   */
+  account_id: string | null;
 }
 
 /** Where one rule of one watch stands. */
@@ -319,6 +390,11 @@ export interface WatchRuleStatesTable {
   snoozed_until: number | null;
   muted: number;
   updated_at: number;
+  /**
+   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
+   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
+   */
+  account_id: string | null;
 }
 
 export type WatchAlertStatus = 'firing' | 'resolved';
@@ -338,4 +414,9 @@ export interface WatchAlertsTable {
   detail: string;
   message_ts: string | null;
   created_at: number;
+  /**
+   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
+   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
+   */
+  account_id: string | null;
 }

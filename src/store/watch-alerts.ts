@@ -30,6 +30,7 @@ export class WatchAlertRepository {
     const row: Selectable<WatchAlertsTable> = {
       id: alert.id,
       workspace_id: alert.workspaceId,
+      account_id: null,
       watch_id: alert.watchId,
       zone_id: alert.zoneId,
       zone_name: alert.zoneName,

@@ -115,6 +115,7 @@ export class WatchRepository {
       const row: Selectable<WatchesTable> = {
         id: this.newId(),
         workspace_id: input.workspaceId,
+        account_id: null,
         zone_id: input.zoneId,
         zone_name: input.zoneName,
         channel_id: input.channelId,
