@@ -19,6 +19,7 @@ import { RateSlotRepository } from '../src/store/rate-slots.js';
 import { ScheduleRepository } from '../src/store/schedules.js';
 import type { Database } from '../src/store/schema.js';
 import { SeenRequestRepository } from '../src/store/seen-requests.js';
+import { UninstalledWorkspaceRepository } from '../src/store/uninstalled-workspaces.js';
 import { WatchAlertRepository } from '../src/store/watch-alerts.js';
 import { WatchRuleRepository } from '../src/store/watch-rule-states.js';
 import { WatchRepository } from '../src/store/watches.js';
@@ -56,13 +57,15 @@ export async function openCountedStore(
   const clock = systemClock;
   const workspaces = new WorkspaceRepository(db, clock);
   const jobs = new JobRepository(db, 'sqlite', clock);
+  const uninstalled = new UninstalledWorkspaceRepository(db, clock);
   return {
     dialect: 'sqlite',
     db,
     keyring,
     workspaces,
     credentials: new CredentialRepository(db, keyring, clock, workspaces),
-    installations: new InstallationRepository(db, keyring, clock),
+    installations: new InstallationRepository(db, keyring, clock, uninstalled),
+    uninstalled,
     approvals: new ApprovalRepository(db, clock),
     schedules: new ScheduleRepository(db, clock, jobs, 'sqlite'),
     audit: new AuditLogRepository(db, clock),

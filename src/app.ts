@@ -246,7 +246,12 @@ export function buildDeps(
   background.tick('retention', (signal) => retention.run(signal));
   return {
     access,
-    activity: new ActivityService({ ...store, access, defaultBaseUrl }),
+    activity: new ActivityService({
+      ...store,
+      access,
+      defaultBaseUrl,
+      retention: options.config.retention,
+    }),
     analytics: new AnalyticsService(cdn, store, renderer, clock, zones, reads),
     approvals,
     config: new WorkspaceConfigService({ ...store, access, defaultBaseUrl }),
@@ -258,7 +263,7 @@ export function buildDeps(
     ratelimit,
     reports,
     schedules: new ReportScheduleService({ ...store, access, zones, clock }),
-    uninstall: new UninstallService(store, zones, logger),
+    uninstall: new UninstallService(store, zones, logger, options.config.retention.uninstalledMs),
     isSlackResponseUrl: slackResponseUrls(
       options.config.slack.apiUrl,
       options.config.slack.responseUrlBase,
@@ -267,6 +272,7 @@ export function buildDeps(
     zoneIndex,
     runner,
     background,
+    retention,
     clients,
     clock,
     logger,

@@ -1,6 +1,8 @@
 // When Slack says the app was uninstalled or its bot token revoked, nothing the workspace left
 // behind may stay usable: its tokens and CDN key are deleted, its daily reports paused, and its
 // pending purge-everything requests expired, so an old Approve button can no longer fire a purge.
+// The rest of its data (settings, watches, reports, history) is kept for a grace period, so a
+// reinstall by mistake loses nothing; the retention sweep deletes it once the grace is over.
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
 import type { ZoneService } from './zones.js';
@@ -17,8 +19,11 @@ export interface RevocationSummary {
   keyDeleted: boolean;
   schedulesPaused: number;
   approvalsExpired: number;
-  /** Watches removed: nothing is polled or posted for the workspace any more. */
-  watchesRemoved: number;
+  /**
+   * When the workspace's other data is deleted unless the app is installed again before (ISO
+   * 8601). Its watches wait meanwhile, as without a key: nothing is polled or posted.
+   */
+  dataDeletedAfter: string;
 }
 
 /** The audit actor for what Slack, not a person, caused. */
@@ -29,6 +34,8 @@ export class UninstallService {
     private readonly store: Store,
     private readonly zones: ZoneService,
     private readonly logger: Logger,
+    /** How long the workspace's data outlives the uninstall (UNINSTALLED_DATA_RETENTION_DAYS). */
+    private readonly graceMs: number,
   ) {}
 
   /** Idempotent: Slack may deliver the event twice, or send both events for one uninstall. */
@@ -48,8 +55,10 @@ export class UninstallService {
         : "The app's access to this workspace was revoked; reinstall it and resume the report.";
     const schedulesPaused = await this.store.schedules.pauseAll(workspaceId, reason);
     const approvalsExpired = (await this.store.approvals.expireAllPending(workspaceId)).length;
-    const watchesRemoved = await this.store.watches.removeWorkspace(workspaceId);
-    const summary = { keyDeleted, schedulesPaused, approvalsExpired, watchesRemoved };
+    // Marked once: a second event for the same uninstall does not push the deletion back.
+    const markedAt = await this.store.uninstalled.mark(workspaceId, workspace.enterpriseId ?? null);
+    const dataDeletedAfter = new Date(markedAt + this.graceMs).toISOString();
+    const summary = { keyDeleted, schedulesPaused, approvalsExpired, dataDeletedAfter };
     await this.store.audit.record({
       workspaceId,
       actorId: SLACK_ACTOR,
