@@ -9,7 +9,7 @@ import { configMessage } from '../../src/blocks/config.js';
 import { cnameRecord, createModal, zoneCreatedMessage } from '../../src/blocks/create.js';
 import { errorMessage, noticeModal } from '../../src/blocks/errors.js';
 import { helpMessage } from '../../src/blocks/help.js';
-import { homeView } from '../../src/blocks/home.js';
+import { homeView, retentionLine } from '../../src/blocks/home.js';
 import { loginCheckingView, loginDoneView, loginModal } from '../../src/blocks/login.js';
 import { rateLimitMessage } from '../../src/blocks/ratelimit.js';
 import { md } from '../../src/blocks/text.js';
@@ -132,6 +132,7 @@ describe('Block Kit builders stay within Slack limits', () => {
         recent: [],
         schedules: { shown: [], hidden: 0 },
         commands: HELP_ENTRIES,
+        retention: { auditDays: 36_500, uninstalledDays: 3_650 },
       }),
       homeView({
         permissions: { readZones: false, readRecords: false, setKey: false, operate: false },
@@ -231,6 +232,18 @@ describe('md``', () => {
   it('neutralizes mentions and links', () => {
     expect(md`${HOSTILE}`.text).toBe(
       '&lt;!channel&gt; &lt;@U123&gt; &lt;http://evil.example|innocent&gt; &amp; `tick`',
+    );
+  });
+});
+
+describe('the App Home retention line', () => {
+  it('says the audit retention and the uninstall grace in one line, and "until uninstalled" for 0', async () => {
+    const { retentionLine } = await import('../../src/blocks/home.js');
+    expect(retentionLine({ auditDays: 365, uninstalledDays: 1 }).text).toBe(
+      ":lock: Activity history is kept 365 days. If the app is uninstalled, its keys are deleted at once and the rest of this workspace's data 1 day later.",
+    );
+    expect(retentionLine({ auditDays: 0, uninstalledDays: 30 }).text).toContain(
+      'Activity history is kept until the app is uninstalled.',
     );
   });
 });
