@@ -237,8 +237,7 @@ describe('md``', () => {
 });
 
 describe('the App Home retention line', () => {
-  it('says the audit retention and the uninstall grace in one line, and "until uninstalled" for 0', async () => {
-    const { retentionLine } = await import('../../src/blocks/home.js');
+  it('says the audit retention and the uninstall grace in one line, and "until uninstalled" for 0', () => {
     expect(retentionLine({ auditDays: 365, uninstalledDays: 1 }).text).toBe(
       ":lock: Activity history is kept 365 days. If the app is uninstalled, its keys are deleted at once and the rest of this workspace's data 1 day later.",
     );
