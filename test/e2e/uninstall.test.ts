@@ -1,4 +1,5 @@
-// Uninstall and token revocation: tokens and the CDN key are deleted, reports paused, pending
+// Uninstall and token revocation: tokens and the CDN key are deleted, reports and watches wait
+// (nothing runs without a key; they are not paused, so a reinstall loses nothing), pending
 // purge-everything requests expired (an old Approve button can no longer purge), and it is audited.
 // The rest of the workspace's data stays for the grace period (UNINSTALLED_DATA_RETENTION_DAYS),
 // then the retention sweep deletes it; a reinstall (over OAuth) within the grace keeps it all.
@@ -50,7 +51,7 @@ async function workspaceWithEverything(h: Harness) {
 }
 
 describe('when Slack revokes the app', () => {
-  it('app_uninstalled deletes tokens and key, pauses reports, expires approvals, and audits it', async () => {
+  it('app_uninstalled deletes tokens and key, expires approvals, leaves reports waiting, and audits it', async () => {
     const h = await startHarness();
     const request = await workspaceWithEverything(h);
 
@@ -67,15 +68,13 @@ describe('when Slack revokes the app', () => {
       }),
     ).rejects.toThrow('No installation');
     const [schedule] = await h.store.schedules.listForWorkspace(h.workspaceId);
-    expect(schedule).toMatchObject({
-      status: 'paused',
-      pausedReason: expect.stringContaining('uninstalled'),
-    });
+    // Not paused (nothing would resume it after a reinstall): without a key, it waits.
+    expect(schedule).toMatchObject({ status: 'active', pausedReason: null });
     const [audit] = await h.store.audit.recent(h.workspaceId);
     expect(audit).toMatchObject({
       action: 'app.uninstalled',
       actorId: 'slack',
-      detail: { keyDeleted: true, schedulesPaused: 1, approvalsExpired: 1 },
+      detail: { keyDeleted: true, approvalsExpired: 1, reportsWaiting: 1, watchesWaiting: 0 },
     });
     const everything = JSON.stringify(await h.store.audit.recent(h.workspaceId, { limit: 50 }));
     expect(everything).not.toContain(CDN_KEY);
@@ -122,9 +121,11 @@ describe('when Slack revokes the app', () => {
     expect(h.sandbox.requests.length).toBe(evaluations);
 
     h.clock.advance(29 * DAY);
+    // Its report, past its time every day, waits too.
+    expect(await h.deps.reports.tick()).toEqual({ queued: 0, skipped: 0 });
     await h.deps.retention.sweep();
     const during = await kept(h);
-    expect(during).toMatchObject({ workspace: true, reports: ['paused'], watches: 1 });
+    expect(during).toMatchObject({ workspace: true, reports: ['active'], watches: 1 });
     expect(during.audit).toBeGreaterThan(1);
 
     h.clock.advance(DAY + 1);
@@ -144,6 +145,8 @@ describe('when Slack revokes the app', () => {
     });
     await installOverOAuth(h);
     await watching(h, 'example.com');
+    await h.command('report example.com daily 09:00', { user: ADMIN });
+    await h.slack.waitForMessages((m) => m.text?.includes('scheduled') ?? false);
     await h.event({ type: 'app_uninstalled' });
     await h.logs.waitFor('workspace access revoked');
     const before = await kept(h);
@@ -153,12 +156,19 @@ describe('when Slack revokes the app', () => {
     h.clock.advance(20 * DAY);
     await h.deps.retention.sweep();
     expect(await kept(h)).toEqual(before);
-    expect(before.watches).toBe(1);
+    expect(before).toMatchObject({ watches: 1, reports: ['active'] });
+    // Without a key nothing ran meanwhile.
+    expect(await h.deps.reports.tick()).toEqual({ queued: 0, skipped: 0 });
 
-    // The key was deleted at the uninstall: once an admin logs in again, the watch polls again.
+    // The key was deleted at the uninstall: once an admin logs in again, the watch polls again
+    // and the report runs again, by themselves.
     const evaluations = h.sandbox.requests.length;
     await h.login();
     await interval(h, 2);
     expect(h.sandbox.requests.length).toBeGreaterThan(evaluations);
+    const caughtUp = await h.deps.reports.tick();
+    expect(caughtUp.queued + caughtUp.skipped).toBe(1);
+    h.clock.advance(DAY);
+    expect(await h.deps.reports.tick()).toEqual({ queued: 1, skipped: 0 });
   });
 });

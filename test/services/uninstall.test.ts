@@ -110,7 +110,8 @@ for (const { backend, skip } of BACKENDS) {
       const summary = await uninstall.revoke(teamOnly, 'app_uninstalled');
       expect(summary).toMatchObject({
         keyDeleted: true,
-        schedulesPaused: 1,
+        reportsWaiting: 1,
+        watchesWaiting: 1,
         dataDeletedAfter: new Date(T0 + GRACE).toISOString(),
       });
       expect(await store.credentials.get('T1')).toBeUndefined();
@@ -128,7 +129,7 @@ for (const { backend, skip } of BACKENDS) {
       expect(await what(store)).toMatchObject({
         workspace: 7,
         bindings: 1,
-        reports: ['paused'],
+        reports: ['active'],
         watches: 1,
         audit: ['tokens.revoked', 'app.uninstalled', 'purge.files'],
       });
@@ -157,7 +158,7 @@ for (const { backend, skip } of BACKENDS) {
       await store.installations.storeInstallation(installation);
       clock.advance(2 * GRACE);
       await sweep.sweep();
-      expect(await what(store)).toMatchObject({ workspace: 7, reports: ['paused'], watches: 1 });
+      expect(await what(store)).toMatchObject({ workspace: 7, reports: ['active'], watches: 1 });
       // Logging in again (the key was deleted at once) brings the watch back.
       await store.credentials.set('T1', CDN_KEY, { userId: 'UADMIN', validated: true });
       expect((await store.watches.dueZones(10)).map((z) => z.zoneId)).toEqual([ZONE.id]);
