@@ -8,6 +8,7 @@ import type { AccessService } from './services/access.js';
 import type { ActivityService } from './services/activity.js';
 import type { AnalyticsService } from './services/analytics.js';
 import type { ApprovalService } from './services/approvals.js';
+import type { AuditExportService } from './services/audit-export.js';
 import type { ChannelService } from './services/channels.js';
 import type { CredentialService } from './services/credentials.js';
 import type { FloodControl } from './services/flood.js';
@@ -28,6 +29,8 @@ import type { WorkspaceClients } from './slack/workspace-clients.js';
 export interface AppDeps {
   access: AccessService;
   activity: ActivityService;
+  /** `/cdn audit export`: the CSV job (one at a time per person). */
+  auditExport: AuditExportService;
   analytics: AnalyticsService;
   approvals: ApprovalService;
   config: WorkspaceConfigService;

@@ -111,6 +111,18 @@ export type Problem =
   | { code: 'cannot_post'; place: PostPlace; slackError: string; inDm?: boolean }
   /** A word that is neither an analytics range nor a granularity. */
   | { code: 'not_a_range'; word: string }
+  /**
+   * A word of `/cdn audit`'s filters that cannot be read: an unknown kind, a date not written
+   * YYYY-MM-DD, since after until, a filter given twice, a person typed as a name Slack did not
+   * turn into a mention, or a word that is no filter.
+   */
+  | {
+      code: 'audit_filter';
+      word: string;
+      reason: 'kind' | 'date' | 'range' | 'repeated' | 'unknown' | 'name';
+    }
+  /** The person already has an audit export under way: one at a time. */
+  | { code: 'export_running' }
   | {
       code: 'too_many_points';
       range: string;

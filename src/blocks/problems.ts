@@ -55,6 +55,17 @@ const CANNOT_POST: Record<string, string> = {
   account_inactive: 'the app was uninstalled or its token revoked',
 };
 
+/** Why a word of `/cdn audit`'s filters was not read. */
+const AUDIT_FILTER: Record<Extract<Problem, { code: 'audit_filter' }>['reason'], string> = {
+  kind: 'is not a kind: purge, purge-everything, ratelimit, key or config.',
+  date: 'is not a date: write it `since:2026-11-01` or `until:2026-11-20` (year-month-day).',
+  range: 'is an empty range: `since` must not be after `until`.',
+  repeated: 'sets a filter a second time: give each filter once.',
+  unknown:
+    'is not a filter. Try `/cdn audit [zone] [@person | token:<name>] [kind:<kind>] [since:YYYY-MM-DD] [until:YYYY-MM-DD]`.',
+  name: 'is not someone I can look up: pick the person from the @ menu, so Slack sends who they are.',
+};
+
 /** A DM between people: the bot is not part of it, and `/invite` cannot add it there. */
 const NOT_IN_DM = 'I am not part of this DM. Run it in a channel I am in';
 
@@ -187,6 +198,10 @@ function sentence(problem: Problem): Mrkdwn {
       return md`You are not in that conversation, so I won't post there for you. Pick one you are in.`;
     case 'cannot_post':
       return md`${PLACE[problem.place]}: ${problem.inDm ? NOT_IN_DM : (CANNOT_POST[problem.slackError] ?? md`Slack answered ${code(problem.slackError)}`)}.`;
+    case 'audit_filter':
+      return md`${code(problem.word)} ${AUDIT_FILTER[problem.reason]}`;
+    case 'export_running':
+      return md`Your audit export is still being made: one at a time. It arrives in your DM when it is done.`;
     case 'not_a_range':
       return md`${code(problem.word)} is not a range (1h, 6h, 24h, 7d, 30d) or a granularity (minute, hour, day).`;
     case 'too_many_points':

@@ -220,6 +220,8 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   no_conversation: { code: 'no_conversation' },
   cannot_post: { code: 'cannot_post', place: 'chart', slackError: H },
   not_a_range: { code: 'not_a_range', word: H },
+  audit_filter: { code: 'audit_filter', word: H, reason: 'kind' },
+  export_running: { code: 'export_running' },
   too_many_points: {
     code: 'too_many_points',
     range: 'last 30 days',
@@ -288,6 +290,15 @@ const CASES: Record<string, () => unknown[]> = {
   denyModal: () => [approvalBlocks.denyModal(approval('pending'))],
   auditMessage: () => [auditBlocks.auditMessage([entry], H), auditBlocks.auditMessage([], H)],
   auditLine: () => [auditBlocks.auditLine(entry)],
+  auditPageMessage: () => [
+    auditBlocks.auditPageMessage(
+      { entries: [entry], hasNext: true, hasPrevious: true, timeZone: H },
+      { zone: H, actor: { kind: 'token', name: H }, since: H, until: H },
+    ),
+  ],
+  auditExportStartedText: () => [auditBlocks.auditExportStartedText({ zone: H })],
+  auditExportDoneText: () => [auditBlocks.auditExportDoneText(3, { zone: H })],
+  auditExportFailedText: () => [auditBlocks.auditExportFailedText(H)],
   channelList: () => [channelBlocks.channelList(['C1', 'C2'])],
   channelDefaultMessage: () => [
     channelBlocks.channelDefaultMessage({ kind: 'none' }),

@@ -230,6 +230,15 @@ const CASES: Record<string, () => unknown[]> = {
   denyModal: () => [approval.denyModal(approvalOf('pending'))],
   auditLine: () => [audit.auditLine(entry(0))],
   auditMessage: () => [audit.auditMessage(many(N, entry), LONG)],
+  auditPageMessage: () => [
+    audit.auditPageMessage(
+      { entries: many(20, entry), hasNext: true, hasPrevious: true, timeZone: LONG },
+      { zone: LONG, actor: { kind: 'token', name: LONG }, since: LONG, until: LONG },
+    ),
+  ],
+  auditExportStartedText: () => [audit.auditExportStartedText({ zone: LONG })],
+  auditExportDoneText: () => [audit.auditExportDoneText(3, { zone: LONG })],
+  auditExportFailedText: () => [audit.auditExportFailedText(LONG)],
   channelList: () => [channels.channelList(CHANNELS)],
   channelDefaultMessage: () => [
     channels.channelDefaultMessage({ kind: 'stale', zoneName: LONG }),

@@ -46,6 +46,7 @@ for (const { backend, skip } of BACKENDS) {
         '0013_reports_unique',
         '0014_once_alert_ratelimit_jobs',
         '0015_workspace_limits',
+        '0019_audit_search',
         '0021_workspace_uninstalled',
       ]);
       const again = await openStore({ database, keyring: new Keyring([testKey('k1', 1)]) });
@@ -98,6 +99,7 @@ for (const { backend, skip } of BACKENDS) {
           .execute();
         expect(await migrate(db, dialect)).toEqual([
           '0015_workspace_limits',
+          '0019_audit_search',
           '0021_workspace_uninstalled',
         ]);
       } finally {
@@ -221,6 +223,7 @@ for (const { backend, skip } of BACKENDS) {
         expect(await migrate(db, dialect)).toEqual([
           '0014_once_alert_ratelimit_jobs',
           '0015_workspace_limits',
+          '0019_audit_search',
           '0021_workspace_uninstalled',
         ]);
         const jobs = await db
