@@ -87,7 +87,7 @@ export function homeView(
 const days = (n: number) => (n === 1 ? '1 day' : `${n} days`);
 
 /** How long the workspace's history and its data after an uninstall are kept, in one line. */
-export function retentionLine(retention: { auditDays: number; uninstalledDays: number }) {
+function retentionLine(retention: { auditDays: number; uninstalledDays: number }) {
   const history =
     retention.auditDays > 0
       ? md`Activity history is kept ${days(retention.auditDays)}.`
