@@ -20,6 +20,7 @@ import { RateSlotRepository } from '../src/store/rate-slots.js';
 import { ScheduleRepository } from '../src/store/schedules.js';
 import type { Database } from '../src/store/schema.js';
 import { SeenRequestRepository } from '../src/store/seen-requests.js';
+import { UninstalledWorkspaceRepository } from '../src/store/uninstalled-workspaces.js';
 import { WatchAlertRepository } from '../src/store/watch-alerts.js';
 import { WatchRuleRepository } from '../src/store/watch-rule-states.js';
 import { WatchRepository } from '../src/store/watches.js';
@@ -58,6 +59,7 @@ export async function openCountedStore(
   const workspaces = new WorkspaceRepository(db, clock);
   const jobs = new JobRepository(db, 'sqlite', clock);
   const accounts = new AccountRepository(db, keyring, clock, workspaces);
+  const uninstalled = new UninstalledWorkspaceRepository(db, clock);
   return {
     dialect: 'sqlite',
     db,
@@ -65,7 +67,8 @@ export async function openCountedStore(
     workspaces,
     credentials: new CredentialRepository(db, keyring, accounts, workspaces),
     accounts,
-    installations: new InstallationRepository(db, keyring, clock),
+    installations: new InstallationRepository(db, keyring, clock, uninstalled),
+    uninstalled,
     approvals: new ApprovalRepository(db, clock),
     schedules: new ScheduleRepository(db, clock, jobs, 'sqlite'),
     audit: new AuditLogRepository(db, clock),

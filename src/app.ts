@@ -193,7 +193,12 @@ export function buildDeps(
     clock,
     logger,
   });
-  const activity = new ActivityService({ ...store, access, defaultBaseUrl });
+  const activity = new ActivityService({
+    ...store,
+    access,
+    defaultBaseUrl,
+    retention: options.config.retention,
+  });
   const auditExport = new AuditExportService({
     audit: store.audit,
     jobs: store.jobs,
@@ -279,7 +284,7 @@ export function buildDeps(
     ratelimit,
     reports,
     schedules: new ReportScheduleService({ ...store, access, zones, clock }),
-    uninstall: new UninstallService(store, zones, logger),
+    uninstall: new UninstallService(store, zones, logger, options.config.retention.uninstalledMs),
     isSlackResponseUrl: slackResponseUrls(
       options.config.slack.apiUrl,
       options.config.slack.responseUrlBase,
@@ -288,6 +293,7 @@ export function buildDeps(
     zoneIndex,
     runner,
     background,
+    retention,
     clients,
     clock,
     logger,

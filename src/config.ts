@@ -93,8 +93,10 @@ export interface Config {
   /**
    * How long rows are kept (JOBS_RETENTION_DAYS, AUDIT_RETENTION_DAYS): finished jobs, and audit
    * rows (0: forever). Seen-request keys go once expired, alerts that are over after 30 days.
+   * A workspace the app was uninstalled from keeps its data UNINSTALLED_DATA_RETENTION_DAYS (its
+   * keys go at once), then all of it is deleted.
    */
-  retention: { jobsMs: number; auditMs: number };
+  retention: { jobsMs: number; auditMs: number; uninstalledMs: number };
   database: DatabaseConfig;
   /** PostgreSQL's timeouts, keepalive and pool (SQLite ignores them). */
   databaseLimits: DatabaseLimits;
@@ -340,6 +342,7 @@ const envSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: milliseconds(0, 20_000),
   JOBS_RETENTION_DAYS: wholeNumber('days', 1, 3_650, 7),
   AUDIT_RETENTION_DAYS: wholeNumber('days', 0, 36_500, 365),
+  UNINSTALLED_DATA_RETENTION_DAYS: wholeNumber('days', 1, 3_650, 30),
   SLACK_TIMEOUT_MS: milliseconds(100, 3_000),
   SLACK_REQUEST_BUDGET_MS: milliseconds(100, 10_000),
   SLACK_BACKGROUND_TIMEOUT_MS: milliseconds(100, 10_000),
@@ -511,6 +514,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     retention: {
       jobsMs: env.JOBS_RETENTION_DAYS * DAY_MS,
       auditMs: env.AUDIT_RETENTION_DAYS * DAY_MS,
+      uninstalledMs: env.UNINSTALLED_DATA_RETENTION_DAYS * DAY_MS,
     },
     database: database(env, problems),
     databaseLimits: databaseLimits(env),

@@ -1,6 +1,7 @@
 // What the listeners receive, built once at start-up and passed in: services, never the store.
 import type { Clock } from './clock.js';
 import type { BackgroundWork } from './jobs/background.js';
+import type { RetentionSweep } from './jobs/retention.js';
 import type { JobRunner } from './jobs/runner.js';
 import type { Logger } from './logger.js';
 import type { AccessService } from './services/access.js';
@@ -54,6 +55,8 @@ export interface AppDeps {
   runner: JobRunner;
   /** Every job kind and periodic tick: started once by the composition root, stopped before the store closes. */
   background: BackgroundWork;
+  /** Deletes old rows and uninstalled workspaces' data (a tick of `background`). */
+  retention: RetentionSweep;
   /** Bot tokens for work outside a request (approval expiry, reports). */
   clients: WorkspaceClients;
   clock: Clock;

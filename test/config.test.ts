@@ -228,10 +228,15 @@ describe('loadConfig', () => {
 describe('the retention settings', () => {
   it('keep finished jobs 7 days and audit rows 365 by default; AUDIT_RETENTION_DAYS=0 keeps them forever', () => {
     const DAY = 86_400_000;
-    expect(loadConfig({}).retention).toEqual({ jobsMs: 7 * DAY, auditMs: 365 * DAY });
+    expect(loadConfig({}).retention).toEqual({
+      jobsMs: 7 * DAY,
+      auditMs: 365 * DAY,
+      uninstalledMs: 30 * DAY,
+    });
     expect(loadConfig({ JOBS_RETENTION_DAYS: '30', AUDIT_RETENTION_DAYS: '0' }).retention).toEqual({
       jobsMs: 30 * DAY,
       auditMs: 0,
+      uninstalledMs: 30 * DAY,
     });
     expect(loadConfig({ JOBS_RETENTION_DAYS: '' }).retention.jobsMs).toBe(7 * DAY);
     expect(problem({ JOBS_RETENTION_DAYS: '0' }).message).toBe(
@@ -242,6 +247,19 @@ describe('the retention settings', () => {
     );
     expect(problem({ AUDIT_RETENTION_DAYS: '1.5' }).message).toBe(
       'AUDIT_RETENTION_DAYS: must be a whole number',
+    );
+  });
+
+  it("keep an uninstalled workspace's data 30 days by default, at least 1 (UNINSTALLED_DATA_RETENTION_DAYS)", () => {
+    const DAY = 86_400_000;
+    expect(loadConfig({ UNINSTALLED_DATA_RETENTION_DAYS: '7' }).retention.uninstalledMs).toBe(
+      7 * DAY,
+    );
+    expect(problem({ UNINSTALLED_DATA_RETENTION_DAYS: '0' }).message).toBe(
+      'UNINSTALLED_DATA_RETENTION_DAYS: must be at least 1',
+    );
+    expect(problem({ UNINSTALLED_DATA_RETENTION_DAYS: 'soon' }).message).toBe(
+      'UNINSTALLED_DATA_RETENTION_DAYS: must be a number of days',
     );
   });
 

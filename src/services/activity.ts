@@ -87,6 +87,8 @@ export interface HomeOverview {
   schedules: Visible<Schedule>;
   /** Which channels watch which zones. */
   watches?: Visible<Watch>;
+  /** How long the history is kept, and the data after an uninstall, in days (0: forever). */
+  retention?: { auditDays: number; uninstalledDays: number };
 }
 
 export class ActivityService {
@@ -100,6 +102,8 @@ export class ActivityService {
       access: AccessService;
       watches?: WatchRepository;
       defaultBaseUrl: string;
+      /** AUDIT_RETENTION_DAYS and UNINSTALLED_DATA_RETENTION_DAYS, said in the App Home. */
+      retention?: { auditMs: number; uninstalledMs: number };
     },
   ) {}
 
@@ -153,8 +157,9 @@ export class ActivityService {
       this.deps.credentials.status(caller.workspaceId),
     ]);
     const keySet = key !== undefined;
+    const retention = this.#retention();
     if (!permissions.readRecords)
-      return { permissions, keySet, recent: [], schedules: { shown: [], hidden: 0 } };
+      return { permissions, keySet, recent: [], schedules: { shown: [], hidden: 0 }, ...retention };
     const [workspace, recent, schedules, watches] = await Promise.all([
       this.deps.workspaces.get(caller.workspaceId),
       this.deps.audit.recent(caller.workspaceId, { limit: 10 }),
@@ -169,6 +174,19 @@ export class ActivityService {
       recent: await this.#visible(caller, recent),
       schedules: await this.deps.access.visibleIn(caller, schedules),
       ...(watches ? { watches: await this.deps.access.visibleIn(caller, watches) } : {}),
+      ...retention,
+    };
+  }
+
+  #retention(): Pick<HomeOverview, 'retention'> {
+    const retention = this.deps.retention;
+    if (!retention) return {};
+    const days = (ms: number) => Math.round(ms / 86_400_000);
+    return {
+      retention: {
+        auditDays: days(retention.auditMs),
+        uninstalledDays: days(retention.uninstalledMs),
+      },
     };
   }
 

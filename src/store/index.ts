@@ -20,6 +20,7 @@ import { RateSlotRepository } from './rate-slots.js';
 import { ScheduleRepository } from './schedules.js';
 import type { Database } from './schema.js';
 import { SeenRequestRepository } from './seen-requests.js';
+import { UninstalledWorkspaceRepository } from './uninstalled-workspaces.js';
 import { WatchAlertRepository } from './watch-alerts.js';
 import { WatchRuleRepository } from './watch-rule-states.js';
 import { WatchRepository } from './watches.js';
@@ -35,6 +36,8 @@ export interface Store {
   /** The workspace's named CDN accounts; `credentials` is its account `default`. */
   accounts: AccountRepository;
   installations: InstallationRepository;
+  /** Which workspaces the app was uninstalled from, and the deletion of their data after the grace. */
+  uninstalled: UninstalledWorkspaceRepository;
   approvals: ApprovalRepository;
   schedules: ScheduleRepository;
   audit: AuditLogRepository;
@@ -100,6 +103,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const workspaces = new WorkspaceRepository(db, clock);
   const jobs = new JobRepository(db, dialect, clock, options.newId);
   const accounts = new AccountRepository(db, options.keyring, clock, workspaces);
+  const uninstalled = new UninstalledWorkspaceRepository(db, clock);
   return {
     dialect,
     db,
@@ -107,7 +111,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     workspaces,
     credentials: new CredentialRepository(db, options.keyring, accounts, workspaces),
     accounts,
-    installations: new InstallationRepository(db, options.keyring, clock),
+    installations: new InstallationRepository(db, options.keyring, clock, uninstalled),
+    uninstalled,
     approvals: new ApprovalRepository(db, clock, options.newId),
     schedules: new ScheduleRepository(db, clock, jobs, dialect, options.newId),
     audit: new AuditLogRepository(db, clock),

@@ -34,6 +34,12 @@ export interface WorkspacesTable {
   limit_watches_per_person: Generated<number | null>;
   limit_reports: Generated<number | null>;
   limit_reports_per_person: Generated<number | null>;
+  /**
+   * When the app was uninstalled or its bot token revoked; null while installed. The workspace's
+   * data is deleted by the retention sweep once UNINSTALLED_DATA_RETENTION_DAYS have passed since;
+   * a reinstall before then clears it. Added by 0021_workspace_uninstalled.
+   */
+  uninstalled_at: Generated<number | null>;
 }
 
 export interface CdnCredentialsTable {

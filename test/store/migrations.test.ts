@@ -48,6 +48,7 @@ for (const { backend, skip } of BACKENDS) {
         '0015_workspace_limits',
         '0016_cdn_accounts',
         '0019_audit_search',
+        '0021_workspace_uninstalled',
       ]);
       const again = await openStore({ database, keyring: new Keyring([testKey('k1', 1)]) });
       await again.close();
