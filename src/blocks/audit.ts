@@ -162,6 +162,11 @@ export function auditExportFailedText(reason: string): Mrkdwn {
   return md`:x: Your audit export could not be made: ${truncate(reason, 300)}. Try again later.`;
 }
 
+/** The export was not made: the requester may no longer read the audit log (`reason`). */
+export function auditExportRefusedText(reason: string): Mrkdwn {
+  return md`:no_entry_sign: Your audit export was not made: ${truncate(reason, 300)}`;
+}
+
 export function auditMessage(entries: VisibleAuditEntry[], zone?: string): Message {
   const title = zone ? `Audit log: ${zone}` : 'Audit log';
   const blocks: KnownBlock[] = [{ type: 'header', text: plain(title, 150) }];

@@ -2,7 +2,8 @@
 // entries from the store in keyset batches into a temporary file (constant memory, however many),
 // uploads it (nobody sees it yet), records the file, then shares it in the requester's DM and
 // records that. A job resumed after a crash makes the file again unless it was uploaded, and asks
-// Slack whether a share already happened before sharing. One export at a time per person.
+// Slack whether a share already happened before sharing. One export at a time per person, who
+// must still be a full member when each attempt runs.
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -63,6 +64,8 @@ export interface AuditExportSink {
   shared(workspaceId: string, fileId: string): Promise<boolean | 'unknown'>;
   /** Tells the user the export failed for good. */
   failed(workspaceId: string, userId: string, error: unknown): Promise<void>;
+  /** Tells the user the export was not made: they may no longer read the audit log (`error`). */
+  refused(workspaceId: string, userId: string, error: AppError): Promise<void>;
   /** Whether a failure may pass by itself (a timeout, a 5xx, a rate limit). */
   transient(error: unknown): boolean;
 }
@@ -168,13 +171,28 @@ export class AuditExportService {
     const { sink } = this.deps;
     const signal = AbortSignal.any([context.lost, context.stopping]);
     try {
+      const caller: Caller = {
+        workspaceId: job.workspaceId,
+        userId: job.payload.userId,
+        directory: await sink.directory(job.workspaceId),
+      };
+      // Asked again at every attempt: someone who became a guest or left since the request (or
+      // since the file was made) gets no file, only a word.
+      const refusal = await this.deps.access.requireFullMember(caller, 'read_audit').then(
+        () => undefined,
+        (error: unknown) => {
+          if (error instanceof AppError && (error.code === 'guest' || error.code === 'stranger'))
+            return error;
+          throw error;
+        },
+      );
+      if (refusal) {
+        this.deps.logger.info({ job: job.id, code: refusal.code }, 'audit export refused at run');
+        await sink.refused(job.workspaceId, job.payload.userId, refusal).catch(() => undefined);
+        return 'done';
+      }
       let { fileId, rows } = job.checkpoint;
       if (!fileId || rows === undefined) {
-        const caller: Caller = {
-          workspaceId: job.workspaceId,
-          userId: job.payload.userId,
-          directory: await sink.directory(job.workspaceId),
-        };
         const dir = await mkdtemp(join(this.deps.tmpDir ?? tmpdir(), 'audit-export-'));
         try {
           const stamp = new Date(this.deps.clock.now())

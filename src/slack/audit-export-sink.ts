@@ -7,7 +7,12 @@
 // channel where others, guests among them, would read it.
 import { createReadStream } from 'node:fs';
 import { request } from 'undici';
-import { auditExportDoneText, auditExportFailedText } from '../blocks/audit.js';
+import {
+  auditExportDoneText,
+  auditExportFailedText,
+  auditExportRefusedText,
+} from '../blocks/audit.js';
+import type { AppError } from '../errors.js';
 import type { AuditQuery } from '../services/activity.js';
 import type { AuditExportSink, ExportFile } from '../services/audit-export.js';
 import { type GroupMembersCache, webDirectory } from './directory.js';
@@ -113,6 +118,15 @@ export class SlackAuditExportSink implements AuditExportSink {
       token,
       channel: await this.#dm(userId, token),
       text: auditExportFailedText(failureReason(error)).text,
+    });
+  }
+
+  async refused(workspaceId: string, userId: string, error: AppError): Promise<void> {
+    const token = await this.clients.tokenFor(workspaceId);
+    await this.clients.client.chat.postMessage({
+      token,
+      channel: await this.#dm(userId, token),
+      text: auditExportRefusedText(failureReason(error)).text,
     });
   }
 
