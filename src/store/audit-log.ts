@@ -113,16 +113,18 @@ export class AuditLogRepository {
     const { after, before } = page;
     if (after)
       query = query.where((eb) =>
-        eb.or([
-          eb('at', '<', after.at),
-          eb.and([eb('at', '=', after.at), eb('id', '<', after.id)]),
+        // `at <= ?` first: a range the (workspace, at) index serves, so a deep page does not
+        // read every newer row before it (an OR alone is scanned on SQLite).
+        eb.and([
+          eb('at', '<=', after.at),
+          eb.or([eb('at', '<', after.at), eb('id', '<', after.id)]),
         ]),
       );
     if (before)
       query = query.where((eb) =>
-        eb.or([
-          eb('at', '>', before.at),
-          eb.and([eb('at', '=', before.at), eb('id', '>', before.id)]),
+        eb.and([
+          eb('at', '>=', before.at),
+          eb.or([eb('at', '>', before.at), eb('id', '>', before.id)]),
         ]),
       );
     const direction = before && !after ? 'asc' : 'desc';
