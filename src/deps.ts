@@ -6,6 +6,8 @@ import type { Logger } from './logger.js';
 import type { AccessService } from './services/access.js';
 import type { ActivityService } from './services/activity.js';
 import type { AnalyticsService } from './services/analytics.js';
+import type { ApiPurgeService } from './services/api-purges.js';
+import type { ApiTokenService } from './services/api-tokens.js';
 import type { ApprovalService } from './services/approvals.js';
 import type { ChannelService } from './services/channels.js';
 import type { CredentialService } from './services/credentials.js';
@@ -28,6 +30,10 @@ export interface AppDeps {
   access: AccessService;
   activity: ActivityService;
   analytics: AnalyticsService;
+  /** Tokens of the HTTP API: made, listed and revoked by admins (create returns the secret once). */
+  apiTokens: ApiTokenService;
+  /** Purges asked for over the HTTP API. */
+  apiPurges: ApiPurgeService;
   approvals: ApprovalService;
   config: WorkspaceConfigService;
   credentials: CredentialService;

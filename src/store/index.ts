@@ -3,6 +3,8 @@ import type { Kysely } from 'kysely';
 import { type Clock, systemClock } from '../clock.js';
 import type { DatabaseConfig, DatabaseLimits } from '../config.js';
 import type { Logger } from '../logger.js';
+import { ApiPurgeRepository } from './api-purges.js';
+import { ApiTokenRepository } from './api-tokens.js';
 import { ApprovalRepository } from './approvals.js';
 import { AuditLogRepository } from './audit-log.js';
 import { ChangeCounterRepository } from './change-counters.js';
@@ -48,6 +50,10 @@ export interface Store {
   poolStats?: () => PoolStats;
   close(): Promise<void>;
   channelBindings: ChannelBindingRepository;
+  /** Tokens of the HTTP API, stored as hashes. */
+  apiTokens: ApiTokenRepository;
+  /** Purges asked for over the HTTP API. */
+  apiPurges: ApiPurgeRepository;
 }
 
 export interface StoreOptions {
@@ -121,6 +127,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       lock?.release();
     },
     channelBindings: new ChannelBindingRepository(db, clock),
+    apiTokens: new ApiTokenRepository(db, clock, options.newId),
+    apiPurges: new ApiPurgeRepository(db, clock, options.newId),
   };
 }
 
