@@ -39,7 +39,7 @@ export const PurgeRequestSchema = z
       everything: z.literal(true).describe('Purge the whole zone: needs a second person in Slack.'),
     }),
   ])
-  .meta({ id: 'PurgeRequest', description: 'Exactly one of urls, tags or everything.' });
+  .describe('Exactly one of urls, tags or everything.');
 
 export const PURGE_STATUSES = [
   'queued',
@@ -56,25 +56,21 @@ export const PurgeStatusSchema = z
   .enum(PURGE_STATUSES)
   .describe('`unknown`: the CDN did not confirm the purge (it may have happened).');
 
-export const PurgeAcceptedSchema = z
-  .object({
-    id: z.string(),
-    status: PurgeStatusSchema,
-    url: z.string().describe('Where to read its status (GET).'),
-  })
-  .meta({ id: 'PurgeAccepted' });
+export const PurgeAcceptedSchema = z.object({
+  id: z.string(),
+  status: PurgeStatusSchema,
+  url: z.string().describe('Where to read its status (GET).'),
+});
 
-export const PurgeStateSchema = z
-  .object({
-    id: z.string(),
-    status: PurgeStatusSchema,
-    zone: z.string(),
-    kind: z.enum(['urls', 'tags', 'everything']),
-    progress: z.object({ done: z.int().min(0), total: z.int().min(0) }),
-    approved_by: z.string().optional().describe('The Slack user id of the approver.'),
-    error: z.string().optional(),
-  })
-  .meta({ id: 'PurgeState' });
+export const PurgeStateSchema = z.object({
+  id: z.string(),
+  status: PurgeStatusSchema,
+  zone: z.string(),
+  kind: z.enum(['urls', 'tags', 'everything']),
+  progress: z.object({ done: z.int().min(0), total: z.int().min(0) }),
+  approved_by: z.string().optional().describe('The Slack user id of the approver.'),
+  error: z.string().optional(),
+});
 
 export const ProblemSchema = z
   .object({
@@ -92,7 +88,7 @@ export const ProblemSchema = z
       .optional()
       .describe('URLs or tags that cannot be purged in the zone.'),
   })
-  .meta({ id: 'Problem', description: 'RFC 9457 problem details.' });
+  .describe('RFC 9457 problem details.');
 
 export type PurgeRequestBody = z.infer<typeof PurgeRequestSchema>;
 

@@ -178,7 +178,12 @@ export class ApiPurgeService {
     const plan =
       kind === 'everything'
         ? undefined
-        : planPurge({ zone, urls: request.urls ?? [], tags: request.tags ?? [] }, [zone], items);
+        : planPurge(
+            { zone, urls: request.urls ?? [], tags: request.tags ?? [] },
+            // Every zone, so that a URL another zone serves is found out (the index: no CDN call).
+            await this.deps.zones.all(token.workspaceId),
+            items,
+          );
     if (plan) {
       const refused = [
         ...plan.rejected,
