@@ -351,7 +351,7 @@ const envSchema = z.object({
     100_000,
     60,
   ),
-  API_APPROVAL_EXPIRY_MINUTES: wholeNumber('minutes', 1, 10_080, 30),
+  API_APPROVAL_EXPIRY_MINUTES: wholeNumber('minutes', 1, 1_440, 30),
   API_MAX_ITEMS: wholeNumber('URLs or tags', 1, 10_000, 1_000),
   AUDIT_RETENTION_DAYS: wholeNumber('days', 0, 36_500, 365),
   SLACK_TIMEOUT_MS: milliseconds(100, 3_000),

@@ -98,6 +98,8 @@ export type Problem =
   | { code: 'approval_unknown' }
   /** An API token that is not this workspace's (or no longer exists). */
   | { code: 'api_token_unknown' }
+  /** A new API token's name, kinds or zones are not acceptable (limits in the sentence). */
+  | { code: 'api_token_invalid'; field: 'name' | 'kinds' | 'zones' }
   | { code: 'approval_closed'; status: 'approved' | 'denied' | 'cancelled' | 'expired' }
   | { code: 'approval_decided_meanwhile' }
   /** The zone already has an open purge-everything request (at most one per zone). */

@@ -11,7 +11,7 @@ const DAY = 86_400_000;
 const KEEP_ALERTS_MS = 30 * DAY;
 
 export interface RetentionOptions {
-  store: Pick<Store, 'jobs' | 'seenRequests' | 'audit' | 'watchAlerts'>;
+  store: Pick<Store, 'jobs' | 'seenRequests' | 'audit' | 'watchAlerts' | 'apiPurges'>;
   clock: Clock;
   logger: Logger;
   /** Finished jobs of every kind are deleted this long after they finished (JOBS_RETENTION_DAYS). */
@@ -32,6 +32,8 @@ export interface Swept {
   seenRequests: number;
   alerts: number;
   audit: number;
+  /** Purges asked for over the HTTP API (kept as long as finished jobs), their keys with them. */
+  apiPurges: number;
 }
 
 export class RetentionSweep {
@@ -69,6 +71,7 @@ export class RetentionSweep {
         this.#o.auditMs > 0
           ? await batches((limit) => store.audit.prune(now - this.#o.auditMs, limit))
           : 0,
+      apiPurges: await batches((limit) => store.apiPurges.prune(now - this.#o.jobsMs, limit)),
     };
     if (Object.values(swept).some((count) => count > 0)) logger.info(swept, 'old rows deleted');
     return swept;

@@ -57,12 +57,12 @@ export class ApiTokenService {
   ): Promise<{ token: ApiToken; secret: string }> {
     const name = input.name.trim();
     if (name === '' || name.length > MAX_NAME_LENGTH || /\p{Cc}/u.test(name))
-      throw new TypeError(`a token name has 1 to ${MAX_NAME_LENGTH} printable characters`);
+      throw new AppError({ code: 'api_token_invalid', field: 'name' });
     const kinds = [...new Set(input.kinds)].filter((k) => API_TOKEN_KINDS.includes(k));
-    if (kinds.length === 0) throw new TypeError('a token may request at least one kind of purge');
+    if (kinds.length === 0) throw new AppError({ code: 'api_token_invalid', field: 'kinds' });
     const zones = input.zones === null ? null : [...new Set(input.zones.map(zoneKey))];
     if (zones !== null && (zones.length === 0 || zones.length > MAX_ZONES))
-      throw new TypeError(`a token names 1 to ${MAX_ZONES} zones, or all of an account`);
+      throw new AppError({ code: 'api_token_invalid', field: 'zones' });
     const secret = `${API_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
     const token = await this.deps.store.apiTokens.create({
       workspaceId,

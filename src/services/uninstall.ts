@@ -19,6 +19,8 @@ export interface RevocationSummary {
   approvalsExpired: number;
   /** Watches removed: nothing is polled or posted for the workspace any more. */
   watchesRemoved: number;
+  /** API tokens revoked: CI can no longer ask for purges in the workspace. */
+  apiTokensRevoked: number;
 }
 
 /** The audit actor for what Slack, not a person, caused. */
@@ -49,7 +51,14 @@ export class UninstallService {
     const schedulesPaused = await this.store.schedules.pauseAll(workspaceId, reason);
     const approvalsExpired = (await this.store.approvals.expireAllPending(workspaceId)).length;
     const watchesRemoved = await this.store.watches.removeWorkspace(workspaceId);
-    const summary = { keyDeleted, schedulesPaused, approvalsExpired, watchesRemoved };
+    const apiTokensRevoked = await this.store.apiTokens.revokeAll(workspaceId, SLACK_ACTOR);
+    const summary = {
+      keyDeleted,
+      schedulesPaused,
+      approvalsExpired,
+      watchesRemoved,
+      apiTokensRevoked,
+    };
     await this.store.audit.record({
       workspaceId,
       actorId: SLACK_ACTOR,

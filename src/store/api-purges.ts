@@ -163,6 +163,20 @@ export class ApiPurgeRepository {
   }
 
   /**
+   * Deletes up to `limit` purges asked for before `before` (their Idempotency-Keys go with them);
+   * returns how many.
+   */
+  async prune(before: number, limit: number): Promise<number> {
+    const old = this.db
+      .selectFrom('api_purges')
+      .select('id')
+      .where('created_at', '<', before)
+      .limit(limit);
+    const result = await this.db.deleteFrom('api_purges').where('id', 'in', old).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  /**
    * Purges not started since before `before`: queued (their job may never have been stored), or
    * waiting for an approval that may never have been posted.
    */

@@ -129,13 +129,15 @@ export class ApiTokenRepository {
       .execute();
   }
 
-  /** Deletes a workspace's tokens (uninstall). */
-  async deleteAll(workspaceId: string): Promise<number> {
+  /** Revokes every live token of a workspace (uninstall); returns how many. */
+  async revokeAll(workspaceId: string, by: string): Promise<number> {
     const result = await this.db
-      .deleteFrom('api_tokens')
+      .updateTable('api_tokens')
+      .set({ revoked_at: this.clock.now(), revoked_by: by })
       .where('workspace_id', '=', workspaceId)
+      .where('revoked_at', 'is', null)
       .executeTakeFirst();
-    return Number(result.numDeletedRows);
+    return Number(result.numUpdatedRows);
   }
 }
 

@@ -116,6 +116,37 @@ describe('the purge API', () => {
     expect(audit.find((e) => e.action === 'api.purge.requested')?.detail?.token).toBe('deploy');
   });
 
+  it('shows a purge running while the CDN works on it, and a wait ends when it finishes', async () => {
+    const h = await startHarness();
+    await h.login();
+    const { secret } = await token(h);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    h.sandbox.inject({ kind: 'hold', until: held, method: 'POST', path: /purge$/ });
+    const { id } = (await (
+      await post(h.url, secret, { zone: 'example.com', urls: ['https://example.com/a'] })
+    ).json()) as { id: string };
+    expect((await until(h.url, secret, id, ['running'])).progress).toEqual({ done: 0, total: 1 });
+    const waiting = read(h.url, secret, id, 30);
+    release();
+    expect((await waiting).body).toMatchObject({
+      status: 'succeeded',
+      progress: { done: 1, total: 1 },
+    });
+  });
+
+  it('is served on PORT in Socket Mode too', async () => {
+    const h = await startHarness({ socket: true });
+    await h.login();
+    const { secret } = await token(h);
+    const response = await post(h.url, secret, { zone: 'example.com', tags: ['a'] });
+    expect(response.status).toBe(202);
+    const { id } = (await response.json()) as { id: string };
+    expect((await until(h.url, secret, id, ['succeeded'])).status).toBe('succeeded');
+  });
+
   it('says failed when the CDN refuses, and unknown when it never confirms', async () => {
     const h = await startHarness();
     await h.login();
@@ -290,6 +321,27 @@ describe.each(BACKENDS)('the purge API on two replicas ($backend)', ({ backend, 
       await until(h.url, secret, idA, ['succeeded']);
       expect(h.sandbox.state.purges).toHaveLength(1);
       expect(await purgeRows(h)).toHaveLength(1);
+    },
+  );
+
+  it.skipIf(skip)(
+    'holds a read on one replica until the approval decided on the other',
+    async () => {
+      const h = await startHarness({ backend });
+      await h.login();
+      const { secret } = await token(h);
+      const other = await h.replica();
+      const { id } = (await (
+        await post(h.url, secret, { zone: 'example.com', everything: true })
+      ).json()) as { id: string };
+      const approval = (await h.store.db.selectFrom('approvals').select('id').execute())[0];
+      if (!approval) throw new Error('no approval');
+      const waiting = read(other.url, secret, id, 30);
+      const started = Date.now();
+      const denied = await h.deps.approvals.decide(approval.id, 'denied', { userId: ADMIN });
+      expect(denied.won).toBe(true);
+      expect((await waiting).body.status).toBe('rejected');
+      expect(Date.now() - started).toBeLessThan(5_000);
     },
   );
 

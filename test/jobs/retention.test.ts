@@ -133,6 +133,7 @@ for (const { backend, skip } of BACKENDS) {
         seenRequests: 3,
         alerts: 1,
         audit: 3,
+        apiPurges: 0,
       });
       expect(await ids(store, 'jobs')).toEqual([
         'eval-new',
@@ -155,6 +156,7 @@ for (const { backend, skip } of BACKENDS) {
         seenRequests: 0,
         alerts: 0,
         audit: 0,
+        apiPurges: 0,
       });
     });
 
