@@ -48,10 +48,11 @@ async function read(url: string, secret: string, id: string, wait?: number) {
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-/** Reads until the status is one of `statuses` (each read holds up to 10 s for a change). */
+/** Reads until the status is one of `statuses` (each read after the first holds up to 10 s for a change). */
 async function until(url: string, secret: string, id: string, statuses: string[]) {
+  // The first read answers at once; each next one holds until the status changes.
   for (let i = 0; i < 20; i++) {
-    const { body } = await read(url, secret, id, 10);
+    const { body } = await read(url, secret, id, i === 0 ? undefined : 10);
     if (statuses.includes(String(body.status))) return body;
   }
   throw new Error(`purge ${id} never reached ${statuses.join('/')}`);
