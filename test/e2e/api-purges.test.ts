@@ -211,7 +211,7 @@ describe('the purge API', () => {
   });
 
   it('refuses bad bodies, sizes, types and tokens with problem+json, and stores nothing', async () => {
-    const h = await startHarness({ env: { API_MAX_ITEMS: '5' } });
+    const h = await startHarness({ env: { API_MAX_ITEMS: '5', API_RATE_LIMIT_PER_MINUTE: '0' } });
     await h.login();
     const { secret } = await token(h, { zones: ['example.com'], kinds: ['urls_tags'] });
     await expectProblem(await post(h.url, undefined, { zone: 'example.com' }), 401, 'unauthorized');
