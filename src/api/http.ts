@@ -146,10 +146,11 @@ class ApiHandlers {
     if (!res.writableEnded && !res.destroyed) send(res, 200, state);
   }
 
-  async openapi(req: Request_, res: ServerResponse): Promise<void> {
+  async openapi(_req: Request_, res: ServerResponse): Promise<void> {
     await this.#on();
-    const host = req.headers.host;
-    send(res, 200, openApiDocument(host ? `http://${host}` : undefined));
+    // No server URL: paths are relative to where the document was fetched (the Host header is
+    // the client's word, and a proxy in front may change the scheme).
+    send(res, 200, openApiDocument());
   }
 
   /** Answers an error as a problem; anything unexpected is logged, and said without detail. */

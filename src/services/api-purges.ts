@@ -16,7 +16,6 @@ import type {
 import { FINAL_STATUSES } from '../store/api-purges.js';
 import type { Approval } from '../store/approvals.js';
 import type { Store } from '../store/index.js';
-import { zoneKey } from '../zone-names.js';
 import { type ApiToken, tokenCoversZone } from './api-tokens.js';
 import type { ApprovalService } from './approvals.js';
 import type { PurgeProgressView, PurgeService } from './purge.js';
@@ -504,7 +503,3 @@ function canonical(value: unknown): string {
       .join(',')}}`;
   return JSON.stringify(value);
 }
-
-/** The zone key a request names (for the audit of refusals). */
-export const requestedZone = (request: { zone?: unknown }): string | undefined =>
-  typeof request.zone === 'string' ? zoneKey(request.zone) : undefined;
