@@ -279,6 +279,39 @@ describe('the purge API', () => {
     expect(h.sandbox.state.purges).toEqual([]);
   });
 
+  it('fails a purge a crash left without its job or approval, after two minutes', async () => {
+    const h = await startHarness();
+    await h.login();
+    const { secret, token: made } = await token(h);
+    const stranded = (kind: 'urls' | 'everything') =>
+      h.store.apiPurges.insertOrGet({
+        workspaceId: h.workspaceId,
+        tokenId: made.id,
+        tokenName: made.name,
+        idempotencyKey: null,
+        bodyHash: 'h',
+        zoneId: 'z',
+        zoneName: 'example.com',
+        kind,
+        status: kind === 'urls' ? 'queued' : 'waiting_for_approval',
+        total: 1,
+        reason: null,
+        context: null,
+      });
+    const urls = (await stranded('urls')).purge;
+    const everything = (await stranded('everything')).purge;
+    const started = (await (
+      await post(h.url, secret, { zone: 'example.com', tags: ['a'] })
+    ).json()) as { id: string };
+    await until(h.url, secret, started.id, ['succeeded']);
+    expect(await h.deps.apiPurges.recover()).toBe(0);
+    h.clock.advance(3 * 60_000);
+    expect(await h.deps.apiPurges.recover()).toBe(2);
+    expect((await read(h.url, secret, urls.id)).body.status).toBe('failed');
+    expect((await read(h.url, secret, everything.id)).body.status).toBe('failed');
+    expect((await read(h.url, secret, started.id)).body.status).toBe('succeeded');
+  });
+
   it('answers 429 with Retry-After past the per-token limit', async () => {
     const h = await startHarness({ env: { API_RATE_LIMIT_PER_MINUTE: '2' } });
     await h.login();
