@@ -117,6 +117,33 @@ describe('the purge API', () => {
     expect(audit.find((e) => e.action === 'api.purge.requested')?.detail?.token).toBe('deploy');
   });
 
+  it('keeps a purge queued while no runner takes it, and a restarted bot finishes it under the same key', async () => {
+    const h = await startHarness();
+    await h.login();
+    const { secret } = await token(h);
+    // A process that stores the purge and stops before running it.
+    await h.deps.runner.stop();
+    const body = { zone: 'example.com', urls: ['https://example.com/a', 'https://example.com/b'] };
+    const key = { 'idempotency-key': 'release-7' };
+    const first = (await (await post(h.url, secret, body, key)).json()) as {
+      id: string;
+      status: string;
+    };
+    expect(first.status).toBe('queued');
+    expect((await read(h.url, secret, first.id)).body).toMatchObject({
+      status: 'queued',
+      progress: { done: 0, total: 2 },
+    });
+    await h.restart();
+    const again = (await (await post(h.url, secret, body, key)).json()) as { id: string };
+    expect(again.id).toBe(first.id);
+    expect((await until(h.url, secret, first.id, ['succeeded'])).progress).toEqual({
+      done: 2,
+      total: 2,
+    });
+    expect(h.sandbox.state.purges).toHaveLength(1);
+  });
+
   it('shows a purge running while the CDN works on it, and a wait ends when it finishes', async () => {
     const h = await startHarness();
     await h.login();
