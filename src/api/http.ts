@@ -56,7 +56,7 @@ type ProblemName = keyof typeof PROBLEMS | ApiRefusalCode;
 
 class Problem extends Error {
   constructor(
-    readonly name_: ProblemName,
+    readonly kind: ProblemName,
     readonly detail: string,
     readonly extra: Record<string, unknown> = {},
     readonly headers: Record<string, string> = {},
@@ -118,9 +118,10 @@ class ApiHandlers {
       send(res, 202, { id: state.id, status: state.status, url }, { location: url });
     } catch (error) {
       const problem = toProblem(error);
-      if (problem)
+      // A refusal is audited, except the rate limit's own (a flood must not flood the audit log).
+      if (problem && problem.kind !== 'rate_limited')
         await this.#audit(token, 'api.purge.refused', 'refused', {
-          problem: PROBLEMS_OF(problem.name_)[1],
+          problem: PROBLEMS_OF(problem.kind)[1],
         }).catch(() => undefined);
       throw error;
     }
@@ -160,7 +161,7 @@ class ApiHandlers {
       this.options.logger.error({ err: error, path: req.url }, 'API request failed');
       problem = new Problem('unavailable', 'Something went wrong on our side.');
     }
-    const [status, type, title] = PROBLEMS_OF(problem.name_);
+    const [status, type, title] = PROBLEMS_OF(problem.kind);
     if (res.headersSent || res.destroyed) return;
     // A body not read to its end is left unread: the connection is closed after the answer.
     if (!req.complete) res.setHeader('connection', 'close');
