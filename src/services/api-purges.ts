@@ -1,6 +1,8 @@
 // Purges asked for over the HTTP API (issue 30): checked against the token's scope, stored once per
 // (token, Idempotency-Key), run as today's durable purge jobs (URLs, tags) or as the same
 // two-person approval as in Slack (everything), and read back with a status any replica can tell.
+// (Over 400 lines: the request's checks, its two ways of running, the status read from either and
+// the crash repair share one record and its keys; the status mapping could be its own file.)
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';

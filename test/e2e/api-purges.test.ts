@@ -1,5 +1,6 @@
 // The HTTP API for purges from CI (issue 30), over real HTTP: the bot's own server, the CDN
 // sandbox, the fake Slack for approvals, SQLite (and PostgreSQL for replicas sharing a database).
+// (Just over 400 lines: one status or refusal a test, sharing the token and request helpers.)
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { APPROVAL_IDS } from '../../src/blocks/ids.js';
