@@ -5,6 +5,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, type LogEvent, SqliteDialect } from 'kysely';
 import { systemClock } from '../src/clock.js';
 import { AccountRepository } from '../src/store/accounts.js';
+import { ApiPurgeRepository } from '../src/store/api-purges.js';
+import { ApiTokenRepository } from '../src/store/api-tokens.js';
 import { ApprovalRepository } from '../src/store/approvals.js';
 import { AuditLogRepository } from '../src/store/audit-log.js';
 import { ChangeCounterRepository } from '../src/store/change-counters.js';
@@ -83,6 +85,8 @@ export async function openCountedStore(
     watchAlerts: new WatchAlertRepository(db, clock),
     close: () => db.destroy(),
     channelBindings: new ChannelBindingRepository(db, clock),
+    apiTokens: new ApiTokenRepository(db, clock),
+    apiPurges: new ApiPurgeRepository(db, clock),
   };
 }
 

@@ -9,10 +9,11 @@ import {
 } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { sql } from 'kysely';
+import { apiRoutes } from './api/http.js';
 import { EgressPolicy, type Resolver } from './cdn/egress.js';
 import type { CdnTransport } from './cdn/transport.js';
 import { type ChartRenderer, TrafficChartRenderer } from './charts/traffic-chart.js';
-import type { Clock } from './clock.js';
+import { type Clock, repeat } from './clock.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './deps.js';
 import { Health } from './health.js';
@@ -27,6 +28,8 @@ import { metricsRoute } from './observability/server.js';
 import { requestMetrics, tapStore, tapTransport, tapWebApiOptions } from './observability/taps.js';
 import { ActivityService } from './services/activity.js';
 import { AnalyticsService } from './services/analytics.js';
+import { ApiPurgeService } from './services/api-purges.js';
+import { ApiTokenService } from './services/api-tokens.js';
 import { PURGE_EVERYTHING_JOB } from './services/approvals.js';
 import { AUDIT_EXPORT_JOB, AuditExportService } from './services/audit-export.js';
 import { cdnServices, purgeServices } from './services/compose.js';
@@ -154,6 +157,9 @@ export function buildDeps(
     logger,
     leaseMs: options.config.jobs.leaseMs,
   });
+  // A purge asked for over the HTTP API reports to its API record (apiPurges, made below).
+  const slackViews = purgeViews(messages, logger);
+  let apiPurges: ApiPurgeService | undefined;
   const {
     purges,
     holds: purgeHolds,
@@ -165,10 +171,23 @@ export function buildDeps(
     flood,
     clock,
     logger,
-    views: purgeViews(messages, logger),
+    views: (workspaceId, replyTo, state, save, payload) =>
+      payload?.api && apiPurges
+        ? apiPurges.view(payload.api.purgeId)
+        : slackViews(workspaceId, replyTo, state, save),
     onViewError: (error) => logger.warn({ err: error }, 'purge progress not updated'),
     notifier: new SlackApprovalNotifier(clients),
   });
+  apiPurges = new ApiPurgeService({
+    store,
+    zones,
+    purges,
+    approvals,
+    clock,
+    logger,
+    settings: options.config.api,
+  });
+  const apiTokens = new ApiTokenService({ store, access });
   const ratelimit = new RateLimitService({
     cdn,
     audit: store.audit,
@@ -267,6 +286,15 @@ export function buildDeps(
   background.tick('zone index refresh', (signal) => zoneIndex.builder.maintain(signal));
   // Turns each watched zone's due interval into an evaluation job.
   background.tick('watch evaluation', (signal) => watchEvaluation.run(signal));
+  // Fails API purges a crash left unstarted (no job, or no approval posted).
+  const api = apiPurges;
+  background.tick('api purge recovery', (signal) =>
+    repeat(clock, 60_000, signal, async () => {
+      await api
+        .recover()
+        .catch((error: unknown) => logger.warn({ err: error }, 'API purges not recovered'));
+    }),
+  );
   // Deletes old rows in small batches (finished jobs, expired keys, old alerts and audit rows).
   background.tick('retention', (signal) => retention.run(signal));
   return {
@@ -274,6 +302,8 @@ export function buildDeps(
     activity,
     auditExport,
     analytics: new AnalyticsService(cdn, store, renderer, clock, zones, reads),
+    apiTokens,
+    apiPurges: api,
     approvals,
     config: new WorkspaceConfigService({ ...store, access, defaultBaseUrl }),
     credentials: new CredentialService({ store, cdn, egress, access, zones }),
@@ -356,8 +386,18 @@ export function buildApp(options: BuildAppOptions): {
     store: config.database.kind,
   });
   // /metrics on PORT beside the probes, unless it has a port of its own (main serves that one).
+  // The HTTP API is built with the deps below; its routes look them up when a request comes.
+  let apiDeps: AppDeps | undefined;
   const routes = [
     ...health.routes(),
+    ...apiRoutes({
+      services: () => {
+        if (!apiDeps) throw new Error('the API was called before the app was built');
+        return { tokens: apiDeps.apiTokens, purges: apiDeps.apiPurges };
+      },
+      store: observed.store,
+      logger,
+    }),
     ...(metrics && config.metrics.port === undefined
       ? [metricsRoute(metrics, defined('token', config.metrics.token), logger)]
       : []),
@@ -401,6 +441,7 @@ export function buildApp(options: BuildAppOptions): {
     client: backgroundClient,
     people,
   });
+  apiDeps = deps;
   // /livez's event-loop windows close on the clock, never because someone read them.
   deps.background.tick('liveness window', (signal) => health.windows(options.clock, signal));
   registerListeners(app, deps, people);

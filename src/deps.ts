@@ -7,6 +7,8 @@ import type { Logger } from './logger.js';
 import type { AccessService } from './services/access.js';
 import type { ActivityService } from './services/activity.js';
 import type { AnalyticsService } from './services/analytics.js';
+import type { ApiPurgeService } from './services/api-purges.js';
+import type { ApiTokenService } from './services/api-tokens.js';
 import type { ApprovalService } from './services/approvals.js';
 import type { AuditExportService } from './services/audit-export.js';
 import type { ChannelService } from './services/channels.js';
@@ -32,6 +34,10 @@ export interface AppDeps {
   /** `/cdn audit export`: the CSV job (one at a time per person). */
   auditExport: AuditExportService;
   analytics: AnalyticsService;
+  /** Tokens of the HTTP API: made, listed and revoked by admins (create returns the secret once). */
+  apiTokens: ApiTokenService;
+  /** Purges asked for over the HTTP API. */
+  apiPurges: ApiPurgeService;
   approvals: ApprovalService;
   config: WorkspaceConfigService;
   credentials: CredentialService;

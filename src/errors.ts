@@ -28,6 +28,8 @@ export type Action =
   | 'read_zones'
   | 'read_audit'
   | 'read_config'
+  /** Creating, listing and revoking tokens of the HTTP API. */
+  | 'manage_api_tokens'
   /** Reads the bot makes of the CDN for someone: zone lists, charts. */
   | 'read_cdn';
 
@@ -94,6 +96,10 @@ export type Problem =
   /** Someone other than its requester tried to confirm or cancel a held purge. */
   | { code: 'not_purge_requester' }
   | { code: 'approval_unknown' }
+  /** An API token that is not this workspace's (or no longer exists). */
+  | { code: 'api_token_unknown' }
+  /** A new API token's name, kinds or zones are not acceptable (limits in the sentence). */
+  | { code: 'api_token_invalid'; field: 'name' | 'kinds' | 'zones' }
   | { code: 'approval_closed'; status: 'approved' | 'denied' | 'cancelled' | 'expired' }
   | { code: 'approval_decided_meanwhile' }
   /** The zone already has an open purge-everything request (at most one per zone). */

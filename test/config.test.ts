@@ -100,6 +100,31 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads the HTTP API settings, with their defaults, and refuses values out of range', () => {
+    expect(loadConfig({}).api).toEqual({
+      requestsPerMinute: 60,
+      approvalTtlMs: 30 * 60_000,
+      maxItems: 1_000,
+    });
+    expect(
+      loadConfig({
+        API_RATE_LIMIT_PER_MINUTE: '0',
+        API_APPROVAL_EXPIRY_MINUTES: '90',
+        API_MAX_ITEMS: '200',
+      }).api,
+    ).toEqual({ requestsPerMinute: 0, approvalTtlMs: 90 * 60_000, maxItems: 200 });
+    const error = problem({
+      API_RATE_LIMIT_PER_MINUTE: '-1',
+      API_APPROVAL_EXPIRY_MINUTES: '0',
+      API_MAX_ITEMS: '20000',
+    });
+    expect(error.problems.map((p) => p.variable).sort()).toEqual([
+      'API_APPROVAL_EXPIRY_MINUTES',
+      'API_MAX_ITEMS',
+      'API_RATE_LIMIT_PER_MINUTE',
+    ]);
+  });
+
   it('takes empty numbers and choices as unset, not as 0 or a bad value', () => {
     const config = loadConfig({ BOT_MODE: ' ', PORT: '', LOG_LEVEL: '', CHANGE_RATE_LIMIT: '' });
     expect(config).toMatchObject({

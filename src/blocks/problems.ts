@@ -20,6 +20,7 @@ const DOING: Record<Action, string> = {
   read_zones: 'list zones or draw traffic charts',
   read_audit: 'read the audit log',
   read_config: 'see the CDN settings',
+  manage_api_tokens: 'manage API tokens',
   read_cdn: "use this workspace's CDN (zone lists, charts)",
 };
 
@@ -160,6 +161,14 @@ function sentence(problem: Problem): Mrkdwn {
       return md`${HOLD_STATUS[problem.status]}`;
     case 'not_purge_requester':
       return md`Only the person who asked for this purge can confirm or cancel it.`;
+    case 'api_token_invalid':
+      return problem.field === 'name'
+        ? md`A token's name has 1 to 64 characters.`
+        : problem.field === 'kinds'
+          ? md`Choose at least one kind of purge the token may ask for.`
+          : md`Choose 1 to 100 zones, or every zone of the account.`;
+    case 'api_token_unknown':
+      return md`That API token is not known here.`;
     case 'approval_unknown':
       return md`That request is not known here.`;
     case 'approval_closed':

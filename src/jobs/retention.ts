@@ -15,7 +15,10 @@ const KEEP_ALERTS_MS = 30 * DAY;
 const WORKSPACES_PER_SWEEP = 100;
 
 export interface RetentionOptions {
-  store: Pick<Store, 'jobs' | 'seenRequests' | 'audit' | 'watchAlerts' | 'uninstalled'>;
+  store: Pick<
+    Store,
+    'jobs' | 'seenRequests' | 'audit' | 'watchAlerts' | 'uninstalled' | 'apiPurges'
+  >;
   clock: Clock;
   logger: Logger;
   /** Finished jobs of every kind are deleted this long after they finished (JOBS_RETENTION_DAYS). */
@@ -44,6 +47,8 @@ export interface Swept {
   audit: number;
   /** Rows of workspaces uninstalled longer ago than their grace period, of every table. */
   uninstalled: number;
+  /** Purges asked for over the HTTP API (kept as long as finished jobs), their keys with them. */
+  apiPurges: number;
 }
 
 export class RetentionSweep {
@@ -82,6 +87,7 @@ export class RetentionSweep {
           ? await batches((limit) => store.audit.prune(now - this.#o.auditMs, limit))
           : 0,
       uninstalled: await this.#uninstalled(now - this.#o.uninstalledMs, signal),
+      apiPurges: await batches((limit) => store.apiPurges.prune(now - this.#o.jobsMs, limit)),
     };
     if (Object.values(swept).some((count) => count > 0)) logger.info(swept, 'old rows deleted');
     return swept;

@@ -67,6 +67,8 @@ export type PurgeViews = (
   replyTo: ReplyTo,
   state: Record<string, unknown>,
   save: (state: Record<string, unknown>) => Promise<void>,
+  /** The job's payload: a purge asked for over the HTTP API carries `api`. */
+  payload?: PurgeJobPayload,
 ) => PurgeProgressView;
 
 export const PURGE_JOB = 'purge';
@@ -78,6 +80,8 @@ export interface PurgeJobPayload {
   groups: Array<{ zone: Zone; files: number; tags: number }>;
   /** The zone was the channel's default, not named: the messages say so. */
   fromDefault?: boolean;
+  /** Asked for over the HTTP API: the API's record of it (see ApiPurgeService). */
+  api?: { purgeId: string };
 }
 
 interface PurgeStep extends PurgeBatch {
@@ -219,6 +223,22 @@ export class PurgeService {
     return this.#enqueue(caller.workspaceId, groups, caller.userId, replyTo, options);
   }
 
+  /**
+   * A purge asked for over the HTTP API, stored once under `key`. No Slack person asks: the
+   * token's scope was checked by ApiPurgeService, and the API has its own rate limit (no flood
+   * limit, no operator or channel check).
+   */
+  async startForApi(
+    workspaceId: string,
+    group: PurgeGroup,
+    input: { apiPurgeId: string; actorId: string; replyTo: ReplyTo; key: string },
+  ): Promise<{ jobId: string; created: boolean; kind: string }> {
+    return this.#enqueue(workspaceId, [group], input.actorId, input.replyTo, {
+      key: input.key,
+      api: { purgeId: input.apiPurgeId },
+    });
+  }
+
   /** Sends again what failed in an earlier purge of this workspace, as a new purge. */
   async retry(
     caller: Caller,
@@ -243,7 +263,12 @@ export class PurgeService {
     groups: PurgeGroup[],
     actorId: string,
     replyTo: ReplyTo,
-    options: { retryOf?: string; fromDefault?: boolean; key?: string } = {},
+    options: {
+      retryOf?: string;
+      fromDefault?: boolean;
+      key?: string;
+      api?: { purgeId: string };
+    } = {},
   ): Promise<{ jobId: string; created: boolean; kind: string }> {
     // No key, or a base URL the bot won't call: said now, before anything is stored.
     const client = await this.deps.cdn.clientFor(workspaceId);
@@ -257,6 +282,7 @@ export class PurgeService {
       replyTo,
       ...(options.retryOf ? { retryOf: options.retryOf } : {}),
       ...(options.fromDefault ? { fromDefault: true } : {}),
+      ...(options.api ? { api: options.api } : {}),
       groups: groups.map((g) => ({ zone: g.zone, files: g.files.length, tags: g.tags.length })),
     };
     const { job, created } = await this.deps.runner.enqueue({
@@ -298,6 +324,7 @@ export class PurgeService {
       job.payload.replyTo,
       job.checkpoint.message ?? {},
       (message) => context.checkpoint({ ...context.job.checkpoint, message }),
+      job.payload,
     );
   }
 

@@ -25,6 +25,8 @@ export interface RevocationSummary {
   watchesWaiting: number;
   /** When the workspace's other data is deleted unless the app is installed again before (ISO 8601). */
   dataDeletedAfter: string;
+  /** API tokens revoked: CI can no longer ask for purges in the workspace. */
+  apiTokensRevoked: number;
 }
 
 /** The audit actor for what Slack, not a person, caused. */
@@ -62,12 +64,14 @@ export class UninstallService {
     // Marked once: a second event for the same uninstall does not push the deletion back.
     const markedAt = await this.store.uninstalled.mark(workspaceId, workspace.enterpriseId ?? null);
     const dataDeletedAfter = new Date(markedAt + this.graceMs).toISOString();
+    const apiTokensRevoked = await this.store.apiTokens.revokeAll(workspaceId, SLACK_ACTOR);
     const summary = {
       keyDeleted,
       approvalsExpired,
       reportsWaiting,
       watchesWaiting,
       dataDeletedAfter,
+      apiTokensRevoked,
     };
     await this.store.audit.record({
       workspaceId,

@@ -4,6 +4,8 @@ import { type Clock, systemClock } from '../clock.js';
 import type { DatabaseConfig, DatabaseLimits } from '../config.js';
 import type { Logger } from '../logger.js';
 import { AccountRepository } from './accounts.js';
+import { ApiPurgeRepository } from './api-purges.js';
+import { ApiTokenRepository } from './api-tokens.js';
 import { ApprovalRepository } from './approvals.js';
 import { AuditLogRepository } from './audit-log.js';
 import { ChangeCounterRepository } from './change-counters.js';
@@ -54,6 +56,10 @@ export interface Store {
   poolStats?: () => PoolStats;
   close(): Promise<void>;
   channelBindings: ChannelBindingRepository;
+  /** Tokens of the HTTP API, stored as hashes. */
+  apiTokens: ApiTokenRepository;
+  /** Purges asked for over the HTTP API. */
+  apiPurges: ApiPurgeRepository;
 }
 
 export interface StoreOptions {
@@ -131,6 +137,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       lock?.release();
     },
     channelBindings: new ChannelBindingRepository(db, clock),
+    apiTokens: new ApiTokenRepository(db, clock, options.newId),
+    apiPurges: new ApiPurgeRepository(db, clock, options.newId),
   };
 }
 

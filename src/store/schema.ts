@@ -315,6 +315,8 @@ export interface Database {
   watch_zones: WatchZonesTable;
   watch_rule_states: WatchRuleStatesTable;
   watch_alerts: WatchAlertsTable;
+  api_tokens: ApiTokensTable;
+  api_purges: ApiPurgesTable;
 }
 
 /** A channel's default zone (`/cdn use`), chosen under one key generation. */
@@ -425,4 +427,63 @@ export interface WatchAlertsTable {
    * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
    */
   account_id: string | null;
+}
+
+/** A token of the HTTP API (0017_api_tokens): stored as a hash only. */
+export interface ApiTokensTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  /** SHA-256 of the token's text, hex. */
+  token_hash: string;
+  /** The token's first characters (`cdnb_AbCd`), to tell tokens apart; never enough to use. */
+  token_hint: string;
+  /** The CDN account its zones belong to; null: the workspace's one account. */
+  account_id: string | null;
+  /** JSON array of zone names; null: every zone of the account. */
+  zones: string | null;
+  /** JSON array of `urls_tags` and `everything`. */
+  kinds: string;
+  channel_id: string | null;
+  created_by: string;
+  created_at: number;
+  revoked_at: number | null;
+  revoked_by: string | null;
+  last_used_at: number | null;
+}
+
+export type ApiPurgeKind = 'urls' | 'tags' | 'everything';
+/** What the API says of a purge (the contract of issue 30). */
+export type ApiPurgeStatus =
+  | 'queued'
+  | 'waiting_for_approval'
+  | 'running'
+  | 'succeeded'
+  | 'failed'
+  | 'rejected'
+  | 'expired'
+  | 'unknown';
+
+/** A purge asked for over the HTTP API (0017_api_tokens). */
+export interface ApiPurgesTable {
+  id: string;
+  workspace_id: string;
+  token_id: string;
+  token_name: string;
+  idempotency_key: string | null;
+  /** SHA-256 of the request body as understood (canonical JSON): a key reused with another body is refused. */
+  body_hash: string;
+  zone_id: string;
+  zone_name: string;
+  kind: ApiPurgeKind;
+  /** For `everything`, read from its approval instead (see ApiPurgeService). */
+  status: ApiPurgeStatus;
+  done: number;
+  total: number;
+  approval_id: string | null;
+  error: string | null;
+  reason: string | null;
+  context: string | null;
+  created_at: number;
+  updated_at: number;
 }

@@ -27,6 +27,8 @@ export const WORKSPACE_TABLES = [
   // Deleted at the uninstall already; here in case a key was somehow set since.
   { table: 'cdn_credentials', key: 'workspace_id' },
   { table: 'cdn_accounts', key: 'id' },
+  { table: 'api_purges', key: 'id' },
+  { table: 'api_tokens', key: 'id' },
 ] as const satisfies ReadonlyArray<{
   table: keyof Database;
   key: string;

@@ -176,6 +176,8 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   purge_hold_closed: { code: 'purge_hold_closed', status: 'expired' },
   not_purge_requester: { code: 'not_purge_requester' },
   approval_unknown: { code: 'approval_unknown' },
+  api_token_unknown: { code: 'api_token_unknown' },
+  api_token_invalid: { code: 'api_token_invalid', field: 'zones' },
   approval_closed: { code: 'approval_closed', status: 'denied' },
   approval_decided_meanwhile: { code: 'approval_decided_meanwhile' },
   approval_pending: {

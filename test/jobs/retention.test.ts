@@ -135,6 +135,7 @@ for (const { backend, skip } of BACKENDS) {
         alerts: 1,
         audit: 3,
         uninstalled: 0,
+        apiPurges: 0,
       });
       expect(await ids(store, 'jobs')).toEqual([
         'eval-new',
@@ -158,6 +159,7 @@ for (const { backend, skip } of BACKENDS) {
         alerts: 0,
         audit: 0,
         uninstalled: 0,
+        apiPurges: 0,
       });
     });
 

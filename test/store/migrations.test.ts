@@ -47,6 +47,7 @@ for (const { backend, skip } of BACKENDS) {
         '0014_once_alert_ratelimit_jobs',
         '0015_workspace_limits',
         '0016_cdn_accounts',
+        '0017_api_tokens',
         '0019_audit_search',
         '0021_workspace_uninstalled',
       ]);
