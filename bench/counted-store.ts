@@ -4,6 +4,9 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, type LogEvent, SqliteDialect } from 'kysely';
 import { systemClock } from '../src/clock.js';
+import { AccountRepository } from '../src/store/accounts.js';
+import { ApiPurgeRepository } from '../src/store/api-purges.js';
+import { ApiTokenRepository } from '../src/store/api-tokens.js';
 import { ApprovalRepository } from '../src/store/approvals.js';
 import { AuditLogRepository } from '../src/store/audit-log.js';
 import { ChangeCounterRepository } from '../src/store/change-counters.js';
@@ -19,6 +22,7 @@ import { RateSlotRepository } from '../src/store/rate-slots.js';
 import { ScheduleRepository } from '../src/store/schedules.js';
 import type { Database } from '../src/store/schema.js';
 import { SeenRequestRepository } from '../src/store/seen-requests.js';
+import { UninstalledWorkspaceRepository } from '../src/store/uninstalled-workspaces.js';
 import { WatchAlertRepository } from '../src/store/watch-alerts.js';
 import { WatchRuleRepository } from '../src/store/watch-rule-states.js';
 import { WatchRepository } from '../src/store/watches.js';
@@ -56,13 +60,17 @@ export async function openCountedStore(
   const clock = systemClock;
   const workspaces = new WorkspaceRepository(db, clock);
   const jobs = new JobRepository(db, 'sqlite', clock);
+  const accounts = new AccountRepository(db, keyring, clock, workspaces);
+  const uninstalled = new UninstalledWorkspaceRepository(db, clock);
   return {
     dialect: 'sqlite',
     db,
     keyring,
     workspaces,
-    credentials: new CredentialRepository(db, keyring, clock, workspaces),
-    installations: new InstallationRepository(db, keyring, clock),
+    credentials: new CredentialRepository(db, keyring, accounts, workspaces),
+    accounts,
+    installations: new InstallationRepository(db, keyring, clock, uninstalled),
+    uninstalled,
     approvals: new ApprovalRepository(db, clock),
     schedules: new ScheduleRepository(db, clock, jobs, 'sqlite'),
     audit: new AuditLogRepository(db, clock),
@@ -72,11 +80,13 @@ export async function openCountedStore(
     seenRequests: new SeenRequestRepository(db, clock),
     rateSlots: new RateSlotRepository(db, 'sqlite', clock),
     zoneIndex: new ZoneIndexRepository(db, 'sqlite', clock),
-    watches: new WatchRepository(db, 'sqlite', clock),
+    watches: new WatchRepository(db, 'sqlite', clock, jobs),
     watchRules: new WatchRuleRepository(db, clock),
     watchAlerts: new WatchAlertRepository(db, clock),
     close: () => db.destroy(),
     channelBindings: new ChannelBindingRepository(db, clock),
+    apiTokens: new ApiTokenRepository(db, clock),
+    apiPurges: new ApiPurgeRepository(db, clock),
   };
 }
 

@@ -6,6 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { ackLatencyBench } from './ack-latency.js';
 import { ackLoadBench } from './ack-load.js';
+import { TITLE as AUDIT_EXPORT_TITLE, auditExportBench } from './audit-export.js';
 import { chartsBench } from './charts.js';
 import { spliceSections } from './document.js';
 import { durableBench } from './durable.js';
@@ -29,6 +30,7 @@ const suites: Array<[string, () => Promise<Section>]> = [
   ['zone-index', zoneIndexBench],
   ['watches', watchesBench],
   ['retention', retentionBench],
+  ['audit-export', auditExportBench],
 ];
 
 /** The suites' section titles, in order: where a section new to the document goes. */
@@ -43,6 +45,7 @@ const TITLES: Record<string, string> = {
   'zone-index': 'Zone index: lookups, memory and modals at 10,000 zones',
   watches: WATCHES_TITLE,
   retention: RETENTION_TITLE,
+  'audit-export': AUDIT_EXPORT_TITLE,
 };
 
 const DOCUMENT = new URL('../docs/benchmarks.md', import.meta.url);

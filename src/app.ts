@@ -1,4 +1,5 @@
 // Builds the Bolt App for a mode (socket, http, or a custom receiver) and registers the listeners.
+// (Just over 400 lines: the one place every service is built and wired; splitting it would scatter that.)
 import {
   App,
   type AppOptions,
@@ -8,11 +9,12 @@ import {
 } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { sql } from 'kysely';
+import { apiRoutes } from './api/http.js';
 import { type EdgeProbeOptions, EdgeProber } from './cdn/edge-probe.js';
 import { EgressPolicy, type Resolver } from './cdn/egress.js';
 import type { CdnTransport } from './cdn/transport.js';
 import { type ChartRenderer, TrafficChartRenderer } from './charts/traffic-chart.js';
-import type { Clock } from './clock.js';
+import { type Clock, repeat } from './clock.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './deps.js';
 import { Health } from './health.js';
@@ -27,7 +29,10 @@ import { metricsRoute } from './observability/server.js';
 import { requestMetrics, tapStore, tapTransport, tapWebApiOptions } from './observability/taps.js';
 import { ActivityService } from './services/activity.js';
 import { AnalyticsService } from './services/analytics.js';
+import { ApiPurgeService } from './services/api-purges.js';
+import { ApiTokenService } from './services/api-tokens.js';
 import { PURGE_EVERYTHING_JOB } from './services/approvals.js';
+import { AUDIT_EXPORT_JOB, AuditExportService } from './services/audit-export.js';
 import { cdnServices, purgeServices } from './services/compose.js';
 import { CredentialService } from './services/credentials.js';
 import { DailyReportService } from './services/daily-report.js';
@@ -49,6 +54,7 @@ import { WATCH_POST_JOB } from './services/watch-posting.js';
 import { WatchService } from './services/watches.js';
 import { WorkspaceConfigService } from './services/workspace-config.js';
 import { SlackApprovalNotifier } from './slack/approval-notifier.js';
+import { SlackAuditExportSink } from './slack/audit-export-sink.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { GroupMembersCache } from './slack/directory.js';
 import { durableMessages } from './slack/durable-message.js';
@@ -76,6 +82,7 @@ export const BOT_SCOPES = [
   'channels:read',
   'groups:read',
   'im:read',
+  'im:write',
   'mpim:read',
 ];
 
@@ -160,6 +167,9 @@ export function buildDeps(
     logger,
     leaseMs: options.config.jobs.leaseMs,
   });
+  // A purge asked for over the HTTP API reports to its API record (apiPurges, made below).
+  const slackViews = purgeViews(messages, logger);
+  let apiPurges: ApiPurgeService | undefined;
   const {
     purges,
     holds: purgeHolds,
@@ -172,7 +182,10 @@ export function buildDeps(
     flood,
     clock,
     logger,
-    views: purgeViews(messages, logger),
+    views: (workspaceId, replyTo, state, save, payload) =>
+      payload?.api && apiPurges
+        ? apiPurges.view(payload.api.purgeId)
+        : slackViews(workspaceId, replyTo, state, save),
     onViewError: (error) => logger.warn({ err: error }, 'purge progress not updated'),
     notifier: new SlackApprovalNotifier(clients),
     verify: {
@@ -184,6 +197,16 @@ export function buildDeps(
       ...(options.verifyDelayMs === undefined ? {} : { delayMs: options.verifyDelayMs }),
     },
   });
+  apiPurges = new ApiPurgeService({
+    store,
+    zones,
+    purges,
+    approvals,
+    clock,
+    logger,
+    settings: options.config.api,
+  });
+  const apiTokens = new ApiTokenService({ store, access });
   const ratelimit = new RateLimitService({
     cdn,
     audit: store.audit,
@@ -205,6 +228,26 @@ export function buildDeps(
       backgroundSlack.people ?? new GroupMembersCache(clock),
     ),
     runner,
+    clock,
+    logger,
+  });
+  const activity = new ActivityService({
+    ...store,
+    access,
+    defaultBaseUrl,
+    retention: options.config.retention,
+  });
+  const auditExport = new AuditExportService({
+    audit: store.audit,
+    jobs: store.jobs,
+    runner,
+    access,
+    activity,
+    sink: new SlackAuditExportSink(
+      clients,
+      pacer,
+      backgroundSlack.people ?? new GroupMembersCache(clock),
+    ),
     clock,
     logger,
   });
@@ -254,6 +297,7 @@ export function buildDeps(
   background.job(WATCH_EVAL_JOB, watchEvaluation.evalJob);
   background.job(WATCH_POST_JOB, watchEvaluation.postJob);
   background.job(VERIFY_JOB, verify.job);
+  background.job(AUDIT_EXPORT_JOB, auditExport.job);
   // Expires purge-everything requests nobody approved.
   background.tick('approval expiry', (signal) => approvals.sweep(signal));
   // Turns due daily reports into jobs.
@@ -262,12 +306,24 @@ export function buildDeps(
   background.tick('zone index refresh', (signal) => zoneIndex.builder.maintain(signal));
   // Turns each watched zone's due interval into an evaluation job.
   background.tick('watch evaluation', (signal) => watchEvaluation.run(signal));
+  // Fails API purges a crash left unstarted (no job, or no approval posted).
+  const api = apiPurges;
+  background.tick('api purge recovery', (signal) =>
+    repeat(clock, 60_000, signal, async () => {
+      await api
+        .recover()
+        .catch((error: unknown) => logger.warn({ err: error }, 'API purges not recovered'));
+    }),
+  );
   // Deletes old rows in small batches (finished jobs, expired keys, old alerts and audit rows).
   background.tick('retention', (signal) => retention.run(signal));
   return {
     access,
-    activity: new ActivityService({ ...store, access, defaultBaseUrl }),
+    activity,
+    auditExport,
     analytics: new AnalyticsService(cdn, store, renderer, clock, zones, reads),
+    apiTokens,
+    apiPurges: api,
     approvals,
     config: new WorkspaceConfigService({ ...store, access, defaultBaseUrl }),
     credentials: new CredentialService({ store, cdn, egress, access, zones }),
@@ -279,7 +335,7 @@ export function buildDeps(
     ratelimit,
     reports,
     schedules: new ReportScheduleService({ ...store, access, zones, clock }),
-    uninstall: new UninstallService(store, zones, logger),
+    uninstall: new UninstallService(store, zones, logger, options.config.retention.uninstalledMs),
     isSlackResponseUrl: slackResponseUrls(
       options.config.slack.apiUrl,
       options.config.slack.responseUrlBase,
@@ -288,6 +344,7 @@ export function buildDeps(
     zoneIndex,
     runner,
     background,
+    retention,
     clients,
     clock,
     logger,
@@ -350,8 +407,18 @@ export function buildApp(options: BuildAppOptions): {
     store: config.database.kind,
   });
   // /metrics on PORT beside the probes, unless it has a port of its own (main serves that one).
+  // The HTTP API is built with the deps below; its routes look them up when a request comes.
+  let apiDeps: AppDeps | undefined;
   const routes = [
     ...health.routes(),
+    ...apiRoutes({
+      services: () => {
+        if (!apiDeps) throw new Error('the API was called before the app was built');
+        return { tokens: apiDeps.apiTokens, purges: apiDeps.apiPurges };
+      },
+      store: observed.store,
+      logger,
+    }),
     ...(metrics && config.metrics.port === undefined
       ? [metricsRoute(metrics, defined('token', config.metrics.token), logger)]
       : []),
@@ -395,6 +462,7 @@ export function buildApp(options: BuildAppOptions): {
     client: backgroundClient,
     people,
   });
+  apiDeps = deps;
   // /livez's event-loop windows close on the clock, never because someone read them.
   deps.background.tick('liveness window', (signal) => health.windows(options.clock, signal));
   registerListeners(app, deps, people);

@@ -71,6 +71,12 @@ export interface Config {
   /** Changing commands (purge, create, ratelimit) one user may run per minute; 0: no limit. */
   changesPerMinute: number;
   /**
+   * The HTTP API (issue 30): requests per token per minute (API_RATE_LIMIT_PER_MINUTE, 0: no
+   * limit), how long a purge of everything waits for approval (API_APPROVAL_EXPIRY_MINUTES), URLs
+   * or tags per request (API_MAX_ITEMS).
+   */
+  api: { requestsPerMinute: number; approvalTtlMs: number; maxItems: number };
+  /**
    * CDN reads made for people (zone lists, charts, rate-limit state) per minute, per person
    * (CDN_READ_RATE_LIMIT) and per workspace (CDN_READ_RATE_LIMIT_WORKSPACE); 0: no bound.
    */
@@ -93,8 +99,10 @@ export interface Config {
   /**
    * How long rows are kept (JOBS_RETENTION_DAYS, AUDIT_RETENTION_DAYS): finished jobs, and audit
    * rows (0: forever). Seen-request keys go once expired, alerts that are over after 30 days.
+   * A workspace the app was uninstalled from keeps its data UNINSTALLED_DATA_RETENTION_DAYS (its
+   * keys go at once), then all of it is deleted.
    */
-  retention: { jobsMs: number; auditMs: number };
+  retention: { jobsMs: number; auditMs: number; uninstalledMs: number };
   database: DatabaseConfig;
   /** PostgreSQL's timeouts, keepalive and pool (SQLite ignores them). */
   databaseLimits: DatabaseLimits;
@@ -339,7 +347,16 @@ const envSchema = z.object({
   JOB_LEASE_MS: milliseconds(1_000, 15_000),
   SHUTDOWN_TIMEOUT_MS: milliseconds(0, 20_000),
   JOBS_RETENTION_DAYS: wholeNumber('days', 1, 3_650, 7),
+  API_RATE_LIMIT_PER_MINUTE: wholeNumber(
+    'requests per token per minute (0: no limit)',
+    0,
+    100_000,
+    60,
+  ),
+  API_APPROVAL_EXPIRY_MINUTES: wholeNumber('minutes', 1, 1_440, 30),
+  API_MAX_ITEMS: wholeNumber('URLs or tags', 1, 10_000, 1_000),
   AUDIT_RETENTION_DAYS: wholeNumber('days', 0, 36_500, 365),
+  UNINSTALLED_DATA_RETENTION_DAYS: wholeNumber('days', 1, 3_650, 30),
   SLACK_TIMEOUT_MS: milliseconds(100, 3_000),
   SLACK_REQUEST_BUDGET_MS: milliseconds(100, 10_000),
   SLACK_BACKGROUND_TIMEOUT_MS: milliseconds(100, 10_000),
@@ -497,6 +514,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       operationTimeoutMs: env.CDN_OPERATION_TIMEOUT_MS,
     },
     changesPerMinute: env.CHANGE_RATE_LIMIT,
+    api: {
+      requestsPerMinute: env.API_RATE_LIMIT_PER_MINUTE,
+      approvalTtlMs: env.API_APPROVAL_EXPIRY_MINUTES * 60_000,
+      maxItems: env.API_MAX_ITEMS,
+    },
     cdnReadsPerMinute: {
       person: env.CDN_READ_RATE_LIMIT,
       workspace: env.CDN_READ_RATE_LIMIT_WORKSPACE,
@@ -511,6 +533,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     retention: {
       jobsMs: env.JOBS_RETENTION_DAYS * DAY_MS,
       auditMs: env.AUDIT_RETENTION_DAYS * DAY_MS,
+      uninstalledMs: env.UNINSTALLED_DATA_RETENTION_DAYS * DAY_MS,
     },
     database: database(env, problems),
     databaseLimits: databaseLimits(env),

@@ -1,12 +1,16 @@
 // What the listeners receive, built once at start-up and passed in: services, never the store.
 import type { Clock } from './clock.js';
 import type { BackgroundWork } from './jobs/background.js';
+import type { RetentionSweep } from './jobs/retention.js';
 import type { JobRunner } from './jobs/runner.js';
 import type { Logger } from './logger.js';
 import type { AccessService } from './services/access.js';
 import type { ActivityService } from './services/activity.js';
 import type { AnalyticsService } from './services/analytics.js';
+import type { ApiPurgeService } from './services/api-purges.js';
+import type { ApiTokenService } from './services/api-tokens.js';
 import type { ApprovalService } from './services/approvals.js';
+import type { AuditExportService } from './services/audit-export.js';
 import type { ChannelService } from './services/channels.js';
 import type { CredentialService } from './services/credentials.js';
 import type { FloodControl } from './services/flood.js';
@@ -28,7 +32,13 @@ import type { WorkspaceClients } from './slack/workspace-clients.js';
 export interface AppDeps {
   access: AccessService;
   activity: ActivityService;
+  /** `/cdn audit export`: the CSV job (one at a time per person). */
+  auditExport: AuditExportService;
   analytics: AnalyticsService;
+  /** Tokens of the HTTP API: made, listed and revoked by admins (create returns the secret once). */
+  apiTokens: ApiTokenService;
+  /** Purges asked for over the HTTP API. */
+  apiPurges: ApiPurgeService;
   approvals: ApprovalService;
   config: WorkspaceConfigService;
   credentials: CredentialService;
@@ -54,6 +64,8 @@ export interface AppDeps {
   runner: JobRunner;
   /** Every job kind and periodic tick: started once by the composition root, stopped before the store closes. */
   background: BackgroundWork;
+  /** Deletes old rows and uninstalled workspaces' data (a tick of `background`). */
+  retention: RetentionSweep;
   /** Bot tokens for work outside a request (approval expiry, reports). */
   clients: WorkspaceClients;
   clock: Clock;

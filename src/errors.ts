@@ -28,6 +28,8 @@ export type Action =
   | 'read_zones'
   | 'read_audit'
   | 'read_config'
+  /** Creating, listing and revoking tokens of the HTTP API. */
+  | 'manage_api_tokens'
   /** Reads the bot makes of the CDN for someone: zone lists, charts. */
   | 'read_cdn';
 
@@ -98,6 +100,10 @@ export type Problem =
   /** Someone other than its requester tried to confirm or cancel a held purge. */
   | { code: 'not_purge_requester' }
   | { code: 'approval_unknown' }
+  /** An API token that is not this workspace's (or no longer exists). */
+  | { code: 'api_token_unknown' }
+  /** A new API token's name, kinds or zones are not acceptable (limits in the sentence). */
+  | { code: 'api_token_invalid'; field: 'name' | 'kinds' | 'zones' }
   | { code: 'approval_closed'; status: 'approved' | 'denied' | 'cancelled' | 'expired' }
   | { code: 'approval_decided_meanwhile' }
   /** The zone already has an open purge-everything request (at most one per zone). */
@@ -115,6 +121,18 @@ export type Problem =
   | { code: 'cannot_post'; place: PostPlace; slackError: string; inDm?: boolean }
   /** A word that is neither an analytics range nor a granularity. */
   | { code: 'not_a_range'; word: string }
+  /**
+   * A word of `/cdn audit`'s filters that cannot be read: an unknown kind, a date not written
+   * YYYY-MM-DD, since after until, a filter given twice, a person typed as a name Slack did not
+   * turn into a mention, or a word that is no filter.
+   */
+  | {
+      code: 'audit_filter';
+      word: string;
+      reason: 'kind' | 'date' | 'range' | 'repeated' | 'unknown' | 'name';
+    }
+  /** The person already has an audit export under way: one at a time. */
+  | { code: 'export_running' }
   | {
       code: 'too_many_points';
       range: string;

@@ -90,6 +90,10 @@ async function startSlack(
     'GET /readyz',
     'GET /healthz',
     ...(metrics && config.metrics.port === undefined ? ['GET /metrics'] : []),
+    // The HTTP API (docs/api.md): on in either mode once an admin made a token.
+    'POST /api/v1/purges',
+    'GET /api/v1/purges/{id}',
+    'GET /api/v1/openapi.json',
   ];
   logger.info(
     config.mode === 'http'

@@ -100,6 +100,31 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads the HTTP API settings, with their defaults, and refuses values out of range', () => {
+    expect(loadConfig({}).api).toEqual({
+      requestsPerMinute: 60,
+      approvalTtlMs: 30 * 60_000,
+      maxItems: 1_000,
+    });
+    expect(
+      loadConfig({
+        API_RATE_LIMIT_PER_MINUTE: '0',
+        API_APPROVAL_EXPIRY_MINUTES: '90',
+        API_MAX_ITEMS: '200',
+      }).api,
+    ).toEqual({ requestsPerMinute: 0, approvalTtlMs: 90 * 60_000, maxItems: 200 });
+    const error = problem({
+      API_RATE_LIMIT_PER_MINUTE: '-1',
+      API_APPROVAL_EXPIRY_MINUTES: '0',
+      API_MAX_ITEMS: '20000',
+    });
+    expect(error.problems.map((p) => p.variable).sort()).toEqual([
+      'API_APPROVAL_EXPIRY_MINUTES',
+      'API_MAX_ITEMS',
+      'API_RATE_LIMIT_PER_MINUTE',
+    ]);
+  });
+
   it('takes empty numbers and choices as unset, not as 0 or a bad value', () => {
     const config = loadConfig({ BOT_MODE: ' ', PORT: '', LOG_LEVEL: '', CHANGE_RATE_LIMIT: '' });
     expect(config).toMatchObject({
@@ -228,10 +253,15 @@ describe('loadConfig', () => {
 describe('the retention settings', () => {
   it('keep finished jobs 7 days and audit rows 365 by default; AUDIT_RETENTION_DAYS=0 keeps them forever', () => {
     const DAY = 86_400_000;
-    expect(loadConfig({}).retention).toEqual({ jobsMs: 7 * DAY, auditMs: 365 * DAY });
+    expect(loadConfig({}).retention).toEqual({
+      jobsMs: 7 * DAY,
+      auditMs: 365 * DAY,
+      uninstalledMs: 30 * DAY,
+    });
     expect(loadConfig({ JOBS_RETENTION_DAYS: '30', AUDIT_RETENTION_DAYS: '0' }).retention).toEqual({
       jobsMs: 30 * DAY,
       auditMs: 0,
+      uninstalledMs: 30 * DAY,
     });
     expect(loadConfig({ JOBS_RETENTION_DAYS: '' }).retention.jobsMs).toBe(7 * DAY);
     expect(problem({ JOBS_RETENTION_DAYS: '0' }).message).toBe(
@@ -242,6 +272,19 @@ describe('the retention settings', () => {
     );
     expect(problem({ AUDIT_RETENTION_DAYS: '1.5' }).message).toBe(
       'AUDIT_RETENTION_DAYS: must be a whole number',
+    );
+  });
+
+  it("keep an uninstalled workspace's data 30 days by default, at least 1 (UNINSTALLED_DATA_RETENTION_DAYS)", () => {
+    const DAY = 86_400_000;
+    expect(loadConfig({ UNINSTALLED_DATA_RETENTION_DAYS: '7' }).retention.uninstalledMs).toBe(
+      7 * DAY,
+    );
+    expect(problem({ UNINSTALLED_DATA_RETENTION_DAYS: '0' }).message).toBe(
+      'UNINSTALLED_DATA_RETENTION_DAYS: must be at least 1',
+    );
+    expect(problem({ UNINSTALLED_DATA_RETENTION_DAYS: 'soon' }).message).toBe(
+      'UNINSTALLED_DATA_RETENTION_DAYS: must be a number of days',
     );
   });
 

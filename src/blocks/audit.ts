@@ -1,9 +1,15 @@
-// /cdn audit [zone]: the latest changes made from Slack.
+// /cdn audit [filters]: the changes made from Slack, a page at a time, and the export's notices.
 import type { KnownBlock } from '@slack/types';
-import type { VisibleAuditEntry } from '../services/activity.js';
+import type {
+  AuditPage,
+  AuditPageAt,
+  AuditQuery,
+  VisibleAuditEntry,
+} from '../services/activity.js';
 import type { AuditEntry } from '../store/audit-log.js';
 import { zoneLabel } from '../zone-names.js';
 import { listBlocks } from './fit.js';
+import { AUDIT_IDS } from './ids.js';
 import { type Message, message } from './message.js';
 import {
   clip,
@@ -36,8 +42,13 @@ function summary(entry: VisibleAuditEntry): Mrkdwn {
   return join(facts, ' · ');
 }
 
-/** Who did it: a person, or the bot itself. */
-const actor = (id: string): Mrkdwn => (id === 'system' ? md`_automatic_` : user(id));
+/** Who did it: a person, a CI token (`token:<name>`), or the bot itself. */
+const actor = (id: string): Mrkdwn =>
+  id === 'system'
+    ? md`_automatic_`
+    : id.startsWith('token:')
+      ? md`token ${code(id.slice(6))}`
+      : user(id);
 
 /** One entry on one line: when, who, what, where, how it ended. */
 export function auditLine(entry: AuditEntry): Mrkdwn {
@@ -46,6 +57,114 @@ export function auditLine(entry: AuditEntry): Mrkdwn {
     md`${slackDate(entry.at)} · ${actor(entry.actorId)} · ${code(entry.action)}${where} · ${entry.outcome}`,
     MAX_SENTENCE,
   );
+}
+
+/** What a pager button carries: the filters and where its page starts, so no state is kept. */
+export interface AuditPagerValue {
+  q: AuditQuery;
+  at: AuditPageAt;
+}
+
+/** The filters in words, for the header and the export's notices. */
+function auditFilterWords(query: AuditQuery): string {
+  const actor = query.actor;
+  return [
+    query.zone,
+    actor?.kind === 'token'
+      ? `token:${actor.name}`
+      : actor?.kind === 'name'
+        ? `@${actor.name}`
+        : undefined,
+    query.kind ? `kind:${query.kind}` : undefined,
+    query.since ? `since ${query.since}` : undefined,
+    query.until ? `until ${query.until}` : undefined,
+  ]
+    .filter((word): word is string => word !== undefined)
+    .join(' · ');
+}
+
+function pagerButton(id: string, label: string, value: AuditPagerValue) {
+  return {
+    type: 'button' as const,
+    text: plain(label),
+    action_id: id,
+    value: JSON.stringify(value),
+  };
+}
+
+/** One page of a search, with Previous/Next buttons that keep its filters. */
+export function auditPageMessage(page: AuditPage, query: AuditQuery): Message {
+  const words = auditFilterWords(query);
+  const person = query.actor?.kind === 'user' ? md` by ${user(query.actor.userId)}` : '';
+  const title = words ? `Audit log · ${words}` : 'Audit log';
+  const blocks: KnownBlock[] = [{ type: 'header', text: plain(title, 150) }];
+  if (person || query.since || query.until)
+    blocks.push({
+      type: 'context',
+      elements: [
+        mrkdwn(
+          md`Changes${person}${query.since || query.until ? md`, dates in ${page.timeZone}` : ''}.`,
+        ),
+      ],
+    });
+  if (page.entries.length === 0)
+    blocks.push({ type: 'section', text: mrkdwn(md`No changes match.`) });
+  for (const entry of page.entries) {
+    const extra = summary(entry);
+    blocks.push({
+      type: 'section',
+      text: mrkdwn(extra.text ? md`${auditLine(entry)}\n${extra}` : auditLine(entry)),
+    });
+  }
+  const first = page.entries[0];
+  const last = page.entries.at(-1);
+  const buttons = [
+    ...(page.hasPrevious && first
+      ? [
+          pagerButton(AUDIT_IDS.previous, 'Previous', {
+            q: query,
+            at: { before: { at: first.at, id: first.id } },
+          }),
+        ]
+      : []),
+    ...(page.hasNext && last
+      ? [
+          pagerButton(AUDIT_IDS.next, 'Next', {
+            q: query,
+            at: { after: { at: last.at, id: last.id } },
+          }),
+        ]
+      : []),
+  ];
+  // A button's value holds at most 2,000 characters: a query too long for it gets no pager.
+  if (buttons.length > 0 && buttons.every((b) => b.value.length <= 2000))
+    blocks.push({ type: 'actions', block_id: AUDIT_IDS.pagerBlock, elements: buttons });
+  return message(
+    md`${title}: ${page.entries.length} entr${page.entries.length === 1 ? 'y' : 'ies'}`,
+    blocks,
+  );
+}
+
+/** The export was asked for: it is made in the background and arrives as a file. */
+export function auditExportStartedText(query: AuditQuery): Mrkdwn {
+  const words = auditFilterWords(query);
+  return md`:hourglass_flowing_sand: Making your audit export${words ? md` (${words})` : ''}. The CSV file arrives in your DM with me; I'll say there when it is done.`;
+}
+
+/** The export's file is shared: its comment. */
+export function auditExportDoneText(rows: number, query: AuditQuery): Mrkdwn {
+  const words = auditFilterWords(query);
+  return md`:white_check_mark: Your audit export${words ? md` (${words})` : ''}: ${rows.toLocaleString('en')} entr${rows === 1 ? 'y' : 'ies'}, times in UTC.`;
+}
+
+/** The export failed for good. */
+export function auditExportFailedText(reason: string): Mrkdwn {
+  return md`:x: Your audit export could not be made: ${truncate(reason, 300)}. Try again later.`;
+}
+
+/** The export was not made: the requester may no longer read the audit log (`reason`). */
+export function auditExportRefusedText(reason: string): Mrkdwn {
+  return md`:no_entry_sign: Your audit export was not made: ${truncate(reason, 300)}`;
 }
 
 export function auditMessage(entries: VisibleAuditEntry[], zone?: string): Message {

@@ -79,7 +79,20 @@ export function homeView(
     type: 'section',
     text: mrkdwn(summarise(options.commands, MAX_COMMANDS, usageLine)),
   });
+  if (options.retention)
+    blocks.push({ type: 'context', elements: [mrkdwn(retentionLine(options.retention))] });
   return { type: 'home', blocks: fitBlocks(blocks, 'home') };
+}
+
+const days = (n: number) => (n === 1 ? '1 day' : `${n} days`);
+
+/** How long the workspace's history and its data after an uninstall are kept, in one line. */
+function retentionLine(retention: { auditDays: number; uninstalledDays: number }) {
+  const history =
+    retention.auditDays > 0
+      ? md`Activity history is kept ${days(retention.auditDays)}.`
+      : md`Activity history is kept until the app is uninstalled.`;
+  return md`:lock: ${history} If the app is uninstalled, its keys are deleted at once and the rest of this workspace's data ${days(retention.uninstalledDays)} later.`;
 }
 
 /** The workspace's records, for its full members: activity, reports (Stop: operators), channels, watches. */

@@ -129,3 +129,10 @@ export const LOGOUT_IDS = {
   delete: 'logout_delete',
   cancel: 'logout_cancel',
 } as const;
+
+export const AUDIT_IDS = {
+  /** Previous/Next of `/cdn audit`: the value carries the filters and where the page starts. */
+  previous: 'audit_previous',
+  next: 'audit_next',
+  pagerBlock: 'audit_pager',
+} as const;

@@ -20,6 +20,7 @@ const DOING: Record<Action, string> = {
   read_zones: 'list zones or draw traffic charts',
   read_audit: 'read the audit log',
   read_config: 'see the CDN settings',
+  manage_api_tokens: 'manage API tokens',
   read_cdn: "use this workspace's CDN (zone lists, charts)",
 };
 
@@ -53,6 +54,17 @@ const CANNOT_POST: Record<string, string> = {
   invalid_auth: 'the app was uninstalled or its token revoked',
   token_revoked: 'the app was uninstalled or its token revoked',
   account_inactive: 'the app was uninstalled or its token revoked',
+};
+
+/** Why a word of `/cdn audit`'s filters was not read. */
+const AUDIT_FILTER: Record<Extract<Problem, { code: 'audit_filter' }>['reason'], string> = {
+  kind: 'is not a kind: purge, purge-everything, ratelimit, key or config.',
+  date: 'is not a date: write it `since:2026-11-01` or `until:2026-11-20` (year-month-day).',
+  range: 'is an empty range: `since` must not be after `until`.',
+  repeated: 'sets a filter a second time: give each filter once.',
+  unknown:
+    'is not a filter. Try `/cdn audit [zone] [@person | token:<name>] [kind:<kind>] [since:YYYY-MM-DD] [until:YYYY-MM-DD]`.',
+  name: 'is not someone I can look up: pick the person from the @ menu, so Slack sends who they are.',
 };
 
 /** A DM between people: the bot is not part of it, and `/invite` cannot add it there. */
@@ -153,6 +165,14 @@ function sentence(problem: Problem): Mrkdwn {
       return md`${HOLD_STATUS[problem.status]}`;
     case 'not_purge_requester':
       return md`Only the person who asked for this purge can confirm or cancel it.`;
+    case 'api_token_invalid':
+      return problem.field === 'name'
+        ? md`A token's name has 1 to 64 characters.`
+        : problem.field === 'kinds'
+          ? md`Choose at least one kind of purge the token may ask for.`
+          : md`Choose 1 to 100 zones, or every zone of the account.`;
+    case 'api_token_unknown':
+      return md`That API token is not known here.`;
     case 'approval_unknown':
       return md`That request is not known here.`;
     case 'approval_closed':
@@ -191,6 +211,10 @@ function sentence(problem: Problem): Mrkdwn {
       return md`You are not in that conversation, so I won't post there for you. Pick one you are in.`;
     case 'cannot_post':
       return md`${PLACE[problem.place]}: ${problem.inDm ? NOT_IN_DM : (CANNOT_POST[problem.slackError] ?? md`Slack answered ${code(problem.slackError)}`)}.`;
+    case 'audit_filter':
+      return md`${code(problem.word)} ${AUDIT_FILTER[problem.reason]}`;
+    case 'export_running':
+      return md`Your audit export is still being made: one at a time. It arrives in your DM when it is done.`;
     case 'not_a_range':
       return md`${code(problem.word)} is not a range (1h, 6h, 24h, 7d, 30d) or a granularity (minute, hour, day).`;
     case 'too_many_points':

@@ -1,17 +1,24 @@
-// The retention sweep: deletes finished jobs, expired seen-request keys, alerts that are over and
-// old audit rows, in batches, so no table grows forever and no statement holds a long lock.
+// The retention sweep: deletes finished jobs, expired seen-request keys, alerts that are over, old
+// audit rows, and all the data of workspaces the app was uninstalled from once their grace period
+// is over, in batches, so no table grows forever and no statement holds a long lock.
 // Deletes by age are idempotent: replicas sweeping at once only share the work.
 import { type Clock, repeat } from '../clock.js';
 import { logLevelOf } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
+import { WORKSPACE_TABLES } from '../store/uninstalled-workspaces.js';
 
 const DAY = 86_400_000;
 /** Alerts that are over are kept this long (a month of history in the App Home). */
 const KEEP_ALERTS_MS = 30 * DAY;
+/** Uninstalled workspaces one sweep deletes at most (the next sweep takes the others). */
+const WORKSPACES_PER_SWEEP = 100;
 
 export interface RetentionOptions {
-  store: Pick<Store, 'jobs' | 'seenRequests' | 'audit' | 'watchAlerts'>;
+  store: Pick<
+    Store,
+    'jobs' | 'seenRequests' | 'audit' | 'watchAlerts' | 'uninstalled' | 'apiPurges'
+  >;
   clock: Clock;
   logger: Logger;
   /** Finished jobs of every kind are deleted this long after they finished (JOBS_RETENTION_DAYS). */
@@ -20,6 +27,12 @@ export interface RetentionOptions {
   jobsSoonerMs?: Readonly<Record<string, number>>;
   /** Audit rows are deleted at this age; 0 keeps them forever (AUDIT_RETENTION_DAYS). */
   auditMs: number;
+  /**
+   * A workspace the app was uninstalled from keeps its data this long after the uninstall (a
+   * reinstall before then keeps it all), then every row of it is deleted
+   * (UNINSTALLED_DATA_RETENTION_DAYS).
+   */
+  uninstalledMs: number;
   /** Rows one statement deletes at most. Default 1,000. */
   batch?: number;
   /** Time between sweeps. Default 10 minutes. */
@@ -32,6 +45,10 @@ export interface Swept {
   seenRequests: number;
   alerts: number;
   audit: number;
+  /** Rows of workspaces uninstalled longer ago than their grace period, of every table. */
+  uninstalled: number;
+  /** Purges asked for over the HTTP API (kept as long as finished jobs), their keys with them. */
+  apiPurges: number;
 }
 
 export class RetentionSweep {
@@ -69,9 +86,33 @@ export class RetentionSweep {
         this.#o.auditMs > 0
           ? await batches((limit) => store.audit.prune(now - this.#o.auditMs, limit))
           : 0,
+      uninstalled: await this.#uninstalled(now - this.#o.uninstalledMs, signal),
+      apiPurges: await batches((limit) => store.apiPurges.prune(now - this.#o.jobsMs, limit)),
     };
     if (Object.values(swept).some((count) => count > 0)) logger.info(swept, 'old rows deleted');
     return swept;
+  }
+
+  /**
+   * Deletes every row of each workspace uninstalled before `before`, table by table, its
+   * `workspaces` row last; a reinstall meanwhile stops it (each statement checks the mark).
+   */
+  async #uninstalled(before: number, signal: AbortSignal | undefined): Promise<number> {
+    const { store, logger } = this.#o;
+    let total = 0;
+    for (const workspaceId of await store.uninstalled.due(before, WORKSPACES_PER_SWEEP)) {
+      let rows = 0;
+      for (const { table } of WORKSPACE_TABLES)
+        rows += await this.#batches(
+          (limit) => store.uninstalled.deleteBatch(table, workspaceId, before, limit),
+          signal,
+        );
+      if (signal?.aborted) return total + rows;
+      rows += await store.uninstalled.deleteBatch('workspaces', workspaceId, before, 1);
+      logger.info({ workspaceId, rows }, "uninstalled workspace's data deleted");
+      total += rows;
+    }
+    return total;
   }
 
   /** Deletes batch after batch until one comes back short; returns the rows deleted. */

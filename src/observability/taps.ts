@@ -35,7 +35,7 @@ function override<T extends object>(target: T, overrides: Partial<T>): T {
  * a job this process claimed; so replicas and retries never count a thing twice.
  */
 export function tapStore(store: Store, metrics: BotMetrics): Store {
-  const { audit, approvals, jobs, schedules } = store;
+  const { audit, approvals, jobs, schedules, watches } = store;
   // The jobs this process holds, with their kind: the running gauge goes up and down with them.
   const held = new Map<string, string>();
   const ended = (id: string, how: Parameters<BotMetrics['jobEnded']>[1]) => {
@@ -90,6 +90,14 @@ export function tapStore(store: Store, metrics: BotMetrics): Store {
       takeDue: async (limit, plan) => {
         const taken = await schedules.takeDue(limit, plan);
         for (const { job } of taken) if (job) metrics.jobEnqueued(job.kind);
+        return taken;
+      },
+    }),
+    // So are watch evaluations, with their zones.
+    watches: override(watches, {
+      takeDue: async (limit, plan) => {
+        const taken = await watches.takeDue(limit, plan);
+        for (const { job } of taken) metrics.jobEnqueued(job.kind);
         return taken;
       },
     }),

@@ -1,8 +1,17 @@
 // What a workspace has been doing: the audit trail (`/cdn audit`) and the App Home's overview. Both
 // are the workspace's records: its full members' only, and even they see nothing of a conversation
 // they are not in (an entry's reason or note, a report or watch there).
+import { DateTime } from 'luxon';
+import type { AuditKindName } from '../audit-kinds.js';
+import { TOKEN_ACTOR_PREFIX } from '../audit-kinds.js';
+import { AppError } from '../errors.js';
 import type { ApprovalRepository } from '../store/approvals.js';
-import type { AuditEntry, AuditLogRepository } from '../store/audit-log.js';
+import type {
+  AuditCursor,
+  AuditEntry,
+  AuditFilter,
+  AuditLogRepository,
+} from '../store/audit-log.js';
 import type { CredentialRepository, CredentialStatus } from '../store/credentials.js';
 import type { Schedule, ScheduleRepository } from '../store/schedules.js';
 import type { Watch, WatchRepository } from '../store/watches.js';
@@ -18,6 +27,53 @@ export type VisibleAuditEntry = AuditEntry & { withheld?: boolean };
 /** The details of an entry that say nothing of the conversation it came from. */
 const NEUTRAL_DETAIL = ['files', 'tags', 'failed', 'requests', 'purgeId', 'purgeIds', 'errors'];
 
+/** The filters of `/cdn audit` as typed (src/commands/audit-query.ts reads them from the words). */
+export interface AuditQuery {
+  zone?: string;
+  /** A person by id, by name as typed (not resolvable: Slack sends a picked mention as an id), or a CI token. */
+  actor?:
+    | { kind: 'user'; userId: string }
+    | { kind: 'name'; name: string }
+    | { kind: 'token'; name: string };
+  kind?: AuditKindName;
+  /** Calendar days `YYYY-MM-DD` in the viewer's time zone; `until` is included. */
+  since?: string;
+  until?: string;
+}
+
+/** Which page: the first, the one after (older than) an entry, or the one before (newer than) it. */
+export type AuditPageAt = { after: AuditCursor } | { before: AuditCursor } | Record<string, never>;
+
+export interface AuditPage {
+  entries: VisibleAuditEntry[];
+  /** Whether there are older entries (a Next button) and newer ones (a Previous button). */
+  hasNext: boolean;
+  hasPrevious: boolean;
+  /** The time zone the dates were read in (the viewer's, from Slack; UTC when Slack gives none). */
+  timeZone: string;
+}
+
+/** The store's filter for a query: dates become times in `timeZone`, a person their actor id. */
+export function auditFilter(query: AuditQuery, timeZone: string): AuditFilter {
+  const actor = query.actor;
+  if (actor?.kind === 'name')
+    throw new AppError({ code: 'audit_filter', word: `@${actor.name}`, reason: 'name' });
+  const day = (text: string) => DateTime.fromISO(text, { zone: timeZone }).startOf('day');
+  return {
+    ...(query.zone ? { zone: query.zone } : {}),
+    ...(actor?.kind === 'user' ? { actorId: actor.userId } : {}),
+    ...(actor?.kind === 'token' ? { actorId: `${TOKEN_ACTOR_PREFIX}${actor.name}` } : {}),
+    ...(query.kind ? { kind: query.kind } : {}),
+    ...(query.since ? { since: day(query.since).toMillis() } : {}),
+    ...(query.until ? { until: day(query.until).plus({ days: 1 }).toMillis() } : {}),
+  };
+}
+
+/** A time zone luxon knows, else UTC (Slack's `tz` is an IANA name; an unknown one is not guessed). */
+export function knownZone(timeZone: string | undefined): string {
+  return timeZone && DateTime.local().setZone(timeZone).isValid ? timeZone : 'UTC';
+}
+
 export interface HomeOverview {
   /** What the viewer may do: the Home offers only that. */
   permissions: Permissions;
@@ -31,6 +87,8 @@ export interface HomeOverview {
   schedules: Visible<Schedule>;
   /** Which channels watch which zones. */
   watches?: Visible<Watch>;
+  /** How long the history is kept, and the data after an uninstall, in days (0: forever). */
+  retention?: { auditDays: number; uninstalledDays: number };
 }
 
 export class ActivityService {
@@ -44,6 +102,8 @@ export class ActivityService {
       access: AccessService;
       watches?: WatchRepository;
       defaultBaseUrl: string;
+      /** AUDIT_RETENTION_DAYS and UNINSTALLED_DATA_RETENTION_DAYS, said in the App Home. */
+      retention?: { auditMs: number; uninstalledMs: number };
     },
   ) {}
 
@@ -56,6 +116,40 @@ export class ActivityService {
     return this.#visible(caller, await this.deps.audit.recent(caller.workspaceId, options));
   }
 
+  /**
+   * Full members only: one page of the entries `query` selects, newest first, as the caller may
+   * see them; dates are read in the caller's time zone (users.info `tz`).
+   */
+  async search(
+    caller: Caller,
+    query: AuditQuery,
+    at: AuditPageAt,
+    limit: number,
+  ): Promise<AuditPage> {
+    await this.deps.access.requireFullMember(caller, 'read_audit');
+    const timeZone = knownZone((await caller.directory.user(caller.userId)).timeZone);
+    const filter = auditFilter(query, timeZone);
+    const rows = await this.deps.audit.search(caller.workspaceId, filter, {
+      ...at,
+      limit: limit + 1,
+    });
+    const more = rows.length > limit;
+    // Going back, the extra row is the newest one; going on (or first), the oldest.
+    const backwards = 'before' in at;
+    const page = more ? (backwards ? rows.slice(1) : rows.slice(0, limit)) : rows;
+    return {
+      entries: await this.#visible(caller, page),
+      hasNext: backwards ? true : more,
+      hasPrevious: backwards ? more : 'after' in at,
+      timeZone,
+    };
+  }
+
+  /** Each entry as `caller` may see it (the export reads its batches through this). */
+  visibleTo(caller: Caller, entries: AuditEntry[]): Promise<VisibleAuditEntry[]> {
+    return this.#visible(caller, entries);
+  }
+
   /** The App Home of `caller`: all of it for full members; for anyone else, what they may do. */
   async home(caller: Caller): Promise<HomeOverview> {
     const [permissions, key] = await Promise.all([
@@ -63,8 +157,9 @@ export class ActivityService {
       this.deps.credentials.status(caller.workspaceId),
     ]);
     const keySet = key !== undefined;
+    const retention = this.#retention();
     if (!permissions.readRecords)
-      return { permissions, keySet, recent: [], schedules: { shown: [], hidden: 0 } };
+      return { permissions, keySet, recent: [], schedules: { shown: [], hidden: 0 }, ...retention };
     const [workspace, recent, schedules, watches] = await Promise.all([
       this.deps.workspaces.get(caller.workspaceId),
       this.deps.audit.recent(caller.workspaceId, { limit: 10 }),
@@ -79,6 +174,19 @@ export class ActivityService {
       recent: await this.#visible(caller, recent),
       schedules: await this.deps.access.visibleIn(caller, schedules),
       ...(watches ? { watches: await this.deps.access.visibleIn(caller, watches) } : {}),
+      ...retention,
+    };
+  }
+
+  #retention(): Pick<HomeOverview, 'retention'> {
+    const retention = this.deps.retention;
+    if (!retention) return {};
+    const days = (ms: number) => Math.round(ms / 86_400_000);
+    return {
+      retention: {
+        auditDays: days(retention.auditMs),
+        uninstalledDays: days(retention.uninstalledMs),
+      },
     };
   }
 

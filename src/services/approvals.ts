@@ -134,7 +134,14 @@ export class ApprovalService {
   /** Posts a request for a second person; a zone with an open request is pointed at it instead. */
   async request(
     workspaceId: string,
-    input: { zone: Zone; requesterId: string; reason: string; channelId: string },
+    input: {
+      zone: Zone;
+      requesterId: string;
+      reason: string;
+      channelId: string;
+      /** How long it may wait for a second person; default: the workspace's setting. */
+      ttlMs?: number;
+    },
   ): Promise<Approval> {
     const workspace = await this.options.store.workspaces.ensure(workspaceId);
     const made = await this.options.store.approvals.create({
@@ -144,7 +151,7 @@ export class ApprovalService {
       requesterId: input.requesterId,
       reason: input.reason,
       channelId: input.channelId,
-      ttlMs: workspace.approvalTtlMinutes * 60_000,
+      ttlMs: input.ttlMs ?? workspace.approvalTtlMinutes * 60_000,
     });
     if ('pending' in made) {
       const link = await this.options.notifier.link(made.pending).catch(() => undefined);

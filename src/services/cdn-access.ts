@@ -1,4 +1,4 @@
-// Gives each workspace its CDN client: its own key, its own base URL if it set one.
+// Gives each workspace's CDN accounts their client: the account's key, its base URL if it set one.
 import { CdnClient } from '../cdn/client.js';
 import { EgressPolicy } from '../cdn/egress.js';
 import type { CdnTransport } from '../cdn/transport.js';
@@ -49,8 +49,18 @@ export class CdnAccess {
     });
   }
 
-  /** The workspace's client; AppError no_api_key when an admin has not set a key yet. */
-  async clientFor(workspaceId: string): Promise<CdnClient> {
+  /**
+   * The client of one of the workspace's CDN accounts: its key, and its base URL held to the same
+   * outbound-address rules as any an admin typed. Without an account, the account `default` (the
+   * workspace's key before accounts). AppError no_api_key when the account has no key (or is
+   * gone).
+   */
+  async clientFor(workspaceId: string, accountId?: string): Promise<CdnClient> {
+    if (accountId !== undefined) {
+      const credential = await this.options.store.accounts.credential(workspaceId, accountId);
+      if (!credential) throw new AppError({ code: 'no_api_key' });
+      return this.clientWith(credential.apiKey, credential.baseUrl);
+    }
     const credential = await this.options.store.credentials.get(workspaceId);
     if (!credential) {
       throw new AppError({ code: 'no_api_key' });

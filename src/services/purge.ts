@@ -68,6 +68,8 @@ export type PurgeViews = (
   replyTo: ReplyTo,
   state: Record<string, unknown>,
   save: (state: Record<string, unknown>) => Promise<void>,
+  /** The job's payload: a purge asked for over the HTTP API carries `api`. */
+  payload?: PurgeJobPayload,
 ) => PurgeProgressView;
 
 export const PURGE_JOB = 'purge';
@@ -81,6 +83,8 @@ export interface PurgeJobPayload {
   fromDefault?: boolean;
   /** Asked with --verify: once done, its URLs are checked at the edge (a verify job per zone). */
   verify?: boolean;
+  /** Asked for over the HTTP API: the API's record of it (see ApiPurgeService). */
+  api?: { purgeId: string };
 }
 
 interface PurgeStep extends PurgeBatch {
@@ -225,6 +229,22 @@ export class PurgeService {
     return this.#enqueue(caller.workspaceId, groups, caller.userId, replyTo, options);
   }
 
+  /**
+   * A purge asked for over the HTTP API, stored once under `key`. No Slack person asks: the
+   * token's scope was checked by ApiPurgeService, and the API has its own rate limit (no flood
+   * limit, no operator or channel check).
+   */
+  async startForApi(
+    workspaceId: string,
+    group: PurgeGroup,
+    input: { apiPurgeId: string; actorId: string; replyTo: ReplyTo; key: string },
+  ): Promise<{ jobId: string; created: boolean; kind: string }> {
+    return this.#enqueue(workspaceId, [group], input.actorId, input.replyTo, {
+      key: input.key,
+      api: { purgeId: input.apiPurgeId },
+    });
+  }
+
   /** Sends again what failed in an earlier purge of this workspace, as a new purge. */
   async retry(
     caller: Caller,
@@ -249,7 +269,13 @@ export class PurgeService {
     groups: PurgeGroup[],
     actorId: string,
     replyTo: ReplyTo,
-    options: { retryOf?: string; fromDefault?: boolean; key?: string; verify?: boolean } = {},
+    options: {
+      retryOf?: string;
+      fromDefault?: boolean;
+      key?: string;
+      api?: { purgeId: string };
+      verify?: boolean;
+    } = {},
   ): Promise<{ jobId: string; created: boolean; kind: string }> {
     // No key, or a base URL the bot won't call: said now, before anything is stored.
     const client = await this.deps.cdn.clientFor(workspaceId);
@@ -264,6 +290,7 @@ export class PurgeService {
       ...(options.retryOf ? { retryOf: options.retryOf } : {}),
       ...(options.fromDefault ? { fromDefault: true } : {}),
       ...(options.verify ? { verify: true } : {}),
+      ...(options.api ? { api: options.api } : {}),
       groups: groups.map((g) => ({ zone: g.zone, files: g.files.length, tags: g.tags.length })),
     };
     const { job, created } = await this.deps.runner.enqueue({
@@ -305,6 +332,7 @@ export class PurgeService {
       job.payload.replyTo,
       job.checkpoint.message ?? {},
       (message) => context.checkpoint({ ...context.job.checkpoint, message }),
+      job.payload,
     );
   }
 

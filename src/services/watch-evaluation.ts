@@ -1,10 +1,10 @@
 // Watched zones evaluated once per interval, however many replicas run: a tick turns each zone's
 // due interval into a job keyed by zone and interval (as daily reports are keyed by occurrence),
-// then moves the zone on. The job makes one analytics request for every channel watching the zone
-// (the baseline is read once a day), applies each rule's hold/clear step once per interval (a
-// conditional write), and leaves each alert, resolution and 'now live' notice to a post job keyed
-// by what it posts. Polling is spread over the interval (each zone has its own phase) and kept
-// within a per-key budget; a 429 delays the evaluation instead of dropping it.
+// stored in the transaction that moves the zone on. The job makes one analytics request for every
+// channel watching the zone (the baseline is read once a day), applies each rule's hold/clear step
+// once per interval (a conditional write), and leaves each alert, resolution and 'now live' notice
+// to a post job keyed by what it posts. Polling is spread over the interval (each zone has its own
+// phase) and kept within a per-key budget; a 429 delays the evaluation instead of dropping it.
 // Each rule's step lives in watch-rule-states.ts, the posts in watch-posting.ts, the rules themselves
 // (pure) in watch-rules.ts.
 import { createHash } from 'node:crypto';
@@ -113,36 +113,34 @@ export class WatchEvaluation {
     return this.#o.settings;
   }
 
-  /** Turns every zone interval due now into a job, and moves each zone on; returns how many. */
+  /**
+   * Turns every zone interval due now into a job keyed by zone and interval, stored in the
+   * transaction that moves the zone on (WatchRepository.takeDue); returns how many.
+   */
   async tick(): Promise<number> {
     const { store, clock, runner, settings } = this.#o;
     const batch = this.#o.batch ?? 500;
     let queued = 0;
     for (;;) {
-      const due = await store.watches.dueZones(batch);
-      for (const zone of due) {
-        const now = clock.now();
+      const now = clock.now();
+      const taken = await store.watches.takeDue(batch, (zone) => {
         // Long down: only the latest interval is evaluated (older data would only say "was").
         const behind = Math.floor((now - zone.nextRunAt) / settings.intervalMs);
         const dueAt = zone.nextRunAt + Math.max(0, behind) * settings.intervalMs;
-        await runner.enqueue({
-          workspaceId: zone.workspaceId,
-          kind: WATCH_EVAL_JOB,
-          key: watchJobKey(zone.workspaceId, zone.zoneId, dueAt),
-          payload: { zoneId: zone.zoneId, dueAt } satisfies EvalPayload,
-          runAt: dueAt,
-        });
-        if (
-          await store.watches.claimZone(
-            zone.workspaceId,
-            zone.zoneId,
-            zone.nextRunAt,
-            dueAt + settings.intervalMs,
-          )
-        )
-          queued += 1;
-      }
-      if (due.length < batch) break;
+        return {
+          nextRunAt: dueAt + settings.intervalMs,
+          job: {
+            workspaceId: zone.workspaceId,
+            kind: WATCH_EVAL_JOB,
+            key: watchJobKey(zone.workspaceId, zone.zoneId, dueAt),
+            payload: { zoneId: zone.zoneId, dueAt } satisfies EvalPayload,
+            runAt: dueAt,
+          },
+        };
+      });
+      queued += taken.length;
+      if (taken.length > 0) runner.lookNow();
+      if (taken.length < batch) break;
     }
     return queued;
   }

@@ -30,5 +30,6 @@ export function purgeMessages(target: MessageTarget, logger: Logger): PurgeProgr
 
 /** Purge jobs' views: their messages reach people however the job and Slack fare meanwhile. */
 export function purgeViews(messages: DurableMessages, logger: Logger): PurgeViews {
-  return (...open) => purgeMessages(messages(...open), logger);
+  return (workspaceId, replyTo, state, save) =>
+    purgeMessages(messages(workspaceId, replyTo, state, save), logger);
 }

@@ -51,6 +51,7 @@ export class ApprovalRepository {
     const row: Selectable<ApprovalsTable> = {
       id: this.newId(),
       workspace_id: input.workspaceId,
+      account_id: null,
       zone_id: input.zoneId,
       zone_name: input.zoneName,
       requester_id: input.requesterId,

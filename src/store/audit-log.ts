@@ -1,5 +1,6 @@
 // Repository: the audit log: who did what to which zone, and how it went. Never holds a secret.
-import type { Kysely, Selectable } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
+import { AUDIT_KINDS, type AuditKindName } from '../audit-kinds.js';
 import type { Clock } from '../clock.js';
 import { zoneKey } from '../zone-names.js';
 import type { AuditLogTable, Database } from './schema.js';
@@ -25,6 +26,25 @@ export type NewAuditEntry = Omit<AuditEntry, 'id' | 'at' | 'zoneId' | 'zoneName'
     key?: string;
   };
 
+/** Which entries a search or an export reads; every field narrows it. */
+export interface AuditFilter {
+  /** A zone by id, or by name in either form. */
+  zone?: string;
+  /** Exactly this actor: a Slack user id, `token:<name>`, or `system`. */
+  actorId?: string;
+  kind?: AuditKindName;
+  /** From this time on (ms, included). */
+  since?: number;
+  /** Before this time (ms, excluded). */
+  until?: number;
+}
+
+/** Where a page starts or ends: an entry's (at, id), newest first. */
+export interface AuditCursor {
+  at: number;
+  id: number;
+}
+
 export class AuditLogRepository {
   constructor(
     private readonly db: Kysely<Database>,
@@ -34,6 +54,7 @@ export class AuditLogRepository {
   async record(entry: NewAuditEntry): Promise<AuditEntry | undefined> {
     const row = {
       workspace_id: entry.workspaceId,
+      account_id: null,
       actor_id: entry.actorId,
       action: entry.action,
       zone_id: entry.zoneId ?? null,
@@ -74,6 +95,48 @@ export class AuditLogRepository {
     return rows.map(toEntry);
   }
 
+  /**
+   * One page of `filter`'s entries, newest first, by keyset: those older than `after` (the next
+   * page), or newer than `before` (the previous page), never an OFFSET, so a page costs the same
+   * however deep it is.
+   */
+  async search(
+    workspaceId: string,
+    filter: AuditFilter,
+    page: { after?: AuditCursor; before?: AuditCursor; limit: number },
+  ): Promise<AuditEntry[]> {
+    let query = this.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where((eb) => eb.and(filterConditions(eb, filter)));
+    const { after, before } = page;
+    if (after)
+      query = query.where((eb) =>
+        // `at <= ?` first: a range the (workspace, at) index serves, so a deep page does not
+        // read every newer row before it (an OR alone is scanned on SQLite).
+        eb.and([
+          eb('at', '<=', after.at),
+          eb.or([eb('at', '<', after.at), eb('id', '<', after.id)]),
+        ]),
+      );
+    if (before)
+      query = query.where((eb) =>
+        eb.and([
+          eb('at', '>=', before.at),
+          eb.or([eb('at', '>', before.at), eb('id', '>', before.id)]),
+        ]),
+      );
+    const direction = before && !after ? 'asc' : 'desc';
+    const rows = await query
+      .orderBy('at', direction)
+      .orderBy('id', direction)
+      .limit(page.limit)
+      .execute();
+    const entries = rows.map(toEntry);
+    return direction === 'asc' ? entries.reverse() : entries;
+  }
+
   /** The newest entry of a zone with one of `actions` and `outcome`, if any. */
   async latest(workspaceId: string, zoneId: string, actions: string[], outcome: string) {
     const row = await this.db
@@ -110,6 +173,32 @@ export class AuditLogRepository {
       .execute();
     return rows.map(toEntry);
   }
+}
+
+/** The conditions of a filter, for a where clause (an empty filter is every entry). */
+function filterConditions(eb: ExpressionBuilder<Database, 'audit_log'>, filter: AuditFilter) {
+  const conditions = [];
+  const zone = filter.zone?.trim();
+  if (zone)
+    conditions.push(
+      eb.or([
+        eb('zone_id', '=', zone),
+        eb('zone_name', '=', zone),
+        eb('zone_name', '=', zoneKey(zone)),
+      ]),
+    );
+  if (filter.actorId !== undefined) conditions.push(eb('actor_id', '=', filter.actorId));
+  if (filter.since !== undefined) conditions.push(eb('at', '>=', filter.since));
+  if (filter.until !== undefined) conditions.push(eb('at', '<', filter.until));
+  if (filter.kind) {
+    // A prefix compared as a prefix (not LIKE, where `_` is a wildcard), the same in both engines.
+    const starts = (prefix: string) =>
+      eb(sql<string>`substr(action, 1, ${sql.lit(prefix.length)})`, '=', prefix);
+    const { prefixes, except = [] } = AUDIT_KINDS[filter.kind];
+    conditions.push(eb.or(prefixes.map(starts)));
+    for (const prefix of except) conditions.push(eb.not(starts(prefix)));
+  }
+  return conditions;
 }
 
 function toEntry(row: Selectable<AuditLogTable>): AuditEntry {

@@ -1,7 +1,6 @@
-// Repository: each workspace's CDN API key, sealed by the keyring.
-import { randomUUID } from 'node:crypto';
+// Repository: the single-key path (`/cdn login`, `/cdn logout`): the workspace's account `default`.
 import type { Kysely } from 'kysely';
-import type { Clock } from '../clock.js';
+import { type AccountRepository, LEGACY_KEY_COLUMN } from './accounts.js';
 import type { Keyring, SecretContext } from './crypto.js';
 import type { Database } from './schema.js';
 import type { WorkspaceRepository } from './workspaces.js';
@@ -20,59 +19,50 @@ export interface Credential extends CredentialStatus {
   generation: string;
 }
 
-export const API_KEY_COLUMN = 'cdn_credentials.api_key';
+/** The column the workspace's key is sealed for (see AccountRepository's mirror). */
+export const API_KEY_COLUMN = LEGACY_KEY_COLUMN;
 const context = (workspaceId: string): SecretContext => ({
   workspace: workspaceId,
   column: API_KEY_COLUMN,
 });
 
+/**
+ * The workspace's key, as it was before a workspace had accounts: since 0016, the key of its
+ * account `default`. It is written through the account (accounts.ts), which writes cdn_credentials
+ * in the same transaction; it is read from cdn_credentials, which stays authoritative for
+ * `default` while an older replica may still write it (a rolling upgrade: docs/deploy.md).
+ */
 export class CredentialRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly keyring: Keyring,
-    private readonly clock: Clock,
+    private readonly accounts: AccountRepository,
     private readonly workspaces: WorkspaceRepository,
-    private readonly newGeneration: () => string = randomUUID,
   ) {}
 
   /**
    * Stores the key under a new generation and, in the same transaction, drops the workspace's zone
-   * index: whatever the old key listed is never read again, on any replica.
+   * index: whatever the old key listed is never read again, on any replica. The account `default`
+   * takes the workspace's base URL (set just before by the caller, as before accounts).
    */
   async set(
     workspaceId: string,
     apiKey: string,
     by: { userId: string; validated: boolean },
   ): Promise<CredentialStatus> {
-    await this.workspaces.ensure(workspaceId);
-    const now = this.clock.now();
-    const row = {
-      workspace_id: workspaceId,
-      api_key: this.keyring.encrypt(apiKey, context(workspaceId)),
-      key_id: this.keyring.primaryId,
-      set_by: by.userId,
-      set_at: now,
-      last_validated_at: by.validated ? now : null,
-      generation: this.newGeneration(),
+    const workspace = await this.workspaces.ensure(workspaceId);
+    const credential = await this.accounts.setDefaultKey(
+      workspaceId,
+      apiKey,
+      by,
+      workspace.cdnBaseUrl,
+    );
+    return {
+      workspaceId,
+      setBy: credential.setBy,
+      setAt: credential.setAt,
+      lastValidatedAt: credential.lastValidatedAt,
     };
-    await this.db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('cdn_credentials')
-        .values(row)
-        .onConflict((conflict) =>
-          conflict.column('workspace_id').doUpdateSet({
-            api_key: row.api_key,
-            key_id: row.key_id,
-            set_by: row.set_by,
-            set_at: row.set_at,
-            last_validated_at: row.last_validated_at,
-            generation: row.generation,
-          }),
-        )
-        .execute();
-      await trx.deleteFrom('zone_index_state').where('workspace_id', '=', workspaceId).execute();
-    });
-    return { workspaceId, setBy: by.userId, setAt: now, lastValidatedAt: row.last_validated_at };
   }
 
   /** The key, decrypted; undefined when the workspace has none. */
@@ -110,16 +100,24 @@ export class CredentialRepository {
     );
   }
 
-  /** Returns whether there was a key to delete. The zone index goes with it. */
+  /**
+   * Returns whether there was a key to delete. The zone index goes with it; the account `default`
+   * stays (its id, which watches and reports will refer to, and its base URL) until a key is set
+   * again.
+   */
   async delete(workspaceId: string): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
-      const result = await trx
-        .deleteFrom('cdn_credentials')
-        .where('workspace_id', '=', workspaceId)
-        .executeTakeFirst();
+    const had = (await this.status(workspaceId)) !== undefined;
+    const id = await this.accounts.defaultId(workspaceId);
+    if (id) {
+      await this.accounts.clearKey(workspaceId, id);
+      return had;
+    }
+    // A key an older replica set, with no account yet: removed as that replica would.
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('cdn_credentials').where('workspace_id', '=', workspaceId).execute();
       await trx.deleteFrom('zone_index_state').where('workspace_id', '=', workspaceId).execute();
-      return result.numDeletedRows > 0n;
     });
+    return had;
   }
 }
 

@@ -9,6 +9,11 @@ export interface SecretContext {
   workspace: string;
   /** `table.column`, e.g. `cdn_credentials.api_key`. */
   column: string;
+  /**
+   * The row, where a workspace holds several secrets in one column (a CDN account's id). Left
+   * out, the associated data is exactly what it was before rows were named.
+   */
+  row?: string;
 }
 
 export type SecretErrorCode = 'secret_malformed' | 'secret_key_unknown' | 'secret_rejected';
@@ -90,11 +95,6 @@ export class Keyring {
       );
     }
   }
-
-  /** The id of the key a ciphertext was made with (without decrypting it). */
-  static keyIdOf(sealed: string): string {
-    return parse(sealed).keyId;
-  }
 }
 
 function parse(sealed: string): { keyId: string; nonce: Buffer; body: Buffer } {
@@ -116,7 +116,9 @@ function parse(sealed: string): { keyId: string; nonce: Buffer; body: Buffer } {
 
 function associatedData(keyId: string, context: SecretContext): Buffer {
   // JSON keeps the fields unambiguous: no separator in a workspace id can shift them.
-  return Buffer.from(JSON.stringify([VERSION, keyId, context.column, context.workspace]));
+  const fields = [VERSION, keyId, context.column, context.workspace];
+  if (context.row !== undefined) fields.push(context.row);
+  return Buffer.from(JSON.stringify(fields));
 }
 
 /** A fresh key in ENCRYPTION_KEYS form (`id:base64`). */

@@ -3,6 +3,9 @@ import type { Kysely } from 'kysely';
 import { type Clock, systemClock } from '../clock.js';
 import type { DatabaseConfig, DatabaseLimits } from '../config.js';
 import type { Logger } from '../logger.js';
+import { AccountRepository } from './accounts.js';
+import { ApiPurgeRepository } from './api-purges.js';
+import { ApiTokenRepository } from './api-tokens.js';
 import { ApprovalRepository } from './approvals.js';
 import { AuditLogRepository } from './audit-log.js';
 import { ChangeCounterRepository } from './change-counters.js';
@@ -19,6 +22,7 @@ import { RateSlotRepository } from './rate-slots.js';
 import { ScheduleRepository } from './schedules.js';
 import type { Database } from './schema.js';
 import { SeenRequestRepository } from './seen-requests.js';
+import { UninstalledWorkspaceRepository } from './uninstalled-workspaces.js';
 import { WatchAlertRepository } from './watch-alerts.js';
 import { WatchRuleRepository } from './watch-rule-states.js';
 import { WatchRepository } from './watches.js';
@@ -31,7 +35,11 @@ export interface Store {
   keyring: Keyring;
   workspaces: WorkspaceRepository;
   credentials: CredentialRepository;
+  /** The workspace's named CDN accounts; `credentials` is its account `default`. */
+  accounts: AccountRepository;
   installations: InstallationRepository;
+  /** Which workspaces the app was uninstalled from, and the deletion of their data after the grace. */
+  uninstalled: UninstalledWorkspaceRepository;
   approvals: ApprovalRepository;
   schedules: ScheduleRepository;
   audit: AuditLogRepository;
@@ -48,6 +56,10 @@ export interface Store {
   poolStats?: () => PoolStats;
   close(): Promise<void>;
   channelBindings: ChannelBindingRepository;
+  /** Tokens of the HTTP API, stored as hashes. */
+  apiTokens: ApiTokenRepository;
+  /** Purges asked for over the HTTP API. */
+  apiPurges: ApiPurgeRepository;
 }
 
 export interface StoreOptions {
@@ -96,13 +108,17 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   }
   const workspaces = new WorkspaceRepository(db, clock);
   const jobs = new JobRepository(db, dialect, clock, options.newId);
+  const accounts = new AccountRepository(db, options.keyring, clock, workspaces);
+  const uninstalled = new UninstalledWorkspaceRepository(db, clock);
   return {
     dialect,
     db,
     keyring: options.keyring,
     workspaces,
-    credentials: new CredentialRepository(db, options.keyring, clock, workspaces),
-    installations: new InstallationRepository(db, options.keyring, clock),
+    credentials: new CredentialRepository(db, options.keyring, accounts, workspaces),
+    accounts,
+    installations: new InstallationRepository(db, options.keyring, clock, uninstalled),
+    uninstalled,
     approvals: new ApprovalRepository(db, clock, options.newId),
     schedules: new ScheduleRepository(db, clock, jobs, dialect, options.newId),
     audit: new AuditLogRepository(db, clock),
@@ -112,7 +128,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     seenRequests: new SeenRequestRepository(db, clock),
     rateSlots: new RateSlotRepository(db, dialect, clock),
     zoneIndex: new ZoneIndexRepository(db, dialect, clock),
-    watches: new WatchRepository(db, dialect, clock, options.newId),
+    watches: new WatchRepository(db, dialect, clock, jobs, options.newId),
     watchRules: new WatchRuleRepository(db, clock),
     watchAlerts: new WatchAlertRepository(db, clock),
     ...(opened.poolStats ? { poolStats: opened.poolStats } : {}),
@@ -121,6 +137,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       lock?.release();
     },
     channelBindings: new ChannelBindingRepository(db, clock),
+    apiTokens: new ApiTokenRepository(db, clock, options.newId),
+    apiPurges: new ApiPurgeRepository(db, clock, options.newId),
   };
 }
 

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Keyring, SecretContext } from './crypto.js';
 import type { Database } from './schema.js';
+import type { UninstalledWorkspaceRepository } from './uninstalled-workspaces.js';
 
 export const INSTALLATION_COLUMN = 'slack_installations.installation';
 const context = (id: string): SecretContext => ({ workspace: id, column: INSTALLATION_COLUMN });
@@ -24,6 +25,7 @@ export class InstallationRepository implements InstallationStore {
     private readonly db: Kysely<Database>,
     private readonly keyring: Keyring,
     private readonly clock: Clock,
+    private readonly uninstalled: Pick<UninstalledWorkspaceRepository, 'clear'>,
   ) {}
 
   async storeInstallation(installation: Installation): Promise<void> {
@@ -56,6 +58,11 @@ export class InstallationRepository implements InstallationStore {
         }),
       )
       .execute();
+    // Installed again within the grace period after an uninstall: the workspace's data stays.
+    await this.uninstalled.clear({
+      teamId: installation.isEnterpriseInstall ? undefined : installation.team?.id,
+      enterpriseId: installation.enterprise?.id,
+    });
   }
 
   async fetchInstallation(query: InstallationQuery<boolean>): Promise<Installation> {

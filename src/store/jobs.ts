@@ -135,6 +135,16 @@ export class JobRepository {
     return row && toJob(row);
   }
 
+  /** The keys and states of the jobs whose key starts with `prefix` (a person's exports). */
+  async keyedLike(prefix: string): Promise<Array<{ key: string; state: JobState }>> {
+    const rows = await this.db
+      .selectFrom('jobs')
+      .select(['key', 'state'])
+      .where(sql<string>`substr(key, 1, ${sql.lit(prefix.length)})`, '=', prefix)
+      .execute();
+    return rows.flatMap((row) => (row.key ? [{ key: row.key, state: row.state }] : []));
+  }
+
   /**
    * Claims one job that is due (queued and its time come) or abandoned (running, lease expired),
    * for `owner` until now + `leaseMs`; undefined when there is none. Of the kinds given only.

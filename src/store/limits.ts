@@ -1,6 +1,6 @@
 // Creating under a workspace's limits: the count and the insert decide together, so two creates
 // at once at the limit (on any replicas) never both get in.
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { AppError, type LimitName } from '../errors.js';
 import type { SqlDialect } from './db.js';
 import type { Database } from './schema.js';
@@ -29,10 +29,28 @@ export async function withWorkspaceLock<T>(
   });
 }
 
-/** Refuses (limit_reached, nothing stored) when one of `checks` counts its limit already. */
-export function refuseAtLimit(
-  checks: ReadonlyArray<{ limit: LimitName; max: number; count: number }>,
-): void {
-  const reached = checks.find((check) => check.count >= check.max);
-  if (reached) throw new AppError({ code: 'limit_reached', ...reached });
+/**
+ * Refuses (limit_reached, nothing stored) when the workspace has `limits.all` rows of `table`
+ * already, or their creator `limits.perPerson`; rows a `stopped` status ends (reports) are not
+ * counted. Run under withWorkspaceLock, so that the counts hold until the insert.
+ */
+export async function refuseAtLimits(
+  trx: Kysely<Database>,
+  table: 'schedules' | 'watches',
+  owner: { workspaceId: string; createdBy: string },
+  limits: Record<'all' | 'perPerson', { limit: LimitName; max: number }>,
+): Promise<void> {
+  const counted = async (check: { limit: LimitName; max: number }, createdBy?: string) => {
+    const row = await trx
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('workspace_id', '=', owner.workspaceId)
+      .$if(table === 'schedules', (q) => q.where(sql.ref('status'), '<>', 'stopped'))
+      .$if(createdBy !== undefined, (q) => q.where('created_by', '=', createdBy as string))
+      .executeTakeFirstOrThrow();
+    const count = Number(row.n);
+    if (count >= check.max) throw new AppError({ code: 'limit_reached', ...check, count });
+  };
+  await counted(limits.all);
+  await counted(limits.perPerson, owner.createdBy);
 }

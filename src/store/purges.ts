@@ -52,6 +52,7 @@ export class PurgeRepository {
     const row: Selectable<PurgesTable> = {
       id: input.id,
       workspace_id: input.workspaceId,
+      account_id: null,
       zone_id: input.zoneId,
       zone_name: input.zoneName,
       actor_id: input.actorId,

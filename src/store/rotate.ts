@@ -1,5 +1,6 @@
 // Key rotation: re-seal every stored secret under the keyring's primary key.
 import { type Kysely, sql } from 'kysely';
+import { ACCOUNT_KEY_COLUMN, accountKeyContext, storedKeyContext } from './accounts.js';
 import { API_KEY_COLUMN } from './credentials.js';
 import type { Keyring } from './crypto.js';
 import { INSTALLATION_COLUMN } from './installations.js';
@@ -14,7 +15,11 @@ interface SealedColumn {
   column: string;
 }
 
-/** Every column that holds a sealed secret. A new one must be listed here to be rotated. */
+/**
+ * Every column that holds a sealed secret, with its row's key as its context. A new one must be
+ * listed here to be rotated. (cdn_accounts.api_key, whose context is also the account's id and
+ * may be the one it was copied with, is rotated by resealAccountBatch.)
+ */
 export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'cdn_credentials', key: 'workspace_id', sealed: 'api_key', column: API_KEY_COLUMN },
   { table: 'slack_installations', key: 'id', sealed: 'installation', column: INSTALLATION_COLUMN },
@@ -45,6 +50,13 @@ export async function rotateSecrets(
     }
     report[spec.column] = total;
   }
+  let accounts = 0;
+  for (;;) {
+    const { seen, resealed } = await resealAccountBatch(db, keyring, batchSize);
+    accounts += resealed;
+    if (seen < batchSize) break;
+  }
+  report[ACCOUNT_KEY_COLUMN] = accounts;
   return report;
 }
 
@@ -72,6 +84,43 @@ async function resealBatch(
     );
     // Zero when the row changed since it was read: its new value is already under the primary key.
     resealed += Number(result.numAffectedRows ?? 0n);
+  }
+  return { seen: rows.length, resealed };
+}
+
+/**
+ * Account keys not under the primary key, or still sealed as they were copied from
+ * cdn_credentials (0016): each is re-sealed in its account's own context, by itself, and only if
+ * it still holds what was read.
+ */
+async function resealAccountBatch(
+  db: Kysely<Database>,
+  keyring: Keyring,
+  limit: number,
+): Promise<{ seen: number; resealed: number }> {
+  const rows = await db
+    .selectFrom('cdn_accounts')
+    .select(['id', 'workspace_id', 'api_key', 'sealed_as'])
+    .where('api_key', 'is not', null)
+    .where((eb) => eb.or([eb('key_id', '<>', keyring.primaryId), eb('sealed_as', '<>', 'account')]))
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  let resealed = 0;
+  for (const row of rows) {
+    const sealed = row.api_key as string;
+    const plaintext = keyring.decrypt(sealed, storedKeyContext(row));
+    const result = await db
+      .updateTable('cdn_accounts')
+      .set({
+        api_key: keyring.encrypt(plaintext, accountKeyContext(row.workspace_id, row.id)),
+        key_id: keyring.primaryId,
+        sealed_as: 'account',
+      })
+      .where('id', '=', row.id)
+      .where('api_key', '=', sealed)
+      .executeTakeFirst();
+    resealed += Number(result.numUpdatedRows);
   }
   return { seen: rows.length, resealed };
 }

@@ -3,12 +3,13 @@
 // rows another one is taking (FOR UPDATE SKIP LOCKED), so they share the work and each occurrence
 // becomes one job.
 import { randomUUID } from 'node:crypto';
-import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import { AuditLogRepository, type NewAuditEntry } from './audit-log.js';
 import type { SqlDialect } from './db.js';
+import { takeRows, withCdnKey } from './due.js';
 import type { JobRepository, NewJob } from './jobs.js';
-import { refuseAtLimit, withWorkspaceLock } from './limits.js';
+import { refuseAtLimits, withWorkspaceLock } from './limits.js';
 import type { Database, ScheduleStatus, SchedulesTable } from './schema.js';
 import type { WorkspaceLimits } from './workspaces.js';
 
@@ -75,27 +76,15 @@ export class ScheduleRepository {
     return withWorkspaceLock(this.db, this.dialect, input.workspaceId, async (trx) => {
       const existing = await this.#findLive(trx, input);
       if (existing) return { schedule: existing, created: false };
-      const count = (person?: string) =>
-        trx
-          .selectFrom('schedules')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .where('workspace_id', '=', input.workspaceId)
-          .where('status', '<>', 'stopped')
-          .$if(person !== undefined, (q) => q.where('created_by', '=', person as string))
-          .executeTakeFirstOrThrow()
-          .then((row) => Number(row.n));
-      refuseAtLimit([
-        { limit: 'reports', max: limits.reports, count: await count() },
-        {
-          limit: 'reportsPerPerson',
-          max: limits.reportsPerPerson,
-          count: await count(input.createdBy),
-        },
-      ]);
+      await refuseAtLimits(trx, 'schedules', input, {
+        all: { limit: 'reports', max: limits.reports },
+        perPerson: { limit: 'reportsPerPerson', max: limits.reportsPerPerson },
+      });
       const now = this.clock.now();
       const row: Selectable<SchedulesTable> = {
         id: this.newId(),
         workspace_id: input.workspaceId,
+        account_id: null,
         zone_id: input.zoneId,
         zone_name: input.zoneName,
         channel_id: input.channelId,
@@ -168,23 +157,6 @@ export class ScheduleRepository {
   }
 
   /**
-   * Active schedules whose next occurrence is at or before `now`, earliest first; those of a
-   * workspace without a CDN key wait (see withKey).
-   */
-  async due(limit: number): Promise<Schedule[]> {
-    const rows = await this.db
-      .selectFrom('schedules')
-      .selectAll()
-      .where('status', '=', 'active')
-      .where('next_run_at', '<=', this.clock.now())
-      .where(withKey)
-      .orderBy('next_run_at')
-      .limit(limit)
-      .execute();
-    return rows.map(toSchedule);
-  }
-
-  /**
    * Takes up to `limit` due occurrences that no other replica is taking, earliest first, and in
    * one transaction stores the jobs `plan` gives them (one plan per schedule, in order) and moves
    * each schedule on: a crash leaves all of them due, or all of them queued. Returns what was
@@ -201,13 +173,10 @@ export class ScheduleRepository {
         .selectAll()
         .where('status', '=', 'active')
         .where('next_run_at', '<=', now)
-        .where(withKey)
+        .where(withCdnKey('schedules'))
         .orderBy('next_run_at')
         .limit(limit);
-      const rows = await (this.dialect === 'postgres'
-        ? due.forUpdate().skipLocked()
-        : due
-      ).execute();
+      const rows = await takeRows(due, this.dialect);
       const schedules = rows.map(toSchedule);
       const plans = plan(schedules);
       const taken = schedules.map((schedule, i) => {
@@ -241,12 +210,13 @@ export class ScheduleRepository {
 
   /** Pauses an active schedule; false if it was not active. */
   async pause(id: string, reason: string): Promise<boolean> {
-    return this.#move(id, 'active', 'paused', { paused_reason: reason });
-  }
-
-  /** Resumes a paused schedule at `nextRunAt`; false if it was not paused. */
-  async resume(id: string, nextRunAt: number): Promise<boolean> {
-    return this.#move(id, 'paused', 'active', { paused_reason: null, next_run_at: nextRunAt });
+    const result = await this.db
+      .updateTable('schedules')
+      .set({ status: 'paused', paused_reason: reason, updated_at: this.clock.now() })
+      .where('id', '=', id)
+      .where('status', '=', 'active')
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   }
 
   /** Stops a workspace's schedule for good; false if there was no such live schedule. */
@@ -282,36 +252,7 @@ export class ScheduleRepository {
       .executeTakeFirst();
     return Number(result.numUpdatedRows);
   }
-
-  async #move(
-    id: string,
-    from: ScheduleStatus,
-    to: ScheduleStatus,
-    fields: Partial<Pick<SchedulesTable, 'paused_reason' | 'next_run_at'>>,
-  ): Promise<boolean> {
-    const result = await this.db
-      .updateTable('schedules')
-      .set({ ...fields, status: to, updated_at: this.clock.now() })
-      .where('id', '=', id)
-      .where('status', '=', from)
-      .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
-  }
 }
-
-/**
- * A workspace's schedules run only while it has a CDN key: removed (`/cdn logout`), they wait as
- * they are, and run again by themselves once a key is set (a missed occurrence is then caught up
- * or skipped as after any downtime). Nothing is written to pause or resume them, so no replica
- * can see them out of step with the key.
- */
-const withKey = (eb: ExpressionBuilder<Database, 'schedules'>) =>
-  eb.exists(
-    eb
-      .selectFrom('cdn_credentials')
-      .select('cdn_credentials.workspace_id')
-      .whereRef('cdn_credentials.workspace_id', '=', 'schedules.workspace_id'),
-  );
 
 function toSchedule(row: Selectable<SchedulesTable>): Schedule {
   return {

@@ -34,6 +34,12 @@ export interface WorkspacesTable {
   limit_watches_per_person: Generated<number | null>;
   limit_reports: Generated<number | null>;
   limit_reports_per_person: Generated<number | null>;
+  /**
+   * When the app was uninstalled or its bot token revoked; null while installed. The workspace's
+   * data is deleted by the retention sweep once UNINSTALLED_DATA_RETENTION_DAYS have passed since;
+   * a reinstall before then clears it. Added by 0021_workspace_uninstalled.
+   */
+  uninstalled_at: Generated<number | null>;
 }
 
 export interface CdnCredentialsTable {
@@ -50,6 +56,31 @@ export interface CdnCredentialsTable {
    * generation belongs to another key (or account) and is never read.
    */
   generation: string | null;
+}
+
+/** A named CDN account of a workspace (issue 29). Added by 0016_cdn_accounts. */
+export interface CdnAccountsTable {
+  /** Random; what every zone-holding row refers to (`account_id`). */
+  id: string;
+  workspace_id: string;
+  /** A slug as an admin typed it (`prod`); unique per workspace through `name_key`. */
+  name: string;
+  /** The name lowercased. */
+  name_key: string;
+  /** The account's API base URL; null means CDN_API_BASE_URL. */
+  base_url: string | null;
+  /** Sealed by the keyring (see accounts.ts); null while the account has no key. */
+  api_key: string | null;
+  key_id: string | null;
+  /** The context the key is sealed in: `account`, or `credentials` (copied by 0016, unrotated). */
+  sealed_as: Generated<'account' | 'credentials'>;
+  set_by: string | null;
+  set_at: number | null;
+  last_validated_at: number | null;
+  /** A new random id each time a key is set (as cdn_credentials.generation). */
+  generation: string | null;
+  created_at: number;
+  updated_at: number;
 }
 
 export interface SlackInstallationsTable {
@@ -86,6 +117,11 @@ export interface ApprovalsTable {
   expires_at: number;
   created_at: number;
   updated_at: number;
+  /**
+   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
+   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
+   */
+  account_id: string | null;
 }
 
 export interface SchedulesTable {
@@ -105,6 +141,11 @@ export interface SchedulesTable {
   paused_reason: string | null;
   created_at: number;
   updated_at: number;
+  /**
+   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
+   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
+   */
+  account_id: string | null;
 }
 
 export interface AuditLogTable {
@@ -120,6 +161,11 @@ export interface AuditLogTable {
   at: number;
   /** Set by resumable work, so its entry is written once however often it resumes. */
   event_key: string | null;
+  /**
+   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
+   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
+   */
+  account_id: string | null;
 }
 
 export type PurgeStatus = 'running' | 'succeeded' | 'partial' | 'failed';
@@ -143,6 +189,11 @@ export interface PurgesTable {
   retry_of: string | null;
   created_at: number;
   finished_at: number | null;
+  /**
+   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
+   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
+   */
+  account_id: string | null;
 }
 
 export interface RateSlotsTable {
@@ -211,6 +262,11 @@ export interface ZoneIndexTable {
   status: string;
   /** The CDN's `created_at`, as it wrote it (ISO 8601). */
   zone_created_at: string;
+  /**
+   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
+   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
+   */
+  account_id: string | null;
 }
 
 /** Where a workspace's zone index stands: whose key it is for, when built, who refreshes it. */
@@ -230,11 +286,17 @@ export interface ZoneIndexStateTable {
   failed_at: number | null;
   error: string | null;
   updated_at: number;
+  /**
+   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
+   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
+   */
+  account_id: string | null;
 }
 
 export interface Database {
   workspaces: WorkspacesTable;
   cdn_credentials: CdnCredentialsTable;
+  cdn_accounts: CdnAccountsTable;
   slack_installations: SlackInstallationsTable;
   approvals: ApprovalsTable;
   schedules: SchedulesTable;
@@ -253,6 +315,8 @@ export interface Database {
   watch_zones: WatchZonesTable;
   watch_rule_states: WatchRuleStatesTable;
   watch_alerts: WatchAlertsTable;
+  api_tokens: ApiTokensTable;
+  api_purges: ApiPurgesTable;
 }
 
 /** A channel's default zone (`/cdn use`), chosen under one key generation. */
@@ -266,6 +330,11 @@ export interface ChannelBindingsTable {
   generation: string;
   set_by: string;
   set_at: number;
+  /**
+   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
+   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
+   */
+  account_id: string | null;
 }
 
 /** A channel purges may be run from; a workspace with none listed allows every channel. */
@@ -290,6 +359,11 @@ export interface WatchesTable {
   updated_at: number;
   /** Why it stopped posting (its channel refused the bot); null while it posts. */
   paused_reason: string | null;
+  /**
+   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
+   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
+   */
+  account_id: string | null;
 }
 
 /** A watched zone: evaluated once per interval, whatever the number of channels watching it. */
@@ -304,6 +378,11 @@ export interface WatchZonesTable {
   baseline: string | null;
   baseline_at: number | null;
   updated_at: number;
+  /**
+   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
+   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
+   */
+  account_id: string | null;
 }
 
 /** Where one rule of one watch stands. */
@@ -319,6 +398,11 @@ export interface WatchRuleStatesTable {
   snoozed_until: number | null;
   muted: number;
   updated_at: number;
+  /**
+   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
+   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
+   */
+  account_id: string | null;
 }
 
 export type WatchAlertStatus = 'firing' | 'resolved';
@@ -338,4 +422,68 @@ export interface WatchAlertsTable {
   detail: string;
   message_ts: string | null;
   created_at: number;
+  /**
+   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
+   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
+   */
+  account_id: string | null;
+}
+
+/** A token of the HTTP API (0017_api_tokens): stored as a hash only. */
+export interface ApiTokensTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  /** SHA-256 of the token's text, hex. */
+  token_hash: string;
+  /** The token's first characters (`cdnb_AbCd`), to tell tokens apart; never enough to use. */
+  token_hint: string;
+  /** The CDN account its zones belong to; null: the workspace's one account. */
+  account_id: string | null;
+  /** JSON array of zone names; null: every zone of the account. */
+  zones: string | null;
+  /** JSON array of `urls_tags` and `everything`. */
+  kinds: string;
+  channel_id: string | null;
+  created_by: string;
+  created_at: number;
+  revoked_at: number | null;
+  revoked_by: string | null;
+  last_used_at: number | null;
+}
+
+export type ApiPurgeKind = 'urls' | 'tags' | 'everything';
+/** What the API says of a purge (the contract of issue 30). */
+export type ApiPurgeStatus =
+  | 'queued'
+  | 'waiting_for_approval'
+  | 'running'
+  | 'succeeded'
+  | 'failed'
+  | 'rejected'
+  | 'expired'
+  | 'unknown';
+
+/** A purge asked for over the HTTP API (0017_api_tokens). */
+export interface ApiPurgesTable {
+  id: string;
+  workspace_id: string;
+  token_id: string;
+  token_name: string;
+  idempotency_key: string | null;
+  /** SHA-256 of the request body as understood (canonical JSON): a key reused with another body is refused. */
+  body_hash: string;
+  zone_id: string;
+  zone_name: string;
+  kind: ApiPurgeKind;
+  /** For `everything`, read from its approval instead (see ApiPurgeService). */
+  status: ApiPurgeStatus;
+  done: number;
+  total: number;
+  approval_id: string | null;
+  error: string | null;
+  reason: string | null;
+  context: string | null;
+  created_at: number;
+  updated_at: number;
 }

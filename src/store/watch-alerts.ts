@@ -30,6 +30,7 @@ export class WatchAlertRepository {
     const row: Selectable<WatchAlertsTable> = {
       id: alert.id,
       workspace_id: alert.workspaceId,
+      account_id: null,
       watch_id: alert.watchId,
       zone_id: alert.zoneId,
       zone_name: alert.zoneName,
@@ -107,16 +108,6 @@ export class WatchAlertRepository {
       .where('id', 'in', over)
       .executeTakeFirst();
     return Number(result.numDeletedRows);
-  }
-
-  async alertsForWorkspace(workspaceId: string): Promise<WatchAlert[]> {
-    const rows = await this.db
-      .selectFrom('watch_alerts')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .orderBy('created_at')
-      .execute();
-    return rows.map(toAlert);
   }
 }
 

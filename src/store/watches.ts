@@ -1,11 +1,14 @@
 // Repository: channels watching zones, and each watched zone's evaluation schedule and baseline.
-// Every change that must happen once (a zone's interval claimed, a status moved) is one conditional
-// write. Where each rule stands is in watch-rules.ts, the alerts posted in watch-alerts.ts.
+// A zone's due interval becomes its job (keyed by zone and interval) in the transaction that moves
+// the zone on; a status moves by one conditional write. Where each rule stands is in
+// watch-rules.ts, the alerts posted in watch-alerts.ts.
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { SqlDialect } from './db.js';
-import { refuseAtLimit, withWorkspaceLock } from './limits.js';
+import { takeRows, withCdnKey } from './due.js';
+import type { JobRepository, NewJob } from './jobs.js';
+import { refuseAtLimits, withWorkspaceLock } from './limits.js';
 import type { Database, WatchesTable, WatchZonesTable } from './schema.js';
 import type { WorkspaceLimits } from './workspaces.js';
 
@@ -38,6 +41,7 @@ export class WatchRepository {
     private readonly db: Kysely<Database>,
     private readonly dialect: SqlDialect,
     private readonly clock: Clock,
+    private readonly jobs: JobRepository,
     private readonly newId: () => string = randomUUID,
   ) {}
 
@@ -104,25 +108,14 @@ export class WatchRepository {
           .execute();
         return { watch: { ...existing, rules: input.rules, pausedReason: null }, created: false };
       }
-      const count = (person?: string) =>
-        trx
-          .selectFrom('watches')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .where('workspace_id', '=', input.workspaceId)
-          .$if(person !== undefined, (q) => q.where('created_by', '=', person as string))
-          .executeTakeFirstOrThrow()
-          .then((row) => Number(row.n));
-      refuseAtLimit([
-        { limit: 'watches', max: limits.watches, count: await count() },
-        {
-          limit: 'watchesPerPerson',
-          max: limits.watchesPerPerson,
-          count: await count(input.createdBy),
-        },
-      ]);
+      await refuseAtLimits(trx, 'watches', input, {
+        all: { limit: 'watches', max: limits.watches },
+        perPerson: { limit: 'watchesPerPerson', max: limits.watchesPerPerson },
+      });
       const row: Selectable<WatchesTable> = {
         id: this.newId(),
         workspace_id: input.workspaceId,
+        account_id: null,
         zone_id: input.zoneId,
         zone_name: input.zoneName,
         channel_id: input.channelId,
@@ -283,44 +276,43 @@ export class WatchRepository {
   }
 
   /**
-   * Watched zones whose evaluation is due at `now` or before, earliest first. A workspace without a
-   * CDN key (`/cdn logout`) has its zones wait as they are: nothing is written to pause them, and
-   * they are due again (only their latest interval: see WatchEvaluation.tick) once a key is set.
+   * Takes up to `limit` watched zones whose evaluation is due, earliest first, and in one
+   * transaction stores the job `plan` gives each (keyed by zone and interval) and moves each zone
+   * on to the plan's `nextRunAt`: a crash leaves all of them due, or all of them queued, and the
+   * key makes the interval one job however many replicas take it. On PostgreSQL replicas skip the
+   * rows another one is taking (FOR UPDATE SKIP LOCKED). As daily reports are taken
+   * (ScheduleRepository.takeDue). A workspace without a CDN key (`/cdn logout`) has its zones wait
+   * as they are: nothing is written to pause them, and they are due again (only their latest
+   * interval: see WatchEvaluation.tick) once a key is set.
    */
-  async dueZones(limit: number): Promise<WatchedZone[]> {
-    const rows = await this.db
-      .selectFrom('watch_zones')
-      .selectAll()
-      .where('next_run_at', '<=', this.clock.now())
-      .where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('cdn_credentials')
-            .select('cdn_credentials.workspace_id')
-            .whereRef('cdn_credentials.workspace_id', '=', 'watch_zones.workspace_id'),
-        ),
-      )
-      .orderBy('next_run_at')
-      .limit(limit)
-      .execute();
-    return rows.map(toZone);
-  }
-
-  /** Moves the zone's evaluation due at `dueAt` on to `nextRunAt`: true for the one that won. */
-  async claimZone(
-    workspaceId: string,
-    zoneId: string,
-    dueAt: number,
-    nextRunAt: number,
-  ): Promise<boolean> {
-    const result = await this.db
-      .updateTable('watch_zones')
-      .set({ next_run_at: nextRunAt, updated_at: this.clock.now() })
-      .where('workspace_id', '=', workspaceId)
-      .where('zone_id', '=', zoneId)
-      .where('next_run_at', '=', dueAt)
-      .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
+  async takeDue(
+    limit: number,
+    plan: (zone: WatchedZone) => { nextRunAt: number; job: NewJob },
+  ): Promise<Array<{ zone: WatchedZone; nextRunAt: number; job: NewJob }>> {
+    const now = this.clock.now();
+    return this.db.transaction().execute(async (trx) => {
+      const due = trx
+        .selectFrom('watch_zones')
+        .selectAll()
+        .where('next_run_at', '<=', now)
+        .where(withCdnKey('watch_zones'))
+        .orderBy('next_run_at')
+        .limit(limit);
+      const rows = await takeRows(due, this.dialect);
+      const taken = rows.map(toZone).map((zone) => ({ zone, ...plan(zone) }));
+      await this.jobs.enqueueMany(
+        taken.map(({ job }) => job),
+        trx,
+      );
+      for (const { zone, nextRunAt } of taken)
+        await trx
+          .updateTable('watch_zones')
+          .set({ next_run_at: nextRunAt, updated_at: now })
+          .where('workspace_id', '=', zone.workspaceId)
+          .where('zone_id', '=', zone.zoneId)
+          .execute();
+      return taken;
+    });
   }
 
   /** Holds the zone's next evaluation until `until` at the earliest (the CDN asked to wait). */

@@ -441,6 +441,7 @@ export class ZoneIndexRepository {
     }
     const fresh: Selectable<ZoneIndexStateTable> = {
       workspace_id: workspaceId,
+      account_id: null,
       generation,
       refreshed_at: null,
       cdn_total: 0,
@@ -459,6 +460,7 @@ export class ZoneIndexRepository {
 function toRow(workspaceId: string, zone: IndexedZone): Selectable<ZoneIndexTable> {
   return {
     workspace_id: workspaceId,
+    account_id: null,
     zone_id: zone.id,
     name: zone.name,
     name_key: zoneKey(zone.name),

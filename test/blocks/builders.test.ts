@@ -132,6 +132,7 @@ describe('Block Kit builders stay within Slack limits', () => {
         recent: [],
         schedules: { shown: [], hidden: 0 },
         commands: HELP_ENTRIES,
+        retention: { auditDays: 36_500, uninstalledDays: 3_650 },
       }),
       homeView({
         permissions: { readZones: false, readRecords: false, setKey: false, operate: false },
@@ -231,6 +232,29 @@ describe('md``', () => {
   it('neutralizes mentions and links', () => {
     expect(md`${HOSTILE}`.text).toBe(
       '&lt;!channel&gt; &lt;@U123&gt; &lt;http://evil.example|innocent&gt; &amp; `tick`',
+    );
+  });
+});
+
+describe('the App Home retention line', () => {
+  const home = (retention: { auditDays: number; uninstalledDays: number }) =>
+    JSON.stringify(
+      homeView({
+        permissions: { readZones: false, readRecords: false, setKey: false, operate: false },
+        keySet: false,
+        recent: [],
+        schedules: { shown: [], hidden: 0 },
+        commands: HELP_ENTRIES,
+        retention,
+      }).blocks.at(-1),
+    );
+
+  it('says the audit retention and the uninstall grace in one line, and "until uninstalled" for 0', () => {
+    expect(home({ auditDays: 365, uninstalledDays: 1 })).toContain(
+      ":lock: Activity history is kept 365 days. If the app is uninstalled, its keys are deleted at once and the rest of this workspace's data 1 day later.",
+    );
+    expect(home({ auditDays: 0, uninstalledDays: 30 })).toContain(
+      'Activity history is kept until the app is uninstalled.',
     );
   });
 });

@@ -32,36 +32,17 @@ import type { PurgeRun } from '../../src/services/purge.js';
 import type { HeldPurge } from '../../src/services/purge-holds.js';
 import type { Approval } from '../../src/store/approvals.js';
 import type { AuditEntry } from '../../src/store/audit-log.js';
-import type { Schedule } from '../../src/store/schedules.js';
 import type { WatchAlert } from '../../src/store/watch-alerts.js';
-import type { Watch } from '../../src/store/watches.js';
 import { DEFAULT_LIMITS } from '../../src/store/workspaces.js';
 import { INJECTED, mrkdwnOf } from '../helpers/mrkdwn.js';
+import { approvalWith, dailyReportWith, scheduleWith, watchWith } from './records.js';
 
 /** Typed or CDN-supplied text: mentions, a disguised link, and `&`, `<`, `>` in plain use. */
 const H =
   '<!channel> <!here> <!everyone> <@UEVIL> <http://evil.example|innocent> a&b requests>50k hitrate<80%';
 const zone: Zone = { id: H, name: H, status: H, createdAt: '2026-11-01T00:00:00Z' };
-const approval = (status: Approval['status'], outcome: Approval['outcome'] = null): Approval => ({
-  id: 'a1',
-  workspaceId: 'T1',
-  zoneId: H,
-  zoneName: H,
-  requesterId: 'U1',
-  reason: H,
-  channelId: 'C1',
-  messageTs: null,
-  status,
-  decidedBy: 'U2',
-  decidedAt: 1,
-  decisionNote: H,
-  outcome,
-  purgeId: H,
-  outcomeDetail: H,
-  expiresAt: 1,
-  createdAt: 0,
-  updatedAt: 0,
-});
+const approval = (status: Approval['status'], outcome: Approval['outcome'] = null) =>
+  approvalWith(H, status, outcome, H);
 const entry: AuditEntry = {
   id: 1,
   workspaceId: 'T1',
@@ -73,22 +54,12 @@ const entry: AuditEntry = {
   detail: { reason: H, note: H, error: H, purgeIds: [H], files: H, tags: H },
   at: 0,
 };
-const schedule: Schedule = {
+const schedule = scheduleWith(H, {
   id: 'schedule-1',
-  workspaceId: 'T1',
   zoneId: H,
-  zoneName: H,
   channelId: 'C1',
-  createdBy: 'U1',
-  timeOfDay: '09:00',
-  timeZone: H,
   status: 'paused',
-  nextRunAt: 0,
-  lastRunAt: null,
-  pausedReason: H,
-  createdAt: 0,
-  updatedAt: 0,
-};
+});
 const run = (failed: boolean): PurgeRun => ({
   job: {
     id: 'j1',
@@ -207,6 +178,8 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   purge_hold_closed: { code: 'purge_hold_closed', status: 'expired' },
   not_purge_requester: { code: 'not_purge_requester' },
   approval_unknown: { code: 'approval_unknown' },
+  api_token_unknown: { code: 'api_token_unknown' },
+  api_token_invalid: { code: 'api_token_invalid', field: 'zones' },
   approval_closed: { code: 'approval_closed', status: 'denied' },
   approval_decided_meanwhile: { code: 'approval_decided_meanwhile' },
   approval_pending: {
@@ -222,6 +195,8 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   no_conversation: { code: 'no_conversation' },
   cannot_post: { code: 'cannot_post', place: 'chart', slackError: H },
   not_a_range: { code: 'not_a_range', word: H },
+  audit_filter: { code: 'audit_filter', word: H, reason: 'kind' },
+  export_running: { code: 'export_running' },
   too_many_points: {
     code: 'too_many_points',
     range: 'last 30 days',
@@ -250,16 +225,7 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   limit_out_of_range: { code: 'limit_out_of_range', limit: 'rulesPerWatch', ceiling: 100 },
 };
 
-const watch: Watch = {
-  id: 'w1',
-  workspaceId: 'T1',
-  zoneId: 'z1',
-  zoneName: H,
-  channelId: 'C1',
-  createdBy: 'U1',
-  rules: [H],
-  createdAt: 0,
-};
+const watch = watchWith(H, { id: 'w1', zoneId: 'z1', channelId: 'C1', rules: [H] });
 const alert = (rule: string): WatchAlert => ({
   id: 'a1',
   workspaceId: 'T1',
@@ -290,6 +256,15 @@ const CASES: Record<string, () => unknown[]> = {
   denyModal: () => [approvalBlocks.denyModal(approval('pending'))],
   auditMessage: () => [auditBlocks.auditMessage([entry], H), auditBlocks.auditMessage([], H)],
   auditLine: () => [auditBlocks.auditLine(entry)],
+  auditPageMessage: () => [
+    auditBlocks.auditPageMessage(
+      { entries: [entry], hasNext: true, hasPrevious: true, timeZone: H },
+      { zone: H, actor: { kind: 'token', name: H }, since: H, until: H },
+    ),
+  ],
+  auditExportStartedText: () => [auditBlocks.auditExportStartedText({ zone: H })],
+  auditExportDoneText: () => [auditBlocks.auditExportDoneText(3, { zone: H })],
+  auditExportFailedText: () => [auditBlocks.auditExportFailedText(H)],
   channelList: () => [channelBlocks.channelList(['C1', 'C2'])],
   channelDefaultMessage: () => [
     channelBlocks.channelDefaultMessage({ kind: 'none' }),
@@ -354,16 +329,11 @@ const CASES: Record<string, () => unknown[]> = {
   delta: () => [reportBlocks.delta(1, 2), reportBlocks.delta(1, 0)],
   dailyReportText: () => [
     reportBlocks.dailyReportText(
-      {
-        zoneName: H,
-        dayLabel: H,
-        timeZone: H,
-        yesterday: { requests: 1, bandwidth: 2, cacheHitRate: 0.5 },
-        dayBefore: { requests: 0, bandwidth: 0, cacheHitRate: 0 },
-        title: H,
-        filename: H,
-        setUpBy: 'U1',
-      },
+      dailyReportWith(
+        H,
+        { requests: 1, bandwidth: 2, cacheHitRate: 0.5 },
+        { requests: 0, bandwidth: 0, cacheHitRate: 0 },
+      ),
       H,
     ),
   ],

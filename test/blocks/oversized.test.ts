@@ -38,11 +38,10 @@ import type { PurgeRun } from '../../src/services/purge.js';
 import type { HeldPurge } from '../../src/services/purge-holds.js';
 import type { Approval } from '../../src/store/approvals.js';
 import type { AuditEntry } from '../../src/store/audit-log.js';
-import type { Schedule } from '../../src/store/schedules.js';
 import type { WatchAlert } from '../../src/store/watch-alerts.js';
-import type { Watch } from '../../src/store/watches.js';
 import { DEFAULT_LIMITS } from '../../src/store/workspaces.js';
 import { zoneLabel } from '../../src/zone-names.js';
+import { approvalWith, dailyReportWith, scheduleWith, watchWith } from './records.js';
 
 const N = 10_000;
 const LONG = `${'<a&b>'.repeat(999)}.com`; // 5,000 characters, every one of them escaped
@@ -87,26 +86,7 @@ const VERIFIED = {
   ),
 };
 
-const approvalOf = (status: Approval['status']): Approval => ({
-  id: 'a1',
-  workspaceId: 'T1',
-  zoneId: 'z1',
-  zoneName: LONG,
-  requesterId: 'U1',
-  reason: LONG,
-  channelId: 'C1',
-  messageTs: null,
-  status,
-  decidedBy: 'U2',
-  decidedAt: 1,
-  decisionNote: LONG,
-  outcome: 'failed',
-  purgeId: LONG,
-  outcomeDetail: LONG,
-  expiresAt: 1,
-  createdAt: 0,
-  updatedAt: 0,
-});
+const approvalOf = (status: Approval['status']) => approvalWith(LONG, status, 'failed', 'z1');
 const entry = (i: number): AuditEntry => ({
   id: i,
   workspaceId: 'T1',
@@ -118,32 +98,20 @@ const entry = (i: number): AuditEntry => ({
   detail: { reason: LONG, error: LONG, purgeIds: many(100, () => LONG) },
   at: 0,
 });
-const schedule = (i: number): Schedule => ({
-  id: `s${i}`,
-  workspaceId: 'T1',
-  zoneId: 'z',
-  zoneName: LONG,
-  channelId: `C${i}`,
-  createdBy: 'U1',
-  timeOfDay: '09:00',
-  timeZone: LONG,
-  status: i % 2 ? 'paused' : 'active',
-  nextRunAt: 0,
-  lastRunAt: null,
-  pausedReason: LONG,
-  createdAt: 0,
-  updatedAt: 0,
-});
-const watch = (i: number): Watch => ({
-  id: `w${i}`,
-  workspaceId: 'T1',
-  zoneId: 'z',
-  zoneName: LONG,
-  channelId: `C${i}`,
-  createdBy: 'U1',
-  rules: many(1_000, () => 'requests>50k/5m'),
-  createdAt: 0,
-});
+const schedule = (i: number) =>
+  scheduleWith(LONG, {
+    id: `s${i}`,
+    zoneId: 'z',
+    channelId: `C${i}`,
+    status: i % 2 ? 'paused' : 'active',
+  });
+const watch = (i: number) =>
+  watchWith(LONG, {
+    id: `w${i}`,
+    zoneId: 'z',
+    channelId: `C${i}`,
+    rules: many(1_000, () => 'requests>50k/5m'),
+  });
 /** Every watch with 1,000 muted rules, in a workspace without a key. */
 const listing = {
   watches: many(N, (i) => ({ ...watch(i), muted: many(1_000, () => LONG) })),
@@ -252,6 +220,15 @@ const CASES: Record<string, () => unknown[]> = {
   denyModal: () => [approval.denyModal(approvalOf('pending'))],
   auditLine: () => [audit.auditLine(entry(0))],
   auditMessage: () => [audit.auditMessage(many(N, entry), LONG)],
+  auditPageMessage: () => [
+    audit.auditPageMessage(
+      { entries: many(20, entry), hasNext: true, hasPrevious: true, timeZone: LONG },
+      { zone: LONG, actor: { kind: 'token', name: LONG }, since: LONG, until: LONG },
+    ),
+  ],
+  auditExportStartedText: () => [audit.auditExportStartedText({ zone: LONG })],
+  auditExportDoneText: () => [audit.auditExportDoneText(3, { zone: LONG })],
+  auditExportFailedText: () => [audit.auditExportFailedText(LONG)],
   channelList: () => [channels.channelList(CHANNELS)],
   channelDefaultMessage: () => [
     channels.channelDefaultMessage({ kind: 'stale', zoneName: LONG }),
@@ -369,16 +346,11 @@ const CASES: Record<string, () => unknown[]> = {
   delta: () => [reports.delta(1, 2)],
   dailyReportText: () => [
     reports.dailyReportText(
-      {
-        zoneName: LONG,
-        dayLabel: LONG,
-        timeZone: LONG,
-        yesterday: { requests: 1, bandwidth: 1, cacheHitRate: 1 },
-        dayBefore: { requests: 1, bandwidth: 1, cacheHitRate: 1 },
-        title: LONG,
-        filename: LONG,
-        setUpBy: 'U1',
-      },
+      dailyReportWith(
+        LONG,
+        { requests: 1, bandwidth: 1, cacheHitRate: 1 },
+        { requests: 1, bandwidth: 1, cacheHitRate: 1 },
+      ),
       LONG,
     ),
   ],

@@ -30,7 +30,7 @@ import { sign } from '../helpers/child-bot.js';
 import { ManualClock } from '../helpers/clock.js';
 import { type CapturedLogs, captureLogs, expectNoSecrets } from '../helpers/logs.js';
 import { freePort } from '../helpers/net.js';
-import { testKey, testStore } from '../helpers/store.js';
+import { type Backend, testKey, testStore } from '../helpers/store.js';
 
 export const SIGNING_SECRET = 'e2e-signing-secret-0123456789';
 export const CDN_KEY = 'sk_e2e_right_key_5f1c9a';
@@ -58,6 +58,8 @@ export interface Harness {
   workspaceId: string;
   /** Stops the app and starts a new one on the same database, as a restarted process would. */
   restart(): Promise<void>;
+  /** Starts a second app (another replica) on the same database; stopped after the test. */
+  replica(): Promise<{ url: string; deps: AppDeps; store: Store }>;
   /** Runs a message shortcut on `message`. */
   shortcut(
     callbackId: string,
@@ -132,6 +134,8 @@ export async function startHarness(
     chartRenderer?: ChartRenderer;
     /** Run the bot in Socket Mode: deliveries go over the fake Slack's WebSocket. */
     socket?: boolean;
+    /** The database (default SQLite); replicas share it. */
+    backend?: Backend;
   } = {},
 ): Promise<Harness> {
   const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
@@ -147,7 +151,11 @@ export async function startHarness(
   slack.addChannel({ id: CHANNEL, name: 'ops', botMember: true });
   const sandbox = await startSandbox({ apiKeys: [CDN_KEY], clock, ...options.sandbox });
   const edge = await startSandboxEdge(sandbox.state, { clock, ...options.edge });
-  const { store: firstStore, database, keyring } = await testStore('sqlite', { clock });
+  const {
+    store: firstStore,
+    database,
+    keyring,
+  } = await testStore(options.backend ?? 'sqlite', { clock });
   const transport = new CdnTransport(options.resolve ? { resolve: options.resolve } : {});
   const port = options.socket ? await freePort() : undefined;
   const config = testConfig(slack, sandbox, {
@@ -263,6 +271,19 @@ export async function startHarness(
       const store = await openStore({ database, keyring, clock });
       open.push(() => store.close());
       current = await boot(store);
+    },
+    async replica() {
+      let sequence = 0;
+      const store = await openStore({
+        database,
+        keyring,
+        clock,
+        newId: () => `r${open.length}-id-${++sequence}`,
+      });
+      open.push(() => store.close());
+      const booted = await boot(store);
+      open.push(() => booted.stop());
+      return { url: booted.url, deps: booted.deps, store };
     },
     async login(apiKey = CDN_KEY) {
       secrets[`a CDN key given to login (${Object.keys(secrets).length})`] = apiKey;

@@ -24,6 +24,17 @@ describe('App Home', () => {
     expect(home).not.toContain(CDN_KEY);
   });
 
+  it('says how long the history is kept, and the data after an uninstall, as configured', async () => {
+    const h = await startHarness({
+      env: { AUDIT_RETENTION_DAYS: '90', UNINSTALLED_DATA_RETENTION_DAYS: '14' },
+    });
+    await h.event({ type: 'app_home_opened', user: MEMBER, channel: 'D1', tab: 'home' });
+    await h.slack.waitForCalls((c) => c.method === 'views.publish');
+    expect(textOf(h.slack.homes.get(MEMBER)?.view)).toContain(
+      "Activity history is kept 90 days. If the app is uninstalled, its keys are deleted at once and the rest of this workspace's data 14 days later.",
+    );
+  });
+
   it('lists zones in the DM and refuses the key form to a non-admin, in a modal', async () => {
     const h = await startHarness();
     await h.login();

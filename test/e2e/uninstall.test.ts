@@ -1,10 +1,39 @@
-// Uninstall and token revocation: tokens and the CDN key are deleted, reports paused, pending
+// Uninstall and token revocation: tokens and the CDN key are deleted, reports and watches wait
+// (nothing runs without a key; they are not paused, so a reinstall loses nothing), pending
 // purge-everything requests expired (an old Approve button can no longer purge), and it is audited.
+// The rest of the workspace's data stays for the grace period (UNINSTALLED_DATA_RETENTION_DAYS),
+// then the retention sweep deletes it; a reinstall (over OAuth) within the grace keeps it all.
 import type { Installation } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
 import { APPROVAL_IDS } from '../../src/blocks/ids.js';
-import { everythingRequests, requestEverything } from './flows.js';
+import { everythingRequests, interval, requestEverything, watching } from './flows.js';
 import { ADMIN, CDN_KEY, type Harness, OTHER, startHarness } from './harness.js';
+
+const DAY = 86_400_000;
+const OAUTH = { clientId: '1111.2222', clientSecret: 'oauth-client-secret' };
+
+/** Installs the app into the harness's workspace as Slack's OAuth flow does, over HTTP. */
+async function installOverOAuth(h: Harness) {
+  const install = await fetch(`${h.url}/slack/install`, { redirect: 'manual' });
+  const state = new URL(install.headers.get('location') ?? '').searchParams.get('state') ?? '';
+  const cookie = (install.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  const code = h.slack.mintOAuthCode(h.workspaceId, ADMIN);
+  const done = await fetch(`${h.url}/slack/oauth_redirect?code=${code}&state=${state}`, {
+    headers: { cookie },
+  });
+  expect(done.status).toBe(200);
+}
+
+/** What the workspace keeps besides its keys: settings, default zones, reports, watches, history. */
+async function kept(h: Harness) {
+  const { store, workspaceId } = h;
+  return {
+    workspace: (await store.workspaces.get(workspaceId)) !== undefined,
+    reports: (await store.schedules.listForWorkspace(workspaceId)).map((s) => s.status),
+    watches: (await store.watches.listForWorkspace(workspaceId)).length,
+    audit: (await store.audit.recent(workspaceId, { limit: 100 })).length,
+  };
+}
 
 const BOT_TOKEN = 'xoxb-installed-secret-token';
 
@@ -22,7 +51,7 @@ async function workspaceWithEverything(h: Harness) {
 }
 
 describe('when Slack revokes the app', () => {
-  it('app_uninstalled deletes tokens and key, pauses reports, expires approvals, and audits it', async () => {
+  it('app_uninstalled deletes tokens and key, expires approvals, leaves reports waiting, and audits it', async () => {
     const h = await startHarness();
     const request = await workspaceWithEverything(h);
 
@@ -39,15 +68,13 @@ describe('when Slack revokes the app', () => {
       }),
     ).rejects.toThrow('No installation');
     const [schedule] = await h.store.schedules.listForWorkspace(h.workspaceId);
-    expect(schedule).toMatchObject({
-      status: 'paused',
-      pausedReason: expect.stringContaining('uninstalled'),
-    });
+    // Not paused (nothing would resume it after a reinstall): without a key, it waits.
+    expect(schedule).toMatchObject({ status: 'active', pausedReason: null });
     const [audit] = await h.store.audit.recent(h.workspaceId);
     expect(audit).toMatchObject({
       action: 'app.uninstalled',
       actorId: 'slack',
-      detail: { keyDeleted: true, schedulesPaused: 1, approvalsExpired: 1 },
+      detail: { keyDeleted: true, approvalsExpired: 1, reportsWaiting: 1, watchesWaiting: 0 },
     });
     const everything = JSON.stringify(await h.store.audit.recent(h.workspaceId, { limit: 50 }));
     expect(everything).not.toContain(CDN_KEY);
@@ -75,5 +102,73 @@ describe('when Slack revokes the app', () => {
     const actions = (await h.store.audit.recent(h.workspaceId)).map((e) => e.action);
     expect(actions.filter((a) => a === 'tokens.revoked')).toHaveLength(1);
     expect(await h.store.credentials.get(h.workspaceId)).toBeUndefined();
+  });
+
+  it('keeps the rest of the workspace through the grace period, and a later sweep deletes it', async () => {
+    const h = await startHarness();
+    await watching(h, 'example.com');
+    await workspaceWithEverything(h);
+
+    await h.event({ type: 'app_uninstalled' });
+    await h.logs.waitFor('workspace access revoked');
+    const [audit] = await h.store.audit.recent(h.workspaceId);
+    expect(audit?.detail).toMatchObject({
+      dataDeletedAfter: new Date(h.clock.now() + 30 * DAY).toISOString(),
+    });
+    // Nothing is polled for the workspace meanwhile: its watch waits, as without a key.
+    const evaluations = h.sandbox.requests.length;
+    await interval(h, 3);
+    expect(h.sandbox.requests.length).toBe(evaluations);
+
+    h.clock.advance(29 * DAY);
+    // Its report, past its time every day, waits too.
+    expect(await h.deps.reports.tick()).toEqual({ queued: 0, skipped: 0 });
+    await h.deps.retention.sweep();
+    const during = await kept(h);
+    expect(during).toMatchObject({ workspace: true, reports: ['active'], watches: 1 });
+    expect(during.audit).toBeGreaterThan(1);
+
+    h.clock.advance(DAY + 1);
+    expect((await h.deps.retention.sweep()).uninstalled).toBeGreaterThan(0);
+    expect(await kept(h)).toEqual({ workspace: false, reports: [], watches: 0, audit: 0 });
+    await h.logs.waitFor("uninstalled workspace's data deleted");
+  });
+
+  it('a reinstall within the grace period loses nothing: log in again and the watch resumes', async () => {
+    const h = await startHarness({
+      slack: { oauth: OAUTH },
+      env: {
+        SLACK_CLIENT_ID: OAUTH.clientId,
+        SLACK_CLIENT_SECRET: OAUTH.clientSecret,
+        SLACK_STATE_SECRET: 'state-secret-for-tests',
+      },
+    });
+    await installOverOAuth(h);
+    await watching(h, 'example.com');
+    await h.command('report example.com daily 09:00', { user: ADMIN });
+    await h.slack.waitForMessages((m) => m.text?.includes('scheduled') ?? false);
+    await h.event({ type: 'app_uninstalled' });
+    await h.logs.waitFor('workspace access revoked');
+    const before = await kept(h);
+
+    h.clock.advance(20 * DAY);
+    await installOverOAuth(h);
+    h.clock.advance(20 * DAY);
+    await h.deps.retention.sweep();
+    expect(await kept(h)).toEqual(before);
+    expect(before).toMatchObject({ watches: 1, reports: ['active'] });
+    // Without a key nothing ran meanwhile.
+    expect(await h.deps.reports.tick()).toEqual({ queued: 0, skipped: 0 });
+
+    // The key was deleted at the uninstall: once an admin logs in again, the watch polls again
+    // and the report runs again, by themselves.
+    const evaluations = h.sandbox.requests.length;
+    await h.login();
+    await interval(h, 2);
+    expect(h.sandbox.requests.length).toBeGreaterThan(evaluations);
+    const caughtUp = await h.deps.reports.tick();
+    expect(caughtUp.queued + caughtUp.skipped).toBe(1);
+    h.clock.advance(DAY);
+    expect(await h.deps.reports.tick()).toEqual({ queued: 1, skipped: 0 });
   });
 });

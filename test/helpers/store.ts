@@ -110,3 +110,21 @@ export async function testStore(
   cleanups.push(() => store.close());
   return { store, clock, database, keyring };
 }
+
+/**
+ * Stores on one new database, as replicas would open it: three on PostgreSQL, one on SQLite (a
+ * SQLite database is one process's, see process-lock.ts). Each has ids of its own; the first
+ * comes first.
+ */
+export async function replicaStores(
+  backend: Backend,
+  poolSize: number,
+): Promise<[StoreFixture, ...StoreFixture[]]> {
+  const database = await testDatabase(backend);
+  const prefixes = backend === 'postgres' ? ['a', 'b', 'c'] : ['a'];
+  const [first, ...others] = await Promise.all(
+    prefixes.map((idPrefix) => testStore(backend, { database, poolSize, idPrefix })),
+  );
+  if (!first) throw new Error('no replica');
+  return [first, ...others];
+}

@@ -23,6 +23,7 @@ function sweepOf(store: Store, clock: ManualClock, options: Partial<RetentionOpt
     jobsMs: 7 * DAY,
     jobsSoonerMs: { eval: HOUR },
     auditMs: 365 * DAY,
+    uninstalledMs: 30 * DAY,
     // Small batches: one sweep must go round several times.
     batch: 2,
     ...options,
@@ -133,6 +134,8 @@ for (const { backend, skip } of BACKENDS) {
         seenRequests: 3,
         alerts: 1,
         audit: 3,
+        uninstalled: 0,
+        apiPurges: 0,
       });
       expect(await ids(store, 'jobs')).toEqual([
         'eval-new',
@@ -155,6 +158,8 @@ for (const { backend, skip } of BACKENDS) {
         seenRequests: 0,
         alerts: 0,
         audit: 0,
+        uninstalled: 0,
+        apiPurges: 0,
       });
     });
 

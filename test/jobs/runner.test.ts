@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock, within } from '../../src/clock.js';
 import type { DatabaseConfig } from '../../src/config.js';
 import {
   type JobContext,
@@ -17,22 +18,13 @@ import { aborted, deferred, type JobCall, type ObservedJobs, observe } from './o
 
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 
-/** Fails with `label` instead of hanging until the test's timeout. */
-async function within<T>(ms: number, promise: Promise<T>, label: string): Promise<T> {
-  const timer = new AbortController();
-  try {
-    return await Promise.race([
-      promise,
-      delay(ms, undefined, { signal: timer.signal }).then(() => {
-        throw new Error(`timed out after ${ms} ms: ${label}`);
-      }),
-    ]);
-  } finally {
-    timer.abort();
-  }
-}
-
 const WAIT = 8_000;
+
+/** `promise`, or a failure naming `label` after WAIT ms, instead of hanging until the test's timeout. */
+const inTime = <T>(promise: Promise<T>, label: string): Promise<T> =>
+  within(systemClock, WAIT, promise, () => {
+    throw new Error(`timed out after ${WAIT} ms: ${label}`);
+  });
 
 /** What a test keeps of a handler's context. */
 type Signals = Pick<JobContext, 'lost' | 'stopping'>;
@@ -151,10 +143,10 @@ for (const { backend, skip } of BACKENDS) {
       const stranger = (await runner.enqueue(job('unknown'))).job;
       runner.start();
       // The loop has looked at the queue: it now waits a minute for the next look, unless woken.
-      await within(WAIT, observed.until(isCall('claim')), 'the first look at the queue');
+      await inTime(observed.until(isCall('claim')), 'the first look at the queue');
       const { job: queued, created } = await runner.enqueue(job('echo', { payload: { hi: 1 } }));
       expect(created).toBe(true);
-      await within(WAIT, observed.until(isCall('finish', queued.id)), 'the job ran at once');
+      await inTime(observed.until(isCall('finish', queued.id)), 'the job ran at once');
       expect(seen).toEqual([
         { ...queued, state: 'running', leaseOwner: 'r1', leaseUntil: T0 + 10_000, attempts: 1 },
       ]);
@@ -183,7 +175,7 @@ for (const { backend, skip } of BACKENDS) {
       });
       runner.start();
       const { job: queued } = await runner.enqueue(job('flaky'));
-      await within(WAIT, nth(observed, 1, isCall('release', queued.id)), 'first failure');
+      await inTime(nth(observed, 1, isCall('release', queued.id)), 'first failure');
       // Thrown: retried after 1 s × 2^attempts, with the error's name (not its message).
       expect(await store.jobs.get(queued.id)).toEqual({
         ...queued,
@@ -195,14 +187,13 @@ for (const { backend, skip } of BACKENDS) {
       expect(logs.text()).toContain('job attempt failed');
       // Not before its time: a later look at the queue leaves it be.
       clock.advance(1_999);
-      await within(
-        WAIT,
+      await inTime(
         next(observed, (c) => c.method === 'claim' && c.result === undefined),
         'a look at the queue',
       );
       expect(await store.jobs.get(queued.id)).toMatchObject({ state: 'queued', attempts: 1 });
       clock.advance(1);
-      await within(WAIT, nth(observed, 2, isCall('release', queued.id)), 'asked for a retry');
+      await inTime(nth(observed, 2, isCall('release', queued.id)), 'asked for a retry');
       expect(await store.jobs.get(queued.id)).toEqual({
         ...queued,
         state: 'queued',
@@ -211,7 +202,7 @@ for (const { backend, skip } of BACKENDS) {
         error: 'rate limited',
       });
       clock.advance(30_000);
-      await within(WAIT, observed.until(isCall('finish', queued.id)), 'third attempt');
+      await inTime(observed.until(isCall('finish', queued.id)), 'third attempt');
       expect(attempts).toEqual([1, 2, 3]);
       expect(await store.jobs.get(queued.id)).toMatchObject({
         state: 'succeeded',
@@ -237,12 +228,12 @@ for (const { backend, skip } of BACKENDS) {
       });
       runner.start();
       const { job: queued } = await runner.enqueue(job('doomed'));
-      await within(WAIT, nth(observed, 1, isCall('release', queued.id)), 'first failure');
+      await inTime(nth(observed, 1, isCall('release', queued.id)), 'first failure');
       clock.advance(2_000);
-      await within(WAIT, nth(observed, 2, isCall('release', queued.id)), 'second failure');
+      await inTime(nth(observed, 2, isCall('release', queued.id)), 'second failure');
       expect(givenUp).toEqual([]);
       clock.advance(4_000);
-      await within(WAIT, observed.until(isCall('finish', queued.id)), 'given up');
+      await inTime(observed.until(isCall('finish', queued.id)), 'given up');
       expect(runs).toEqual([1, 2]);
       expect(givenUp).toEqual([3]);
       expect(await store.jobs.get(queued.id)).toMatchObject({
@@ -254,8 +245,7 @@ for (const { backend, skip } of BACKENDS) {
       });
       // Failed for good: later looks at the queue find nothing.
       clock.advance(3_600_000);
-      await within(
-        WAIT,
+      await inTime(
         next(observed, (c) => c.method === 'claim' && c.result === undefined),
         'a look at the queue',
       );
@@ -278,9 +268,9 @@ for (const { backend, skip } of BACKENDS) {
       });
       runner.start();
       const { job: queued } = await runner.enqueue(job('doomed'));
-      await within(WAIT, nth(observed, 1, isCall('release', queued.id)), 'first failure');
+      await inTime(nth(observed, 1, isCall('release', queued.id)), 'first failure');
       clock.advance(2_000);
-      await within(WAIT, observed.until(isCall('finish', queued.id)), 'given up');
+      await inTime(observed.until(isCall('finish', queued.id)), 'given up');
       expect(givenUp).toEqual([2]);
       expect(await store.jobs.get(queued.id)).toMatchObject({
         state: 'failed',
@@ -291,8 +281,7 @@ for (const { backend, skip } of BACKENDS) {
       expect(logs.text()).toContain('the last word failed too');
       // Not back a minute later, nor an hour later.
       clock.advance(3_600_000);
-      await within(
-        WAIT,
+      await inTime(
         next(observed, (c) => c.method === 'claim' && c.result === undefined),
         'a look at the queue',
       );
@@ -310,14 +299,13 @@ for (const { backend, skip } of BACKENDS) {
         await store.jobs.completeStep(queued.id, 'dead', idx, { by: 'dead' });
       runner.start();
       // Its lease still runs: the runner leaves it be.
-      await within(
-        WAIT,
+      await inTime(
         next(observed, (c) => c.method === 'claim' && c.result === undefined),
         'a look at the queue',
       );
       expect(executed).toEqual([]);
       clock.advance(1_001);
-      await within(WAIT, observed.until(isCall('finish', queued.id)), 'the job resumed');
+      await inTime(observed.until(isCall('finish', queued.id)), 'the job resumed');
       expect(executed).toEqual([3, 4, 5].map((idx) => ({ owner: 'r1', idx })));
       expect((await store.jobs.steps(queued.id)).map((s) => s.result)).toEqual([
         { by: 'dead' },
@@ -356,16 +344,15 @@ for (const { backend, skip } of BACKENDS) {
       w.runner.start();
       second.runner.start();
       w.clock.advance(1_001);
-      const winner = await within(WAIT, started.promise, 'one runner took it over');
+      const winner = await inTime(started.promise, 'one runner took it over');
       const loser = byReplica[winner === 'r1' ? 'r2' : 'r1'];
       // The other keeps looking while the winner runs it, and finds nothing.
       for (let i = 0; i < 3; i++) {
-        const look = await within(WAIT, next(loser.observed, isCall('claim')), 'a look');
+        const look = await inTime(next(loser.observed, isCall('claim')), 'a look');
         expect(look.result).toBeUndefined();
       }
       release.open();
-      await within(
-        WAIT,
+      await inTime(
         byReplica[winner === 'r1' ? 'r1' : 'r2'].observed.until(isCall('finish', queued.id)),
         'finished',
       );
@@ -389,8 +376,8 @@ for (const { backend, skip } of BACKENDS) {
       );
       runner.start();
       const { job: queued } = await runner.enqueue(job('steps', { steps: [0, 1, 2, 3, 4, 5] }));
-      await within(WAIT, atStep2.promise, 'step 2 under way');
-      await within(WAIT, runner.stop(10_000), 'stopped');
+      await inTime(atStep2.promise, 'step 2 under way');
+      await inTime(runner.stop(10_000), 'stopped');
       expect(
         observed.calls.filter(isCall('release')).map(({ args, result }) => ({ args, result })),
       ).toEqual([{ args: [queued.id, 'r1', T0, { paused: true }], result: true }]);
@@ -418,7 +405,7 @@ for (const { backend, skip } of BACKENDS) {
       const other = await replica(backend, clock, database, { owner: 'r2' });
       other.runner.register('steps', stepper(executed));
       other.runner.start();
-      await within(WAIT, other.observed.until(isCall('finish', queued.id)), 'finished elsewhere');
+      await inTime(other.observed.until(isCall('finish', queued.id)), 'finished elsewhere');
       expect(executed).toEqual([
         { owner: 'r1', idx: 0 },
         { owner: 'r1', idx: 1 },
@@ -444,8 +431,8 @@ for (const { backend, skip } of BACKENDS) {
       });
       runner.start();
       const { job: queued } = await runner.enqueue(job('stubborn'));
-      const context = await within(WAIT, started.promise, 'started');
-      await within(WAIT, runner.stop(150), 'stopped');
+      const context = await inTime(started.promise, 'started');
+      await inTime(runner.stop(150), 'stopped');
       expect(context.stopping.aborted).toBe(true);
       expect(context.lost.aborted).toBe(true);
       expect(await store.jobs.get(queued.id)).toEqual({
@@ -458,7 +445,7 @@ for (const { backend, skip } of BACKENDS) {
         error: 'interrupted by a stop',
       });
       // The handler returned 'done' after all, too late: the runner writes nothing more.
-      await within(WAIT, runner.settled(), 'the attempt ended');
+      await inTime(runner.settled(), 'the attempt ended');
       expect(returned).toBe(true);
       expect(observed.calls.filter(isCall('finish'))).toEqual([]);
       expect(await store.jobs.get(queued.id)).toMatchObject({ state: 'queued', leaseOwner: null });
@@ -479,10 +466,10 @@ for (const { backend, skip } of BACKENDS) {
       });
       runner.start();
       const { job: queued } = await runner.enqueue(job('slow'));
-      await within(WAIT, started.promise, 'started');
+      await inTime(started.promise, 'started');
       for (let beat = 1; beat <= 2; beat++) {
         clock.advance(250);
-        const renewed = await within(WAIT, next(observed, isCall('renew', queued.id)), 'beat');
+        const renewed = await inTime(next(observed, isCall('renew', queued.id)), 'beat');
         expect(renewed.result).toBe(true);
         expect((await store.jobs.get(queued.id))?.leaseUntil).toBe(clock.now() + 300);
       }
@@ -490,7 +477,7 @@ for (const { backend, skip } of BACKENDS) {
       expect(clock.now()).toBeGreaterThan(T0 + 300);
       expect(await store.jobs.claim('thief', 300, ['slow'])).toBeUndefined();
       release.open();
-      await within(WAIT, observed.until(isCall('finish', queued.id)), 'finished');
+      await inTime(observed.until(isCall('finish', queued.id)), 'finished');
       expect(await store.jobs.get(queued.id)).toMatchObject({ state: 'succeeded', attempts: 1 });
     });
 
@@ -525,13 +512,13 @@ for (const { backend, skip } of BACKENDS) {
       });
       runner.start();
       const { job: queued } = await runner.enqueue(job('long', { checkpoint: { step: 0 } }));
-      const context = await within(WAIT, started.promise, 'started');
+      const context = await inTime(started.promise, 'started');
       const taken = await steal(store, clock, 'long');
       expect(taken).toMatchObject({ leaseOwner: 'other', attempts: 2 });
-      const error = await within(WAIT, outcome.promise, 'the handler tried a checkpoint');
+      const error = await inTime(outcome.promise, 'the handler tried a checkpoint');
       expect(error).toBeInstanceOf(LeaseLostError);
       expect(context.lost.aborted).toBe(true);
-      await within(WAIT, runner.stop(1_000), 'stopped');
+      await inTime(runner.stop(1_000), 'stopped');
       expect(observed.calls.filter((c) => c.method === 'finish' || c.method === 'release')).toEqual(
         [],
       );
@@ -558,13 +545,11 @@ for (const { backend, skip } of BACKENDS) {
       });
       runner.start();
       const { job: queued } = await runner.enqueue(job('long'));
-      await within(WAIT, started.promise, 'started');
+      await inTime(started.promise, 'started');
       const taken = await steal(store, clock, 'long');
       stolen.open();
-      expect(await within(WAIT, thrown.promise, 'checkpoint refused')).toBeInstanceOf(
-        LeaseLostError,
-      );
-      await within(WAIT, runner.stop(1_000), 'stopped');
+      expect(await inTime(thrown.promise, 'checkpoint refused')).toBeInstanceOf(LeaseLostError);
+      await inTime(runner.stop(1_000), 'stopped');
       expect(observed.calls.filter((c) => c.method === 'finish' || c.method === 'release')).toEqual(
         [],
       );
@@ -590,7 +575,7 @@ for (const { backend, skip } of BACKENDS) {
       });
       const a = (await runner.enqueue(job('parent'))).job;
       const later = (await runner.enqueue(job('parent', { runAt: T0 + 60_000 }))).job;
-      await within(WAIT, runner.settled(), 'settled');
+      await inTime(runner.settled(), 'settled');
       expect(ran).toEqual([`parent ${a.id}`, `child of ${a.id}`]);
       expect(await store.jobs.countByState()).toEqual({ succeeded: 2, queued: 1 });
       expect((await store.jobs.get(later.id))?.state).toBe('queued');
@@ -626,7 +611,7 @@ for (const { backend, skip } of BACKENDS) {
         // The attempt's own `finally` (its slot freed) runs before this answer is handed back.
         await new Promise((resolve) => setImmediate(resolve));
       };
-      await within(WAIT, runner.settled(), 'settled');
+      await inTime(runner.settled(), 'settled');
       expect(ran).toEqual(['parent', 'child']);
     });
 
@@ -664,28 +649,27 @@ for (const { backend, skip } of BACKENDS) {
         started.get(id(name))?.promise ?? Promise.reject(new Error(`no job ${name}`));
       const open = (name: string) => gates.get(id(name))?.open();
       const finished = (name: string) =>
-        within(WAIT, observed.until(isCall('finish', id(name))), `${name} finished`);
+        inTime(observed.until(isCall('finish', id(name))), `${name} finished`);
       await add('a1', T0 - 3);
       await add('a2', T0 - 2);
       await add('b1', T0 - 1);
       runner.start();
-      await within(WAIT, Promise.all([startedOf('a1'), startedOf('b1')]), 'a1 and b1 running');
+      await inTime(Promise.all([startedOf('a1'), startedOf('b1')]), 'a1 and b1 running');
       for (const name of ['c1', 'c2', 'c3']) await add(name, T0 - 1);
       // Enqueued through the runner: a look at the queue now, for c and d only (a and b are
       // full), which takes two jobs of c and then, c full too, the one of d.
       const d1 = (await runner.enqueue(job('d'))).job;
-      const dClaim = await within(
-        WAIT,
+      const dClaim = await inTime(
         observed.until((c) => isCall('claim')(c) && (c.result as { id?: string })?.id === d1.id),
         'd1 claimed',
       );
       expect(dClaim.args[2]).toEqual(['d']);
-      await within(WAIT, observed.until(isCall('finish', d1.id)), 'd1 ran');
+      await inTime(observed.until(isCall('finish', d1.id)), 'd1 ran');
       expect(Object.fromEntries(active)).toEqual({ a: 1, b: 1, c: 2, d: 0 });
       const claimedKinds = observed.calls.filter(isCall('claim')).map((c) => c.args[2]);
       expect(claimedKinds.filter((kinds) => (kinds as string[]).includes('a'))).toHaveLength(1);
       open('a1');
-      await within(WAIT, startedOf('a2'), 'a2 runs once a1 is done');
+      await inTime(startedOf('a2'), 'a2 runs once a1 is done');
       for (const name of ['a2', 'b1', 'c1', 'c2', 'c3']) open(name);
       for (const name of ['a1', 'a2', 'b1', 'c1', 'c2', 'c3']) await finished(name);
       expect(Object.fromEntries(most)).toEqual({ a: 1, b: 1, c: 2, d: 1 });
@@ -705,7 +689,7 @@ for (const { backend, skip } of BACKENDS) {
         },
       });
       runner.start();
-      await within(WAIT, observed.until(isCall('claim')), 'the first look at the queue');
+      await inTime(observed.until(isCall('claim')), 'the first look at the queue');
       const held = deferred();
       const letGo = gate();
       observed.hold = async (call) => {
@@ -716,7 +700,7 @@ for (const { backend, skip } of BACKENDS) {
       };
       const { job: queued } = await runner.enqueue(job('echo'));
       try {
-        await within(WAIT, held.promise, 'the loop claimed the job');
+        await inTime(held.promise, 'the loop claimed the job');
         const settling = runner.settled();
         // Still waiting while the claim is held (a wrong settled() resolves at once).
         const early = await Promise.race([
@@ -725,7 +709,7 @@ for (const { backend, skip } of BACKENDS) {
         ]);
         expect(early).toBe('waiting');
         letGo.open();
-        await within(WAIT, settling, 'settled');
+        await inTime(settling, 'settled');
         expect(ran).toBe(1);
         expect((await store.jobs.get(queued.id))?.state).toBe('succeeded');
       } finally {
@@ -759,7 +743,7 @@ for (const { backend, skip } of BACKENDS) {
         },
       });
       runner.start();
-      await within(WAIT, observed.until(isCall('claim')), 'the first look at the queue');
+      await inTime(observed.until(isCall('claim')), 'the first look at the queue');
       await store.jobs.enqueue(job('one', { runAt: T0 - 2 }));
       await store.jobs.enqueue(job('one', { runAt: T0 - 1 }));
       const held = deferred();
@@ -773,7 +757,7 @@ for (const { backend, skip } of BACKENDS) {
       // Wake the loop (a job of no registered kind): its claim takes the first job.
       await runner.enqueue(job('other'));
       try {
-        await within(WAIT, held.promise, 'the loop claimed the first job');
+        await inTime(held.promise, 'the loop claimed the first job');
         const settled = runner.settled();
         // settled()'s own look at the queue, if it makes one, answers before the loop's.
         const timer = new AbortController();
@@ -783,8 +767,8 @@ for (const { backend, skip } of BACKENDS) {
         ]);
         timer.abort();
         letGo.open();
-        await within(WAIT, settled, 'settled');
-        await within(WAIT, nth(observed, 2, isCall('finish')), 'both jobs done');
+        await inTime(settled, 'settled');
+        await inTime(nth(observed, 2, isCall('finish')), 'both jobs done');
         expect(most).toBe(1);
       } finally {
         letGo.open();

@@ -46,6 +46,10 @@ for (const { backend, skip } of BACKENDS) {
         '0013_reports_unique',
         '0014_once_alert_ratelimit_jobs',
         '0015_workspace_limits',
+        '0016_cdn_accounts',
+        '0017_api_tokens',
+        '0019_audit_search',
+        '0021_workspace_uninstalled',
       ]);
       const again = await openStore({ database, keyring: new Keyring([testKey('k1', 1)]) });
       await again.close();
@@ -95,7 +99,9 @@ for (const { backend, skip } of BACKENDS) {
           .insertInto('workspaces')
           .values({ ...oldWorkspace('T1', 1), guest_access: 'read' })
           .execute();
-        expect(await migrate(db, dialect)).toEqual(['0015_workspace_limits']);
+        expect(await migrate(db, dialect, { upTo: '0015_workspace_limits' })).toEqual([
+          '0015_workspace_limits',
+        ]);
       } finally {
         await db.destroy();
       }
@@ -214,7 +220,7 @@ for (const { backend, skip } of BACKENDS) {
             alert('free', {}),
           ])
           .execute();
-        expect(await migrate(db, dialect)).toEqual([
+        expect(await migrate(db, dialect, { upTo: '0015_workspace_limits' })).toEqual([
           '0014_once_alert_ratelimit_jobs',
           '0015_workspace_limits',
         ]);

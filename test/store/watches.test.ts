@@ -1,34 +1,42 @@
 // The watch repository's edges: an unwatch racing a watch of the same zone from another channel
-// never leaves a watch unscheduled; alerts that are over are pruned, and go with their workspace.
+// never leaves a watch unscheduled; a zone's due interval is taken once, as one keyed job, across
+// replicas; alerts that are over are pruned, and go with their workspace.
 // (An alert's rate-limit claim is a keyed job now: test/store/jobs.test.ts, `hold`.)
 
 import { type Kysely, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/index.js';
+import { JobRepository } from '../../src/store/jobs.js';
 import type { Database } from '../../src/store/schema.js';
 import type { WatchAlert } from '../../src/store/watch-alerts.js';
-import { WatchRepository } from '../../src/store/watches.js';
+import { type WatchedZone, WatchRepository } from '../../src/store/watches.js';
 import { ManualClock } from '../helpers/clock.js';
-import { BACKENDS, testStore } from '../helpers/store.js';
+import { BACKENDS, replicaStores, testStore } from '../helpers/store.js';
 
 const T0 = Date.parse('2026-11-24T09:00:00Z');
 const DAY = 86_400_000;
 const ZONE = { status: 'active', firstRunAt: T0 + 60_000 };
 const LIMITS = { watches: 1_000, watchesPerPerson: 1_000 };
 
+const WATCH = {
+  workspaceId: 'T1',
+  zoneId: 'z1',
+  zoneName: 'example.com',
+  createdBy: 'U1',
+  rules: [],
+};
 const watchIn = (store: Store, channelId: string) =>
-  store.watches.upsert(
-    {
-      workspaceId: 'T1',
-      zoneId: 'z1',
-      zoneName: 'example.com',
-      channelId,
-      createdBy: 'U1',
-      rules: [],
-    },
-    ZONE,
-    LIMITS,
-  );
+  store.watches.upsert({ ...WATCH, channelId }, ZONE, LIMITS);
+
+/** A zone interval's job, keyed as WatchEvaluation.tick keys it. */
+const evalJob = (zone: WatchedZone) => ({
+  workspaceId: zone.workspaceId,
+  kind: 'watch_eval',
+  key: `watch:${zone.workspaceId}:${zone.zoneId}:${zone.nextRunAt}`,
+  payload: { zoneId: zone.zoneId, dueAt: zone.nextRunAt },
+});
+/** The tick's plan for a zone on time: its job, and the next interval a minute later. */
+const next = (zone: WatchedZone) => ({ nextRunAt: zone.nextRunAt + 60_000, job: evalJob(zone) });
 
 function alertOf(
   watchId: string,
@@ -102,11 +110,56 @@ for (const { backend, skip } of BACKENDS) {
       const { store } = await testStore(backend, { clock });
       await watchIn(store, 'C1');
       clock.advance(120_000);
-      expect(await store.watches.dueZones(10)).toEqual([]);
+      // A plan that leaves the zone where it is: what is due is looked at again below.
+      const stay = (zone: WatchedZone) => ({ nextRunAt: zone.nextRunAt, job: evalJob(zone) });
+      expect(await store.watches.takeDue(10, stay)).toEqual([]);
       await store.credentials.set('T1', 'sk_test', { userId: 'U1', validated: true });
-      expect((await store.watches.dueZones(10)).map((z) => z.zoneId)).toEqual(['z1']);
+      expect((await store.watches.takeDue(10, stay)).map((t) => t.zone.zoneId)).toEqual(['z1']);
       await store.credentials.delete('T1');
-      expect(await store.watches.dueZones(10)).toEqual([]);
+      expect(await store.watches.takeDue(10, stay)).toEqual([]);
+    });
+
+    it("takes a zone's due interval once: its job, keyed by it, and the zone moved on", async () => {
+      const clock = new ManualClock(T0);
+      const { store } = await testStore(backend, { clock });
+      await store.credentials.set('T1', 'sk_test', { userId: 'U1', validated: true });
+      await watchIn(store, 'C1');
+      clock.advance(60_000);
+      const taken = await store.watches.takeDue(10, next);
+      expect(taken.map((t) => [t.zone.zoneId, t.nextRunAt])).toEqual([['z1', T0 + 120_000]]);
+      expect(await store.watches.takeDue(10, next)).toEqual([]);
+      expect(await store.watches.zone('T1', 'z1')).toMatchObject({ nextRunAt: T0 + 120_000 });
+      expect(await store.jobs.byKey(`watch:T1:z1:${T0 + 60_000}`)).toMatchObject({
+        kind: 'watch_eval',
+        state: 'queued',
+      });
+      // A failure inside the take (here its jobs' insert) leaves the zone due, and no job.
+      clock.advance(60_000);
+      const failing = (zone: WatchedZone) => ({
+        nextRunAt: zone.nextRunAt + 60_000,
+        job: { ...evalJob(zone), steps: [{}] },
+      });
+      await expect(store.watches.takeDue(10, failing)).rejects.toThrow(/without steps/);
+      expect(await store.watches.zone('T1', 'z1')).toMatchObject({ nextRunAt: T0 + 120_000 });
+      expect(await store.jobs.byKey(`watch:T1:z1:${T0 + 120_000}`)).toBeUndefined();
+    });
+
+    it("lets exactly one of 50 concurrent takes have a zone's interval, across the replicas", async () => {
+      const replicas = await replicaStores(backend, 10);
+      const [first] = replicas;
+      await first.store.credentials.set('T1', 'sk_test', { userId: 'U1', validated: true });
+      await first.store.watches.upsert(
+        { ...WATCH, channelId: 'C1' },
+        { status: 'active', firstRunAt: first.clock.now() },
+        LIMITS,
+      );
+      const takes = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          replicas[i % replicas.length]?.store.watches.takeDue(10, next),
+        ),
+      );
+      expect(takes.filter((taken) => taken?.length)).toHaveLength(1);
+      expect(await first.store.db.selectFrom('jobs').select('key').execute()).toHaveLength(1);
     });
 
     it('unmutes once; a step read while muted is refused after it, and a quiet breach is forgotten', async () => {
@@ -153,7 +206,8 @@ for (const { backend, skip } of BACKENDS) {
 
     it('an unwatch racing a watch of the zone from another channel leaves it scheduled', async () => {
       const { store, clock } = await testStore(backend);
-      const repository = (db: Kysely<Database>) => new WatchRepository(db, backend, clock);
+      const repository = (db: Kysely<Database>) =>
+        new WatchRepository(db, backend, clock, new JobRepository(db, backend, clock));
       // The watch from C2 runs whole just before the unwatch deletes the schedule: the unwatch
       // sees the new watch and keeps it.
       const { watch: one } = await watchIn(store, 'C1');
@@ -195,7 +249,11 @@ for (const { backend, skip } of BACKENDS) {
       // Fired 30 days ago, resolved just now: its resolution is still to be posted.
       await store.watchAlerts.resolveAlert('long', clock.now(), {});
       await store.watchAlerts.createAlert(alertOf(watch.id, 'recent', 'resolved', clock.now()));
-      const ids = async () => (await store.watchAlerts.alertsForWorkspace('T1')).map((a) => a.id);
+      const ids = async () => {
+        const all = ['resolved', 'firing', 'orphan', 'long', 'recent'];
+        const left = await Promise.all(all.map((id) => store.watchAlerts.alert(id)));
+        return left.flatMap((alert) => (alert ? [alert.id] : []));
+      };
 
       expect(await store.watchAlerts.pruneAlerts(T0, 1_000)).toBe(0);
       expect(await store.watchAlerts.pruneAlerts(clock.now() - 1, 1_000)).toBe(2);

@@ -98,6 +98,8 @@ export class Screen {
       writeFileSync(path, file.bytes);
       this.#written.set(file.id, path);
       files.push(`📎 ${file.title ?? file.filename}: ${path} (${describeFile(file.bytes)})`);
+      // A CSV (the audit export): its first lines, as Slack's preview shows them.
+      if (file.filename.endsWith('.csv')) files.push(...csvPreview(file.bytes));
     }
     if (channel === undefined) return;
     const comment =
@@ -115,7 +117,10 @@ export class Screen {
   #where(message: Message): string {
     const name = CHANNEL_NAMES.get(message.channel);
     if (name) return `#${name}`;
-    const user = USER_NAMES.get(message.channel);
+    // The app's DM with a person: their id, or the DM's (conversations.open: D + their id).
+    const user =
+      USER_NAMES.get(message.channel) ??
+      (message.channel.startsWith('D') ? USER_NAMES.get(message.channel.slice(1)) : undefined);
     return user ? `DM to ${user}` : message.channel;
   }
 }
@@ -125,6 +130,17 @@ export function describeFile(bytes: Buffer): string {
   const kb = `${Math.max(1, Math.round(bytes.length / 1000))} kB`;
   const png = bytes.length >= 24 && bytes.subarray(0, 8).equals(PNG_SIGNATURE);
   return png ? `PNG ${bytes.readUInt32BE(16)}×${bytes.readUInt32BE(20)}, ${kb}` : kb;
+}
+
+/** The first lines of a CSV file, each cut to 120 characters, and how many more there are. */
+export function csvPreview(bytes: Buffer, shown = 4): string[] {
+  const text = bytes.subarray(0, 64 * 1024).toString('utf8');
+  const lines = text.split('\r\n').filter((line) => line !== '');
+  const total = bytes.toString('utf8').split('\r\n').length - 1;
+  const head = lines
+    .slice(0, shown)
+    .map((line) => `   ${line.length > 120 ? `${line.slice(0, 119)}…` : line}`);
+  return total > shown ? [...head, `   … ${total - shown} more lines`] : head;
 }
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

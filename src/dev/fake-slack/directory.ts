@@ -41,6 +41,25 @@ export function usergroupMembers(records: SlackRecords, args: Args): Args {
   return group ? { ok: true, users: group.members } : { ok: false, error: 'no_such_subteam' };
 }
 
+/** The id of the app's DM with a person, as conversations.open gives it (one DM a person). */
+export const dmIdOf = (userId: string): string => `D${userId}`;
+
+/**
+ * conversations.open with `users` naming one person: the app's DM with them ("Opens or resumes a
+ * direct message", returning `channel.id`, https://docs.slack.dev/reference/methods/conversations.open;
+ * the same shape in slackapi/slack-api-specs web-api/slack_web_openapi_v2.json, /conversations.open).
+ * Someone the workspace does not know is `user_not_found`.
+ */
+export function conversationsOpen(records: SlackRecords, args: Args): Args {
+  const users = String(args.users ?? '')
+    .split(',')
+    .filter((id) => id !== '');
+  const [user] = users;
+  if (!user || users.length > 1) return { ok: false, error: 'invalid_arguments' };
+  if (!records.users.has(user)) return { ok: false, error: 'user_not_found' };
+  return { ok: true, channel: { id: dmIdOf(user) } };
+}
+
 export function conversationsInfo(records: SlackRecords, args: Args): Args {
   const channel = records.channels.get(String(args.channel));
   // A private conversation the app is not in is not found (https://github.com/slackapi/bolt-js/issues/365).

@@ -32,6 +32,10 @@ export class FileUploads {
     const list = args.files;
     if (!Array.isArray(list) || list.length === 0) return { ok: false, error: 'invalid_arguments' };
     const channel = typeof args.channel_id === 'string' ? args.channel_id : undefined;
+    // channel_id takes a conversation's id, never a person's: "input must match regex pattern:
+    // ^[CGDZ][A-Z0-9]{8,}$ [json-pointer:/channel_id]" for a user id
+    // (https://github.com/slackapi/bolt-js/issues/2115).
+    if (channel && /^[UW]/.test(channel)) return { ok: false, error: 'invalid_arguments' };
     if (channel) {
       const problem = this.chat.channelProblem(channel, true);
       if (problem) return problem;

@@ -12,6 +12,7 @@ import { ChatMethods } from './chat.js';
 import {
   conversationsInfo,
   conversationsMembers,
+  conversationsOpen,
   usergroupMembers,
   usersInfo,
 } from './directory.js';
@@ -89,6 +90,7 @@ export class FakeSlack extends SlackRecords {
       ['users.info', (args, identity) => usersInfo(this, identity.teamId, args)],
       ['usergroups.users.list', (args) => usergroupMembers(this, args)],
       ['conversations.info', (args) => conversationsInfo(this, args)],
+      ['conversations.open', (args) => conversationsOpen(this, args)],
       [
         'conversations.members',
         (args, identity) => conversationsMembers(this, identity.botUserId, args),

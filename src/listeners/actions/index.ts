@@ -2,6 +2,7 @@
 import type { App, Middleware, SlackAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import {
   APPROVAL_IDS,
+  AUDIT_IDS,
   CONFIG_IDS,
   HOME_IDS,
   LOGOUT_IDS,
@@ -15,6 +16,7 @@ import type { AppDeps } from '../../deps.js';
 import { tracked } from '../context.js';
 import { unmatched } from '../unmatched.js';
 import { approveButton, cancelButton, denyButton } from './approval-buttons.js';
+import { auditPage } from './audit-page.js';
 import { configPurgeChannels } from './config-purge-channels.js';
 import { homeAnalytics, homeCreateZone, homeListZones, homeLogin } from './home-buttons.js';
 import { homeStopReport } from './home-stop-report.js';
@@ -67,6 +69,9 @@ export function register(app: App, deps: AppDeps): void {
   const pager = zonesPage(deps);
   on('message', ZONES_IDS.previous, pager);
   on('message', ZONES_IDS.next, pager);
+  const auditPager = auditPage(deps);
+  on('message', AUDIT_IDS.previous, auditPager);
+  on('message', AUDIT_IDS.next, auditPager);
   on('home', HOME_IDS.login, homeLogin(deps));
   on('home', HOME_IDS.listZones, homeListZones(deps));
   on('home', HOME_IDS.createZone, homeCreateZone(deps));

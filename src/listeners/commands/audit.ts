@@ -1,12 +1,22 @@
-// /cdn audit [zone]: the last 20 changes made from Slack.
-import { auditMessage } from '../../blocks/audit.js';
+// /cdn audit [filters]: a page of the changes made from Slack; /cdn audit export [filters]: the
+// same as a CSV file, made in the background.
+import { auditExportStartedText, auditPageMessage } from '../../blocks/audit.js';
+import { parseAuditQuery } from '../../commands/audit-query.js';
+import { AppError } from '../../errors.js';
 import type { SubcommandHandler } from './context.js';
 
-export const audit: SubcommandHandler = async ({ args, deps, caller, respond }) => {
-  const zone = args[0];
-  const entries = await deps.activity.recent(caller, {
-    limit: 20,
-    ...(zone ? { zone } : {}),
-  });
-  await respond(auditMessage(entries, zone));
+/** Entries a page shows. */
+export const AUDIT_PAGE_SIZE = 20;
+
+export const audit: SubcommandHandler = async ({ tokens, deps, caller, respond }) => {
+  const parsed = parseAuditQuery(tokens);
+  if (!parsed.ok)
+    throw new AppError({ code: 'audit_filter', word: parsed.word, reason: parsed.reason });
+  if (parsed.export) {
+    await deps.auditExport.start(caller, parsed.query);
+    await respond({ response_type: 'ephemeral', text: auditExportStartedText(parsed.query).text });
+    return;
+  }
+  const page = await deps.activity.search(caller, parsed.query, {}, AUDIT_PAGE_SIZE);
+  await respond(auditPageMessage(page, parsed.query));
 };

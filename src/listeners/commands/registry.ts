@@ -71,8 +71,10 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
   },
   {
     name: 'audit',
-    usage: '/cdn audit [zone]',
-    summary: 'The last 20 changes made from Slack, for one zone or all.',
+    usage:
+      '/cdn audit [export] [zone] [@person] [kind:<kind>] [since:YYYY-MM-DD] [until:YYYY-MM-DD]',
+    summary:
+      'The changes made from Slack, 20 a page, filtered by zone, person (or `token:<name>`), kind (purge, purge-everything, ratelimit, key, config) and dates (your time zone); `export` sends them to your DM as a CSV file.',
     handler: audit,
   },
   {

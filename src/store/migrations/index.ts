@@ -17,6 +17,10 @@ import * as m0012 from './0012_retention_audit_by_time.js';
 import * as m0013 from './0013_reports_unique.js';
 import * as m0014 from './0014_once_alert_ratelimit_jobs.js';
 import * as m0015 from './0015_workspace_limits.js';
+import * as m0016 from './0016_cdn_accounts.js';
+import * as m0017 from './0017_api_tokens.js';
+import * as m0019 from './0019_audit_search.js';
+import * as m0021 from './0021_workspace_uninstalled.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then, not today's types.
 export type MigrationUp = (db: Kysely<any>, dialect: SqlDialect) => Promise<void>;
@@ -37,4 +41,8 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, up: MigrationUp]>
   ['0013_reports_unique', m0013.up],
   ['0014_once_alert_ratelimit_jobs', m0014.up],
   ['0015_workspace_limits', m0015.up],
+  ['0016_cdn_accounts', m0016.up],
+  ['0017_api_tokens', m0017.up],
+  ['0019_audit_search', m0019.up],
+  ['0021_workspace_uninstalled', m0021.up],
 ];

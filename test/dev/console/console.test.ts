@@ -179,7 +179,7 @@ describe('the console, driven by docs/demo.txt', () => {
       '✅ @carol purged 2 URLs on static.example.com.',
       'You are now alice (workspace admin).',
       'Approvers (purge everything): @leads',
-      'Audit log: example.com',
+      'Audit log · example.com',
       '`purge.everything` on example.com · ok',
       "@alice made static.example.com this channel's default zone.",
       "🧹 @alice is purging 1 URL on static.example.com (this channel's default)",
@@ -189,6 +189,8 @@ describe('the console, driven by docs/demo.txt', () => {
       '✅ #ops no longer watches example.com.',
       '── App Home',
       '[1] Replace API key  [2] List zones  [3] Onboard a domain  [4] Traffic analytics',
+      // The retention, in one line at the end of the Home (AUDIT_RETENTION_DAYS and the uninstall grace).
+      "Activity history is kept 365 days. If the app is uninstalled, its keys are deleted at once and the rest of this workspace's data 30 days later.",
       'alice in #ops › 4\n┌─ Traffic analytics',
       '│ › static',
       '│ › 7d',

@@ -1,0 +1,294 @@
+// The HTTP API's routes (issue 30), served as custom routes of Bolt's own HTTP server: the HTTP
+// receiver's in HTTP mode, the Socket Mode receiver's on PORT otherwise. Each request: the API is
+// on (a token exists), the bearer token, its per-minute limit, then the body (JSON only, bounded,
+// validated by the zod schemas of schemas.ts); every error is application/problem+json (RFC 9457).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CustomRoute } from '@slack/bolt';
+import { AppError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { type ApiPurgeService, ApiRefusal, type ApiRefusalCode } from '../services/api-purges.js';
+import type { ApiToken, ApiTokenService } from '../services/api-tokens.js';
+import type { Store } from '../store/index.js';
+import {
+  IdempotencyKeySchema,
+  openApiDocument,
+  PROBLEM_BASE,
+  PurgeRequestSchema,
+  WaitSchema,
+} from './schemas.js';
+
+/** The largest request body read; past it, 413 (the URL count is checked after, also 413). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export const API_PATHS = {
+  purges: '/api/v1/purges',
+  purge: '/api/v1/purges/:id',
+  openapi: '/api/v1/openapi.json',
+} as const;
+
+/** A problem's HTTP status, its stable type name and title (docs/api.md lists them). */
+const PROBLEMS = {
+  off: [404, 'not-found', 'Not found'],
+  unauthorized: [401, 'unauthorized', 'Missing or invalid token'],
+  invalid_body: [400, 'invalid-body', 'The body is not a purge request'],
+  invalid_json: [400, 'invalid-json', 'The body is not JSON'],
+  invalid_header: [400, 'invalid-header', 'A header is not valid'],
+  invalid_query: [400, 'invalid-query', 'A query parameter is not valid'],
+  unsupported_media_type: [415, 'unsupported-media-type', 'The body must be application/json'],
+  body_too_large: [413, 'body-too-large', 'The body is too large'],
+  too_many_items: [413, 'too-many-items', 'Too many URLs or tags'],
+  invalid_items: [400, 'invalid-items', 'Some URLs or tags cannot be purged in this zone'],
+  forbidden_kind: [403, 'forbidden-kind', 'The token may not request this kind of purge'],
+  forbidden_zone: [403, 'forbidden-zone', 'The token may not purge this zone'],
+  forbidden_account: [403, 'forbidden-account', 'The token may not purge zones of this account'],
+  no_approval_channel: [403, 'no-approval-channel', 'Nowhere to ask for approval'],
+  zone_not_found: [404, 'zone-not-found', 'No such zone'],
+  purge_not_found: [404, 'purge-not-found', 'No such purge'],
+  idempotency_conflict: [409, 'idempotency-conflict', 'Idempotency-Key reused with another body'],
+  approval_pending: [409, 'approval-pending', 'The zone already waits for an approval'],
+  rate_limited: [429, 'rate-limited', 'Too many requests'],
+  not_ready: [503, 'not-ready', 'The CDN cannot be reached with this workspace’s settings'],
+  no_api_key: [503, 'no-cdn-key', 'The workspace has no CDN key'],
+  unavailable: [503, 'unavailable', 'Try again shortly'],
+} as const satisfies Record<string, readonly [number, string, string]>;
+
+type ProblemName = keyof typeof PROBLEMS | ApiRefusalCode;
+
+class Problem extends Error {
+  constructor(
+    readonly kind: ProblemName,
+    readonly detail: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+  }
+}
+
+export interface ApiRoutesOptions {
+  /** The services, looked up at each request (the routes are made before the app's services). */
+  services: () => { tokens: ApiTokenService; purges: ApiPurgeService };
+  store: Store;
+  logger: Logger;
+  maxBodyBytes?: number;
+}
+
+/** The API's custom routes, for a Bolt receiver (HTTP or Socket Mode). */
+export function apiRoutes(options: ApiRoutesOptions): CustomRoute[] {
+  const api = new ApiHandlers(options);
+  const route =
+    (handle: (req: Request_, res: ServerResponse) => Promise<void>) =>
+    (req: Request_, res: ServerResponse) => {
+      handle(req, res).catch((error: unknown) => api.fail(req, res, error));
+    };
+  return [
+    { path: API_PATHS.purges, method: ['POST'], handler: route((q, s) => api.create(q, s)) },
+    { path: API_PATHS.purge, method: ['GET'], handler: route((q, s) => api.read(q, s)) },
+    { path: API_PATHS.openapi, method: ['GET'], handler: route((q, s) => api.openapi(q, s)) },
+  ];
+}
+
+type Request_ = IncomingMessage & { params?: Record<string, string | string[] | undefined> };
+
+class ApiHandlers {
+  readonly #maxBodyBytes: number;
+  constructor(private readonly options: ApiRoutesOptions) {
+    this.#maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  }
+
+  async create(req: Request_, res: ServerResponse): Promise<void> {
+    const token = await this.#token(req);
+    try {
+      await this.options.services().purges.takeRequest(token);
+      const key = this.#idempotencyKey(req);
+      const body = await this.#jsonBody(req);
+      const parsed = PurgeRequestSchema.safeParse(body);
+      if (!parsed.success)
+        throw new Problem('invalid_body', 'The body does not match the PurgeRequest schema.', {
+          errors: parsed.error.issues.slice(0, 20).map((issue) => ({
+            path: issue.path.map(String).join('.') || '(body)',
+            message: issue.message,
+          })),
+        });
+      const { state, created } = await this.options
+        .services()
+        .purges.create(token, parsed.data, key);
+      const url = `/api/v1/purges/${encodeURIComponent(state.id)}`;
+      if (!created) await this.#audit(token, 'api.purge.replayed', 'ok', { purge: state.id });
+      send(res, 202, { id: state.id, status: state.status, url }, { location: url });
+    } catch (error) {
+      const problem = toProblem(error);
+      // A refusal is audited, except the rate limit's own (a flood must not flood the audit log).
+      if (problem && problem.kind !== 'rate_limited')
+        await this.#audit(token, 'api.purge.refused', 'refused', {
+          problem: PROBLEMS_OF(problem.kind)[1],
+        }).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async read(req: Request_, res: ServerResponse): Promise<void> {
+    const token = await this.#token(req);
+    await this.options.services().purges.takeRequest(token);
+    const id = String(req.params?.id ?? '');
+    const query = new URL(req.url ?? '/', 'http://api.invalid').searchParams;
+    const raw = query.get('wait');
+    let seconds = 0;
+    if (raw !== null) {
+      const wait = WaitSchema.safeParse(raw);
+      if (!wait.success)
+        throw new Problem('invalid_query', '`wait` is a whole number of seconds from 0 to 60.');
+      seconds = wait.data;
+    }
+    // The client leaving ends the wait.
+    const left = new AbortController();
+    res.on('close', () => left.abort());
+    const state = await this.options.services().purges.wait(token, id, seconds, left.signal);
+    if (!res.writableEnded && !res.destroyed) send(res, 200, state);
+  }
+
+  async openapi(_req: Request_, res: ServerResponse): Promise<void> {
+    await this.#on();
+    // No server URL: paths are relative to where the document was fetched (the Host header is
+    // the client's word, and a proxy in front may change the scheme).
+    send(res, 200, openApiDocument());
+  }
+
+  /** Answers an error as a problem; anything unexpected is logged, and said without detail. */
+  fail(req: Request_, res: ServerResponse, error: unknown): void {
+    let problem = toProblem(error);
+    if (!problem) {
+      this.options.logger.error({ err: error, path: req.url }, 'API request failed');
+      problem = new Problem('unavailable', 'Something went wrong on our side.');
+    }
+    const [status, type, title] = PROBLEMS_OF(problem.kind);
+    if (res.headersSent || res.destroyed) return;
+    // A body not read to its end is left unread: the connection is closed after the answer.
+    if (!req.complete) res.setHeader('connection', 'close');
+    res.writeHead(status, {
+      'content-type': 'application/problem+json',
+      'cache-control': 'no-store',
+      ...problem.headers,
+    });
+    res.end(
+      JSON.stringify({
+        type: `${PROBLEM_BASE}${type}`,
+        title,
+        status,
+        detail: problem.detail,
+        ...problem.extra,
+      }),
+    );
+  }
+
+  async #on(): Promise<void> {
+    if (!(await this.options.services().tokens.enabled()))
+      throw new Problem('off', 'The API is off until an admin makes its first token.');
+  }
+
+  async #token(req: IncomingMessage): Promise<ApiToken> {
+    await this.#on();
+    const token = await this.options.services().tokens.authenticate(req.headers.authorization);
+    if (!token)
+      throw new Problem(
+        'unauthorized',
+        'Send a live API token: Authorization: Bearer cdnb_…',
+        {},
+        { 'www-authenticate': 'Bearer realm="cdn-chatops"' },
+      );
+    return token;
+  }
+
+  #idempotencyKey(req: IncomingMessage): string | undefined {
+    const header = req.headers['idempotency-key'];
+    if (header === undefined) return undefined;
+    const parsed = IdempotencyKeySchema.safeParse(header);
+    if (!parsed.success)
+      throw new Problem('invalid_header', 'Idempotency-Key is 1 to 255 visible ASCII characters.');
+    return parsed.data;
+  }
+
+  /** The body as JSON: application/json only, at most maxBodyBytes, read as a stream. */
+  async #jsonBody(req: IncomingMessage): Promise<unknown> {
+    const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+    if (type !== 'application/json')
+      throw new Problem('unsupported_media_type', 'Send the body as application/json.');
+    const declared = Number(req.headers['content-length'] ?? Number.NaN);
+    const tooLarge = () =>
+      new Problem('body_too_large', `The body may be at most ${this.#maxBodyBytes} bytes.`);
+    if (declared > this.#maxBodyBytes) throw tooLarge();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > this.#maxBodyBytes) throw tooLarge();
+      chunks.push(chunk);
+    }
+    try {
+      return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks)));
+    } catch {
+      throw new Problem('invalid_json', 'The body is not valid UTF-8 JSON.');
+    }
+  }
+
+  async #audit(token: ApiToken, action: string, outcome: string, detail: Record<string, unknown>) {
+    await this.options.store.audit.record({
+      workspaceId: token.workspaceId,
+      actorId: `api:${token.id}`,
+      action,
+      outcome,
+      detail: { token: token.name, tokenId: token.id, ...detail },
+    });
+  }
+}
+
+const PROBLEMS_OF = (name: ProblemName): readonly [number, string, string] => PROBLEMS[name];
+
+/** An error the API answers with its own problem; undefined for anything unexpected. */
+function toProblem(error: unknown): Problem | undefined {
+  if (error instanceof Problem) return error;
+  if (error instanceof ApiRefusal) {
+    const headers: Record<string, string> =
+      error.extra.retryAfterSeconds === undefined
+        ? {}
+        : { 'retry-after': String(error.extra.retryAfterSeconds) };
+    return new Problem(
+      error.code,
+      error.detail,
+      error.extra.items ? { items: error.extra.items } : {},
+      headers,
+    );
+  }
+  if (error instanceof AppError) {
+    const code = error.problem.code;
+    if (code === 'no_api_key')
+      return new Problem(
+        'no_api_key',
+        'An admin must give the bot the CDN key first (/cdn login).',
+      );
+    if (code === 'storage_unavailable')
+      return new Problem('unavailable', 'The database did not answer; try again shortly.');
+    if (code === 'insecure_base_url')
+      return new Problem('not_ready', 'The workspace’s CDN settings do not allow calls now.');
+    if (code === 'cannot_post')
+      return new Problem(
+        'no_approval_channel',
+        'The bot cannot post the approval request in its channel.',
+      );
+  }
+  return undefined;
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'cache-control': 'no-store',
+    ...headers,
+  });
+  res.end(JSON.stringify(body));
+}

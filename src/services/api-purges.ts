@@ -1,0 +1,507 @@
+// Purges asked for over the HTTP API (issue 30): checked against the token's scope, stored once per
+// (token, Idempotency-Key), run as today's durable purge jobs (URLs, tags) or as the same
+// two-person approval as in Slack (everything), and read back with a status any replica can tell.
+// (Over 400 lines: the request's checks, its two ways of running, the status read from either and
+// the crash repair share one record and its keys; the status mapping could be its own file.)
+import { createHash } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Clock } from '../clock.js';
+import { AppError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type {
+  ApiPurge,
+  ApiPurgeContext,
+  ApiPurgeKind,
+  ApiPurgeStatus,
+} from '../store/api-purges.js';
+import { FINAL_STATUSES } from '../store/api-purges.js';
+import type { Approval } from '../store/approvals.js';
+import type { Store } from '../store/index.js';
+import { type ApiToken, tokenCoversZone } from './api-tokens.js';
+import type { ApprovalService } from './approvals.js';
+import type { PurgeProgressView, PurgeService } from './purge.js';
+import { planPurge } from './purge-targets.js';
+import type { ZoneService } from './zones.js';
+
+export type { ApiPurgeStatus };
+
+/** A request as the HTTP layer validated it (src/api/schemas.ts). */
+export interface ApiPurgeRequest {
+  zone: string;
+  account?: string | undefined;
+  urls?: string[] | undefined;
+  tags?: string[] | undefined;
+  everything?: true | undefined;
+  reason?: string | undefined;
+  context?: ApiPurgeContext | undefined;
+}
+
+/** What GET /api/v1/purges/{id} answers (the contract of issue 30). */
+export interface ApiPurgeState {
+  id: string;
+  status: ApiPurgeStatus;
+  zone: string;
+  kind: ApiPurgeKind;
+  progress: { done: number; total: number };
+  /** The Slack user id of the person who approved a purge of everything. */
+  approved_by?: string;
+  error?: string;
+}
+
+/** Why the API refuses a request: the HTTP layer turns each code into a problem (RFC 9457). */
+export type ApiRefusalCode =
+  | 'forbidden_kind'
+  | 'forbidden_zone'
+  | 'forbidden_account'
+  | 'zone_not_found'
+  | 'purge_not_found'
+  | 'idempotency_conflict'
+  | 'too_many_items'
+  | 'invalid_items'
+  | 'rate_limited'
+  | 'no_approval_channel'
+  | 'approval_pending'
+  | 'not_ready';
+
+export class ApiRefusal extends Error {
+  override readonly name = 'ApiRefusal';
+  constructor(
+    readonly code: ApiRefusalCode,
+    readonly detail: string,
+    readonly extra: {
+      retryAfterSeconds?: number;
+      items?: Array<{ item: string; reason: string }>;
+    } = {},
+  ) {
+    super(detail);
+  }
+}
+
+export interface ApiPurgeSettings {
+  /** Requests a token may make per minute; 0: no limit. */
+  requestsPerMinute: number;
+  /** How long a purge of everything waits for a second person. */
+  approvalTtlMs: number;
+  /** URLs or tags one request may name. */
+  maxItems: number;
+  /** How often a waiting GET reads the store (changes made by other replicas). */
+  waitPollMs?: number;
+}
+
+/** The job key of an API purge of URLs or tags: one job per purge, whoever enqueues it. */
+const jobKey = (purgeId: string) => `api-purge:${purgeId}`;
+/** Who the purge's audit entries and job name as the actor. */
+const actorOf = (token: ApiToken) => `api:${token.id}`;
+/** A purge of everything whose approval was never posted is given up after this long. */
+const STRANDED_MS = 2 * 60_000;
+
+export class ApiPurgeService {
+  readonly #changes = new EventEmitter();
+  readonly #pollMs: number;
+
+  constructor(
+    private readonly deps: {
+      store: Store;
+      zones: ZoneService;
+      purges: PurgeService;
+      approvals: ApprovalService;
+      clock: Clock;
+      logger: Logger;
+      settings: ApiPurgeSettings;
+    },
+  ) {
+    this.#pollMs = deps.settings.waitPollMs ?? 500;
+    this.#changes.setMaxListeners(0);
+  }
+
+  /** Counts one request of the token against its per-minute limit; ApiRefusal when over it. */
+  async takeRequest(token: ApiToken): Promise<void> {
+    const perMinute = this.deps.settings.requestsPerMinute;
+    if (perMinute <= 0) return;
+    const gapMs = 60_000 / perMinute;
+    const waitMs = await this.deps.store.rateSlots.takeWithin(
+      `api-token:${token.id}`,
+      gapMs,
+      60_000 - gapMs,
+    );
+    if (waitMs > 0)
+      throw new ApiRefusal('rate_limited', `at most ${perMinute} requests a minute per token`, {
+        retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)),
+      });
+  }
+
+  /**
+   * Starts the purge (or, with a key this token used before for the same body, returns the one
+   * it started then). A request refused here stores nothing.
+   */
+  async create(
+    token: ApiToken,
+    request: ApiPurgeRequest,
+    idempotencyKey: string | undefined,
+  ): Promise<{ state: ApiPurgeState; created: boolean }> {
+    const kind: ApiPurgeKind = request.everything ? 'everything' : request.urls ? 'urls' : 'tags';
+    const bodyHash = hashBody(request);
+    if (idempotencyKey !== undefined) {
+      // Asked before: the same purge, or a conflict; nothing is checked or started again.
+      const earlier = await this.deps.store.apiPurges.byKey(token.id, idempotencyKey);
+      if (earlier) return { state: await this.#replayed(earlier, bodyHash), created: false };
+    }
+    if (!token.kinds.includes(kind === 'everything' ? 'everything' : 'urls_tags'))
+      throw new ApiRefusal(
+        'forbidden_kind',
+        kind === 'everything'
+          ? 'this token may not purge everything'
+          : 'this token may not purge URLs or tags',
+      );
+    if (
+      request.account !== undefined &&
+      token.accountId !== null &&
+      request.account !== token.accountId
+    )
+      throw new ApiRefusal('forbidden_account', 'this token may not purge zones of that account');
+    if (!tokenCoversZone(token, request.zone))
+      throw new ApiRefusal('forbidden_zone', 'this token may not purge that zone');
+    const items = (request.urls?.length ?? 0) + (request.tags?.length ?? 0);
+    if (items > this.deps.settings.maxItems)
+      throw new ApiRefusal(
+        'too_many_items',
+        `at most ${this.deps.settings.maxItems} URLs or tags a request`,
+      );
+    const zone = await this.deps.zones.resolve(token.workspaceId, request.zone).catch((error) => {
+      if (error instanceof AppError && error.problem.code === 'zone_not_found')
+        throw new ApiRefusal('zone_not_found', 'no such zone');
+      throw error;
+    });
+    // Named by its id, it must still be one the token covers.
+    if (!tokenCoversZone(token, zone.name))
+      throw new ApiRefusal('forbidden_zone', 'this token may not purge that zone');
+    const plan =
+      kind === 'everything'
+        ? undefined
+        : planPurge(
+            { zone, urls: request.urls ?? [], tags: request.tags ?? [] },
+            // Every zone, so that a URL another zone serves is found out (the index: no CDN call).
+            await this.deps.zones.all(token.workspaceId),
+            items,
+          );
+    if (plan) {
+      const refused = [
+        ...plan.rejected,
+        ...plan.elsewhere.map((e) => ({ item: e.item, reason: `not served by ${zone.name}` })),
+      ];
+      if (refused.length > 0 || plan.groups.length !== 1)
+        throw new ApiRefusal('invalid_items', 'some URLs or tags cannot be purged in this zone', {
+          items: refused.slice(0, 20),
+        });
+    }
+    const group = plan?.groups[0];
+    const { purge, created } = await this.deps.store.apiPurges.insertOrGet({
+      workspaceId: token.workspaceId,
+      tokenId: token.id,
+      tokenName: token.name,
+      idempotencyKey: idempotencyKey ?? null,
+      bodyHash,
+      zoneId: zone.id,
+      zoneName: zone.name,
+      kind,
+      status: kind === 'everything' ? 'waiting_for_approval' : 'queued',
+      total: group ? group.files.length + group.tags.length : 1,
+      reason: request.reason ?? null,
+      context: request.context ?? null,
+    });
+    // Another replica stored the same key a moment ago: its purge is this one.
+    if (!created) return { state: await this.#replayed(purge, bodyHash), created: false };
+    try {
+      if (group) await this.#startJob(token, purge, group);
+      else {
+        const approval = await this.#askApproval(token, zone, request);
+        await this.deps.store.apiPurges.setApproval(purge.id, approval.id);
+      }
+    } catch (error) {
+      // Nothing was sent: the request created nothing, and the same key may be used again.
+      await this.deps.store.apiPurges.delete(purge.id);
+      throw error;
+    }
+    await this.#audit(token, purge, 'api.purge.requested', 'ok', { kind, items });
+    return { state: await this.state(purge.id), created: true };
+  }
+
+  /** A purge of this token, as the API shows it. */
+  async get(token: ApiToken, id: string): Promise<ApiPurgeState> {
+    const purge = await this.deps.store.apiPurges.get(id);
+    if (!purge || purge.tokenId !== token.id)
+      throw new ApiRefusal('purge_not_found', 'no such purge');
+    return this.#stateOf(purge);
+  }
+
+  /**
+   * As `get`, but held until the status differs from the one at the start, or `seconds` pass, or
+   * `signal` aborts (the client left). Changes made here wake it at once; others are seen by
+   * reading the store every `waitPollMs`, so a change made on any replica is seen.
+   */
+  async wait(
+    token: ApiToken,
+    id: string,
+    seconds: number,
+    signal: AbortSignal,
+  ): Promise<ApiPurgeState> {
+    const first = await this.get(token, id);
+    if (seconds <= 0 || FINAL_STATUSES.has(first.status)) return first;
+    const deadline = AbortSignal.timeout(seconds * 1000);
+    const stop = AbortSignal.any([deadline, signal]);
+    for (;;) {
+      const woken = new AbortController();
+      const wake = () => woken.abort();
+      this.#changes.once(id, wake);
+      await delay(this.#pollMs, undefined, {
+        signal: AbortSignal.any([stop, woken.signal]),
+      }).catch(() => undefined);
+      this.#changes.off(id, wake);
+      const now = await this.get(token, id);
+      if (now.status !== first.status || stop.aborted) return now;
+    }
+  }
+
+  /** The state of a stored purge. */
+  async state(id: string): Promise<ApiPurgeState> {
+    const purge = await this.deps.store.apiPurges.get(id);
+    if (!purge) throw new ApiRefusal('purge_not_found', 'no such purge');
+    return this.#stateOf(purge);
+  }
+
+  /**
+   * How an API purge job's progress reaches its record: running, done/total, and the outcome
+   * (a batch whose outcome the CDN never confirmed makes it `unknown`, not `failed`).
+   */
+  view(purgeId: string): PurgeProgressView {
+    const update = async (change: Parameters<Store['apiPurges']['update']>[1]) => {
+      if (await this.deps.store.apiPurges.update(purgeId, change)) this.#changes.emit(purgeId);
+    };
+    return {
+      started: (status) => update({ status: 'running', done: status.done, total: status.total }),
+      progressed: (status) => update({ done: status.done, total: status.total }),
+      paused: async () => {},
+      finished: async ({ runs, error }) => {
+        const run = runs[0];
+        if (!run) {
+          await update({ status: 'failed', error: describe(error) ?? 'not purged' });
+          return;
+        }
+        const failures = run.report.results.filter((r) => !r.ok);
+        const done = run.report.results
+          .filter((r) => r.ok)
+          .reduce((sum, r) => sum + r.items.length, 0);
+        const unknown = failures.some(
+          (r) => !r.ok && outcomeMaybeHappened(r.error.code, r.error.message),
+        );
+        const first = failures[0];
+        await update({
+          status: failures.length === 0 ? 'succeeded' : unknown ? 'unknown' : 'failed',
+          done,
+          error:
+            first && !first.ok
+              ? `${failures.length} of ${run.report.results.length} requests to the CDN ${
+                  unknown ? 'were not confirmed' : 'failed'
+                } (${first.error.code})`
+              : null,
+        });
+      },
+    };
+  }
+
+  /**
+   * Repairs what a crash left: a URL or tag purge still queued with no job gets its job (keyed:
+   * never a second), a purge of everything whose approval was never posted is failed.
+   */
+  async recover(): Promise<number> {
+    const { store, clock } = this.deps;
+    const stale = await store.apiPurges.notStartedBefore(clock.now() - STRANDED_MS);
+    let repaired = 0;
+    for (const purge of stale) {
+      if (
+        purge.kind === 'everything'
+          ? purge.approvalId !== null
+          : await store.jobs.byKey(jobKey(purge.id))
+      )
+        continue;
+      await store.apiPurges.update(purge.id, {
+        status: 'failed',
+        error: 'the purge was not started (the bot stopped); ask again',
+      });
+      repaired += 1;
+    }
+    return repaired;
+  }
+
+  async #replayed(purge: ApiPurge, bodyHash: string): Promise<ApiPurgeState> {
+    if (purge.bodyHash !== bodyHash)
+      throw new ApiRefusal(
+        'idempotency_conflict',
+        'this Idempotency-Key was used with another request body',
+      );
+    return this.#stateOf(purge);
+  }
+
+  async #startJob(
+    token: ApiToken,
+    purge: ApiPurge,
+    group: {
+      zone: Parameters<PurgeService['startForApi']>[1]['zone'];
+      files: string[];
+      tags: string[];
+    },
+  ): Promise<void> {
+    await this.deps.purges.startForApi(token.workspaceId, group, {
+      apiPurgeId: purge.id,
+      actorId: actorOf(token),
+      key: jobKey(purge.id),
+      replyTo: {
+        userId: actorOf(token),
+        ...(token.channelId ? { channelId: token.channelId } : {}),
+        issuedAt: this.deps.clock.now(),
+        visibility: 'in_channel',
+      },
+    });
+  }
+
+  async #askApproval(
+    token: ApiToken,
+    zone: Parameters<ApprovalService['request']>[1]['zone'],
+    request: ApiPurgeRequest,
+  ): Promise<Approval> {
+    const channelId = token.channelId ?? (await this.#boundChannel(token.workspaceId, zone.id));
+    if (!channelId)
+      throw new ApiRefusal(
+        'no_approval_channel',
+        'the token has no channel and no channel has this zone as its default: nowhere to ask for approval',
+      );
+    try {
+      return await this.deps.approvals.request(token.workspaceId, {
+        zone,
+        requesterId: actorOf(token),
+        reason: request.reason ?? `Asked over the API with the token "${token.name}"`,
+        channelId,
+        ttlMs: this.deps.settings.approvalTtlMs,
+      });
+    } catch (error) {
+      if (error instanceof AppError && error.problem.code === 'approval_pending')
+        throw new ApiRefusal(
+          'approval_pending',
+          'this zone already has a purge of everything waiting for approval',
+        );
+      throw error;
+    }
+  }
+
+  /** A channel that has the zone as its default (`/cdn use`), if any. */
+  async #boundChannel(workspaceId: string, zoneId: string): Promise<string | undefined> {
+    const bindings = this.deps.store.channelBindings;
+    const generation = await bindings.keyGeneration(workspaceId);
+    if (generation === undefined) return undefined;
+    const list = await bindings.list(workspaceId, generation);
+    return list.find((b) => b.zoneId === zoneId)?.channelId;
+  }
+
+  async #stateOf(purge: ApiPurge): Promise<ApiPurgeState> {
+    const base = {
+      id: purge.id,
+      zone: purge.zoneName,
+      kind: purge.kind,
+      progress: { done: purge.done, total: purge.total },
+    };
+    if (purge.kind !== 'everything' || purge.approvalId === null)
+      return { ...base, status: purge.status, ...(purge.error ? { error: purge.error } : {}) };
+    const approval = await this.deps.store.approvals.get(purge.approvalId);
+    if (!approval) return { ...base, status: 'failed', error: 'the approval request is gone' };
+    return { ...base, ...approvalState(approval, this.deps.clock.now()) };
+  }
+
+  async #audit(
+    token: ApiToken,
+    purge: ApiPurge,
+    action: string,
+    outcome: string,
+    detail: Record<string, unknown>,
+  ): Promise<void> {
+    await this.deps.store.audit.record({
+      key: `${action}:${purge.id}`,
+      workspaceId: token.workspaceId,
+      actorId: actorOf(token),
+      action,
+      zoneId: purge.zoneId,
+      zoneName: purge.zoneName,
+      outcome,
+      detail: { token: token.name, tokenId: token.id, purge: purge.id, ...detail },
+    });
+  }
+}
+
+/** A purge of everything's status, read from its approval (expired as soon as its time is up). */
+function approvalState(
+  approval: Approval,
+  now: number,
+): {
+  status: ApiPurgeStatus;
+  progress?: { done: number; total: number };
+  approved_by?: string;
+  error?: string;
+} {
+  switch (approval.status) {
+    case 'pending':
+      return { status: approval.expiresAt <= now ? 'expired' : 'waiting_for_approval' };
+    case 'expired':
+      return { status: 'expired' };
+    case 'denied':
+      return {
+        status: 'rejected',
+        error: approval.decisionNote ? `denied: ${approval.decisionNote}` : 'denied',
+      };
+    case 'cancelled':
+      return { status: 'rejected', error: approval.decisionNote ?? 'cancelled' };
+    case 'approved': {
+      const by = approval.decidedBy ? { approved_by: approval.decidedBy } : {};
+      if (approval.outcome === null) return { status: 'running', ...by };
+      return {
+        status: approval.outcome,
+        ...by,
+        progress: { done: approval.outcome === 'succeeded' ? 1 : 0, total: 1 },
+        ...(approval.outcome !== 'succeeded' && approval.outcomeDetail
+          ? { error: approval.outcomeDetail }
+          : {}),
+      };
+    }
+  }
+}
+
+/**
+ * Whether a batch that failed may have been purged all the same: the CDN did not answer (a
+ * timeout, an outage, a connection lost after sending). A batch never sent is a failure.
+ */
+function outcomeMaybeHappened(code: string, message: string): boolean {
+  if (message.startsWith('not sent')) return false;
+  return code === 'timeout' || code === 'unavailable' || code === 'network';
+}
+
+function describe(error: unknown): string | undefined {
+  if (error === undefined) return undefined;
+  if (error instanceof AppError) return error.problem.code;
+  if (error && typeof error === 'object' && 'code' in error) return String(error.code);
+  return 'not purged';
+}
+
+/** The SHA-256 of the request as understood (keys sorted): the same request hashes the same. */
+export function hashBody(request: ApiPurgeRequest): string {
+  return createHash('sha256').update(canonical(request)).digest('hex');
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object')
+    return `{${Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`)
+      .join(',')}}`;
+  return JSON.stringify(value);
+}

@@ -1,0 +1,136 @@
+// AuditExportSink over the Web API: the CSV is uploaded with Slack's external upload flow
+// (files.getUploadURLExternal, the bytes streamed from disk to the upload URL, then
+// files.completeUploadExternal) and shared in the requester's DM with the bot, whose id
+// conversations.open gives: files.completeUploadExternal takes a conversation id (C, G, D or Z),
+// never a user id (https://github.com/slackapi/bolt-js/issues/2115). The export holds records for
+// the requester's eyes (what they may see of conversations they are in), so it never goes to a
+// channel where others, guests among them, would read it.
+import { createReadStream } from 'node:fs';
+import { request } from 'undici';
+import {
+  auditExportDoneText,
+  auditExportFailedText,
+  auditExportRefusedText,
+} from '../blocks/audit.js';
+import type { AppError } from '../errors.js';
+import type { AuditQuery } from '../services/activity.js';
+import type { AuditExportSink, ExportFile } from '../services/audit-export.js';
+import { type GroupMembersCache, webDirectory } from './directory.js';
+import { failureReason } from './explain.js';
+import { type Pacer, paceKeys } from './pacer.js';
+import { UploadFailedError } from './report-poster.js';
+import { isTransientSlackError, slackErrorCode } from './web-api-errors.js';
+import type { WorkspaceClients } from './workspace-clients.js';
+
+/** How long the upload of an export's bytes may take (a million rows is some 150 MB). */
+const UPLOAD_TIMEOUT_MS = 120_000;
+
+export class SlackAuditExportSink implements AuditExportSink {
+  constructor(
+    private readonly clients: WorkspaceClients,
+    private readonly pacer: Pacer,
+    private readonly people: GroupMembersCache,
+  ) {}
+
+  async directory(workspaceId: string) {
+    const token = await this.clients.tokenFor(workspaceId);
+    return webDirectory(this.clients.client, workspaceId, this.people, undefined, token);
+  }
+
+  async upload(workspaceId: string, file: ExportFile, signal?: AbortSignal): Promise<string> {
+    const token = await this.clients.tokenFor(workspaceId);
+    const { upload_url: url, file_id: fileId } = await this.pacer.turn(
+      [paceKeys.tier4(workspaceId, 'files.getUploadURLExternal')],
+      () =>
+        this.clients.client.files.getUploadURLExternal({
+          token,
+          filename: file.filename,
+          length: file.size,
+        }),
+      signal,
+    );
+    if (!url || !fileId) throw new UploadFailedError('files.getUploadURLExternal gave no URL');
+    try {
+      // Streamed from disk: the file is never held in memory whole.
+      const answer = await request(url, {
+        method: 'POST',
+        body: createReadStream(file.path),
+        headers: { 'content-type': 'text/csv', 'content-length': String(file.size) },
+        headersTimeout: UPLOAD_TIMEOUT_MS,
+        bodyTimeout: UPLOAD_TIMEOUT_MS,
+        ...(signal ? { signal } : {}),
+      });
+      await answer.body.dump();
+      if (answer.statusCode >= 300)
+        throw new UploadFailedError(`the upload URL answered ${answer.statusCode}`);
+    } catch (error) {
+      throw error instanceof UploadFailedError
+        ? error
+        : new UploadFailedError('the export could not be uploaded', { cause: error });
+    }
+    return fileId;
+  }
+
+  async #dm(userId: string, token: string): Promise<string> {
+    const opened = await this.clients.client.conversations.open({ token, users: userId });
+    const id = opened.channel?.id;
+    if (!id) throw new Error('conversations.open gave no channel');
+    return id;
+  }
+
+  async share(
+    workspaceId: string,
+    userId: string,
+    file: { fileId: string; rows: number; query: AuditQuery },
+  ): Promise<void> {
+    const token = await this.clients.tokenFor(workspaceId);
+    const channelId = await this.#dm(userId, token);
+    await this.pacer.turn(
+      [
+        paceKeys.tier4(workspaceId, 'files.completeUploadExternal'),
+        paceKeys.channel(workspaceId, channelId),
+      ],
+      () =>
+        this.clients.client.files.completeUploadExternal({
+          token,
+          files: [{ id: file.fileId, title: 'Audit export' }],
+          channel_id: channelId,
+          initial_comment: auditExportDoneText(file.rows, file.query).text,
+        }),
+    );
+  }
+
+  async shared(workspaceId: string, fileId: string): Promise<boolean | 'unknown'> {
+    const token = await this.clients.tokenFor(workspaceId);
+    try {
+      const { file } = await this.clients.client.files.info({ token, file: fileId });
+      const where = [...(file?.channels ?? []), ...(file?.groups ?? []), ...(file?.ims ?? [])];
+      return where.length > 0 || Object.keys(file?.shares ?? {}).length > 0;
+    } catch (error) {
+      if (slackErrorCode(error) === 'file_not_found') return false;
+      return 'unknown';
+    }
+  }
+
+  async failed(workspaceId: string, userId: string, error: unknown): Promise<void> {
+    const token = await this.clients.tokenFor(workspaceId);
+    await this.clients.client.chat.postMessage({
+      token,
+      channel: await this.#dm(userId, token),
+      text: auditExportFailedText(failureReason(error)).text,
+    });
+  }
+
+  async refused(workspaceId: string, userId: string, error: AppError): Promise<void> {
+    const token = await this.clients.tokenFor(workspaceId);
+    await this.clients.client.chat.postMessage({
+      token,
+      channel: await this.#dm(userId, token),
+      text: auditExportRefusedText(failureReason(error)).text,
+    });
+  }
+
+  transient(error: unknown): boolean {
+    return error instanceof UploadFailedError || isTransientSlackError(error);
+  }
+}

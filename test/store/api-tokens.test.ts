@@ -1,0 +1,80 @@
+// API tokens and API purges in the store, on SQLite and PostgreSQL: hashes only, revocation,
+// last use at most once a minute, and one purge per (token, Idempotency-Key) however many race.
+import { describe, expect, it } from 'vitest';
+import type { NewApiPurge } from '../../src/store/api-purges.js';
+import { ManualClock } from '../helpers/clock.js';
+import { BACKENDS, testDatabase, testStore } from '../helpers/store.js';
+
+const purge = (tokenId: string, key: string | null, bodyHash = 'h1'): NewApiPurge => ({
+  workspaceId: 'T1',
+  tokenId,
+  tokenName: 'deploy',
+  idempotencyKey: key,
+  bodyHash,
+  zoneId: 'z1',
+  zoneName: 'example.com',
+  kind: 'urls',
+  status: 'queued',
+  total: 2,
+  reason: null,
+  context: { actor: 'alice' },
+});
+
+describe.each(BACKENDS)('API tokens and purges on $backend', ({ backend, skip }) => {
+  it.skipIf(skip)(
+    'keeps a token as a hash, revokes it once, and notes its use once a minute',
+    async () => {
+      const clock = new ManualClock(1_000_000);
+      const { store } = await testStore(backend, { clock });
+      expect(await store.apiTokens.any()).toBe(false);
+      const token = await store.apiTokens.create({
+        workspaceId: 'T1',
+        name: 'deploy',
+        hash: 'a'.repeat(64),
+        hint: 'cdnb_AbCd',
+        accountId: null,
+        zones: ['example.com'],
+        kinds: ['urls_tags'],
+        channelId: null,
+        createdBy: 'U1',
+      });
+      expect(await store.apiTokens.any()).toBe(true);
+      expect((await store.apiTokens.byHash('a'.repeat(64)))?.zones).toEqual(['example.com']);
+      await store.apiTokens.touch(token.id);
+      clock.advance(30_000);
+      await store.apiTokens.touch(token.id);
+      expect((await store.apiTokens.get('T1', token.id))?.lastUsedAt).toBe(1_000_000);
+      clock.advance(30_000);
+      await store.apiTokens.touch(token.id);
+      expect((await store.apiTokens.get('T1', token.id))?.lastUsedAt).toBe(1_060_000);
+      expect(await store.apiTokens.revoke('T2', token.id, 'U9')).toBe(false);
+      expect(await store.apiTokens.revoke('T1', token.id, 'U1')).toBe(true);
+      expect(await store.apiTokens.revoke('T1', token.id, 'U1')).toBe(false);
+      expect((await store.apiTokens.byHash('a'.repeat(64)))?.revokedAt).toBe(1_060_000);
+    },
+  );
+
+  it.skipIf(skip)(
+    'stores one purge per token and key across two stores, and never moves a final one back',
+    async () => {
+      const database = await testDatabase(backend);
+      const a = await testStore(backend, { database, idPrefix: 'a-' });
+      const b = await testStore(backend, { database, idPrefix: 'b-' });
+      const results = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          (i % 2 ? a : b).store.apiPurges.insertOrGet(purge('tok1', 'deploy-1')),
+        ),
+      );
+      expect(results.filter((r) => r.created)).toHaveLength(1);
+      expect(new Set(results.map((r) => r.purge.id)).size).toBe(1);
+      // Without a key, each request is a purge of its own; another token's key is its own too.
+      expect((await a.store.apiPurges.insertOrGet(purge('tok1', null))).created).toBe(true);
+      expect((await a.store.apiPurges.insertOrGet(purge('tok1', null))).created).toBe(true);
+      expect((await a.store.apiPurges.insertOrGet(purge('tok2', 'deploy-1'))).created).toBe(true);
+      const id = results[0]?.purge.id ?? '';
+      expect(await a.store.apiPurges.update(id, { status: 'succeeded', done: 2 })).toBe(true);
+      expect(await b.store.apiPurges.update(id, { status: 'running', done: 0 })).toBe(false);
+      expect(await a.store.apiPurges.get(id)).toMatchObject({ status: 'succeeded', done: 2 });
+    },
+  );
+});
