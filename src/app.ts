@@ -10,6 +10,7 @@ import {
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { sql } from 'kysely';
 import { apiRoutes } from './api/http.js';
+import { type EdgeProbeOptions, EdgeProber } from './cdn/edge-probe.js';
 import { EgressPolicy, type Resolver } from './cdn/egress.js';
 import type { CdnTransport } from './cdn/transport.js';
 import { type ChartRenderer, TrafficChartRenderer } from './charts/traffic-chart.js';
@@ -43,6 +44,7 @@ import { ReplayGuard } from './services/replays.js';
 import { REPORT_JOB, ReportDelivery } from './services/report-delivery.js';
 import { ReportScheduleService } from './services/report-schedules.js';
 import { UninstallService } from './services/uninstall.js';
+import { VERIFY_JOB } from './services/verify.js';
 import {
   KEEP_FINISHED_EVALS_MS,
   WATCH_EVAL_JOB,
@@ -63,6 +65,7 @@ import { SlackRateLimits } from './slack/rate-limits.js';
 import { rateLimitNotices } from './slack/ratelimit-notices.js';
 import { SlackReportPoster } from './slack/report-poster.js';
 import { slackResponseUrls } from './slack/response-urls.js';
+import { verifyViews } from './slack/verify-messages.js';
 import { SlackWatchPoster } from './slack/watch-poster.js';
 import { webApiOptions } from './slack/web-api-options.js';
 import { appAuthorize, WorkspaceClients } from './slack/workspace-clients.js';
@@ -103,6 +106,13 @@ export interface BuildAppOptions {
   resolve?: Resolver;
   /** Where metrics are recorded; default: a registry of its own when METRICS_* enables them. */
   metrics?: BotMetrics;
+  /**
+   * How purged URLs are asked of the edge. Production gives none: each URL's host is resolved
+   * and must be public. The console and tests route every probe to the sandbox edge.
+   */
+  edgeProbe?: EdgeProbeOptions;
+  /** After a purge asked with --verify, how long the edge is given (DEFAULT_VERIFY_DELAY_MS). */
+  verifyDelayMs?: number;
 }
 
 /** How work outside a request reaches Slack: Bolt's authorize for tokens, a client of its own. */
@@ -164,6 +174,7 @@ export function buildDeps(
     purges,
     holds: purgeHolds,
     approvals,
+    verify,
   } = purgeServices({
     cdn: services,
     store,
@@ -177,6 +188,14 @@ export function buildDeps(
         : slackViews(workspaceId, replyTo, state, save),
     onViewError: (error) => logger.warn({ err: error }, 'purge progress not updated'),
     notifier: new SlackApprovalNotifier(clients),
+    verify: {
+      prober: new EdgeProber({
+        ...(options.resolve ? { resolve: options.resolve } : {}),
+        ...options.edgeProbe,
+      }),
+      views: verifyViews(messages, clients),
+      ...(options.verifyDelayMs === undefined ? {} : { delayMs: options.verifyDelayMs }),
+    },
   });
   apiPurges = new ApiPurgeService({
     store,
@@ -277,6 +296,7 @@ export function buildDeps(
   background.job(REPORT_JOB, reports.job);
   background.job(WATCH_EVAL_JOB, watchEvaluation.evalJob);
   background.job(WATCH_POST_JOB, watchEvaluation.postJob);
+  background.job(VERIFY_JOB, verify.job);
   background.job(AUDIT_EXPORT_JOB, auditExport.job);
   // Expires purge-everything requests nobody approved.
   background.tick('approval expiry', (signal) => approvals.sweep(signal));
@@ -310,6 +330,7 @@ export function buildDeps(
     flood,
     purges,
     purgeHolds,
+    verify,
     replays: new ReplayGuard(store.seenRequests),
     ratelimit,
     reports,

@@ -21,6 +21,7 @@ import type { ReplayGuard } from './services/replays.js';
 import type { ReportDelivery } from './services/report-delivery.js';
 import type { ReportScheduleService } from './services/report-schedules.js';
 import type { UninstallService } from './services/uninstall.js';
+import type { VerifyService } from './services/verify.js';
 import type { WatchEvaluation } from './services/watch-evaluation.js';
 import type { WatchService } from './services/watches.js';
 import type { WorkspaceConfigService } from './services/workspace-config.js';
@@ -46,6 +47,8 @@ export interface AppDeps {
   purges: PurgeService;
   /** Purges held for their requester's word (some URLs not served by the zone named). */
   purgeHolds: PurgeHoldService;
+  /** Purged URLs checked at the edge: the Verify button, --verify, "Purge again". */
+  verify: VerifyService;
   ratelimit: RateLimitService;
   /** Each Slack delivery runs once, however often it arrives. */
   replays: ReplayGuard;

@@ -88,6 +88,10 @@ export type Problem =
   | { code: 'text_too_long'; what: 'command' | 'message'; length: number; max: number }
   | { code: 'purge_unknown' }
   | { code: 'nothing_to_retry' }
+  /** A purge with no URL that went through (tags only, or all failed): nothing to check at the edge. */
+  | { code: 'nothing_to_verify' }
+  /** A verification that found no URL still cached (or one not known here). */
+  | { code: 'nothing_to_repurge' }
   | { code: 'no_urls_in_message' }
   /** A held purge (some URLs served by another zone) that is not known here. */
   | { code: 'purge_hold_unknown' }

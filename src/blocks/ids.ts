@@ -48,6 +48,9 @@ export const PURGE_IDS = {
   modeInput: 'purge_mode_input',
   itemsBlock: 'purge_items',
   itemsInput: 'purge_items_input',
+  /** "Check at the edge once purged" (URLs only), as `--verify` on the command. */
+  verifyBlock: 'purge_verify',
+  verifyInput: 'purge_verify_input',
   everythingCallback: 'purge_everything_confirm',
   confirmBlock: 'purge_confirm_name',
   confirmInput: 'purge_confirm_name_input',
@@ -60,6 +63,14 @@ export const PURGE_IDS = {
   holdCallback: 'purge_hold_modal',
   /** The message shortcut "Purge URLs in this message". */
   shortcut: 'purge_message_urls',
+} as const;
+
+export const VERIFY_IDS = {
+  /** One per zone in a purge's result: verify_purge_0, verify_purge_1, … (beside its Retry). */
+  verify: 'verify_purge',
+  /** On a verification's summary: purge again the URLs still cached. */
+  purgeAgain: 'verify_purge_again',
+  summaryActions: 'verify_summary_actions',
 } as const;
 
 export const APPROVAL_IDS = {

@@ -153,6 +153,10 @@ function sentence(problem: Problem): Mrkdwn {
       return md`That purge is not known here.`;
     case 'nothing_to_retry':
       return md`Nothing failed in that purge: there is nothing to retry.`;
+    case 'nothing_to_verify':
+      return md`That purge has no purged URL to check at the edge (tags cannot be checked).`;
+    case 'nothing_to_repurge':
+      return md`No URL of that check was still cached: there is nothing to purge again.`;
     case 'no_urls_in_message':
       return md`That message has no http(s) URLs to purge.`;
     case 'purge_hold_unknown':

@@ -1,12 +1,12 @@
 // Purge messages and forms: progress, results with a retry, refusals, and the two modals.
-import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
+import type { Button, KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import type { Zone } from '../cdn/schemas.js';
 import type { PurgeRun, PurgeStatus } from '../services/purge.js';
 import type { PurgePlan } from '../services/purge-targets.js';
 import { zoneEitherForm, zoneLabel, zoneUnicode } from '../zone-names.js';
 import { errorText } from './errors.js';
 import { andMore, summarise } from './fit.js';
-import { PURGE_IDS } from './ids.js';
+import { PURGE_IDS, VERIFY_IDS } from './ids.js';
 import { type Message, message } from './message.js';
 import { code, join, type Mrkdwn, md, mrkdwn, plain, truncate, user } from './text.js';
 import { zonePicker } from './zones.js';
@@ -70,6 +70,18 @@ function runBlocks(
   const failed = [...job.failed.files, ...job.failed.tags.map((tag) => `tag:${tag}`)];
   const zone = md`*${zoneLabel(job.zoneName)}*${fromDefault ? FROM_DEFAULT : ''}`;
   const retried = job.retryOf ? ' (retry)' : '';
+  // URLs that went through can be checked at the edge (tags cannot: they name no URL).
+  const verify: Button[] =
+    job.fileCount > job.failed.files.length
+      ? [
+          {
+            type: 'button',
+            text: plain('Verify at the edge'),
+            action_id: `${VERIFY_IDS.verify}_${index}`,
+            value: job.id,
+          },
+        ]
+      : [];
   if (failed.length === 0) {
     return [
       {
@@ -78,6 +90,15 @@ function runBlocks(
           md`:white_check_mark: ${user(actorId)} purged ${what(job.fileCount, job.tagCount)} on ${zone}${retried}.`,
         ),
       },
+      ...(verify.length > 0
+        ? [
+            {
+              type: 'actions',
+              block_id: `${PURGE_IDS.resultActions}_${index}`,
+              elements: verify,
+            } satisfies KnownBlock,
+          ]
+        : []),
     ];
   }
   const headline =
@@ -96,6 +117,7 @@ function runBlocks(
         value: job.id,
         style: 'primary',
       },
+      ...verify,
     ],
   };
   if (!detailed) return [{ type: 'section', text: mrkdwn(headline) }, retry];
@@ -244,6 +266,22 @@ export function purgeFormModal(options: {
           ...(options.items && options.items.length > 0
             ? { initial_value: truncate(options.items.join('\n'), 3000) }
             : {}),
+        },
+      },
+      {
+        type: 'input',
+        block_id: PURGE_IDS.verifyBlock,
+        optional: true,
+        label: plain('Verify'),
+        element: {
+          type: 'checkboxes',
+          action_id: PURGE_IDS.verifyInput,
+          options: [
+            {
+              text: plain('Check the URLs at the edge once purged'),
+              value: 'verify',
+            },
+          ],
         },
       },
     ],

@@ -12,6 +12,7 @@ import { ChannelService } from './channels.js';
 import type { FloodControl } from './flood.js';
 import { PurgeService, type PurgeViews } from './purge.js';
 import { PurgeHoldService } from './purge-holds.js';
+import { type EdgeProbe, type VerifyLimits, VerifyService, type VerifyViews } from './verify.js';
 import { ZoneIndex } from './zone-index.js';
 import type { ZoneIndexOptions } from './zone-index-builder.js';
 import { ZoneService } from './zones.js';
@@ -60,9 +61,17 @@ export interface PurgeServicesOptions {
   onViewError: (error: unknown) => void;
   /** Where purge-everything requests are posted for approval. */
   notifier: ApprovalNotifier;
+  /** Checking purged URLs at the edge: the prober, where results are shown, its bounds. */
+  verify: {
+    prober: EdgeProbe;
+    views: VerifyViews;
+    limits?: Partial<VerifyLimits>;
+    /** After a purge asked with --verify, how long the edge is given before it is asked. */
+    delayMs?: number;
+  };
 }
 
-/** Purges, held purges, and purge-everything approvals; their jobs are for the caller to register. */
+/** Purges, held purges, purge-everything approvals and verifications; their jobs are for the caller to register. */
 export function purgeServices(options: PurgeServicesOptions) {
   const { store, runner, flood, clock, logger } = options;
   const { cdn, access, zones, channels } = options.cdn;
@@ -76,6 +85,8 @@ export function purgeServices(options: PurgeServicesOptions) {
     runner,
     views: options.views,
     onViewError: options.onViewError,
+    clock,
+    ...(options.verify.delayMs === undefined ? {} : { verifyDelayMs: options.verify.delayMs }),
   });
   const holds = new PurgeHoldService({ store, runner, purges, clock });
   const approvals = new ApprovalService({
@@ -89,5 +100,15 @@ export function purgeServices(options: PurgeServicesOptions) {
     clock,
     logger,
   });
-  return { purges, holds, approvals };
+  const verify = new VerifyService({
+    store,
+    runner,
+    purges,
+    zones,
+    prober: options.verify.prober,
+    clock,
+    views: options.verify.views,
+    ...(options.verify.limits ? { limits: options.verify.limits } : {}),
+  });
+  return { purges, holds, approvals, verify };
 }

@@ -15,6 +15,8 @@ export type PurgeArgs =
   | {
       kind: 'items';
       zone?: string;
+      /** `--verify`: check the URLs at the edge once purged. */
+      verify?: boolean;
       urls: string[];
       tags: string[];
       unknown: string[];
@@ -41,7 +43,16 @@ function notAZone(word: string, alone: boolean): boolean {
  * Reads the words after `/cdn purge`. The first word is the zone unless it is a URL, a path, a
  * tag, or `everything` alone: then the zone is inferred from the URLs or is the channel's default.
  */
-export function parsePurgeArgs(args: string[]): PurgeArgs {
+export function parsePurgeArgs(words: string[]): PurgeArgs {
+  // `--verify` anywhere; Slack clients on some systems turn a typed `--` into an em dash.
+  const verify = words.some(isVerifyFlag);
+  const parsed = parseItems(words.filter((word) => !isVerifyFlag(word)));
+  return verify && parsed.kind === 'items' ? { ...parsed, verify: true } : parsed;
+}
+
+const isVerifyFlag = (word: string) => /^(?:--|\u2014|\u2013)verify$/i.test(word);
+
+function parseItems(args: string[]): PurgeArgs {
   const [first, ...rest] = args;
   if (first === undefined) return { kind: 'form' };
   if (args.length === 1 && first.toLowerCase() === 'everything') return { kind: 'everything' };

@@ -22,6 +22,7 @@ import type { ChannelService } from './channels.js';
 import type { FloodControl } from './flood.js';
 import { type PurgeArgs, type PurgeGroup, type PurgePlan, planPurge } from './purge-targets.js';
 import type { ReplyTo } from './reply.js';
+import { DEFAULT_VERIFY_DELAY_MS, verifyAfterPurge } from './verify-job.js';
 import type { Zone, ZoneService } from './zones.js';
 
 export interface PurgeRun {
@@ -80,6 +81,8 @@ export interface PurgeJobPayload {
   groups: Array<{ zone: Zone; files: number; tags: number }>;
   /** The zone was the channel's default, not named: the messages say so. */
   fromDefault?: boolean;
+  /** Asked with --verify: once done, its URLs are checked at the edge (a verify job per zone). */
+  verify?: boolean;
   /** Asked for over the HTTP API: the API's record of it (see ApiPurgeService). */
   api?: { purgeId: string };
 }
@@ -124,6 +127,9 @@ export class PurgeService {
       views: PurgeViews;
       /** Progress updates must never stop a purge; their failures are only logged. */
       onViewError: (error: unknown) => void;
+      /** How long after a purge asked with --verify the edge is asked. */
+      verifyDelayMs?: number;
+      clock?: { now(): number };
     },
   ) {}
 
@@ -216,7 +222,7 @@ export class PurgeService {
     channelId: string | undefined,
     groups: PurgeGroup[],
     replyTo: ReplyTo,
-    options: { fromDefault?: boolean; key?: string } = {},
+    options: { fromDefault?: boolean; key?: string; verify?: boolean } = {},
   ): Promise<{ jobId: string; created: boolean; kind: string }> {
     await this.mayPurge(caller, channelId);
     await this.deps.flood.take(caller.workspaceId, caller.userId);
@@ -268,6 +274,7 @@ export class PurgeService {
       fromDefault?: boolean;
       key?: string;
       api?: { purgeId: string };
+      verify?: boolean;
     } = {},
   ): Promise<{ jobId: string; created: boolean; kind: string }> {
     // No key, or a base URL the bot won't call: said now, before anything is stored.
@@ -282,6 +289,7 @@ export class PurgeService {
       replyTo,
       ...(options.retryOf ? { retryOf: options.retryOf } : {}),
       ...(options.fromDefault ? { fromDefault: true } : {}),
+      ...(options.verify ? { verify: true } : {}),
       ...(options.api ? { api: options.api } : {}),
       groups: groups.map((g) => ({ zone: g.zone, files: g.files.length, tags: g.tags.length })),
     };
@@ -399,6 +407,12 @@ export class PurgeService {
     }
     const runs = await this.#record(job, steps);
     await view.finished({ runs, actorId: payload.actorId, ...defaultOf(payload) });
+    if (payload.verify) {
+      await verifyAfterPurge(this.deps.runner, job, steps, runs, {
+        now: this.deps.clock?.now() ?? Date.now(),
+        delayMs: this.deps.verifyDelayMs ?? DEFAULT_VERIFY_DELAY_MS,
+      });
+    }
     return 'done';
   }
 

@@ -170,6 +170,8 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   text_too_long: { code: 'text_too_long', what: 'command', length: 400_000, max: 40_000 },
   purge_unknown: { code: 'purge_unknown' },
   nothing_to_retry: { code: 'nothing_to_retry' },
+  nothing_to_verify: { code: 'nothing_to_verify' },
+  nothing_to_repurge: { code: 'nothing_to_repurge' },
   no_urls_in_message: { code: 'no_urls_in_message' },
   not_in_conversation: { code: 'not_in_conversation' },
   purge_hold_unknown: { code: 'purge_hold_unknown' },

@@ -24,6 +24,7 @@ import * as purgeHold from '../../src/blocks/purge-hold.js';
 import * as ratelimit from '../../src/blocks/ratelimit.js';
 import * as reports from '../../src/blocks/reports.js';
 import { Mrkdwn } from '../../src/blocks/text.js';
+import * as verify from '../../src/blocks/verify.js';
 import * as watches from '../../src/blocks/watches.js';
 import * as zones from '../../src/blocks/zones.js';
 import { CdnError } from '../../src/cdn/errors.js';
@@ -63,6 +64,27 @@ const held: HeldPurge = {
   expiresAt: 1,
 };
 const CHANNELS = many(N, (i) => `C${i}`);
+/** A verification of N long URLs, each verdict in turn. */
+const VERIFIED = {
+  // The store's own id, not user input.
+  jobId: 'job_0123456789abcdef',
+  actorId: 'U1',
+  zoneName: LONG,
+  auto: false,
+  skipped: N,
+  counts: { fresh: N, cached: N, unknown: N, unchecked: N },
+  results: many(N, (i) =>
+    i % 4 === 0
+      ? { url: LONG, verdict: 'unchecked' as const, reason: LONG }
+      : {
+          url: LONG,
+          status: 200,
+          method: 'HEAD' as const,
+          verdict: (['fresh', 'cached', 'unknown'] as const)[i % 3] ?? 'fresh',
+          evidence: LONG,
+        },
+  ),
+};
 
 const approvalOf = (status: Approval['status']) => approvalWith(LONG, status, 'failed', 'z1');
 const entry = (i: number): AuditEntry => ({
@@ -268,6 +290,12 @@ const CASES: Record<string, () => unknown[]> = {
     problems.problemText({ code: 'zone_not_found', query: LONG, suggestions: many(N, () => LONG) }),
     problems.problemText({ code: 'purge_channel_restricted', channelIds: CHANNELS }),
   ],
+  verifyProgressMessage: () => [
+    verify.verifyProgressMessage({ zoneName: LONG, urls: N, actorId: 'U1' }),
+  ],
+  verifySummaryMessage: () => [verify.verifySummaryMessage(VERIFIED)],
+  verifyDetailsMessage: () => [verify.verifyDetailsMessage(VERIFIED)],
+  verifyAlreadyAskedMessage: () => [verify.verifyAlreadyAskedMessage()],
   purgeProgressMessage: () => [purge.purgeProgressMessage(status)],
   purgePausedMessage: () => [purge.purgePausedMessage(status)],
   purgeResultMessage: () => [purge.purgeResultMessage(RUNS, 'U1')],

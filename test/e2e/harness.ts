@@ -17,6 +17,11 @@ import {
   type Message,
   startFakeSlack,
 } from '../../src/dev/fake-slack/server.js';
+import {
+  type SandboxEdge,
+  type SandboxEdgeOptions,
+  startSandboxEdge,
+} from '../../src/dev/sandbox/edge.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/dev/sandbox/server.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { decodeEntities } from '../../src/text.js';
@@ -43,6 +48,8 @@ export interface Harness {
   url: string;
   slack: FakeSlack;
   sandbox: Sandbox;
+  /** The sandbox's edge: purge verification asks it, whatever a URL's host. */
+  edge: SandboxEdge;
   store: Store;
   clock: ManualClock;
   logs: CapturedLogs;
@@ -116,6 +123,7 @@ afterEach(async () => {
 export async function startHarness(
   options: {
     sandbox?: SandboxOptions;
+    edge?: SandboxEdgeOptions;
     slack?: FakeSlackOptions;
     env?: Record<string, string>;
     /** Run the approval-expiry sweeper (its sleep is one more sleeper on the manual clock). */
@@ -142,6 +150,7 @@ export async function startHarness(
   slack.addUser({ id: OTHER, name: 'carol' });
   slack.addChannel({ id: CHANNEL, name: 'ops', botMember: true });
   const sandbox = await startSandbox({ apiKeys: [CDN_KEY], clock, ...options.sandbox });
+  const edge = await startSandboxEdge(sandbox.state, { clock, ...options.edge });
   const {
     store: firstStore,
     database,
@@ -163,6 +172,8 @@ export async function startHarness(
       logger: logs.logger,
       chartRenderer: options.chartRenderer ?? chartRenderer,
       ...(options.resolve ? { resolve: options.resolve } : {}),
+      edgeProbe: { edgeAddress: edge.address },
+      verifyDelayMs: 0,
     });
     await app.init();
     const server = (await app.start(port ?? 0)) as import('node:http').Server | undefined;
@@ -180,6 +191,7 @@ export async function startHarness(
   let current = await boot(firstStore);
   open.push(
     () => sandbox.close(),
+    () => edge.close(),
     () => slack.close(),
     () => transport.close(),
     () => current.stop(),
@@ -249,6 +261,7 @@ export async function startHarness(
     },
     slack,
     sandbox,
+    edge,
     clock,
     logs,
     workspaceId,

@@ -1,6 +1,8 @@
 // The purge services as the app builds them, against the CDN sandbox on loopback, a real store
 // and the real job runner: shared by the hold and the precondition tests.
+import { type EdgeProbeOptions, EdgeProber } from '../../src/cdn/edge-probe.js';
 import { CdnTransport } from '../../src/cdn/transport.js';
+import { startSandboxEdge } from '../../src/dev/sandbox/edge.js';
 import { startSandbox } from '../../src/dev/sandbox/server.js';
 import { JobRunner } from '../../src/jobs/runner.js';
 import { createLogger } from '../../src/logger.js';
@@ -10,6 +12,7 @@ import { FloodControl } from '../../src/services/flood.js';
 import type { PurgeOutcome } from '../../src/services/purge.js';
 import { PURGE_HOLD_JOB } from '../../src/services/purge-holds.js';
 import { parsePurgeArgs } from '../../src/services/purge-targets.js';
+import { VERIFY_JOB, type VerifyLimits, type VerifySummary } from '../../src/services/verify.js';
 import { ManualClock } from '../helpers/clock.js';
 import { type Backend, testStore } from '../helpers/store.js';
 
@@ -36,7 +39,19 @@ export function callerOf(
 /** Closes what each setup opened; call it after each test. */
 export const opened: Array<() => Promise<void>> = [];
 
-export async function purgeSetup(backend: Backend, options: { changesPerMinute?: number } = {}) {
+export async function purgeSetup(
+  backend: Backend,
+  options: {
+    changesPerMinute?: number;
+    /** The edge prober's options, over the route to the sandbox edge. */
+    probe?: EdgeProbeOptions;
+    verifyLimits?: Partial<VerifyLimits>;
+    /** The sandbox edge's delay before a purge takes effect. */
+    purgeDelayMs?: number;
+    /** Probes resolve each URL's host (through `probe.resolve`), as in production: no route to the edge. */
+    production?: boolean;
+  } = {},
+) {
   const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
   const sandbox = await startSandbox({ apiKeys: [KEY], clock });
   const transport = new CdnTransport();
@@ -59,7 +74,16 @@ export async function purgeSetup(backend: Backend, options: { changesPerMinute?:
   const flood = new FloodControl(store, clock, options.changesPerMinute ?? 0);
   const runner = new JobRunner({ jobs: store.jobs, clock, logger, pollMs: 20 });
   const finished: PurgeOutcome[] = [];
-  const { purges, holds, approvals } = purgeServices({
+  const edge = await startSandboxEdge(sandbox.state, {
+    clock,
+    ...(options.purgeDelayMs === undefined ? {} : { purgeDelayMs: options.purgeDelayMs }),
+  });
+  const prober = new EdgeProber(
+    options.production ? { ...options.probe } : { edgeAddress: edge.address, ...options.probe },
+  );
+  /** Each verification's summary, and how often its view was asked to show it. */
+  const verified: VerifySummary[] = [];
+  const { purges, holds, approvals, verify } = purgeServices({
     cdn: services,
     store,
     runner,
@@ -86,11 +110,25 @@ export async function purgeSetup(backend: Backend, options: { changesPerMinute?:
       retryAfterMs: () => undefined,
       link: async () => undefined,
     },
+    verify: {
+      prober,
+      views: () => ({
+        started: async () => undefined,
+        finished: async (summary) => {
+          verified.push(summary);
+        },
+      }),
+      delayMs: 0,
+      ...(options.verifyLimits ? { limits: options.verifyLimits } : {}),
+    },
   });
   runner.register('purge', purges.job);
   runner.register(PURGE_HOLD_JOB, holds.job);
+  runner.register(VERIFY_JOB, verify.job);
   runner.start();
   opened.push(
+    () => edge.close(),
+    () => prober.close(),
     () => sandbox.close(),
     () => transport.close(),
     () => services.zoneIndex.idle(),
@@ -117,6 +155,10 @@ export async function purgeSetup(backend: Backend, options: { changesPerMinute?:
     purges,
     holds,
     approvals,
+    verify,
+    verified,
+    edge,
+    sandbox,
     finished,
     purgeRequests,
     items,

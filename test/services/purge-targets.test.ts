@@ -41,6 +41,23 @@ describe('parsePurgeArgs', () => {
         unknown: [],
       },
     ],
+    // --verify anywhere (an em dash, as some Slack clients turn `--` into), never a URL or the zone.
+    [
+      ['--verify', 'example.com', 'https://example.com/a'],
+      {
+        kind: 'items',
+        zone: 'example.com',
+        verify: true,
+        urls: ['https://example.com/a'],
+        tags: [],
+        unknown: [],
+      },
+    ],
+    [
+      ['https://example.com/a', '\u2014verify'],
+      { kind: 'items', verify: true, urls: ['https://example.com/a'], tags: [], unknown: [] },
+    ],
+    [['example.com', '--verify'], { kind: 'form', zone: 'example.com' }],
     [
       ['example.com', 'everything', 'https://example.com/x'],
       {

@@ -61,6 +61,7 @@ function kindOf(type: string): FieldKind {
       return 'text';
     case 'static_select':
     case 'radio_buttons':
+    case 'checkboxes':
       return 'select';
     case 'external_select':
       return 'external';
@@ -130,6 +131,11 @@ export function pick(
 }
 
 function selected(field: Field, choice: Choice): Json {
+  const option = { text: { type: 'plain_text', text: choice.text }, value: choice.value };
+  // Checkboxes submit a list (https://docs.slack.dev/reference/block-kit/block-elements/checkboxes-element):
+  // the console ticks the one picked.
+  if (field.elementType === 'checkboxes')
+    return { type: field.elementType, selected_options: [option] };
   return {
     type: field.elementType,
     selected_option: { text: { type: 'plain_text', text: choice.text }, value: choice.value },
@@ -164,6 +170,8 @@ function stateFor(field: Field, choice: Choice | undefined): Json {
     case 'user':
       return { type: field.elementType, selected_user: choice?.value ?? null };
     default:
+      if (!choice && field.elementType === 'checkboxes')
+        return { type: field.elementType, selected_options: [] };
       return choice ? selected(field, choice) : { type: field.elementType, selected_option: null };
   }
 }

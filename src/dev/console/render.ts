@@ -30,6 +30,7 @@ const EMOJI: Readonly<Record<string, string>> = {
   warning: '⚠️',
   hourglass_flowing_sand: '⏳',
   hourglass: '⌛',
+  mag: '🔍',
   x: '❌',
   double_vertical_bar: '⏸️',
   zzz: '💤',

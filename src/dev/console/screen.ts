@@ -43,6 +43,7 @@ export class Screen {
     this.#shown.set(message, versions);
     const notes = [
       this.#where(message),
+      message.threadTs ? 'in a thread' : undefined,
       'cdn',
       shown !== undefined || versions > 1 ? 'updated' : undefined,
       message.ephemeralTo

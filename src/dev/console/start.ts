@@ -12,6 +12,7 @@ import type { AppDeps } from '../../deps.js';
 import type { Logger } from '../../logger.js';
 import type { Store } from '../../store/index.js';
 import { type FakeSlack, startFakeSlack } from '../fake-slack/server.js';
+import { type SandboxEdge, startSandboxEdge } from '../sandbox/edge.js';
 import { SANDBOX_DEMO_KEY, type Sandbox, startSandbox } from '../sandbox/server.js';
 import { ConsoleReceiver } from './receiver.js';
 import { ConsoleSession } from './session.js';
@@ -45,6 +46,8 @@ export interface RunningConsole {
   slack: FakeSlack;
   /** The embedded CDN sandbox, unless CDN_API_BASE_URL names a CDN. */
   sandbox: Sandbox | undefined;
+  /** The sandbox's edge, which purge verification asks (with the sandbox only). */
+  edge: SandboxEdge | undefined;
   session: ConsoleSession;
   /** Reads lines until the input ends or /quit; resolves when the last one is handled. */
   run(): Promise<void>;
@@ -60,6 +63,8 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
   const sandbox: Sandbox | undefined = config.cdn.baseUrl
     ? undefined
     : await startSandbox({ clock });
+  // Its edge: every purged URL verified is asked here, whatever its host (a development route).
+  const edge = sandbox ? await startSandboxEdge(sandbox.state, { clock }) : undefined;
   const slack = await startFakeSlack({
     clock,
     teamId: CONSOLE_TEAM_ID,
@@ -84,6 +89,8 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     edgeCnameTarget: config.cdn.edgeCnameTarget ?? SANDBOX_EDGE_CNAME,
     receiver,
     ...(options.chartRenderer ? { chartRenderer: options.chartRenderer } : {}),
+    // The sandbox edge drops a purged copy at once: --verify asks it without waiting.
+    ...(edge ? { edgeProbe: { edgeAddress: edge.address }, verifyDelayMs: 0 } : {}),
   });
   await app.init();
   // The background work (purges as durable jobs, watch evaluation…) is started by the caller, once.
@@ -132,6 +139,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     deps,
     slack,
     sandbox,
+    edge,
     session,
     async run() {
       rl = createInterface({
@@ -165,6 +173,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
       rl?.close();
       await app.stop();
       await slack.close();
+      await edge?.close();
       await sandbox?.close();
     },
   };

@@ -8,6 +8,7 @@ import {
   LOGOUT_IDS,
   PURGE_IDS,
   RATELIMIT_IDS,
+  VERIFY_IDS,
   WATCH_IDS,
   ZONES_IDS,
 } from '../../blocks/ids.js';
@@ -24,6 +25,7 @@ import { purgeHoldCancel, purgeHoldConfirm } from './purge-hold-buttons.js';
 import { purgeRetry } from './purge-retry.js';
 import { rateLimitButton } from './ratelimit-buttons.js';
 import { unknownAction } from './unknown.js';
+import { verifyButton, verifyPurgeAgain } from './verify-buttons.js';
 import {
   watchMute,
   watchNotifyLive,
@@ -77,6 +79,9 @@ export function register(app: App, deps: AppDeps): void {
   on('home', new RegExp(`^${HOME_IDS.stopReport}_\\d+$`), homeStopReport(deps));
   // One retry button per zone in a result message: purge_retry_0, purge_retry_1, …
   on('message', new RegExp(`^${PURGE_IDS.retry}_\\d+$`), purgeRetry(deps));
+  // One Verify button per zone in a result message, beside its Retry: verify_purge_0, …
+  on('message', new RegExp(`^${VERIFY_IDS.verify}_\\d+$`), verifyButton(deps));
+  on('message', VERIFY_IDS.purgeAgain, verifyPurgeAgain(deps));
   on('message', PURGE_IDS.holdConfirm, purgeHoldConfirm(deps));
   on('message', PURGE_IDS.holdCancel, purgeHoldCancel(deps));
   on('message', new RegExp(`^${ZONES_IDS.analytics}_\\d+$`), zoneAnalytics(deps));

@@ -9,7 +9,7 @@ import { parsePurgeArgs } from '../../services/purge-targets.js';
 import { commandOrigin, encodeOrigin, replyTo, type SubcommandHandler } from './context.js';
 
 const USAGE =
-  'Usage: `/cdn purge <zone> <url|/path>…`, `/cdn purge <url>…`, `/cdn purge <zone> tag:<tag>…`, `/cdn purge <zone> everything`, or `/cdn purge` for a form. With a default zone (`/cdn use <zone>`), the zone may be left out: `/cdn purge /assets/app.css`.';
+  'Usage: `/cdn purge <zone> <url|/path>…`, `/cdn purge <url>…`, `/cdn purge <zone> tag:<tag>…`, `/cdn purge <zone> everything`, or `/cdn purge` for a form; add `--verify` to check the URLs at the edge once purged. With a default zone (`/cdn use <zone>`), the zone may be left out: `/cdn purge /assets/app.css`.';
 
 export const purge: SubcommandHandler = async (context) => {
   const { args, deps, caller, command, respond, client } = context;
@@ -53,6 +53,9 @@ export const purge: SubcommandHandler = async (context) => {
     channelId,
     plan.groups,
     replyTo(origin, caller.userId, deps.clock.now()),
-    plan.fromDefault ? { fromDefault: true } : {},
+    {
+      ...(plan.fromDefault ? { fromDefault: true } : {}),
+      ...(parsed.verify ? { verify: true } : {}),
+    },
   );
 };

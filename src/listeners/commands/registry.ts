@@ -42,7 +42,7 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
     usage:
       '/cdn purge <zone> <url>… | <url>… | [zone] /path… | [zone] tag:<tag>… | [zone] everything',
     summary:
-      'Purge cached URLs or tags now; purging everything needs a second person. Alone, it opens a form.',
+      'Purge cached URLs or tags now; purging everything needs a second person. Alone, it opens a form. Add `--verify` to check the URLs at the edge once purged.',
     audience: 'operators',
     handler: purge,
   },

@@ -22,6 +22,8 @@ export function purgeFormSubmit(deps: AppDeps) {
     const words = (values[PURGE_IDS.itemsBlock]?.[PURGE_IDS.itemsInput]?.value ?? '')
       .split(/[\s,]+/)
       .filter(Boolean);
+    const verify =
+      (values[PURGE_IDS.verifyBlock]?.[PURGE_IDS.verifyInput]?.selected_options?.length ?? 0) > 0;
     const inline = (block: string, message: string) =>
       ack({ response_action: 'errors', errors: { [block]: truncate(message, 2000) } });
 
@@ -63,7 +65,13 @@ export function purgeFormSubmit(deps: AppDeps) {
     }
     try {
       const reply = replyTo(origin, caller.userId, deps.clock.now());
-      await deps.purges.start(caller, origin.channelId, plan.groups, reply);
+      await deps.purges.start(
+        caller,
+        origin.channelId,
+        plan.groups,
+        reply,
+        verify && mode === 'urls' ? { verify: true } : {},
+      );
     } catch (error) {
       // A refusal (the flood limit, no key) is said in the form; anything else, by the error policy.
       if (error instanceof AppError) return inline(PURGE_IDS.itemsBlock, inlineErrorText(error));

@@ -40,6 +40,7 @@ describe('a modal filled field by field', () => {
       ['external', false, undefined],
       ['select', false, { text: 'URLs', value: 'urls' }],
       ['text', true, undefined],
+      ['select', true, undefined],
     ]);
   });
 
