@@ -265,6 +265,7 @@ const CASES: Record<string, () => unknown[]> = {
   auditExportStartedText: () => [auditBlocks.auditExportStartedText({ zone: H })],
   auditExportDoneText: () => [auditBlocks.auditExportDoneText(3, { zone: H })],
   auditExportFailedText: () => [auditBlocks.auditExportFailedText(H)],
+  auditExportRefusedText: () => [auditBlocks.auditExportRefusedText(H)],
   channelList: () => [channelBlocks.channelList(['C1', 'C2'])],
   channelDefaultMessage: () => [
     channelBlocks.channelDefaultMessage({ kind: 'none' }),
