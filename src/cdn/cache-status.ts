@@ -1,9 +1,9 @@
 // Whether an edge's answer came from its cache or from the origin, read from its headers: RFC 9211
 // `Cache-Status` first, then the common `Age`, `X-Cache` and `CF-Cache-Status`-style headers.
 //
-// `Cache-Status` is an RFC 8941 structured list. No structured-fields library is installed yet
-// (structured-headers would be the one to add), so this reads it tolerantly: members split on
-// commas outside quoted strings, parameters on semicolons; anything it cannot read tells nothing.
+// `Cache-Status` is an RFC 9651 structured list, read by the structured-headers library; a value
+// it cannot parse tells nothing (tolerant: the other headers may still tell).
+import { parseList } from 'structured-headers';
 
 /** fresh: served by the origin, or refilled since the purge. cached: the copy from before it. */
 export type EdgeVerdict = 'fresh' | 'cached' | 'unknown';
@@ -58,15 +58,16 @@ export function readCacheHeaders(headers: Headers, options: ReadOptions = {}): C
  * `fwd` passed the request on to the one before it; every member forwarding means the origin.
  */
 function servedBy(value: string): 'cache' | 'origin' | undefined {
-  const members = splitOutsideQuotes(value, ',').map((member) =>
-    splitOutsideQuotes(member, ';')
-      .slice(1)
-      .map((param) => param.split('=')[0]?.trim().toLowerCase() ?? ''),
-  );
+  let members: ReturnType<typeof parseList>;
+  try {
+    members = parseList(value);
+  } catch {
+    return undefined;
+  }
   let forwarded = false;
-  for (const params of members.reverse()) {
-    if (params.includes('hit')) return 'cache';
-    if (params.includes('fwd')) forwarded = true;
+  for (const [, params] of members.reverse()) {
+    if (params.has('hit')) return 'cache';
+    if (params.has('fwd')) forwarded = true;
   }
   return forwarded ? 'origin' : undefined;
 }
@@ -89,20 +90,4 @@ function ageOf(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const match = /^\s*(\d{1,10})\s*$/.exec(value.split(',')[0] ?? '');
   return match ? Number(match[1]) : undefined;
-}
-
-function splitOutsideQuotes(text: string, separator: string): string[] {
-  const parts: string[] = [];
-  let current = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i] as string;
-    if (char === '"' && text[i - 1] !== '\\') quoted = !quoted;
-    if (char === separator && !quoted) {
-      parts.push(current);
-      current = '';
-    } else current += char;
-  }
-  parts.push(current);
-  return parts.map((part) => part.trim()).filter((part) => part !== '');
 }
