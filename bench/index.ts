@@ -6,6 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { ackLatencyBench } from './ack-latency.js';
 import { ackLoadBench } from './ack-load.js';
+import { TITLE as API_LOAD_TITLE, apiLoadBench } from './api-load.js';
 import { TITLE as AUDIT_EXPORT_TITLE, auditExportBench } from './audit-export.js';
 import { chartsBench } from './charts.js';
 import { spliceSections } from './document.js';
@@ -25,6 +26,7 @@ const suites: Array<[string, () => Promise<Section>]> = [
   ['durable', durableBench],
   ['ack-latency', ackLatencyBench],
   ['ack-load', ackLoadBench],
+  ['api-load', apiLoadBench],
   ['reports', reportsBench],
   ['reports-scale', reportsScaleBench],
   ['zone-index', zoneIndexBench],
@@ -40,6 +42,7 @@ const TITLES: Record<string, string> = {
   durable: 'Purge jobs: from a crash to the resumed job',
   'ack-latency': 'Slash-command ack latency (HTTP mode)',
   'ack-load': 'Slash-command acks under load (open loop)',
+  'api-load': API_LOAD_TITLE,
   reports: 'Daily reports: 1,000 due at once',
   'reports-scale': REPORTS_SCALE_TITLE,
   'zone-index': 'Zone index: lookups, memory and modals at 10,000 zones',

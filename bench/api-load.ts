@@ -1,0 +1,284 @@
+// Benchmark `api-load`: Slack ack latency while CI purges arrive over the HTTP API (issue 30),
+// beside the same bot quiet in the same run: waves of 100 concurrent purges of 100 URLs each.
+import { performance } from 'node:perf_hooks';
+import { Agent, request } from 'undici';
+import type { AccessService } from '../src/services/access.js';
+import { ApiTokenService } from '../src/services/api-tokens.js';
+import { type BotHost, type BotProcess, CHANNEL, startBotHost, USER } from './bot-process.js';
+import { ackTable, openLoop, summarize } from './open-loop.js';
+import { type Services, startServices } from './services.js';
+import {
+  cpuMark,
+  cpuShares,
+  fmt,
+  type LatencySummary,
+  machineState,
+  median,
+  pct,
+  percentile,
+  type Section,
+  table,
+} from './stats.js';
+
+export const TITLE = 'Slash-command acks while CI purges over the HTTP API';
+
+const env = process.env;
+const SECONDS = Number(env.BENCH_API_SECONDS ?? 20);
+const WARMUP_SECONDS = Number(env.BENCH_API_WARMUP_SECONDS ?? 5);
+const ZONES_PER_SECOND = Number(env.BENCH_API_ACK_RATE ?? 20);
+/** Purges asked for at once in a wave, and URLs in each (issue 30: 100 × 100). */
+const PURGES = Number(env.BENCH_API_PURGES ?? 100);
+const URLS = Number(env.BENCH_API_URLS ?? 100);
+/** The sandbox answers this much later: a CDN API across a network. */
+const CDN_LATENCY_MS = Number(env.BENCH_CDN_LATENCY_MS ?? 20);
+const CDN_KEY = 'sk_bench_api_load_7c2e';
+/** Each purge of a wave has a token of its own (a CI pipeline each), limited as in production. */
+const RATE_LIMIT_PER_MINUTE = 600;
+const FINAL = new Set(['succeeded', 'failed', 'rejected', 'expired', 'unknown']);
+/** The bot's target, as for ack-load: acks under load within 1.5× of quiet. */
+const TARGET_RATIO = 1.5;
+
+interface Wave {
+  /** POST answers (ms) and their statuses. */
+  posts: Array<{ ms: number; status: number }>;
+  /** From the wave's start until every purge of it was final (ms). */
+  ms: number;
+  outcomes: Record<string, number>;
+}
+
+/** One wave: PURGES POSTs at once, then each read (?wait=60) until it is final. */
+async function wave(
+  agent: Agent,
+  url: string,
+  secrets: string[],
+  zones: string[],
+  n: number,
+): Promise<Wave> {
+  const started = performance.now();
+  const posts: Wave['posts'] = [];
+  const outcomes: Record<string, number> = {};
+  await Promise.all(
+    secrets.map(async (secret, i) => {
+      const zone = zones[i % zones.length] ?? '';
+      const body = JSON.stringify({
+        zone,
+        urls: Array.from({ length: URLS }, (_, j) => `https://${zone}/bench/${n}/${i}/${j}.css`),
+        reason: `bench wave ${n}`,
+        context: { repository: `bench/repo-${i}`, commit: `${n}`, actor: 'bench' },
+      });
+      const headers = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
+      const sent = performance.now();
+      const post = await request(`${url}/api/v1/purges`, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: { ...headers, 'idempotency-key': `bench-${n}-${i}` },
+        body,
+      });
+      const answer = (await post.body.json()) as { url?: string; status?: string };
+      posts.push({ ms: performance.now() - sent, status: post.statusCode });
+      let status = post.statusCode === 202 ? (answer.status ?? '?') : `http ${post.statusCode}`;
+      while (answer.url && !FINAL.has(status)) {
+        const read = await request(`${url}${answer.url}?wait=60`, {
+          dispatcher: agent,
+          headers,
+        });
+        const state = (await read.body.json()) as { status?: string };
+        status = read.statusCode === 200 ? (state.status ?? '?') : `http ${read.statusCode}`;
+        if (read.statusCode !== 200) break;
+      }
+      outcomes[status] = (outcomes[status] ?? 0) + 1;
+    }),
+  );
+  return { posts, ms: performance.now() - started, outcomes };
+}
+
+/** `/cdn zones` open loop for `seconds`; with `load`, waves of purges back to back meanwhile. */
+async function phase(
+  services: Services,
+  bot: BotProcess,
+  seconds: number,
+  load?: { agent: Agent; secrets: string[]; zones: string[]; first: number },
+) {
+  const responseUrls = await services.mint(
+    Array.from({ length: Math.ceil(seconds * ZONES_PER_SECOND) }, () => CHANNEL),
+  );
+  const before = cpuMark([bot.pid, services.pid]);
+  const stop = new AbortController();
+  const waves: Wave[] = [];
+  const purging = (async () => {
+    if (!load) return;
+    for (let n = load.first; !stop.signal.aborted; n++)
+      waves.push(await wave(load.agent, bot.url, load.secrets, load.zones, n));
+  })();
+  const [acks] = await openLoop(
+    { teamId: services.teamId, user: USER },
+    [
+      {
+        perSecond: ZONES_PER_SECOND,
+        text: () => 'zones',
+        channel: () => CHANNEL,
+        port: () => bot.port,
+        responseUrls,
+      },
+    ],
+    { durationMs: seconds * 1000 },
+  );
+  const after = cpuMark([bot.pid, services.pid]);
+  // The wave still out when the window closed finishes after it, unmeasured by the acks.
+  stop.abort();
+  await purging;
+  return {
+    acks: summarize(acks?.samples ?? []),
+    waves,
+    bot: cpuShares(before, after, bot.pid),
+    services: cpuShares(before, after, services.pid).all,
+  };
+}
+
+/**
+ * The bot as in production (src/main.ts, HTTP mode, PostgreSQL) in a process of its own, the fake
+ * Slack and the sandbox in another; this process sends and times. (a) `/cdn zones` at 20 a second
+ * with nothing else; (b) the same stream while waves of 100 concurrent API purges of 100 URLs
+ * each (a token each) run back to back, every purge read with `?wait=60` until it is final.
+ */
+export async function apiLoadBench(): Promise<Section> {
+  const state = machineState();
+  const services = await startServices({
+    cdnLatencyMs: CDN_LATENCY_MS,
+    cdnKey: CDN_KEY,
+    user: USER,
+  });
+  const agent = new Agent({ connections: PURGES * 2, headersTimeout: 90_000 });
+  let host: BotHost | undefined;
+  try {
+    await services.addChannels([CHANNEL]);
+    const zones = (await services.zones()).slice(0, 5).map((zone) => zone.name);
+    host = await startBotHost({
+      database: 'postgres',
+      env: {
+        SLACK_BOT_TOKEN: services.botToken,
+        SLACK_API_URL: services.apiUrl,
+        CDN_API_BASE_URL: services.baseUrl,
+      },
+    });
+    await host.store.credentials.set(services.teamId, CDN_KEY, { userId: USER, validated: true });
+    // createUnchecked makes a token as the admin's modal does after its admin check (no access needed).
+    const tokens = new ApiTokenService({ store: host.store, access: {} as AccessService });
+    const secrets: string[] = [];
+    for (let i = 0; i < PURGES; i++)
+      secrets.push(
+        (
+          await tokens.createUnchecked(services.teamId, USER, {
+            name: `ci-${i}`,
+            zones: null,
+            kinds: ['urls_tags'],
+            channelId: CHANNEL,
+          })
+        ).secret,
+      );
+    const bot = await host.spawnBot({ API_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT_PER_MINUTE) });
+
+    process.stdout.write('api-load: warm-up (one wave), then (a) quiet\n');
+    await wave(agent, bot.url, secrets, zones, 0);
+    await phase(services, bot, WARMUP_SECONDS);
+    const quiet = await phase(services, bot, SECONDS);
+    process.stdout.write(`api-load: (b) waves of ${PURGES} API purges × ${URLS} URLs\n`);
+    const loaded = await phase(services, bot, SECONDS, { agent, secrets, zones, first: 1 });
+    const cdnRequests = (await services.summary()).sandboxRequests;
+    await bot.kill('SIGTERM');
+    const machine = state();
+
+    const posts = loaded.waves.flatMap((w) => w.posts);
+    const outcomes: Record<string, number> = {};
+    for (const w of loaded.waves)
+      for (const [status, count] of Object.entries(w.outcomes))
+        outcomes[status] = (outcomes[status] ?? 0) + count;
+    const purges = posts.length;
+    const ratio = (key: 'p50' | 'p95') => loaded.acks[key] / quiet.acks[key];
+    const met = ratio('p95') <= TARGET_RATIO && loaded.acks.failed === 0;
+    const row = (label: string, p: { acks: LatencySummary }) => ({ label, acks: p.acks });
+    const cpu = (label: string, p: typeof quiet) => [
+      label,
+      pct(p.bot.mainRun),
+      pct(p.bot.mainWait),
+      pct(p.bot.all === undefined ? undefined : p.bot.all - (p.bot.mainRun ?? 0)),
+      pct(p.services),
+    ];
+    return {
+      title: TITLE,
+      body: [
+        'The bot as it runs in production (`node --import tsx src/main.ts`, HTTP mode, a fresh PostgreSQL ' +
+          'database) in a process of its own; the fake Slack and the sandbox (answering in ' +
+          `${CDN_LATENCY_MS} ms) in another; this process only sends and times. Signed \`/cdn zones\` commands ` +
+          `go open loop, ${ZONES_PER_SECOND} a second for ${SECONDS} s, each timed from its scheduled send ` +
+          `time to the end of the HTTP answer (the ack), after a ${WARMUP_SECONDS} s warm-up and one wave of ` +
+          `purges. (a) the bot quiet; (b) the same stream while **waves of ${PURGES} concurrent API purges ` +
+          `of ${URLS} URLs each** run back to back: each purge a \`POST /api/v1/purges\` with a token of its ` +
+          `own (${PURGES} tokens, ${RATE_LIMIT_PER_MINUTE} requests a minute each, so every request takes ` +
+          'its rate slot) and an Idempotency-Key, then `GET …?wait=60` until it is final, as the CI job of ' +
+          'docs/ci.md does. Both conditions in the same run, one after the other.',
+        '',
+        ackTable([
+          row('(a) bot quiet', quiet),
+          row(`(b) bot, ${PURGES} × ${URLS}-URL API purges at a time`, loaded),
+        ]),
+        '',
+        `Ack p50 (b) / (a): **${ratio('p50').toFixed(2)}×**, p95 (b) / (a): **${ratio('p95').toFixed(2)}×** ` +
+          `(target: p95 within ${TARGET_RATIO}×, no failed ack): ${met ? '**met**' : '**not met**'}.`,
+        '',
+        table(
+          ['API work in window (b)', 'value'],
+          [
+            ['waves (each until its last purge was final)', loaded.waves.length],
+            ['purges asked for / URLs', `${purges} / ${(purges * URLS).toLocaleString('en-US')}`],
+            [
+              'outcomes',
+              Object.entries(outcomes)
+                .map(([s, n]) => `${s} ${n}`)
+                .join(', '),
+            ],
+            [
+              'POST answer p50 / p95 / max',
+              `${fmt(
+                percentile(
+                  posts.map((p) => p.ms),
+                  50,
+                ),
+              )} / ${fmt(
+                percentile(
+                  posts.map((p) => p.ms),
+                  95,
+                ),
+              )} / ${fmt(Math.max(...posts.map((p) => p.ms)))}`,
+            ],
+            ['POSTs not answered 202', posts.filter((p) => p.status !== 202).length],
+            [
+              'a wave, from its POSTs to its last final status (median)',
+              fmt(median(loaded.waves.map((w) => w.ms))),
+            ],
+            ['sandbox requests in the whole run', cdnRequests],
+          ],
+        ),
+        '',
+        'CPU, as a share of one core:',
+        '',
+        table(
+          [
+            'window',
+            'bot main thread running',
+            'bot main thread ready, waiting for a core',
+            'bot other threads',
+            'fake Slack + sandbox',
+          ],
+          [cpu('(a) quiet', quiet), cpu('(b) API purges', loaded)],
+        ),
+        '',
+        `Measured with the ${machine}.`,
+      ].join('\n'),
+    };
+  } finally {
+    await agent.close();
+    await host?.close();
+    await services.close();
+  }
+}
