@@ -77,6 +77,16 @@ export type Problem =
    */
   | { code: 'guest'; action: Action; grantable: boolean }
   | { code: 'zone_not_found'; query: string; suggestions: string[] }
+  /** A CDN account was named that the workspace does not have (issue 29): its accounts are listed. */
+  | { code: 'account_unknown'; name: string; accounts: string[] }
+  /** The channel is bound to `bound`; another account (`asked`) is never used from it. */
+  | { code: 'account_bound'; bound: string; asked: string }
+  /** Two accounts typed in one command. */
+  | { code: 'account_conflict'; first: string; second: string }
+  /** The zone name is in several accounts: the command is asked again with one of them. */
+  | { code: 'zone_ambiguous'; zoneName: string; accounts: string[] }
+  /** This command does not act on accounts other than `default` yet. */
+  | { code: 'account_unsupported'; command: string; account: string }
   | { code: 'invalid_domain'; domain: string; reason: string }
   | { code: 'too_many_changes'; limit: number; retryInSeconds: number }
   /**

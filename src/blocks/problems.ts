@@ -139,6 +139,22 @@ function sentence(problem: Problem): Mrkdwn {
           : '';
       return md`No zone ${code(problem.query)} in this workspace.${hint}`;
     }
+    case 'account_unknown':
+      return md`No CDN account ${code(problem.name)} in this workspace. Its accounts: ${join(
+        problem.accounts.map((name) => code(name)),
+        ', ',
+      )}.`;
+    case 'account_bound':
+      return md`This channel uses the CDN account ${code(problem.bound)}: ${code(problem.asked)} is not used here. Ask in a channel of that account, or without a channel account.`;
+    case 'account_conflict':
+      return md`Two CDN accounts named (${code(problem.first)} and ${code(problem.second)}): name one.`;
+    case 'zone_ambiguous':
+      return md`${code(zoneLabel(problem.zoneName))} is in several CDN accounts: ${join(
+        problem.accounts.map((name) => code(`${name}/${problem.zoneName}`)),
+        ' or ',
+      )}. Write the one you mean.`;
+    case 'account_unsupported':
+      return md`\`/cdn ${problem.command}\` acts on the CDN account \`default\` only for now, not ${code(problem.account)}.`;
     case 'invalid_domain':
       return md`${code(problem.domain)} is not a domain I can onboard: ${problem.reason}.`;
     case 'too_many_changes':

@@ -27,6 +27,12 @@ export interface Zone {
   status: string;
   /** ISO 8601 as the server sent it. */
   createdAt: string;
+  /**
+   * Not the CDN's: the bot's CDN account the zone was listed by (cdn_accounts.id), and its name.
+   * Absent: the workspace's account `default` (issue 29). Stored job payloads keep it.
+   */
+  accountId?: string;
+  accountName?: string;
 }
 
 export const zoneSchema = z

@@ -50,3 +50,55 @@ function swapped(a: string, b: string): boolean {
   const [i, j] = diff;
   return diff.length === 2 && i !== undefined && j === i + 1 && a[i] === b[j] && a[j] === b[i];
 }
+
+/** What a command says of the CDN account it is for (issue 29), and its words without it. */
+export interface AccountWords {
+  /** The account typed, as typed: `account:staging`, or `staging` of `staging/example.com`. */
+  account?: string;
+  /** The words with `account:<name>` removed and `<account>/<zone>` read as `<zone>`. */
+  args: string[];
+  /** Two different accounts were typed: the command is refused rather than guessed. */
+  conflict?: [string, string];
+}
+
+/** `account:<name>`: a word of its own, any case. */
+const ACCOUNT_WORD = /^account:(.*)$/i;
+/**
+ * `<account>/<zone>` (or `<account>/` alone, for `/cdn use`): a slug, one slash, then no slash and
+ * no colon, so neither a URL (`https://…`), nor a path (`/assets/…`), nor a tag (`tag:a/b`) is one.
+ */
+const ACCOUNT_ZONE = /^([a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?)\/([^/:]*)$/i;
+
+/**
+ * Reads the account out of a command's words: `account:<name>` anywhere, or a zone written
+ * `<account>/<zone>`. One place for every command (docs: README "Several CDN accounts").
+ */
+export function readAccount(args: readonly string[]): AccountWords {
+  let account: string | undefined;
+  let conflict: [string, string] | undefined;
+  const note = (name: string) => {
+    if (account !== undefined && account.toLowerCase() !== name.toLowerCase())
+      conflict ??= [account, name];
+    account ??= name;
+  };
+  const rest: string[] = [];
+  for (const word of args) {
+    const named = ACCOUNT_WORD.exec(word);
+    if (named) {
+      note(named[1] ?? '');
+      continue;
+    }
+    const pair = ACCOUNT_ZONE.exec(word);
+    if (pair?.[1] !== undefined) {
+      note(pair[1]);
+      if (pair[2]) rest.push(pair[2]);
+      continue;
+    }
+    rest.push(word);
+  }
+  return {
+    ...(account === undefined ? {} : { account }),
+    args: rest,
+    ...(conflict ? { conflict } : {}),
+  };
+}

@@ -1,10 +1,12 @@
 // How the CDN and purge services are put together: one way, for the app (app.ts) and for the tests
 // that run them against the sandbox, so that a test runs the services as the app builds them.
+
 import type { Clock } from '../clock.js';
 import type { JobRunner } from '../jobs/runner.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
 import { AccessService } from './access.js';
+import { AccountScopes } from './account-scope.js';
 import { type ApprovalNotifier, ApprovalService } from './approvals.js';
 import { CdnAccess, type CdnAccessOptions } from './cdn-access.js';
 import { type CdnReadLimits, CdnReads } from './cdn-reads.js';
@@ -74,12 +76,13 @@ export interface PurgeServicesOptions {
 /** Purges, held purges, purge-everything approvals and verifications; their jobs are for the caller to register. */
 export function purgeServices(options: PurgeServicesOptions) {
   const { store, runner, flood, clock, logger } = options;
-  const { cdn, access, zones, channels } = options.cdn;
+  const { cdn, access, zones, channels, zoneIndex } = options.cdn;
   const purges = new PurgeService({
     cdn,
     zones,
     access,
     channels,
+    accounts: new AccountScopes({ store, zones, index: zoneIndex }),
     flood,
     store,
     runner,

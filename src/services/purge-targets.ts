@@ -141,7 +141,7 @@ export function planPurge(
   const live = zones.filter((zone) => zone.status !== 'deleted');
   // The zone named is a candidate even when the list at hand does not hold it yet.
   const named = input.zone;
-  if (named && !live.some((zone) => zone.id === named.id)) live.push(named);
+  if (named && !live.some((zone) => sameZone(zone, named))) live.push(named);
   // A zone named explicitly may be a deleted one (resolve finds those too): nothing goes to it.
   if (input.zone?.status === 'deleted') {
     const reason = `the zone ${input.zone.name} is deleted`;
@@ -151,10 +151,12 @@ export function planPurge(
   }
   const groups = new Map<string, PurgeGroup>();
   const groupOf = (zone: Zone) => {
-    let group = groups.get(zone.id);
+    // Two accounts may hold zones of the same id: a group is a zone of one account.
+    const key = `${zone.accountId ?? ''}/${zone.id}`;
+    let group = groups.get(key);
     if (!group) {
       group = { zone, files: [], tags: [] };
-      groups.set(zone.id, group);
+      groups.set(key, group);
     }
     return group;
   };
@@ -180,7 +182,7 @@ export function planPurge(
     if (url.hash !== '') url.hash = '';
     const host = url.hostname;
     const zone = servingZone(host, live);
-    if (named && zone?.id !== named.id) {
+    if (named && !(zone && sameZone(zone, named))) {
       elsewhere.push({ item: raw, host, ...(zone ? { servedBy: zone.name } : {}) });
     } else if (!zone) {
       rejected.push({ item: raw, reason: `no zone in this workspace covers ${host}` });
@@ -224,6 +226,11 @@ export function planPurge(
     }
   }
   return { groups: planned, rejected, elsewhere, duplicates };
+}
+
+/** The same zone of the same CDN account (absent account: `default`). */
+function sameZone(a: Zone, b: Zone): boolean {
+  return a.id === b.id && a.accountId === b.accountId;
 }
 
 /** A zone's name as URL hosts are written: lower case, no final dot, IDNs in punycode. */

@@ -14,9 +14,12 @@ import {
 } from '../cdn/purge.js';
 import { AppError } from '../errors.js';
 import type { JobContext, JobKind, JobOutcome, JobRunner } from '../jobs/runner.js';
+import { DEFAULT_ACCOUNT } from '../store/accounts.js';
 import type { Store } from '../store/index.js';
 import type { PurgeJob } from '../store/purges.js';
+import { zoneKey } from '../zone-names.js';
 import type { AccessService, Caller } from './access.js';
+import type { AccountScope, AccountScopes } from './account-scope.js';
 import type { CdnAccess } from './cdn-access.js';
 import type { ChannelService } from './channels.js';
 import type { FloodControl } from './flood.js';
@@ -121,6 +124,8 @@ export class PurgeService {
       zones: ZoneService;
       access: AccessService;
       channels: ChannelService;
+      /** Which CDN accounts a purge may use (issue 29); without it, the account `default` only. */
+      accounts?: AccountScopes;
       flood: FloodControl;
       store: Store;
       runner: JobRunner;
@@ -177,12 +182,15 @@ export class PurgeService {
     caller: Caller,
     channelId: string | undefined,
     args: Extract<PurgeArgs, { kind: 'items' }>,
+    account?: string,
   ): Promise<PurgePlan & { fromDefault?: true }> {
     await this.mayPurge(caller, channelId);
     const { zones, channels } = this.deps;
     const { workspaceId } = caller;
     const needsDefault =
       args.zone === undefined && ((args.paths?.length ?? 0) > 0 || args.tags.length > 0);
+    const scope = await this.deps.accounts?.scope(workspaceId, channelId, account);
+    if (scope?.multi) return this.#planIn(caller, channelId, args, scope, needsDefault);
     const zone =
       args.zone !== undefined
         ? await zones.resolve(workspaceId, args.zone)
@@ -199,6 +207,57 @@ export class PurgeService {
       },
       await zones.all(workspaceId),
     );
+    return needsDefault ? { ...plan, fromDefault: true } : plan;
+  }
+
+  /**
+   * `plan` where several CDN accounts may hold the zones (issue 29): the zone named is looked for
+   * in the scope's accounts; URLs find their zone across them, and a URL whose zone name is in
+   * several accounts is AppError zone_ambiguous (the person names the account).
+   */
+  async #planIn(
+    caller: Caller,
+    channelId: string | undefined,
+    args: Extract<PurgeArgs, { kind: 'items' }>,
+    scope: AccountScope,
+    needsDefault: boolean,
+  ): Promise<PurgePlan & { fromDefault?: true }> {
+    const accounts = this.deps.accounts as AccountScopes;
+    const { workspaceId } = caller;
+    const zone =
+      args.zone !== undefined
+        ? await accounts.resolve(workspaceId, scope, args.zone)
+        : needsDefault
+          ? await this.deps.channels.defaultZone(workspaceId, channelId, 'purge')
+          : undefined;
+    // A zone named: the URLs are its account's to serve; none named: any account's.
+    const all = (await accounts.all(workspaceId, scope)).filter(
+      (candidate) => !zone || candidate.accountId === zone.accountId,
+    );
+    const plan = planPurge(
+      {
+        ...(zone ? { zone } : {}),
+        urls: args.urls,
+        tags: args.tags,
+        unknown: args.unknown,
+        ...(args.paths ? { paths: args.paths } : {}),
+      },
+      all,
+    );
+    if (!zone) {
+      for (const group of plan.groups) {
+        const key = zoneKey(group.zone.name);
+        const holders = all.filter(
+          (other) => other.status !== 'deleted' && zoneKey(other.name) === key,
+        );
+        if (holders.length > 1)
+          throw new AppError({
+            code: 'zone_ambiguous',
+            zoneName: group.zone.name,
+            accounts: holders.map((other) => other.accountName ?? DEFAULT_ACCOUNT),
+          });
+      }
+    }
     return needsDefault ? { ...plan, fromDefault: true } : plan;
   }
 
@@ -278,9 +337,9 @@ export class PurgeService {
     } = {},
   ): Promise<{ jobId: string; created: boolean; kind: string }> {
     // No key, or a base URL the bot won't call: said now, before anything is stored.
-    const client = await this.deps.cdn.clientFor(workspaceId);
+    const clients = await this.#clients(workspaceId, groups);
     const steps: PurgeStep[] = groups.flatMap((group, index) =>
-      client
+      clientOf(clients, group.zone)
         .purgeBatches({ files: group.files, tags: group.tags })
         .map((batch) => ({ ...batch, group: index })),
     );
@@ -361,9 +420,10 @@ export class PurgeService {
           .then(() => context.checkpoint({ ...context.job.checkpoint, announced: true }));
     announced.catch(() => undefined);
 
-    let client: Awaited<ReturnType<CdnAccess['clientFor']>>;
+    let clients: Map<string | undefined, Client>;
     try {
-      client = await this.deps.cdn.clientFor(job.workspaceId);
+      // Each zone's own account (absent in a stored payload: `default`).
+      clients = await this.#clients(job.workspaceId, payload.groups);
     } catch (error) {
       // The key was removed (or the workspace uninstalled) since: nothing more is sent.
       await announced;
@@ -375,7 +435,7 @@ export class PurgeService {
     let updates: Promise<void> = announced.catch(this.deps.onViewError);
     // Each batch's result is written as it ends; the next batch does not wait for the write.
     const writes: Promise<void>[] = [];
-    const limit = pLimit(client.purgeConcurrency);
+    const limit = pLimit(Math.min(...[...clients.values()].map((c) => c.purgeConcurrency)));
     await Promise.all(
       steps
         .filter((step) => step.result === undefined)
@@ -385,6 +445,7 @@ export class PurgeService {
             if (context.stopping.aborted || context.lost.aborted) return;
             const zone = payload.groups[step.input.group]?.zone;
             if (!zone) throw new Error(`purge job ${job.id}: step ${step.idx} has no zone`);
+            const client = clientOf(clients, zone);
             const result = await this.#send(client, zone.id, step.input, context.lost);
             const write = context.completeStep(step.idx, result);
             write.catch(() => undefined);
@@ -414,6 +475,20 @@ export class PurgeService {
       });
     }
     return 'done';
+  }
+
+  /** A client per CDN account the groups' zones belong to (undefined: `default`). */
+  async #clients(
+    workspaceId: string,
+    groups: ReadonlyArray<{ zone: Zone }>,
+  ): Promise<Map<string | undefined, Client>> {
+    const clients = new Map<string | undefined, Client>();
+    for (const { zone } of groups) {
+      if (!clients.has(zone.accountId))
+        clients.set(zone.accountId, await this.deps.cdn.clientFor(workspaceId, zone.accountId));
+    }
+    if (clients.size === 0) clients.set(undefined, await this.deps.cdn.clientFor(workspaceId));
+    return clients;
   }
 
   /** One batch; a CDN refusal is its result, anything else (an abort) ends the attempt. */
@@ -516,6 +591,14 @@ export class PurgeService {
     const zone = await this.deps.zones.resolve(workspaceId, job.zoneId);
     return { zone, files: job.failed.files, tags: job.failed.tags };
   }
+}
+
+type Client = Awaited<ReturnType<CdnAccess['clientFor']>>;
+
+function clientOf(clients: Map<string | undefined, Client>, zone: Zone): Client {
+  const client = clients.get(zone.accountId) ?? clients.get(undefined);
+  if (!client) throw new Error(`no CDN client for the account of zone ${zone.id}`);
+  return client;
 }
 
 /** Whether a purge's zone was the channel's default, for its messages. */

@@ -48,6 +48,25 @@ interface Listing {
 
 type Mode = 'foreground' | 'background';
 
+/**
+ * Which index a run is for, as one string (the key of this process's bookkeeping): the workspace's
+ * id for its account `default`, else the workspace's and the account's ids.
+ */
+export function indexScope(workspaceId: string, accountId?: string): string {
+  return accountId === undefined ? workspaceId : `${workspaceId}${SCOPE_SEPARATOR}${accountId}`;
+}
+
+const SCOPE_SEPARATOR = '\u001f';
+
+function unscope(scope: string): { workspaceId: string; accountId?: string } {
+  const at = scope.indexOf(SCOPE_SEPARATOR);
+  return at < 0
+    ? { workspaceId: scope }
+    : { workspaceId: scope.slice(0, at), accountId: scope.slice(at + 1) };
+}
+
+const workspaceOf = (scope: string): string => unscope(scope).workspaceId;
+
 export class ZoneIndexBuilder {
   readonly owner: string;
   readonly refreshMs: number;
@@ -96,44 +115,44 @@ export class ZoneIndexBuilder {
    * A targeted refresh: the pages past the end of the index (where the CDN puts zones created
    * since), or the whole list when the CDN's total says zones changed elsewhere.
    */
-  async probe(workspaceId: string): Promise<void> {
-    let probe = this.#probes.get(workspaceId);
+  async probe(scope: string): Promise<void> {
+    let probe = this.#probes.get(scope);
     if (!probe) {
-      probe = this.#probe(workspaceId);
-      this.#probes.set(workspaceId, probe);
+      probe = this.#probe(scope);
+      this.#probes.set(scope, probe);
       void probe
         .catch(() => undefined)
         .finally(() => {
-          if (this.#probes.get(workspaceId) === probe) this.#probes.delete(workspaceId);
+          if (this.#probes.get(scope) === probe) this.#probes.delete(scope);
         });
     }
     await probe;
   }
 
   /** A key was saved (its old index is gone with it): the new one is built in the background. */
-  keyChanged(workspaceId: string): void {
-    this.#again.delete(workspaceId);
-    this.refreshSoon(workspaceId);
+  keyChanged(scope: string): void {
+    this.#again.delete(scope);
+    this.refreshSoon(scope);
   }
 
   /** Refreshes the index in the background, now or, if one is under way, right after it. */
-  refreshSoon(workspaceId: string): void {
-    if (this.#running.has(workspaceId)) {
-      this.#again.add(workspaceId);
+  refreshSoon(scope: string): void {
+    if (this.#running.has(scope)) {
+      this.#again.add(scope);
       return;
     }
-    const scheduled: Promise<void> = this.#store.zoneIndex
-      .view(workspaceId)
+    const scheduled: Promise<void> = this.#repo(scope)
+      .view(workspaceOf(scope))
       .then((view) => {
-        if (view) return this.#run(workspaceId, view.generation, 'background');
+        if (view) return this.#run(scope, view.generation, 'background');
       })
-      .catch((error: unknown) => this.#failed(workspaceId, error, 'background'))
+      .catch((error: unknown) => this.#failed(scope, error, 'background'))
       .finally(() => this.#scheduled.delete(scheduled));
     this.#scheduled.add(scheduled);
   }
 
-  forget(workspaceId: string): void {
-    this.#again.delete(workspaceId);
+  forget(scope: string): void {
+    this.#again.delete(scope);
   }
 
   /** Resolves once no build, refresh or probe runs in this process. */
@@ -162,19 +181,28 @@ export class ZoneIndexBuilder {
     while (!signal.aborted) {
       try {
         const now = this.#clock.now();
-        const due = await this.#store.zoneIndex.due(
-          now - this.refreshMs,
-          now - this.retryMs,
-          MAINTAIN_BATCH,
-        );
+        const due = [
+          ...(await this.#store.zoneIndex.due(
+            now - this.refreshMs,
+            now - this.retryMs,
+            MAINTAIN_BATCH,
+          )),
+          ...(
+            await this.#store.zoneIndex.dueAccounts(
+              now - this.refreshMs,
+              now - this.retryMs,
+              MAINTAIN_BATCH,
+            )
+          ).map(({ workspaceId, accountId }) => indexScope(workspaceId, accountId)),
+        ];
         const limit = pLimit(MAINTAIN_PARALLEL);
         await Promise.all(
-          due.map((workspaceId) =>
+          due.map((scope) =>
             limit(async () => {
-              if (signal.aborted || this.#running.has(workspaceId)) return;
-              const view = await this.#store.zoneIndex.view(workspaceId);
-              if (view) await this.#run(workspaceId, view.generation, 'background');
-            }).catch((error: unknown) => this.#failed(workspaceId, error, 'background')),
+              if (signal.aborted || this.#running.has(scope)) return;
+              const view = await this.#repo(scope).view(workspaceOf(scope));
+              if (view) await this.#run(scope, view.generation, 'background');
+            }).catch((error: unknown) => this.#failed(scope, error, 'background')),
           ),
         );
       } catch (error) {
@@ -189,16 +217,16 @@ export class ZoneIndexBuilder {
    * waits (for the build); a stale one is used as it is and refreshed in the background. With
    * `waitMs`, undefined when the build takes longer.
    */
-  async usable(workspaceId: string, waitMs?: number): Promise<IndexView | undefined> {
+  async usable(scope: string, waitMs?: number): Promise<IndexView | undefined> {
     const until = waitMs === undefined ? undefined : this.#clock.now() + waitMs;
     for (let attempt = 0; attempt < 3; attempt++) {
-      const view = await this.#store.zoneIndex.view(workspaceId);
+      const view = await this.#repo(scope).view(workspaceOf(scope));
       if (!view) throw new AppError({ code: 'no_api_key' });
       if (view.state?.refreshedAt != null) {
-        this.#refreshIfStale(workspaceId, view);
+        this.#refreshIfStale(scope, view);
         return view;
       }
-      const build = this.#run(workspaceId, view.generation, 'foreground');
+      const build = this.#run(scope, view.generation, 'foreground');
       if (until === undefined) await build;
       else if (
         !(await within(
@@ -214,14 +242,14 @@ export class ZoneIndexBuilder {
     throw new Error('the CDN key kept changing while its zone index was built');
   }
 
-  #refreshIfStale(workspaceId: string, view: IndexView): void {
+  #refreshIfStale(scope: string, view: IndexView): void {
     const state = view.state;
     const now = this.#clock.now();
     if (!state || state.refreshedAt === null || now - state.refreshedAt < this.refreshMs) return;
     if (state.leaseUntil !== null && state.leaseUntil > now) return;
     if (state.failedAt !== null && now - state.failedAt < this.retryMs) return;
-    if (this.#running.has(workspaceId)) return;
-    void this.#run(workspaceId, view.generation, 'background').catch(() => undefined);
+    if (this.#running.has(scope)) return;
+    void this.#run(scope, view.generation, 'background').catch(() => undefined);
   }
 
   /**
@@ -229,32 +257,33 @@ export class ZoneIndexBuilder {
    * so. A background run leaves it to a replica holding the lease; a foreground one (a reader is
    * waiting, there is no index) lists anyway.
    */
-  #run(workspaceId: string, generation: string, mode: Mode): Promise<void> {
-    const current = this.#running.get(workspaceId);
+  #run(scope: string, generation: string, mode: Mode): Promise<void> {
+    const current = this.#running.get(scope);
     if (current && current.generation === generation) return current.done;
     const done = (async () => {
       // Another key's run writes nothing once it ends; this one starts after it.
       if (current) await current.done.catch(() => undefined);
-      await this.#refresh(workspaceId, generation, mode);
+      await this.#refresh(scope, generation, mode);
     })();
     const entry = { generation, done };
-    this.#running.set(workspaceId, entry);
+    this.#running.set(scope, entry);
     void done
-      .catch((error: unknown) => this.#failed(workspaceId, error, mode))
+      .catch((error: unknown) => this.#failed(scope, error, mode))
       .finally(() => {
-        if (this.#running.get(workspaceId) === entry) this.#running.delete(workspaceId);
-        if (this.#again.delete(workspaceId)) this.refreshSoon(workspaceId);
+        if (this.#running.get(scope) === entry) this.#running.delete(scope);
+        if (this.#again.delete(scope)) this.refreshSoon(scope);
       });
     return done;
   }
 
-  async #refresh(workspaceId: string, generation: string, mode: Mode): Promise<void> {
+  async #refresh(scope: string, generation: string, mode: Mode): Promise<void> {
     const started = this.#clock.now();
-    const index = this.#store.zoneIndex;
+    const index = this.#repo(scope);
+    const workspaceId = workspaceOf(scope);
     const leased = await index.claim(workspaceId, generation, this.owner, this.leaseMs);
     if (!leased && mode === 'background') return;
     try {
-      const client = await this.#clientFor(workspaceId, generation);
+      const client = await this.#clientFor(scope, generation);
       if (!client) return;
       const signal = mode === 'background' ? this.#stopping : undefined;
       const listing = await this.#listAll(client, signal);
@@ -267,7 +296,7 @@ export class ZoneIndexBuilder {
       );
       this.#logger.info(
         {
-          workspaceId,
+          ...unscope(scope),
           mode,
           zones: listing.zones.length,
           requests: listing.requests,
@@ -288,11 +317,11 @@ export class ZoneIndexBuilder {
     }
   }
 
-  async #probe(workspaceId: string): Promise<void> {
-    const view = await this.usable(workspaceId);
+  async #probe(scope: string): Promise<void> {
+    const view = await this.usable(scope);
     const state = view?.state;
     if (!view || !state) return;
-    const client = await this.#clientFor(workspaceId, view.generation);
+    const client = await this.#clientFor(scope, view.generation);
     if (!client) return;
     const deadline = this.#clock.now() + this.#limits.operationTimeoutMs;
     // In creation order, zones created since the index was built follow the ones it holds.
@@ -312,30 +341,45 @@ export class ZoneIndexBuilder {
         break;
       }
     }
-    const indexed = await this.#store.zoneIndex.has(
-      workspaceId,
+    const indexed = await this.#repo(scope).has(
+      workspaceOf(scope),
       seen.map((zone) => zone.id),
     );
     const added = seen.filter((zone) => !indexed.has(zone.id)).length;
     this.#logger.debug(
-      { workspaceId, from, requests, total, known: state.cdnTotal, added },
+      { ...unscope(scope), from, requests, total, known: state.cdnTotal, added },
       'zone index probed',
     );
     if (total - state.cdnTotal === added) {
-      await this.#store.zoneIndex.upsert(workspaceId, view.generation, seen, total);
+      await this.#repo(scope).upsert(workspaceOf(scope), view.generation, seen, total);
       return;
     }
     // Zones appeared or went elsewhere than at the end: only the whole list tells.
-    await this.#run(workspaceId, view.generation, 'foreground');
+    await this.#run(scope, view.generation, 'foreground');
   }
 
   /** A client for the key of `generation`; undefined when the key changed since. */
-  async #clientFor(workspaceId: string, generation: string): Promise<CdnClient | undefined> {
+  async #clientFor(scope: string, generation: string): Promise<CdnClient | undefined> {
+    const { workspaceId, accountId } = unscope(scope);
+    if (accountId !== undefined) {
+      const credential = await this.#store.accounts.credential(workspaceId, accountId);
+      if (!credential) throw new AppError({ code: 'no_api_key' });
+      if (credential.generation !== generation) return undefined;
+      return this.#cdn.clientWith(credential.apiKey, credential.baseUrl);
+    }
     const credential = await this.#store.credentials.get(workspaceId);
     if (!credential) throw new AppError({ code: 'no_api_key' });
     if (credential.generation !== generation) return undefined;
     const workspace = await this.#store.workspaces.get(workspaceId);
     return this.#cdn.clientWith(credential.apiKey, workspace?.cdnBaseUrl ?? null);
+  }
+
+  /** The repository of the scope's index: `default`'s, or an account's. */
+  #repo(scope: string) {
+    const { accountId } = unscope(scope);
+    return accountId === undefined
+      ? this.#store.zoneIndex
+      : this.#store.zoneIndex.forAccount(accountId);
   }
 
   /**
@@ -425,16 +469,16 @@ export class ZoneIndexBuilder {
     }
   }
 
-  #failed(workspaceId: string, error: unknown, mode: Mode): void {
+  #failed(scope: string, error: unknown, mode: Mode): void {
     // A foreground failure reaches the reader, who is told; a background one only the logs.
     if (mode === 'foreground') return;
     if (this.#stopping?.aborted) {
-      this.#logger.info({ workspaceId }, 'zone index refresh interrupted by a stop');
+      this.#logger.info(unscope(scope), 'zone index refresh interrupted by a stop');
       return;
     }
     const expected = error instanceof CdnError || error instanceof AppError;
     this.#logger[expected ? 'warn' : logLevelOf(error)](
-      { err: error, workspaceId },
+      { err: error, ...unscope(scope) },
       'zone index not refreshed',
     );
   }

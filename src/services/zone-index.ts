@@ -5,7 +5,7 @@
 import type { Zone } from '../cdn/schemas.js';
 import type { Store } from '../store/index.js';
 import { zoneKey } from '../zone-names.js';
-import { ZoneIndexBuilder, type ZoneIndexOptions } from './zone-index-builder.js';
+import { indexScope, ZoneIndexBuilder, type ZoneIndexOptions } from './zone-index-builder.js';
 
 export class ZoneIndex {
   readonly #store: Store;
@@ -17,29 +17,39 @@ export class ZoneIndex {
     this.builder = new ZoneIndexBuilder(options);
   }
 
-  /** Zones whose id or name is `nameOrId`, from the index (built first if there is none). */
-  async find(workspaceId: string, nameOrId: string): Promise<Zone[]> {
-    await this.builder.usable(workspaceId);
-    return this.#store.zoneIndex.find(workspaceId, nameOrId.trim(), zoneKey(nameOrId));
+  /**
+   * Zones whose id or name is `nameOrId`, from the index (built first if there is none). Every
+   * method takes the account whose index is read: undefined for `default` (as before accounts),
+   * else an account's id; the zones of an account other than `default` carry its id.
+   */
+  async find(workspaceId: string, nameOrId: string, accountId?: string): Promise<Zone[]> {
+    await this.builder.usable(indexScope(workspaceId, accountId));
+    return tag(
+      await this.#repo(accountId).find(workspaceId, nameOrId.trim(), zoneKey(nameOrId)),
+      accountId,
+    );
   }
 
   /**
    * The same after a targeted refresh: the pages past the end of the index (where the CDN puts
    * zones created since), or the whole list when the CDN's total says zones changed elsewhere.
    */
-  async probe(workspaceId: string, nameOrId: string): Promise<Zone[]> {
-    await this.builder.probe(workspaceId);
-    return this.#store.zoneIndex.find(workspaceId, nameOrId.trim(), zoneKey(nameOrId));
+  async probe(workspaceId: string, nameOrId: string, accountId?: string): Promise<Zone[]> {
+    await this.builder.probe(indexScope(workspaceId, accountId));
+    return tag(
+      await this.#repo(accountId).find(workspaceId, nameOrId.trim(), zoneKey(nameOrId)),
+      accountId,
+    );
   }
 
-  async all(workspaceId: string): Promise<Zone[]> {
-    await this.builder.usable(workspaceId);
-    return this.#store.zoneIndex.all(workspaceId);
+  async all(workspaceId: string, accountId?: string): Promise<Zone[]> {
+    await this.builder.usable(indexScope(workspaceId, accountId));
+    return tag(await this.#repo(accountId).all(workspaceId), accountId);
   }
 
-  async liveNames(workspaceId: string): Promise<string[]> {
-    await this.builder.usable(workspaceId);
-    return this.#store.zoneIndex.liveNames(workspaceId);
+  async liveNames(workspaceId: string, accountId?: string): Promise<string[]> {
+    await this.builder.usable(indexScope(workspaceId, accountId));
+    return this.#repo(accountId).liveNames(workspaceId);
   }
 
   /**
@@ -50,42 +60,62 @@ export class ZoneIndex {
     workspaceId: string,
     query: string,
     options: { limit: number; waitMs?: number },
+    accountId?: string,
   ): Promise<Zone[]> {
-    if (!(await this.builder.usable(workspaceId, options.waitMs))) return [];
+    if (!(await this.builder.usable(indexScope(workspaceId, accountId), options.waitMs))) return [];
     const trimmed = query.trim();
-    return this.#store.zoneIndex.search(workspaceId, zoneKey(trimmed), trimmed, options.limit);
+    return tag(
+      await this.#repo(accountId).search(workspaceId, zoneKey(trimmed), trimmed, options.limit),
+      accountId,
+    );
   }
 
   /** The workspace's key generation, read before a CDN call whose result goes into the index. */
-  async generation(workspaceId: string): Promise<string | undefined> {
-    return (await this.#store.zoneIndex.view(workspaceId))?.generation;
+  async generation(workspaceId: string, accountId?: string): Promise<string | undefined> {
+    return (await this.#repo(accountId).view(workspaceId))?.generation;
   }
 
   /**
    * The bot created a zone with the key of `generation`: it is in the index at once (when the CDN
    * returned it), and the index is refreshed in the background.
    */
-  async created(workspaceId: string, generation: string, zone: Zone | undefined): Promise<void> {
-    if (zone) await this.#store.zoneIndex.upsert(workspaceId, generation, [zone]);
-    this.refreshSoon(workspaceId);
+  async created(
+    workspaceId: string,
+    generation: string,
+    zone: Zone | undefined,
+    accountId?: string,
+  ): Promise<void> {
+    if (zone) await this.#repo(accountId).upsert(workspaceId, generation, [zone]);
+    this.refreshSoon(workspaceId, accountId);
   }
 
   /** A key was saved (its old index is gone with it): the new one is built in the background. */
-  keyChanged(workspaceId: string): void {
-    this.builder.keyChanged(workspaceId);
+  keyChanged(workspaceId: string, accountId?: string): void {
+    this.builder.keyChanged(indexScope(workspaceId, accountId));
   }
 
   /** Refreshes the index in the background, now or, if one is under way, right after it. */
-  refreshSoon(workspaceId: string): void {
-    this.builder.refreshSoon(workspaceId);
+  refreshSoon(workspaceId: string, accountId?: string): void {
+    this.builder.refreshSoon(indexScope(workspaceId, accountId));
   }
 
-  forget(workspaceId: string): void {
-    this.builder.forget(workspaceId);
+  forget(workspaceId: string, accountId?: string): void {
+    this.builder.forget(indexScope(workspaceId, accountId));
+  }
+
+  #repo(accountId: string | undefined) {
+    return accountId === undefined
+      ? this.#store.zoneIndex
+      : this.#store.zoneIndex.forAccount(accountId);
   }
 
   /** Resolves once no build, refresh or probe runs in this process. */
   idle(): Promise<void> {
     return this.builder.idle();
   }
+}
+
+/** The zones of an account other than `default` carry its id (absent: `default`). */
+function tag(zones: Zone[], accountId: string | undefined): Zone[] {
+  return accountId === undefined ? zones : zones.map((zone) => ({ ...zone, accountId }));
 }

@@ -88,15 +88,15 @@ export class ZoneService {
    * looked for once at the CDN (a targeted refresh) before AppError zone_not_found, whose
    * suggestions come from the index.
    */
-  async resolve(workspaceId: string, nameOrId: string): Promise<Zone> {
+  async resolve(workspaceId: string, nameOrId: string, accountId?: string): Promise<Zone> {
     const query = nameOrId.trim();
     const found =
-      pick(await this.#index.find(workspaceId, query), query) ??
-      pick(await this.#index.probe(workspaceId, query), query);
+      pick(await this.#index.find(workspaceId, query, accountId), query) ??
+      pick(await this.#index.probe(workspaceId, query, accountId), query);
     if (found) return found;
     // Typos are measured in Unicode: one wrong letter of `bücher` is not of its punycode.
     const wanted = zoneUnicode(zoneKey(query));
-    const suggestions = (await this.#index.liveNames(workspaceId))
+    const suggestions = (await this.#index.liveNames(workspaceId, accountId))
       .map((name) => ({ name, score: distance(zoneUnicode(zoneKey(name)), wanted) }))
       .filter(({ score }) => score <= Math.max(2, Math.floor(wanted.length / 4)))
       .sort((a, b) => a.score - b.score || a.name.localeCompare(b.name))

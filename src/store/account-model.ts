@@ -253,8 +253,8 @@ export function selectAccounts(db: Kysely<Database> | Transaction<Database>) {
 }
 
 /**
- * The zone index built for the account's key. Today's index has one state row per workspace,
- * the default account's (account_id null or its id); the threading step keys it by account.
+ * The zone index built for the account's key: `default`'s in zone_index_state (one row per
+ * workspace, account_id null or its id), any other account's in account_zone_index_state (0022).
  */
 export async function dropZoneIndex(
   trx: Transaction<Database>,
@@ -268,5 +268,10 @@ export async function dropZoneIndex(
         ? eb.or([eb('account_id', '=', account.id), eb('account_id', 'is', null)])
         : eb('account_id', '=', account.id),
     )
+    .execute();
+  await trx
+    .deleteFrom('account_zone_index_state')
+    .where('workspace_id', '=', account.workspace_id)
+    .where('account_id', '=', account.id)
     .execute();
 }

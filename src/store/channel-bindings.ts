@@ -15,6 +15,8 @@ export interface ChannelBinding {
   generation: string;
   setBy: string;
   setAt: number;
+  /** The CDN account the channel is bound to (issue 29); null: none named (`default`'s zone). */
+  accountId?: string | null;
 }
 
 export interface BindingView {
@@ -175,5 +177,6 @@ function toBinding(row: Selectable<ChannelBindingsTable>): ChannelBinding {
     generation: row.generation,
     setBy: row.set_by,
     setAt: row.set_at,
+    accountId: row.account_id,
   };
 }

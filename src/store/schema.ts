@@ -309,6 +309,9 @@ export interface Database {
   seen_requests: SeenRequestsTable;
   zone_index: ZoneIndexTable;
   zone_index_state: ZoneIndexStateTable;
+  /** 0022: the zone indexes of accounts other than `default`, keyed by account too. */
+  account_zone_index: ZoneIndexTable;
+  account_zone_index_state: ZoneIndexStateTable;
   channel_bindings: ChannelBindingsTable;
   purge_channels: PurgeChannelsTable;
   watches: WatchesTable;

@@ -54,14 +54,34 @@ const SCAN_CHUNK = 1_000;
 const DELETE_CHUNK = 500;
 
 export class ZoneIndexRepository {
+  /** Undefined: the account `default`, in zone_index (as before accounts); else account_zone_index. */
+  readonly #account: string | undefined;
+  readonly #zones: 'zone_index';
+  readonly #states: 'zone_index_state';
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: SqlDialect,
     private readonly clock: Clock,
-  ) {}
+    accountId?: string,
+  ) {
+    this.#account = accountId;
+    // The two tables of each pair have the same columns: the queries are the same, keyed by the
+    // account too in the account's tables.
+    this.#zones = (accountId === undefined ? 'zone_index' : 'account_zone_index') as 'zone_index';
+    this.#states = (
+      accountId === undefined ? 'zone_index_state' : 'account_zone_index_state'
+    ) as 'zone_index_state';
+  }
+
+  /** The index of one account other than `default` (its id); `default`'s is this one. */
+  forAccount(accountId: string): ZoneIndexRepository {
+    return new ZoneIndexRepository(this.db, this.dialect, this.clock, accountId);
+  }
 
   /** The workspace's key generation and its index state; undefined when it has no key. */
   async view(workspaceId: string): Promise<IndexView | undefined> {
+    if (this.#account !== undefined) return this.#accountView(workspaceId, this.#account);
     const row = await this.db
       .selectFrom('cdn_credentials as c')
       .leftJoin('zone_index_state as s', 's.workspace_id', 'c.workspace_id')
@@ -108,15 +128,19 @@ export class ZoneIndexRepository {
     // Two point lookups (by name on zone_index_by_name, by id on the primary key) in one
     // statement: an OR of both would read every row of the workspace.
     const rows = await this.db
-      .selectFrom('zone_index')
+      .selectFrom(this.#zones)
       .selectAll()
       .where('workspace_id', '=', workspaceId)
+      .$if(this.#account !== undefined, (q) => q.where('account_id', '=', this.#account as string))
       .where('name_key', '=', key)
       .unionAll(
         this.db
-          .selectFrom('zone_index')
+          .selectFrom(this.#zones)
           .selectAll()
           .where('workspace_id', '=', workspaceId)
+          .$if(this.#account !== undefined, (q) =>
+            q.where('account_id', '=', this.#account as string),
+          )
           .where('zone_id', '=', id),
       )
       .execute();
@@ -129,9 +153,12 @@ export class ZoneIndexRepository {
     const found = new Set<string>();
     for (let i = 0; i < ids.length; i += DELETE_CHUNK) {
       const rows = await this.db
-        .selectFrom('zone_index')
+        .selectFrom(this.#zones)
         .select('zone_id')
         .where('workspace_id', '=', workspaceId)
+        .$if(this.#account !== undefined, (q) =>
+          q.where('account_id', '=', this.#account as string),
+        )
         .where('zone_id', 'in', ids.slice(i, i + DELETE_CHUNK))
         .execute();
       for (const row of rows) found.add(row.zone_id);
@@ -141,9 +168,10 @@ export class ZoneIndexRepository {
 
   async all(workspaceId: string): Promise<IndexedZone[]> {
     const rows = await this.db
-      .selectFrom('zone_index')
+      .selectFrom(this.#zones)
       .selectAll()
       .where('workspace_id', '=', workspaceId)
+      .$if(this.#account !== undefined, (q) => q.where('account_id', '=', this.#account as string))
       .orderBy('name_key')
       .execute();
     return rows.map(toZone);
@@ -152,9 +180,10 @@ export class ZoneIndexRepository {
   /** Names of the live zones, for "did you mean". */
   async liveNames(workspaceId: string): Promise<string[]> {
     const rows = await this.db
-      .selectFrom('zone_index')
+      .selectFrom(this.#zones)
       .select('name')
       .where('workspace_id', '=', workspaceId)
+      .$if(this.#account !== undefined, (q) => q.where('account_id', '=', this.#account as string))
       .where('status', '<>', 'deleted')
       .execute();
     return rows.map((row) => row.name);
@@ -179,9 +208,10 @@ export class ZoneIndexRepository {
     const byName =
       this.dialect === 'postgres' ? sql`${sql.ref('name_key')} collate "C"` : sql.ref('name_key');
     let query = this.db
-      .selectFrom('zone_index')
+      .selectFrom(this.#zones)
       .selectAll()
       .where('workspace_id', '=', workspaceId)
+      .$if(this.#account !== undefined, (q) => q.where('account_id', '=', this.#account as string))
       .where('status', '<>', 'deleted');
     if (needle !== '') {
       query = query.where((eb) => eb.or([like(`%${escaped}%`), eb('zone_id', '=', id)]));
@@ -209,9 +239,12 @@ export class ZoneIndexRepository {
         if ((state.lease_until ?? 0) > now) return false;
       }
       await trx
-        .updateTable('zone_index_state')
+        .updateTable(this.#states)
         .set({ lease_owner: owner, lease_until: now + leaseMs, updated_at: now })
         .where('workspace_id', '=', workspaceId)
+        .$if(this.#account !== undefined, (q) =>
+          q.where('account_id', '=', this.#account as string),
+        )
         .execute();
       return true;
     });
@@ -221,7 +254,7 @@ export class ZoneIndexRepository {
   async release(workspaceId: string, owner: string, failure?: { error: string }): Promise<void> {
     const now = this.clock.now();
     await this.db
-      .updateTable('zone_index_state')
+      .updateTable(this.#states)
       .set({
         lease_owner: null,
         lease_until: null,
@@ -229,6 +262,7 @@ export class ZoneIndexRepository {
         ...(failure ? { failed_at: now, error: failure.error.slice(0, 500) } : {}),
       })
       .where('workspace_id', '=', workspaceId)
+      .$if(this.#account !== undefined, (q) => q.where('account_id', '=', this.#account as string))
       .where('lease_owner', '=', owner)
       .execute();
   }
@@ -260,9 +294,12 @@ export class ZoneIndexRepository {
       // listing and one chunk, not a second copy of the index. What is left listed is new.
       for (let after: string | undefined; ; ) {
         let query = trx
-          .selectFrom('zone_index')
+          .selectFrom(this.#zones)
           .select(['zone_id', 'name', 'status', 'zone_created_at'])
-          .where('workspace_id', '=', workspaceId);
+          .where('workspace_id', '=', workspaceId)
+          .$if(this.#account !== undefined, (q) =>
+            q.where('account_id', '=', this.#account as string),
+          );
         if (after !== undefined) query = query.where('zone_id', '>', after);
         const rows = await query.orderBy('zone_id').limit(SCAN_CHUNK).execute();
         for (const row of rows) {
@@ -290,20 +327,25 @@ export class ZoneIndexRepository {
       listed.clear();
       for (let i = 0; i < stale.length; i += DELETE_CHUNK) {
         await trx
-          .deleteFrom('zone_index')
+          .deleteFrom(this.#zones)
           .where('workspace_id', '=', workspaceId)
+          .$if(this.#account !== undefined, (q) =>
+            q.where('account_id', '=', this.#account as string),
+          )
           .where('zone_id', 'in', stale.slice(i, i + DELETE_CHUNK))
           .execute();
       }
       for (let i = 0; i < fresh.length; i += INSERT_CHUNK) {
         await trx
-          .insertInto('zone_index')
-          .values(fresh.slice(i, i + INSERT_CHUNK).map((zone) => toRow(workspaceId, zone)))
+          .insertInto(this.#zones)
+          .values(
+            fresh.slice(i, i + INSERT_CHUNK).map((zone) => toRow(workspaceId, this.#account, zone)),
+          )
           .execute();
       }
       const ours = owner !== undefined && state.lease_owner === owner;
       await trx
-        .updateTable('zone_index_state')
+        .updateTable(this.#states)
         .set({
           refreshed_at: now,
           cdn_total: total,
@@ -314,6 +356,9 @@ export class ZoneIndexRepository {
           ...(ours ? { lease_owner: null, lease_until: null } : {}),
         })
         .where('workspace_id', '=', workspaceId)
+        .$if(this.#account !== undefined, (q) =>
+          q.where('account_id', '=', this.#account as string),
+        )
         .execute();
       return {
         written: true,
@@ -338,39 +383,58 @@ export class ZoneIndexRepository {
     return this.db.transaction().execute(async (trx) => {
       if (!(await this.#keyIs(trx, workspaceId, generation))) return false;
       const state = await trx
-        .selectFrom('zone_index_state')
+        .selectFrom(this.#states)
         .select(['generation', 'refreshed_at'])
         .where('workspace_id', '=', workspaceId)
+        .$if(this.#account !== undefined, (q) =>
+          q.where('account_id', '=', this.#account as string),
+        )
         .executeTakeFirst();
       if (!state || state.generation !== generation || state.refreshed_at === null) return false;
-      const rows = [...new Map(zones.map((zone) => [zone.id, toRow(workspaceId, zone)])).values()];
+      const rows = [
+        ...new Map(
+          zones.map((zone) => [zone.id, toRow(workspaceId, this.#account, zone)]),
+        ).values(),
+      ];
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
         await trx
-          .insertInto('zone_index')
+          .insertInto(this.#zones)
           .values(rows.slice(i, i + INSERT_CHUNK))
           .onConflict((c) =>
-            c.columns(['workspace_id', 'zone_id']).doUpdateSet((eb) => ({
-              name: eb.ref('excluded.name'),
-              name_key: eb.ref('excluded.name_key'),
-              status: eb.ref('excluded.status'),
-              zone_created_at: eb.ref('excluded.zone_created_at'),
-            })),
+            c
+              .columns(
+                this.#account === undefined
+                  ? ['workspace_id', 'zone_id']
+                  : ['workspace_id', 'account_id', 'zone_id'],
+              )
+              .doUpdateSet((eb) => ({
+                name: eb.ref('excluded.name'),
+                name_key: eb.ref('excluded.name_key'),
+                status: eb.ref('excluded.status'),
+                zone_created_at: eb.ref('excluded.zone_created_at'),
+              })),
           )
           .execute();
       }
       const count = await trx
-        .selectFrom('zone_index')
+        .selectFrom(this.#zones)
         .select((eb) => eb.fn.countAll<number | string>().as('n'))
         .where('workspace_id', '=', workspaceId)
+        .$if(this.#account !== undefined, (q) =>
+          q.where('account_id', '=', this.#account as string),
+        )
         .executeTakeFirstOrThrow();
       await trx
-        .updateTable('zone_index_state')
+        .updateTable(this.#states)
         .set({
           zone_count: Number(count.n),
           updated_at: now,
           ...(total === undefined ? {} : { cdn_total: total }),
         })
         .where('workspace_id', '=', workspaceId)
+        .$if(this.#account !== undefined, (q) =>
+          q.where('account_id', '=', this.#account as string),
+        )
         .execute();
       return true;
     });
@@ -404,6 +468,75 @@ export class ZoneIndexRepository {
     return rows.map((row) => row.workspace_id);
   }
 
+  /** As `view`, for an account other than `default`: its key's generation is on its row. */
+  async #accountView(workspaceId: string, accountId: string): Promise<IndexView | undefined> {
+    const row = await this.db
+      .selectFrom('cdn_accounts as a')
+      .leftJoin('account_zone_index_state as s', (join) =>
+        join.onRef('s.workspace_id', '=', 'a.workspace_id').onRef('s.account_id', '=', 'a.id'),
+      )
+      .select([
+        'a.generation as key_generation',
+        's.generation',
+        's.refreshed_at',
+        's.cdn_total',
+        's.zone_count',
+        's.lease_owner',
+        's.lease_until',
+        's.failed_at',
+        's.error',
+      ])
+      .where('a.workspace_id', '=', workspaceId)
+      .where('a.id', '=', accountId)
+      .executeTakeFirst();
+    if (!row || row.key_generation === null) return undefined;
+    const generation = row.key_generation;
+    if (row.generation !== generation) return { generation, state: undefined };
+    return {
+      generation,
+      state: {
+        workspaceId,
+        generation,
+        refreshedAt: row.refreshed_at,
+        cdnTotal: row.cdn_total ?? 0,
+        zoneCount: row.zone_count ?? 0,
+        leaseOwner: row.lease_owner,
+        leaseUntil: row.lease_until,
+        failedAt: row.failed_at,
+        error: row.error,
+      },
+    };
+  }
+
+  /** As `due`, for the indexes of accounts other than `default`: (workspace, account) pairs. */
+  async dueAccounts(
+    staleBefore: number,
+    retryBefore: number,
+    limit: number,
+  ): Promise<Array<{ workspaceId: string; accountId: string }>> {
+    const now = this.clock.now();
+    const rows = await this.db
+      .selectFrom('account_zone_index_state as s')
+      .innerJoin('cdn_accounts as a', (join) =>
+        join.onRef('a.id', '=', 's.account_id').onRef('a.generation', '=', 's.generation'),
+      )
+      .select(['s.workspace_id', 's.account_id'])
+      .where((eb) =>
+        eb.and([
+          eb.or([eb('s.refreshed_at', 'is', null), eb('s.refreshed_at', '<=', staleBefore)]),
+          eb.or([eb('s.lease_until', 'is', null), eb('s.lease_until', '<=', now)]),
+          eb.or([eb('s.failed_at', 'is', null), eb('s.failed_at', '<=', retryBefore)]),
+        ]),
+      )
+      .orderBy(sql`coalesce(${sql.ref('s.refreshed_at')}, 0)`)
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({
+      workspaceId: row.workspace_id,
+      accountId: row.account_id as string,
+    }));
+  }
+
   /**
    * Whether the workspace's key is still `generation`, holding its row until the transaction ends
    * on PostgreSQL (a key being set meanwhile waits for us, then drops what we wrote). SQLite runs
@@ -414,6 +547,17 @@ export class ZoneIndexRepository {
     workspaceId: string,
     generation: string,
   ): Promise<boolean> {
+    if (this.#account !== undefined) {
+      // An account's key lives on its row (cdn_accounts.generation changes with each key).
+      let query = trx
+        .selectFrom('cdn_accounts')
+        .select('generation')
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', this.#account);
+      if (this.dialect === 'postgres') query = query.forUpdate();
+      const row = await query.executeTakeFirst();
+      return row?.generation != null && row.generation === generation;
+    }
     let query = trx
       .selectFrom('cdn_credentials')
       .select(['workspace_id', 'set_at', 'generation'])
@@ -431,17 +575,24 @@ export class ZoneIndexRepository {
     now: number,
   ): Promise<Selectable<ZoneIndexStateTable>> {
     const state = await trx
-      .selectFrom('zone_index_state')
+      .selectFrom(this.#states)
       .selectAll()
       .where('workspace_id', '=', workspaceId)
+      .$if(this.#account !== undefined, (q) => q.where('account_id', '=', this.#account as string))
       .executeTakeFirst();
     if (state && state.generation === generation) return state;
     if (state) {
-      await trx.deleteFrom('zone_index_state').where('workspace_id', '=', workspaceId).execute();
+      await trx
+        .deleteFrom(this.#states)
+        .where('workspace_id', '=', workspaceId)
+        .$if(this.#account !== undefined, (q) =>
+          q.where('account_id', '=', this.#account as string),
+        )
+        .execute();
     }
     const fresh: Selectable<ZoneIndexStateTable> = {
       workspace_id: workspaceId,
-      account_id: null,
+      account_id: this.#account ?? null,
       generation,
       refreshed_at: null,
       cdn_total: 0,
@@ -452,15 +603,19 @@ export class ZoneIndexRepository {
       error: null,
       updated_at: now,
     };
-    await trx.insertInto('zone_index_state').values(fresh).execute();
+    await trx.insertInto(this.#states).values(fresh).execute();
     return fresh;
   }
 }
 
-function toRow(workspaceId: string, zone: IndexedZone): Selectable<ZoneIndexTable> {
+function toRow(
+  workspaceId: string,
+  accountId: string | undefined,
+  zone: IndexedZone,
+): Selectable<ZoneIndexTable> {
   return {
     workspace_id: workspaceId,
-    account_id: null,
+    account_id: accountId ?? null,
     zone_id: zone.id,
     name: zone.name,
     name_key: zoneKey(zone.name),

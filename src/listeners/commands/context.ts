@@ -12,6 +12,11 @@ export interface SubcommandContext {
   args: string[];
   /** The same words as tokens: the channels, user groups and users mentioned, with their ids. */
   tokens: SlackToken[];
+  /**
+   * The CDN account typed (`account:<name>`, `<account>/<zone>`), read out of `args` for the
+   * commands that act on accounts (`accounts: true` in the registry); absent otherwise.
+   */
+  account?: string;
   command: SlashCommand;
   /** The workspace and person, resolved once by the request-context middleware. */
   caller: Caller;

@@ -12,7 +12,7 @@ const USAGE =
   'Usage: `/cdn purge <zone> <url|/path>…`, `/cdn purge <url>…`, `/cdn purge <zone> tag:<tag>…`, `/cdn purge <zone> everything`, or `/cdn purge` for a form; add `--verify` to check the URLs at the edge once purged. With a default zone (`/cdn use <zone>`), the zone may be left out: `/cdn purge /assets/app.css`.';
 
 export const purge: SubcommandHandler = async (context) => {
-  const { args, deps, caller, command, respond, client } = context;
+  const { args, deps, caller, command, respond, client, account } = context;
   const parsed = parsePurgeArgs(args);
   const origin = commandOrigin(command);
   const channelId = command.channel_id;
@@ -33,7 +33,7 @@ export const purge: SubcommandHandler = async (context) => {
     });
     return;
   }
-  const plan = await deps.purges.plan(caller, channelId, parsed);
+  const plan = await deps.purges.plan(caller, channelId, parsed, account);
   if (plan.rejected.length > 0) {
     await respond(purgeRefusedMessage(plan));
     return;

@@ -2,12 +2,15 @@
 // policy's (src/listeners/error-policy.ts): this only routes.
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { helpMessage } from '../../blocks/help.js';
-import { parseCommand, suggestSubcommand } from '../../commands/parse.js';
+import { parseCommand, readAccount, suggestSubcommand } from '../../commands/parse.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { MAX_TEXT_LENGTH } from '../../text.js';
 import { callerOf } from '../context.js';
 import { findSubcommand, HELP_ENTRIES, isHelp, SUBCOMMAND_NAMES } from './registry.js';
+
+/** The subcommands that take a CDN account (`account:<name>`, `<account>/<zone>`). */
+const ACCOUNT_COMMANDS: ReadonlySet<string> = new Set(['purge']);
 
 export function routeCommand(deps: AppDeps) {
   return async ({
@@ -34,9 +37,17 @@ export function routeCommand(deps: AppDeps) {
       );
       return;
     }
+    // The commands threaded through accounts read the account out of their words (issue 29);
+    // the others keep their words as typed (an `<account>/<zone>` there is no zone they know).
+    const words = ACCOUNT_COMMANDS.has(subcommand.name) ? readAccount(args) : { args };
+    if (words.conflict) {
+      const [first, second] = words.conflict;
+      throw new AppError({ code: 'account_conflict', first, second });
+    }
     await subcommand.handler({
       deps,
-      args,
+      args: words.args,
+      ...(words.account === undefined ? {} : { account: words.account }),
       tokens,
       command,
       caller: callerOf(context),

@@ -1,0 +1,117 @@
+// Which CDN account a command acts on (issue 29): the channel's account if it is bound to one, else
+// the account typed (`account:<name>`, `<account>/<zone>`), else every account, a zone name being
+// looked for in each (in exactly one: that one; in several: the person is asked to say which).
+import type { Zone } from '../cdn/schemas.js';
+import { AppError } from '../errors.js';
+import type { Account } from '../store/accounts.js';
+import { DEFAULT_ACCOUNT } from '../store/accounts.js';
+import type { Store } from '../store/index.js';
+import { zoneKey } from '../zone-names.js';
+import type { ZoneIndex } from './zone-index.js';
+import type { ZoneService } from './zones.js';
+
+/** The accounts a command may use, and whether the choice is already made (one of them). */
+export interface AccountScope {
+  accounts: Account[];
+  /** False for a workspace with one account and nothing typed: everything as before accounts. */
+  multi: boolean;
+}
+
+export class AccountScopes {
+  constructor(private readonly deps: { store: Store; zones: ZoneService; index: ZoneIndex }) {}
+
+  /**
+   * The accounts a command from `channelId` may use. A channel bound to an account uses it only,
+   * and refuses another one typed (AppError account_bound); an account typed that the workspace
+   * does not have is AppError account_unknown, naming those it has.
+   */
+  async scope(
+    workspaceId: string,
+    channelId: string | undefined,
+    typed: string | undefined,
+  ): Promise<AccountScope> {
+    const all = (await this.deps.store.accounts.list(workspaceId)).filter((a) => a.hasKey);
+    const byName = (name: string) => all.find((a) => a.name.toLowerCase() === name.toLowerCase());
+    const bound = channelId === undefined ? undefined : await this.#bound(workspaceId, channelId);
+    if (bound) {
+      if (typed !== undefined && typed.toLowerCase() !== bound.name.toLowerCase())
+        throw new AppError({ code: 'account_bound', bound: bound.name, asked: typed });
+      return { accounts: [bound], multi: true };
+    }
+    if (typed !== undefined) {
+      const account = byName(typed);
+      if (!account)
+        throw new AppError({
+          code: 'account_unknown',
+          name: typed,
+          accounts: all.map((a) => a.name),
+        });
+      return { accounts: [account], multi: all.length > 1 || !isDefaultName(account.name) };
+    }
+    return { accounts: all, multi: all.length > 1 };
+  }
+
+  /** The account the channel is bound to, if any (a binding made with an account). */
+  async #bound(workspaceId: string, channelId: string): Promise<Account | undefined> {
+    const { binding } = await this.deps.store.channelBindings.view(workspaceId, channelId);
+    if (!binding?.accountId) return undefined;
+    return this.deps.store.accounts.get(workspaceId, binding.accountId);
+  }
+
+  /**
+   * The zone named, in the scope's accounts: in one account, as ZoneService.resolve; in several,
+   * the one account whose index holds a live zone of that name or id, AppError zone_ambiguous when
+   * several do, and when none does the first account's answer (a probe, then "not found").
+   */
+  async resolve(workspaceId: string, scope: AccountScope, nameOrId: string): Promise<Zone> {
+    const [first, ...others] = scope.accounts;
+    if (!first) throw new AppError({ code: 'no_api_key' });
+    if (others.length === 0)
+      return named(await this.deps.zones.resolve(workspaceId, nameOrId, indexOf(first)), first);
+    const key = zoneKey(nameOrId);
+    const found: Zone[] = [];
+    for (const account of scope.accounts) {
+      const zones = await this.deps.index.find(workspaceId, nameOrId, indexOf(account));
+      const live = zones.filter(
+        (zone) =>
+          zone.status !== 'deleted' && (zone.id === nameOrId.trim() || zoneKey(zone.name) === key),
+      );
+      const zone = live.find((z) => z.id === nameOrId.trim()) ?? live[0];
+      if (zone) found.push(named(zone, account));
+    }
+    if (found.length === 1 && found[0]) return found[0];
+    if (found.length > 1)
+      throw new AppError({
+        code: 'zone_ambiguous',
+        zoneName: found[0]?.name ?? nameOrId,
+        accounts: found.map((zone) => zone.accountName ?? DEFAULT_ACCOUNT),
+      });
+    const fallback = scope.accounts.find((a) => isDefaultName(a.name)) ?? first;
+    return named(await this.deps.zones.resolve(workspaceId, nameOrId, indexOf(fallback)), fallback);
+  }
+
+  /** Every zone of the scope's accounts, each carrying its account. */
+  async all(workspaceId: string, scope: AccountScope): Promise<Zone[]> {
+    const zones: Zone[] = [];
+    for (const account of scope.accounts)
+      for (const zone of await this.deps.index.all(workspaceId, indexOf(account)))
+        zones.push(named(zone, account));
+    return zones;
+  }
+}
+
+function isDefaultName(name: string): boolean {
+  return name.toLowerCase() === DEFAULT_ACCOUNT;
+}
+
+/** The account whose zone index to read: undefined for `default` (zone_index, as before). */
+export function indexOf(account: Account): string | undefined {
+  return isDefaultName(account.name) ? undefined : account.id;
+}
+
+/** The zone with its account's id and name (the id absent for `default`, as the index has it). */
+function named(zone: Zone, account: Account): Zone {
+  return isDefaultName(account.name)
+    ? { ...zone, accountName: account.name }
+    : { ...zone, accountId: account.id, accountName: account.name };
+}
