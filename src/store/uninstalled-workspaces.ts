@@ -26,6 +26,8 @@ export const WORKSPACE_TABLES = [
   { table: 'audit_log', key: 'id' },
   // Deleted at the uninstall already; here in case a key was somehow set since.
   { table: 'cdn_credentials', key: 'workspace_id' },
+  { table: 'account_zone_index', key: 'zone_id' },
+  { table: 'account_zone_index_state', key: 'account_id' },
   { table: 'cdn_accounts', key: 'id' },
   { table: 'api_purges', key: 'id' },
   { table: 'api_tokens', key: 'id' },

@@ -80,6 +80,9 @@ async function insertRow(store: Store, table: string, workspace: string, n: numb
       values[column.name] = workspace;
     else if (column.name === 'uninstalled_at') values[column.name] = null;
     else if (column.name === CHILDREN[table]) values[column.name] = `${workspace}-id-${n}`;
+    // An account's zone index points at the account (cdn_accounts.id, filled as below).
+    else if (column.name === 'account_id' && table.startsWith('account_zone_index'))
+      values[column.name] = `${workspace}-id-0`;
     else if (numeric) values[column.name] = n;
     else values[column.name] = `${workspace}-${column.name}-${n}`;
   }
@@ -91,12 +94,16 @@ async function insertRow(store: Store, table: string, workspace: string, n: numb
 /** Three rows of every table for the workspace (one for tables of one row a workspace). */
 async function fill(store: Store, workspace: string) {
   await insertRow(store, 'workspaces', workspace, 0);
-  // A zone index's rows point at its state (a foreign key): the state first.
-  const tables = (await workspaceTables(store)).sort(
-    (a, b) => Number(a === 'zone_index') - Number(b === 'zone_index'),
-  );
+  // Foreign keys: a zone index's rows point at its state, an account's index state at the
+  // account. Those referred to first.
+  const first = ['cdn_accounts', 'account_zone_index_state'];
+  const last = ['zone_index', 'account_zone_index'];
+  const rank = (table: string) =>
+    first.includes(table) ? first.indexOf(table) - 2 : last.includes(table) ? 1 : 0;
+  const tables = (await workspaceTables(store)).sort((a, b) => rank(a) - rank(b));
+  const single = ['zone_index_state', 'cdn_credentials', 'account_zone_index_state'];
   for (const table of tables) {
-    const rows = table === 'zone_index_state' || table === 'cdn_credentials' ? 1 : 3;
+    const rows = single.includes(table) ? 1 : 3;
     for (let n = 0; n < rows; n++) await insertRow(store, table, workspace, n);
   }
   for (const child of Object.keys(CHILDREN))
