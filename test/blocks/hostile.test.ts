@@ -162,6 +162,7 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   self_approval: { code: 'self_approval' },
   not_approver: { code: 'not_approver' },
   stranger: { code: 'stranger' },
+  deactivated: { code: 'deactivated', action: 'read_audit' },
   guest: { code: 'guest', action: 'purge', grantable: true },
   zone_not_found: { code: 'zone_not_found', query: H, suggestions: [H, H] },
   invalid_domain: { code: 'invalid_domain', domain: H, reason: 'has a space' },
@@ -263,6 +264,7 @@ const CASES: Record<string, () => unknown[]> = {
   auditExportStartedText: () => [auditBlocks.auditExportStartedText({ zone: H })],
   auditExportDoneText: () => [auditBlocks.auditExportDoneText(3, { zone: H })],
   auditExportFailedText: () => [auditBlocks.auditExportFailedText(H)],
+  auditExportRefusedText: () => [auditBlocks.auditExportRefusedText(H)],
   channelList: () => [channelBlocks.channelList(['C1', 'C2'])],
   channelDefaultMessage: () => [
     channelBlocks.channelDefaultMessage({ kind: 'none' }),

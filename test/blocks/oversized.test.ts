@@ -207,6 +207,7 @@ const CASES: Record<string, () => unknown[]> = {
   auditExportStartedText: () => [audit.auditExportStartedText({ zone: LONG })],
   auditExportDoneText: () => [audit.auditExportDoneText(3, { zone: LONG })],
   auditExportFailedText: () => [audit.auditExportFailedText(LONG)],
+  auditExportRefusedText: () => [audit.auditExportRefusedText(LONG)],
   channelList: () => [channels.channelList(CHANNELS)],
   channelDefaultMessage: () => [
     channels.channelDefaultMessage({ kind: 'stale', zoneName: LONG }),
