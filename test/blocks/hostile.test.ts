@@ -253,9 +253,17 @@ const CASES: Record<string, () => unknown[]> = {
     ]),
   approveModal: () => [approvalBlocks.approveModal(approval('pending'))],
   denyModal: () => [approvalBlocks.denyModal(approval('pending'))],
-  auditMessage: () => [auditBlocks.auditMessage([entry], H), auditBlocks.auditMessage([], H)],
   auditLine: () => [auditBlocks.auditLine(entry)],
   auditPageMessage: () => [
+    // Nothing matches; an entry withheld from the viewer; no filters at all.
+    auditBlocks.auditPageMessage(
+      { entries: [], hasNext: false, hasPrevious: false, timeZone: H },
+      { zone: H, kind: 'purge' },
+    ),
+    auditBlocks.auditPageMessage(
+      { entries: [{ ...entry, withheld: true }], hasNext: true, hasPrevious: false, timeZone: H },
+      {},
+    ),
     auditBlocks.auditPageMessage(
       { entries: [entry], hasNext: true, hasPrevious: true, timeZone: H },
       { zone: H, actor: { kind: 'token', name: H }, since: H, until: H },
