@@ -2,7 +2,7 @@
 // another organization never read the workspace's records (audit, settings, reports, watches);
 // nobody reads what comes from a conversation they are not in; the App Home offers each person
 // only what they may do; a chart is posted only where its requester is, and every chart and report
-// names who asked for it.
+// names who asked for it. The audit export (CSV) withholds what the on-screen audit withholds.
 import { describe, expect, it } from 'vitest';
 import { ANALYTICS_IDS, HOME_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
