@@ -71,6 +71,8 @@ export type Problem =
    * or (`external`) they belong to another workspace sharing the channel. Refused `action`.
    */
   | { code: 'stranger'; action?: Action; external?: boolean }
+  /** One of this workspace's people whose account is deactivated (users.info `deleted`). Refused `action`. */
+  | { code: 'deactivated'; action?: Action }
   /**
    * A guest of this workspace (multi- or single-channel) refused `action`. `grantable`: an admin
    * can allow it (`/cdn config guests operate`); otherwise it stays with full members.

@@ -8,7 +8,6 @@ import type {
 } from '../services/activity.js';
 import type { AuditEntry } from '../store/audit-log.js';
 import { zoneLabel } from '../zone-names.js';
-import { listBlocks } from './fit.js';
 import { AUDIT_IDS } from './ids.js';
 import { type Message, message } from './message.js';
 import {
@@ -24,9 +23,6 @@ import {
   truncate,
   user,
 } from './text.js';
-
-/** How many entries a message shows. */
-const SHOWN = 20;
 
 function summary(entry: VisibleAuditEntry): Mrkdwn {
   const detail = entry.detail ?? {};
@@ -165,21 +161,4 @@ export function auditExportFailedText(reason: string): Mrkdwn {
 /** The export was not made: the requester may no longer read the audit log (`reason`). */
 export function auditExportRefusedText(reason: string): Mrkdwn {
   return md`:no_entry_sign: Your audit export was not made: ${truncate(reason, 300)}`;
-}
-
-export function auditMessage(entries: VisibleAuditEntry[], zone?: string): Message {
-  const title = zone ? `Audit log: ${zone}` : 'Audit log';
-  const blocks: KnownBlock[] = [{ type: 'header', text: plain(title, 150) }];
-  if (entries.length === 0)
-    blocks.push({ type: 'section', text: mrkdwn(md`No changes recorded yet.`) });
-  blocks.push(
-    ...listBlocks(entries, SHOWN, (entry) => {
-      const extra = summary(entry);
-      return {
-        type: 'section',
-        text: mrkdwn(extra.text ? md`${auditLine(entry)}\n${extra}` : auditLine(entry)),
-      };
-    }),
-  );
-  return message(md`${title}: ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}`, blocks);
 }

@@ -125,6 +125,8 @@ function sentence(problem: Problem): Mrkdwn {
         ? md`You are from another workspace (this channel is shared with it), so you can't ${doing} here. Ask someone from this workspace.`
         : md`I can't see your profile from this workspace (a guest from another organization?), so you can't ${doing} here.`;
     }
+    case 'deactivated':
+      return md`Your account in this workspace is deactivated, so you can't ${problem.action ? DOING[problem.action] : 'do that'} here.`;
     case 'guest':
       return problem.grantable
         ? md`Guests can't ${DOING[problem.action]} in this workspace. An admin can allow it with \`/cdn config guests operate\`.`

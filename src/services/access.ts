@@ -1,7 +1,7 @@
 // Who may do what: admins configure, operators change, approvers decide, everyone reads zones and
 // charts. Only this workspace's own people may do more than read: someone Slack does not know here
-// (users.info cannot find them, or calls them a stranger) or who belongs to another workspace
-// sharing the channel is refused, and told why. The workspace's guests (multi- and single-channel)
+// (users.info cannot find them, or calls them a stranger), whose account is deactivated, or who
+// belongs to another workspace sharing the channel is refused, and told why. The workspace's guests (multi- and single-channel)
 // read zones too; they change things only where an admin allowed it (`/cdn config guests
 // operate`), and never approve or configure: the second pair of eyes on a purge of everything, and
 // the settings, stay with full members. The workspace's records (the audit log, the settings, the
@@ -22,6 +22,8 @@ export interface SlackUser {
   stranger?: 'unknown' | 'external';
   /** How Slack shows them: their display name, else their full name; absent when unknown. */
   name?: string;
+  /** Their account is deactivated (users.info `deleted`): no longer one of this workspace's people. */
+  deactivated?: boolean;
 }
 
 /** What the services need to know about Slack users; implemented over the Web API in src/slack. */
@@ -180,6 +182,7 @@ export class AccessService {
     const user = await caller.directory.user(caller.userId);
     if (user.stranger)
       throw new AppError({ code: 'stranger', action, external: user.stranger === 'external' });
+    if (user.deactivated) throw new AppError({ code: 'deactivated', action });
     return user;
   }
 }

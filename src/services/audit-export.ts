@@ -176,12 +176,16 @@ export class AuditExportService {
         userId: job.payload.userId,
         directory: await sink.directory(job.workspaceId),
       };
-      // Asked again at every attempt: someone who became a guest or left since the request (or
-      // since the file was made) gets no file, only a word.
+      // Asked again at every attempt: someone who became a guest, left or was deactivated since the
+      // request (or since the file was made) gets no file, only a word (which Slack may refuse to
+      // deliver to a deactivated account: conversations.open's `user_disabled`).
       const refusal = await this.deps.access.requireFullMember(caller, 'read_audit').then(
         () => undefined,
         (error: unknown) => {
-          if (error instanceof AppError && (error.code === 'guest' || error.code === 'stranger'))
+          if (
+            error instanceof AppError &&
+            (error.code === 'guest' || error.code === 'stranger' || error.code === 'deactivated')
+          )
             return error;
           throw error;
         },

@@ -1,5 +1,5 @@
 // SlackDirectory over the Web API: users.info for roles, time zones, guests and whether the person
-// is one of this workspace's own; user groups for operators; conversations.members for who is in a
+// is one of this workspace's own (and still active); user groups for operators; conversations.members for who is in a
 // conversation. Each is kept for a minute.
 import type { WebClient } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
@@ -77,6 +77,12 @@ async function conversationMembers(
  */
 interface UserInfo {
   team_id?: string;
+  /**
+   * The account is deactivated: users.info still answers for it, with `deleted: true` (the user
+   * object's `deleted`, https://api.slack.com/types/user; a boolean of `objs_user` in
+   * slackapi/slack-api-specs web-api/slack_web_openapi_v2.json; present, false, in the sample).
+   */
+  deleted?: boolean;
   is_stranger?: boolean;
   enterprise_user?: { enterprise_id?: string };
   is_admin?: boolean;
@@ -141,6 +147,7 @@ export function webDirectory(
         timeZone: user?.tz ?? 'UTC',
         ...(stranger ? { stranger } : {}),
         ...(name ? { name } : {}),
+        ...(user?.deleted ? { deactivated: true } : {}),
       };
       groups.users.set(key, found);
       return found;

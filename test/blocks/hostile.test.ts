@@ -162,6 +162,7 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   self_approval: { code: 'self_approval' },
   not_approver: { code: 'not_approver' },
   stranger: { code: 'stranger' },
+  deactivated: { code: 'deactivated', action: 'read_audit' },
   guest: { code: 'guest', action: 'purge', grantable: true },
   zone_not_found: { code: 'zone_not_found', query: H, suggestions: [H, H] },
   account_unknown: { code: 'account_unknown', name: H, accounts: [H, H] },
@@ -259,9 +260,17 @@ const CASES: Record<string, () => unknown[]> = {
     ]),
   approveModal: () => [approvalBlocks.approveModal(approval('pending'))],
   denyModal: () => [approvalBlocks.denyModal(approval('pending'))],
-  auditMessage: () => [auditBlocks.auditMessage([entry], H), auditBlocks.auditMessage([], H)],
   auditLine: () => [auditBlocks.auditLine(entry)],
   auditPageMessage: () => [
+    // Nothing matches; an entry withheld from the viewer; no filters at all.
+    auditBlocks.auditPageMessage(
+      { entries: [], hasNext: false, hasPrevious: false, timeZone: H },
+      { zone: H, kind: 'purge' },
+    ),
+    auditBlocks.auditPageMessage(
+      { entries: [{ ...entry, withheld: true }], hasNext: true, hasPrevious: false, timeZone: H },
+      {},
+    ),
     auditBlocks.auditPageMessage(
       { entries: [entry], hasNext: true, hasPrevious: true, timeZone: H },
       { zone: H, actor: { kind: 'token', name: H }, since: H, until: H },

@@ -219,7 +219,6 @@ const CASES: Record<string, () => unknown[]> = {
   approveModal: () => [approval.approveModal(approvalOf('pending'))],
   denyModal: () => [approval.denyModal(approvalOf('pending'))],
   auditLine: () => [audit.auditLine(entry(0))],
-  auditMessage: () => [audit.auditMessage(many(N, entry), LONG)],
   auditPageMessage: () => [
     audit.auditPageMessage(
       { entries: many(20, entry), hasNext: true, hasPrevious: true, timeZone: LONG },

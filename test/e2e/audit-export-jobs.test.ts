@@ -1,8 +1,8 @@
 // The audit export as a durable job, over the real runner, the injected clock and one SQLite file
 // shared by a stopped and restarted app: a restart after Slack shared the file (but before the job
 // knew) shares it once, a second export is refused while one is queued or running, Slack failing
-// every time ends in one failure DM, and a requester who became a guest before the job ran gets a
-// short DM and no file.
+// every time ends in one failure DM, a requester who became a guest before the job ran gets a
+// short DM and no file, and one deactivated since gets no file either.
 import { describe, expect, it } from 'vitest';
 import { ADMIN, type Harness, MEMBER, startHarness } from './harness.js';
 
@@ -127,5 +127,43 @@ describe('audit export jobs', () => {
     expect(dms(h).map((m) => m.text)).toEqual([
       ":no_entry_sign: Your audit export was not made: Guests can't read the audit log in this workspace.",
     ]);
+  });
+
+  it('re-checks access when it runs: one deactivated since the request gets no file', async () => {
+    const h = await withEntries();
+    await h.deps.runner.stop();
+    await h.command('audit export');
+    expect((await h.slack.waitForMessages((m) => m.ephemeralTo === MEMBER))[0]?.text).toContain(
+      'Making your audit export',
+    );
+    // Deactivated: users.info says `deleted: true` (a minute on, past the directory's cache).
+    h.slack.addUser({ id: MEMBER, name: 'bob', tz: 'America/New_York', deleted: true });
+    h.clock.advance(60_000);
+    await h.restart();
+    await h.deps.runner.settled();
+    // Done, not retried: nothing made, nothing uploaded or shared.
+    expect((await exportJob(h))?.state).toBe('succeeded');
+    expect(calls(h, 'files.getUploadURLExternal')).toBe(0);
+    expect(calls(h, 'files.completeUploadExternal')).toBe(0);
+    // The word it leaves is refused by Slack (a DM to a deactivated account), and nothing else is tried.
+    expect(
+      h.slack.calls.filter((c) => c.method === 'conversations.open').map((c) => c.response.error),
+    ).toEqual(['user_disabled']);
+    expect(dms(h)).toEqual([]);
+  });
+
+  it('refuses a deactivated person at the request too, and asks no file of Slack', async () => {
+    const h = await withEntries();
+    h.slack.addUser({ id: MEMBER, name: 'bob', tz: 'America/New_York', deleted: true });
+    await h.command('audit export');
+    expect((await h.slack.waitForMessages((m) => m.ephemeralTo === MEMBER))[0]?.text).toBe(
+      "Your account in this workspace is deactivated, so you can't read the audit log here.",
+    );
+    await h.command('audit');
+    expect((await h.slack.waitForMessages((m) => m.ephemeralTo === MEMBER, 2))[1]?.text).toBe(
+      "Your account in this workspace is deactivated, so you can't read the audit log here.",
+    );
+    await h.deps.runner.settled();
+    expect(await h.store.jobs.keyedLike(`audit-export:${h.workspaceId}:`)).toEqual([]);
   });
 });

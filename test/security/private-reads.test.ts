@@ -2,7 +2,7 @@
 // another organization never read the workspace's records (audit, settings, reports, watches);
 // nobody reads what comes from a conversation they are not in; the App Home offers each person
 // only what they may do; a chart is posted only where its requester is, and every chart and report
-// names who asked for it.
+// names who asked for it. The audit export (CSV) withholds what the on-screen audit withholds.
 import { describe, expect, it } from 'vitest';
 import { ANALYTICS_IDS, HOME_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
@@ -155,6 +155,57 @@ describe('a member who is not in the private channel', () => {
     expect(home.buttons).not.toContain(HOME_IDS.login);
     expect(home.buttons).toContain(HOME_IDS.createZone);
     expect(home.buttons.some((id) => id.startsWith(HOME_IDS.stopReport))).toBe(false);
+  });
+});
+
+/** The CSV of `user`'s next audit export, as the file shared in their DM with the bot holds it. */
+async function exportOf(h: Harness, user: string): Promise<string> {
+  // A minute on: the upload's pace (a tier 4 method, paced on the injected clock) lets it through.
+  h.clock.advance(60_000);
+  expect(await command(h, user, 'audit export')).toContain('Making your audit export');
+  await h.deps.runner.settled();
+  const [file] = [...h.slack.files.values()].filter((f) => f.completed && f.channel === `D${user}`);
+  if (!file) throw new Error(`no export in the DM of ${user}`);
+  return file.bytes.toString('utf8');
+}
+
+describe('the audit export (CSV) keeps to the on-screen rule', () => {
+  it('withholds, in the file, the details of conversations the requester is not in', async () => {
+    const h = await withPrivateRecords();
+    // One entry from a conversation the member is in: its details are theirs to read.
+    await h.store.audit.record({
+      workspaceId: h.workspaceId,
+      actorId: ADMIN,
+      action: 'purge.urls',
+      zoneId: 'zone_x',
+      zoneName: 'example.com',
+      outcome: 'ok',
+      detail: { files: 1, channel: CHANNEL, note: 'seen by all in the channel' },
+    });
+    const csv = await exportOf(h, MEMBER);
+    const rows = csv.split('\r\n').filter((line) => line !== '');
+    // action -> the withheld column, for each entry (the cells before `detail` hold no comma).
+    const withheld = Object.fromEntries(
+      rows.slice(1).map((row) => {
+        const cells = row.split(',');
+        return [cells[3], cells[8]];
+      }),
+    );
+    expect(withheld).toEqual({
+      'purge.urls': '',
+      'purge.everything.requested': 'yes',
+      'report.scheduled': 'yes',
+      'watch.added': 'yes',
+    });
+    expect(csv).not.toContain(SECRET);
+    expect(csv).not.toContain(PRIVATE);
+    expect(csv).toContain('seen by all in the channel');
+
+    // The admin, who is in the conversation, gets the same entries with their details.
+    const admin = await exportOf(h, ADMIN);
+    expect(admin).toContain(SECRET);
+    expect(admin.split('\r\n').filter((line) => line !== '')).toHaveLength(rows.length);
+    expect(admin).not.toMatch(/,ok,yes,/);
   });
 });
 

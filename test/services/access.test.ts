@@ -17,6 +17,8 @@ const PEOPLE = {
   single: { id: 'USINGLE', name: 'sam', isUltraRestricted: true },
   external: { id: 'UEXT', name: 'wei', teamId: 'T0PARTNER' },
   stranger: { id: 'USTRANGE', name: 'kim', isStranger: true },
+  // An admin once; users.info still finds the account, with `deleted: true`.
+  deactivated: { id: 'UGONE', name: 'lee', isAdmin: true, deleted: true },
 } as const;
 type Who = keyof typeof PEOPLE;
 
@@ -69,6 +71,7 @@ describe('AccessService, guests reading only (the default)', () => {
     ['single', guestRefusal('purge', true)],
     ['external', external],
     ['stranger', { code: 'stranger', action: 'purge', external: false }],
+    ['deactivated', { code: 'deactivated', action: 'purge' }],
   ])('requireOperator: %s → %j', async (who, expected) => {
     expect(await outcome(access.requireOperator(caller(who), 'purge'))).toEqual(expected);
   });
@@ -80,6 +83,7 @@ describe('AccessService, guests reading only (the default)', () => {
     ['guest', guestRefusal('approve', false)],
     ['single', guestRefusal('approve', false)],
     ['external', { code: 'stranger', action: 'approve', external: true }],
+    ['deactivated', { code: 'deactivated', action: 'approve' }],
   ])('requireApprover: %s → %j', async (who, expected) => {
     expect(await outcome(access.requireApprover(caller(who), PEOPLE.member.id))).toEqual(expected);
   });
@@ -90,6 +94,7 @@ describe('AccessService, guests reading only (the default)', () => {
     ['guest', guestRefusal('configure_access', false)],
     ['single', guestRefusal('configure_access', false)],
     ['external', { code: 'stranger', action: 'configure_access', external: true }],
+    ['deactivated', { code: 'deactivated', action: 'configure_access' }],
   ])('requireAdmin: %s → %j', async (who, expected) => {
     expect(await outcome(access.requireAdmin(caller(who), 'configure_access'))).toEqual(expected);
   });
@@ -153,6 +158,17 @@ describe('what each person sees of conversations', () => {
       operate: false,
     });
     expect(await access.permissions(caller('stranger'))).toEqual({
+      readZones: false,
+      readRecords: false,
+      setKey: false,
+      operate: false,
+    });
+    // A deactivated account is no longer one of the workspace's people, whatever its role was.
+    expect(await outcome(access.requireFullMember(caller('deactivated'), 'read_audit'))).toEqual({
+      code: 'deactivated',
+      action: 'read_audit',
+    });
+    expect(await access.permissions(caller('deactivated'))).toEqual({
       readZones: false,
       readRecords: false,
       setKey: false,

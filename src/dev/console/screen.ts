@@ -104,7 +104,7 @@ export class Screen {
     if (channel === undefined) return;
     const comment =
       typeof call.args.initial_comment === 'string' ? call.args.initial_comment : undefined;
-    const where = `#${CHANNEL_NAMES.get(channel) ?? channel}${call.args.thread_ts ? ' · in a thread' : ''}`;
+    const where = `${this.#place(channel)}${call.args.thread_ts ? ' · in a thread' : ''}`;
     this.context.print(
       [
         rule(`${where} · cdn shared a file`, this.context.width),
@@ -115,13 +115,18 @@ export class Screen {
   }
 
   #where(message: Message): string {
-    const name = CHANNEL_NAMES.get(message.channel);
+    return this.#place(message.channel);
+  }
+
+  /** A channel by its name, or the app's DM with a person (an audit export arrives there). */
+  #place(channel: string): string {
+    const name = CHANNEL_NAMES.get(channel);
     if (name) return `#${name}`;
     // The app's DM with a person: their id, or the DM's (conversations.open: D + their id).
     const user =
-      USER_NAMES.get(message.channel) ??
-      (message.channel.startsWith('D') ? USER_NAMES.get(message.channel.slice(1)) : undefined);
-    return user ? `DM to ${user}` : message.channel;
+      USER_NAMES.get(channel) ??
+      (channel.startsWith('D') ? USER_NAMES.get(channel.slice(1)) : undefined);
+    return user ? `DM to ${user}` : channel;
   }
 }
 

@@ -10,7 +10,10 @@ import type { Args } from './types.js';
  * their meaning is https://api.slack.com/types/user's. A single-channel guest is sent as
  * `is_restricted: false, is_ultra_restricted: true`, as in the example answer of
  * https://docs.slack.dev/reference/methods/admin.users.getExpiration: a bot must not read
- * `is_restricted` alone.
+ * `is_restricted` alone. A deactivated account is still found, with `deleted: true` (the user
+ * object's `deleted` field, https://api.slack.com/types/user: its example answer carries
+ * `"deleted": false`; `deleted` is a boolean of `objs_user` in slackapi/slack-api-specs
+ * web-api/slack_web_openapi_v2.json, and the sample above has it): nothing else marks it.
  */
 export function usersInfo(records: SlackRecords, teamId: string, args: Args): Args {
   const user = records.users.get(String(args.user));
@@ -23,6 +26,7 @@ export function usersInfo(records: SlackRecords, teamId: string, args: Args): Ar
       ...(user.isStranger ? { is_stranger: true } : {}),
       ...(user.enterpriseId ? { enterprise_user: { enterprise_id: user.enterpriseId } } : {}),
       name: user.name,
+      deleted: !!user.deleted,
       real_name: user.name,
       is_admin: !!user.isAdmin || !!user.isOwner,
       is_owner: !!user.isOwner,
@@ -48,7 +52,9 @@ export const dmIdOf = (userId: string): string => `D${userId}`;
  * conversations.open with `users` naming one person: the app's DM with them ("Opens or resumes a
  * direct message", returning `channel.id`, https://docs.slack.dev/reference/methods/conversations.open;
  * the same shape in slackapi/slack-api-specs web-api/slack_web_openapi_v2.json, /conversations.open).
- * Someone the workspace does not know is `user_not_found`.
+ * Someone the workspace does not know is `user_not_found`; a deactivated account is `user_disabled`
+ * (one of conversations.open's errors in slack_web_openapi_v2.json: "user_disabled"), so a DM to
+ * them is refused, as real Slack is stricter in doubt.
  */
 export function conversationsOpen(records: SlackRecords, args: Args): Args {
   const users = String(args.users ?? '')
@@ -56,7 +62,9 @@ export function conversationsOpen(records: SlackRecords, args: Args): Args {
     .filter((id) => id !== '');
   const [user] = users;
   if (!user || users.length > 1) return { ok: false, error: 'invalid_arguments' };
-  if (!records.users.has(user)) return { ok: false, error: 'user_not_found' };
+  const found = records.users.get(user);
+  if (!found) return { ok: false, error: 'user_not_found' };
+  if (found.deleted) return { ok: false, error: 'user_disabled' };
   return { ok: true, channel: { id: dmIdOf(user) } };
 }
 

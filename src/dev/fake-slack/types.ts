@@ -20,6 +20,8 @@ export interface FakeUser {
   isRestricted?: boolean;
   /** A single-channel guest (users.info `is_ultra_restricted`). */
   isUltraRestricted?: boolean;
+  /** A deactivated account (users.info `deleted: true`; conversations.open refuses `user_disabled`). */
+  deleted?: boolean;
 }
 
 export interface FakeChannel {

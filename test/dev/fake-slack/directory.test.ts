@@ -1,5 +1,5 @@
-// The fake Slack's users.info for guests: the fields of Slack's recorded answer
-// (slackapi/java-slack-sdk json-logs/samples/api/users.info.json), with guests marked as Slack does.
+// The fake Slack's users.info for guests and deactivated accounts: the fields of Slack's recorded
+// answer (slackapi/java-slack-sdk json-logs/samples/api/users.info.json), marked as Slack does.
 import { WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeSlack, startFakeSlack } from '../../../src/dev/fake-slack/server.js';
@@ -43,5 +43,20 @@ describe('users.info', () => {
     expect(await flags('U2')).toMatchObject({ is_restricted: true, is_ultra_restricted: false });
     // As in the example answer of admin.users.getExpiration: single-channel, not is_restricted.
     expect(await flags('U3')).toMatchObject({ is_restricted: false, is_ultra_restricted: true });
+  });
+});
+
+describe('a deactivated account', () => {
+  it('is still found by users.info, with deleted: true, and a DM to it is refused', async () => {
+    slack.addUser({ id: 'U1', name: 'alice' });
+    slack.addUser({ id: 'U9', name: 'lee', deleted: true });
+    const deleted = async (user: string) =>
+      ((await client.users.info({ user })).user as Record<string, unknown>).deleted;
+    expect(await deleted('U1')).toBe(false);
+    expect(await deleted('U9')).toBe(true);
+    await expect(client.conversations.open({ users: 'U9' })).rejects.toMatchObject({
+      data: { ok: false, error: 'user_disabled' },
+    });
+    expect((await client.conversations.open({ users: 'U1' })).channel?.id).toBe('DU1');
   });
 });
