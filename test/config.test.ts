@@ -352,3 +352,24 @@ describe('the zone index settings', () => {
     );
   });
 });
+
+describe('the watch interval', () => {
+  it('is at least 10 s in production, as before, and from 1 s outside it (for tests)', () => {
+    const production = { ...HTTP, ...PRODUCTION };
+    expect(loadConfig(production).watch.intervalMs).toBe(60_000);
+    expect(loadConfig({ ...production, WATCH_INTERVAL_MS: '10000' }).watch.intervalMs).toBe(10_000);
+    expect(problem({ ...production, WATCH_INTERVAL_MS: '9999' }).message).toBe(
+      'WATCH_INTERVAL_MS: must be at least 10000',
+    );
+    expect(problem({ ...production, WATCH_INTERVAL_MS: '1000' }).message).toBe(
+      'WATCH_INTERVAL_MS: must be at least 10000',
+    );
+    expect(loadConfig({ ...HTTP, WATCH_INTERVAL_MS: '1000' }).watch.intervalMs).toBe(1_000);
+    expect(problem({ ...HTTP, WATCH_INTERVAL_MS: '999' }).message).toBe(
+      'WATCH_INTERVAL_MS: must be at least 1000',
+    );
+    expect(problem({ ...HTTP, WATCH_INTERVAL_MS: '3600001' }).message).toBe(
+      'WATCH_INTERVAL_MS: must be at most 3600000',
+    );
+  });
+});

@@ -6,10 +6,18 @@
 // engine answers, the image is built from the Dockerfile and the same checks run against it;
 // where none does, that part says so and is skipped (the only skip here).
 //
-// Run by `npm test` after the main suite (`npm run test:install`; vitest.install.config.ts): the
-// install compiles canvas and better-sqlite3 from source, a few minutes on a small machine.
+// Run by `npm test` after the main suite (`npm run test:install`; vitest.install.config.ts). The
+// install is `npm ci --omit=dev --prefer-offline`: every package from the lockfile, checked against
+// its integrity, from npm's cache where it is there (the registry's metadata is not asked again).
+// Its native modules (better-sqlite3, canvas) come through their own install scripts
+// (prebuild-install) as a deployment with network access gets them: prebuilt. Here the prebuilt
+// binaries are the checkout's own, compiled by its `npm ci` from the same package versions on this
+// machine, handed over as prebuild-install's local prebuilds: compiling sqlite3 again would take
+// most of this test's time (about a minute and a half on 2 cores) and prove nothing that the
+// checkout's install did not. INSTALL_SMOKE_FROM_SOURCE=1 (set by .ci/run) compiles them again from
+// source, as docs/deploy.md's `npm ci --omit=dev` does where no prebuilt binary can be fetched.
 import { spawnSync } from 'node:child_process';
-import { copyFile, mkdtemp, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,8 +46,43 @@ const DEV_ONLY = [
 /** What the bot needs at run time, native modules included. */
 const RUNTIME = ['@slack/bolt', 'prom-client', 'pg', 'better-sqlite3', 'canvas', 'kysely'];
 const INSTALL_TIMEOUT_MS = 15 * 60_000;
+/** Compile the native modules again from source instead of taking the checkout's (see above). */
+const FROM_SOURCE = process.env.INSTALL_SMOKE_FROM_SOURCE === '1';
+/** The native modules, and the binaries their prebuilt packages (prebuild-install's) hold. */
+const NATIVE = [
+  { name: 'better-sqlite3', binaries: ['build/Release/better_sqlite3.node'] },
+  { name: 'canvas', binaries: ['build/Release/canvas.node'] },
+];
 
 let root: string;
+let prebuilds: string | undefined;
+
+/**
+ * The checkout's compiled native modules packed as prebuild-install packs them, named as it looks
+ * for them (`<name>-v<version>-<node-v<abi> | napi-v<n>>-<platform>-<arch>.tar.gz`); the
+ * environment that points each package's install script at them.
+ */
+async function localPrebuilds(dir: string): Promise<Record<string, string>> {
+  const env: Record<string, string> = {};
+  for (const { name, binaries } of NATIVE) {
+    const from = join('node_modules', name);
+    const pkg = JSON.parse(await readFile(join(from, 'package.json'), 'utf8')) as {
+      version: string;
+      binary?: { napi_versions?: number[] };
+    };
+    // As prebuild-install picks it: Node-API packages by their best Node-API version.
+    const napi = Math.max(...(pkg.binary?.napi_versions ?? []));
+    const abi = Number.isFinite(napi) ? `napi-v${napi}` : `node-v${process.versions.modules}`;
+    const file = join(
+      dir,
+      `${name}-v${pkg.version}-${abi}-${process.platform}-${process.arch}.tar.gz`,
+    );
+    const packed = await runToEnd('tar', ['-czf', file, '-C', from, ...binaries]);
+    expect(packed, name).toEqual({ code: 0, output: '' });
+    env[`npm_config_${name.replace(/[^a-zA-Z0-9]/g, '_')}_local_prebuilds`] = dir;
+  }
+  return env;
+}
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'production-install-'));
@@ -47,16 +90,32 @@ beforeAll(async () => {
   expect(built).toEqual({ code: 0, output: '' });
   await copyFile('package.json', join(root, 'package.json'));
   await copyFile('package-lock.json', join(root, 'package-lock.json'));
-  // As in the image: no development dependency, no audit; the registry's packages, built here.
-  const install = await runToEnd('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund'], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? root, CI: 'true' },
-  });
+  prebuilds = FROM_SOURCE ? undefined : await mkdtemp(join(tmpdir(), 'production-prebuilds-'));
+  // As in the image: no development dependency, no audit; the registry's packages.
+  const install = await runToEnd(
+    'npm',
+    ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'],
+    {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? root,
+        CI: 'true',
+        // node-gyp compiles on every core (canvas has many files; sqlite3 is one).
+        JOBS: 'max',
+        ...(prebuilds ? await localPrebuilds(prebuilds) : {}),
+      },
+    },
+  );
   expect(install.code, install.output).toBe(0);
+  process.stderr.write(
+    `\n[production install] native modules ${FROM_SOURCE ? 'compiled from source' : "prebuilt (the checkout's)"}\n`,
+  );
 }, INSTALL_TIMEOUT_MS);
 
 afterAll(async () => {
   if (root) await rm(root, { recursive: true, force: true });
+  if (prebuilds) await rm(prebuilds, { recursive: true, force: true });
 });
 
 /** Probes, a command, a purge, a chart, /metrics with and without the token, a clean SIGTERM. */
@@ -101,6 +160,12 @@ describe('the production install (npm ci --omit=dev)', () => {
       undefined;
     for (const name of RUNTIME) expect(await installed(name), name).toBe(true);
     for (const name of DEV_ONLY) expect(await installed(name), name).toBe(false);
+    // Each native module came the way asked for: compiled here (node-gyp leaves its objects), or
+    // the prebuilt binary taken whole (a failed one would have been compiled, slowly, in silence).
+    for (const { name } of NATIVE) {
+      const objects = join(root, 'node_modules', name, 'build', 'Release', 'obj.target');
+      expect((await stat(objects).catch(() => undefined)) !== undefined, name).toBe(FROM_SOURCE);
+    }
   });
 
   it('starts from dist/ in HTTP mode and serves a command, a purge and /metrics', async () => {
