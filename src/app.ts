@@ -25,6 +25,7 @@ import { defined } from './objects.js';
 import { BotMetrics } from './observability/metrics.js';
 import { metricsRoute } from './observability/server.js';
 import { requestMetrics, tapStore, tapTransport, tapWebApiOptions } from './observability/taps.js';
+import { AccountService } from './services/accounts.js';
 import { ActivityService } from './services/activity.js';
 import { AnalyticsService } from './services/analytics.js';
 import { PURGE_EVERYTHING_JOB } from './services/approvals.js';
@@ -250,6 +251,7 @@ export function buildDeps(
   });
   // Every piece of background work, in one list: the kinds of durable job (each claimed by one
   // replica, resumed after a crash) and the periodic ticks. The composition root starts it once.
+  const credentials = new CredentialService({ store, cdn, egress, access, zones });
   const background = new BackgroundWork(runner, logger);
   background.job(PURGE_JOB, purges.job);
   background.job(PURGE_HOLD_JOB, purgeHolds.job);
@@ -276,7 +278,8 @@ export function buildDeps(
     analytics: new AnalyticsService(cdn, store, renderer, clock, zones, reads),
     approvals,
     config: new WorkspaceConfigService({ ...store, access, defaultBaseUrl }),
-    credentials: new CredentialService({ store, cdn, egress, access, zones }),
+    credentials,
+    accounts: new AccountService({ store, access, credentials, zones, reads, clock, logger }),
     flood,
     purges,
     purgeHolds,

@@ -26,6 +26,7 @@ export const WORKSPACE_TABLES = [
   { table: 'audit_log', key: 'id' },
   // Deleted at the uninstall already; here in case a key was somehow set since.
   { table: 'cdn_credentials', key: 'workspace_id' },
+  { table: 'account_roles', key: 'account_id' },
   { table: 'cdn_accounts', key: 'id' },
 ] as const satisfies ReadonlyArray<{
   table: keyof Database;

@@ -158,9 +158,9 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   charts_busy: { code: 'charts_busy' },
   insecure_base_url: { code: 'insecure_base_url' },
   not_admin: { code: 'not_admin', action: 'set_key' },
-  not_operator: { code: 'not_operator', action: 'purge' },
+  not_operator: { code: 'not_operator', action: 'purge', account: H },
   self_approval: { code: 'self_approval' },
-  not_approver: { code: 'not_approver' },
+  not_approver: { code: 'not_approver', account: H },
   stranger: { code: 'stranger' },
   guest: { code: 'guest', action: 'purge', grantable: true },
   zone_not_found: { code: 'zone_not_found', query: H, suggestions: [H, H] },
@@ -219,6 +219,10 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   watch_unknown: { code: 'watch_unknown' },
   limit_reached: { code: 'limit_reached', limit: 'watchesPerPerson', max: 50, count: 50 },
   limit_out_of_range: { code: 'limit_out_of_range', limit: 'rulesPerWatch', ceiling: 100 },
+  account_name_invalid: { code: 'account_name_invalid', name: H },
+  account_name_taken: { code: 'account_name_taken', name: H },
+  account_not_found: { code: 'account_not_found', name: H },
+  account_default_reserved: { code: 'account_default_reserved' },
 };
 
 const watch = watchWith(H, { id: 'w1', zoneId: 'z1', channelId: 'C1', rules: [H] });

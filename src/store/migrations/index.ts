@@ -20,6 +20,7 @@ import * as m0015 from './0015_workspace_limits.js';
 import * as m0016 from './0016_cdn_accounts.js';
 import * as m0019 from './0019_audit_search.js';
 import * as m0021 from './0021_workspace_uninstalled.js';
+import * as m0023 from './0023_account_roles.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then, not today's types.
 export type MigrationUp = (db: Kysely<any>, dialect: SqlDialect) => Promise<void>;
@@ -43,4 +44,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, up: MigrationUp]>
   ['0016_cdn_accounts', m0016.up],
   ['0019_audit_search', m0019.up],
   ['0021_workspace_uninstalled', m0021.up],
+  ['0023_account_roles', m0023.up],
 ];
