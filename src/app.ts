@@ -279,7 +279,10 @@ export function buildDeps(
     approvals,
     config: new WorkspaceConfigService({ ...store, access, defaultBaseUrl }),
     credentials,
-    accounts: new AccountService({ store, access, credentials, zones, reads, clock, logger }),
+    accounts: new AccountService({
+      ...{ store, access, credentials, zones, reads, clock, logger },
+      defaultBaseUrl,
+    }),
     flood,
     purges,
     purgeHolds,

@@ -53,6 +53,8 @@ export interface AccountServiceOptions {
   reads: CdnReads;
   clock: Clock;
   logger: Logger;
+  /** CDN_API_BASE_URL: where an account without its own base URL goes. */
+  defaultBaseUrl: string;
   /** How long a key check's answer is reused (default 5 minutes). */
   probeTtlMs?: number;
   /** How long one key check may take before the key is said unreachable (default 4 s). */
@@ -69,6 +71,10 @@ export class AccountService {
   readonly #probes = new Map<string, { health: KeyHealth; at: number }>();
 
   constructor(private readonly options: AccountServiceOptions) {}
+
+  get defaultBaseUrl(): string {
+    return this.options.defaultBaseUrl;
+  }
 
   /** Admins only: every form and button that changes accounts is theirs. */
   async requireAdmin(caller: Caller): Promise<void> {

@@ -1,6 +1,7 @@
 // The /cdn subcommands, each declared once: the router, /cdn help, "did you mean", the App Home
 // and manifest.yml's usage hint all come from this list.
 import type { SubcommandInfo } from '../../blocks/help.js';
+import { accounts } from './accounts.js';
 import { analytics } from './analytics.js';
 import { audit } from './audit.js';
 import { config } from './config.js';
@@ -91,6 +92,13 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
       "Remove this workspace's CDN API key: it says what stops and asks first; watches and reports pause until the next key, or are deleted if you choose.",
     audience: 'admins',
     handler: logout,
+  },
+  {
+    name: 'accounts',
+    usage: '/cdn accounts',
+    summary:
+      "List the workspace's CDN accounts (prod, staging…) with their zones and whether each key works; admins add, rename, re-key and remove them in private forms.",
+    handler: accounts,
   },
   {
     name: 'config',
