@@ -6,6 +6,7 @@ import type {
   AccountView,
   KeyHealth,
   RemovalPreview,
+  RoleHolder,
 } from '../services/accounts.js';
 import type { AccountUsage } from '../store/account-usage.js';
 import type { Account } from '../store/accounts.js';
@@ -95,6 +96,22 @@ function accountButtons(account: Account, index: number): Button[] {
     button(account.hasKey ? 'Re-key' : 'Set key', ACCOUNTS_IDS.rekey),
     ...(isDefault ? [] : [{ ...button('Remove', ACCOUNTS_IDS.remove), style: 'danger' as const }]),
   ];
+}
+
+/** `/cdn config operators @group account:staging`: who now holds the role on the account. */
+export function accountRoleSavedMessage(
+  accountName: string,
+  role: 'operators' | 'approvers',
+  holder: RoleHolder,
+): Message {
+  const who =
+    holder === 'workspace'
+      ? md`whoever holds it for the workspace (\`/cdn config\`)`
+      : holder === 'everyone'
+        ? md`everyone`
+        : group(holder.group);
+  const text = md`:white_check_mark: *${role === 'operators' ? 'Operators' : 'Approvers'}* of the CDN account *${accountName}*: ${who}.`;
+  return message(text, [{ type: 'section', text: mrkdwn(text) }]);
 }
 
 /** `/cdn accounts`: the list, and what it means. */

@@ -267,6 +267,11 @@ const removal = {
 
 const CASES: Record<string, () => unknown[]> = {
   accountsBlocks: () => accountBlocks.accountsBlocks(hostileAccounts),
+  accountRoleSavedMessage: () => [
+    accountBlocks.accountRoleSavedMessage('xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', 'operators', { group: 'S1' }),
+    accountBlocks.accountRoleSavedMessage('xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', 'approvers', 'workspace'),
+    accountBlocks.accountRoleSavedMessage('xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', 'approvers', 'everyone'),
+  ],
   accountsMessage: () => [accountBlocks.accountsMessage(hostileAccounts)],
   accountAddModal: () => [accountBlocks.accountAddModal({ defaultBaseUrl: H, metadata: H })],
   accountRenameModal: () => [accountBlocks.accountRenameModal(hostileAccount, H)],

@@ -212,6 +212,11 @@ const REMOVAL = {
 /** One or more oversized calls per exported function, named after it. */
 const CASES: Record<string, () => unknown[]> = {
   accountsBlocks: () => [{ type: 'home', blocks: accounts.accountsBlocks(ACCOUNTS) }],
+  accountRoleSavedMessage: () => [
+    accounts.accountRoleSavedMessage('xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', 'operators', { group: 'S1' }),
+    accounts.accountRoleSavedMessage('xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', 'approvers', 'workspace'),
+    accounts.accountRoleSavedMessage('xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', 'approvers', 'everyone'),
+  ],
   accountsMessage: () => [accounts.accountsMessage(ACCOUNTS)],
   accountAddModal: () => [accounts.accountAddModal({ defaultBaseUrl: LONG, metadata: 'm' })],
   accountRenameModal: () => [accounts.accountRenameModal(account(0), 'm')],
