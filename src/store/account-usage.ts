@@ -87,7 +87,8 @@ export class AccountUsageRepository {
    * Stops what refers to the account, in one transaction: its watches go (with their rule states,
    * and their zones' schedules when no other watch is left), its reports are stopped (listed as
    * stopped), its channel defaults are cleared and its pending purge-everything requests are
-   * cancelled. Audit entries and purges stay. Returns what was stopped.
+   * cancelled, and its own role grants are deleted. Audit entries and purges stay. Returns what
+   * was stopped.
    */
   async stop(ref: AccountRef): Promise<AccountUsage> {
     const { workspaceId } = ref;
@@ -140,6 +141,12 @@ export class AccountUsageRepository {
         .where('status', '=', 'pending')
         .where(ofAccount<'approvals'>(ref))
         .executeTakeFirst();
+      // The account's own role grants go with it (a new account of the same name starts without).
+      await trx
+        .deleteFrom('account_roles')
+        .where('workspace_id', '=', workspaceId)
+        .where('account_id', '=', ref.accountId)
+        .execute();
       return {
         watches: watchIds.length,
         reports: Number(reports.numUpdatedRows),

@@ -10,9 +10,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('workspace_id', 'text', (c) =>
       c.notNull().references('workspaces.id').onDelete('cascade'),
     )
-    .addColumn('account_id', 'text', (c) =>
-      c.notNull().references('cdn_accounts.id').onDelete('cascade'),
-    )
+    // As every account_id, no foreign key: removing an account deletes its grants itself
+    // (AccountUsageRepository.stop), in the transaction that stops what refers to it.
+    .addColumn('account_id', 'text', (c) => c.notNull())
     // `operators` or `approvers`.
     .addColumn('role', 'text', (c) => c.notNull())
     // The user group holding the role on this account; null: everyone (as the workspace's null).
