@@ -103,9 +103,9 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
   {
     name: 'config',
     usage:
-      '/cdn config [operators|approvers @group|everyone] | guests read|operate | purge-channels #channel…|anywhere | limits <limit> <number>',
+      '/cdn config [operators|approvers @group|everyone] [account:<name>] | guests read|operate | purge-channels #channel…|anywhere | limits <limit> <number>',
     summary:
-      'Show or set who may change things, who may approve purges, whether guests may change things, the only channels purges may be run from, and how much may be stored.',
+      'Show or set who may change things, who may approve purges (for the workspace, or for one CDN account with `account:<name>`), whether guests may change things, the only channels purges may be run from, and how much may be stored.',
     audience: 'admins',
     handler: config,
   },
