@@ -223,3 +223,44 @@ describe('/cdn accounts', () => {
     }
   });
 });
+
+describe('roles per account', () => {
+  it('holds an account with its own operators to them: a staging-only operator is refused on prod (default)', async () => {
+    const { h, staging } = await withStaging();
+    try {
+      h.slack.addUsergroup('S0PROD', 'prod-ops', [ADMIN]);
+      h.slack.addUsergroup('S0STAGE', 'staging-ops', [MEMBER]);
+      await h.store.accounts.create(h.workspaceId, {
+        name: 'staging',
+        baseUrl: staging.baseUrl,
+        apiKey: STAGING_KEY,
+        by: { userId: ADMIN, validated: true },
+      });
+      const refusedToMember = await answer(
+        h,
+        'config operators @staging-ops account:staging',
+        MEMBER,
+      );
+      expect(refusedToMember.text).toContain('Only workspace admins');
+      const staged = await answer(h, 'config operators @staging-ops account:staging', ADMIN);
+      expect(textOf(staged.blocks)).toContain('CDN account *staging*: <!subteam^S0STAGE>');
+      await answer(h, 'config operators @prod-ops account:default', ADMIN);
+      const grants = await h.store.accountRoles.list(h.workspaceId);
+      expect(grants.map((g) => g.groupId).sort()).toEqual(['S0PROD', 'S0STAGE']);
+
+      // The purge path today acts on `default` (prod): a staging-only operator is refused there.
+      const refused = await answer(h, 'purge example.com https://example.com/a.css', MEMBER);
+      expect(textOf(refused.text)).toContain(
+        "Only members of the CDN account *default*'s operators group can purge cached content on it.",
+      );
+      expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toEqual([]);
+      // The admin, a prod operator, purges prod; `/cdn accounts` shows each account's own.
+      await h.command('purge example.com https://example.com/a.css', { user: ADMIN });
+      await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false);
+      const list = await answer(h, 'accounts', MEMBER);
+      expect(textOf(list.blocks)).toContain('operators: <!subteam^S0STAGE>');
+    } finally {
+      await staging.close();
+    }
+  });
+});
