@@ -1,6 +1,7 @@
 // Administering a workspace's CDN accounts (issue 29): add, rename, re-key and remove them, give
 // them their own operators or approvers, and tell whether each key still works (checked, not
 // assumed). Workspace admins only change them; everything is audited, never a key.
+// (About 400 lines: the key-health probe, #probe, is the part to move out if it grows.)
 import { type Clock, within } from '../clock.js';
 import { AppError, type Problem } from '../errors.js';
 import type { Logger } from '../logger.js';
