@@ -4,6 +4,8 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, type LogEvent, SqliteDialect } from 'kysely';
 import { systemClock } from '../src/clock.js';
+import { AccountRoleRepository } from '../src/store/account-roles.js';
+import { AccountUsageRepository } from '../src/store/account-usage.js';
 import { AccountRepository } from '../src/store/accounts.js';
 import { ApiPurgeRepository } from '../src/store/api-purges.js';
 import { ApiTokenRepository } from '../src/store/api-tokens.js';
@@ -69,6 +71,8 @@ export async function openCountedStore(
     workspaces,
     credentials: new CredentialRepository(db, keyring, accounts, workspaces),
     accounts,
+    accountRoles: new AccountRoleRepository(db, clock),
+    accountUsage: new AccountUsageRepository(db, clock),
     installations: new InstallationRepository(db, keyring, clock, uninstalled),
     uninstalled,
     approvals: new ApprovalRepository(db, clock),

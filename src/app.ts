@@ -27,6 +27,7 @@ import { defined } from './objects.js';
 import { BotMetrics } from './observability/metrics.js';
 import { metricsRoute } from './observability/server.js';
 import { requestMetrics, tapStore, tapTransport, tapWebApiOptions } from './observability/taps.js';
+import { AccountService } from './services/accounts.js';
 import { ActivityService } from './services/activity.js';
 import { AnalyticsService } from './services/analytics.js';
 import { ApiPurgeService } from './services/api-purges.js';
@@ -288,6 +289,7 @@ export function buildDeps(
   });
   // Every piece of background work, in one list: the kinds of durable job (each claimed by one
   // replica, resumed after a crash) and the periodic ticks. The composition root starts it once.
+  const credentials = new CredentialService({ store, cdn, egress, access, zones });
   const background = new BackgroundWork(runner, logger);
   background.job(PURGE_JOB, purges.job);
   background.job(PURGE_HOLD_JOB, purgeHolds.job);
@@ -326,7 +328,11 @@ export function buildDeps(
     apiPurges: api,
     approvals,
     config: new WorkspaceConfigService({ ...store, access, defaultBaseUrl }),
-    credentials: new CredentialService({ store, cdn, egress, access, zones }),
+    credentials,
+    accounts: new AccountService({
+      ...{ store, access, credentials, zones, reads, clock, logger },
+      defaultBaseUrl,
+    }),
     flood,
     purges,
     purgeHolds,

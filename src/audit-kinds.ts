@@ -21,8 +21,9 @@ export const AUDIT_KINDS: Record<AuditKindName, { prefixes: string[]; except?: s
   // purge.everything.requested / approved / denied / cancelled / expired / done…
   'purge-everything': { prefixes: ['purge.everything.'] },
   ratelimit: { prefixes: ['ratelimit.'] },
-  // credentials.set / remove, and Slack revoking the app (its key goes with it)
-  key: { prefixes: ['credentials.', 'app.', 'tokens.'] },
+  // credentials.set / remove, CDN accounts (account.add / rename / rekey / remove), and Slack
+  // revoking the app (its key goes with it)
+  key: { prefixes: ['credentials.', 'account.', 'app.', 'tokens.'] },
   // settings and what a channel is set up to do: config.*, channel.use / unuse, zone.create,
   // report.scheduled / stopped (and posted / failed / skipped), watch.*, watches_reports.delete
   config: {

@@ -5,6 +5,7 @@ import type { RetentionSweep } from './jobs/retention.js';
 import type { JobRunner } from './jobs/runner.js';
 import type { Logger } from './logger.js';
 import type { AccessService } from './services/access.js';
+import type { AccountService } from './services/accounts.js';
 import type { ActivityService } from './services/activity.js';
 import type { AnalyticsService } from './services/analytics.js';
 import type { ApiPurgeService } from './services/api-purges.js';
@@ -31,6 +32,8 @@ import type { WorkspaceClients } from './slack/workspace-clients.js';
 
 export interface AppDeps {
   access: AccessService;
+  /** The workspace's CDN accounts: adding, renaming, re-keying, removing, roles, key health. */
+  accounts: AccountService;
   activity: ActivityService;
   /** `/cdn audit export`: the CSV job (one at a time per person). */
   auditExport: AuditExportService;

@@ -62,10 +62,11 @@ export type Problem =
   /** The workspace's stored base URL is plain http: it is not called. */
   | { code: 'insecure_base_url' }
   | { code: 'not_admin'; action: Action }
-  | { code: 'not_operator'; action: Action }
+  /** `account`: the CDN account has its own operators group, and the caller is not in it. */
+  | { code: 'not_operator'; action: Action; account?: string }
   /** The requester of a purge-everything tried to approve it. */
   | { code: 'self_approval' }
-  | { code: 'not_approver' }
+  | { code: 'not_approver'; account?: string }
   /**
    * Not one of this workspace's people: users.info does not know them or calls them a stranger,
    * or (`external`) they belong to another workspace sharing the channel. Refused `action`.
@@ -192,7 +193,14 @@ export type Problem =
    */
   | { code: 'limit_reached'; limit: LimitName; max: number; count: number }
   /** `/cdn config limits <limit> <number>` with a number that is not a whole 0 to `ceiling`. */
-  | { code: 'limit_out_of_range'; limit: LimitName; ceiling: number };
+  | { code: 'limit_out_of_range'; limit: LimitName; ceiling: number }
+  /** An account name that is no slug (1 to 32 letters, digits or inner hyphens). */
+  | { code: 'account_name_invalid'; name: string }
+  | { code: 'account_name_taken'; name: string }
+  /** No CDN account of that name (or id) in this workspace. */
+  | { code: 'account_not_found'; name?: string }
+  /** `default` is the single-key commands' account: not renamed or removed, nor another named so. */
+  | { code: 'account_default_reserved' };
 
 export type ProblemCode = Problem['code'];
 

@@ -1,10 +1,12 @@
 // The App Home tab: the key's status (never the key), the quick actions the viewer may use, and for
 // the workspace's full members its records: recent activity, reports, channels, watches.
 import type { Button, HomeView, KnownBlock } from '@slack/types';
+import type { AccountsOverview } from '../services/accounts.js';
 import type { HomeOverview } from '../services/activity.js';
 import type { ChannelsOverview } from '../services/channels.js';
 import type { Schedule } from '../store/schedules.js';
 import { zoneLabel } from '../zone-names.js';
+import { accountsBlocks } from './accounts.js';
 import { auditLine } from './audit.js';
 import { channelsOverviewText } from './channels.js';
 import { elsewhereBlocks, fitBlocks, listBlocks, summarise } from './fit.js';
@@ -25,6 +27,8 @@ export function homeView(
     commands: readonly SubcommandInfo[];
     /** Channels' default zones and where purges may be run (absent: left out). */
     channels?: ChannelsOverview;
+    /** The CDN accounts, their zones and key health (absent: left out, for non-members). */
+    accounts?: AccountsOverview;
   },
 ): HomeView {
   const { key, permissions } = options;
@@ -73,6 +77,12 @@ export function homeView(
       ? [{ type: 'actions' as const, block_id: HOME_IDS.actionsBlock, elements: buttons }]
       : []),
   ];
+  if (options.accounts)
+    blocks.push(
+      { type: 'divider' },
+      { type: 'header', text: plain('CDN accounts') },
+      ...accountsBlocks(options.accounts),
+    );
   if (permissions.readRecords) blocks.push(...records(options, permissions.operate));
   blocks.push({ type: 'divider' }, { type: 'header', text: plain('Commands') });
   blocks.push({

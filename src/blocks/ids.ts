@@ -136,3 +136,25 @@ export const AUDIT_IDS = {
   next: 'audit_next',
   pagerBlock: 'audit_pager',
 } as const;
+
+export const ACCOUNTS_IDS = {
+  /** The Add / Rename / Re-key / Remove buttons, in `/cdn accounts` and on the App Home. */
+  add: 'accounts_add',
+  /** One per account: accounts_rename_0, accounts_rekey_0, accounts_remove_0…; value: its id. */
+  rename: 'accounts_rename',
+  rekey: 'accounts_rekey',
+  remove: 'accounts_remove',
+  addBlock: 'accounts_add_actions',
+  /** One per account: accounts_actions_0, … */
+  actionsBlock: 'accounts_actions',
+  addCallback: 'accounts_add_modal',
+  renameCallback: 'accounts_rename_modal',
+  rekeyCallback: 'accounts_rekey_modal',
+  removeCallback: 'accounts_remove_modal',
+  nameBlock: 'accounts_name',
+  nameInput: 'accounts_name_input',
+  keyBlock: 'accounts_key',
+  keyInput: 'accounts_key_input',
+  baseUrlBlock: 'accounts_base_url',
+  baseUrlInput: 'accounts_base_url_input',
+} as const;

@@ -114,10 +114,14 @@ function sentence(problem: Problem): Mrkdwn {
       return md`Only workspace admins and owners can ${DOING[problem.action]}.`;
     case 'not_operator':
       // Named in words: a <!subteam^…> mention would notify the whole group.
+      if (problem.account)
+        return md`Only members of the CDN account *${problem.account}*'s operators group can ${DOING[problem.action]} on it. \`/cdn accounts\` shows which group that is.`;
       return md`Only members of this workspace's CDN operators group can ${DOING[problem.action]}. \`/cdn config\` shows which group that is.`;
     case 'self_approval':
       return md`You asked for this purge, so someone else has to approve it.`;
     case 'not_approver':
+      if (problem.account)
+        return md`Only members of the CDN account *${problem.account}*'s purge approvers group can approve or deny its purges. \`/cdn accounts\` shows which group that is.`;
       return md`Only members of this workspace's purge approvers group can approve or deny. \`/cdn config\` shows which group that is.`;
     case 'stranger': {
       const doing = problem.action ? DOING[problem.action] : 'do that';
@@ -251,6 +255,16 @@ function sentence(problem: Problem): Mrkdwn {
       return md`This channel's default zone (*${zoneLabel(problem.zoneName)}*) was chosen before the workspace's CDN API key changed, so I dropped it. Name a zone, or choose the default again with \`/cdn use <zone>\`.`;
     case 'channel_default_gone':
       return md`This channel's default zone *${zoneLabel(problem.zoneName)}* ${problem.deleted ? 'is deleted' : 'no longer exists on the CDN'}, so nothing was done. Name a zone, or choose another default with \`/cdn use <zone>\`.`;
+    case 'account_name_invalid':
+      return md`${clip(code(problem.name), 40)} can't be an account name: use 1 to 32 letters, digits or inner hyphens (\`prod\`, \`eu-staging\`).`;
+    case 'account_name_taken':
+      return md`This workspace already has an account named *${problem.name}*. Choose another name.`;
+    case 'account_not_found':
+      return problem.name
+        ? md`This workspace has no CDN account named *${problem.name}*. \`/cdn accounts\` lists them.`
+        : md`That CDN account is gone. \`/cdn accounts\` lists the workspace's accounts.`;
+    case 'account_default_reserved':
+      return md`The account *default* keeps its name and is not removed here, and no other account may be named so. \`/cdn logout\` removes its key.`;
     case 'zone_deleted':
       return md`*${zoneLabel(problem.zoneName)}* is deleted: choose a live zone.`;
     case 'purge_channel_restricted':

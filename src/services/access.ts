@@ -7,7 +7,13 @@
 // the settings, stay with full members. The workspace's records (the audit log, the settings, the
 // reports and watches) are for full members only, and even they see nothing of a conversation
 // they are not in (`visibleConversations`).
+//
+// Operators and approvers may be given per CDN account (`account_roles`): an account with its own
+// group is held to it; one without follows the workspace's. Every check names the account acted
+// on; none named means the account `default` (what every zone was before accounts).
 import { type Action, AppError } from '../errors.js';
+import type { AccountRole, AccountRoleRepository } from '../store/account-roles.js';
+import type { AccountRepository } from '../store/accounts.js';
 import type { WorkspaceRepository } from '../store/workspaces.js';
 
 export interface SlackUser {
@@ -63,8 +69,17 @@ export interface Caller {
   directory: SlackDirectory;
 }
 
+/** Where per-account roles are read; without it, only the workspace's roles apply. */
+export interface AccountRoles {
+  accounts: Pick<AccountRepository, 'defaultId' | 'get'>;
+  roles: Pick<AccountRoleRepository, 'get'>;
+}
+
 export class AccessService {
-  constructor(private readonly workspaces: WorkspaceRepository) {}
+  constructor(
+    private readonly workspaces: WorkspaceRepository,
+    private readonly accountRoles?: AccountRoles,
+  ) {}
 
   async requireAdmin(caller: Caller, action: Action): Promise<void> {
     const user = await this.#member(caller, action);
@@ -77,14 +92,21 @@ export class AccessService {
    * Changing things: this workspace's people (guests only where allowed), and only an operators
    * group's when one is set.
    */
-  async requireOperator(caller: Caller, action: Action): Promise<void> {
+  async requireOperator(caller: Caller, action: Action, accountId?: string): Promise<void> {
     const user = await this.#member(caller, action);
     const workspace = await this.workspaces.ensure(caller.workspaceId);
     if (user.isGuest && workspace.guestAccess !== 'operate')
       throw new AppError({ code: 'guest', action, grantable: true });
-    if (!workspace.operatorGroupId) return;
-    const members = await caller.directory.groupMembers(workspace.operatorGroupId);
-    if (!members.includes(caller.userId)) throw new AppError({ code: 'not_operator', action });
+    const holder = await this.#holder(caller.workspaceId, 'operators', accountId);
+    const groupId = holder.own ? holder.groupId : workspace.operatorGroupId;
+    if (!groupId) return;
+    const members = await caller.directory.groupMembers(groupId);
+    if (!members.includes(caller.userId))
+      throw new AppError({
+        code: 'not_operator',
+        action,
+        ...(holder.own ? { account: holder.name } : {}),
+      });
   }
 
   /**
@@ -92,14 +114,36 @@ export class AccessService {
    * the workspace, never a guest (even one allowed to operate); when an approvers group is
    * configured, only its members.
    */
-  async requireApprover(caller: Caller, requesterId: string): Promise<void> {
+  async requireApprover(caller: Caller, requesterId: string, accountId?: string): Promise<void> {
     if (caller.userId === requesterId) throw new AppError({ code: 'self_approval' });
     const user = await this.#member(caller, 'approve');
     if (user.isGuest) throw new AppError({ code: 'guest', action: 'approve', grantable: false });
     const workspace = await this.workspaces.ensure(caller.workspaceId);
-    if (!workspace.approverGroupId) return;
-    const members = await caller.directory.groupMembers(workspace.approverGroupId);
-    if (!members.includes(caller.userId)) throw new AppError({ code: 'not_approver' });
+    const holder = await this.#holder(caller.workspaceId, 'approvers', accountId);
+    const groupId = holder.own ? holder.groupId : workspace.approverGroupId;
+    if (!groupId) return;
+    const members = await caller.directory.groupMembers(groupId);
+    if (!members.includes(caller.userId))
+      throw new AppError({ code: 'not_approver', ...(holder.own ? { account: holder.name } : {}) });
+  }
+
+  /**
+   * Who holds `role` on the account (none named: `default`): its own group (null: everyone) when
+   * an admin gave it one, else (`own: false`) the workspace's.
+   */
+  async #holder(
+    workspaceId: string,
+    role: AccountRole,
+    accountId: string | undefined,
+  ): Promise<{ own: false } | { own: true; groupId: string | null; name: string }> {
+    if (!this.accountRoles) return { own: false };
+    const { accounts, roles } = this.accountRoles;
+    const id = accountId ?? (await accounts.defaultId(workspaceId));
+    if (id === undefined) return { own: false };
+    const grant = await roles.get(workspaceId, id, role);
+    if (!grant) return { own: false };
+    const account = await accounts.get(workspaceId, id);
+    return { own: true, groupId: grant.groupId, name: account?.name ?? '' };
   }
 
   /**
@@ -119,8 +163,12 @@ export class AccessService {
     if (user.isGuest) throw new AppError({ code: 'guest', action, grantable: false });
   }
 
-  /** What the caller may do; a refusal is a no, never an error. */
-  async permissions(caller: Caller): Promise<Permissions> {
+  /**
+   * What the caller may do on the account (none named: `default`); a refusal is a no, never an
+   * error. Services acting on a zone call the checks above with the zone's account; surfaces that
+   * offer only what one may do ask this.
+   */
+  async permissions(caller: Caller, accountId?: string): Promise<Permissions> {
     const may = (check: Promise<void>) =>
       check.then(
         () => true,
@@ -135,7 +183,7 @@ export class AccessService {
       may(this.requireWorkspaceMember(caller, 'read_zones')),
       may(this.requireFullMember(caller, 'read_audit')),
       may(this.requireAdmin(caller, 'set_key')),
-      may(this.requireOperator(caller, 'create_zone')),
+      may(this.requireOperator(caller, 'create_zone', accountId)),
     ]);
     return { readZones, readRecords, setKey, operate };
   }

@@ -62,8 +62,8 @@ export class ApprovalService {
    * Operators only, from a channel purges may be run from, counted against the flood limit:
    * checked before the confirmation form of a purge-everything request closes.
    */
-  async prepareRequest(caller: Caller, channelId: string): Promise<void> {
-    await this.options.access.requireOperator(caller, 'purge');
+  async prepareRequest(caller: Caller, channelId: string, accountId?: string): Promise<void> {
+    await this.options.access.requireOperator(caller, 'purge', accountId);
     await this.options.channels.requirePurgeChannel(caller, channelId);
     await this.options.flood.take(caller.workspaceId, caller.userId);
   }
@@ -85,7 +85,12 @@ export class ApprovalService {
   /** A pending request the caller may decide (Approve… and Deny… open their modal for it). */
   async decidable(caller: Caller, id: string): Promise<Approval> {
     const approval = await this.pending(caller.workspaceId, id);
-    await this.options.access.requireApprover(caller, approval.requesterId);
+    // Per account: an approver holds the role on the account of the zone (null: `default`).
+    await this.options.access.requireApprover(
+      caller,
+      approval.requesterId,
+      approval.accountId ?? undefined,
+    );
     return approval;
   }
 

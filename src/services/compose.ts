@@ -37,7 +37,10 @@ export function cdnServices(options: CdnServicesOptions) {
     clock,
     logger,
   });
-  const access = new AccessService(store.workspaces);
+  const access = new AccessService(store.workspaces, {
+    accounts: store.accounts,
+    roles: store.accountRoles,
+  });
   const zoneIndex = new ZoneIndex({ store, cdn, clock, logger, ...options.zoneIndex });
   const reads = new CdnReads(store.rateSlots, access, options.readsPerMinute);
   const zones = new ZoneService({ cdn, audit: store.audit, index: zoneIndex, reads });

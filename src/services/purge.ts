@@ -141,10 +141,11 @@ export class PurgeService {
   /**
    * Refuses a caller who may not purge from `channelId`: not an operator (a guest unless guests
    * may operate), or a channel other than those purges are limited to. Every method that plans,
-   * holds or starts a purge checks it first; so does the hold service.
+   * holds or starts a purge checks it first; so does the hold service. `accountId`: the CDN
+   * account of the zone purged (none: `default`), whose operators the caller must be.
    */
-  async mayPurge(caller: Caller, channelId: string | undefined): Promise<void> {
-    await this.deps.access.requireOperator(caller, 'purge');
+  async mayPurge(caller: Caller, channelId: string | undefined, accountId?: string): Promise<void> {
+    await this.deps.access.requireOperator(caller, 'purge', accountId);
     await this.deps.channels.requirePurgeChannel(caller, channelId);
   }
 

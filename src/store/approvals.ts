@@ -25,6 +25,8 @@ export interface Approval {
   expiresAt: number;
   createdAt: number;
   updatedAt: number;
+  /** The CDN account of the zone; null: the account `default` (see docs/architecture.md). */
+  accountId?: string | null;
 }
 
 export type NewApproval = Pick<
@@ -225,5 +227,6 @@ function toApproval(row: Selectable<ApprovalsTable>): Approval {
     expiresAt: row.expires_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    accountId: row.account_id,
   };
 }

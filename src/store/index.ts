@@ -3,6 +3,8 @@ import type { Kysely } from 'kysely';
 import { type Clock, systemClock } from '../clock.js';
 import type { DatabaseConfig, DatabaseLimits } from '../config.js';
 import type { Logger } from '../logger.js';
+import { AccountRoleRepository } from './account-roles.js';
+import { AccountUsageRepository } from './account-usage.js';
 import { AccountRepository } from './accounts.js';
 import { ApiPurgeRepository } from './api-purges.js';
 import { ApiTokenRepository } from './api-tokens.js';
@@ -37,6 +39,10 @@ export interface Store {
   credentials: CredentialRepository;
   /** The workspace's named CDN accounts; `credentials` is its account `default`. */
   accounts: AccountRepository;
+  /** Roles given per account (an account's own operators or approvers group). */
+  accountRoles: AccountRoleRepository;
+  /** What refers to an account (watches, reports, channel defaults, pending approvals). */
+  accountUsage: AccountUsageRepository;
   installations: InstallationRepository;
   /** Which workspaces the app was uninstalled from, and the deletion of their data after the grace. */
   uninstalled: UninstalledWorkspaceRepository;
@@ -117,6 +123,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     workspaces,
     credentials: new CredentialRepository(db, options.keyring, accounts, workspaces),
     accounts,
+    accountRoles: new AccountRoleRepository(db, clock),
+    accountUsage: new AccountUsageRepository(db, clock),
     installations: new InstallationRepository(db, options.keyring, clock, uninstalled),
     uninstalled,
     approvals: new ApprovalRepository(db, clock, options.newId),

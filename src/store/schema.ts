@@ -83,6 +83,17 @@ export interface CdnAccountsTable {
   updated_at: number;
 }
 
+/** An account's own operators or approvers group (issue 29). Added by 0023_account_roles. */
+export interface AccountRolesTable {
+  workspace_id: string;
+  account_id: string;
+  role: 'operators' | 'approvers';
+  /** Null: everyone may (as the workspace's null group). */
+  group_id: string | null;
+  set_by: string;
+  set_at: number;
+}
+
 export interface SlackInstallationsTable {
   /** `T:<team id>`, or `E:<enterprise id>` for an org-wide install. */
   id: string;
@@ -297,6 +308,7 @@ export interface Database {
   workspaces: WorkspacesTable;
   cdn_credentials: CdnCredentialsTable;
   cdn_accounts: CdnAccountsTable;
+  account_roles: AccountRolesTable;
   slack_installations: SlackInstallationsTable;
   approvals: ApprovalsTable;
   schedules: SchedulesTable;

@@ -2,6 +2,7 @@
 // mention, broadcast or disguised link may survive into anything Slack parses as mrkdwn.
 
 import { describe, expect, it } from 'vitest';
+import * as accountBlocks from '../../src/blocks/accounts.js';
 import * as analyticsBlocks from '../../src/blocks/analytics.js';
 import * as analyticsModalBlocks from '../../src/blocks/analytics-modal.js';
 import * as approvalBlocks from '../../src/blocks/approval.js';
@@ -27,6 +28,7 @@ import type { Zone } from '../../src/cdn/schemas.js';
 import { mrkdwnToText } from '../../src/dev/console/render.js';
 import { AppError, type Problem, type ProblemCode } from '../../src/errors.js';
 import { HELP_ENTRIES } from '../../src/listeners/commands/registry.js';
+import type { AccountView } from '../../src/services/accounts.js';
 import type { AnalyticsReport } from '../../src/services/analytics.js';
 import type { PurgeRun } from '../../src/services/purge.js';
 import type { HeldPurge } from '../../src/services/purge-holds.js';
@@ -158,9 +160,9 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   charts_busy: { code: 'charts_busy' },
   insecure_base_url: { code: 'insecure_base_url' },
   not_admin: { code: 'not_admin', action: 'set_key' },
-  not_operator: { code: 'not_operator', action: 'purge' },
+  not_operator: { code: 'not_operator', action: 'purge', account: H },
   self_approval: { code: 'self_approval' },
-  not_approver: { code: 'not_approver' },
+  not_approver: { code: 'not_approver', account: H },
   stranger: { code: 'stranger' },
   deactivated: { code: 'deactivated', action: 'read_audit' },
   guest: { code: 'guest', action: 'purge', grantable: true },
@@ -229,6 +231,10 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   watch_unknown: { code: 'watch_unknown' },
   limit_reached: { code: 'limit_reached', limit: 'watchesPerPerson', max: 50, count: 50 },
   limit_out_of_range: { code: 'limit_out_of_range', limit: 'rulesPerWatch', ceiling: 100 },
+  account_name_invalid: { code: 'account_name_invalid', name: H },
+  account_name_taken: { code: 'account_name_taken', name: H },
+  account_not_found: { code: 'account_not_found', name: H },
+  account_default_reserved: { code: 'account_default_reserved' },
 };
 
 const watch = watchWith(H, { id: 'w1', zoneId: 'z1', channelId: 'C1', rules: [H] });
@@ -248,7 +254,57 @@ const alert = (rule: string): WatchAlert => ({
 });
 
 /** One or more calls per builder, named after it; a new builder without a case fails below. */
+const hostileAccount: AccountView = {
+  id: 'a1',
+  workspaceId: 'T1',
+  name: H,
+  baseUrl: H,
+  hasKey: true,
+  setBy: 'U1',
+  setAt: 0,
+  lastValidatedAt: 0,
+  generation: 'g',
+  zoneCount: 1,
+  createdAt: 0,
+  health: 'refused',
+  operators: { accountId: 'a1', role: 'operators', groupId: 'S1', setBy: 'U1', setAt: 0 },
+};
+const hostileAccounts = { accounts: [hostileAccount], mayManage: true };
+const removal = {
+  account: hostileAccount,
+  usage: { watches: 1, reports: 2, bindings: 3, approvals: 4 },
+};
+
 const CASES: Record<string, () => unknown[]> = {
+  accountsBlocks: () => accountBlocks.accountsBlocks(hostileAccounts),
+  accountRoleSavedMessage: () => [
+    accountBlocks.accountRoleSavedMessage('xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', 'operators', {
+      group: 'S1',
+    }),
+    accountBlocks.accountRoleSavedMessage(
+      'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
+      'approvers',
+      'workspace',
+    ),
+    accountBlocks.accountRoleSavedMessage(
+      'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
+      'approvers',
+      'everyone',
+    ),
+  ],
+  accountsMessage: () => [accountBlocks.accountsMessage(hostileAccounts)],
+  accountAddModal: () => [accountBlocks.accountAddModal({ defaultBaseUrl: H, metadata: H })],
+  accountRenameModal: () => [accountBlocks.accountRenameModal(hostileAccount, H)],
+  accountRekeyModal: () => [accountBlocks.accountRekeyModal(hostileAccount, H)],
+  accountRemoveModal: () => [accountBlocks.accountRemoveModal(removal, H)],
+  accountDoneView: () => [
+    accountBlocks.accountDoneView('t', accountBlocks.accountRemovedText(removal)),
+  ],
+  accountCheckingView: () => [accountBlocks.accountCheckingView()],
+  accountAddedText: () => [accountBlocks.accountAddedText(hostileAccount, 1)],
+  accountRekeyedText: () => [accountBlocks.accountRekeyedText(hostileAccount, 1)],
+  accountRenamedText: () => [accountBlocks.accountRenamedText(hostileAccount)],
+  accountRemovedText: () => [accountBlocks.accountRemovedText(removal)],
   analyticsModal: () => [analyticsModalBlocks.analyticsModal()],
   analyticsComment: () => [analyticsBlocks.analyticsComment(report)],
   noTrafficText: () => [analyticsBlocks.noTrafficText(report)],

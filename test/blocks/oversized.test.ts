@@ -5,6 +5,7 @@
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import * as accounts from '../../src/blocks/accounts.js';
 import * as analytics from '../../src/blocks/analytics.js';
 import * as analyticsModal from '../../src/blocks/analytics-modal.js';
 import * as approval from '../../src/blocks/approval.js';
@@ -34,6 +35,7 @@ import {
   validateOptions,
   validateView,
 } from '../../src/dev/fake-slack/validate.js';
+import type { AccountView } from '../../src/services/accounts.js';
 import type { PurgeRun } from '../../src/services/purge.js';
 import type { HeldPurge } from '../../src/services/purge-holds.js';
 import type { Approval } from '../../src/store/approvals.js';
@@ -207,8 +209,49 @@ const status = {
   total: 2 * N,
 };
 
+const account = (i: number): AccountView => ({
+  id: `a${i}`,
+  workspaceId: 'T1',
+  name: LONG.slice(0, 32),
+  baseUrl: LONG,
+  hasKey: true,
+  setBy: 'U1',
+  setAt: 0,
+  lastValidatedAt: 0,
+  generation: 'g',
+  zoneCount: N,
+  createdAt: 0,
+  health: i % 2 === 0 ? 'works' : 'refused',
+  operators: { accountId: `a${i}`, role: 'operators', groupId: LONG, setBy: 'U1', setAt: 0 },
+  approvers: { accountId: `a${i}`, role: 'approvers', groupId: null, setBy: 'U1', setAt: 0 },
+});
+const ACCOUNTS = { accounts: many(1_000, account), mayManage: true };
+const REMOVAL = {
+  account: account(0),
+  usage: { watches: N, reports: N, bindings: N, approvals: N },
+};
+
 /** One or more oversized calls per exported function, named after it. */
 const CASES: Record<string, () => unknown[]> = {
+  accountsBlocks: () => [{ type: 'home', blocks: accounts.accountsBlocks(ACCOUNTS) }],
+  accountRoleSavedMessage: () => [
+    accounts.accountRoleSavedMessage('xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', 'operators', {
+      group: 'S1',
+    }),
+    accounts.accountRoleSavedMessage('xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', 'approvers', 'workspace'),
+    accounts.accountRoleSavedMessage('xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', 'approvers', 'everyone'),
+  ],
+  accountsMessage: () => [accounts.accountsMessage(ACCOUNTS)],
+  accountAddModal: () => [accounts.accountAddModal({ defaultBaseUrl: LONG, metadata: 'm' })],
+  accountRenameModal: () => [accounts.accountRenameModal(account(0), 'm')],
+  accountRekeyModal: () => [accounts.accountRekeyModal(account(0), 'm')],
+  accountRemoveModal: () => [accounts.accountRemoveModal(REMOVAL, 'm')],
+  accountDoneView: () => [accounts.accountDoneView(LONG, accounts.accountRemovedText(REMOVAL))],
+  accountCheckingView: () => [accounts.accountCheckingView()],
+  accountAddedText: () => [accounts.accountAddedText(account(0), N)],
+  accountRekeyedText: () => [accounts.accountRekeyedText(account(0), N)],
+  accountRenamedText: () => [accounts.accountRenamedText(account(0))],
+  accountRemovedText: () => [accounts.accountRemovedText(REMOVAL)],
   analyticsComment: () => [analytics.analyticsComment(report)],
   noTrafficText: () => [analytics.noTrafficText(report)],
   analyticsModal: () => [analyticsModal.analyticsModal()],
@@ -269,6 +312,7 @@ const CASES: Record<string, () => unknown[]> = {
       watches: { shown: many(N, watch), hidden: N },
       commands: subcommands,
       channels: overview,
+      accounts: ACCOUNTS,
     }),
   ],
   loginModal: () => [

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { App } from '@slack/bolt';
 import { afterEach } from 'vitest';
-import { LOGIN_IDS } from '../../src/blocks/ids.js';
+import { ACCOUNTS_IDS, LOGIN_IDS } from '../../src/blocks/ids.js';
 import type { Resolver } from '../../src/cdn/egress.js';
 import { CdnTransport } from '../../src/cdn/transport.js';
 import { type ChartRenderer, TrafficChartRenderer } from '../../src/charts/traffic-chart.js';
@@ -311,6 +311,12 @@ export async function startHarness(
         | undefined;
       if (typedKey?.value)
         secrets[`a key typed in the login modal (${Object.keys(secrets).length})`] = typedKey.value;
+      const accountKey = values[ACCOUNTS_IDS.keyBlock]?.[ACCOUNTS_IDS.keyInput] as
+        | { value?: string | null }
+        | undefined;
+      if (accountKey?.value)
+        secrets[`a key typed in an account modal (${Object.keys(secrets).length})`] =
+          accountKey.value;
       return interaction(payloads.viewSubmission(viewId, values, { user }));
     },
     suggest(actionId, value, { user = MEMBER } = {}) {

@@ -1,6 +1,7 @@
 // Buttons and other block actions.
 import type { App, Middleware, SlackAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import {
+  ACCOUNTS_IDS,
   APPROVAL_IDS,
   AUDIT_IDS,
   CONFIG_IDS,
@@ -15,6 +16,7 @@ import {
 import type { AppDeps } from '../../deps.js';
 import { tracked } from '../context.js';
 import { unmatched } from '../unmatched.js';
+import { accountAdd, accountRekey, accountRemove, accountRename } from './account-buttons.js';
 import { approveButton, cancelButton, denyButton } from './approval-buttons.js';
 import { auditPage } from './audit-page.js';
 import { configPurgeChannels } from './config-purge-channels.js';
@@ -37,8 +39,11 @@ import {
 import { zoneAnalytics } from './zone-analytics.js';
 import { zonesPage } from './zones-page.js';
 
-/** Where a button lives: a message's click carries a response_url, an App Home's a view. */
-type Surface = 'message' | 'home';
+/**
+ * Where a button lives: a message's click carries a response_url, an App Home's a view; `either`
+ * for buttons shown on both (the accounts'), which only open modals.
+ */
+type Surface = 'message' | 'home' | 'either';
 
 export function register(app: App, deps: AppDeps): void {
   const handled: Array<string | RegExp> = [];
@@ -53,10 +58,14 @@ export function register(app: App, deps: AppDeps): void {
       tracked(async (args) => {
         // Slack always sends what the surface implies; a payload without it is hand-made.
         const body = args.body as { response_url?: unknown; view?: unknown };
+        const fromMessage = typeof body.response_url === 'string';
+        const fromHome = typeof body.view === 'object';
         const fits =
           surface === 'message'
-            ? typeof body.response_url === 'string'
-            : typeof body.view === 'object';
+            ? fromMessage
+            : surface === 'home'
+              ? fromHome
+              : fromMessage || fromHome;
         if (!fits) {
           await args.ack();
           deps.logger.info({ surface }, 'action from the wrong surface dropped');
@@ -77,6 +86,10 @@ export function register(app: App, deps: AppDeps): void {
   on('home', HOME_IDS.createZone, homeCreateZone(deps));
   on('home', HOME_IDS.analytics, homeAnalytics());
   on('home', new RegExp(`^${HOME_IDS.stopReport}_\\d+$`), homeStopReport(deps));
+  on('either', ACCOUNTS_IDS.add, accountAdd(deps));
+  on('either', new RegExp(`^${ACCOUNTS_IDS.rename}_\\d+$`), accountRename(deps));
+  on('either', new RegExp(`^${ACCOUNTS_IDS.rekey}_\\d+$`), accountRekey(deps));
+  on('either', new RegExp(`^${ACCOUNTS_IDS.remove}_\\d+$`), accountRemove(deps));
   // One retry button per zone in a result message: purge_retry_0, purge_retry_1, …
   on('message', new RegExp(`^${PURGE_IDS.retry}_\\d+$`), purgeRetry(deps));
   // One Verify button per zone in a result message, beside its Retry: verify_purge_0, …

@@ -2,13 +2,14 @@
 // purge-channels #channel…|anywhere | limits <limit> <number>: admins say who may change and who
 // may approve, what guests may do, the only channels purges may be run from, and how much may be
 // stored.
+import { accountRoleSavedMessage } from '../../blocks/accounts.js';
 import { configMessage, LIMIT_WORDS, purgeChannelsSavedMessage } from '../../blocks/config.js';
 import { noticeMessage } from '../../blocks/errors.js';
 import { GUEST_ACCESS } from '../../services/workspace-config.js';
 import type { SubcommandHandler } from './context.js';
 
 const USAGE =
-  'Usage: `/cdn config`, `/cdn config operators @group|everyone`, `/cdn config approvers @group|everyone`, `/cdn config guests read|operate`, `/cdn config purge-channels #channel… | anywhere`, `/cdn config limits <limit> <number>`';
+  "Usage: `/cdn config`, `/cdn config operators @group|everyone [account:<name>]`, `/cdn config approvers @group|everyone [account:<name>]` (`workspace` with an account: the workspace's again), `/cdn config guests read|operate`, `/cdn config purge-channels #channel… | anywhere`, `/cdn config limits <limit> <number>`";
 
 /** Words that lift the limit on where purges may be run. */
 // Not 'none' or 'all': an admin typing "none" may mean no channel at all, the opposite.
@@ -33,6 +34,11 @@ export const config: SubcommandHandler = async (context) => {
     await limits(context);
     return;
   }
+  const accountWord = args.findIndex((word) => word.toLowerCase().startsWith('account:'));
+  if (accountWord >= 0) {
+    await accountRole(context, accountWord);
+    return;
+  }
   const [role, target] = args;
   const everyone = target?.toLowerCase() === 'everyone' || target?.toLowerCase() === 'none';
   const group = context.tokens[1]?.kind === 'usergroup' ? context.tokens[1] : undefined;
@@ -53,6 +59,39 @@ export const config: SubcommandHandler = async (context) => {
     ),
   );
 };
+
+/**
+ * `operators @group account:staging`: the account's own operators (or approvers); `everyone`
+ * opens it to all, `workspace` makes it follow the workspace's again.
+ */
+async function accountRole(context: Parameters<SubcommandHandler>[0], at: number) {
+  const { args, tokens, deps, caller, respond } = context;
+  const accountName = args[at]?.slice('account:'.length) ?? '';
+  const rest = args.filter((_, i) => i !== at);
+  const restTokens = tokens.filter((_, i) => i !== at);
+  const [role, target] = rest;
+  const word = target?.toLowerCase();
+  const group = restTokens[1]?.kind === 'usergroup' ? restTokens[1] : undefined;
+  const holder =
+    word === 'everyone'
+      ? 'everyone'
+      : word === 'workspace'
+        ? 'workspace'
+        : group
+          ? { group: group.id }
+          : undefined;
+  if (
+    rest.length !== 2 ||
+    (role !== 'operators' && role !== 'approvers') ||
+    !holder ||
+    !accountName
+  ) {
+    await respond(noticeMessage(`${USAGE}. Mention the group with @ so Slack sends its id.`));
+    return;
+  }
+  const account = await deps.accounts.setRole(caller, accountName, role, holder);
+  await respond(accountRoleSavedMessage(account.name, role, holder));
+}
 
 /** The purge channels as the caller may see them, for configMessage. */
 async function purgeChannelsFor({ deps, caller }: Parameters<SubcommandHandler>[0]) {

@@ -1,6 +1,7 @@
 // The /cdn subcommands, each declared once: the router, /cdn help, "did you mean", the App Home
 // and manifest.yml's usage hint all come from this list.
 import type { SubcommandInfo } from '../../blocks/help.js';
+import { accounts } from './accounts.js';
 import { analytics } from './analytics.js';
 import { audit } from './audit.js';
 import { config } from './config.js';
@@ -93,11 +94,18 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
     handler: logout,
   },
   {
+    name: 'accounts',
+    usage: '/cdn accounts',
+    summary:
+      "List the workspace's CDN accounts (prod, staging…) with their zones and whether each key works; admins add, rename, re-key and remove them in private forms.",
+    handler: accounts,
+  },
+  {
     name: 'config',
     usage:
-      '/cdn config [operators|approvers @group|everyone] | guests read|operate | purge-channels #channel…|anywhere | limits <limit> <number>',
+      '/cdn config [operators|approvers @group|everyone] [account:<name>] | guests read|operate | purge-channels #channel…|anywhere | limits <limit> <number>',
     summary:
-      'Show or set who may change things, who may approve purges, whether guests may change things, the only channels purges may be run from, and how much may be stored.',
+      'Show or set who may change things, who may approve purges (for the workspace, or for one CDN account with `account:<name>`), whether guests may change things, the only channels purges may be run from, and how much may be stored.',
     audience: 'admins',
     handler: config,
   },

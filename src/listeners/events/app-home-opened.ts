@@ -24,11 +24,16 @@ export function appHomeOpened(deps: AppDeps) {
  */
 export async function publishHome(deps: AppDeps, client: WebClient, caller: Caller): Promise<void> {
   const overview = await deps.activity.home(caller);
-  const channels = overview.permissions.readRecords
-    ? await deps.channels.overview(caller)
-    : undefined;
+  const [channels, accounts] = overview.permissions.readRecords
+    ? await Promise.all([deps.channels.overview(caller), deps.accounts.overview(caller)])
+    : [undefined, undefined];
   await client.views.publish({
     user_id: caller.userId,
-    view: homeView({ ...overview, commands: HELP_ENTRIES, ...(channels ? { channels } : {}) }),
+    view: homeView({
+      ...overview,
+      commands: HELP_ENTRIES,
+      ...(channels ? { channels } : {}),
+      ...(accounts ? { accounts } : {}),
+    }),
   });
 }

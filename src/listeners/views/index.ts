@@ -1,9 +1,22 @@
 // Modal submissions.
 import type { App, Middleware, SlackViewAction, SlackViewMiddlewareArgs } from '@slack/bolt';
-import { ANALYTICS_IDS, APPROVAL_IDS, CREATE_IDS, LOGIN_IDS, PURGE_IDS } from '../../blocks/ids.js';
+import {
+  ACCOUNTS_IDS,
+  ANALYTICS_IDS,
+  APPROVAL_IDS,
+  CREATE_IDS,
+  LOGIN_IDS,
+  PURGE_IDS,
+} from '../../blocks/ids.js';
 import type { AppDeps } from '../../deps.js';
 import { tracked } from '../context.js';
 import { unmatched } from '../unmatched.js';
+import {
+  accountAddSubmit,
+  accountRekeySubmit,
+  accountRemoveSubmit,
+  accountRenameSubmit,
+} from './account-submit.js';
 import { analyticsSubmit } from './analytics-submit.js';
 import { approveSubmit, denySubmit } from './approval-submit.js';
 import { createSubmit } from './create-submit.js';
@@ -30,6 +43,10 @@ export function register(app: App, deps: AppDeps): void {
   on(ANALYTICS_IDS.callback, analyticsSubmit(deps));
   on(APPROVAL_IDS.approveCallback, approveSubmit(deps));
   on(APPROVAL_IDS.denyCallback, denySubmit(deps));
+  on(ACCOUNTS_IDS.addCallback, accountAddSubmit(deps));
+  on(ACCOUNTS_IDS.renameCallback, accountRenameSubmit(deps));
+  on(ACCOUNTS_IDS.rekeyCallback, accountRekeySubmit(deps));
+  on(ACCOUNTS_IDS.removeCallback, accountRemoveSubmit(deps));
   // Last, and only for what nothing above handles: Bolt runs every listener that matches.
   app.view(unmatched(handled), tracked(unknownView(deps)));
   // Slack sends view_closed only for a modal opened with notify_on_close (none is, today); left

@@ -305,21 +305,29 @@ describe('the console, by hand', () => {
         'submit',
         '/cdn report example.com daily 09:00',
         '/home',
-        '5',
+        '7',
         'n',
-        '5',
+        '7',
         'y',
-        '5',
+        '7',
       ].join('\n'),
     );
     expectInOrder(transcript, [
-      '[5] Stop',
-      'alice in #ops › 5\nStop this report?: No more daily reports of example.com in #ops.',
+      // Buttons 5 and 6 are the accounts' (Re-key default, Add an account).
+      '[7] Stop',
+      'alice in #ops › 7\nStop this report?: No more daily reports of example.com in #ops.',
       'sure? (y/n) › n\n  (not done)',
       'sure? (y/n) › y',
       '│ No daily reports scheduled.',
     ]);
-    expect(transcript).toMatch(/alice in #ops › 5\n(There is no button 5|Button 5 is gone)/);
+    expect(transcript).toMatch(/alice in #ops › 7\n(There is no button 7|Button 7 is gone)/);
+  });
+
+  it('lists the CDN accounts with /cdn accounts: each with its zones and whether its key works', async () => {
+    const { transcript } = await pipe(
+      ['/cdn login', 'sandbox-demo-key', '', 'submit', '/cdn accounts'].join('\n'),
+    );
+    expectInOrder(transcript, ['CDN accounts (1)', 'default', 'key works', 'Add an account']);
   });
 
   it('sends what is typed as Slack does (a bare domain linked, entities, mentions), and the bot reads it', async () => {

@@ -20,6 +20,7 @@ async function open(tab: string) {
   await appHomeOpened({
     activity: { home },
     channels: { overview: channels },
+    accounts: { overview: async () => ({ accounts: [], mayManage: false }) },
   } as unknown as AppDeps)({
     event: { type: 'app_home_opened', user: 'U1', channel: 'D1', tab, event_ts: '1' },
     client: { views: { publish } },
