@@ -80,8 +80,8 @@ export interface PurgeJobPayload {
   groups: Array<{ zone: Zone; files: number; tags: number }>;
   /** The zone was the channel's default, not named: the messages say so. */
   fromDefault?: boolean;
-  /** Asked for over the HTTP API: the API's record of it (see ApiPurgeService). */
-  api?: { purgeId: string };
+  /** Asked for over the HTTP API: the API's record of it (see ApiPurgeService), a few items. */
+  api?: { purgeId: string; sample?: string[] };
 }
 
 interface PurgeStep extends PurgeBatch {
@@ -231,11 +231,18 @@ export class PurgeService {
   async startForApi(
     workspaceId: string,
     group: PurgeGroup,
-    input: { apiPurgeId: string; actorId: string; replyTo: ReplyTo; key: string },
+    input: {
+      apiPurgeId: string;
+      /** A few of its URLs (and `tag:` tags), for its message. */
+      sample?: string[];
+      actorId: string;
+      replyTo: ReplyTo;
+      key: string;
+    },
   ): Promise<{ jobId: string; created: boolean; kind: string }> {
     return this.#enqueue(workspaceId, [group], input.actorId, input.replyTo, {
       key: input.key,
-      api: { purgeId: input.apiPurgeId },
+      api: { purgeId: input.apiPurgeId, ...(input.sample ? { sample: input.sample } : {}) },
     });
   }
 
@@ -267,7 +274,7 @@ export class PurgeService {
       retryOf?: string;
       fromDefault?: boolean;
       key?: string;
-      api?: { purgeId: string };
+      api?: { purgeId: string; sample?: string[] };
     } = {},
   ): Promise<{ jobId: string; created: boolean; kind: string }> {
     // No key, or a base URL the bot won't call: said now, before anything is stored.

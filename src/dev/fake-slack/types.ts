@@ -20,6 +20,8 @@ export interface FakeUser {
   isRestricted?: boolean;
   /** A single-channel guest (users.info `is_ultra_restricted`). */
   isUltraRestricted?: boolean;
+  /** Their e-mail address (users.info `profile.email`), which users.lookupByEmail finds them by. */
+  email?: string;
 }
 
 export interface FakeChannel {

@@ -21,6 +21,7 @@ import * as m0016 from './0016_cdn_accounts.js';
 import * as m0017 from './0017_api_tokens.js';
 import * as m0019 from './0019_audit_search.js';
 import * as m0021 from './0021_workspace_uninstalled.js';
+import * as m0024 from './0024_approval_api_requester.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then, not today's types.
 export type MigrationUp = (db: Kysely<any>, dialect: SqlDialect) => Promise<void>;
@@ -45,4 +46,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, up: MigrationUp]>
   ['0017_api_tokens', m0017.up],
   ['0019_audit_search', m0019.up],
   ['0021_workspace_uninstalled', m0021.up],
+  ['0024_approval_api_requester', m0024.up],
 ];
