@@ -195,7 +195,7 @@ export function buildDeps(
     settings: options.config.api,
     people: new SlackPeopleByEmail(clients, logger),
   });
-  const apiTokens = new ApiTokenService({ store, access });
+  const apiTokens = new ApiTokenService({ store, access, zones });
   const ratelimit = new RateLimitService({
     cdn,
     audit: store.audit,

@@ -16,14 +16,17 @@ const SAMPLE_CHARS = 200;
 
 /** The run's link, only when it is an http(s) URL (anything else is shown as text, escaped). */
 export function runLink(runUrl: string): Mrkdwn {
-  let ok = false;
+  let href: string | undefined;
   try {
-    const protocol = new URL(runUrl).protocol;
-    ok = protocol === 'https:' || protocol === 'http:';
+    const url = new URL(runUrl);
+    // The parsed form: spaces, `<`, `>` and quotes percent-encoded, so the link cannot end early.
+    if (url.protocol === 'https:' || url.protocol === 'http:') href = url.href;
   } catch {
-    ok = false;
+    href = undefined;
   }
-  return ok ? link(runUrl, 'the CI run') : md`run ${code(truncate(runUrl, SAMPLE_CHARS))}`;
+  return href !== undefined && href.length <= 3_000
+    ? link(href, 'the CI run')
+    : md`run ${code(truncate(runUrl, SAMPLE_CHARS))}`;
 }
 
 /** The blocks put above an API purge's progress and result: who, what, from where. */

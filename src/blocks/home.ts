@@ -1,7 +1,9 @@
 // The App Home tab: the key's status (never the key), the quick actions the viewer may use, and for
 // the workspace's full members its records: recent activity, reports, channels, watches.
+
 import type { Button, HomeView, KnownBlock } from '@slack/types';
 import type { HomeOverview } from '../services/activity.js';
+import type { ApiToken } from '../services/api-tokens.js';
 import type { ChannelsOverview } from '../services/channels.js';
 import type { Schedule } from '../store/schedules.js';
 import { zoneLabel } from '../zone-names.js';
@@ -12,6 +14,7 @@ import { type SubcommandInfo, usageLine } from './help.js';
 import { HOME_IDS } from './ids.js';
 import { scheduleLine } from './reports.js';
 import { channel, code, md, mrkdwn, plain, slackDate, user } from './text.js';
+import { tokenBlocks } from './tokens.js';
 import { watchLine } from './watches.js';
 
 const MAX_ACTIVITY = 10;
@@ -25,6 +28,8 @@ export function homeView(
     commands: readonly SubcommandInfo[];
     /** Channels' default zones and where purges may be run (absent: left out). */
     channels?: ChannelsOverview;
+    /** The tokens of the HTTP API, for admins (absent: left out). */
+    tokens?: readonly ApiToken[];
   },
 ): HomeView {
   const { key, permissions } = options;
@@ -74,6 +79,12 @@ export function homeView(
       : []),
   ];
   if (permissions.readRecords) blocks.push(...records(options, permissions.operate));
+  if (options.tokens)
+    blocks.push(
+      { type: 'divider' },
+      { type: 'header', text: plain('Tokens for CI') },
+      ...tokenBlocks(options.tokens, 'home'),
+    );
   blocks.push({ type: 'divider' }, { type: 'header', text: plain('Commands') });
   blocks.push({
     type: 'section',

@@ -20,7 +20,7 @@ const MAX_ZONES = 100;
 
 export interface NewTokenInput {
   name: string;
-  /** Zone names; null: every zone of the account. */
+  /** Zone names (or ids, as a zone picker gives them: resolved to names); null: every zone of the account. */
   zones: string[] | null;
   /** Null: the workspace's one (default) CDN account. */
   accountId?: string | null;
@@ -38,7 +38,14 @@ export class ApiTokenService {
   /** Set once a token is known to exist: from then on the API stays on (tokens are never deleted but by uninstall). */
   #on = false;
 
-  constructor(private readonly deps: { store: Store; access: AccessService }) {}
+  constructor(
+    private readonly deps: {
+      store: Store;
+      access: AccessService;
+      /** Resolves a zone named or picked (its id) to its name; absent: zones are taken as named. */
+      zones?: { resolve(workspaceId: string, nameOrId: string): Promise<{ name: string }> };
+    },
+  ) {}
 
   /**
    * Makes a token for a workspace admin; the plaintext is returned here only, once, and never
@@ -46,7 +53,16 @@ export class ApiTokenService {
    */
   async create(caller: Caller, input: NewTokenInput): Promise<{ token: ApiToken; secret: string }> {
     await this.deps.access.requireAdmin(caller, 'manage_api_tokens');
-    return this.createUnchecked(caller.workspaceId, caller.userId, input);
+    const zones =
+      input.zones === null || !this.deps.zones
+        ? input.zones
+        : await Promise.all(
+            input.zones.map(
+              async (zone) =>
+                (await this.deps.zones?.resolve(caller.workspaceId, zone))?.name ?? zone,
+            ),
+          );
+    return this.createUnchecked(caller.workspaceId, caller.userId, { ...input, zones });
   }
 
   /** As create, for a caller already checked (tests, and the admin's modal after its own check). */
@@ -77,6 +93,11 @@ export class ApiTokenService {
     });
     this.#on = true;
     return { token, secret };
+  }
+
+  /** Refuses anyone but a workspace admin (before the creation form opens). */
+  async requireManager(caller: Caller): Promise<void> {
+    await this.deps.access.requireAdmin(caller, 'manage_api_tokens');
   }
 
   /** The workspace's tokens, newest first (revoked ones too, marked so), for its admins. */

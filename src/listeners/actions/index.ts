@@ -8,6 +8,7 @@ import {
   LOGOUT_IDS,
   PURGE_IDS,
   RATELIMIT_IDS,
+  TOKENS_IDS,
   WATCH_IDS,
   ZONES_IDS,
 } from '../../blocks/ids.js';
@@ -23,6 +24,7 @@ import { logoutButton, logoutCancel } from './logout-buttons.js';
 import { purgeHoldCancel, purgeHoldConfirm } from './purge-hold-buttons.js';
 import { purgeRetry } from './purge-retry.js';
 import { rateLimitButton } from './ratelimit-buttons.js';
+import { tokensCreate, tokensRevoke } from './token-buttons.js';
 import { unknownAction } from './unknown.js';
 import {
   watchMute,
@@ -75,6 +77,10 @@ export function register(app: App, deps: AppDeps): void {
   on('home', HOME_IDS.createZone, homeCreateZone(deps));
   on('home', HOME_IDS.analytics, homeAnalytics());
   on('home', new RegExp(`^${HOME_IDS.stopReport}_\\d+$`), homeStopReport(deps));
+  on('message', TOKENS_IDS.create, tokensCreate(deps, 'message'));
+  on('home', TOKENS_IDS.homeCreate, tokensCreate(deps, 'home'));
+  on('message', new RegExp(`^${TOKENS_IDS.revoke}_\\d+$`), tokensRevoke(deps, 'message'));
+  on('home', new RegExp(`^${TOKENS_IDS.homeRevoke}_\\d+$`), tokensRevoke(deps, 'home'));
   // One retry button per zone in a result message: purge_retry_0, purge_retry_1, …
   on('message', new RegExp(`^${PURGE_IDS.retry}_\\d+$`), purgeRetry(deps));
   on('message', PURGE_IDS.holdConfirm, purgeHoldConfirm(deps));

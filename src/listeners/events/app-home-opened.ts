@@ -27,8 +27,15 @@ export async function publishHome(deps: AppDeps, client: WebClient, caller: Call
   const channels = overview.permissions.readRecords
     ? await deps.channels.overview(caller)
     : undefined;
+  // Admins manage the tokens of the HTTP API here too (setKey: the same admin check).
+  const tokens = overview.permissions.setKey ? await deps.apiTokens.list(caller) : undefined;
   await client.views.publish({
     user_id: caller.userId,
-    view: homeView({ ...overview, commands: HELP_ENTRIES, ...(channels ? { channels } : {}) }),
+    view: homeView({
+      ...overview,
+      commands: HELP_ENTRIES,
+      ...(channels ? { channels } : {}),
+      ...(tokens ? { tokens } : {}),
+    }),
   });
 }

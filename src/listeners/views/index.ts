@@ -1,6 +1,13 @@
 // Modal submissions.
 import type { App, Middleware, SlackViewAction, SlackViewMiddlewareArgs } from '@slack/bolt';
-import { ANALYTICS_IDS, APPROVAL_IDS, CREATE_IDS, LOGIN_IDS, PURGE_IDS } from '../../blocks/ids.js';
+import {
+  ANALYTICS_IDS,
+  APPROVAL_IDS,
+  CREATE_IDS,
+  LOGIN_IDS,
+  PURGE_IDS,
+  TOKENS_IDS,
+} from '../../blocks/ids.js';
 import type { AppDeps } from '../../deps.js';
 import { tracked } from '../context.js';
 import { unmatched } from '../unmatched.js';
@@ -11,6 +18,7 @@ import { loginSubmit } from './login-submit.js';
 import { purgeEverythingSubmit } from './purge-everything-submit.js';
 import { purgeFormSubmit } from './purge-form-submit.js';
 import { purgeHoldSubmit } from './purge-hold-submit.js';
+import { tokensSubmit } from './tokens-submit.js';
 import { unknownView } from './unknown.js';
 
 export function register(app: App, deps: AppDeps): void {
@@ -30,6 +38,7 @@ export function register(app: App, deps: AppDeps): void {
   on(ANALYTICS_IDS.callback, analyticsSubmit(deps));
   on(APPROVAL_IDS.approveCallback, approveSubmit(deps));
   on(APPROVAL_IDS.denyCallback, denySubmit(deps));
+  on(TOKENS_IDS.callback, tokensSubmit(deps));
   // Last, and only for what nothing above handles: Bolt runs every listener that matches.
   app.view(unmatched(handled), tracked(unknownView(deps)));
   // Slack sends view_closed only for a modal opened with notify_on_close (none is, today); left
