@@ -50,6 +50,7 @@ for (const { backend, skip } of BACKENDS) {
         '0017_api_tokens',
         '0019_audit_search',
         '0021_workspace_uninstalled',
+        '0024_approval_api_requester',
       ]);
       const again = await openStore({ database, keyring: new Keyring([testKey('k1', 1)]) });
       await again.close();
