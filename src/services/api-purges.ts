@@ -6,7 +6,6 @@
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
-import { TOKEN_ACTOR_PREFIX } from '../audit-kinds.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -19,7 +18,7 @@ import type {
 import { FINAL_STATUSES } from '../store/api-purges.js';
 import type { ApiRequester, Approval } from '../store/approvals.js';
 import type { Store } from '../store/index.js';
-import { type ApiToken, tokenCoversZone } from './api-tokens.js';
+import { type ApiToken, tokenActorId, tokenCoversZone } from './api-tokens.js';
 import type { ApprovalService } from './approvals.js';
 import type { PurgeProgressView, PurgeService } from './purge.js';
 import { planPurge } from './purge-targets.js';
@@ -92,11 +91,8 @@ export interface ApiPurgeSettings {
 
 /** The job key of an API purge of URLs or tags: one job per purge, whoever enqueues it. */
 const jobKey = (purgeId: string) => `api-purge:${purgeId}`;
-/**
- * Who the purge's audit entries, job and approval name as the actor: `token:<name>`, what
- * `/cdn audit token:<name>` looks for (the token's id is in each entry's detail).
- */
-const actorOf = (token: ApiToken) => `${TOKEN_ACTOR_PREFIX}${token.name}`;
+/** Who the purge's audit entries, job and approval name as the actor (`token:<name>`). */
+const actorOf = tokenActorId;
 /** How many of a purge's URLs (or tags) its Slack message shows. */
 const SAMPLE_ITEMS = 3;
 /** An e-mail address, as far as telling one from a user name goes (Slack checks the rest). */

@@ -2,6 +2,7 @@
 // SHA-256 hash; scoped to zones (or every zone of an account) and to kinds of purge; revoked at
 // once on every replica (authentication reads the database on every request).
 import { createHash, randomBytes } from 'node:crypto';
+import { TOKEN_ACTOR_PREFIX } from '../audit-kinds.js';
 import { AppError } from '../errors.js';
 import type { ApiToken, ApiTokenKind } from '../store/api-tokens.js';
 import type { Store } from '../store/index.js';
@@ -148,6 +149,14 @@ export class ApiTokenService {
     if (!this.#on) this.#on = await this.deps.store.apiTokens.any();
     return this.#on;
   }
+}
+
+/**
+ * Who a token is in the audit log, jobs and approvals: `token:<name>`, what `/cdn audit
+ * token:<name>` looks for (each entry's detail carries the token's id too).
+ */
+export function tokenActorId(token: Pick<ApiToken, 'name'>): string {
+  return `${TOKEN_ACTOR_PREFIX}${token.name}`;
 }
 
 /** Whether a token may purge this zone: named on it, or every zone of its account. */

@@ -340,9 +340,14 @@ describe('purges from CI, in Slack', () => {
     await final(h, secret, id);
     await h.deps.runner.settled();
 
+    // A refused request is audited under the token too.
+    const refused = await post(h, secret, { zone: 'example.com', urls: ['https://example.org/x'] });
+    expect(refused.status).toBe(400);
+
     const audit = textOf((await ask(h, 'audit token:deploy-bot', ADMIN)).blocks);
     expect(audit).toContain('purge.urls');
     expect(audit).toContain('api.purge.requested');
+    expect(audit).toContain('api.purge.refused');
     expect(audit).toContain('CI token *deploy-bot* (actor: alice)');
     expect(audit).not.toContain('<@token:');
     const other = textOf((await ask(h, 'audit token:someone-else', ADMIN)).blocks);
