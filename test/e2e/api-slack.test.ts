@@ -203,6 +203,30 @@ describe('tokens of the HTTP API, in Slack', () => {
   });
 });
 
+describe('tokens of the HTTP API, revoked from /cdn tokens', () => {
+  it('replaces the list in place, and the token is refused at once', async () => {
+    const h = await startHarness();
+    await h.login();
+    const { secret } = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
+      name: 'nightly',
+      zones: null,
+      kinds: ['urls_tags'],
+    });
+    const list = await ask(h, 'tokens', ADMIN);
+    expect(JSON.stringify(list.blocks)).toContain('Revoke this token?');
+    // A member cannot revoke it, even with the button in hand.
+    await h.click(list, `${TOKENS_IDS.revoke}_0`, { user: MEMBER });
+    await h.slack.waitForMessages((m) => m.ephemeralTo === MEMBER);
+    expect((await h.store.apiTokens.list(h.workspaceId))[0]?.revokedAt).toBeNull();
+
+    await h.click(list, `${TOKENS_IDS.revoke}_0`, { user: ADMIN });
+    await h.slack.waitForMessages((m) => m === list && m.history.length > 0);
+    expect(textOf(list.blocks)).toContain('revoked');
+    const after = await post(h, secret, { zone: 'example.com', urls: ['https://example.com/a'] });
+    expect(after.status).toBe(401);
+  });
+});
+
 describe('purges from CI, in Slack', () => {
   it('posts one message in the zone’s bound channel: who, what, progress, the result, the run', async () => {
     const h = await startHarness();
