@@ -347,6 +347,52 @@ describe('purges from CI, in Slack', () => {
     expect(textOf(request?.blocks)).toContain('The actor is not an e-mail address');
   });
 
+  it('goes on unmatched when the install lacks users:read.email, and is refused when Slack is down', async () => {
+    const h = await startHarness();
+    await h.login();
+    h.slack.addUser({ id: MEMBER, name: 'bob', email: 'bob@example.com' });
+    const { secret } = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
+      name: 'deploy-bot',
+      zones: null,
+      kinds: ['everything'],
+      channelId: CHANNEL,
+    });
+    const everything = {
+      zone: 'example.com',
+      everything: true,
+      context: { actor: 'bob@example.com' },
+    };
+    // Slack's answer to a token without the scope (HTTP 200, ok false: every method's `missing_scope`).
+    h.slack.inject({
+      method: 'users.lookupByEmail',
+      kind: 'status',
+      status: 200,
+      body: JSON.stringify({
+        ok: false,
+        error: 'missing_scope',
+        needed: 'users:read.email',
+        provided: 'commands,chat:write',
+      }),
+    });
+    expect((await post(h, secret, everything)).status).toBe(202);
+    const [request] = await h.slack.waitForMessages(
+      (m) => m.via === 'api' && (m.text?.includes('Approval needed') ?? false),
+    );
+    expect(textOf(request?.blocks)).toContain('Slack could not be asked who the actor is');
+
+    // Slack failing: nothing is posted unchecked; the client is told to try again.
+    const other = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
+      name: 'second',
+      zones: null,
+      kinds: ['everything'],
+      channelId: CHANNEL,
+    });
+    h.slack.inject({ method: 'users.lookupByEmail', kind: 'status', status: 500, times: 20 });
+    const down = await post(h, other.secret, { ...everything, zone: 'shop.example.org' });
+    expect(down.status).toBe(503);
+    expect(h.slack.messages.filter((m) => m.text?.includes('Approval needed'))).toHaveLength(1);
+  });
+
   it('is found by /cdn audit token:<name>', async () => {
     const h = await startHarness();
     await h.login();
