@@ -318,7 +318,9 @@ describe('the console, by hand', () => {
       'sure? (y/n) › y',
       '│ No daily reports scheduled.',
     ]);
-    expect(transcript).toMatch(/alice in #ops › 5\n(There is no button 5|Button 5 is gone)/);
+    // The Stop button is gone: 5 is now the Home's next button, its Tokens section's Create token.
+    expect(transcript).not.toMatch(/sure\? \(y\/n\) › y[\s\S]*\[5\] Stop/);
+    expect(transcript).toMatch(/alice in #ops › 5\n┌─ Create a CI token/);
   });
 
   it('sends what is typed as Slack does (a bare domain linked, entities, mentions), and the bot reads it', async () => {
