@@ -54,6 +54,7 @@ import {
 import { WATCH_POST_JOB } from './services/watch-posting.js';
 import { WatchService } from './services/watches.js';
 import { WorkspaceConfigService } from './services/workspace-config.js';
+import { apiPurgeMessages, bothViews } from './slack/api-purge-progress.js';
 import { SlackApprovalNotifier } from './slack/approval-notifier.js';
 import { SlackAuditExportSink } from './slack/audit-export-sink.js';
 import { boltLogger } from './slack/bolt-logger.js';
@@ -61,6 +62,7 @@ import { GroupMembersCache } from './slack/directory.js';
 import { durableMessages } from './slack/durable-message.js';
 import { CachedInstallationStore } from './slack/installation-cache.js';
 import { Pacer } from './slack/pacer.js';
+import { SlackPeopleByEmail } from './slack/people-by-email.js';
 import { purgeViews } from './slack/purge-progress.js';
 import { SlackRateLimits } from './slack/rate-limits.js';
 import { rateLimitNotices } from './slack/ratelimit-notices.js';
@@ -79,6 +81,7 @@ export const BOT_SCOPES = [
   'files:write',
   'files:read',
   'users:read',
+  'users:read.email',
   'usergroups:read',
   'channels:read',
   'groups:read',
@@ -171,6 +174,8 @@ export function buildDeps(
   // A purge asked for over the HTTP API reports to its API record (apiPurges, made below).
   const slackViews = purgeViews(messages, logger);
   let apiPurges: ApiPurgeService | undefined;
+  // ...and posts one message in its channel (the token's, else the zone's bound one), if any.
+  const apiSlackViews = apiPurgeMessages(messages, logger, async (id) => apiPurges?.record(id));
   const {
     purges,
     holds: purgeHolds,
@@ -183,10 +188,12 @@ export function buildDeps(
     flood,
     clock,
     logger,
-    views: (workspaceId, replyTo, state, save, payload) =>
-      payload?.api && apiPurges
-        ? apiPurges.view(payload.api.purgeId)
-        : slackViews(workspaceId, replyTo, state, save),
+    views: (workspaceId, replyTo, state, save, payload) => {
+      if (!(payload?.api && apiPurges)) return slackViews(workspaceId, replyTo, state, save);
+      const record = apiPurges.view(payload.api.purgeId);
+      const slack = apiSlackViews(workspaceId, replyTo, state, save, payload.api);
+      return slack ? bothViews(record, slack) : record;
+    },
     onViewError: (error) => logger.warn({ err: error }, 'purge progress not updated'),
     notifier: new SlackApprovalNotifier(clients),
     verify: {
@@ -206,8 +213,9 @@ export function buildDeps(
     clock,
     logger,
     settings: options.config.api,
+    people: new SlackPeopleByEmail(clients, logger),
   });
-  const apiTokens = new ApiTokenService({ store, access });
+  const apiTokens = new ApiTokenService({ store, access, zones });
   const ratelimit = new RateLimitService({
     cdn,
     audit: store.audit,

@@ -7,7 +7,7 @@ import type { CustomRoute } from '@slack/bolt';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { type ApiPurgeService, ApiRefusal, type ApiRefusalCode } from '../services/api-purges.js';
-import type { ApiToken, ApiTokenService } from '../services/api-tokens.js';
+import { type ApiToken, type ApiTokenService, tokenActorId } from '../services/api-tokens.js';
 import type { Store } from '../store/index.js';
 import {
   IdempotencyKeySchema,
@@ -234,7 +234,7 @@ class ApiHandlers {
   async #audit(token: ApiToken, action: string, outcome: string, detail: Record<string, unknown>) {
     await this.options.store.audit.record({
       workspaceId: token.workspaceId,
-      actorId: `api:${token.id}`,
+      actorId: tokenActorId(token),
       action,
       outcome,
       detail: { token: token.name, tokenId: token.id, ...detail },

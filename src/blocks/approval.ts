@@ -2,9 +2,10 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { Approval } from '../store/approvals.js';
 import { zoneLabel } from '../zone-names.js';
+import { actorLabel, actorMappingNote, requesterLabel } from './actors.js';
 import { APPROVAL_IDS } from './ids.js';
 import { type Message, message } from './message.js';
-import { clip, code, type Mrkdwn, md, mrkdwn, plain, quote, slackDate, user } from './text.js';
+import { clip, code, type Mrkdwn, md, mrkdwn, plain, quote, slackDate } from './text.js';
 
 /** What a person wrote, quoted, within room for the rest of the section. */
 const quoted = (text: string) => quote(clip(md`${text}`, 1_500));
@@ -15,8 +16,8 @@ export function approvalMessage(
 ): Message {
   const name = zoneLabel(approval.zoneName);
   const zone = md`*${name}*`;
-  const who = md`${user(approval.requesterId)} asked to purge everything on ${zone}:\n${quoted(approval.reason)}`;
-  const decider = approval.decidedBy ? user(approval.decidedBy) : 'someone';
+  const who = md`${requesterLabel(approval)} asked to purge everything on ${zone}:\n${quoted(approval.reason)}`;
+  const decider = approval.decidedBy ? actorLabel(approval.decidedBy) : 'someone';
   const again = code(`/cdn purge ${approval.zoneName} everything`);
   let status: Mrkdwn;
   let text: Mrkdwn;
@@ -68,6 +69,7 @@ export function approvalMessage(
           mrkdwn(
             md`Cache hit rate over the last 24 h: *${rate}*. After a full purge it starts from zero.`,
           ),
+          ...(approval.api ? [mrkdwn(actorMappingNote(approval.api))] : []),
         ],
       },
       {
@@ -88,12 +90,17 @@ export function approvalMessage(
             action_id: APPROVAL_IDS.deny,
             value: approval.id,
           },
-          {
-            type: 'button',
-            text: plain('Cancel request'),
-            action_id: APPROVAL_IDS.cancel,
-            value: approval.id,
-          },
+          // A token cannot click: a request made over the API is approved, denied or expires.
+          ...(approval.api
+            ? []
+            : [
+                {
+                  type: 'button' as const,
+                  text: plain('Cancel request'),
+                  action_id: APPROVAL_IDS.cancel,
+                  value: approval.id,
+                },
+              ]),
         ],
       },
     );
@@ -113,7 +120,7 @@ export function approveModal(approval: Approval): ModalView {
       {
         type: 'section',
         text: mrkdwn(
-          md`Purge *everything* on *${zoneLabel(approval.zoneName)}* now, at every edge location?\n${user(approval.requesterId)} asked for it:\n${quoted(approval.reason)}`,
+          md`Purge *everything* on *${zoneLabel(approval.zoneName)}* now, at every edge location?\n${requesterLabel(approval)} asked for it:\n${quoted(approval.reason)}`,
         ),
       },
       {
@@ -140,7 +147,7 @@ export function denyModal(approval: Approval): ModalView {
       {
         type: 'section',
         text: mrkdwn(
-          md`Deny ${user(approval.requesterId)}'s request to purge everything on *${zoneLabel(approval.zoneName)}*.`,
+          md`Deny the request of ${requesterLabel(approval)} to purge everything on *${zoneLabel(approval.zoneName)}*.`,
         ),
       },
       {

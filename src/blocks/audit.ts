@@ -1,5 +1,6 @@
 // /cdn audit [filters]: the changes made from Slack, a page at a time, and the export's notices.
 import type { KnownBlock } from '@slack/types';
+import { TOKEN_ACTOR_PREFIX } from '../audit-kinds.js';
 import type {
   AuditPage,
   AuditPageAt,
@@ -8,6 +9,7 @@ import type {
 } from '../services/activity.js';
 import type { AuditEntry } from '../store/audit-log.js';
 import { zoneLabel } from '../zone-names.js';
+import { actorLabel, tokenLabel } from './actors.js';
 import { AUDIT_IDS } from './ids.js';
 import { type Message, message } from './message.js';
 import {
@@ -38,19 +40,19 @@ function summary(entry: VisibleAuditEntry): Mrkdwn {
   return join(facts, ' · ');
 }
 
-/** Who did it: a person, a CI token (`token:<name>`), or the bot itself. */
-const actor = (id: string): Mrkdwn =>
-  id === 'system'
-    ? md`_automatic_`
-    : id.startsWith('token:')
-      ? md`token ${code(id.slice(6))}`
-      : user(id);
+/** Who did it: a person, a CI token (`token:<name>`, with its CI's actor), or the bot itself. */
+const actor = (entry: AuditEntry): Mrkdwn => {
+  const ci = entry.detail?.actor;
+  return entry.actorId.startsWith(TOKEN_ACTOR_PREFIX) && typeof ci === 'string'
+    ? tokenLabel(entry.actorId.slice(TOKEN_ACTOR_PREFIX.length), ci)
+    : actorLabel(entry.actorId);
+};
 
 /** One entry on one line: when, who, what, where, how it ended. */
 export function auditLine(entry: AuditEntry): Mrkdwn {
   const where = entry.zoneName ? md` on *${zoneLabel(entry.zoneName)}*` : '';
   return clip(
-    md`${slackDate(entry.at)} · ${actor(entry.actorId)} · ${code(entry.action)}${where} · ${entry.outcome}`,
+    md`${slackDate(entry.at)} · ${actor(entry)} · ${code(entry.action)}${where} · ${entry.outcome}`,
     MAX_SENTENCE,
   );
 }

@@ -1,8 +1,10 @@
 // The App Home tab: the key's status (never the key), the quick actions the viewer may use, and for
 // the workspace's full members its records: recent activity, reports, channels, watches.
+
 import type { Button, HomeView, KnownBlock } from '@slack/types';
 import type { AccountsOverview } from '../services/accounts.js';
 import type { HomeOverview } from '../services/activity.js';
+import type { ApiToken } from '../services/api-tokens.js';
 import type { ChannelsOverview } from '../services/channels.js';
 import type { Schedule } from '../store/schedules.js';
 import { zoneLabel } from '../zone-names.js';
@@ -14,6 +16,7 @@ import { type SubcommandInfo, usageLine } from './help.js';
 import { HOME_IDS } from './ids.js';
 import { scheduleLine } from './reports.js';
 import { channel, code, md, mrkdwn, plain, slackDate, user } from './text.js';
+import { tokenBlocks } from './tokens.js';
 import { watchLine } from './watches.js';
 
 const MAX_ACTIVITY = 10;
@@ -29,6 +32,8 @@ export function homeView(
     channels?: ChannelsOverview;
     /** The CDN accounts, their zones and key health (absent: left out, for non-members). */
     accounts?: AccountsOverview;
+    /** The tokens of the HTTP API, for admins (absent: left out). */
+    tokens?: readonly ApiToken[];
   },
 ): HomeView {
   const { key, permissions } = options;
@@ -84,6 +89,12 @@ export function homeView(
       ...accountsBlocks(options.accounts),
     );
   if (permissions.readRecords) blocks.push(...records(options, permissions.operate));
+  if (options.tokens)
+    blocks.push(
+      { type: 'divider' },
+      { type: 'header', text: plain('Tokens for CI') },
+      ...tokenBlocks(options.tokens, 'home'),
+    );
   blocks.push({ type: 'divider' }, { type: 'header', text: plain('Commands') });
   blocks.push({
     type: 'section',

@@ -158,3 +158,23 @@ export const ACCOUNTS_IDS = {
   baseUrlBlock: 'accounts_base_url',
   baseUrlInput: 'accounts_base_url_input',
 } as const;
+
+export const TOKENS_IDS = {
+  /** "Create token" in `/cdn tokens`' answer, and on the App Home (home_… there). */
+  create: 'tokens_create',
+  homeCreate: 'home_tokens_create',
+  /** One per token: tokens_revoke_0, … in a message; home_tokens_revoke_0, … on the App Home. */
+  revoke: 'tokens_revoke',
+  homeRevoke: 'home_tokens_revoke',
+  callback: 'tokens_create_modal',
+  nameBlock: 'tokens_name',
+  nameInput: 'tokens_name_input',
+  allZonesBlock: 'tokens_all_zones',
+  allZonesInput: 'tokens_all_zones_input',
+  /** The zones: a multi-select served by the one zone picker's options (ZONE_PICKER_IDS.action). */
+  zonesBlock: 'tokens_zones',
+  kindsBlock: 'tokens_kinds',
+  kindsInput: 'tokens_kinds_input',
+  channelBlock: 'tokens_channel',
+  channelInput: 'tokens_channel_input',
+} as const;

@@ -4,11 +4,12 @@ import type { Zone } from '../cdn/schemas.js';
 import type { PurgeRun, PurgeStatus } from '../services/purge.js';
 import type { PurgePlan } from '../services/purge-targets.js';
 import { zoneEitherForm, zoneLabel, zoneUnicode } from '../zone-names.js';
+import { actorLabel } from './actors.js';
 import { errorText } from './errors.js';
 import { andMore, summarise } from './fit.js';
 import { PURGE_IDS, VERIFY_IDS } from './ids.js';
 import { type Message, message } from './message.js';
-import { code, join, type Mrkdwn, md, mrkdwn, plain, truncate, user } from './text.js';
+import { code, join, type Mrkdwn, md, mrkdwn, plain, truncate } from './text.js';
 import { zonePicker } from './zones.js';
 
 const SHOWN = 15;
@@ -37,7 +38,7 @@ const zoneNames = (names: readonly string[], bold = true) =>
 
 export function purgeProgressMessage(options: PurgeStatus): Message {
   const zones = md`${zoneNames(options.zoneNames)}${options.fromDefault ? FROM_DEFAULT : ''}`;
-  const text = md`:broom: ${user(options.actorId)} is purging ${what(options.files, options.tags)} on ${zones}… ${options.done.toLocaleString('en')}/${options.total.toLocaleString('en')}`;
+  const text = md`:broom: ${actorLabel(options.actorId)} is purging ${what(options.files, options.tags)} on ${zones}… ${options.done.toLocaleString('en')}/${options.total.toLocaleString('en')}`;
   return message(md`Purging: ${options.done}/${options.total}`, [
     { type: 'section', text: mrkdwn(text) },
   ]);
@@ -87,7 +88,7 @@ function runBlocks(
       {
         type: 'section',
         text: mrkdwn(
-          md`:white_check_mark: ${user(actorId)} purged ${what(job.fileCount, job.tagCount)} on ${zone}${retried}.`,
+          md`:white_check_mark: ${actorLabel(actorId)} purged ${what(job.fileCount, job.tagCount)} on ${zone}${retried}.`,
         ),
       },
       ...(verify.length > 0
@@ -103,8 +104,8 @@ function runBlocks(
   }
   const headline =
     failed.length === total
-      ? md`:x: ${user(actorId)}'s purge of ${what(job.fileCount, job.tagCount)} on ${zone} failed${retried}.`
-      : md`:warning: ${user(actorId)} purged ${(total - failed.length).toLocaleString('en')} of ${total.toLocaleString('en')} on ${zone}${retried}; ${failed.length.toLocaleString('en')} failed.`;
+      ? md`:x: ${actorLabel(actorId)}'s purge of ${what(job.fileCount, job.tagCount)} on ${zone} failed${retried}.`
+      : md`:warning: ${actorLabel(actorId)} purged ${(total - failed.length).toLocaleString('en')} of ${total.toLocaleString('en')} on ${zone}${retried}; ${failed.length.toLocaleString('en')} failed.`;
   const retry: KnownBlock = {
     type: 'actions',
     block_id: `${PURGE_IDS.resultActions}_${index}`,

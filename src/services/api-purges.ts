@@ -16,9 +16,9 @@ import type {
   ApiPurgeStatus,
 } from '../store/api-purges.js';
 import { FINAL_STATUSES } from '../store/api-purges.js';
-import type { Approval } from '../store/approvals.js';
+import type { ApiRequester, Approval } from '../store/approvals.js';
 import type { Store } from '../store/index.js';
-import { type ApiToken, tokenCoversZone } from './api-tokens.js';
+import { type ApiToken, tokenActorId, tokenCoversZone } from './api-tokens.js';
 import type { ApprovalService } from './approvals.js';
 import type { PurgeProgressView, PurgeService } from './purge.js';
 import { planPurge } from './purge-targets.js';
@@ -91,8 +91,18 @@ export interface ApiPurgeSettings {
 
 /** The job key of an API purge of URLs or tags: one job per purge, whoever enqueues it. */
 const jobKey = (purgeId: string) => `api-purge:${purgeId}`;
-/** Who the purge's audit entries and job name as the actor. */
-const actorOf = (token: ApiToken) => `api:${token.id}`;
+/** Who the purge's audit entries, job and approval name as the actor (`token:<name>`). */
+const actorOf = tokenActorId;
+/** How many of a purge's URLs (or tags) its Slack message shows. */
+const SAMPLE_ITEMS = 3;
+/** An e-mail address, as far as telling one from a user name goes (Slack checks the rest). */
+const EMAIL = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
+
+/** Finds the Slack user with an e-mail address (users.lookupByEmail); implemented in src/slack. */
+export interface PeopleByEmail {
+  /** The user's id; `not_found` when no one has it; `unchecked` when Slack could not be asked. */
+  userIdByEmail(workspaceId: string, email: string): Promise<string | 'not_found' | 'unchecked'>;
+}
 /** A purge of everything whose approval was never posted is given up after this long. */
 const STRANDED_MS = 2 * 60_000;
 
@@ -109,6 +119,8 @@ export class ApiPurgeService {
       clock: Clock;
       logger: Logger;
       settings: ApiPurgeSettings;
+      /** Who the CI's `context.actor` is in Slack; absent: nobody is mapped. */
+      people?: PeopleByEmail;
     },
   ) {
     this.#pollMs = deps.settings.waitPollMs ?? 500;
@@ -213,7 +225,7 @@ export class ApiPurgeService {
     // Another replica stored the same key a moment ago: its purge is this one.
     if (!created) return { state: await this.#replayed(purge, bodyHash), created: false };
     try {
-      if (group) await this.#startJob(token, purge, group);
+      if (group) await this.#startJob(token, purge, group, zone.id);
       else {
         const approval = await this.#askApproval(token, zone, request);
         await this.deps.store.apiPurges.setApproval(purge.id, approval.id);
@@ -351,18 +363,42 @@ export class ApiPurgeService {
       files: string[];
       tags: string[];
     },
+    zoneId: string,
   ): Promise<void> {
+    // Announced in the token's channel, else a channel that has the zone as its default; with
+    // neither, nowhere (the API's answer is all there is).
+    const channelId = token.channelId ?? (await this.#boundChannel(token.workspaceId, zoneId));
     await this.deps.purges.startForApi(token.workspaceId, group, {
       apiPurgeId: purge.id,
+      sample: [...group.files, ...group.tags.map((tag) => `tag:${tag}`)].slice(0, SAMPLE_ITEMS),
       actorId: actorOf(token),
       key: jobKey(purge.id),
       replyTo: {
         userId: actorOf(token),
-        ...(token.channelId ? { channelId: token.channelId } : {}),
+        ...(channelId ? { channelId } : {}),
         issuedAt: this.deps.clock.now(),
         visibility: 'in_channel',
+        channelOnly: true,
       },
     });
+  }
+
+  /** The stored purge (its token, reason and CI context), for its Slack message. */
+  async record(id: string): Promise<ApiPurge | undefined> {
+    return this.deps.store.apiPurges.get(id);
+  }
+
+  /** The token and the CI's actor, and the Slack user that actor is (by e-mail), if any. */
+  async #requester(token: ApiToken, actor: string | undefined): Promise<ApiRequester> {
+    const base = { tokenId: token.id, tokenName: token.name };
+    if (actor === undefined || actor.trim() === '') return base;
+    if (!EMAIL.test(actor.trim())) return { ...base, actor, unmapped: 'not_email' };
+    const found = this.deps.people
+      ? await this.deps.people.userIdByEmail(token.workspaceId, actor.trim())
+      : 'unchecked';
+    return found === 'not_found' || found === 'unchecked'
+      ? { ...base, actor, unmapped: found }
+      : { ...base, actor, actorUserId: found };
   }
 
   async #askApproval(
@@ -383,6 +419,7 @@ export class ApiPurgeService {
         reason: request.reason ?? `Asked over the API with the token "${token.name}"`,
         channelId,
         ttlMs: this.deps.settings.approvalTtlMs,
+        api: await this.#requester(token, request.context?.actor),
       });
     } catch (error) {
       if (error instanceof AppError && error.problem.code === 'approval_pending')
@@ -432,7 +469,13 @@ export class ApiPurgeService {
       zoneId: purge.zoneId,
       zoneName: purge.zoneName,
       outcome,
-      detail: { token: token.name, tokenId: token.id, purge: purge.id, ...detail },
+      detail: {
+        token: token.name,
+        tokenId: token.id,
+        purge: purge.id,
+        ...(purge.context?.actor !== undefined ? { actor: purge.context.actor } : {}),
+        ...detail,
+      },
     });
   }
 }

@@ -2,6 +2,7 @@
 // SHA-256 hash; scoped to zones (or every zone of an account) and to kinds of purge; revoked at
 // once on every replica (authentication reads the database on every request).
 import { createHash, randomBytes } from 'node:crypto';
+import { TOKEN_ACTOR_PREFIX } from '../audit-kinds.js';
 import { AppError } from '../errors.js';
 import type { ApiToken, ApiTokenKind } from '../store/api-tokens.js';
 import type { Store } from '../store/index.js';
@@ -20,7 +21,7 @@ const MAX_ZONES = 100;
 
 export interface NewTokenInput {
   name: string;
-  /** Zone names; null: every zone of the account. */
+  /** Zone names (or ids, as a zone picker gives them: resolved to names); null: every zone of the account. */
   zones: string[] | null;
   /** Null: the workspace's one (default) CDN account. */
   accountId?: string | null;
@@ -38,7 +39,14 @@ export class ApiTokenService {
   /** Set once a token is known to exist: from then on the API stays on (tokens are never deleted but by uninstall). */
   #on = false;
 
-  constructor(private readonly deps: { store: Store; access: AccessService }) {}
+  constructor(
+    private readonly deps: {
+      store: Store;
+      access: AccessService;
+      /** Resolves a zone named or picked (its id) to its name; absent: zones are taken as named. */
+      zones?: { resolve(workspaceId: string, nameOrId: string): Promise<{ name: string }> };
+    },
+  ) {}
 
   /**
    * Makes a token for a workspace admin; the plaintext is returned here only, once, and never
@@ -46,7 +54,16 @@ export class ApiTokenService {
    */
   async create(caller: Caller, input: NewTokenInput): Promise<{ token: ApiToken; secret: string }> {
     await this.deps.access.requireAdmin(caller, 'manage_api_tokens');
-    return this.createUnchecked(caller.workspaceId, caller.userId, input);
+    const zones =
+      input.zones === null || !this.deps.zones
+        ? input.zones
+        : await Promise.all(
+            input.zones.map(
+              async (zone) =>
+                (await this.deps.zones?.resolve(caller.workspaceId, zone))?.name ?? zone,
+            ),
+          );
+    return this.createUnchecked(caller.workspaceId, caller.userId, { ...input, zones });
   }
 
   /** As create, for a caller already checked (tests, and the admin's modal after its own check). */
@@ -77,6 +94,11 @@ export class ApiTokenService {
     });
     this.#on = true;
     return { token, secret };
+  }
+
+  /** Refuses anyone but a workspace admin (before the creation form opens). */
+  async requireManager(caller: Caller): Promise<void> {
+    await this.deps.access.requireAdmin(caller, 'manage_api_tokens');
   }
 
   /** The workspace's tokens, newest first (revoked ones too, marked so), for its admins. */
@@ -127,6 +149,14 @@ export class ApiTokenService {
     if (!this.#on) this.#on = await this.deps.store.apiTokens.any();
     return this.#on;
   }
+}
+
+/**
+ * Who a token is in the audit log, jobs and approvals: `token:<name>`, what `/cdn audit
+ * token:<name>` looks for (each entry's detail carries the token's id too).
+ */
+export function tokenActorId(token: Pick<ApiToken, 'name'>): string {
+  return `${TOKEN_ACTOR_PREFIX}${token.name}`;
 }
 
 /** Whether a token may purge this zone: named on it, or every zone of its account. */

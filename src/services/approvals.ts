@@ -8,7 +8,7 @@ import { type Clock, repeat } from '../clock.js';
 import { AppError, logLevelOf } from '../errors.js';
 import { type JobContext, type JobKind, type JobRunner, retryDelay } from '../jobs/runner.js';
 import type { Logger } from '../logger.js';
-import type { Approval } from '../store/approvals.js';
+import type { ApiRequester, Approval } from '../store/approvals.js';
 
 export type { Approval };
 
@@ -91,6 +91,9 @@ export class ApprovalService {
       approval.requesterId,
       approval.accountId ?? undefined,
     );
+    // Asked over the API: the person the CI names as its actor (found by e-mail) is the requester.
+    if (approval.api?.actorUserId !== undefined && approval.api.actorUserId === caller.userId)
+      throw new AppError({ code: 'self_approval' });
     return approval;
   }
 
@@ -146,6 +149,8 @@ export class ApprovalService {
       channelId: string;
       /** How long it may wait for a second person; default: the workspace's setting. */
       ttlMs?: number;
+      /** Asked for over the HTTP API: the token and the CI's actor. */
+      api?: ApiRequester;
     },
   ): Promise<Approval> {
     const workspace = await this.options.store.workspaces.ensure(workspaceId);
@@ -157,6 +162,7 @@ export class ApprovalService {
       reason: input.reason,
       channelId: input.channelId,
       ttlMs: input.ttlMs ?? workspace.approvalTtlMinutes * 60_000,
+      ...(input.api ? { api: input.api } : {}),
     });
     if ('pending' in made) {
       const link = await this.options.notifier.link(made.pending).catch(() => undefined);
@@ -186,6 +192,7 @@ export class ApprovalService {
     await this.options.store.approvals.setMessage(approval.id, input.channelId, ts);
     await this.#audit(approval, input.requesterId, 'purge.everything.requested', 'ok', {
       reason: input.reason,
+      ...(input.api?.actor !== undefined ? { actor: input.api.actor } : {}),
     });
     return { ...approval, channelId: input.channelId, messageTs: ts };
   }

@@ -87,7 +87,7 @@ export interface PurgeJobPayload {
   /** Asked with --verify: once done, its URLs are checked at the edge (a verify job per zone). */
   verify?: boolean;
   /** Asked for over the HTTP API: the API's record of it (see ApiPurgeService). */
-  api?: { purgeId: string };
+  api?: { purgeId: string; sample?: string[] };
 }
 
 interface PurgeStep extends PurgeBatch {
@@ -297,11 +297,18 @@ export class PurgeService {
   async startForApi(
     workspaceId: string,
     group: PurgeGroup,
-    input: { apiPurgeId: string; actorId: string; replyTo: ReplyTo; key: string },
+    input: {
+      apiPurgeId: string;
+      /** A few of its URLs (and `tag:` tags), for its message. */
+      sample?: string[];
+      actorId: string;
+      replyTo: ReplyTo;
+      key: string;
+    },
   ): Promise<{ jobId: string; created: boolean; kind: string }> {
     return this.#enqueue(workspaceId, [group], input.actorId, input.replyTo, {
       key: input.key,
-      api: { purgeId: input.apiPurgeId },
+      api: { purgeId: input.apiPurgeId, ...(input.sample ? { sample: input.sample } : {}) },
     });
   }
 
@@ -333,7 +340,7 @@ export class PurgeService {
       retryOf?: string;
       fromDefault?: boolean;
       key?: string;
-      api?: { purgeId: string };
+      api?: { purgeId: string; sample?: string[] };
       verify?: boolean;
     } = {},
   ): Promise<{ jobId: string; created: boolean; kind: string }> {

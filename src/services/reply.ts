@@ -10,4 +10,9 @@ export interface ReplyTo {
   issuedAt: number;
   /** Seen by the channel, or by the requester alone. */
   visibility: 'in_channel' | 'ephemeral';
+  /**
+   * Said in `channelId` or nowhere: the requester is no Slack user (a token of the HTTP API), so
+   * there is no DM to fall back on; without a channel, or where the bot cannot post, nothing is said.
+   */
+  channelOnly?: boolean;
 }

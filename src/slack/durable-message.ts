@@ -134,6 +134,11 @@ export class DurableMessage implements MessageTarget {
    */
   async #say(message: Message): Promise<void> {
     const { replyTo } = this.#options;
+    // No Slack user asked (a token of the HTTP API): the channel, or nowhere.
+    if (replyTo.channelOnly) {
+      if (replyTo.channelId) await this.#postTo(replyTo.channelId, message);
+      return;
+    }
     const inChannel = replyTo.visibility === 'in_channel';
     // Once said through the response_url because the channel refused, the channel is not asked again.
     if (replyTo.channelId && inChannel && !this.#state.unedited) {

@@ -5,6 +5,18 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { ApprovalStatus, ApprovalsTable, Database } from './schema.js';
 
+/** Who asked over the HTTP API: the token, and the person the CI says started the run. */
+export interface ApiRequester {
+  tokenId: string;
+  tokenName: string;
+  /** The CI's `context.actor`, as sent (a free string). */
+  actor?: string;
+  /** The Slack user the actor is, found by e-mail when it was one; they may not approve. */
+  actorUserId?: string;
+  /** Why the actor maps to nobody: not an e-mail, no such user, or Slack could not be asked. */
+  unmapped?: 'not_email' | 'not_found' | 'unchecked';
+}
+
 export interface Approval {
   id: string;
   workspaceId: string;
@@ -27,11 +39,13 @@ export interface Approval {
   updatedAt: number;
   /** The CDN account of the zone; null: the account `default` (see docs/architecture.md). */
   accountId?: string | null;
+  /** Set when it was asked for over the HTTP API: then `requesterId` is `token:<name>`. */
+  api?: ApiRequester;
 }
 
 export type NewApproval = Pick<
   Approval,
-  'workspaceId' | 'zoneId' | 'zoneName' | 'requesterId' | 'reason' | 'channelId'
+  'workspaceId' | 'zoneId' | 'zoneName' | 'requesterId' | 'reason' | 'channelId' | 'api'
 > & { ttlMs: number };
 
 /** The ways out of `pending` a person can take; `expired` is the clock's. */
@@ -70,6 +84,7 @@ export class ApprovalRepository {
       expires_at: now + input.ttlMs,
       created_at: now,
       updated_at: now,
+      api_requester: input.api ? JSON.stringify(input.api) : null,
     };
     await this.#expireZone(input.workspaceId, input.zoneId, now);
     const inserted = await this.db
@@ -228,5 +243,24 @@ function toApproval(row: Selectable<ApprovalsTable>): Approval {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     accountId: row.account_id,
+    ...(row.api_requester ? { api: apiRequesterOf(row.api_requester) } : {}),
+  };
+}
+
+/** The stored requester, with only the fields it should have (a row is not trusted blindly). */
+function apiRequesterOf(json: string): ApiRequester {
+  const raw = JSON.parse(json) as Record<string, unknown>;
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  const actor = text(raw.actor);
+  const actorUserId = text(raw.actorUserId);
+  const unmapped = text(raw.unmapped);
+  return {
+    tokenId: text(raw.tokenId) ?? '',
+    tokenName: text(raw.tokenName) ?? '',
+    ...(actor !== undefined ? { actor } : {}),
+    ...(actorUserId !== undefined ? { actorUserId } : {}),
+    ...(unmapped === 'not_email' || unmapped === 'not_found' || unmapped === 'unchecked'
+      ? { unmapped }
+      : {}),
   };
 }

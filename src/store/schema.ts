@@ -133,6 +133,8 @@ export interface ApprovalsTable {
    * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
    */
   account_id: string | null;
+  /** JSON ApiRequester: asked for over the HTTP API (0024); null: asked in Slack. */
+  api_requester: string | null;
 }
 
 export interface SchedulesTable {

@@ -3,8 +3,10 @@
 
 import { describe, expect, it } from 'vitest';
 import * as accountBlocks from '../../src/blocks/accounts.js';
+import * as actorBlocks from '../../src/blocks/actors.js';
 import * as analyticsBlocks from '../../src/blocks/analytics.js';
 import * as analyticsModalBlocks from '../../src/blocks/analytics-modal.js';
+import * as apiPurgeBlocks from '../../src/blocks/api-purge.js';
 import * as approvalBlocks from '../../src/blocks/approval.js';
 import * as auditBlocks from '../../src/blocks/audit.js';
 import * as channelBlocks from '../../src/blocks/channels.js';
@@ -21,6 +23,7 @@ import * as purgeHoldBlocks from '../../src/blocks/purge-hold.js';
 import * as rateLimitBlocks from '../../src/blocks/ratelimit.js';
 import * as reportBlocks from '../../src/blocks/reports.js';
 import { Mrkdwn, md } from '../../src/blocks/text.js';
+import * as tokenBlocks from '../../src/blocks/tokens.js';
 import * as watchBlocks from '../../src/blocks/watches.js';
 import * as zoneBlocks from '../../src/blocks/zones.js';
 import { CdnError } from '../../src/cdn/errors.js';
@@ -30,6 +33,7 @@ import { AppError, type Problem, type ProblemCode } from '../../src/errors.js';
 import { HELP_ENTRIES } from '../../src/listeners/commands/registry.js';
 import type { AccountView } from '../../src/services/accounts.js';
 import type { AnalyticsReport } from '../../src/services/analytics.js';
+import type { ApiToken } from '../../src/services/api-tokens.js';
 import type { PurgeRun } from '../../src/services/purge.js';
 import type { HeldPurge } from '../../src/services/purge-holds.js';
 import type { Approval } from '../../src/store/approvals.js';
@@ -275,6 +279,35 @@ const removal = {
   usage: { watches: 1, reports: 2, bindings: 3, approvals: 4 },
 };
 
+/** A token whose every free string is hostile. */
+const apiToken = (revoked: boolean): ApiToken => ({
+  id: 't1',
+  workspaceId: 'T1',
+  name: H,
+  hint: H,
+  accountId: null,
+  zones: [H, H, H, H, H, H, H],
+  kinds: ['urls_tags', 'everything'],
+  channelId: 'C1',
+  createdBy: 'U1',
+  createdAt: 0,
+  revokedAt: revoked ? 1 : null,
+  revokedBy: revoked ? 'U2' : null,
+  lastUsedAt: revoked ? null : 2,
+});
+/** An approval asked for over the HTTP API, its token, actor and reason hostile. */
+const apiApproval = (api: Approval['api']) => ({
+  ...approval('pending'),
+  requesterId: `token:${H}`,
+  ...(api ? { api } : {}),
+});
+const apiPurge = {
+  tokenName: H,
+  reason: H,
+  total: 10,
+  context: { repository: H, commit: H, run_url: `https://ci.example/${H}`, actor: H },
+};
+
 const CASES: Record<string, () => unknown[]> = {
   accountsBlocks: () => accountBlocks.accountsBlocks(hostileAccounts),
   accountRoleSavedMessage: () => [
@@ -305,12 +338,39 @@ const CASES: Record<string, () => unknown[]> = {
   accountRekeyedText: () => [accountBlocks.accountRekeyedText(hostileAccount, 1)],
   accountRenamedText: () => [accountBlocks.accountRenamedText(hostileAccount)],
   accountRemovedText: () => [accountBlocks.accountRemovedText(removal)],
+  actorLabel: () => [actorBlocks.actorLabel(`token:${H}`), actorBlocks.actorLabel('system')],
+  tokenLabel: () => [actorBlocks.tokenLabel(H, H), actorBlocks.tokenLabel(H)],
+  requesterLabel: () => [
+    actorBlocks.requesterLabel(apiApproval({ tokenId: 't1', tokenName: H, actor: H })),
+    actorBlocks.requesterLabel({ requesterId: `token:${H}` }),
+  ],
+  actorMappingNote: () =>
+    (['not_email', 'not_found', 'unchecked'] as const).map((unmapped) =>
+      actorBlocks.actorMappingNote({ tokenId: 't1', tokenName: H, actor: H, unmapped }),
+    ),
+  runLink: () => [apiPurgeBlocks.runLink(`https://ci.example/${H}`), apiPurgeBlocks.runLink(H)],
+  apiPurgeHeader: () => [apiPurgeBlocks.apiPurgeHeader(apiPurge, [H, `tag:${H}`])],
+  withApiHeader: () => [
+    apiPurgeBlocks.withApiHeader(
+      apiPurgeBlocks.apiPurgeHeader(apiPurge, [H]),
+      purgeBlocks.purgeResultMessage([run(true)], `token:${H}`),
+    ),
+  ],
+  tokenLine: () => [tokenBlocks.tokenLine(apiToken(false)), tokenBlocks.tokenLine(apiToken(true))],
+  tokenBlocks: () => [tokenBlocks.tokenBlocks([apiToken(false), apiToken(true)], 'home')],
+  tokensMessage: () => [tokenBlocks.tokensMessage([apiToken(false)])],
+  tokenModal: () => [tokenBlocks.tokenModal()],
+  tokenCreatedView: () => [tokenBlocks.tokenCreatedView(apiToken(false), 'cdnb_x')],
   analyticsModal: () => [analyticsModalBlocks.analyticsModal()],
   analyticsComment: () => [analyticsBlocks.analyticsComment(report)],
   noTrafficText: () => [analyticsBlocks.noTrafficText(report)],
   approvalMessage: () =>
     (['pending', 'approved', 'denied', 'expired', 'cancelled'] as const).flatMap((status) => [
       approvalBlocks.approvalMessage(approval(status), { cacheHitRate: 0.5 }),
+      approvalBlocks.approvalMessage(
+        { ...apiApproval({ tokenId: 't1', tokenName: H, actor: H, actorUserId: 'U9' }), status },
+        { cacheHitRate: 0.5 },
+      ),
       approvalBlocks.approvalMessage(approval(status, 'failed'), { purging: true }),
       approvalBlocks.approvalMessage(approval(status, 'succeeded')),
     ]),
@@ -591,8 +651,10 @@ const CASES: Record<string, () => unknown[]> = {
 describe('every Block Kit builder, with hostile strings', () => {
   it('has a case here', () => {
     const builders = [
+      actorBlocks,
       analyticsModalBlocks,
       analyticsBlocks,
+      apiPurgeBlocks,
       approvalBlocks,
       auditBlocks,
       channelBlocks,
@@ -608,6 +670,7 @@ describe('every Block Kit builder, with hostile strings', () => {
       purgeHoldBlocks,
       rateLimitBlocks,
       reportBlocks,
+      tokenBlocks,
       zoneBlocks,
       watchBlocks,
     ].flatMap((module) =>
@@ -653,7 +716,7 @@ describe('every Block Kit builder, with hostile strings', () => {
  * builds, and a quote's `>` at the start of a line.
  */
 const SLACK_SEQUENCE =
-  /<@U[A-Z0-9]+>|<#C[A-Z0-9]+>|<!subteam\^S[A-Z0-9]+>|<!date\^\d+\^[^|>]*\|[^<>]*>|<https:\/\/x\.slack\.com\/[^|<>]*\|[^<>]*<#C[A-Z0-9]+>>|^>/gm;
+  /<https?:\/\/[^|<>\s]*\|the CI run>|<@U[A-Z0-9]+>|<#C[A-Z0-9]+>|<!subteam\^S[A-Z0-9]+>|<!date\^\d+\^[^|>]*\|[^<>]*>|<https:\/\/x\.slack\.com\/[^|<>]*\|[^<>]*<#C[A-Z0-9]+>>|^>/gm;
 
 describe('every Block Kit builder escapes exactly once', () => {
   const cases = Object.entries(CASES);

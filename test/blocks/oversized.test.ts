@@ -6,8 +6,10 @@ import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as accounts from '../../src/blocks/accounts.js';
+import * as actors from '../../src/blocks/actors.js';
 import * as analytics from '../../src/blocks/analytics.js';
 import * as analyticsModal from '../../src/blocks/analytics-modal.js';
+import * as apiPurgeBlocks from '../../src/blocks/api-purge.js';
 import * as approval from '../../src/blocks/approval.js';
 import * as audit from '../../src/blocks/audit.js';
 import * as channels from '../../src/blocks/channels.js';
@@ -25,6 +27,7 @@ import * as purgeHold from '../../src/blocks/purge-hold.js';
 import * as ratelimit from '../../src/blocks/ratelimit.js';
 import * as reports from '../../src/blocks/reports.js';
 import { Mrkdwn } from '../../src/blocks/text.js';
+import * as tokens from '../../src/blocks/tokens.js';
 import * as verify from '../../src/blocks/verify.js';
 import * as watches from '../../src/blocks/watches.js';
 import * as zones from '../../src/blocks/zones.js';
@@ -36,6 +39,7 @@ import {
   validateView,
 } from '../../src/dev/fake-slack/validate.js';
 import type { AccountView } from '../../src/services/accounts.js';
+import type { ApiToken } from '../../src/services/api-tokens.js';
 import type { PurgeRun } from '../../src/services/purge.js';
 import type { HeldPurge } from '../../src/services/purge-holds.js';
 import type { Approval } from '../../src/store/approvals.js';
@@ -232,6 +236,31 @@ const REMOVAL = {
 };
 
 /** One or more oversized calls per exported function, named after it. */
+/** A token with 100 zones of 5,000 characters, and a name of 5,000. */
+const bigToken = (i: number): ApiToken => ({
+  id: `t${i}`,
+  workspaceId: 'T1',
+  name: LONG,
+  hint: LONG,
+  accountId: null,
+  zones: many(100, () => LONG),
+  kinds: ['urls_tags', 'everything'],
+  channelId: 'C1',
+  createdBy: 'U1',
+  createdAt: 0,
+  revokedAt: i % 2 === 0 ? null : 1,
+  revokedBy: i % 2 === 0 ? null : 'U2',
+  lastUsedAt: 2,
+});
+const bigApiPurge = {
+  tokenName: LONG,
+  reason: LONG,
+  total: N,
+  context: { repository: LONG, commit: LONG, run_url: `https://ci.example/${LONG}`, actor: LONG },
+};
+const bigApi = { tokenId: 't1', tokenName: LONG, actor: LONG, actorUserId: 'U9' };
+
+/** One or more oversized calls per exported function, named after it. */
 const CASES: Record<string, () => unknown[]> = {
   accountsBlocks: () => [{ type: 'home', blocks: accounts.accountsBlocks(ACCOUNTS) }],
   accountRoleSavedMessage: () => [
@@ -252,13 +281,40 @@ const CASES: Record<string, () => unknown[]> = {
   accountRekeyedText: () => [accounts.accountRekeyedText(account(0), N)],
   accountRenamedText: () => [accounts.accountRenamedText(account(0))],
   accountRemovedText: () => [accounts.accountRemovedText(REMOVAL)],
+  actorLabel: () => [actors.actorLabel(`token:${LONG}`)],
+  tokenLabel: () => [actors.tokenLabel(LONG, LONG)],
+  requesterLabel: () => [actors.requesterLabel({ requesterId: 'x', api: bigApi })],
+  actorMappingNote: () => [actors.actorMappingNote(bigApi)],
+  runLink: () => [apiPurgeBlocks.runLink(`https://ci.example/${LONG}`)],
+  apiPurgeHeader: () => [
+    {
+      blocks: apiPurgeBlocks.apiPurgeHeader(
+        bigApiPurge,
+        many(3, () => LONG),
+      ),
+    },
+  ],
+  withApiHeader: () => [
+    apiPurgeBlocks.withApiHeader(
+      apiPurgeBlocks.apiPurgeHeader(
+        bigApiPurge,
+        many(3, () => LONG),
+      ),
+      purge.purgeResultMessage(RUNS, `token:${LONG}`),
+    ),
+  ],
+  tokenLine: () => [tokens.tokenLine(bigToken(0))],
+  tokenBlocks: () => [{ blocks: tokens.tokenBlocks(many(20, bigToken), 'home') }],
+  tokensMessage: () => [tokens.tokensMessage(many(200, bigToken))],
+  tokenModal: () => [tokens.tokenModal('home')],
+  tokenCreatedView: () => [tokens.tokenCreatedView(bigToken(0), `cdnb_${'x'.repeat(43)}`)],
   analyticsComment: () => [analytics.analyticsComment(report)],
   noTrafficText: () => [analytics.noTrafficText(report)],
   analyticsModal: () => [analyticsModal.analyticsModal()],
   approvalMessage: () =>
-    (['pending', 'approved', 'denied', 'expired', 'cancelled'] as const).map((s) =>
-      approval.approvalMessage(approvalOf(s), { cacheHitRate: 0.5 }),
-    ),
+    (['pending', 'approved', 'denied', 'expired', 'cancelled'] as const)
+      .map((s) => approval.approvalMessage(approvalOf(s), { cacheHitRate: 0.5 }))
+      .concat([approval.approvalMessage({ ...approvalOf('pending'), api: bigApi })]),
   approveModal: () => [approval.approveModal(approvalOf('pending'))],
   denyModal: () => [approval.denyModal(approvalOf('pending'))],
   auditLine: () => [audit.auditLine(entry(0))],

@@ -34,6 +34,28 @@ for (const { backend, skip } of BACKENDS) {
       expect((await store.approvals.get(approval.id))?.messageTs).toBe('1700000000.000100');
     });
 
+    it('keeps who asked over the HTTP API (0024), and nothing for a request made in Slack', async () => {
+      const { store } = await testStore(backend);
+      const api = {
+        tokenId: 't1',
+        tokenName: 'deploy-bot',
+        actor: 'bob@example.com',
+        actorUserId: 'U_BOB',
+      };
+      const made = await created(store, { ...request, requesterId: 'token:deploy-bot', api });
+      expect((await store.approvals.get(made.id))?.api).toEqual(api);
+      const other = await created(store, { ...request, zoneId: 'zone_2' });
+      expect((await store.approvals.get(other.id))?.api).toBeUndefined();
+      const unmapped = {
+        tokenId: 't1',
+        tokenName: 'x',
+        actor: 'bob',
+        unmapped: 'not_email' as const,
+      };
+      const third = await created(store, { ...request, zoneId: 'zone_3', api: unmapped });
+      expect((await store.approvals.get(third.id))?.api).toEqual(unmapped);
+    });
+
     it('leaves pending once: the second decision loses', async () => {
       const { store } = await testStore(backend);
       const { id } = await created(store);

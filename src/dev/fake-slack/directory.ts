@@ -40,6 +40,20 @@ export function usersInfo(records: SlackRecords, teamId: string, args: Args): Ar
   };
 }
 
+/**
+ * users.lookupByEmail: the person with this e-mail address, shown as users.info shows them. Slack
+ * answers `users_not_found` when no one has it (slackapi/slack-api-specs
+ * web-api/slack_web_openapi_v2.json, /users.lookupByEmail: its error enum and its `default`
+ * example `{ "ok": false, "error": "users_not_found" }`; the method needs `users:read.email`,
+ * its `security`). Matched exactly: in doubt, stricter than Slack.
+ */
+export function usersLookupByEmail(records: SlackRecords, teamId: string, args: Args): Args {
+  const email = String(args.email ?? '');
+  const user = [...records.users.values()].find((u) => u.email !== undefined && u.email === email);
+  if (!user) return { ok: false, error: 'users_not_found' };
+  return usersInfo(records, teamId, { user: user.id });
+}
+
 export function usergroupMembers(records: SlackRecords, args: Args): Args {
   const group = records.usergroups.get(String(args.usergroup));
   return group ? { ok: true, users: group.members } : { ok: false, error: 'no_such_subteam' };

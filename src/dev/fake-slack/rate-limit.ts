@@ -29,6 +29,8 @@ export const SLACK_METHOD_TIERS: Readonly<Record<string, number>> = {
   'conversations.info': TIER[3],
   'conversations.members': TIER[4],
   'users.info': TIER[4],
+  // Tier 3: https://api.slack.com/methods/users.lookupByEmail ("Rate limits: Tier 3").
+  'users.lookupByEmail': TIER[3],
   'usergroups.users.list': TIER[2],
   'views.open': TIER[4],
   'views.push': TIER[4],

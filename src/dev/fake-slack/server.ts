@@ -15,6 +15,7 @@ import {
   conversationsOpen,
   usergroupMembers,
   usersInfo,
+  usersLookupByEmail,
 } from './directory.js';
 import { applyFault, type FaultHit, type SlackFault, SlackFaults } from './faults.js';
 import { FileUploads, uploadedBytes } from './files.js';
@@ -88,6 +89,7 @@ export class FakeSlack extends SlackRecords {
     this.#methods = new Map<string, Method>([
       ['auth.test', (_, identity) => this.#auth.authTest(identity)],
       ['users.info', (args, identity) => usersInfo(this, identity.teamId, args)],
+      ['users.lookupByEmail', (args, identity) => usersLookupByEmail(this, identity.teamId, args)],
       ['usergroups.users.list', (args) => usergroupMembers(this, args)],
       ['conversations.info', (args) => conversationsInfo(this, args)],
       ['conversations.open', (args) => conversationsOpen(this, args)],

@@ -22,6 +22,8 @@ export interface FakeUser {
   isUltraRestricted?: boolean;
   /** A deactivated account (users.info `deleted: true`; conversations.open refuses `user_disabled`). */
   deleted?: boolean;
+  /** Their e-mail address (users.info `profile.email`), which users.lookupByEmail finds them by. */
+  email?: string;
 }
 
 export interface FakeChannel {

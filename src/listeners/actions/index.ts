@@ -9,6 +9,7 @@ import {
   LOGOUT_IDS,
   PURGE_IDS,
   RATELIMIT_IDS,
+  TOKENS_IDS,
   VERIFY_IDS,
   WATCH_IDS,
   ZONES_IDS,
@@ -26,6 +27,7 @@ import { logoutButton, logoutCancel } from './logout-buttons.js';
 import { purgeHoldCancel, purgeHoldConfirm } from './purge-hold-buttons.js';
 import { purgeRetry } from './purge-retry.js';
 import { rateLimitButton } from './ratelimit-buttons.js';
+import { tokensCreate, tokensRevoke } from './token-buttons.js';
 import { unknownAction } from './unknown.js';
 import { verifyButton, verifyPurgeAgain } from './verify-buttons.js';
 import {
@@ -90,6 +92,10 @@ export function register(app: App, deps: AppDeps): void {
   on('either', new RegExp(`^${ACCOUNTS_IDS.rename}_\\d+$`), accountRename(deps));
   on('either', new RegExp(`^${ACCOUNTS_IDS.rekey}_\\d+$`), accountRekey(deps));
   on('either', new RegExp(`^${ACCOUNTS_IDS.remove}_\\d+$`), accountRemove(deps));
+  on('message', TOKENS_IDS.create, tokensCreate(deps, 'message'));
+  on('home', TOKENS_IDS.homeCreate, tokensCreate(deps, 'home'));
+  on('message', new RegExp(`^${TOKENS_IDS.revoke}_\\d+$`), tokensRevoke(deps, 'message'));
+  on('home', new RegExp(`^${TOKENS_IDS.homeRevoke}_\\d+$`), tokensRevoke(deps, 'home'));
   // One retry button per zone in a result message: purge_retry_0, purge_retry_1, …
   on('message', new RegExp(`^${PURGE_IDS.retry}_\\d+$`), purgeRetry(deps));
   // One Verify button per zone in a result message, beside its Retry: verify_purge_0, …

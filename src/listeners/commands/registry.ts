@@ -12,6 +12,7 @@ import { logout } from './logout.js';
 import { purge } from './purge.js';
 import { ratelimit } from './ratelimit.js';
 import { report } from './report.js';
+import { tokens } from './tokens.js';
 import { unwatch } from './unwatch.js';
 import { use } from './use.js';
 import { watch } from './watch.js';
@@ -108,6 +109,14 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
       'Show or set who may change things, who may approve purges (for the workspace, or for one CDN account with `account:<name>`), whether guests may change things, the only channels purges may be run from, and how much may be stored.',
     audience: 'admins',
     handler: config,
+  },
+  {
+    name: 'tokens',
+    usage: '/cdn tokens',
+    summary:
+      'List, create and revoke the tokens CI uses to purge over the HTTP API; a new token is shown once.',
+    audience: 'admins',
+    handler: tokens,
   },
   {
     name: 'use',

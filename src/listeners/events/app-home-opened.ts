@@ -27,6 +27,8 @@ export async function publishHome(deps: AppDeps, client: WebClient, caller: Call
   const [channels, accounts] = overview.permissions.readRecords
     ? await Promise.all([deps.channels.overview(caller), deps.accounts.overview(caller)])
     : [undefined, undefined];
+  // Admins manage the tokens of the HTTP API here too (setKey: the same admin check).
+  const tokens = overview.permissions.setKey ? await deps.apiTokens.list(caller) : undefined;
   await client.views.publish({
     user_id: caller.userId,
     view: homeView({
@@ -34,6 +36,7 @@ export async function publishHome(deps: AppDeps, client: WebClient, caller: Call
       commands: HELP_ENTRIES,
       ...(channels ? { channels } : {}),
       ...(accounts ? { accounts } : {}),
+      ...(tokens ? { tokens } : {}),
     }),
   });
 }

@@ -7,6 +7,7 @@ import {
   CREATE_IDS,
   LOGIN_IDS,
   PURGE_IDS,
+  TOKENS_IDS,
 } from '../../blocks/ids.js';
 import type { AppDeps } from '../../deps.js';
 import { tracked } from '../context.js';
@@ -24,6 +25,7 @@ import { loginSubmit } from './login-submit.js';
 import { purgeEverythingSubmit } from './purge-everything-submit.js';
 import { purgeFormSubmit } from './purge-form-submit.js';
 import { purgeHoldSubmit } from './purge-hold-submit.js';
+import { tokensSubmit } from './tokens-submit.js';
 import { unknownView } from './unknown.js';
 
 export function register(app: App, deps: AppDeps): void {
@@ -47,6 +49,7 @@ export function register(app: App, deps: AppDeps): void {
   on(ACCOUNTS_IDS.renameCallback, accountRenameSubmit(deps));
   on(ACCOUNTS_IDS.rekeyCallback, accountRekeySubmit(deps));
   on(ACCOUNTS_IDS.removeCallback, accountRemoveSubmit(deps));
+  on(TOKENS_IDS.callback, tokensSubmit(deps));
   // Last, and only for what nothing above handles: Bolt runs every listener that matches.
   app.view(unmatched(handled), tracked(unknownView(deps)));
   // Slack sends view_closed only for a modal opened with notify_on_close (none is, today); left

@@ -23,6 +23,7 @@ import * as m0019 from './0019_audit_search.js';
 import * as m0021 from './0021_workspace_uninstalled.js';
 import * as m0022 from './0022_account_zone_index.js';
 import * as m0023 from './0023_account_roles.js';
+import * as m0024 from './0024_approval_api_requester.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then, not today's types.
 export type MigrationUp = (db: Kysely<any>, dialect: SqlDialect) => Promise<void>;
@@ -49,4 +50,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, up: MigrationUp]>
   ['0021_workspace_uninstalled', m0021.up],
   ['0022_account_zone_index', m0022.up],
   ['0023_account_roles', m0023.up],
+  ['0024_approval_api_requester', m0024.up],
 ];

@@ -179,6 +179,10 @@ describe('the console, driven by docs/demo.txt', () => {
       '✅ @carol purged 2 URLs on static.example.com.',
       'You are now alice (workspace admin).',
       'Approvers (purge everything): @leads',
+      'alice in #ops › /cdn tokens',
+      'Tokens for CI',
+      'No tokens yet. A token lets CI purge over the HTTP API.',
+      'Create token',
       'Audit log · example.com',
       '`purge.everything` on example.com · ok',
       'Audit log · static.example.com · kind:purge',
@@ -320,7 +324,9 @@ describe('the console, by hand', () => {
       'sure? (y/n) › y',
       '│ No daily reports scheduled.',
     ]);
-    expect(transcript).toMatch(/alice in #ops › 7\n(There is no button 7|Button 7 is gone)/);
+    // The Stop button is gone: 7 is now the Home's next button, its Tokens section's Create token.
+    expect(transcript).not.toMatch(/sure\? \(y\/n\) › y[\s\S]*\[7\] Stop/);
+    expect(transcript).toMatch(/alice in #ops › 7\n┌─ Create a CI token/);
   });
 
   it('lists the CDN accounts with /cdn accounts: each with its zones and whether its key works', async () => {

@@ -1,5 +1,6 @@
-// The fake Slack's users.info for guests and deactivated accounts: the fields of Slack's recorded
-// answer (slackapi/java-slack-sdk json-logs/samples/api/users.info.json), marked as Slack does.
+// The fake Slack's directory: users.info for guests and deactivated accounts (the fields of
+// Slack's recorded answer, slackapi/java-slack-sdk json-logs/samples/api/users.info.json, marked as
+// Slack does), and users.lookupByEmail.
 import { WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeSlack, startFakeSlack } from '../../../src/dev/fake-slack/server.js';
@@ -43,6 +44,20 @@ describe('users.info', () => {
     expect(await flags('U2')).toMatchObject({ is_restricted: true, is_ultra_restricted: false });
     // As in the example answer of admin.users.getExpiration: single-channel, not is_restricted.
     expect(await flags('U3')).toMatchObject({ is_restricted: false, is_ultra_restricted: true });
+  });
+});
+
+describe('users.lookupByEmail', () => {
+  it('finds the person with that address, else answers users_not_found as Slack does', async () => {
+    // slackapi/slack-api-specs web-api/slack_web_openapi_v2.json, /users.lookupByEmail: the user
+    // object of users.info, or `{ "ok": false, "error": "users_not_found" }`.
+    slack.addUser({ id: 'U1', name: 'alice', email: 'alice@example.com' });
+    slack.addUser({ id: 'U2', name: 'bob' });
+    const found = await client.users.lookupByEmail({ email: 'alice@example.com' });
+    expect(found.user?.id).toBe('U1');
+    await expect(client.users.lookupByEmail({ email: 'nobody@example.com' })).rejects.toMatchObject(
+      { data: { ok: false, error: 'users_not_found' } },
+    );
   });
 });
 

@@ -1,0 +1,426 @@
+// The Slack side of the HTTP API (issue 30), over the signed receiver and the fake Slack: tokens made
+// in a modal (the secret shown once) and revoked from the App Home, one message per API purge in
+// the zone's bound channel, purges of everything asked by a token and approved in Slack, the audit.
+import { describe, expect, it } from 'vitest';
+import { APPROVAL_IDS, TOKENS_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
+import type { Message } from '../../src/dev/fake-slack/server.js';
+import { expectNoSecrets } from '../helpers/logs.js';
+import { everythingRequests, openApprove } from './flows.js';
+import {
+  ADMIN,
+  CHANNEL,
+  type Harness,
+  MEMBER,
+  OTHER,
+  startHarness,
+  textOf,
+  viewIdOf,
+} from './harness.js';
+
+const SECRET = /cdnb_[A-Za-z0-9_-]{43}/;
+const RUN_URL = 'https://github.com/acme/shop/actions/runs/42';
+
+function post(h: Harness, secret: string, body: unknown) {
+  return fetch(`${h.url}/api/v1/purges`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
+    body: JSON.stringify(body),
+  });
+}
+
+/** Reads the purge until its status is final (each read holds up to 10 s for a change). */
+async function final(h: Harness, secret: string, id: string) {
+  for (let i = 0; i < 20; i++) {
+    const response = await fetch(`${h.url}/api/v1/purges/${id}${i === 0 ? '' : '?wait=10'}`, {
+      headers: { authorization: `Bearer ${secret}` },
+    });
+    const body = (await response.json()) as { status: string };
+    if (!['queued', 'running', 'waiting_for_approval'].includes(body.status)) return body;
+  }
+  throw new Error(`purge ${id} never ended`);
+}
+
+/** The answer of `/cdn <text>` through its response_url. */
+async function ask(h: Harness, text: string, user: string): Promise<Message> {
+  const before = h.slack.messages.filter((m) => m.via === 'response_url').length;
+  await h.command(text, { user });
+  const replies = await h.slack.waitForMessages((m) => m.via === 'response_url', before + 1);
+  const reply = replies[before];
+  if (!reply) throw new Error(`no answer to /cdn ${text}`);
+  return reply;
+}
+
+/** The form's values: a name, zones picked (by id, as the zone picker gives them), kinds, a channel. */
+function formValues(
+  h: Harness,
+  options: { name: string; zones: string[]; kinds: string[]; channel?: string },
+) {
+  const ids = options.zones.map((name) => h.sandbox.state.byName(name)?.id ?? name);
+  return {
+    [TOKENS_IDS.nameBlock]: {
+      [TOKENS_IDS.nameInput]: { type: 'plain_text_input', value: options.name },
+    },
+    [TOKENS_IDS.zonesBlock]: {
+      [ZONE_PICKER_IDS.action]: {
+        type: 'multi_external_select',
+        selected_options: ids.map((value) => ({
+          value,
+          text: { type: 'plain_text', text: value },
+        })),
+      },
+    },
+    [TOKENS_IDS.allZonesBlock]: {
+      [TOKENS_IDS.allZonesInput]: { type: 'checkboxes', selected_options: [] },
+    },
+    [TOKENS_IDS.kindsBlock]: {
+      [TOKENS_IDS.kindsInput]: {
+        type: 'checkboxes',
+        selected_options: options.kinds.map((value) => ({ value })),
+      },
+    },
+    [TOKENS_IDS.channelBlock]: {
+      [TOKENS_IDS.channelInput]: {
+        type: 'conversations_select',
+        selected_conversation: options.channel ?? null,
+      },
+    },
+  };
+}
+
+describe('tokens of the HTTP API, in Slack', () => {
+  it('an admin makes one in the modal, sees its secret once, and CI purges with it', async () => {
+    const h = await startHarness();
+    await h.login();
+    const list = await ask(h, 'tokens', ADMIN);
+    expect(textOf(list.blocks)).toContain('No tokens yet');
+
+    await h.click(list, TOKENS_IDS.create, { user: ADMIN });
+    const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
+    const viewId = viewIdOf(opened);
+    // No zone and not "all zones": said on the field, nothing made.
+    const empty = JSON.parse(
+      (
+        await h.submit(
+          viewId,
+          formValues(h, { name: 'deploy-bot', zones: [], kinds: ['urls_tags'] }),
+          {
+            user: ADMIN,
+          },
+        )
+      ).body,
+    );
+    expect(empty.errors[TOKENS_IDS.zonesBlock]).toContain('at least one zone');
+    expect(await h.store.apiTokens.list(h.workspaceId)).toEqual([]);
+
+    const done = await h.submit(
+      viewId,
+      formValues(h, { name: 'deploy-bot', zones: ['example.com'], kinds: ['urls_tags'] }),
+      { user: ADMIN },
+    );
+    const answer = JSON.parse(done.body) as { response_action: string; view: unknown };
+    expect(answer.response_action).toBe('update');
+    const secret = SECRET.exec(textOf(answer.view))?.[0] ?? '';
+    expect(secret).toMatch(SECRET);
+    expect(textOf(answer.view)).toContain('shown *only this once*');
+
+    // The token lists without its secret; the zone was stored by name.
+    const again = await ask(h, 'tokens', ADMIN);
+    expect(textOf(again.blocks)).toContain('deploy-bot');
+    expect(textOf(again.blocks)).toContain('example.com');
+    expect(JSON.stringify(again.blocks)).not.toContain(secret);
+
+    const response = await post(h, secret, {
+      zone: 'example.com',
+      urls: ['https://example.com/app.css'],
+    });
+    expect(response.status).toBe(202);
+    const { id } = (await response.json()) as { id: string };
+    expect((await final(h, secret, id)).status).toBe('succeeded');
+
+    // Never in a conversation, never in a log line.
+    for (const m of h.slack.messages) expect(JSON.stringify(m)).not.toContain(secret);
+    expectNoSecrets(h.logs, { 'the API token': secret });
+  });
+
+  it('refuses a non-admin: the list, the form and its submission', async () => {
+    const h = await startHarness();
+    await h.login();
+    const refused = await ask(h, 'tokens', MEMBER);
+    expect(refused.text).toContain('manage API tokens');
+
+    const list = await ask(h, 'tokens', ADMIN);
+    await h.click(list, TOKENS_IDS.create, { user: MEMBER });
+    const [notice] = await h.slack.waitForMessages((m) => m.ephemeralTo === MEMBER, 2);
+    expect(notice?.text).toContain('manage API tokens');
+    expect(h.slack.callsTo('views.open')).toEqual([]);
+
+    // A forged submission of the form is refused on the field too.
+    await h.click(list, TOKENS_IDS.create, { user: ADMIN });
+    const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
+    const viewId = viewIdOf(opened);
+    const forged = JSON.parse(
+      (
+        await h.submit(
+          viewId,
+          formValues(h, { name: 'sneaky', zones: ['example.com'], kinds: ['everything'] }),
+          { user: MEMBER },
+        )
+      ).body,
+    );
+    expect(forged.errors[TOKENS_IDS.nameBlock]).toContain('manage API tokens');
+    expect(await h.store.apiTokens.list(h.workspaceId)).toEqual([]);
+  });
+
+  it('revoked from the App Home (asked first), it is refused at its next request', async () => {
+    const h = await startHarness();
+    await h.login();
+    const { secret, token } = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
+      name: 'nightly',
+      zones: null,
+      kinds: ['urls_tags'],
+    });
+    await h.event({ type: 'app_home_opened', user: ADMIN, channel: 'D1', tab: 'home' });
+    await h.slack.waitForCalls((c) => c.method === 'views.publish');
+    const home = h.slack.homes.get(ADMIN);
+    expect(textOf(home?.view)).toContain('Tokens for CI');
+    expect(textOf(home?.view)).toContain('nightly');
+    // Slack asks before the click is sent: the button carries a confirm dialog.
+    expect(JSON.stringify(home?.view)).toContain('Revoke this token?');
+
+    await h.clickInView(home?.id ?? '', `${TOKENS_IDS.homeRevoke}_0`, {
+      user: ADMIN,
+      value: token.id,
+    });
+    await h.slack.waitForCalls((c) => c.method === 'views.publish', 2);
+    expect(textOf(h.slack.homes.get(ADMIN)?.view)).toContain('revoked');
+    const after = await post(h, secret, { zone: 'example.com', urls: ['https://example.com/a'] });
+    expect(after.status).toBe(401);
+
+    // A member's Home has no Tokens section.
+    await h.event({ type: 'app_home_opened', user: MEMBER, channel: 'D2', tab: 'home' });
+    await h.slack.waitForCalls((c) => c.method === 'views.publish', 3);
+    expect(textOf(h.slack.homes.get(MEMBER)?.view)).not.toContain('Tokens for CI');
+  });
+});
+
+describe('tokens of the HTTP API, revoked from /cdn tokens', () => {
+  it('replaces the list in place, and the token is refused at once', async () => {
+    const h = await startHarness();
+    await h.login();
+    const { secret } = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
+      name: 'nightly',
+      zones: null,
+      kinds: ['urls_tags'],
+    });
+    const list = await ask(h, 'tokens', ADMIN);
+    expect(JSON.stringify(list.blocks)).toContain('Revoke this token?');
+    // A member cannot revoke it, even with the button in hand.
+    await h.click(list, `${TOKENS_IDS.revoke}_0`, { user: MEMBER });
+    await h.slack.waitForMessages((m) => m.ephemeralTo === MEMBER);
+    expect((await h.store.apiTokens.list(h.workspaceId))[0]?.revokedAt).toBeNull();
+
+    await h.click(list, `${TOKENS_IDS.revoke}_0`, { user: ADMIN });
+    await h.slack.waitForMessages((m) => m === list && m.history.length > 0);
+    expect(textOf(list.blocks)).toContain('revoked');
+    const after = await post(h, secret, { zone: 'example.com', urls: ['https://example.com/a'] });
+    expect(after.status).toBe(401);
+  });
+});
+
+describe('purges from CI, in Slack', () => {
+  it('posts one message in the zone’s bound channel: who, what, progress, the result, the run', async () => {
+    const h = await startHarness();
+    await h.login();
+    await ask(h, 'use example.com', ADMIN);
+    const { secret } = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
+      name: 'deploy-bot',
+      zones: ['example.com'],
+      kinds: ['urls_tags'],
+    });
+    const urls = Array.from({ length: 5 }, (_, i) => `https://example.com/assets/${i}.js`);
+    const response = await post(h, secret, {
+      zone: 'example.com',
+      urls,
+      reason: 'release <!channel> 4.2',
+      context: {
+        repository: 'acme/shop',
+        commit: '9f2c1ab0d4e5f60718293a4b',
+        run_url: RUN_URL,
+        actor: '<@UEVIL> alice',
+      },
+    });
+    const { id } = (await response.json()) as { id: string };
+    expect((await final(h, secret, id)).status).toBe('succeeded');
+    await h.deps.runner.settled();
+
+    const posted = h.slack.messages.filter((m) => m.via === 'api' && m.channel === CHANNEL);
+    expect(posted).toHaveLength(1);
+    const message = posted[0] as Message;
+    const shown = textOf(message.blocks);
+    expect(shown).toContain('CI token *deploy-bot* (actor: <@UEVIL> alice)');
+    expect(shown).toContain('purged 5 URLs on *example.com*');
+    expect(shown).toContain('https://example.com/assets/0.js');
+    expect(shown).toContain('acme/shop');
+    expect(shown).toContain('9f2c1ab0d4e5');
+    // The run's link is a link; what the CI sent is escaped, never a mention or a broadcast.
+    const raw = JSON.stringify(message.blocks);
+    expect(raw).toContain(`<${RUN_URL}|the CI run>`);
+    expect(raw).not.toContain('<@UEVIL>');
+    expect(raw).not.toContain('<!channel>');
+    expect(raw).not.toContain('<@token:');
+    // Its first version said it was purging: the same message, edited in place.
+    expect(textOf(message.history[0]?.blocks)).toContain('is purging 5 URLs');
+  });
+
+  it('says nothing in Slack when neither the token nor the zone has a channel', async () => {
+    const h = await startHarness();
+    await h.login();
+    const { secret } = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
+      name: 'quiet',
+      zones: null,
+      kinds: ['urls_tags'],
+    });
+    const response = await post(h, secret, {
+      zone: 'example.com',
+      urls: ['https://example.com/x'],
+    });
+    const { id } = (await response.json()) as { id: string };
+    expect((await final(h, secret, id)).status).toBe('succeeded');
+    await h.deps.runner.settled();
+    expect(h.slack.callsTo('chat.postMessage')).toEqual([]);
+  });
+
+  it('asks for everything as the token; the actor found by e-mail cannot approve, another can', async () => {
+    const h = await startHarness();
+    await h.login();
+    h.slack.addUser({ id: MEMBER, name: 'bob', email: 'bob@example.com' });
+    const { secret } = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
+      name: 'deploy-bot',
+      zones: ['example.com'],
+      kinds: ['everything'],
+      channelId: CHANNEL,
+    });
+    const response = await post(h, secret, {
+      zone: 'example.com',
+      everything: true,
+      context: { actor: 'bob@example.com', run_url: RUN_URL },
+    });
+    expect(response.status).toBe(202);
+    const { id } = (await response.json()) as { id: string };
+    const [request] = await h.slack.waitForMessages(
+      (m) =>
+        m.via === 'api' && m.channel === CHANNEL && (m.text?.includes('Approval needed') ?? false),
+    );
+    if (!request) throw new Error('no approval request');
+    const shown = textOf(request.blocks);
+    expect(shown).toContain(
+      'CI token *deploy-bot* (actor: bob@example.com) asked to purge everything',
+    );
+    expect(shown).toContain(`bob@example.com is <@${MEMBER}> (by e-mail), who cannot approve`);
+    expect(JSON.stringify(request.blocks)).not.toContain('<@token:');
+    expect(JSON.stringify(request.blocks)).not.toContain(APPROVAL_IDS.cancel);
+
+    await h.click(request, APPROVAL_IDS.approve, { user: MEMBER });
+    const [refusal] = await h.slack.waitForMessages((m) => m.ephemeralTo === MEMBER);
+    expect(refusal?.text).toContain('someone else has to approve it');
+    expect(h.slack.callsTo('views.open')).toEqual([]);
+
+    const viewId = await openApprove(h, request, OTHER);
+    await h.submit(viewId, {}, { user: OTHER });
+    expect(await final(h, secret, id)).toMatchObject({ status: 'succeeded', approved_by: OTHER });
+    expect(everythingRequests(h)).toHaveLength(1);
+  });
+
+  it('says so when the actor is not an e-mail: nobody is matched', async () => {
+    const h = await startHarness();
+    await h.login();
+    const { secret } = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
+      name: 'deploy-bot',
+      zones: null,
+      kinds: ['everything'],
+      channelId: CHANNEL,
+    });
+    await post(h, secret, { zone: 'example.com', everything: true, context: { actor: 'bob' } });
+    const [request] = await h.slack.waitForMessages(
+      (m) => m.via === 'api' && (m.text?.includes('Approval needed') ?? false),
+    );
+    expect(textOf(request?.blocks)).toContain('The actor is not an e-mail address');
+  });
+
+  it('goes on unmatched when the install lacks users:read.email, and is refused when Slack is down', async () => {
+    const h = await startHarness();
+    await h.login();
+    h.slack.addUser({ id: MEMBER, name: 'bob', email: 'bob@example.com' });
+    const { secret } = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
+      name: 'deploy-bot',
+      zones: null,
+      kinds: ['everything'],
+      channelId: CHANNEL,
+    });
+    const everything = {
+      zone: 'example.com',
+      everything: true,
+      context: { actor: 'bob@example.com' },
+    };
+    // Slack's answer to a token without the scope (HTTP 200, ok false: every method's `missing_scope`).
+    h.slack.inject({
+      method: 'users.lookupByEmail',
+      kind: 'status',
+      status: 200,
+      body: JSON.stringify({
+        ok: false,
+        error: 'missing_scope',
+        needed: 'users:read.email',
+        provided: 'commands,chat:write',
+      }),
+    });
+    expect((await post(h, secret, everything)).status).toBe(202);
+    const [request] = await h.slack.waitForMessages(
+      (m) => m.via === 'api' && (m.text?.includes('Approval needed') ?? false),
+    );
+    expect(textOf(request?.blocks)).toContain('Slack could not be asked who the actor is');
+
+    // Slack failing: nothing is posted unchecked; the client is told to try again.
+    const other = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
+      name: 'second',
+      zones: null,
+      kinds: ['everything'],
+      channelId: CHANNEL,
+    });
+    h.slack.inject({ method: 'users.lookupByEmail', kind: 'status', status: 500, times: 20 });
+    const down = await post(h, other.secret, { ...everything, zone: 'shop.example.org' });
+    expect(down.status).toBe(503);
+    expect(h.slack.messages.filter((m) => m.text?.includes('Approval needed'))).toHaveLength(1);
+  });
+
+  it('is found by /cdn audit token:<name>', async () => {
+    const h = await startHarness();
+    await h.login();
+    const { secret } = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
+      name: 'deploy-bot',
+      zones: null,
+      kinds: ['urls_tags'],
+    });
+    const response = await post(h, secret, {
+      zone: 'example.com',
+      urls: ['https://example.com/a.css'],
+      context: { actor: 'alice' },
+    });
+    const { id } = (await response.json()) as { id: string };
+    await final(h, secret, id);
+    await h.deps.runner.settled();
+
+    // A refused request is audited under the token too.
+    const refused = await post(h, secret, { zone: 'example.com', urls: ['https://example.org/x'] });
+    expect(refused.status).toBe(400);
+
+    const audit = textOf((await ask(h, 'audit token:deploy-bot', ADMIN)).blocks);
+    expect(audit).toContain('purge.urls');
+    expect(audit).toContain('api.purge.requested');
+    expect(audit).toContain('api.purge.refused');
+    expect(audit).toContain('CI token *deploy-bot* (actor: alice)');
+    expect(audit).not.toContain('<@token:');
+    const other = textOf((await ask(h, 'audit token:someone-else', ADMIN)).blocks);
+    expect(other).not.toContain('purge.urls');
+  });
+});
