@@ -216,7 +216,9 @@ export async function apiLoadBench(): Promise<Section> {
           `of ${URLS} URLs each** run back to back: each purge a \`POST /api/v1/purges\` with a token of its ` +
           `own (${PURGES} tokens, ${RATE_LIMIT_PER_MINUTE} requests a minute each, so every request takes ` +
           'its rate slot) and an Idempotency-Key, then `GET …?wait=60` until it is final, as the CI job of ' +
-          'docs/ci.md does. Both conditions in the same run, one after the other.',
+          'docs/ci.md does. Both conditions in the same run, one after the other. The bot keeps its ' +
+          'defaults for the API under load (docs/api.md, "Under load"): 8 API requests worked on at once ' +
+          '(API_MAX_IN_FLIGHT), the rest queued (API_MAX_QUEUED 500), 4 purge jobs at once.',
         '',
         ackTable([
           row('(a) bot quiet', quiet),

@@ -290,15 +290,16 @@ export class ApiPurgeService {
 
   /** Waits on purges of URLs or tags, by id: what each saw first, and how to wake it. */
   readonly #watched = new Map<string, Set<{ status: string; wake: () => void }>>();
-  #watching: Promise<void> | undefined;
+  #watching = false;
 
   #watch(id: string, waiter: { status: string; wake: () => void }): void {
     const set = this.#watched.get(id) ?? new Set();
     this.#watched.set(id, set);
     set.add(waiter);
-    this.#watching ??= this.#readWatched().finally(() => {
-      this.#watching = undefined;
-    });
+    if (!this.#watching) {
+      this.#watching = true;
+      void this.#readWatched();
+    }
   }
 
   #unwatch(id: string, waiter: { status: string; wake: () => void }): void {
@@ -309,21 +310,26 @@ export class ApiPurgeService {
 
   /** While anyone waits: every `waitPollMs`, one read of every watched status; wakes who differs. */
   async #readWatched(): Promise<void> {
-    while (this.#watched.size > 0) {
-      await delay(this.#pollMs);
-      if (this.#watched.size === 0) return;
-      const statuses = await this.deps.store.apiPurges
-        .statuses([...this.#watched.keys()])
-        .catch((error: unknown) => {
-          this.deps.logger.warn({ err: error }, 'waiting API purges not read');
-          return undefined;
-        });
-      if (!statuses) continue;
-      for (const [id, waiters] of this.#watched) {
-        const status = statuses.get(id);
-        // A purge gone (pruned) wakes its waiters too: their read answers what is there now.
-        for (const waiter of waiters) if (status !== waiter.status) waiter.wake();
+    // Cleared in the same turn as the last look at #watched: a wait added after it starts a reader.
+    try {
+      while (this.#watched.size > 0) {
+        await delay(this.#pollMs);
+        if (this.#watched.size === 0) return;
+        const statuses = await this.deps.store.apiPurges
+          .statuses([...this.#watched.keys()])
+          .catch((error: unknown) => {
+            this.deps.logger.warn({ err: error }, 'waiting API purges not read');
+            return undefined;
+          });
+        if (!statuses) continue;
+        for (const [id, waiters] of this.#watched) {
+          const status = statuses.get(id);
+          // A purge gone (pruned) wakes its waiters too: their read answers what is there now.
+          for (const waiter of waiters) if (status !== waiter.status) waiter.wake();
+        }
       }
+    } finally {
+      this.#watching = false;
     }
   }
 
