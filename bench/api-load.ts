@@ -1,6 +1,7 @@
 // Benchmark `api-load`: Slack ack latency while CI purges arrive over the HTTP API (issue 30),
 // beside the same bot quiet in the same run: waves of 100 concurrent purges of 100 URLs each.
 import { performance } from 'node:perf_hooks';
+import { sql } from 'kysely';
 import { Agent, request } from 'undici';
 import type { AccessService } from '../src/services/access.js';
 import { ApiTokenService } from '../src/services/api-tokens.js';
@@ -92,13 +93,27 @@ async function wave(
   return { posts, ms: performance.now() - started, outcomes };
 }
 
+/**
+ * Transactions committed in the bots' database so far (PostgreSQL's count; each query outside a
+ * transaction is one): what the bot asked of the database, whatever the machine's load.
+ */
+async function transactions(host: BotHost): Promise<number> {
+  const { rows } = await sql<{ n: string }>`
+    select xact_commit::text as n from pg_stat_database where datname = current_database()`.execute(
+    host.store.db,
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
 /** `/cdn zones` open loop for `seconds`; with `load`, waves of purges back to back meanwhile. */
 async function phase(
   services: Services,
   bot: BotProcess,
   seconds: number,
   load?: { agent: Agent; secrets: string[]; zones: string[]; first: number },
+  host?: BotHost,
 ) {
+  const commits = host ? await transactions(host) : 0;
   const responseUrls = await services.mint(
     Array.from({ length: Math.ceil(seconds * ZONES_PER_SECOND) }, () => CHANNEL),
   );
@@ -124,12 +139,14 @@ async function phase(
     { durationMs: seconds * 1000 },
   );
   const after = cpuMark([bot.pid, services.pid]);
+  const queries = host ? (await transactions(host)) - commits : undefined;
   // The wave still out when the window closed finishes after it, unmeasured by the acks.
   stop.abort();
   await purging;
   return {
     acks: summarize(acks?.samples ?? []),
     waves,
+    queries,
     bot: cpuShares(before, after, bot.pid),
     services: cpuShares(before, after, services.pid).all,
   };
@@ -181,9 +198,9 @@ export async function apiLoadBench(): Promise<Section> {
     process.stdout.write('api-load: warm-up (one wave), then (a) quiet\n');
     await wave(agent, bot.url, secrets, zones, 0);
     await phase(services, bot, WARMUP_SECONDS);
-    const quiet = await phase(services, bot, SECONDS);
+    const quiet = await phase(services, bot, SECONDS, undefined, host);
     process.stdout.write(`api-load: (b) waves of ${PURGES} API purges × ${URLS} URLs\n`);
-    const loaded = await phase(services, bot, SECONDS, { agent, secrets, zones, first: 1 });
+    const loaded = await phase(services, bot, SECONDS, { agent, secrets, zones, first: 1 }, host);
     const cdnRequests = (await services.summary()).sandboxRequests;
     await bot.kill('SIGTERM');
     const machine = state();
@@ -216,7 +233,9 @@ export async function apiLoadBench(): Promise<Section> {
           `of ${URLS} URLs each** run back to back: each purge a \`POST /api/v1/purges\` with a token of its ` +
           `own (${PURGES} tokens, ${RATE_LIMIT_PER_MINUTE} requests a minute each, so every request takes ` +
           'its rate slot) and an Idempotency-Key, then `GET …?wait=60` until it is final, as the CI job of ' +
-          'docs/ci.md does. Both conditions in the same run, one after the other.',
+          'docs/ci.md does. Both conditions in the same run, one after the other. The bot keeps its ' +
+          'defaults for the API under load (docs/api.md, "Under load"): 8 API requests worked on at once ' +
+          '(API_MAX_IN_FLIGHT), the rest queued (API_MAX_QUEUED 500), 4 purge jobs at once.',
         '',
         ackTable([
           row('(a) bot quiet', quiet),
@@ -257,6 +276,14 @@ export async function apiLoadBench(): Promise<Section> {
               fmt(median(loaded.waves.map((w) => w.ms))),
             ],
             ['sandbox requests in the whole run', cdnRequests],
+            [
+              'database transactions in the window: (a) quiet / (b) loaded / (b) per purge',
+              `${quiet.queries ?? '—'} / ${loaded.queries ?? '—'} / ${
+                loaded.queries === undefined || purges === 0
+                  ? '—'
+                  : Math.round((loaded.queries - (quiet.queries ?? 0)) / purges)
+              }`,
+            ],
           ],
         ),
         '',

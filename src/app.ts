@@ -432,6 +432,7 @@ export function buildApp(options: BuildAppOptions): {
       },
       store: observed.store,
       logger,
+      limits: { inFlight: config.api.inFlight, queued: config.api.queued },
     }),
     ...(metrics && config.metrics.port === undefined
       ? [metricsRoute(metrics, defined('token', config.metrics.token), logger)]

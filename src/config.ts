@@ -75,7 +75,14 @@ export interface Config {
    * limit), how long a purge of everything waits for approval (API_APPROVAL_EXPIRY_MINUTES), URLs
    * or tags per request (API_MAX_ITEMS).
    */
-  api: { requestsPerMinute: number; approvalTtlMs: number; maxItems: number };
+  api: {
+    requestsPerMinute: number;
+    approvalTtlMs: number;
+    maxItems: number;
+    /** API requests worked on at once per process (API_MAX_IN_FLIGHT) and queued (API_MAX_QUEUED). */
+    inFlight: number;
+    queued: number;
+  };
   /**
    * CDN reads made for people (zone lists, charts, rate-limit state) per minute, per person
    * (CDN_READ_RATE_LIMIT) and per workspace (CDN_READ_RATE_LIMIT_WORKSPACE); 0: no bound.
@@ -359,6 +366,8 @@ const envSchema = z.object({
   ),
   API_APPROVAL_EXPIRY_MINUTES: wholeNumber('minutes', 1, 1_440, 30),
   API_MAX_ITEMS: wholeNumber('URLs or tags', 1, 10_000, 1_000),
+  API_MAX_IN_FLIGHT: wholeNumber('requests', 1, 1_000, 8),
+  API_MAX_QUEUED: wholeNumber('requests', 0, 100_000, 500),
   AUDIT_RETENTION_DAYS: wholeNumber('days', 0, 36_500, 365),
   UNINSTALLED_DATA_RETENTION_DAYS: wholeNumber('days', 1, 3_650, 30),
   SLACK_TIMEOUT_MS: milliseconds(100, 3_000),
@@ -527,6 +536,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       requestsPerMinute: env.API_RATE_LIMIT_PER_MINUTE,
       approvalTtlMs: env.API_APPROVAL_EXPIRY_MINUTES * 60_000,
       maxItems: env.API_MAX_ITEMS,
+      inFlight: env.API_MAX_IN_FLIGHT,
+      queued: env.API_MAX_QUEUED,
     },
     cdnReadsPerMinute: {
       person: env.CDN_READ_RATE_LIMIT,

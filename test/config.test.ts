@@ -105,22 +105,36 @@ describe('loadConfig', () => {
       requestsPerMinute: 60,
       approvalTtlMs: 30 * 60_000,
       maxItems: 1_000,
+      inFlight: 8,
+      queued: 500,
     });
     expect(
       loadConfig({
         API_RATE_LIMIT_PER_MINUTE: '0',
         API_APPROVAL_EXPIRY_MINUTES: '90',
         API_MAX_ITEMS: '200',
+        API_MAX_IN_FLIGHT: '2',
+        API_MAX_QUEUED: '0',
       }).api,
-    ).toEqual({ requestsPerMinute: 0, approvalTtlMs: 90 * 60_000, maxItems: 200 });
+    ).toEqual({
+      requestsPerMinute: 0,
+      approvalTtlMs: 90 * 60_000,
+      maxItems: 200,
+      inFlight: 2,
+      queued: 0,
+    });
     const error = problem({
       API_RATE_LIMIT_PER_MINUTE: '-1',
       API_APPROVAL_EXPIRY_MINUTES: '0',
       API_MAX_ITEMS: '20000',
+      API_MAX_IN_FLIGHT: '0',
+      API_MAX_QUEUED: '-1',
     });
     expect(error.problems.map((p) => p.variable).sort()).toEqual([
       'API_APPROVAL_EXPIRY_MINUTES',
+      'API_MAX_IN_FLIGHT',
       'API_MAX_ITEMS',
+      'API_MAX_QUEUED',
       'API_RATE_LIMIT_PER_MINUTE',
     ]);
   });

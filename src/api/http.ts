@@ -9,6 +9,7 @@ import type { Logger } from '../logger.js';
 import { type ApiPurgeService, ApiRefusal, type ApiRefusalCode } from '../services/api-purges.js';
 import { type ApiToken, type ApiTokenService, tokenActorId } from '../services/api-tokens.js';
 import type { Store } from '../store/index.js';
+import { ApiGate, GateFull, type GateLimits } from './gate.js';
 import {
   IdempotencyKeySchema,
   openApiDocument,
@@ -50,6 +51,7 @@ const PROBLEMS = {
   not_ready: [503, 'not-ready', 'The CDN cannot be reached with this workspace’s settings'],
   no_api_key: [503, 'no-cdn-key', 'The workspace has no CDN key'],
   unavailable: [503, 'unavailable', 'Try again shortly'],
+  busy: [503, 'busy', 'The API is busy'],
 } as const satisfies Record<string, readonly [number, string, string]>;
 
 type ProblemName = keyof typeof PROBLEMS | ApiRefusalCode;
@@ -71,6 +73,12 @@ export interface ApiRoutesOptions {
   store: Store;
   logger: Logger;
   maxBodyBytes?: number;
+  /**
+   * Requests worked on at once in this process, and how many more may wait (API_MAX_IN_FLIGHT,
+   * API_MAX_QUEUED); past that, 503 `busy` with Retry-After. A GET's `?wait` is not counted
+   * while it waits. Default: no bound.
+   */
+  limits?: GateLimits;
 }
 
 /** The API's custom routes, for a Bolt receiver (HTTP or Socket Mode). */
@@ -92,11 +100,33 @@ type Request_ = IncomingMessage & { params?: Record<string, string | string[] | 
 
 class ApiHandlers {
   readonly #maxBodyBytes: number;
+  readonly #gate: ApiGate | undefined;
   constructor(private readonly options: ApiRoutesOptions) {
     this.#maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
+    this.#gate = options.limits && new ApiGate(options.limits);
   }
 
-  async create(req: Request_, res: ServerResponse): Promise<void> {
+  /** Runs a request's work in its turn (see ApiGate); a full queue is 503 `busy`. */
+  async #inTurn<T>(work: () => Promise<T>): Promise<T> {
+    if (!this.#gate) return work();
+    try {
+      return await this.#gate.run(work);
+    } catch (error) {
+      if (!(error instanceof GateFull)) throw error;
+      throw new Problem(
+        'busy',
+        'Too many API requests at once on this server; try again shortly.',
+        {},
+        { 'retry-after': '1' },
+      );
+    }
+  }
+
+  create(req: Request_, res: ServerResponse): Promise<void> {
+    return this.#inTurn(() => this.#create(req, res));
+  }
+
+  async #create(req: Request_, res: ServerResponse): Promise<void> {
     const token = await this.#token(req);
     try {
       await this.options.services().purges.takeRequest(token);
@@ -128,22 +158,27 @@ class ApiHandlers {
   }
 
   async read(req: Request_, res: ServerResponse): Promise<void> {
-    const token = await this.#token(req);
-    await this.options.services().purges.takeRequest(token);
-    const id = String(req.params?.id ?? '');
-    const query = new URL(req.url ?? '/', 'http://api.invalid').searchParams;
-    const raw = query.get('wait');
-    let seconds = 0;
-    if (raw !== null) {
-      const wait = WaitSchema.safeParse(raw);
-      if (!wait.success)
-        throw new Problem('invalid_query', '`wait` is a whole number of seconds from 0 to 60.');
-      seconds = wait.data;
-    }
     // The client leaving ends the wait.
     const left = new AbortController();
     res.on('close', () => left.abort());
-    const state = await this.options.services().purges.wait(token, id, seconds, left.signal);
+    const purges = this.options.services().purges;
+    // The wait itself holds no turn: only the reads before it and after it count.
+    const { token, first, seconds } = await this.#inTurn(async () => {
+      const token = await this.#token(req);
+      await purges.takeRequest(token);
+      const id = String(req.params?.id ?? '');
+      const query = new URL(req.url ?? '/', 'http://api.invalid').searchParams;
+      const raw = query.get('wait');
+      let seconds = 0;
+      if (raw !== null) {
+        const wait = WaitSchema.safeParse(raw);
+        if (!wait.success)
+          throw new Problem('invalid_query', '`wait` is a whole number of seconds from 0 to 60.');
+        seconds = wait.data;
+      }
+      return { token, first: await purges.get(token, id), seconds };
+    });
+    const state = await purges.waitFrom(token, first, seconds, left.signal);
     if (!res.writableEnded && !res.destroyed) send(res, 200, state);
   }
 

@@ -258,20 +258,90 @@ export class ApiPurgeService {
     seconds: number,
     signal: AbortSignal,
   ): Promise<ApiPurgeState> {
-    const first = await this.get(token, id);
+    return this.waitFrom(token, await this.get(token, id), seconds, signal);
+  }
+
+  /**
+   * As `wait`, from a state already read with `get`. A purge of URLs or tags is watched by one
+   * reader for all the waits of this process (one query every `waitPollMs`, however many wait);
+   * a purge of everything, whose status also comes from its approval and the clock, is read on
+   * its own.
+   */
+  async waitFrom(
+    token: ApiToken,
+    first: ApiPurgeState,
+    seconds: number,
+    signal: AbortSignal,
+  ): Promise<ApiPurgeState> {
     if (seconds <= 0 || FINAL_STATUSES.has(first.status)) return first;
+    const id = first.id;
     const deadline = AbortSignal.timeout(seconds * 1000);
     const stop = AbortSignal.any([deadline, signal]);
+    const shared = first.kind !== 'everything';
     for (;;) {
       const woken = new AbortController();
       const wake = () => woken.abort();
       this.#changes.once(id, wake);
-      await delay(this.#pollMs, undefined, {
-        signal: AbortSignal.any([stop, woken.signal]),
-      }).catch(() => undefined);
+      const watch = { status: first.status, wake };
+      if (shared) this.#watch(id, watch);
+      else
+        void delay(this.#pollMs, undefined, { signal: AbortSignal.any([stop, woken.signal]) })
+          .then(wake)
+          .catch(() => undefined);
+      await new Promise<void>((resolve) => {
+        const any = AbortSignal.any([stop, woken.signal]);
+        if (any.aborted) resolve();
+        else any.addEventListener('abort', () => resolve(), { once: true });
+      });
       this.#changes.off(id, wake);
+      if (shared) this.#unwatch(id, watch);
       const now = await this.get(token, id);
       if (now.status !== first.status || stop.aborted) return now;
+    }
+  }
+
+  /** Waits on purges of URLs or tags, by id: what each saw first, and how to wake it. */
+  readonly #watched = new Map<string, Set<{ status: string; wake: () => void }>>();
+  #watching = false;
+
+  #watch(id: string, waiter: { status: string; wake: () => void }): void {
+    const set = this.#watched.get(id) ?? new Set();
+    this.#watched.set(id, set);
+    set.add(waiter);
+    if (!this.#watching) {
+      this.#watching = true;
+      void this.#readWatched();
+    }
+  }
+
+  #unwatch(id: string, waiter: { status: string; wake: () => void }): void {
+    const set = this.#watched.get(id);
+    set?.delete(waiter);
+    if (set?.size === 0) this.#watched.delete(id);
+  }
+
+  /** While anyone waits: every `waitPollMs`, one read of every watched status; wakes who differs. */
+  async #readWatched(): Promise<void> {
+    // Cleared in the same turn as the last look at #watched: a wait added after it starts a reader.
+    try {
+      while (this.#watched.size > 0) {
+        await delay(this.#pollMs);
+        if (this.#watched.size === 0) return;
+        const statuses = await this.deps.store.apiPurges
+          .statuses([...this.#watched.keys()])
+          .catch((error: unknown) => {
+            this.deps.logger.warn({ err: error }, 'waiting API purges not read');
+            return undefined;
+          });
+        if (!statuses) continue;
+        for (const [id, waiters] of this.#watched) {
+          const status = statuses.get(id);
+          // A purge gone (pruned) wakes its waiters too: their read answers what is there now.
+          for (const waiter of waiters) if (status !== waiter.status) waiter.wake();
+        }
+      }
+    } finally {
+      this.#watching = false;
     }
   }
 

@@ -126,6 +126,24 @@ export class ApiPurgeRepository {
     return row && toPurge(row);
   }
 
+  /**
+   * The status of each of these purges (one query for many: the waiting GETs of one process read
+   * theirs together); a purge not found is left out.
+   */
+  async statuses(ids: readonly string[]): Promise<Map<string, ApiPurgeStatus>> {
+    const found = new Map<string, ApiPurgeStatus>();
+    // In slices, well under either database's limit on bound parameters.
+    for (let at = 0; at < ids.length; at += 500) {
+      const rows = await this.db
+        .selectFrom('api_purges')
+        .select(['id', 'status'])
+        .where('id', 'in', ids.slice(at, at + 500))
+        .execute();
+      for (const row of rows) found.set(row.id, row.status as ApiPurgeStatus);
+    }
+    return found;
+  }
+
   /** Removes a purge whose start was refused (nothing was sent): the request created nothing. */
   async delete(id: string): Promise<void> {
     await this.db.deleteFrom('api_purges').where('id', '=', id).execute();

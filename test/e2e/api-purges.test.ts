@@ -1,8 +1,9 @@
 // The HTTP API for purges from CI (issue 30), over real HTTP: the bot's own server, the CDN
 // sandbox, the fake Slack for approvals, SQLite (and PostgreSQL for replicas sharing a database).
 // (Just over 400 lines: one status or refusal a test, sharing the token and request helpers.)
+import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { APPROVAL_IDS } from '../../src/blocks/ids.js';
 import type { ApiTokenKind } from '../../src/services/api-tokens.js';
 import { BACKENDS } from '../helpers/store.js';
@@ -356,6 +357,84 @@ describe('the purge API', () => {
   });
 });
 
+describe('the purge API under a burst', () => {
+  /** A POST whose body is only half sent: it holds its turn (or its place in the queue). */
+  function halfSent(url: string, secret: string) {
+    const body = JSON.stringify({ zone: 'example.com', urls: ['https://example.com/a'] });
+    const req = httpRequest(`${url}/api/v1/purges`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${secret}`,
+        'content-type': 'application/json',
+        'content-length': String(body.length),
+      },
+    });
+    const answered = new Promise<number>((resolve, reject) => {
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+    });
+    req.write(body.slice(0, 10));
+    return { answered, finish: () => req.end(body.slice(10)) };
+  }
+
+  it('works on API_MAX_IN_FLIGHT requests at once, answers 503 busy past its queue; a wait holds no turn', async () => {
+    const h = await startHarness({ env: { API_MAX_IN_FLIGHT: '1', API_MAX_QUEUED: '0' } });
+    await h.login();
+    const { secret } = await token(h);
+    const { secret: holder, token: holding } = await token(h, { name: 'holder' });
+    const { id } = (await (
+      await post(h.url, secret, { zone: 'example.com', urls: ['https://example.com/w'] })
+    ).json()) as { id: string };
+    await until(h.url, secret, id, ['succeeded']);
+    // A POST whose body is half sent holds the one turn: it has taken its rate slot (inside its
+    // turn) and waits for the rest of its body.
+    const first = halfSent(h.url, holder);
+    await vi.waitFor(
+      async () => {
+        const slot = await h.store.db
+          .selectFrom('rate_slots')
+          .select('key')
+          .where('key', '=', `api-token:${holding.id}`)
+          .executeTakeFirst();
+        expect(slot).toBeDefined();
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+    const busy = await post(h.url, secret, {
+      zone: 'example.com',
+      urls: ['https://example.com/b'],
+    });
+    await expectProblem(busy, 503, 'busy');
+    expect(busy.headers.get('retry-after')).toBe('1');
+    first.finish();
+    expect(await first.answered).toBe(202);
+    // A read held by ?wait takes no turn: a POST beside it is answered, not refused as busy.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    h.sandbox.inject({ kind: 'hold', until: held, method: 'POST', path: /purge$/ });
+    const { id: running } = (await (
+      await post(h.url, secret, { zone: 'example.com', urls: ['https://example.com/r'] })
+    ).json()) as { id: string };
+    await until(h.url, secret, running, ['running']);
+    const waiting = read(h.url, secret, running, 30);
+    // (Until the read has reached its wait, it holds the turn for a moment: asked again then.)
+    await vi.waitFor(
+      async () => {
+        const beside = await post(h.url, secret, { zone: 'example.com', tags: ['beside'] });
+        expect(beside.status).toBe(202);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    release();
+    expect((await waiting).body.status).toBe('succeeded');
+  });
+});
+
 describe.each(BACKENDS)('the purge API on two replicas ($backend)', ({ backend, skip }) => {
   it.skipIf(skip)(
     'gives the same purge for the same Idempotency-Key on either replica, 409 for another body',
@@ -404,6 +483,41 @@ describe.each(BACKENDS)('the purge API on two replicas ($backend)', ({ backend, 
       expect(denied.won).toBe(true);
       expect((await waiting).body.status).toBe('rejected');
       expect(Date.now() - started).toBeLessThan(5_000);
+    },
+  );
+
+  it.skipIf(skip)(
+    'holds reads of URL purges until another replica changes them (one reader for all waits)',
+    async () => {
+      const h = await startHarness({ backend });
+      await h.login();
+      const { secret } = await token(h);
+      const other = await h.replica();
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      h.sandbox.inject({ kind: 'hold', until: held, method: 'POST', path: /purge$/, times: 2 });
+      const ids: string[] = [];
+      for (const url of ['https://example.com/x', 'https://example.com/y']) {
+        const { id } = (await (
+          await post(h.url, secret, { zone: 'example.com', urls: [url] })
+        ).json()) as {
+          id: string;
+        };
+        await until(h.url, secret, id, ['running']);
+        ids.push(id);
+      }
+      const [first, second] = ids as [string, string];
+      const waits = [read(other.url, secret, first, 30), read(other.url, secret, second, 30)];
+      // Written as another replica would: nothing on `other` is told but through the store.
+      const started = Date.now();
+      await h.store.apiPurges.update(first, { status: 'unknown', error: 'test' });
+      await h.store.apiPurges.update(second, { status: 'failed', error: 'test' });
+      expect((await waits[0])?.body.status).toBe('unknown');
+      expect((await waits[1])?.body.status).toBe('failed');
+      expect(Date.now() - started).toBeLessThan(5_000);
+      release();
     },
   );
 
