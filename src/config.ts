@@ -65,7 +65,8 @@ export interface Config {
   };
   /**
    * What one CDN operation may take: pages per listing, bytes per response, time in all
-   * (CDN_MAX_PAGES, CDN_MAX_RESPONSE_BYTES, CDN_OPERATION_TIMEOUT_MS). The CdnTransport takes them.
+   * (CDN_MAX_PAGES, CDN_MAX_RESPONSE_BYTES, CDN_OPERATION_TIMEOUT_MS, CDN_ATTEMPT_TIMEOUT_MS). The
+   * CdnTransport takes them.
    */
   cdnLimits: CdnLimits;
   /** Changing commands (purge, create, ratelimit) one user may run per minute; 0: no limit. */
@@ -353,6 +354,7 @@ const envSchema = z.object({
     DEFAULT_CDN_LIMITS.maxResponseBytes,
   ),
   CDN_OPERATION_TIMEOUT_MS: milliseconds(1_000, DEFAULT_CDN_LIMITS.operationTimeoutMs),
+  CDN_ATTEMPT_TIMEOUT_MS: milliseconds(100, DEFAULT_CDN_LIMITS.attemptTimeoutMs),
   ZONE_INDEX_REFRESH_MS: wholeNumber('milliseconds', 10_000, 86_400_000, 300_000),
   ZONE_INDEX_CONCURRENCY: wholeNumber('requests', 1, 16, 4),
   JOB_LEASE_MS: milliseconds(1_000, 15_000),
@@ -494,6 +496,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       'must be at least SLACK_TIMEOUT_MS (the budget holds every try of a call)',
     );
   }
+  if (env.CDN_ATTEMPT_TIMEOUT_MS > env.CDN_OPERATION_TIMEOUT_MS) {
+    problems.add(
+      'CDN_ATTEMPT_TIMEOUT_MS',
+      'must be at most CDN_OPERATION_TIMEOUT_MS (the operation holds every attempt)',
+    );
+  }
   if (env.METRICS_PORT !== undefined && env.METRICS_PORT === env.PORT) {
     problems.add('METRICS_PORT', 'must differ from PORT (unset it to serve /metrics on PORT)');
   }
@@ -530,6 +538,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       maxPages: env.CDN_MAX_PAGES,
       maxResponseBytes: env.CDN_MAX_RESPONSE_BYTES,
       operationTimeoutMs: env.CDN_OPERATION_TIMEOUT_MS,
+      attemptTimeoutMs: env.CDN_ATTEMPT_TIMEOUT_MS,
     },
     changesPerMinute: env.CHANGE_RATE_LIMIT,
     api: {

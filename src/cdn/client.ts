@@ -36,7 +36,7 @@ export interface CdnClientOptions {
   clock?: Clock;
   random?: Random;
   logger?: Logger;
-  /** Deadline of one HTTP attempt. */
+  /** Deadline of one HTTP attempt; by default the transport's limit (CDN_ATTEMPT_TIMEOUT_MS). */
   timeoutMs?: number;
   /** Deadline of one whole operation, retries included; by default the transport's limit. */
   operationTimeoutMs?: number;
@@ -119,7 +119,7 @@ export class CdnClient {
       clock: this.#clock,
       random: options.random ?? systemRandom,
       logger: options.logger,
-      timeoutMs: options.timeoutMs ?? 10_000,
+      timeoutMs: options.timeoutMs ?? options.transport.limits.attemptTimeoutMs,
       operationTimeoutMs,
       retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
     });

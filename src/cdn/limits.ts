@@ -1,4 +1,4 @@
-// How much one CDN operation may take: pages per listing, bytes per response, time in all.
+// How much one CDN operation may take: pages per listing, bytes per response, time per attempt and in all.
 export interface CdnLimits {
   /** Pages one listing of every zone may read (GET /zones, 100 zones a page). */
   maxPages: number;
@@ -12,6 +12,8 @@ export interface CdnLimits {
    * lookup, a settings change in both path forms. Each attempt's own deadline still applies.
    */
   operationTimeoutMs: number;
+  /** One HTTP attempt (CDN_ATTEMPT_TIMEOUT_MS); an attempt gets less if the operation has less left. */
+  attemptTimeoutMs: number;
 }
 
 export const DEFAULT_CDN_LIMITS: CdnLimits = {
@@ -22,6 +24,8 @@ export const DEFAULT_CDN_LIMITS: CdnLimits = {
   maxResponseBytes: 8 * 1024 * 1024,
   // Longer than one attempt (10 s) plus a retry, short enough that Slack users are not left waiting.
   operationTimeoutMs: 30_000,
+  // A CDN that has not answered a purge or a settings change in 10 s is treated as not answering.
+  attemptTimeoutMs: 10_000,
 };
 
 /** Bytes as a person reads a limit: 8 MiB, 512 KiB, 300 bytes. */

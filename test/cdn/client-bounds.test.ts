@@ -219,6 +219,17 @@ describe('time per operation', () => {
     expect(sandbox.requests).toHaveLength(1);
   });
 
+  it('gives each attempt the transport’s CDN_ATTEMPT_TIMEOUT_MS unless the client is told', async () => {
+    const { sandbox, clock } = await cdnFixture();
+    sandbox.inject({ kind: 'hang', times: 10 });
+    const client = limitedClient(sandbox, clock, { limits: { attemptTimeoutMs: 200 } });
+    const error = await failure(client.listZones());
+    expect(error).toMatchObject({ code: 'timeout' });
+    expect(error.message).toBe(
+      `The CDN at ${new URL(sandbox.baseUrl).host} did not answer within 0.2 s`,
+    );
+  });
+
   it('does not wait for a retry that would end past the deadline', async () => {
     const { client, sandbox, clock } = await cdnFixture();
     sandbox.inject({ kind: 'status', status: 503, headers: { 'retry-after': '10' }, times: 5 });
@@ -248,7 +259,7 @@ describe('configuration', () => {
     CDN_EDGE_CNAME_TARGET: 'edge.cdn.example',
   };
 
-  it('has defaults, and reads CDN_MAX_PAGES, CDN_MAX_RESPONSE_BYTES, CDN_OPERATION_TIMEOUT_MS', () => {
+  it('has defaults, and reads CDN_MAX_PAGES, CDN_MAX_RESPONSE_BYTES, CDN_OPERATION_TIMEOUT_MS, CDN_ATTEMPT_TIMEOUT_MS', () => {
     expect(loadConfig(HTTP).cdnLimits).toEqual(DEFAULT_CDN_LIMITS);
     expect(
       loadConfig({
@@ -256,8 +267,15 @@ describe('configuration', () => {
         CDN_MAX_PAGES: '5',
         CDN_MAX_RESPONSE_BYTES: '1048576',
         CDN_OPERATION_TIMEOUT_MS: '',
+        CDN_ATTEMPT_TIMEOUT_MS: '2500',
       }).cdnLimits,
-    ).toEqual({ maxPages: 5, maxResponseBytes: MIB, operationTimeoutMs: 30_000 });
+    ).toEqual({
+      maxPages: 5,
+      maxResponseBytes: MIB,
+      operationTimeoutMs: 30_000,
+      attemptTimeoutMs: 2_500,
+    });
+    expect(DEFAULT_CDN_LIMITS.attemptTimeoutMs).toBe(10_000);
   });
 
   it.each([
@@ -266,6 +284,12 @@ describe('configuration', () => {
     ['CDN_MAX_RESPONSE_BYTES', '1000', 'CDN_MAX_RESPONSE_BYTES: must be at least 65536'],
     ['CDN_MAX_RESPONSE_BYTES', 'lots', 'CDN_MAX_RESPONSE_BYTES: must be a number of bytes'],
     ['CDN_OPERATION_TIMEOUT_MS', '999999', 'CDN_OPERATION_TIMEOUT_MS: must be at most 600000'],
+    ['CDN_ATTEMPT_TIMEOUT_MS', '50', 'CDN_ATTEMPT_TIMEOUT_MS: must be at least 100'],
+    [
+      'CDN_ATTEMPT_TIMEOUT_MS',
+      '30001',
+      'CDN_ATTEMPT_TIMEOUT_MS: must be at most CDN_OPERATION_TIMEOUT_MS',
+    ],
   ])('refuses %s=%s, naming it', (name, value, message) => {
     expect(() => loadConfig({ ...HTTP, [name]: value })).toThrow(message);
   });

@@ -1,8 +1,26 @@
+// The chart pool: PNGs drawn in worker threads, its bounded queue, priorities, nice value, close.
+// The pool under test is src compiled to JavaScript (test/helpers/compiled-src.ts), as the built
+// bot runs it: its workers load the compiled renderer directly, where from the TypeScript sources
+// each worker would first load tsx and compile the renderer (a fifth of a second of CPU a worker,
+// and seconds of wall time at nice 10 on a busy machine; this file starts a dozen workers).
 import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChartPool } from '../../src/charts/render-pool.js';
+import type * as RenderPool from '../../src/charts/render-pool.js';
 import { type TrafficChartInput, TrafficChartRenderer } from '../../src/charts/traffic-chart.js';
-import { AppError } from '../../src/errors.js';
+import type * as Errors from '../../src/errors.js';
+import { compiledMain } from '../helpers/compiled-src.js';
+
+/** A module of src, compiled (the one the compiled pool itself loads). */
+async function compiled<T>(module: string): Promise<T> {
+  return (await import(pathToFileURL(join(dirname(await compiledMain()), module)).href)) as T;
+}
+// Compiling src (once per change of it) may take a while on a busy machine: top-level, not in a test.
+const { ChartPool } = await compiled<typeof RenderPool>('charts/render-pool.js');
+// The class the compiled pool's refusals are made of.
+const { AppError } = await compiled<typeof Errors>('errors.js');
+type ChartPool = RenderPool.ChartPool;
 
 const HOUR = 3_600_000;
 const since = Date.parse('2026-11-22T00:00:00Z');

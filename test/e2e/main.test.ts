@@ -18,6 +18,9 @@ let slack: FakeSlack;
 let sandbox: Sandbox;
 let child: ChildBot | undefined;
 
+// Each case's bound (90 s, not the suite's 20 s) is for a hang only: a bot process starting on a
+// busy machine takes several times its idle second or two; what a case waits for is an event (a
+// log line, an exit), never a time.
 let main: string;
 // Compiling src (once per change of it) may take a while on a busy machine: not in a test's time.
 beforeAll(async () => {
@@ -87,7 +90,7 @@ describe('npm start (src/main.ts)', () => {
       { text: bot.output },
       { 'the signing secret': SECRET, 'the bot token': slack.botToken },
     );
-  });
+  }, 90_000);
 
   it('stops with one line when Slack refuses the bot token', async () => {
     slack = await startFakeSlack();
@@ -104,7 +107,7 @@ describe('npm start (src/main.ts)', () => {
     expect(code).toBe(1);
     expect(bot.output()).toContain('cdn-chatops: Slack refused the bot token (invalid_auth)\n');
     expect(bot.output()).not.toContain('xoxb-not-a-real-token');
-  });
+  }, 90_000);
 
   it('reads .env from its folder, with the environment winning, and logs names, not values', async () => {
     slack = await startFakeSlack();
@@ -153,7 +156,7 @@ describe('npm start (src/main.ts)', () => {
       { text: bot.output },
       { 'the signing secret': SECRET, 'the bot token': slack.botToken },
     );
-  });
+  }, 90_000);
 
   it('refuses to start without Slack credentials when NODE_ENV=production: no console', async () => {
     const bot = await run({ NODE_ENV: 'production' });
@@ -167,7 +170,7 @@ describe('npm start (src/main.ts)', () => {
     );
     // The console would have written its log (and its database) under ./data.
     expect(existsSync(join(bot.dir, 'data'))).toBe(false);
-  });
+  }, 90_000);
 
   it('stops with one line naming a bad variable', async () => {
     const bot = await run({ BOT_MODE: 'http', PORT: 'eighty' });
@@ -177,5 +180,5 @@ describe('npm start (src/main.ts)', () => {
     expect(bot.output().trim().split('\n')[0]).toBe(
       'cdn-chatops: configuration error: PORT: must be a port number',
     );
-  });
+  }, 90_000);
 });

@@ -170,7 +170,10 @@ describe.each(BACKENDS)(
     it.skipIf(skip)(
       'CDN past its deadline: one call, outcome unknown, and the request cannot be approved again',
       async () => {
-        const world = await startWorld({ backend });
+        const world = await startWorld({
+          backend,
+          env: { CDN_ATTEMPT_TIMEOUT_MS: String(CDN_TIMEOUT_MS) },
+        });
         world.sandbox.inject(HANG_AFTER_PURGE);
         const {
           first: bot,
