@@ -27,6 +27,7 @@ import { defined } from './objects.js';
 import { BotMetrics } from './observability/metrics.js';
 import { metricsRoute } from './observability/server.js';
 import { requestMetrics, tapStore, tapTransport, tapWebApiOptions } from './observability/taps.js';
+import { ACCOUNT_PICK_JOB } from './services/account-picks.js';
 import { ActivityService } from './services/activity.js';
 import { AnalyticsService } from './services/analytics.js';
 import { ApiPurgeService } from './services/api-purges.js';
@@ -173,6 +174,7 @@ export function buildDeps(
   const {
     purges,
     holds: purgeHolds,
+    picks: accountPicks,
     approvals,
     verify,
   } = purgeServices({
@@ -284,13 +286,18 @@ export function buildDeps(
     ...options.config.retention,
     // A held purge's job and its cancel marker go an hour after they end: they hold URLs, and
     // are read only while the hold waits (PURGE_HOLD_MS, 15 minutes).
-    jobsSoonerMs: { [WATCH_EVAL_JOB]: KEEP_FINISHED_EVALS_MS, [PURGE_HOLD_JOB]: 60 * 60_000 },
+    jobsSoonerMs: {
+      [WATCH_EVAL_JOB]: KEEP_FINISHED_EVALS_MS,
+      [PURGE_HOLD_JOB]: 60 * 60_000,
+      [ACCOUNT_PICK_JOB]: 60 * 60_000,
+    },
   });
   // Every piece of background work, in one list: the kinds of durable job (each claimed by one
   // replica, resumed after a crash) and the periodic ticks. The composition root starts it once.
   const background = new BackgroundWork(runner, logger);
   background.job(PURGE_JOB, purges.job);
   background.job(PURGE_HOLD_JOB, purgeHolds.job);
+  background.job(ACCOUNT_PICK_JOB, accountPicks.job);
   background.job(PURGE_EVERYTHING_JOB, approvals.job);
   background.job(RATELIMIT_FOLLOW_UP_JOB, ratelimit.followUp);
   background.job(REPORT_JOB, reports.job);
@@ -330,6 +337,7 @@ export function buildDeps(
     flood,
     purges,
     purgeHolds,
+    accountPicks,
     verify,
     replays: new ReplayGuard(store.seenRequests),
     ratelimit,

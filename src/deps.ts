@@ -5,6 +5,7 @@ import type { RetentionSweep } from './jobs/retention.js';
 import type { JobRunner } from './jobs/runner.js';
 import type { Logger } from './logger.js';
 import type { AccessService } from './services/access.js';
+import type { AccountPickService } from './services/account-picks.js';
 import type { ActivityService } from './services/activity.js';
 import type { AnalyticsService } from './services/analytics.js';
 import type { ApiPurgeService } from './services/api-purges.js';
@@ -47,6 +48,8 @@ export interface AppDeps {
   purges: PurgeService;
   /** Purges held for their requester's word (some URLs not served by the zone named). */
   purgeHolds: PurgeHoldService;
+  /** Purges waiting for their requester to pick the CDN account (issue 29). */
+  accountPicks: AccountPickService;
   /** Purged URLs checked at the edge: the Verify button, --verify, "Purge again". */
   verify: VerifyService;
   ratelimit: RateLimitService;

@@ -6,6 +6,7 @@ import type { JobRunner } from '../jobs/runner.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
 import { AccessService } from './access.js';
+import { AccountPickService } from './account-picks.js';
 import { AccountScopes } from './account-scope.js';
 import { type ApprovalNotifier, ApprovalService } from './approvals.js';
 import { CdnAccess, type CdnAccessOptions } from './cdn-access.js';
@@ -92,6 +93,7 @@ export function purgeServices(options: PurgeServicesOptions) {
     ...(options.verify.delayMs === undefined ? {} : { verifyDelayMs: options.verify.delayMs }),
   });
   const holds = new PurgeHoldService({ store, runner, purges, clock });
+  const picks = new AccountPickService({ store, runner, purges, holds, clock });
   const approvals = new ApprovalService({
     runner,
     store,
@@ -113,5 +115,5 @@ export function purgeServices(options: PurgeServicesOptions) {
     views: options.verify.views,
     ...(options.verify.limits ? { limits: options.verify.limits } : {}),
   });
-  return { purges, holds, approvals, verify };
+  return { purges, holds, picks, approvals, verify };
 }

@@ -5,6 +5,7 @@
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import * as accountPick from '../../src/blocks/account-pick.js';
 import * as analytics from '../../src/blocks/analytics.js';
 import * as analyticsModal from '../../src/blocks/analytics-modal.js';
 import * as approval from '../../src/blocks/approval.js';
@@ -311,6 +312,21 @@ const CASES: Record<string, () => unknown[]> = {
   purgeEverythingModal: () => [purge.purgeEverythingModal({ zone: zone(), metadata: 'm' })],
   purgeHoldMessage: () => [purgeHold.purgeHoldMessage(held)],
   purgeHoldModal: () => [purgeHold.purgeHoldModal(held, 'm')],
+  accountPickMessage: () => [
+    accountPick.accountPickMessage({
+      id: 'p1',
+      actorId: 'U1',
+      zoneName: LONG,
+      accounts: many(N, (i) => `account-${i}`),
+      expiresAt: 1,
+    }),
+  ],
+  accountPickedMessage: () => [
+    accountPick.accountPickedMessage(
+      { id: 'p1', actorId: 'U1', zoneName: LONG, accounts: [], expiresAt: 1 },
+      LONG,
+    ),
+  ],
   purgeHoldDecidedMessage: () => [
     purgeHold.purgeHoldDecidedMessage(held, 'confirmed'),
     purgeHold.purgeHoldDecidedMessage(held, 'cancelled'),

@@ -3,9 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import { startSandbox } from '../../src/dev/sandbox/server.js';
-import { CHANNEL, type Harness, startHarness, textOf } from './harness.js';
+import { CHANNEL, type Harness, OTHER, startHarness, textOf } from './harness.js';
 
-const purges = (requests: Array<{ path: string }>) =>
+const purges = <R extends { path: string }>(requests: R[]) =>
   requests.filter((r) => r.path.endsWith('/purge'));
 
 async function ask(h: Harness, text: string): Promise<Message> {
@@ -15,6 +15,18 @@ async function ask(h: Harness, text: string): Promise<Message> {
   const reply = replies[before];
   if (!reply) throw new Error(`no answer to /cdn ${text}`);
   return reply;
+}
+
+/** The action id of the button labelled `label` in a message. */
+function buttonFor(message: Message, label: string): string {
+  for (const block of message.blocks ?? []) {
+    const elements = (
+      block as { elements?: Array<{ action_id?: string; text?: { text?: string } }> }
+    ).elements;
+    const button = elements?.find((e) => e.text?.text === label);
+    if (button?.action_id) return button.action_id;
+  }
+  throw new Error(`no button ${label}`);
 }
 
 async function twoAccounts() {
@@ -37,7 +49,8 @@ describe('two CDN accounts holding the same zone name', () => {
 
     const ambiguous = await ask(h, 'purge https://shop.example.org/a.css');
     expect(textOf(ambiguous.blocks)).toContain('is in several CDN accounts');
-    expect(textOf(ambiguous.blocks)).toContain('staging/shop.example.org');
+    expect(textOf(ambiguous.blocks)).toContain('shop.example.org in staging');
+    expect(textOf(ambiguous.blocks)).toContain('shop.example.org in default');
     expect(purges(h.sandbox.requests)).toHaveLength(0);
     expect(purges(staging.requests)).toHaveLength(0);
 
@@ -54,6 +67,46 @@ describe('two CDN accounts holding the same zone name', () => {
     const unknown = await ask(h, 'purge account:qa https://shop.example.org/d.css');
     expect(textOf(unknown.blocks)).toContain('No CDN account `qa`');
     expect(textOf(unknown.blocks)).toContain('`staging`');
+    await staging.close();
+  });
+
+  it('asks which account with a button each, and the pick purges that account only, once', async () => {
+    const { h, staging } = await twoAccounts();
+    const asked = await ask(h, 'purge shop.example.org /a.css tag:hero');
+    const pickStaging = buttonFor(asked, 'shop.example.org in staging');
+    const again = structuredClone(asked);
+    // Only the requester picks.
+    await h.click(asked, pickStaging, { user: OTHER });
+    await h.slack.waitForMessages(
+      (m) => m.text?.includes('Only the person who asked for this purge') ?? false,
+    );
+    await h.deps.runner.settled();
+    expect(purges(staging.requests)).toHaveLength(0);
+
+    await h.click(asked, pickStaging);
+    await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false, 1);
+    await h.slack.waitForMessages((m) => m.text?.includes('in the CDN account `staging`') ?? false);
+    // A second click from a device still showing the question, and a retried delivery: nothing more.
+    await h.click(again, pickStaging);
+    await h.slack.waitForMessages(
+      (m) => m.text?.includes('This purge was already confirmed') ?? false,
+    );
+    await h.replayLast();
+    await h.deps.runner.settled();
+    // One purge (its URLs and its tags are two requests), on staging only.
+    expect(purges(staging.requests).map((r) => r.body)).toEqual([
+      { files: ['https://shop.example.org/a.css'] },
+      { tags: ['hero'] },
+    ]);
+    expect(purges(h.sandbox.requests)).toHaveLength(0);
+
+    // A pick lapses: a click after PURGE_HOLD_MS purges nothing.
+    const late = await ask(h, 'purge https://shop.example.org/late.css');
+    h.clock.advance(16 * 60_000);
+    await h.click(late, buttonFor(late, 'shop.example.org in default'));
+    await h.slack.waitForMessages((m) => m.text?.includes('waited too long') ?? false);
+    await h.deps.runner.settled();
+    expect(purges(h.sandbox.requests)).toHaveLength(0);
     await staging.close();
   });
 

@@ -2,6 +2,7 @@
 // a tag or `everything` without a zone is for the channel's default zone; full URLs alone find
 // their zones by host name. Where purges are limited to some channels, only those may ask. URLs the
 // zone named does not serve are refused, and the rest is purged only once the person confirms.
+import { accountPickMessage } from '../../blocks/account-pick.js';
 import { noticeMessage } from '../../blocks/errors.js';
 import { purgeEverythingModal, purgeFormModal, purgeRefusedMessage } from '../../blocks/purge.js';
 import { purgeHoldMessage } from '../../blocks/purge-hold.js';
@@ -33,7 +34,13 @@ export const purge: SubcommandHandler = async (context) => {
     });
     return;
   }
-  const plan = await deps.purges.plan(caller, channelId, parsed, account);
+  // A zone name in several CDN accounts: the requester picks one, and this purge continues there.
+  const planned = await deps.accountPicks.planPurge(caller, channelId, parsed, account);
+  if (planned.kind === 'pick') {
+    await respond(accountPickMessage(planned.pick));
+    return;
+  }
+  const { plan } = planned;
   if (plan.rejected.length > 0) {
     await respond(purgeRefusedMessage(plan));
     return;
