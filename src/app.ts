@@ -147,7 +147,7 @@ export function buildDeps(
     // Reads of the CDN for people, bounded per person and per workspace (slots in the store).
     readsPerMinute: options.config.cdnReadsPerMinute,
   });
-  const { cdn, access, zoneIndex, reads, zones, channels } = services;
+  const { cdn, access, zoneIndex, reads, zones, channels, scopes } = services;
   const flood = new FloodControl(store, clock, options.config.changesPerMinute);
   const renderer = options.chartRenderer ?? new TrafficChartRenderer();
   const clients = new WorkspaceClients(backgroundSlack.client ?? client, {
@@ -350,6 +350,7 @@ export function buildDeps(
     ),
     zones,
     zoneIndex,
+    accountScopes: scopes,
     runner,
     background,
     retention,

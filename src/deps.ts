@@ -6,6 +6,7 @@ import type { JobRunner } from './jobs/runner.js';
 import type { Logger } from './logger.js';
 import type { AccessService } from './services/access.js';
 import type { AccountPickService } from './services/account-picks.js';
+import type { AccountScopes } from './services/account-scope.js';
 import type { ActivityService } from './services/activity.js';
 import type { AnalyticsService } from './services/analytics.js';
 import type { ApiPurgeService } from './services/api-purges.js';
@@ -61,6 +62,8 @@ export interface AppDeps {
   /** Tears a workspace down when Slack revokes the app's access. */
   uninstall: UninstallService;
   zones: ZoneService;
+  /** Which CDN account a command acts on (issue 29). */
+  accountScopes: AccountScopes;
   /** Each workspace's zone index (its maintenance is a tick of `background`). */
   zoneIndex: ZoneIndex;
   /** Enqueues durable work (purges, approved purge-everything, reports, follow-ups). */

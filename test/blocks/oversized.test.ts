@@ -234,8 +234,18 @@ const CASES: Record<string, () => unknown[]> = {
   channelDefaultMessage: () => [
     channels.channelDefaultMessage({ kind: 'stale', zoneName: LONG }),
     channels.channelDefaultMessage({ kind: 'set', binding: overview.bindings[0] as never }),
+    channels.channelDefaultMessage({
+      kind: 'set',
+      binding: overview.bindings[0] as never,
+      account: LONG,
+    }),
+    channels.channelDefaultMessage({ kind: 'stale', zoneName: LONG, account: LONG }),
   ],
   channelBoundMessage: () => [channels.channelBoundMessage(zone(), 'U1')],
+  channelAccountBoundMessage: () => [
+    channels.channelAccountBoundMessage({ account: LONG, zone: zone() }, 'U1'),
+    channels.channelAccountBoundMessage({ account: LONG }, 'U1'),
+  ],
   channelUnboundMessage: () => [channels.channelUnboundMessage('U1')],
   channelsOverviewText: () => [channels.channelsOverviewText(overview)],
   purgeChannelsText: () => [channels.purgeChannelsText(CHANNELS, N)],

@@ -135,4 +135,47 @@ describe('two CDN accounts holding the same zone name', () => {
     expect(purges(h.sandbox.requests)).toHaveLength(0);
     await staging.close();
   });
+
+  it('binds a channel to an account with /cdn use, and nothing there reaches the other account', async () => {
+    const { h, staging } = await twoAccounts();
+    const bound = await ask(h, 'use staging/');
+    expect(textOf(bound.blocks)).toContain('bound this channel to the CDN account `staging`');
+    expect(textOf((await ask(h, 'use')).blocks)).toContain(
+      'This channel uses the CDN account `staging` only',
+    );
+    const row = await h.store.channelBindings.view(h.workspaceId, CHANNEL);
+    const account = await h.store.accounts.byName(h.workspaceId, 'staging');
+    expect(row.binding?.accountId).toBe(account?.id);
+    expect(row.keyGeneration).toBe(account?.generation);
+
+    // Purges here: staging's zone, whatever is typed; another account refused.
+    await h.command('purge https://shop.example.org/a.css');
+    await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false, 1);
+    const refused = await ask(h, 'purge default/shop.example.org /b.css');
+    expect(textOf(refused.blocks)).toContain('This channel uses the CDN account `staging`');
+    // Commands not yet acting on other accounts are refused here rather than run on `default`.
+    const before = h.sandbox.requests.length;
+    const zones = await ask(h, 'zones');
+    expect(textOf(zones.blocks)).toContain('acts on the CDN account `default` only for now');
+    await h.deps.runner.settled();
+    expect(h.sandbox.requests.length).toBe(before);
+    expect(purges(h.sandbox.requests)).toHaveLength(0);
+    expect(purges(staging.requests)).toHaveLength(1);
+
+    // With a default zone of the account: paths and tags go to staging's zone.
+    await ask(h, 'use staging/shop.example.org');
+    await h.command('purge /c.css');
+    await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false, 2);
+    expect(purges(staging.requests)).toHaveLength(2);
+    expect(purges(h.sandbox.requests)).toHaveLength(0);
+
+    // A new key for staging makes the binding stale (staging's generation, not the workspace's).
+    await h.store.accounts.setKey(h.workspaceId, account?.id ?? '', 'staging-key', {
+      userId: 'U0',
+      validated: true,
+    });
+    expect(textOf((await ask(h, 'use')).blocks)).toContain("before that account's API key changed");
+    expect((await h.store.channelBindings.view(h.workspaceId, CHANNEL)).binding).toBeUndefined();
+    await staging.close();
+  });
 });
