@@ -1,7 +1,7 @@
 // Repository: purge-everything approval requests. Every state change is one conditional UPDATE,
 // so a request leaves `pending` exactly once however many replicas or clicks race for it.
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Selectable } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { ApprovalStatus, ApprovalsTable, Database } from './schema.js';
 
@@ -25,11 +25,13 @@ export interface Approval {
   expiresAt: number;
   createdAt: number;
   updatedAt: number;
+  /** The zone's CDN account (issue 29); absent: none recorded (older rows: `default`). */
+  accountId?: string;
 }
 
 export type NewApproval = Pick<
   Approval,
-  'workspaceId' | 'zoneId' | 'zoneName' | 'requesterId' | 'reason' | 'channelId'
+  'workspaceId' | 'zoneId' | 'zoneName' | 'requesterId' | 'reason' | 'channelId' | 'accountId'
 > & { ttlMs: number };
 
 /** The ways out of `pending` a person can take; `expired` is the clock's. */
@@ -51,7 +53,7 @@ export class ApprovalRepository {
     const row: Selectable<ApprovalsTable> = {
       id: this.newId(),
       workspace_id: input.workspaceId,
-      account_id: null,
+      account_id: input.accountId ?? null,
       zone_id: input.zoneId,
       zone_name: input.zoneName,
       requester_id: input.requesterId,
@@ -69,7 +71,7 @@ export class ApprovalRepository {
       created_at: now,
       updated_at: now,
     };
-    await this.#expireZone(input.workspaceId, input.zoneId, now);
+    await this.#expireZone(input, now);
     const inserted = await this.db
       .insertInto('approvals')
       .values(row)
@@ -81,6 +83,7 @@ export class ApprovalRepository {
       .selectFrom('approvals')
       .selectAll()
       .where('workspace_id', '=', input.workspaceId)
+      .where((eb) => ofAccount(eb, input.accountId))
       .where('zone_id', '=', input.zoneId)
       .where('status', '=', 'pending')
       .executeTakeFirst();
@@ -89,12 +92,16 @@ export class ApprovalRepository {
   }
 
   /** Expires the zone's pending request if its time is up (the sweeper may not have run yet). */
-  async #expireZone(workspaceId: string, zoneId: string, now: number): Promise<void> {
+  async #expireZone(
+    input: Pick<NewApproval, 'workspaceId' | 'zoneId' | 'accountId'>,
+    now: number,
+  ): Promise<void> {
     await this.db
       .updateTable('approvals')
       .set({ status: 'expired', updated_at: now })
-      .where('workspace_id', '=', workspaceId)
-      .where('zone_id', '=', zoneId)
+      .where('workspace_id', '=', input.workspaceId)
+      .where((eb) => ofAccount(eb, input.accountId))
+      .where('zone_id', '=', input.zoneId)
       .where('status', '=', 'pending')
       .where('expires_at', '<=', now)
       .execute();
@@ -225,5 +232,11 @@ function toApproval(row: Selectable<ApprovalsTable>): Approval {
     expiresAt: row.expires_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    ...(row.account_id === null ? {} : { accountId: row.account_id }),
   };
+}
+
+/** The rows of one account, as the unique index counts them (null: its own value). */
+function ofAccount(eb: ExpressionBuilder<Database, 'approvals'>, accountId: string | undefined) {
+  return accountId === undefined ? eb('account_id', 'is', null) : eb('account_id', '=', accountId);
 }

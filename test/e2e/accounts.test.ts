@@ -1,9 +1,20 @@
 // Two CDN accounts end to end (issue 29): two sandboxes hold the same zone name; each purge reaches
 // its own account's sandbox, an ambiguous name asks which, an unknown account lists the others.
 import { describe, expect, it } from 'vitest';
+import { PURGE_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import { startSandbox } from '../../src/dev/sandbox/server.js';
-import { CHANNEL, type Harness, OTHER, startHarness, textOf } from './harness.js';
+import { openApprove } from './flows.js';
+import {
+  ADMIN,
+  CHANNEL,
+  type Harness,
+  MEMBER,
+  OTHER,
+  startHarness,
+  textOf,
+  viewIdOf,
+} from './harness.js';
 
 const purges = <R extends { path: string }>(requests: R[]) =>
   requests.filter((r) => r.path.endsWith('/purge'));
@@ -176,6 +187,60 @@ describe('two CDN accounts holding the same zone name', () => {
     });
     expect(textOf((await ask(h, 'use')).blocks)).toContain("before that account's API key changed");
     expect((await h.store.channelBindings.view(h.workspaceId, CHANNEL)).binding).toBeUndefined();
+    await staging.close();
+  });
+
+  it('asks a second person per account for purge everything, and purges that account only', async () => {
+    const { h, staging } = await twoAccounts();
+    // The same zone (name, and here id) in both accounts: each has its own open request.
+    expect(staging.state.byName('shop.example.org')?.id).toBe(
+      h.sandbox.state.byName('shop.example.org')?.id,
+    );
+    const request = async (text: string, nth: number) => {
+      const before = h.slack.callsTo('views.open').length;
+      await h.command(text, { user: MEMBER });
+      const calls = await h.slack.waitForCalls((c) => c.method === 'views.open', before + 1);
+      const viewId = viewIdOf(calls[before]);
+      const values = {
+        [PURGE_IDS.confirmBlock]: {
+          [PURGE_IDS.confirmInput]: { type: 'plain_text_input', value: 'shop.example.org' },
+        },
+        [PURGE_IDS.reasonBlock]: {
+          [PURGE_IDS.reasonInput]: { type: 'plain_text_input', value: 'Bad deploy' },
+        },
+      };
+      expect((await h.submit(viewId, values, { user: MEMBER })).body).toBe('');
+      const asked = await h.slack.waitForMessages(
+        (m) => m.via === 'api' && (m.text?.includes('Approval needed') ?? false),
+        nth,
+      );
+      const message = asked[nth - 1];
+      if (!message) throw new Error('no request message');
+      return message;
+    };
+    await request('purge default/shop.example.org everything', 1);
+    const inStaging = await request('purge staging/shop.example.org everything', 2);
+    const account = await h.store.accounts.byName(h.workspaceId, 'staging');
+    const defaultId = await h.store.accounts.defaultId(h.workspaceId);
+    const pending = await h.store.db
+      .selectFrom('approvals')
+      .select(['account_id'])
+      .where('status', '=', 'pending')
+      .orderBy('created_at')
+      .execute();
+    expect(pending.map((row) => row.account_id).sort()).toEqual([account?.id, defaultId].sort());
+
+    const viewId = await openApprove(h, inStaging, ADMIN);
+    await h.submit(viewId, {}, { user: ADMIN });
+    await h.slack.waitForMessages(
+      (m) => m === inStaging && (m.text?.includes('was purged') ?? false),
+    );
+    expect(purges(staging.requests).map((r) => r.body)).toEqual([{ purge_everything: true }]);
+    expect(purges(h.sandbox.requests)).toHaveLength(0);
+    // Its audit entries carry staging's account.
+    const audit = await h.store.audit.recent(h.workspaceId);
+    const done = audit.find((e) => e.action === 'purge.everything');
+    expect(done?.accountId).toBe(account?.id);
     await staging.close();
   });
 });

@@ -19,7 +19,7 @@ export const purge: SubcommandHandler = async (context) => {
   const channelId = command.channel_id;
 
   if (parsed.kind === 'form') {
-    const zone = await deps.purges.formZone(caller, channelId, parsed.zone);
+    const zone = await deps.purges.formZone(caller, channelId, parsed.zone, account);
     await client.views.open({
       trigger_id: command.trigger_id,
       view: purgeFormModal({ metadata: encodeOrigin(origin), ...(zone ? { zone } : {}) }),
@@ -27,10 +27,17 @@ export const purge: SubcommandHandler = async (context) => {
     return;
   }
   if (parsed.kind === 'everything') {
-    const zone = await deps.purges.zoneFor(caller, channelId, parsed.zone);
+    const zone = await deps.purges.zoneFor(caller, channelId, parsed.zone, account);
     await client.views.open({
       trigger_id: command.trigger_id,
-      view: purgeEverythingModal({ zone, metadata: encodeOrigin({ ...origin, zoneId: zone.id }) }),
+      view: purgeEverythingModal({
+        zone,
+        metadata: encodeOrigin({
+          ...origin,
+          zoneId: zone.id,
+          ...(zone.accountId ? { accountId: zone.accountId } : {}),
+        }),
+      }),
     });
     return;
   }
