@@ -111,6 +111,13 @@ describe('two CDN accounts holding the same zone name', () => {
     ]);
     expect(purges(h.sandbox.requests)).toHaveLength(0);
 
+    // Each account's zone count is read from its own index (the App Home shows them).
+    const counts = Object.fromEntries(
+      (await h.store.accounts.list(h.workspaceId)).map((a) => [a.name, a.zoneCount]),
+    );
+    expect(counts.staging).toBeGreaterThan(0);
+    expect(counts.default).toBeGreaterThan(0);
+
     // A pick lapses: a click after PURGE_HOLD_MS purges nothing.
     const late = await ask(h, 'purge https://shop.example.org/late.css');
     h.clock.advance(16 * 60_000);
