@@ -47,8 +47,10 @@ const actor = (id: string): Mrkdwn =>
       : user(id);
 
 /** One entry on one line: when, who, what, where, how it ended. */
-export function auditLine(entry: AuditEntry): Mrkdwn {
-  const where = entry.zoneName ? md` on *${zoneLabel(entry.zoneName)}*` : '';
+export function auditLine(entry: AuditEntry & { accountName?: string }): Mrkdwn {
+  // The account is named when the workspace has several (ActivityService.search sets it).
+  const account = entry.accountName ? md` in ${code(entry.accountName)}` : '';
+  const where = entry.zoneName ? md` on *${zoneLabel(entry.zoneName)}*${account}` : account;
   return clip(
     md`${slackDate(entry.at)} · ${actor(entry.actorId)} · ${code(entry.action)}${where} · ${entry.outcome}`,
     MAX_SENTENCE,

@@ -248,6 +248,10 @@ describe('two CDN accounts holding the same zone name', () => {
     const audit = await h.store.audit.recent(h.workspaceId);
     const done = audit.find((e) => e.action === 'purge.everything');
     expect(done?.accountId).toBe(account?.id);
+    // With several accounts, /cdn audit names each entry's account.
+    const page = textOf((await ask(h, 'audit')).blocks);
+    expect(page).toContain('`purge.everything` on *shop.example.org* in `staging`');
+    expect(page).toContain('`purge.everything.requested` on *shop.example.org* in `default`');
     await staging.close();
   });
 });
