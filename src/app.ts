@@ -27,6 +27,7 @@ import { defined } from './objects.js';
 import { BotMetrics } from './observability/metrics.js';
 import { metricsRoute } from './observability/server.js';
 import { requestMetrics, tapStore, tapTransport, tapWebApiOptions } from './observability/taps.js';
+import { ACCOUNT_PICK_JOB } from './services/account-picks.js';
 import { AccountService } from './services/accounts.js';
 import { ActivityService } from './services/activity.js';
 import { AnalyticsService } from './services/analytics.js';
@@ -150,7 +151,7 @@ export function buildDeps(
     // Reads of the CDN for people, bounded per person and per workspace (slots in the store).
     readsPerMinute: options.config.cdnReadsPerMinute,
   });
-  const { cdn, access, zoneIndex, reads, zones, channels } = services;
+  const { cdn, access, zoneIndex, reads, zones, channels, scopes } = services;
   const flood = new FloodControl(store, clock, options.config.changesPerMinute);
   const renderer = options.chartRenderer ?? new TrafficChartRenderer();
   const clients = new WorkspaceClients(backgroundSlack.client ?? client, {
@@ -179,6 +180,7 @@ export function buildDeps(
   const {
     purges,
     holds: purgeHolds,
+    picks: accountPicks,
     approvals,
     verify,
   } = purgeServices({
@@ -293,7 +295,11 @@ export function buildDeps(
     ...options.config.retention,
     // A held purge's job and its cancel marker go an hour after they end: they hold URLs, and
     // are read only while the hold waits (PURGE_HOLD_MS, 15 minutes).
-    jobsSoonerMs: { [WATCH_EVAL_JOB]: KEEP_FINISHED_EVALS_MS, [PURGE_HOLD_JOB]: 60 * 60_000 },
+    jobsSoonerMs: {
+      [WATCH_EVAL_JOB]: KEEP_FINISHED_EVALS_MS,
+      [PURGE_HOLD_JOB]: 60 * 60_000,
+      [ACCOUNT_PICK_JOB]: 60 * 60_000,
+    },
   });
   // Every piece of background work, in one list: the kinds of durable job (each claimed by one
   // replica, resumed after a crash) and the periodic ticks. The composition root starts it once.
@@ -301,6 +307,7 @@ export function buildDeps(
   const background = new BackgroundWork(runner, logger);
   background.job(PURGE_JOB, purges.job);
   background.job(PURGE_HOLD_JOB, purgeHolds.job);
+  background.job(ACCOUNT_PICK_JOB, accountPicks.job);
   background.job(PURGE_EVERYTHING_JOB, approvals.job);
   background.job(RATELIMIT_FOLLOW_UP_JOB, ratelimit.followUp);
   background.job(REPORT_JOB, reports.job);
@@ -344,6 +351,7 @@ export function buildDeps(
     flood,
     purges,
     purgeHolds,
+    accountPicks,
     verify,
     replays: new ReplayGuard(store.seenRequests),
     ratelimit,
@@ -356,6 +364,7 @@ export function buildDeps(
     ),
     zones,
     zoneIndex,
+    accountScopes: scopes,
     runner,
     background,
     retention,

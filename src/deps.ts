@@ -5,6 +5,8 @@ import type { RetentionSweep } from './jobs/retention.js';
 import type { JobRunner } from './jobs/runner.js';
 import type { Logger } from './logger.js';
 import type { AccessService } from './services/access.js';
+import type { AccountPickService } from './services/account-picks.js';
+import type { AccountScopes } from './services/account-scope.js';
 import type { AccountService } from './services/accounts.js';
 import type { ActivityService } from './services/activity.js';
 import type { AnalyticsService } from './services/analytics.js';
@@ -50,6 +52,8 @@ export interface AppDeps {
   purges: PurgeService;
   /** Purges held for their requester's word (some URLs not served by the zone named). */
   purgeHolds: PurgeHoldService;
+  /** Purges waiting for their requester to pick the CDN account (issue 29). */
+  accountPicks: AccountPickService;
   /** Purged URLs checked at the edge: the Verify button, --verify, "Purge again". */
   verify: VerifyService;
   ratelimit: RateLimitService;
@@ -61,6 +65,8 @@ export interface AppDeps {
   /** Tears a workspace down when Slack revokes the app's access. */
   uninstall: UninstallService;
   zones: ZoneService;
+  /** Which CDN account a command acts on (issue 29). */
+  accountScopes: AccountScopes;
   /** Each workspace's zone index (its maintenance is a tick of `background`). */
   zoneIndex: ZoneIndex;
   /** Enqueues durable work (purges, approved purge-everything, reports, follow-ups). */

@@ -49,8 +49,10 @@ const actor = (entry: AuditEntry): Mrkdwn => {
 };
 
 /** One entry on one line: when, who, what, where, how it ended. */
-export function auditLine(entry: AuditEntry): Mrkdwn {
-  const where = entry.zoneName ? md` on *${zoneLabel(entry.zoneName)}*` : '';
+export function auditLine(entry: AuditEntry & { accountName?: string }): Mrkdwn {
+  // The account is named when the workspace has several (ActivityService.search sets it).
+  const account = entry.accountName ? md` in ${code(entry.accountName)}` : '';
+  const where = entry.zoneName ? md` on *${zoneLabel(entry.zoneName)}*${account}` : account;
   return clip(
     md`${slackDate(entry.at)} · ${actor(entry)} · ${code(entry.action)}${where} · ${entry.outcome}`,
     MAX_SENTENCE,

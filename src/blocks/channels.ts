@@ -1,10 +1,20 @@
 // A channel's default zone (`/cdn use`) and the channels purges may be run from, in words.
 import type { Zone } from '../cdn/schemas.js';
-import type { ChannelDefault, ChannelsOverview } from '../services/channels.js';
+import type { AccountBinding, ChannelDefault, ChannelsOverview } from '../services/channels.js';
 import { zoneLabel } from '../zone-names.js';
 import { summarise } from './fit.js';
 import { type Message, message } from './message.js';
-import { channel, clip, MAX_SENTENCE, type Mrkdwn, md, mrkdwn, slackDate, user } from './text.js';
+import {
+  channel,
+  clip,
+  code,
+  MAX_SENTENCE,
+  type Mrkdwn,
+  md,
+  mrkdwn,
+  slackDate,
+  user,
+} from './text.js';
 
 /** What a default zone is for, said wherever one is set or shown. */
 const WHAT_IT_DOES = md`\`/cdn purge /path…\`, \`/cdn purge tag:<tag>…\`, \`/cdn analytics\` and \`/cdn ratelimit on|off\` here use it when no zone is named.`;
@@ -23,12 +33,27 @@ export function channelDefaultMessage(current: ChannelDefault): Message {
         md`:information_source: This channel has no default zone. \`/cdn use <zone>\` sets one: ${WHAT_IT_DOES}`,
       );
     case 'stale':
+      if (current.account !== undefined)
+        return section(
+          md`This channel's CDN account ${current.account} was dropped`,
+          md`:warning: This channel's CDN account ${code(current.account)}${current.zoneName ? md` and default zone *${zoneLabel(current.zoneName)}*` : md``} were chosen before that account's API key changed, so I dropped them. \`/cdn use <account>/[zone]\` sets them again.`,
+        );
       return section(
         md`This channel's default zone ${zoneLabel(current.zoneName)} was dropped`,
         md`:warning: This channel's default zone (*${zoneLabel(current.zoneName)}*) was chosen before the workspace's CDN API key changed, so I dropped it. \`/cdn use <zone>\` sets a new one.`,
       );
     case 'set': {
       const { binding } = current;
+      if (current.account !== undefined && !binding.zoneName)
+        return section(
+          md`This channel uses the CDN account ${current.account}`,
+          md`:pushpin: This channel uses the CDN account ${code(current.account)} only (set by ${user(binding.setBy)} ${slackDate(binding.setAt)}); it has no default zone. \`/cdn use ${current.account}/<zone>\` sets one, \`/cdn use none\` clears it.`,
+        );
+      if (current.account !== undefined)
+        return section(
+          md`This channel's default zone is ${zoneLabel(binding.zoneName)} in ${current.account}`,
+          md`:pushpin: This channel uses the CDN account ${code(current.account)}, and its default zone is *${zoneLabel(binding.zoneName)}* (set by ${user(binding.setBy)} ${slackDate(binding.setAt)}). ${WHAT_IT_DOES} \`/cdn use none\` clears it.`,
+        );
       return section(
         md`This channel's default zone is ${zoneLabel(binding.zoneName)}`,
         md`:pushpin: This channel's default zone is *${zoneLabel(binding.zoneName)}* (set by ${user(binding.setBy)} ${slackDate(binding.setAt)}). ${WHAT_IT_DOES} \`/cdn use none\` clears it.`,
@@ -43,6 +68,19 @@ export function channelBoundMessage(zone: Zone, actorId: string): Message {
     md`${zoneLabel(zone.name)} is now this channel's default zone`,
     md`:pushpin: ${user(actorId)} made *${zoneLabel(zone.name)}* this channel's default zone. ${WHAT_IT_DOES} \`/cdn use none\` clears it.`,
   );
+}
+
+/** Said in the channel: `/cdn use <account>/[zone]` bound it to a CDN account. */
+export function channelAccountBoundMessage(bound: AccountBinding, actorId: string): Message {
+  return bound.zone
+    ? section(
+        md`${zoneLabel(bound.zone.name)} in ${bound.account} is now this channel's default zone`,
+        md`:pushpin: ${user(actorId)} bound this channel to the CDN account ${code(bound.account)}, with *${zoneLabel(bound.zone.name)}* as its default zone. Commands here use that account only. ${WHAT_IT_DOES} \`/cdn use none\` clears it.`,
+      )
+    : section(
+        md`This channel now uses the CDN account ${bound.account}`,
+        md`:pushpin: ${user(actorId)} bound this channel to the CDN account ${code(bound.account)}: commands here use that account only. \`/cdn use none\` clears it.`,
+      );
 }
 
 export function channelUnboundMessage(actorId: string): Message {

@@ -61,6 +61,9 @@ export const PURGE_IDS = {
   holdConfirm: 'purge_hold_confirm',
   holdCancel: 'purge_hold_cancel',
   holdCallback: 'purge_hold_modal',
+  /** A zone name in several CDN accounts: one button per account (`purge_pick_account_<n>`). */
+  pickActions: 'purge_pick_actions',
+  pickAccount: 'purge_pick_account',
   /** The message shortcut "Purge URLs in this message". */
   shortcut: 'purge_message_urls',
 } as const;

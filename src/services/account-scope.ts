@@ -51,6 +51,29 @@ export class AccountScopes {
     return { accounts: all, multi: all.length > 1 };
   }
 
+  /**
+   * For a command not yet threaded through accounts (it acts on `default` only): refuses it when
+   * the channel's account, or the one typed, is another (AppError account_bound when the channel
+   * is bound to one and another is typed; account_unsupported when the account is not `default`),
+   * so it never acts on `default` where another account was meant.
+   */
+  async requireDefault(
+    workspaceId: string,
+    channelId: string | undefined,
+    typed: string | undefined,
+    command: string,
+  ): Promise<void> {
+    const { accounts } = await this.scope(workspaceId, channelId, typed);
+    const [only, ...others] = accounts;
+    if (only && others.length === 0 && !isDefaultName(only.name))
+      throw new AppError({ code: 'account_unsupported', command, account: only.name });
+  }
+
+  /** The workspace's account `accountId`, if it has it. */
+  async account(workspaceId: string, accountId: string): Promise<Account | undefined> {
+    return this.deps.store.accounts.get(workspaceId, accountId);
+  }
+
   /** The account the channel is bound to, if any (a binding made with an account). */
   async #bound(workspaceId: string, channelId: string): Promise<Account | undefined> {
     const { binding } = await this.deps.store.channelBindings.view(workspaceId, channelId);
@@ -110,7 +133,7 @@ export function indexOf(account: Account): string | undefined {
 }
 
 /** The zone with its account's id and name (the id absent for `default`, as the index has it). */
-function named(zone: Zone, account: Account): Zone {
+export function named(zone: Zone, account: Account): Zone {
   return isDefaultName(account.name)
     ? { ...zone, accountName: account.name }
     : { ...zone, accountId: account.id, accountName: account.name };

@@ -5,6 +5,7 @@ import { DateTime } from 'luxon';
 import type { AuditKindName } from '../audit-kinds.js';
 import { TOKEN_ACTOR_PREFIX } from '../audit-kinds.js';
 import { AppError } from '../errors.js';
+import type { AccountRepository } from '../store/accounts.js';
 import type { ApprovalRepository } from '../store/approvals.js';
 import type {
   AuditCursor,
@@ -22,7 +23,11 @@ import type { AccessService, Caller, Permissions, Visible } from './access.js';
  * An audit entry as one person may see it: `withheld` when it comes from a conversation they are
  * not in, its detail then cut to counts and ids (no reason, note, channel or rule).
  */
-export type VisibleAuditEntry = AuditEntry & { withheld?: boolean };
+export type VisibleAuditEntry = AuditEntry & {
+  withheld?: boolean;
+  /** The entry's CDN account by name, given when the workspace has more than one (issue 29). */
+  accountName?: string;
+};
 
 /** The details of an entry that say nothing of the conversation it came from. */
 const NEUTRAL_DETAIL = ['files', 'tags', 'failed', 'requests', 'purgeId', 'purgeIds', 'errors'];
@@ -101,6 +106,8 @@ export class ActivityService {
       approvals: ApprovalRepository;
       access: AccessService;
       watches?: WatchRepository;
+      /** The workspace's CDN accounts: an entry names its account when there are several. */
+      accounts?: AccountRepository;
       defaultBaseUrl: string;
       /** AUDIT_RETENTION_DAYS and UNINSTALLED_DATA_RETENTION_DAYS, said in the App Home. */
       retention?: { auditMs: number; uninstalledMs: number };
@@ -137,8 +144,15 @@ export class ActivityService {
     // Going back, the extra row is the newest one; going on (or first), the oldest.
     const backwards = 'before' in at;
     const page = more ? (backwards ? rows.slice(1) : rows.slice(0, limit)) : rows;
+    const accounts = (await this.deps.accounts?.list(caller.workspaceId)) ?? [];
+    const names = new Map(accounts.map((account) => [account.id, account.name]));
+    const entries = (await this.#visible(caller, page)).map((entry): VisibleAuditEntry => {
+      const accountName =
+        accounts.length > 1 && entry.accountId ? names.get(entry.accountId) : undefined;
+      return accountName ? { ...entry, accountName } : entry;
+    });
     return {
-      entries: await this.#visible(caller, page),
+      entries,
       hasNext: backwards ? true : more,
       hasPrevious: backwards ? more : 'after' in at,
       timeZone,

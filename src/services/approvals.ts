@@ -154,8 +154,13 @@ export class ApprovalService {
     },
   ): Promise<Approval> {
     const workspace = await this.options.store.workspaces.ensure(workspaceId);
+    // The zone's account (issue 29): `default`'s id for `default`, so each account's zone has
+    // its own open request.
+    const accountId =
+      input.zone.accountId ?? (await this.options.store.accounts.defaultId(workspaceId));
     const made = await this.options.store.approvals.create({
       workspaceId,
+      ...(accountId ? { accountId } : {}),
       zoneId: input.zone.id,
       zoneName: input.zone.name,
       requesterId: input.requesterId,
@@ -174,7 +179,7 @@ export class ApprovalService {
       });
     }
     const approval = made.created;
-    const cacheHitRate = await this.#hitRate(workspaceId, input.zone.id);
+    const cacheHitRate = await this.#hitRate(workspaceId, input.zone.id, input.zone.accountId);
     let ts: string;
     try {
       ts = await this.options.notifier.posted(
@@ -271,7 +276,8 @@ export class ApprovalService {
     await this.#safely(() => this.options.notifier.changed(approval, { purging: true }));
     await context.checkpoint({ calling: true });
     try {
-      const client = await this.options.cdn.clientFor(approval.workspaceId);
+      // The approval's own account (none recorded, or `default`'s id: `default`).
+      const client = await this.options.cdn.clientFor(approval.workspaceId, approval.accountId);
       const report = await client.purge(approval.zoneId, { everything: true });
       const result = report.results[0];
       if (result?.ok === true)
@@ -380,9 +386,13 @@ export class ApprovalService {
     return stored;
   }
 
-  async #hitRate(workspaceId: string, zoneId: string): Promise<number | undefined> {
+  async #hitRate(
+    workspaceId: string,
+    zoneId: string,
+    accountId: string | undefined,
+  ): Promise<number | undefined> {
     try {
-      const client = await this.options.cdn.clientFor(workspaceId);
+      const client = await this.options.cdn.clientFor(workspaceId, accountId);
       const until = new Date(this.options.clock.now());
       const since = new Date(until.getTime() - 24 * 3_600_000);
       const traffic = await client.trafficAnalytics(zoneId, { since, until, granularity: 'hour' });
@@ -411,6 +421,7 @@ export class ApprovalService {
       action,
       zoneId: approval.zoneId,
       zoneName: approval.zoneName,
+      ...(approval.accountId ? { accountId: approval.accountId } : {}),
       outcome,
       detail: { approval: approval.id, ...detail },
     });

@@ -1,9 +1,17 @@
 // Channels and zones: a channel's default zone (`/cdn use`), used when a command names none, and
-// the channels purges may be run from (`/cdn config purge-channels`).
+// the channels purges may be run from (`/cdn config purge-channels`). A channel may be bound to a
+// CDN account (issue 29), with or without a default zone of it: its commands then use that account
+// only (AccountScopes), and its default zone is read from that account's zone index.
 import { AppError } from '../errors.js';
+import type { Account } from '../store/accounts.js';
 import type { AuditLogRepository } from '../store/audit-log.js';
-import type { ChannelBinding, ChannelBindingRepository } from '../store/channel-bindings.js';
+import {
+  type ChannelBinding,
+  type ChannelBindingRepository,
+  NO_ZONE,
+} from '../store/channel-bindings.js';
 import type { AccessService, Caller, Visible } from './access.js';
+import { type AccountScopes, indexOf, named } from './account-scope.js';
 import type { Zone, ZoneService } from './zones.js';
 
 /** The commands that may use a channel's default zone. */
@@ -12,9 +20,15 @@ export type ZoneCommand = 'purge' | 'analytics' | 'ratelimit';
 /** What `/cdn use` alone says about a channel. */
 export type ChannelDefault =
   | { kind: 'none' }
-  | { kind: 'set'; binding: ChannelBinding }
+  | { kind: 'set'; binding: ChannelBinding; account?: string }
   /** Chosen under an older key: dropped as it was read. */
-  | { kind: 'stale'; zoneName: string };
+  | { kind: 'stale'; zoneName: string; account?: string };
+
+/** What `/cdn use <account>/[zone]` bound the channel to. */
+export interface AccountBinding {
+  account: string;
+  zone?: Zone;
+}
 
 /** A zone a command will act on, and whether it came from the channel's default. */
 export interface ChosenZone {
@@ -37,33 +51,105 @@ export class ChannelService {
       audit: AuditLogRepository;
       access: AccessService;
       zones: ZoneService;
+      /** The workspace's CDN accounts (issue 29); without it, the account `default` only. */
+      scopes?: AccountScopes;
     },
   ) {}
 
-  /** The channel's default zone as it stands (a stale one is dropped and said to be). */
+  /**
+   * The channel's default zone (or account) as it stands, a stale one dropped and said to be:
+   * stale once its account's key changed (`default`'s: the workspace key).
+   */
   async current(workspaceId: string, channelId: string): Promise<ChannelDefault> {
     const { keyGeneration, binding } = await this.deps.bindings.view(workspaceId, channelId);
     if (!binding) return { kind: 'none' };
+    const account = await this.#accountOf(workspaceId, binding);
+    const named = account ? { account: account.name } : {};
     if (keyGeneration !== undefined && binding.generation !== keyGeneration) {
-      await this.deps.bindings.dropStale(workspaceId, keyGeneration);
-      return { kind: 'stale', zoneName: binding.zoneName };
+      await this.deps.bindings.dropStale(workspaceId, keyGeneration, binding.accountId);
+      return { kind: 'stale', zoneName: binding.zoneName, ...named };
     }
-    return { kind: 'set', binding };
+    return { kind: 'set', binding, ...named };
   }
 
-  /** Operators only: makes the zone (a live one, by name or id) the channel's default. */
+  /** The account a binding names, if it names one (null: none). */
+  async #accountOf(workspaceId: string, binding: ChannelBinding): Promise<Account | undefined> {
+    if (!binding.accountId || !this.deps.scopes) return undefined;
+    return this.deps.scopes.account(workspaceId, binding.accountId);
+  }
+
+  /**
+   * Operators only: makes the zone (a live one, by name or id) the channel's default. With
+   * several accounts, the zone is looked for in each (AppError zone_ambiguous when several hold
+   * it); one found in an account other than `default` binds the channel to that account too.
+   */
   async bind(caller: Caller, channelId: string, nameOrId: string): Promise<Zone> {
+    const { zone } = await this.#bind(caller, channelId, undefined, nameOrId);
+    return zone as Zone;
+  }
+
+  /**
+   * Operators only: binds the channel to the CDN account `account` (`/cdn use staging/`), and
+   * makes `nameOrId`, a zone of that account, its default zone if one is given.
+   */
+  async bindAccount(
+    caller: Caller,
+    channelId: string,
+    account: string,
+    nameOrId?: string,
+  ): Promise<AccountBinding> {
+    const bound = await this.#bind(caller, channelId, account, nameOrId);
+    return { account: bound.account?.name ?? account, ...(bound.zone ? { zone: bound.zone } : {}) };
+  }
+
+  async #bind(
+    caller: Caller,
+    channelId: string,
+    typed: string | undefined,
+    nameOrId: string | undefined,
+  ): Promise<{ zone?: Zone; account?: Account }> {
     await this.deps.access.requireOperator(caller, 'bind_channel');
-    const keyGeneration = await this.deps.bindings.keyGeneration(caller.workspaceId);
-    if (keyGeneration === undefined) throw new AppError({ code: 'no_api_key' });
-    const zone = await this.deps.zones.resolve(caller.workspaceId, nameOrId);
-    if (zone.status === 'deleted')
-      throw new AppError({ code: 'zone_deleted', zoneName: zone.name });
+    const { workspaceId } = caller;
+    const { scopes } = this.deps;
+    // The account typed (checked to exist), else the one the zone is found in.
+    const scope = scopes ? await scopes.scope(workspaceId, undefined, typed) : undefined;
+    if (typed !== undefined && !scope)
+      throw new AppError({ code: 'account_unsupported', command: 'use', account: typed });
+    let account = typed === undefined ? undefined : scope?.accounts[0];
     // The generation read before the zone was found: if the key changed meanwhile, the binding
     // is stale from the start, and said to be when used.
-    await this.deps.bindings.set(caller.workspaceId, channelId, zone, keyGeneration, caller.userId);
-    await this.#audit(caller, 'channel.use', { channel: channelId }, zone);
-    return zone;
+    let keyGeneration = await this.deps.bindings.keyGeneration(workspaceId, account?.id);
+    if (keyGeneration === undefined) throw new AppError({ code: 'no_api_key' });
+    let zone: Zone | undefined;
+    if (nameOrId !== undefined) {
+      zone =
+        scopes && scope?.multi
+          ? await scopes.resolve(workspaceId, scope, nameOrId)
+          : await this.deps.zones.resolve(workspaceId, nameOrId);
+      if (zone.status === 'deleted')
+        throw new AppError({ code: 'zone_deleted', zoneName: zone.name });
+      if (!account && zone.accountId && scopes) {
+        account = await scopes.account(workspaceId, zone.accountId);
+        keyGeneration = await this.deps.bindings.keyGeneration(workspaceId, zone.accountId);
+        if (keyGeneration === undefined) throw new AppError({ code: 'no_api_key' });
+      }
+    }
+    await this.deps.bindings.set(
+      workspaceId,
+      channelId,
+      zone ?? NO_ZONE,
+      keyGeneration,
+      caller.userId,
+      account?.id ?? null,
+    );
+    await this.#audit(
+      caller,
+      'channel.use',
+      { channel: channelId, ...(account ? { account: account.name } : {}) },
+      zone,
+      account?.id,
+    );
+    return { ...(zone ? { zone } : {}), ...(account ? { account } : {}) };
   }
 
   /** Operators only: clears the channel's default; returns whether there was one. */
@@ -102,9 +188,17 @@ export class ChannelService {
       throw new AppError({ code: 'channel_default_stale', zoneName: found.zoneName });
     }
     const { binding } = found;
+    // Bound to an account only (`/cdn use staging/`): no default zone.
+    if (binding.zoneId === NO_ZONE.id) throw new AppError({ code: 'no_zone_named', command });
+    const account = await this.#accountOf(workspaceId, binding);
     let zone: Zone;
     try {
-      zone = await this.deps.zones.resolve(workspaceId, binding.zoneId);
+      zone = await this.deps.zones.resolve(
+        workspaceId,
+        binding.zoneId,
+        account ? indexOf(account) : undefined,
+      );
+      if (account) zone = named(zone, account);
     } catch (error) {
       if (error instanceof AppError && error.code === 'zone_not_found') {
         throw new AppError(
@@ -179,6 +273,7 @@ export class ChannelService {
     action: string,
     detail: Record<string, unknown>,
     zone?: Zone,
+    accountId?: string,
   ): Promise<void> {
     await this.deps.audit.record({
       workspaceId: caller.workspaceId,
@@ -187,6 +282,7 @@ export class ChannelService {
       outcome: 'ok',
       detail,
       ...(zone ? { zoneId: zone.id, zoneName: zone.name } : {}),
+      ...(accountId ? { accountId } : {}),
     });
   }
 }

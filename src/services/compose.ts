@@ -6,6 +6,7 @@ import type { JobRunner } from '../jobs/runner.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
 import { AccessService } from './access.js';
+import { AccountPickService } from './account-picks.js';
 import { AccountScopes } from './account-scope.js';
 import { type ApprovalNotifier, ApprovalService } from './approvals.js';
 import { CdnAccess, type CdnAccessOptions } from './cdn-access.js';
@@ -44,13 +45,15 @@ export function cdnServices(options: CdnServicesOptions) {
   const zoneIndex = new ZoneIndex({ store, cdn, clock, logger, ...options.zoneIndex });
   const reads = new CdnReads(store.rateSlots, access, options.readsPerMinute);
   const zones = new ZoneService({ cdn, audit: store.audit, index: zoneIndex, reads });
+  const scopes = new AccountScopes({ store, zones, index: zoneIndex });
   const channels = new ChannelService({
     bindings: store.channelBindings,
     audit: store.audit,
     access,
     zones,
+    scopes,
   });
-  return { cdn, access, zoneIndex, reads, zones, channels };
+  return { cdn, access, zoneIndex, reads, zones, channels, scopes };
 }
 
 export interface PurgeServicesOptions {
@@ -79,13 +82,13 @@ export interface PurgeServicesOptions {
 /** Purges, held purges, purge-everything approvals and verifications; their jobs are for the caller to register. */
 export function purgeServices(options: PurgeServicesOptions) {
   const { store, runner, flood, clock, logger } = options;
-  const { cdn, access, zones, channels, zoneIndex } = options.cdn;
+  const { cdn, access, zones, channels } = options.cdn;
   const purges = new PurgeService({
     cdn,
     zones,
     access,
     channels,
-    accounts: new AccountScopes({ store, zones, index: zoneIndex }),
+    accounts: options.cdn.scopes,
     flood,
     store,
     runner,
@@ -95,6 +98,7 @@ export function purgeServices(options: PurgeServicesOptions) {
     ...(options.verify.delayMs === undefined ? {} : { verifyDelayMs: options.verify.delayMs }),
   });
   const holds = new PurgeHoldService({ store, runner, purges, clock });
+  const picks = new AccountPickService({ store, runner, purges, holds, clock });
   const approvals = new ApprovalService({
     runner,
     store,
@@ -116,5 +120,5 @@ export function purgeServices(options: PurgeServicesOptions) {
     views: options.verify.views,
     ...(options.verify.limits ? { limits: options.verify.limits } : {}),
   });
-  return { purges, holds, approvals, verify };
+  return { purges, holds, picks, approvals, verify };
 }

@@ -54,13 +54,16 @@ export class PurgeHoldService {
 
   /**
    * Holds the purge of a plan with URLs set aside (`plan.elsewhere`) until its requester confirms
-   * or cancels; nothing is sent now. Only for a caller who may purge from `channelId`.
+   * or cancels; nothing is sent now. Only for a caller who may purge from `channelId`. With a
+   * `key` already used (a pick of the account continued twice), nothing new is held: `created`
+   * false.
    */
   async hold(
     caller: Caller,
     channelId: string | undefined,
     plan: PurgePlan & { fromDefault?: boolean },
-  ): Promise<HeldPurge> {
+    options: { key?: string } = {},
+  ): Promise<HeldPurge & { created: boolean }> {
     await this.deps.purges.mayPurge(caller, channelId);
     const payload: HoldPayload = {
       actorId: caller.userId,
@@ -68,14 +71,15 @@ export class PurgeHoldService {
       elsewhere: plan.elsewhere,
       ...(plan.fromDefault ? { fromDefault: true } : {}),
     };
-    const { job } = await this.deps.runner.enqueue({
+    const { job, created } = await this.deps.runner.enqueue({
       workspaceId: caller.workspaceId,
       kind: PURGE_HOLD_JOB,
       payload,
       // It runs when it lapses, and then only ends.
       runAt: this.deps.clock.now() + PURGE_HOLD_MS,
+      ...(options.key ? { key: options.key } : {}),
     });
-    return heldOf(job.id, payload, job.runAt);
+    return { ...heldOf(job.id, payload, job.runAt), created };
   }
 
   /** The held purge `id`, if this caller may still decide it; otherwise AppError saying why. */

@@ -19,7 +19,7 @@ import type { Store } from '../store/index.js';
 import type { PurgeJob } from '../store/purges.js';
 import { zoneKey } from '../zone-names.js';
 import type { AccessService, Caller } from './access.js';
-import type { AccountScope, AccountScopes } from './account-scope.js';
+import { type AccountScope, type AccountScopes, indexOf, named } from './account-scope.js';
 import type { CdnAccess } from './cdn-access.js';
 import type { ChannelService } from './channels.js';
 import type { FloodControl } from './flood.js';
@@ -153,20 +153,42 @@ export class PurgeService {
    * The zone a purge form or a purge-everything confirmation is about, for a caller who may
    * purge from `channelId`: the one named, else the channel's default.
    */
-  async zoneFor(caller: Caller, channelId: string | undefined, named?: string): Promise<Zone> {
+  async zoneFor(
+    caller: Caller,
+    channelId: string | undefined,
+    zoneName?: string,
+    account?: string,
+  ): Promise<Zone> {
     await this.mayPurge(caller, channelId);
-    if (named !== undefined) return this.deps.zones.resolve(caller.workspaceId, named);
+    if (zoneName !== undefined) return this.#zoneIn(caller, channelId, zoneName, account);
     return this.deps.channels.defaultZone(caller.workspaceId, channelId, 'purge');
+  }
+
+  /**
+   * The zone named, in the accounts the command may use (the channel's, the one typed, else
+   * each: AppError zone_ambiguous when several hold it).
+   */
+  async #zoneIn(
+    caller: Caller,
+    channelId: string | undefined,
+    zoneName: string,
+    account: string | undefined,
+  ): Promise<Zone> {
+    const { accounts } = this.deps;
+    const scope = await accounts?.scope(caller.workspaceId, channelId, account);
+    if (accounts && scope?.multi) return accounts.resolve(caller.workspaceId, scope, zoneName);
+    return this.deps.zones.resolve(caller.workspaceId, zoneName);
   }
 
   /** As zoneFor, but with no zone named and no usable default: none (the form opens all the same). */
   async formZone(
     caller: Caller,
     channelId: string | undefined,
-    named?: string,
+    zoneName?: string,
+    account?: string,
   ): Promise<Zone | undefined> {
     await this.mayPurge(caller, channelId);
-    if (named !== undefined) return this.deps.zones.resolve(caller.workspaceId, named);
+    if (zoneName !== undefined) return this.#zoneIn(caller, channelId, zoneName, account);
     return this.deps.channels
       .defaultZone(caller.workspaceId, channelId, 'purge')
       .catch((error: unknown) => {
@@ -530,7 +552,13 @@ export class PurgeService {
     const { store } = this.deps;
     const { payload } = job;
     const runs: PurgeRun[] = [];
+    // Each zone's account, recorded on its purge and audit entry: `default`'s id for `default`.
+    const defaultId = payload.groups.some((g) => !g.zone.accountId)
+      ? await store.accounts.defaultId(job.workspaceId)
+      : undefined;
     for (const [index, group] of payload.groups.entries()) {
+      const accountId = group.zone.accountId ?? defaultId;
+      const account = accountId ? { accountId } : {};
       const results: PurgeBatchResult[] = steps
         .filter((step) => step.input.group === index)
         .map(({ input, result }) => {
@@ -562,6 +590,7 @@ export class PurgeService {
         failed: report.failed,
         purgeIds: report.purgeIds,
         ...(payload.retryOf ? { retryOf: payload.retryOf } : {}),
+        ...account,
       });
       const failedCount = report.failed.files.length + report.failed.tags.length;
       const errors = [...new Set(results.flatMap((r) => (r.ok ? [] : [r.error.code])))];
@@ -573,6 +602,7 @@ export class PurgeService {
           group.tags === 0 ? 'purge.urls' : group.files === 0 ? 'purge.tags' : 'purge.urls_tags',
         zoneId: group.zone.id,
         zoneName: group.zone.name,
+        ...account,
         outcome: record.status === 'succeeded' ? 'ok' : record.status,
         detail: {
           files: group.files,
@@ -590,13 +620,29 @@ export class PurgeService {
     return runs;
   }
 
+  /**
+   * The zone `zoneId` of the account `accountId` (absent, or `default`'s id: `default`), carrying
+   * its account; AppError zone_not_found when it has none of that id.
+   */
+  async zoneById(workspaceId: string, zoneId: string, accountId?: string): Promise<Zone> {
+    const account = accountId
+      ? await this.deps.store.accounts.get(workspaceId, accountId)
+      : undefined;
+    if (accountId && !account)
+      throw new AppError({ code: 'zone_not_found', query: zoneId, suggestions: [] });
+    return account && indexOf(account) !== undefined
+      ? named(await this.deps.zones.resolve(workspaceId, zoneId, indexOf(account)), account)
+      : this.deps.zones.resolve(workspaceId, zoneId);
+  }
+
   /** What failed in an earlier purge of this workspace, as a group to send again. */
   async #retryGroup(workspaceId: string, jobId: string): Promise<PurgeGroup> {
     const job = await this.deps.store.purges.get(jobId);
     if (!job || job.workspaceId !== workspaceId) throw new AppError({ code: 'purge_unknown' });
     if (job.failed.files.length + job.failed.tags.length === 0)
       throw new AppError({ code: 'nothing_to_retry' });
-    const zone = await this.deps.zones.resolve(workspaceId, job.zoneId);
+    // The zone in the purge's own account (none recorded: `default`).
+    const zone = await this.zoneById(workspaceId, job.zoneId, job.accountId);
     return { zone, files: job.failed.files, tags: job.failed.tags };
   }
 }

@@ -217,39 +217,55 @@ export function blankAccount(
  * a rolling upgrade; its zone count is the index's built for the current generation.
  */
 export function selectAccounts(db: Kysely<Database> | Transaction<Database>) {
-  return db
-    .selectFrom('cdn_accounts as a')
-    .leftJoin('cdn_credentials as c', (join) =>
-      join.onRef('c.workspace_id', '=', 'a.workspace_id').on('a.name_key', '=', DEFAULT_ACCOUNT),
-    )
-    .leftJoin('workspaces as w', 'w.id', 'a.workspace_id')
-    .leftJoin('zone_index_state as s', (join) =>
-      join
-        .onRef('s.workspace_id', '=', 'a.workspace_id')
-        .on(
-          sql<boolean>`${sql.ref('s.generation')} = coalesce(${sql.ref('c.generation')}, ${sql.ref('a.generation')})`,
+  return (
+    db
+      .selectFrom('cdn_accounts as a')
+      .leftJoin('cdn_credentials as c', (join) =>
+        join.onRef('c.workspace_id', '=', 'a.workspace_id').on('a.name_key', '=', DEFAULT_ACCOUNT),
+      )
+      .leftJoin('workspaces as w', 'w.id', 'a.workspace_id')
+      // Zone counts: `default`'s index is zone_index_state, any other account's its own (0022),
+      // each only when built for the account's current key.
+      .leftJoin('zone_index_state as s', (join) =>
+        join
+          .onRef('s.workspace_id', '=', 'a.workspace_id')
+          .on('a.name_key', '=', DEFAULT_ACCOUNT)
+          .on(
+            sql<boolean>`${sql.ref('s.generation')} = coalesce(${sql.ref('c.generation')}, ${sql.ref('a.generation')})`,
+          ),
+      )
+      .leftJoin('account_zone_index_state as x', (join) =>
+        join
+          .onRef('x.workspace_id', '=', 'a.workspace_id')
+          .onRef('x.account_id', '=', 'a.id')
+          .onRef('x.generation', '=', 'a.generation')
+          .on('a.name_key', '<>', DEFAULT_ACCOUNT),
+      )
+      .select([
+        'a.id',
+        'a.workspace_id',
+        'a.name',
+        'a.base_url',
+        'a.api_key',
+        'a.set_by',
+        'a.set_at',
+        'a.last_validated_at',
+        'a.generation',
+        'a.created_at',
+        'c.workspace_id as legacy_workspace',
+        'c.set_by as legacy_set_by',
+        'c.set_at as legacy_set_at',
+        'c.last_validated_at as legacy_validated_at',
+        'c.generation as legacy_generation',
+        'w.cdn_base_url as workspace_base_url',
+        sql<number | null>`coalesce(${sql.ref('s.zone_count')}, ${sql.ref('x.zone_count')})`.as(
+          'zone_count',
         ),
-    )
-    .select([
-      'a.id',
-      'a.workspace_id',
-      'a.name',
-      'a.base_url',
-      'a.api_key',
-      'a.set_by',
-      'a.set_at',
-      'a.last_validated_at',
-      'a.generation',
-      'a.created_at',
-      'c.workspace_id as legacy_workspace',
-      'c.set_by as legacy_set_by',
-      'c.set_at as legacy_set_at',
-      'c.last_validated_at as legacy_validated_at',
-      'c.generation as legacy_generation',
-      'w.cdn_base_url as workspace_base_url',
-      's.zone_count',
-      's.refreshed_at',
-    ]);
+        sql<number | null>`coalesce(${sql.ref('s.refreshed_at')}, ${sql.ref('x.refreshed_at')})`.as(
+          'refreshed_at',
+        ),
+      ])
+  );
 }
 
 /**

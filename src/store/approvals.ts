@@ -1,7 +1,7 @@
 // Repository: purge-everything approval requests. Every state change is one conditional UPDATE,
 // so a request leaves `pending` exactly once however many replicas or clicks race for it.
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Selectable } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { ApprovalStatus, ApprovalsTable, Database } from './schema.js';
 
@@ -37,15 +37,22 @@ export interface Approval {
   expiresAt: number;
   createdAt: number;
   updatedAt: number;
-  /** The CDN account of the zone; null: the account `default` (see docs/architecture.md). */
-  accountId?: string | null;
+  /** The zone's CDN account (issue 29); absent: none recorded (older rows: `default`). */
+  accountId?: string;
   /** Set when it was asked for over the HTTP API: then `requesterId` is `token:<name>`. */
   api?: ApiRequester;
 }
 
 export type NewApproval = Pick<
   Approval,
-  'workspaceId' | 'zoneId' | 'zoneName' | 'requesterId' | 'reason' | 'channelId' | 'api'
+  | 'workspaceId'
+  | 'zoneId'
+  | 'zoneName'
+  | 'requesterId'
+  | 'reason'
+  | 'channelId'
+  | 'api'
+  | 'accountId'
 > & { ttlMs: number };
 
 /** The ways out of `pending` a person can take; `expired` is the clock's. */
@@ -67,7 +74,7 @@ export class ApprovalRepository {
     const row: Selectable<ApprovalsTable> = {
       id: this.newId(),
       workspace_id: input.workspaceId,
-      account_id: null,
+      account_id: input.accountId ?? null,
       zone_id: input.zoneId,
       zone_name: input.zoneName,
       requester_id: input.requesterId,
@@ -86,7 +93,7 @@ export class ApprovalRepository {
       updated_at: now,
       api_requester: input.api ? JSON.stringify(input.api) : null,
     };
-    await this.#expireZone(input.workspaceId, input.zoneId, now);
+    await this.#expireZone(input, now);
     const inserted = await this.db
       .insertInto('approvals')
       .values(row)
@@ -98,6 +105,7 @@ export class ApprovalRepository {
       .selectFrom('approvals')
       .selectAll()
       .where('workspace_id', '=', input.workspaceId)
+      .where((eb) => ofAccount(eb, input.accountId))
       .where('zone_id', '=', input.zoneId)
       .where('status', '=', 'pending')
       .executeTakeFirst();
@@ -106,12 +114,16 @@ export class ApprovalRepository {
   }
 
   /** Expires the zone's pending request if its time is up (the sweeper may not have run yet). */
-  async #expireZone(workspaceId: string, zoneId: string, now: number): Promise<void> {
+  async #expireZone(
+    input: Pick<NewApproval, 'workspaceId' | 'zoneId' | 'accountId'>,
+    now: number,
+  ): Promise<void> {
     await this.db
       .updateTable('approvals')
       .set({ status: 'expired', updated_at: now })
-      .where('workspace_id', '=', workspaceId)
-      .where('zone_id', '=', zoneId)
+      .where('workspace_id', '=', input.workspaceId)
+      .where((eb) => ofAccount(eb, input.accountId))
+      .where('zone_id', '=', input.zoneId)
       .where('status', '=', 'pending')
       .where('expires_at', '<=', now)
       .execute();
@@ -242,7 +254,7 @@ function toApproval(row: Selectable<ApprovalsTable>): Approval {
     expiresAt: row.expires_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-    accountId: row.account_id,
+    ...(row.account_id === null ? {} : { accountId: row.account_id }),
     ...(row.api_requester ? { api: apiRequesterOf(row.api_requester) } : {}),
   };
 }
@@ -263,4 +275,9 @@ function apiRequesterOf(json: string): ApiRequester {
       ? { unmapped }
       : {}),
   };
+}
+
+/** The rows of one account, as the unique index counts them (null: its own value). */
+function ofAccount(eb: ExpressionBuilder<Database, 'approvals'>, accountId: string | undefined) {
+  return accountId === undefined ? eb('account_id', 'is', null) : eb('account_id', '=', accountId);
 }

@@ -18,10 +18,15 @@ export interface AuditEntry {
   /** Structured detail (purge ids, counts, error codes). */
   detail: Record<string, unknown> | null;
   at: number;
+  /** The CDN account of the zone acted on (issue 29); absent: none recorded (older rows, `default`). */
+  accountId?: string;
 }
 
-export type NewAuditEntry = Omit<AuditEntry, 'id' | 'at' | 'zoneId' | 'zoneName' | 'detail'> &
-  Partial<Pick<AuditEntry, 'zoneId' | 'zoneName' | 'detail'>> & {
+export type NewAuditEntry = Omit<
+  AuditEntry,
+  'id' | 'at' | 'zoneId' | 'zoneName' | 'detail' | 'accountId'
+> &
+  Partial<Pick<AuditEntry, 'zoneId' | 'zoneName' | 'detail' | 'accountId'>> & {
     /** Makes the entry once-only: a second record with the same key writes nothing. */
     key?: string;
   };
@@ -54,7 +59,7 @@ export class AuditLogRepository {
   async record(entry: NewAuditEntry): Promise<AuditEntry | undefined> {
     const row = {
       workspace_id: entry.workspaceId,
-      account_id: null,
+      account_id: entry.accountId ?? null,
       actor_id: entry.actorId,
       action: entry.action,
       zone_id: entry.zoneId ?? null,
@@ -212,5 +217,6 @@ function toEntry(row: Selectable<AuditLogTable>): AuditEntry {
     outcome: row.outcome,
     detail: row.detail === null ? null : (JSON.parse(row.detail) as Record<string, unknown>),
     at: row.at,
+    ...(row.account_id === null ? {} : { accountId: row.account_id }),
   };
 }

@@ -1,8 +1,11 @@
 // Repository: each channel's default zone (`/cdn use`) and the channels purges may be run from.
 // A binding carries the key generation it was chosen under; read with the key's current one, so a
-// binding from before a key change is seen as stale on every replica at once.
+// binding from before a key change is seen as stale on every replica at once. A binding to a CDN
+// account other than `default` (issue 29) is read with that account's generation (cdn_accounts);
+// one to `default` (or to none: null) with the workspace key's (cdn_credentials), as before.
 import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
+import { DEFAULT_ACCOUNT } from './account-model.js';
 import { generationOf } from './credentials.js';
 import type { ChannelBindingsTable, Database } from './schema.js';
 
@@ -19,6 +22,9 @@ export interface ChannelBinding {
   accountId?: string | null;
 }
 
+/** The account-only binding's zone (`/cdn use staging/`): no default zone, only the account. */
+export const NO_ZONE = { id: '', name: '' } as const;
+
 export interface BindingView {
   /** The workspace's key generation now; undefined when it has no key. */
   keyGeneration: string | undefined;
@@ -34,25 +40,39 @@ export class ChannelBindingRepository {
     private readonly clock: Clock,
   ) {}
 
-  /** The channel's binding, if any, and the key generation it must match to be used. */
+  /**
+   * The channel's binding, if any, and the key generation it must match to be used: its
+   * account's (the workspace key's for `default` or none).
+   */
   async view(workspaceId: string, channelId: string): Promise<BindingView> {
-    const [keyGeneration, row] = await Promise.all([
-      this.keyGeneration(workspaceId),
-      this.db
-        .selectFrom('channel_bindings')
-        .selectAll()
-        .where('workspace_id', '=', workspaceId)
-        .where('channel_id', '=', channelId)
-        .executeTakeFirst(),
-    ]);
+    const row = await this.db
+      .selectFrom('channel_bindings')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('channel_id', '=', channelId)
+      .executeTakeFirst();
     return {
-      keyGeneration,
+      keyGeneration: await this.keyGeneration(workspaceId, row?.account_id),
       binding: row && toBinding(row),
     };
   }
 
-  /** The workspace's key generation now; undefined when it has no key. */
-  async keyGeneration(workspaceId: string): Promise<string | undefined> {
+  /**
+   * The key generation now of the account `accountId` (absent, null or `default`: the workspace
+   * key's); undefined when it has no key.
+   */
+  async keyGeneration(workspaceId: string, accountId?: string | null): Promise<string | undefined> {
+    if (accountId) {
+      const account = await this.db
+        .selectFrom('cdn_accounts')
+        .select(['name_key', 'api_key', 'generation'])
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', accountId)
+        .executeTakeFirst();
+      if (!account) return undefined;
+      if (account.name_key !== DEFAULT_ACCOUNT)
+        return account.api_key === null ? undefined : (account.generation ?? undefined);
+    }
     const key = await this.db
       .selectFrom('cdn_credentials')
       .select(['workspace_id', 'set_at', 'generation'])
@@ -61,13 +81,17 @@ export class ChannelBindingRepository {
     return key ? generationOf(key) : undefined;
   }
 
-  /** Makes `zone` the channel's default (replacing any), under key generation `generation`. */
+  /**
+   * Makes `zone` the channel's default (replacing any), under key generation `generation` (of
+   * `accountId`'s key; null: `default`'s). With NO_ZONE, the channel is bound to the account only.
+   */
   async set(
     workspaceId: string,
     channelId: string,
     zone: { id: string; name: string },
     generation: string,
     setBy: string,
+    accountId: string | null = null,
   ): Promise<void> {
     const row = {
       workspace_id: workspaceId,
@@ -77,6 +101,7 @@ export class ChannelBindingRepository {
       generation,
       set_by: setBy,
       set_at: this.clock.now(),
+      account_id: accountId,
     };
     await this.db
       .insertInto('channel_bindings')
@@ -88,6 +113,7 @@ export class ChannelBindingRepository {
           generation: row.generation,
           set_by: row.set_by,
           set_at: row.set_at,
+          account_id: row.account_id,
         }),
       )
       .execute();
@@ -112,24 +138,77 @@ export class ChannelBindingRepository {
     return Number(result.numDeletedRows);
   }
 
-  /** Drops the workspace's bindings chosen under any other key generation; returns how many. */
-  async dropStale(workspaceId: string, generation: string): Promise<number> {
+  /**
+   * Drops the bindings of one account (absent or null: `default`'s and those of none) chosen
+   * under any other key generation than `generation`; returns how many.
+   */
+  async dropStale(
+    workspaceId: string,
+    generation: string,
+    accountId?: string | null,
+  ): Promise<number> {
+    const own = accountId ? await this.#isOwnAccount(workspaceId, accountId) : false;
     const result = await this.db
       .deleteFrom('channel_bindings')
       .where('workspace_id', '=', workspaceId)
       .where('generation', '<>', generation)
+      .where((eb) =>
+        own
+          ? eb('account_id', '=', accountId ?? '')
+          : eb.or([
+              eb('account_id', 'is', null),
+              eb(
+                'account_id',
+                'in',
+                eb
+                  .selectFrom('cdn_accounts')
+                  .select('id')
+                  .where('workspace_id', '=', workspaceId)
+                  .where('name_key', '=', DEFAULT_ACCOUNT),
+              ),
+            ]),
+      )
       .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
 
-  /** The workspace's bindings under key generation `generation`, by channel id. */
+  /** Whether `accountId` is an account of its own, not `default`. */
+  async #isOwnAccount(workspaceId: string, accountId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('cdn_accounts')
+      .select('name_key')
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', accountId)
+      .executeTakeFirst();
+    return row !== undefined && row.name_key !== DEFAULT_ACCOUNT;
+  }
+
+  /**
+   * The workspace's current bindings, by channel id: those of `default` (or of none) under key
+   * generation `generation`, and those of another account under that account's generation now.
+   */
   async list(workspaceId: string, generation: string, limit = 50): Promise<ChannelBinding[]> {
     const rows = await this.db
-      .selectFrom('channel_bindings')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .where('generation', '=', generation)
-      .orderBy('channel_id')
+      .selectFrom('channel_bindings as b')
+      .leftJoin('cdn_accounts as a', (join) =>
+        join.onRef('a.id', '=', 'b.account_id').onRef('a.workspace_id', '=', 'b.workspace_id'),
+      )
+      .selectAll('b')
+      .where('b.workspace_id', '=', workspaceId)
+      .where((eb) =>
+        eb.or([
+          eb.and([
+            eb.or([eb('a.id', 'is', null), eb('a.name_key', '=', DEFAULT_ACCOUNT)]),
+            eb('b.generation', '=', generation),
+          ]),
+          eb.and([
+            eb('a.name_key', '<>', DEFAULT_ACCOUNT),
+            eb('a.api_key', 'is not', null),
+            eb('b.generation', '=', eb.ref('a.generation')),
+          ]),
+        ]),
+      )
+      .orderBy('b.channel_id')
       .limit(limit)
       .execute();
     return rows.map(toBinding);
@@ -177,6 +256,6 @@ function toBinding(row: Selectable<ChannelBindingsTable>): ChannelBinding {
     generation: row.generation,
     setBy: row.set_by,
     setAt: row.set_at,
-    accountId: row.account_id,
+    ...(row.account_id === null ? {} : { accountId: row.account_id }),
   };
 }

@@ -19,6 +19,8 @@ export interface PurgeJob {
   retryOf: string | null;
   createdAt: number;
   finishedAt: number | null;
+  /** The CDN account of the zone (issue 29); absent: none recorded (older rows: `default`). */
+  accountId?: string;
 }
 
 export type NewPurgeJob = Pick<
@@ -34,6 +36,8 @@ export type NewPurgeJob = Pick<
   | 'purgeIds'
 > & {
   retryOf?: string;
+  /** The zone's CDN account (issue 29): `default`'s id for `default`. */
+  accountId?: string;
 };
 
 export class PurgeRepository {
@@ -52,7 +56,7 @@ export class PurgeRepository {
     const row: Selectable<PurgesTable> = {
       id: input.id,
       workspace_id: input.workspaceId,
-      account_id: null,
+      account_id: input.accountId ?? null,
       zone_id: input.zoneId,
       zone_name: input.zoneName,
       actor_id: input.actorId,
@@ -101,5 +105,6 @@ function toJob(row: Selectable<PurgesTable>): PurgeJob {
     retryOf: row.retry_of,
     createdAt: row.created_at,
     finishedAt: row.finished_at,
+    ...(row.account_id === null ? {} : { accountId: row.account_id }),
   };
 }

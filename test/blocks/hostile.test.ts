@@ -401,8 +401,19 @@ const CASES: Record<string, () => unknown[]> = {
     channelBlocks.channelDefaultMessage({ kind: 'none' }),
     channelBlocks.channelDefaultMessage({ kind: 'stale', zoneName: H }),
     channelBlocks.channelDefaultMessage({ kind: 'set', binding: binding() }),
+    channelBlocks.channelDefaultMessage({ kind: 'set', binding: binding(), account: H }),
+    channelBlocks.channelDefaultMessage({
+      kind: 'set',
+      binding: { ...binding(), zoneId: '', zoneName: '' },
+      account: H,
+    }),
+    channelBlocks.channelDefaultMessage({ kind: 'stale', zoneName: H, account: H }),
   ],
   channelBoundMessage: () => [channelBlocks.channelBoundMessage(zone, 'U1')],
+  channelAccountBoundMessage: () => [
+    channelBlocks.channelAccountBoundMessage({ account: H, zone }, 'U1'),
+    channelBlocks.channelAccountBoundMessage({ account: H }, 'U1'),
+  ],
   channelUnboundMessage: () => [channelBlocks.channelUnboundMessage('U1')],
   channelsOverviewText: () => [
     channelBlocks.channelsOverviewText({ bindings: [binding()], purgeChannels: ['C1'] }),

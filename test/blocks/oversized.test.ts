@@ -5,6 +5,7 @@
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import * as accountPick from '../../src/blocks/account-pick.js';
 import * as accounts from '../../src/blocks/accounts.js';
 import * as actors from '../../src/blocks/actors.js';
 import * as analytics from '../../src/blocks/analytics.js';
@@ -332,8 +333,18 @@ const CASES: Record<string, () => unknown[]> = {
   channelDefaultMessage: () => [
     channels.channelDefaultMessage({ kind: 'stale', zoneName: LONG }),
     channels.channelDefaultMessage({ kind: 'set', binding: overview.bindings[0] as never }),
+    channels.channelDefaultMessage({
+      kind: 'set',
+      binding: overview.bindings[0] as never,
+      account: LONG,
+    }),
+    channels.channelDefaultMessage({ kind: 'stale', zoneName: LONG, account: LONG }),
   ],
   channelBoundMessage: () => [channels.channelBoundMessage(zone(), 'U1')],
+  channelAccountBoundMessage: () => [
+    channels.channelAccountBoundMessage({ account: LONG, zone: zone() }, 'U1'),
+    channels.channelAccountBoundMessage({ account: LONG }, 'U1'),
+  ],
   channelUnboundMessage: () => [channels.channelUnboundMessage('U1')],
   channelsOverviewText: () => [channels.channelsOverviewText(overview)],
   purgeChannelsText: () => [channels.purgeChannelsText(CHANNELS, N)],
@@ -411,6 +422,21 @@ const CASES: Record<string, () => unknown[]> = {
   purgeEverythingModal: () => [purge.purgeEverythingModal({ zone: zone(), metadata: 'm' })],
   purgeHoldMessage: () => [purgeHold.purgeHoldMessage(held)],
   purgeHoldModal: () => [purgeHold.purgeHoldModal(held, 'm')],
+  accountPickMessage: () => [
+    accountPick.accountPickMessage({
+      id: 'p1',
+      actorId: 'U1',
+      zoneName: LONG,
+      accounts: many(N, (i) => `account-${i}`),
+      expiresAt: 1,
+    }),
+  ],
+  accountPickedMessage: () => [
+    accountPick.accountPickedMessage(
+      { id: 'p1', actorId: 'U1', zoneName: LONG, accounts: [], expiresAt: 1 },
+      LONG,
+    ),
+  ],
   purgeHoldDecidedMessage: () => [
     purgeHold.purgeHoldDecidedMessage(held, 'confirmed'),
     purgeHold.purgeHoldDecidedMessage(held, 'cancelled'),

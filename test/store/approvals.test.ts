@@ -56,6 +56,32 @@ for (const { backend, skip } of BACKENDS) {
       expect((await store.approvals.get(third.id))?.api).toEqual(unmapped);
     });
 
+    it('keeps one open request per zone of each CDN account (0025)', async () => {
+      const { store } = await testStore(backend);
+      await store.workspaces.ensure('T1');
+      const staging = await store.accounts.create('T1', {
+        name: 'staging',
+        by: { userId: 'U0', validated: true },
+      });
+      const prod = await store.accounts.create('T1', {
+        name: 'prod',
+        by: { userId: 'U0', validated: true },
+      });
+      // The same zone id in two accounts: two open requests.
+      const first = await created(store, { ...request, accountId: staging.id });
+      const second = await created(store, { ...request, accountId: prod.id });
+      expect(first.accountId).toBe(staging.id);
+      expect(second.accountId).toBe(prod.id);
+      // A second request for staging's zone is pointed at its open one.
+      const again = await store.approvals.create({ ...request, accountId: staging.id });
+      expect('pending' in again && again.pending.id).toBe(first.id);
+      // Rows of no account (written before accounts were threaded) keep one of their own.
+      const legacy = await created(store);
+      expect(legacy.accountId).toBeUndefined();
+      const legacyAgain = await store.approvals.create(request);
+      expect('pending' in legacyAgain && legacyAgain.pending.id).toBe(legacy.id);
+    });
+
     it('leaves pending once: the second decision loses', async () => {
       const { store } = await testStore(backend);
       const { id } = await created(store);

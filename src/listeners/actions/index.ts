@@ -18,6 +18,7 @@ import type { AppDeps } from '../../deps.js';
 import { tracked } from '../context.js';
 import { unmatched } from '../unmatched.js';
 import { accountAdd, accountRekey, accountRemove, accountRename } from './account-buttons.js';
+import { accountPickButton } from './account-pick-buttons.js';
 import { approveButton, cancelButton, denyButton } from './approval-buttons.js';
 import { auditPage } from './audit-page.js';
 import { configPurgeChannels } from './config-purge-channels.js';
@@ -102,6 +103,8 @@ export function register(app: App, deps: AppDeps): void {
   on('message', new RegExp(`^${VERIFY_IDS.verify}_\\d+$`), verifyButton(deps));
   on('message', VERIFY_IDS.purgeAgain, verifyPurgeAgain(deps));
   on('message', PURGE_IDS.holdConfirm, purgeHoldConfirm(deps));
+  // One button per CDN account holding an ambiguous zone name: purge_pick_account_0, _1, …
+  on('message', new RegExp(`^${PURGE_IDS.pickAccount}_\\d+$`), accountPickButton(deps));
   on('message', PURGE_IDS.holdCancel, purgeHoldCancel(deps));
   on('message', new RegExp(`^${ZONES_IDS.analytics}_\\d+$`), zoneAnalytics(deps));
   on('message', APPROVAL_IDS.approve, approveButton(deps));

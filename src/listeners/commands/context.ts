@@ -32,6 +32,8 @@ export interface ModalOrigin {
   responseUrl?: string;
   /** The zone the modal is about, when it is about one. */
   zoneId?: string;
+  /** That zone's CDN account, when not `default` (issue 29). */
+  accountId?: string;
   /** The held purge the modal asks about (src/services/purge-holds.ts). */
   heldId?: string;
 }
@@ -92,6 +94,7 @@ export function decodeOrigin(
         ? { responseUrl }
         : {}),
       ...(typeof value.zoneId === 'string' ? { zoneId: value.zoneId } : {}),
+      ...(typeof value.accountId === 'string' ? { accountId: value.accountId } : {}),
       ...(typeof value.heldId === 'string' ? { heldId: value.heldId } : {}),
     };
   } catch {

@@ -2,6 +2,7 @@
 // a tag or `everything` without a zone is for the channel's default zone; full URLs alone find
 // their zones by host name. Where purges are limited to some channels, only those may ask. URLs the
 // zone named does not serve are refused, and the rest is purged only once the person confirms.
+import { accountPickMessage } from '../../blocks/account-pick.js';
 import { noticeMessage } from '../../blocks/errors.js';
 import { purgeEverythingModal, purgeFormModal, purgeRefusedMessage } from '../../blocks/purge.js';
 import { purgeHoldMessage } from '../../blocks/purge-hold.js';
@@ -18,7 +19,7 @@ export const purge: SubcommandHandler = async (context) => {
   const channelId = command.channel_id;
 
   if (parsed.kind === 'form') {
-    const zone = await deps.purges.formZone(caller, channelId, parsed.zone);
+    const zone = await deps.purges.formZone(caller, channelId, parsed.zone, account);
     await client.views.open({
       trigger_id: command.trigger_id,
       view: purgeFormModal({ metadata: encodeOrigin(origin), ...(zone ? { zone } : {}) }),
@@ -26,14 +27,27 @@ export const purge: SubcommandHandler = async (context) => {
     return;
   }
   if (parsed.kind === 'everything') {
-    const zone = await deps.purges.zoneFor(caller, channelId, parsed.zone);
+    const zone = await deps.purges.zoneFor(caller, channelId, parsed.zone, account);
     await client.views.open({
       trigger_id: command.trigger_id,
-      view: purgeEverythingModal({ zone, metadata: encodeOrigin({ ...origin, zoneId: zone.id }) }),
+      view: purgeEverythingModal({
+        zone,
+        metadata: encodeOrigin({
+          ...origin,
+          zoneId: zone.id,
+          ...(zone.accountId ? { accountId: zone.accountId } : {}),
+        }),
+      }),
     });
     return;
   }
-  const plan = await deps.purges.plan(caller, channelId, parsed, account);
+  // A zone name in several CDN accounts: the requester picks one, and this purge continues there.
+  const planned = await deps.accountPicks.planPurge(caller, channelId, parsed, account);
+  if (planned.kind === 'pick') {
+    await respond(accountPickMessage(planned.pick));
+    return;
+  }
+  const { plan } = planned;
   if (plan.rejected.length > 0) {
     await respond(purgeRefusedMessage(plan));
     return;

@@ -9,8 +9,23 @@ import { MAX_TEXT_LENGTH } from '../../text.js';
 import { callerOf } from '../context.js';
 import { findSubcommand, HELP_ENTRIES, isHelp, SUBCOMMAND_NAMES } from './registry.js';
 
-/** The subcommands that take a CDN account (`account:<name>`, `<account>/<zone>`). */
-const ACCOUNT_COMMANDS: ReadonlySet<string> = new Set(['purge']);
+/** The subcommands that take a zone, and so a CDN account (`account:<name>`, `<account>/<zone>`). */
+const ACCOUNT_COMMANDS: ReadonlySet<string> = new Set([
+  'zones',
+  'create',
+  'purge',
+  'ratelimit',
+  'analytics',
+  'watch',
+  'unwatch',
+  'report',
+  'use',
+]);
+/**
+ * Those whose services act on the account resolved (issue 29). The others act on `default` only
+ * for now: the account (typed, or the channel's) is checked to be `default`, else refused.
+ */
+const THREADED: ReadonlySet<string> = new Set(['purge', 'use']);
 
 export function routeCommand(deps: AppDeps) {
   return async ({
@@ -44,13 +59,23 @@ export function routeCommand(deps: AppDeps) {
       const [first, second] = words.conflict;
       throw new AppError({ code: 'account_conflict', first, second });
     }
+    const caller = callerOf(context);
+    if (ACCOUNT_COMMANDS.has(subcommand.name) && !THREADED.has(subcommand.name))
+      await deps.accountScopes.requireDefault(
+        caller.workspaceId,
+        command.channel_id,
+        words.account,
+        subcommand.name,
+      );
     await subcommand.handler({
       deps,
       args: words.args,
-      ...(words.account === undefined ? {} : { account: words.account }),
+      ...(words.account === undefined || !THREADED.has(subcommand.name)
+        ? {}
+        : { account: words.account }),
       tokens,
       command,
-      caller: callerOf(context),
+      caller,
       respond,
       client,
     });

@@ -33,7 +33,8 @@ export function purgeEverythingSubmit(deps: AppDeps) {
       );
     let zone: Zone;
     try {
-      zone = await deps.zones.resolve(caller.workspaceId, origin.zoneId);
+      // In the zone's own account (issue 29): `default` when the form names none.
+      zone = await deps.purges.zoneById(caller.workspaceId, origin.zoneId, origin.accountId);
     } catch (error) {
       return inline(PURGE_IDS.confirmBlock, inlineErrorText(error));
     }

@@ -24,6 +24,7 @@ import * as m0021 from './0021_workspace_uninstalled.js';
 import * as m0022 from './0022_account_zone_index.js';
 import * as m0023 from './0023_account_roles.js';
 import * as m0024 from './0024_approval_api_requester.js';
+import * as m0025 from './0025_approvals_per_account.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then, not today's types.
 export type MigrationUp = (db: Kysely<any>, dialect: SqlDialect) => Promise<void>;
@@ -51,4 +52,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, up: MigrationUp]>
   ['0022_account_zone_index', m0022.up],
   ['0023_account_roles', m0023.up],
   ['0024_approval_api_requester', m0024.up],
+  ['0025_approvals_per_account', m0025.up],
 ];

@@ -49,7 +49,9 @@ describe('the router', () => {
     for (const entry of SUBCOMMANDS) {
       vi.spyOn(entry, 'handler').mockImplementation(async () => void calls.push(entry.name));
     }
-    await routeCommand({} as AppDeps)({
+    // Commands not threaded through accounts have theirs checked first: here, always `default`.
+    const deps = { accountScopes: { requireDefault: async () => undefined } };
+    await routeCommand(deps as unknown as AppDeps)({
       command: command(text),
       ack: vi.fn(async () => undefined),
       respond,
