@@ -146,7 +146,7 @@ export function buildDeps(
     // Reads of the CDN for people, bounded per person and per workspace (slots in the store).
     readsPerMinute: options.config.cdnReadsPerMinute,
   });
-  const { cdn, access, zoneIndex, reads, zones, channels } = services;
+  const { cdn, access, zoneIndex, reads, zones, channels, accounts } = services;
   const flood = new FloodControl(store, clock, options.config.changesPerMinute);
   const renderer = options.chartRenderer ?? new TrafficChartRenderer();
   const clients = new WorkspaceClients(backgroundSlack.client ?? client, {
@@ -212,6 +212,7 @@ export function buildDeps(
     audit: store.audit,
     access,
     zones,
+    accounts,
     flood,
     reads,
     runner,
@@ -341,6 +342,7 @@ export function buildDeps(
       options.config.slack.responseUrlBase,
     ),
     zones,
+    accountScopes: accounts,
     zoneIndex,
     runner,
     background,

@@ -1,10 +1,12 @@
 // What the listeners receive, built once at start-up and passed in: services, never the store.
+
 import type { Clock } from './clock.js';
 import type { BackgroundWork } from './jobs/background.js';
 import type { RetentionSweep } from './jobs/retention.js';
 import type { JobRunner } from './jobs/runner.js';
 import type { Logger } from './logger.js';
 import type { AccessService } from './services/access.js';
+import type { AccountScopes } from './services/account-scope.js';
 import type { ActivityService } from './services/activity.js';
 import type { AnalyticsService } from './services/analytics.js';
 import type { ApiPurgeService } from './services/api-purges.js';
@@ -58,6 +60,8 @@ export interface AppDeps {
   /** Tears a workspace down when Slack revokes the app's access. */
   uninstall: UninstallService;
   zones: ZoneService;
+  /** Which CDN account a command's zone is in (issue 29). */
+  accountScopes: AccountScopes;
   /** Each workspace's zone index (its maintenance is a tick of `background`). */
   zoneIndex: ZoneIndex;
   /** Enqueues durable work (purges, approved purge-everything, reports, follow-ups). */

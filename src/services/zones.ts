@@ -52,11 +52,13 @@ export class ZoneService {
   async page(
     caller: Caller,
     params: { status?: string; name?: string; page: number },
+    /** The CDN account to list (issue 29); absent, `default`'s zones as before accounts. */
+    accountId?: string,
   ): Promise<ZonePage> {
     const { workspaceId } = caller;
     if (params.name !== undefined) {
       const { name, status } = params;
-      const zones = (await this.#index.all(workspaceId)).filter(
+      const zones = (await this.#index.all(workspaceId, accountId)).filter(
         (zone) =>
           (status === undefined || zone.status === status) && zoneNameContains(zone.name, name),
       );
@@ -70,7 +72,7 @@ export class ZoneService {
       };
     }
     await this.#reads.take(caller);
-    const client = await this.#cdn.clientFor(workspaceId);
+    const client = await this.#cdn.clientFor(workspaceId, accountId);
     return client.listZones({
       page: params.page,
       perPage: ZONES_PER_PAGE,
