@@ -82,7 +82,7 @@ export class RateLimitService {
       access: AccessService;
       zones: ZoneService;
       /** Which CDN account a zone named is in (issue 29); without it, `default` only. */
-      accounts?: AccountScopes;
+      accountScopes?: AccountScopes;
       flood: FloodControl;
       reads: CdnReads;
       runner: JobRunner;
@@ -208,7 +208,13 @@ export class RateLimitService {
 
   /** The zone named, in the account the channel or the words give (none: as before accounts). */
   async #zone(workspaceId: string, nameOrId: string, where?: Where): Promise<Zone> {
-    const { accounts, zones } = this.deps;
+    const { accountScopes: accounts, zones } = this.deps;
+    // A zone of a known account (an alert's): looked up there alone.
+    if (where?.accountId !== undefined)
+      return {
+        ...(await zones.resolve(workspaceId, nameOrId, where.accountId)),
+        accountId: where.accountId,
+      };
     if (!accounts) return zones.resolve(workspaceId, nameOrId);
     return accounts.zone(workspaceId, where?.channelId, where?.account, nameOrId);
   }
@@ -218,4 +224,6 @@ export class RateLimitService {
 export interface Where {
   channelId?: string;
   account?: string;
+  /** The account's id, when the zone's account is known already (an alert's). */
+  accountId?: string;
 }

@@ -1,12 +1,16 @@
 // Features beyond purges threaded through CDN accounts (issue 29): two sandboxes hold the same zone
 // name; a rate limit, a zone list, a watch and a report on `staging` reach staging's sandbox only.
 import { describe, expect, it } from 'vitest';
+import { WATCH_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import { startSandbox } from '../../src/dev/sandbox/server.js';
+import { alerts, interval } from './flows.js';
 import { type Harness, startHarness, textOf } from './harness.js';
 
 type Requests = Array<{ method: string; path: string }>;
 const posts = (requests: Requests) => requests.filter((r) => r.method === 'POST');
+const reads = (requests: Requests) => requests.filter((r) => r.path.includes('/analytics/'));
+const MINUTE = 60_000;
 const lists = (requests: Requests) =>
   requests.filter((r) => r.method === 'GET' && r.path === '/zones');
 
@@ -20,7 +24,10 @@ async function ask(h: Harness, text: string): Promise<Message> {
 }
 
 async function twoAccounts() {
-  const h = await startHarness({ env: { CDN_BASE_URL_ALLOWLIST: '127.0.0.1' } });
+  const h = await startHarness({
+    env: { CDN_BASE_URL_ALLOWLIST: '127.0.0.1' },
+    slack: { fileReadyMs: 0 },
+  });
   const staging = await startSandbox({ apiKeys: ['staging-key'], clock: h.clock });
   await h.login();
   await h.store.accounts.create(h.workspaceId, {
@@ -64,6 +71,38 @@ describe('features on a zone of the account staging', () => {
     const plain = await ask(h, 'zones');
     expect(textOf(plain.blocks)).toContain('Zones in default');
     expect(textOf(plain.blocks)).not.toContain('only-in-staging.example');
+    await staging.close();
+  });
+
+  it('a watch on staging/<zone> reads, alerts on and rate-limits staging only', async () => {
+    const { h, staging } = await twoAccounts();
+    const reply = await ask(h, 'watch staging/shop.example.org');
+    expect(reply.text).toContain('Watching');
+    await interval(h, 2);
+    expect(reads(staging.requests).length).toBeGreaterThan(0);
+    expect(reads(h.sandbox.requests)).toHaveLength(0);
+
+    // A spike in staging's zone alerts; the same zone name in `default` is never read.
+    const zone = staging.state.byName('shop.example.org');
+    if (!zone) throw new Error('no zone');
+    const from = Math.ceil(h.clock.now() / MINUTE) * MINUTE - MINUTE;
+    staging.state.shape(zone.id, { kind: 'spike', from, to: from + 5 * MINUTE });
+    await interval(h, 3);
+    const [alert] = alerts(h);
+    if (!alert) throw new Error('no alert');
+    expect(alert.text).toContain('shop.example.org');
+    expect(reads(h.sandbox.requests)).toHaveLength(0);
+    const job = (await h.store.db.selectFrom('jobs').select('key').execute()).find((j) =>
+      j.key?.startsWith('watch:'),
+    );
+    const account = await h.store.accounts.byName(h.workspaceId, 'staging');
+    expect(job?.key).toContain(`:${account?.id}:${zone.id}:`);
+
+    // Turning rate limiting on from the alert changes staging's zone.
+    await h.click(alert, WATCH_IDS.rateLimit);
+    await h.slack.waitForMessages((m) => m.threadTs === alert.ts);
+    expect(zone.limits.enabled).toBe(true);
+    expect(posts(h.sandbox.requests)).toHaveLength(0);
     await staging.close();
   });
 });

@@ -51,6 +51,7 @@ for (const { backend, skip } of BACKENDS) {
         '0019_audit_search',
         '0021_workspace_uninstalled',
         '0022_account_zone_index',
+        '0026_account_watches_reports',
       ]);
       const again = await openStore({ database, keyring: new Keyring([testKey('k1', 1)]) });
       await again.close();

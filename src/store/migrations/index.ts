@@ -22,6 +22,7 @@ import * as m0017 from './0017_api_tokens.js';
 import * as m0019 from './0019_audit_search.js';
 import * as m0021 from './0021_workspace_uninstalled.js';
 import * as m0022 from './0022_account_zone_index.js';
+import * as m0026 from './0026_account_watches_reports.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then, not today's types.
 export type MigrationUp = (db: Kysely<any>, dialect: SqlDialect) => Promise<void>;
@@ -47,4 +48,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, up: MigrationUp]>
   ['0019_audit_search', m0019.up],
   ['0021_workspace_uninstalled', m0021.up],
   ['0022_account_zone_index', m0022.up],
+  ['0026_account_watches_reports', m0026.up],
 ];
