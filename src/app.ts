@@ -336,7 +336,13 @@ export function buildDeps(
     replays: new ReplayGuard(store.seenRequests),
     ratelimit,
     reports,
-    schedules: new ReportScheduleService({ ...store, access, zones, clock }),
+    schedules: new ReportScheduleService({
+      ...store,
+      access,
+      zones,
+      accountScopes: accounts,
+      clock,
+    }),
     uninstall: new UninstallService(store, zones, logger, options.config.retention.uninstalledMs),
     isSlackResponseUrl: slackResponseUrls(
       options.config.slack.apiUrl,

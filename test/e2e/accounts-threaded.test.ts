@@ -105,4 +105,20 @@ describe('features on a zone of the account staging', () => {
     expect(posts(h.sandbox.requests)).toHaveLength(0);
     await staging.close();
   });
+
+  it('a daily report on staging/<zone> reads staging’s analytics only', async () => {
+    const { h, staging } = await twoAccounts();
+    const reply = await ask(h, 'report staging/shop.example.org daily account:staging');
+    expect(textOf(reply.blocks)).toContain('09:00');
+    const [schedule] = await h.store.schedules.listForWorkspace(h.workspaceId);
+    const account = await h.store.accounts.byName(h.workspaceId, 'staging');
+    expect(schedule?.accountId).toBe(account?.id);
+    // 09:00 in New York is 14:00 UTC; the harness clock reads 10:00 UTC.
+    h.clock.advance(4 * 60 * MINUTE + MINUTE);
+    expect(await h.deps.reports.tick()).toEqual({ queued: 1, skipped: 0 });
+    await h.deps.runner.settled();
+    expect(reads(staging.requests).length).toBeGreaterThan(0);
+    expect(reads(h.sandbox.requests)).toHaveLength(0);
+    await staging.close();
+  });
 });
