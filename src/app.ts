@@ -323,7 +323,7 @@ export function buildDeps(
     access,
     activity,
     auditExport,
-    analytics: new AnalyticsService(cdn, store, renderer, clock, zones, reads),
+    analytics: new AnalyticsService(cdn, store, renderer, clock, zones, reads, accounts),
     apiTokens,
     apiPurges: api,
     approvals,

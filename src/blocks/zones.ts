@@ -83,7 +83,8 @@ export function zonesMessage(
                 type: 'button',
                 text: plain('Analytics'),
                 action_id: `${ZONES_IDS.analytics}_${index}`,
-                value: zone.id,
+                // The zone's account when the list names it (the same id may be in several).
+                value: page.account === undefined ? zone.id : `${page.account}/${zone.id}`,
               },
             }),
       }),

@@ -10,7 +10,7 @@ import type { Store } from '../store/index.js';
 import { zoneKey } from '../zone-names.js';
 import type { Caller } from './access.js';
 import type { ZoneIndex } from './zone-index.js';
-import type { ZoneService } from './zones.js';
+import type { ZonePlan, ZoneService } from './zones.js';
 
 /** The accounts a command may use, and whether the choice is already made (one of them). */
 export interface AccountScope {
@@ -133,6 +133,27 @@ export class AccountScopes {
         : (scope.accounts.find((a) => isDefaultName(a.name)) ?? scope.accounts[0]);
     const page = await this.deps.zones.page(caller, params, chosen && indexOf(chosen));
     return scope.multi && chosen ? { ...page, account: chosen.name } : page;
+  }
+
+  /**
+   * `/cdn create` in the account the channel or the words name (ZoneService.create), `default`
+   * when none is.
+   */
+  async create(
+    workspaceId: string,
+    where: { channelId?: string; account?: string },
+    input: { domain: string; plan: ZonePlan; actorId: string },
+  ): Promise<Awaited<ReturnType<ZoneService['create']>>> {
+    const scope = await this.scope(workspaceId, where.channelId, where.account);
+    const chosen =
+      scope.accounts.length === 1
+        ? scope.accounts[0]
+        : scope.accounts.find((a) => isDefaultName(a.name));
+    const accountId = chosen && indexOf(chosen);
+    return this.deps.zones.create(workspaceId, {
+      ...input,
+      ...(accountId === undefined ? {} : { accountId }),
+    });
   }
 
   /** Every zone of the scope's accounts, each carrying its account. */

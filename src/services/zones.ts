@@ -132,12 +132,14 @@ export class ZoneService {
   /** Validates the domain (no API call if it is wrong), creates the zone, and audits it. */
   async create(
     workspaceId: string,
-    input: { domain: string; plan: ZonePlan; actorId: string },
+    input: { domain: string; plan: ZonePlan; actorId: string; accountId?: string },
   ): Promise<CreateZoneResult & { name: string }> {
     const ascii = onboardableDomain(input.domain);
+    const { accountId } = input;
     // Read before the key is used: a zone created with an older key never enters a newer index.
-    const generation = await this.#index.generation(workspaceId);
-    const client = await this.#cdn.clientFor(workspaceId);
+    const generation = await this.#index.generation(workspaceId, accountId);
+    // In the account named (issue 29); absent, `default`.
+    const client = await this.#cdn.clientFor(workspaceId, accountId);
     const audit = (
       outcome: 'ok' | 'failed',
       zoneId: string | null,
@@ -164,6 +166,7 @@ export class ZoneService {
         workspaceId,
         generation,
         result.kind === 'created' ? result.zone : undefined,
+        accountId,
       );
     }
     await audit('ok', result.kind === 'created' ? result.zone.id : null, { result: result.kind });

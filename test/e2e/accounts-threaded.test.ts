@@ -1,6 +1,6 @@
 // Features beyond purges threaded through CDN accounts (issue 29): two sandboxes hold the same zone
 // name; a rate limit, a zone list, a watch and a report on `staging` reach staging's sandbox only.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { WATCH_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import { startSandbox } from '../../src/dev/sandbox/server.js';
@@ -119,6 +119,19 @@ describe('features on a zone of the account staging', () => {
     await h.deps.runner.settled();
     expect(reads(staging.requests).length).toBeGreaterThan(0);
     expect(reads(h.sandbox.requests)).toHaveLength(0);
+    await staging.close();
+  });
+
+  it('/cdn analytics and /cdn create with an account use that account only', async () => {
+    const { h, staging } = await twoAccounts();
+    await h.command('analytics staging/shop.example.org 24h');
+    await h.deps.runner.settled();
+    await vi.waitFor(() => expect(reads(staging.requests).length).toBeGreaterThan(0));
+    expect(reads(h.sandbox.requests)).toHaveLength(0);
+
+    await h.command('create staging/new-one.example');
+    await vi.waitFor(() => expect(staging.state.byName('new-one.example')).toBeDefined());
+    expect(h.sandbox.state.byName('new-one.example')).toBeUndefined();
     await staging.close();
   });
 });
