@@ -1,7 +1,8 @@
 // Repository: channels watching zones, and each watched zone's evaluation schedule and baseline.
 // A zone's due interval becomes its job (keyed by zone and interval) in the transaction that moves
 // the zone on; a status moves by one conditional write. Where each rule stands is in
-// watch-rules.ts, the alerts posted in watch-alerts.ts.
+// watch-rules.ts, the alerts posted in watch-alerts.ts. Over 400 lines: the watches and their
+// zones' schedules (two tables since 0026, `default`'s and the other accounts') move together.
 import { randomUUID } from 'node:crypto';
 import { type Expression, type Kysely, type Selectable, sql } from 'kysely';
 import type { Clock } from '../clock.js';
