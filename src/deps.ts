@@ -1,4 +1,5 @@
 // What the listeners receive, built once at start-up and passed in: services, never the store.
+
 import type { Clock } from './clock.js';
 import type { BackgroundWork } from './jobs/background.js';
 import type { RetentionSweep } from './jobs/retention.js';

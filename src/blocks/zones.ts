@@ -32,6 +32,8 @@ export interface ZonesFilter {
 /** What a pager button carries, so the next page needs no server-side state. */
 export interface ZonesPagerValue extends ZonesFilter {
   page: number;
+  /** The CDN account listed (issue 29): the next page is of the same account. */
+  account?: string;
 }
 
 export function statusLabel(status: string): Mrkdwn {
@@ -47,9 +49,14 @@ function zoneLine(zone: Zone): Mrkdwn {
   return md`*${zoneLabel(zone.name)}*  ${statusLabel(zone.status)}\n${code(zone.id)} · created ${createdLabel(zone.createdAt)}`;
 }
 
-export function zonesMessage(page: ZonePage, filter: ZonesFilter = {}): Message {
+/** A page of zones; `account` names their CDN account when the workspace has several. */
+export function zonesMessage(
+  page: ZonePage & { account?: string },
+  filter: ZonesFilter = {},
+): Message {
   const { status, name } = filter;
-  const header = `Zones${status ? ` · ${status}` : ''}${name ? ` · “${name}”` : ''}`;
+  const of = page.account === undefined ? '' : ` in ${page.account}`;
+  const header = `Zones${of}${status ? ` · ${status}` : ''}${name ? ` · “${name}”` : ''}`;
   const which = status ? `${status} ` : '';
   const named = name ? md` matching “${truncate(name, 100)}”` : '';
   const lastPage = page.zones.length === 0 ? page.page : page.pages;
@@ -76,7 +83,8 @@ export function zonesMessage(page: ZonePage, filter: ZonesFilter = {}): Message 
                 type: 'button',
                 text: plain('Analytics'),
                 action_id: `${ZONES_IDS.analytics}_${index}`,
-                value: zone.id,
+                // The zone's account when the list names it (the same id may be in several).
+                value: page.account === undefined ? zone.id : `${page.account}/${zone.id}`,
               },
             }),
       }),
@@ -98,6 +106,7 @@ export function zonesMessage(page: ZonePage, filter: ZonesFilter = {}): Message 
       ...(status ? { status } : {}),
       // A button's value holds 2,000 characters; a typed name has at most 253 (parseZonesArgs).
       ...(name ? { name: name.slice(0, 1_000) } : {}),
+      ...(page.account === undefined ? {} : { account: page.account }),
       page: target,
     } satisfies ZonesPagerValue),
   });

@@ -1,14 +1,16 @@
 // Which CDN account a command acts on (issue 29): the channel's account if it is bound to one, else
 // the account typed (`account:<name>`, `<account>/<zone>`), else every account, a zone name being
 // looked for in each (in exactly one: that one; in several: the person is asked to say which).
+import type { ZonePage } from '../cdn/client.js';
 import type { Zone } from '../cdn/schemas.js';
 import { AppError } from '../errors.js';
 import type { Account } from '../store/accounts.js';
 import { DEFAULT_ACCOUNT } from '../store/accounts.js';
 import type { Store } from '../store/index.js';
 import { zoneKey } from '../zone-names.js';
+import type { Caller } from './access.js';
 import type { ZoneIndex } from './zone-index.js';
-import type { ZoneService } from './zones.js';
+import type { ZonePlan, ZoneService } from './zones.js';
 
 /** The accounts a command may use, and whether the choice is already made (one of them). */
 export interface AccountScope {
@@ -49,24 +51,6 @@ export class AccountScopes {
       return { accounts: [account], multi: all.length > 1 || !isDefaultName(account.name) };
     }
     return { accounts: all, multi: all.length > 1 };
-  }
-
-  /**
-   * For a command not yet threaded through accounts (it acts on `default` only): refuses it when
-   * the channel's account, or the one typed, is another (AppError account_bound when the channel
-   * is bound to one and another is typed; account_unsupported when the account is not `default`),
-   * so it never acts on `default` where another account was meant.
-   */
-  async requireDefault(
-    workspaceId: string,
-    channelId: string | undefined,
-    typed: string | undefined,
-    command: string,
-  ): Promise<void> {
-    const { accounts } = await this.scope(workspaceId, channelId, typed);
-    const [only, ...others] = accounts;
-    if (only && others.length === 0 && !isDefaultName(only.name))
-      throw new AppError({ code: 'account_unsupported', command, account: only.name });
   }
 
   /** The workspace's account `accountId`, if it has it. */
@@ -111,6 +95,70 @@ export class AccountScopes {
       });
     const fallback = scope.accounts.find((a) => isDefaultName(a.name)) ?? first;
     return named(await this.deps.zones.resolve(workspaceId, nameOrId, indexOf(fallback)), fallback);
+  }
+
+  /**
+   * The zone a command names, in the account it may use (`scope`, then `resolve`); a workspace
+   * with no account holding a key resolves as before accounts (`default`'s index, no_api_key).
+   */
+  async zone(
+    workspaceId: string,
+    channelId: string | undefined,
+    typed: string | undefined,
+    nameOrId: string,
+  ): Promise<Zone> {
+    const scope = await this.scope(workspaceId, channelId, typed);
+    if (scope.accounts.length === 0) return this.deps.zones.resolve(workspaceId, nameOrId);
+    return this.resolve(workspaceId, scope, nameOrId);
+  }
+
+  /**
+   * The id a new row stores for the zone's account: its own, else `default`'s (issue 29: new rows
+   * name their account; null is left to rows written before it).
+   */
+  async idOf(workspaceId: string, zone: { accountId?: string | null }): Promise<string | null> {
+    if (zone.accountId) return zone.accountId;
+    return (await this.deps.store.accounts.defaultId(workspaceId)) ?? null;
+  }
+
+  /**
+   * One page of `/cdn zones` in the account the channel or the words name (ZoneService.page),
+   * `default` when none is; `account` names it when the workspace has several (the list says whose
+   * zones it shows).
+   */
+  async page(
+    caller: Caller,
+    where: { channelId?: string; account?: string },
+    params: { status?: string; name?: string; page: number },
+  ): Promise<ZonePage & { account?: string }> {
+    const scope = await this.scope(caller.workspaceId, where.channelId, where.account);
+    const chosen =
+      scope.accounts.length === 1
+        ? scope.accounts[0]
+        : (scope.accounts.find((a) => isDefaultName(a.name)) ?? scope.accounts[0]);
+    const page = await this.deps.zones.page(caller, params, chosen && indexOf(chosen));
+    return scope.multi && chosen ? { ...page, account: chosen.name } : page;
+  }
+
+  /**
+   * `/cdn create` in the account the channel or the words name (ZoneService.create), `default`
+   * when none is.
+   */
+  async create(
+    workspaceId: string,
+    where: { channelId?: string; account?: string },
+    input: { domain: string; plan: ZonePlan; actorId: string },
+  ): Promise<Awaited<ReturnType<ZoneService['create']>>> {
+    const scope = await this.scope(workspaceId, where.channelId, where.account);
+    const chosen =
+      scope.accounts.length === 1
+        ? scope.accounts[0]
+        : scope.accounts.find((a) => isDefaultName(a.name));
+    const accountId = chosen && indexOf(chosen);
+    return this.deps.zones.create(workspaceId, {
+      ...input,
+      ...(accountId === undefined ? {} : { accountId }),
+    });
   }
 
   /** Every zone of the scope's accounts, each carrying its account. */

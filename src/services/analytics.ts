@@ -9,6 +9,7 @@ import type { Problem } from '../errors.js';
 import type { AuditEntry } from '../store/audit-log.js';
 import type { Store } from '../store/index.js';
 import type { Caller } from './access.js';
+import type { AccountScopes } from './account-scope.js';
 import type { CdnAccess } from './cdn-access.js';
 import type { CdnReads } from './cdn-reads.js';
 import type { ChosenZone } from './channels.js';
@@ -118,6 +119,8 @@ export class AnalyticsService {
     private readonly clock: Clock,
     private readonly zones: ZoneService,
     private readonly reads: CdnReads,
+    /** Which CDN account a zone named is in (issue 29); without it, `default` only. */
+    private readonly accountScopes?: AccountScopes,
   ) {}
 
   /**
@@ -130,13 +133,19 @@ export class AnalyticsService {
       zone: string | (() => Promise<ChosenZone>);
       range: RangeKey;
       granularity: Granularity;
+      /** Where the command came from and the account it typed, to find a named zone's account. */
+      where?: { channelId?: string; account?: string };
     },
   ): Promise<AnalyticsReport> {
     await this.reads.take(caller);
-    const { zone: chosen } = request;
+    const { zone: chosen, where } = request;
+    const named = (name: string) =>
+      this.accountScopes
+        ? this.accountScopes.zone(caller.workspaceId, where?.channelId, where?.account, name)
+        : this.zones.resolve(caller.workspaceId, name);
     const { zone, fromDefault } =
       typeof chosen === 'string'
-        ? { zone: await this.zones.resolve(caller.workspaceId, chosen), fromDefault: false }
+        ? { zone: await named(chosen), fromDefault: false }
         : await chosen();
     const timeZone = (await caller.directory.user(caller.userId)).timeZone;
     const report = await this.report(caller.workspaceId, zone, request, timeZone);
@@ -151,7 +160,8 @@ export class AnalyticsService {
   ): Promise<AnalyticsReport> {
     const { since, until } = windowEndingAt(this.clock.now(), RANGES[request.range]);
     const { granularity } = request;
-    const client = await this.cdn.clientFor(workspaceId);
+    // The zone's own account (absent: `default`).
+    const client = await this.cdn.clientFor(workspaceId, zone.accountId);
     const [traffic, entries] = await Promise.all([
       trafficOver(client, zone.id, { since, until, granularity, endsNow: true }),
       // Inclusive of now: a purge made a moment ago belongs on the chart.

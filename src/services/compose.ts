@@ -45,6 +45,7 @@ export function cdnServices(options: CdnServicesOptions) {
   const zoneIndex = new ZoneIndex({ store, cdn, clock, logger, ...options.zoneIndex });
   const reads = new CdnReads(store.rateSlots, access, options.readsPerMinute);
   const zones = new ZoneService({ cdn, audit: store.audit, index: zoneIndex, reads });
+  // Which CDN account a zone is in (issue 29): every feature that names a zone asks it.
   const scopes = new AccountScopes({ store, zones, index: zoneIndex });
   const channels = new ChannelService({
     bindings: store.channelBindings,
@@ -82,13 +83,13 @@ export interface PurgeServicesOptions {
 /** Purges, held purges, purge-everything approvals and verifications; their jobs are for the caller to register. */
 export function purgeServices(options: PurgeServicesOptions) {
   const { store, runner, flood, clock, logger } = options;
-  const { cdn, access, zones, channels } = options.cdn;
+  const { cdn, access, zones, channels, scopes } = options.cdn;
   const purges = new PurgeService({
     cdn,
     zones,
     access,
     channels,
-    accounts: options.cdn.scopes,
+    accounts: scopes,
     flood,
     store,
     runner,

@@ -5,6 +5,7 @@ import type { JobKind, JobRunner } from '../jobs/runner.js';
 import type { Logger } from '../logger.js';
 import type { AuditLogRepository } from '../store/audit-log.js';
 import type { AccessService, Caller } from './access.js';
+import type { AccountScopes } from './account-scope.js';
 import type { CdnAccess } from './cdn-access.js';
 import type { CdnReads } from './cdn-reads.js';
 import type { FloodControl } from './flood.js';
@@ -80,6 +81,8 @@ export class RateLimitService {
       audit: AuditLogRepository;
       access: AccessService;
       zones: ZoneService;
+      /** Which CDN account a zone named is in (issue 29); without it, `default` only. */
+      accountScopes?: AccountScopes;
       flood: FloodControl;
       reads: CdnReads;
       runner: JobRunner;
@@ -113,10 +116,10 @@ export class RateLimitService {
    * Anyone of the workspace may look (a read: finding a zone the index lacks asks the CDN);
    * changing it is `set`'s, operators only.
    */
-  async state(caller: Caller, zoneNameOrId: string): Promise<RateLimitState> {
+  async state(caller: Caller, zoneNameOrId: string, where?: Where): Promise<RateLimitState> {
     await this.deps.reads.take(caller);
     const { workspaceId } = caller;
-    const zone = await this.deps.zones.resolve(workspaceId, zoneNameOrId);
+    const zone = await this.#zone(workspaceId, zoneNameOrId, where);
     const entry = await this.deps.audit.latest(
       workspaceId,
       zone.id,
@@ -140,15 +143,17 @@ export class RateLimitService {
     zoneNameOrId: string | (() => Promise<Zone>),
     enabled: boolean,
     replyTo?: ReplyTo,
+    where?: Where,
   ): Promise<Zone> {
     await this.deps.access.requireOperator(caller, 'ratelimit');
     // A zone named, or a way to find it (the channel's default) once the caller may change it.
     const fromDefault = typeof zoneNameOrId === 'function';
     const zone = fromDefault
       ? await zoneNameOrId()
-      : await this.deps.zones.resolve(caller.workspaceId, zoneNameOrId);
+      : await this.#zone(caller.workspaceId, zoneNameOrId, where);
     await this.deps.flood.take(caller.workspaceId, caller.userId);
-    const client = await this.deps.cdn.clientFor(caller.workspaceId);
+    // The zone's own account (issue 29): absent, `default`.
+    const client = await this.deps.cdn.clientFor(caller.workspaceId, zone.accountId);
     const audit = (outcome: 'ok' | 'failed', detail?: Record<string, unknown>) =>
       this.deps.audit.record({
         workspaceId: caller.workspaceId,
@@ -200,4 +205,25 @@ export class RateLimitService {
     }
     return zone;
   }
+
+  /** The zone named, in the account the channel or the words give (none: as before accounts). */
+  async #zone(workspaceId: string, nameOrId: string, where?: Where): Promise<Zone> {
+    const { accountScopes: accounts, zones } = this.deps;
+    // A zone of a known account (an alert's): looked up there alone.
+    if (where?.accountId !== undefined)
+      return {
+        ...(await zones.resolve(workspaceId, nameOrId, where.accountId)),
+        accountId: where.accountId,
+      };
+    if (!accounts) return zones.resolve(workspaceId, nameOrId);
+    return accounts.zone(workspaceId, where?.channelId, where?.account, nameOrId);
+  }
+}
+
+/** Where a command came from and the CDN account it typed, to find its zone's account. */
+export interface Where {
+  channelId?: string;
+  account?: string;
+  /** The account's id, when the zone's account is known already (an alert's). */
+  accountId?: string;
 }

@@ -8,6 +8,7 @@ import type { CredentialRepository } from '../store/credentials.js';
 import type { Schedule, ScheduleRepository } from '../store/schedules.js';
 import type { WorkspaceRepository } from '../store/workspaces.js';
 import type { AccessService, Caller } from './access.js';
+import type { AccountScopes } from './account-scope.js';
 import { nextOccurrence } from './report-times.js';
 import type { ZoneService } from './zones.js';
 
@@ -32,6 +33,8 @@ export class ReportScheduleService {
       audit: AuditLogRepository;
       access: AccessService;
       zones: ZoneService;
+      /** Which CDN account a zone named is in (issue 29); without it, `default` only. */
+      accountScopes?: AccountScopes;
       clock: Clock;
     },
   ) {}
@@ -44,10 +47,13 @@ export class ReportScheduleService {
    */
   async create(
     caller: Caller,
-    input: { zone: string; channelId: string; timeOfDay: string },
+    input: { zone: string; channelId: string; timeOfDay: string; account?: string },
   ): Promise<{ schedule: Schedule; created: boolean }> {
     await this.deps.access.requireOperator(caller, 'manage_reports');
-    const zone = await this.deps.zones.resolve(caller.workspaceId, input.zone);
+    const { accountScopes, zones } = this.deps;
+    const zone = accountScopes
+      ? await accountScopes.zone(caller.workspaceId, input.channelId, input.account, input.zone)
+      : await zones.resolve(caller.workspaceId, input.zone);
     // An unknown time zone would make every occurrence unreadable: UTC instead.
     const timeZone = safeTimeZone(await this.deps.access.timeZoneOf(caller));
     const { limits } = await this.deps.workspaces.ensure(caller.workspaceId);
@@ -58,6 +64,7 @@ export class ReportScheduleService {
         workspaceId: caller.workspaceId,
         zoneId: zone.id,
         zoneName: zone.name,
+        ...(zone.accountId === undefined ? {} : { accountId: zone.accountId }),
         channelId: input.channelId,
         createdBy: caller.userId,
         timeOfDay: input.timeOfDay,

@@ -40,6 +40,8 @@ export const WATCH_EVAL_JOB = 'watch_eval';
 
 interface EvalPayload {
   zoneId: string;
+  /** The zone's CDN account (issue 29); absent (and in payloads stored before): `default`. */
+  accountId?: string;
   dueAt: number;
 }
 
@@ -66,8 +68,20 @@ const BUDGET_COUNTER = '~watch-cdn';
  */
 export const KEEP_FINISHED_EVALS_MS = HOUR;
 
-export const watchJobKey = (workspaceId: string, zoneId: string, dueAt: number) =>
-  `watch:${workspaceId}:${zoneId}:${dueAt}`;
+/**
+ * One zone's interval: `watch:<workspace>:<account>:<zone>:<dueAt>` for an account other than
+ * `default`; `default`'s keep the key they had before accounts, so that an older replica taking
+ * the same interval during a rollout makes the same job, not a second one.
+ */
+export const watchJobKey = (
+  workspaceId: string,
+  zoneId: string,
+  dueAt: number,
+  accountId?: string,
+) =>
+  accountId === undefined
+    ? `watch:${workspaceId}:${zoneId}:${dueAt}`
+    : `watch:${workspaceId}:${accountId}:${zoneId}:${dueAt}`;
 
 /** Where in the interval a zone is evaluated: its own phase, so polling is spread over it. */
 export function phaseOf(workspaceId: string, zoneId: string, intervalMs: number): number {
@@ -132,8 +146,12 @@ export class WatchEvaluation {
           job: {
             workspaceId: zone.workspaceId,
             kind: WATCH_EVAL_JOB,
-            key: watchJobKey(zone.workspaceId, zone.zoneId, dueAt),
-            payload: { zoneId: zone.zoneId, dueAt } satisfies EvalPayload,
+            key: watchJobKey(zone.workspaceId, zone.zoneId, dueAt, zone.accountId),
+            payload: {
+              zoneId: zone.zoneId,
+              ...(zone.accountId === undefined ? {} : { accountId: zone.accountId }),
+              dueAt,
+            } satisfies EvalPayload,
             runAt: dueAt,
           },
         };
@@ -158,20 +176,21 @@ export class WatchEvaluation {
   async #evaluate(context: JobContext<EvalPayload, EvalCheckpoint>): Promise<JobOutcome> {
     const { store, logger } = this.#o;
     const { job } = context;
-    const { zoneId, dueAt } = job.payload;
-    const zone = await store.watches.zone(job.workspaceId, zoneId);
+    const { zoneId, dueAt, accountId } = job.payload;
+    const zone = await store.watches.zone(job.workspaceId, zoneId, accountId);
     if (!zone) return 'done';
-    const all = await store.watches.listForZone(job.workspaceId, zoneId);
+    const all = await store.watches.listForZone(job.workspaceId, zoneId, accountId);
     if (all.length === 0) {
       // Left scheduled by an unwatch that raced an edit of the last watch: no more evaluations.
-      await store.watches.dropZoneIfUnwatched(job.workspaceId, zoneId);
+      await store.watches.dropZoneIfUnwatched(job.workspaceId, zoneId, accountId);
       return 'done';
     }
     // A paused watch (its channel refused the bot) is not evaluated until it is watched again.
     const watches = all.filter((watch) => !watch.pausedReason);
     if (zone.status === 'deleted' || watches.length === 0) return 'done';
     try {
-      const client = await this.#o.cdn.clientFor(job.workspaceId);
+      // The zone's own account: its key, its base URL (absent: `default`).
+      const client = await this.#o.cdn.clientFor(job.workspaceId, accountId);
       if (zone.status === 'pending' || zone.status === 'unknown') {
         const status = await this.#statusOf(client, zone);
         if (status === 'pending') return 'done';
@@ -196,7 +215,12 @@ export class WatchEvaluation {
         });
         // The CDN asked to wait: this interval waits, and the zone's next ones after it.
         if (isCdnError(error, 'rate_limited'))
-          await store.watches.delayZone(job.workspaceId, zoneId, this.#o.clock.now() + retryInMs);
+          await store.watches.delayZone(
+            job.workspaceId,
+            zoneId,
+            this.#o.clock.now() + retryInMs,
+            accountId,
+          );
         logger.info({ job: job.id, zone: zoneId, retryInMs }, 'watch evaluation delayed');
         return { retryInMs, error: (error as { code?: string }).code ?? 'transient' };
       }
@@ -244,7 +268,13 @@ export class WatchEvaluation {
         });
       }
     }
-    await store.watches.moveStatus(zone.workspaceId, zone.zoneId, zone.status, status);
+    await store.watches.moveStatus(
+      zone.workspaceId,
+      zone.zoneId,
+      zone.status,
+      status,
+      zone.accountId,
+    );
     zone.status = status;
   }
 
@@ -312,7 +342,7 @@ export class WatchEvaluation {
         hours,
         hitRate: traffic.totals.cacheHitRate,
       };
-      await store.watches.setBaseline(zone.workspaceId, zone.zoneId, baseline);
+      await store.watches.setBaseline(zone.workspaceId, zone.zoneId, baseline, zone.accountId);
       return baseline;
     } catch (error) {
       if (error instanceof BudgetSpentError) throw error;

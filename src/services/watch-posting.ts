@@ -261,9 +261,10 @@ export class WatchPosting {
     const end = Math.floor((alert.resolvedAt ?? clock.now()) / MINUTE) * MINUTE;
     const until = Math.max(end, Math.floor(clock.now() / MINUTE) * MINUTE);
     const since = until - CHART_SPAN_MS;
-    const client = await cdn.clientFor(alert.workspaceId);
+    // The alert's own account (absent: `default`).
+    const client = await cdn.clientFor(alert.workspaceId, alert.accountId);
     const traffic = await readAlertTraffic(client, alert, { since, until });
-    const zone = await store.watches.zone(alert.workspaceId, alert.zoneId);
+    const zone = await store.watches.zone(alert.workspaceId, alert.zoneId, alert.accountId);
     return alertChart(alert, {
       since,
       until,

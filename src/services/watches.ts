@@ -1,6 +1,7 @@
 // Watching zones from a channel: /cdn watch, /cdn watch list (and its Unmute buttons),
 // /cdn unwatch, the App Home's list, 'Tell this channel when it goes live', and an alert's buttons
 // (snooze, mute, rate limiting on) and its muted notice's Unmute.
+import type { Zone } from '../cdn/schemas.js';
 import type { Clock } from '../clock.js';
 import type { WatchSettings } from '../config.js';
 import { AppError } from '../errors.js';
@@ -12,6 +13,7 @@ import type { WatchRuleRepository } from '../store/watch-rule-states.js';
 import type { Watch, WatchRepository } from '../store/watches.js';
 import type { WorkspaceRepository } from '../store/workspaces.js';
 import type { AccessService, Caller } from './access.js';
+import type { AccountScopes } from './account-scope.js';
 import type { RateLimitService } from './ratelimit.js';
 import { firstRunAt } from './watch-evaluation.js';
 import { parseThreshold } from './watch-rules.js';
@@ -54,6 +56,8 @@ export class WatchService {
       audit: AuditLogRepository;
       access: AccessService;
       zones: ZoneService;
+      /** Which CDN account a zone named is in (issue 29); without it, `default` only. */
+      accountScopes?: AccountScopes;
       ratelimit: RateLimitService;
       runner: JobRunner;
       followUps: AlertFollowUps;
@@ -69,7 +73,7 @@ export class WatchService {
    */
   async watch(
     caller: Caller,
-    input: { zone: string; channelId: string; thresholds?: string[] },
+    input: { zone: string; channelId: string; thresholds?: string[]; account?: string },
   ): Promise<{ watch: Watch; created: boolean; zoneStatus: string }> {
     await this.deps.access.requireOperator(caller, 'manage_watches');
     const rules: string[] = [];
@@ -79,8 +83,13 @@ export class WatchService {
         throw new AppError({ code: 'invalid_threshold', text, reason: rule.error });
       rules.push(rule.text);
     }
-    const zone = await this.deps.zones.resolve(caller.workspaceId, input.zone);
-    const existing = await this.deps.watches.find(caller.workspaceId, zone.id, input.channelId);
+    const zone = await this.#zone(caller.workspaceId, input);
+    const existing = await this.deps.watches.find(
+      caller.workspaceId,
+      zone.id,
+      input.channelId,
+      zone.accountId,
+    );
     const merged = [...new Set([...(existing?.rules ?? []), ...rules])];
     const { limits } = await this.deps.workspaces.ensure(caller.workspaceId);
     // Only a watch given more rules is held to it: one stored before the limit was lowered can
@@ -97,6 +106,7 @@ export class WatchService {
         workspaceId: caller.workspaceId,
         zoneId: zone.id,
         zoneName: zone.name,
+        ...(zone.accountId === undefined ? {} : { accountId: zone.accountId }),
         channelId: input.channelId,
         createdBy: caller.userId,
         rules: merged,
@@ -140,10 +150,18 @@ export class WatchService {
   }
 
   /** Operators only: the channel stops watching the zone. */
-  async unwatch(caller: Caller, input: { zone: string; channelId: string }): Promise<Watch> {
+  async unwatch(
+    caller: Caller,
+    input: { zone: string; channelId: string; account?: string },
+  ): Promise<Watch> {
     await this.deps.access.requireOperator(caller, 'manage_watches');
-    const zone = await this.deps.zones.resolve(caller.workspaceId, input.zone);
-    const watch = await this.deps.watches.find(caller.workspaceId, zone.id, input.channelId);
+    const zone = await this.#zone(caller.workspaceId, input);
+    const watch = await this.deps.watches.find(
+      caller.workspaceId,
+      zone.id,
+      input.channelId,
+      zone.accountId,
+    );
     if (!watch || !(await this.deps.watches.remove(watch)))
       throw new AppError({ code: 'not_watching', zoneName: zone.name });
     await this.#audit(caller, watch, 'watch.removed', {});
@@ -216,7 +234,15 @@ export class WatchService {
         // Who holds (or made) the change: what a later click is told.
         checkpoint: { by: caller.userId },
       },
-      () => this.deps.ratelimit.set(caller, alert.zoneId, true),
+      // The alert's zone in its own account (the id alone may be in several).
+      () =>
+        this.deps.ratelimit.set(
+          caller,
+          alert.zoneId,
+          true,
+          undefined,
+          alert.accountId === undefined ? {} : { accountId: alert.accountId },
+        ),
     );
     if (!run.ran) {
       const by = String(run.job.checkpoint.by ?? caller.userId);
@@ -224,6 +250,16 @@ export class WatchService {
     }
     await this.deps.followUps.rateLimited(alert, caller.userId);
     return { alert };
+  }
+
+  /** The zone named, in the account the channel or the words give (none: as before accounts). */
+  async #zone(
+    workspaceId: string,
+    input: { zone: string; channelId: string; account?: string },
+  ): Promise<Zone> {
+    const { accountScopes: accounts, zones } = this.deps;
+    if (!accounts) return zones.resolve(workspaceId, input.zone);
+    return accounts.zone(workspaceId, input.channelId, input.account, input.zone);
   }
 
   async #alert(caller: Caller, alertId: string): Promise<WatchAlert> {

@@ -52,11 +52,13 @@ export class ZoneService {
   async page(
     caller: Caller,
     params: { status?: string; name?: string; page: number },
+    /** The CDN account to list (issue 29); absent, `default`'s zones as before accounts. */
+    accountId?: string,
   ): Promise<ZonePage> {
     const { workspaceId } = caller;
     if (params.name !== undefined) {
       const { name, status } = params;
-      const zones = (await this.#index.all(workspaceId)).filter(
+      const zones = (await this.#index.all(workspaceId, accountId)).filter(
         (zone) =>
           (status === undefined || zone.status === status) && zoneNameContains(zone.name, name),
       );
@@ -70,7 +72,7 @@ export class ZoneService {
       };
     }
     await this.#reads.take(caller);
-    const client = await this.#cdn.clientFor(workspaceId);
+    const client = await this.#cdn.clientFor(workspaceId, accountId);
     return client.listZones({
       page: params.page,
       perPage: ZONES_PER_PAGE,
@@ -130,12 +132,14 @@ export class ZoneService {
   /** Validates the domain (no API call if it is wrong), creates the zone, and audits it. */
   async create(
     workspaceId: string,
-    input: { domain: string; plan: ZonePlan; actorId: string },
+    input: { domain: string; plan: ZonePlan; actorId: string; accountId?: string },
   ): Promise<CreateZoneResult & { name: string }> {
     const ascii = onboardableDomain(input.domain);
+    const { accountId } = input;
     // Read before the key is used: a zone created with an older key never enters a newer index.
-    const generation = await this.#index.generation(workspaceId);
-    const client = await this.#cdn.clientFor(workspaceId);
+    const generation = await this.#index.generation(workspaceId, accountId);
+    // In the account named (issue 29); absent, `default`.
+    const client = await this.#cdn.clientFor(workspaceId, accountId);
     const audit = (
       outcome: 'ok' | 'failed',
       zoneId: string | null,
@@ -162,6 +166,7 @@ export class ZoneService {
         workspaceId,
         generation,
         result.kind === 'created' ? result.zone : undefined,
+        accountId,
       );
     }
     await audit('ok', result.kind === 'created' ? result.zone.id : null, { result: result.kind });

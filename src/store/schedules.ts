@@ -18,6 +18,8 @@ export interface Schedule {
   workspaceId: string;
   zoneId: string;
   zoneName: string;
+  /** The zone's CDN account (issue 29); absent: `default` (as a Zone has it). */
+  accountId?: string;
   channelId: string;
   createdBy: string;
   timeOfDay: string;
@@ -35,6 +37,7 @@ export type NewSchedule = Pick<
   | 'workspaceId'
   | 'zoneId'
   | 'zoneName'
+  | 'accountId'
   | 'channelId'
   | 'createdBy'
   | 'timeOfDay'
@@ -81,10 +84,12 @@ export class ScheduleRepository {
         perPerson: { limit: 'reportsPerPerson', max: limits.reportsPerPerson },
       });
       const now = this.clock.now();
+      // A new report names its account, `default`'s id for `default` (null: rows from before).
+      const account = input.accountId ?? (await defaultIdIn(trx, input.workspaceId));
       const row: Selectable<SchedulesTable> = {
         id: this.newId(),
         workspace_id: input.workspaceId,
-        account_id: null,
+        account_id: account ?? null,
         zone_id: input.zoneId,
         zone_name: input.zoneName,
         channel_id: input.channelId,
@@ -101,16 +106,21 @@ export class ScheduleRepository {
       const inserted = await trx
         .insertInto('schedules')
         .values(row)
-        .onConflict((conflict) =>
-          conflict
-            .columns(['workspace_id', 'zone_id', 'channel_id', 'time_of_day', 'time_zone'])
-            // The index's own predicate, as a literal: PostgreSQL infers the index from it.
-            .where(sql<boolean>`status <> ${sql.lit('stopped')}`)
-            .doNothing(),
-        )
+        // Any unique index: schedules_account_live_unique (this code's), and schedules_live_unique,
+        // kept for an older replica until the contract release (issue 29). No target: a row of an
+        // older replica (null account) or the same zone id in another account (the older index)
+        // is a conflict as well; the first is found below, the second is not (until the older
+        // index goes, one live report per zone id, channel and time across accounts).
+        .onConflict((conflict) => conflict.doNothing())
         .executeTakeFirst();
       if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n)
-        return { schedule: toSchedule(row), created: true };
+        return {
+          schedule: toSchedule({
+            ...row,
+            account_key: input.accountId === undefined ? 'default' : null,
+          }),
+          created: true,
+        };
       const raced = await this.#findLive(trx, input);
       if (!raced) throw new Error('schedules.create: neither inserted nor found live');
       return { schedule: raced, created: false };
@@ -120,11 +130,22 @@ export class ScheduleRepository {
   /** The live (not stopped) report of this zone in this channel at this time, if any. */
   async #findLive(
     db: Kysely<Database>,
-    input: Pick<Schedule, 'workspaceId' | 'zoneId' | 'channelId' | 'timeOfDay' | 'timeZone'>,
+    input: Pick<
+      Schedule,
+      'workspaceId' | 'zoneId' | 'accountId' | 'channelId' | 'timeOfDay' | 'timeZone'
+    >,
   ): Promise<Schedule | undefined> {
-    const row = await db
-      .selectFrom('schedules')
-      .selectAll()
+    const { accountId } = input;
+    const row = await selectSchedules(db)
+      // `default`'s: its id, or null from before; another account's: its id.
+      .where((eb) =>
+        accountId === undefined
+          ? eb.or([
+              eb('account_id', 'is', null),
+              eb('account_id', '=', defaultIdOf(input.workspaceId)),
+            ])
+          : eb('account_id', '=', accountId),
+      )
       .where('workspace_id', '=', input.workspaceId)
       .where('zone_id', '=', input.zoneId)
       .where('channel_id', '=', input.channelId)
@@ -136,19 +157,13 @@ export class ScheduleRepository {
   }
 
   async get(id: string): Promise<Schedule | undefined> {
-    const row = await this.db
-      .selectFrom('schedules')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const row = await selectSchedules(this.db).where('id', '=', id).executeTakeFirst();
     return row && toSchedule(row);
   }
 
   /** A workspace's schedules that are not stopped, oldest first. */
   async listForWorkspace(workspaceId: string): Promise<Schedule[]> {
-    const rows = await this.db
-      .selectFrom('schedules')
-      .selectAll()
+    const rows = await selectSchedules(this.db)
       .where('workspace_id', '=', workspaceId)
       .where('status', '<>', 'stopped')
       .orderBy('created_at')
@@ -168,9 +183,7 @@ export class ScheduleRepository {
   ): Promise<Array<{ schedule: Schedule } & OccurrencePlan>> {
     const now = this.clock.now();
     return this.db.transaction().execute(async (trx) => {
-      const due = trx
-        .selectFrom('schedules')
-        .selectAll()
+      const due = selectSchedules(trx)
         .where('status', '=', 'active')
         .where('next_run_at', '<=', now)
         .where(withCdnKey('schedules'))
@@ -254,12 +267,43 @@ export class ScheduleRepository {
   }
 }
 
-function toSchedule(row: Selectable<SchedulesTable>): Schedule {
+/** `default`'s id, as a subquery (null while the workspace has no account `default`). */
+function defaultIdOf(workspaceId: string) {
+  return sql<string>`(select id from cdn_accounts where workspace_id = ${workspaceId} and name_key = 'default')`;
+}
+
+async function defaultIdIn(db: Kysely<Database>, workspaceId: string) {
+  const row = await db
+    .selectFrom('cdn_accounts')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('name_key', '=', 'default')
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/** Reports with their account's name, to tell `default`'s (or null, from before) apart. */
+function selectSchedules(db: Kysely<Database>) {
+  return db
+    .selectFrom('schedules')
+    .selectAll()
+    .select(
+      sql<
+        string | null
+      >`(select a.name_key from cdn_accounts a where a.id = schedules.account_id)`.as(
+        'account_key',
+      ),
+    );
+}
+
+function toSchedule(row: Selectable<SchedulesTable> & { account_key: string | null }): Schedule {
+  const other = row.account_id !== null && row.account_key !== 'default';
   return {
     id: row.id,
     workspaceId: row.workspace_id,
     zoneId: row.zone_id,
     zoneName: row.zone_name,
+    ...(other && row.account_id ? { accountId: row.account_id } : {}),
     channelId: row.channel_id,
     createdBy: row.created_by,
     timeOfDay: row.time_of_day,

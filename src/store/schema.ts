@@ -330,6 +330,8 @@ export interface Database {
   purge_channels: PurgeChannelsTable;
   watches: WatchesTable;
   watch_zones: WatchZonesTable;
+  /** 0026: the watched zones of accounts other than `default`, keyed by account too. */
+  account_watch_zones: AccountWatchZonesTable;
   watch_rule_states: WatchRuleStatesTable;
   watch_alerts: WatchAlertsTable;
   api_tokens: ApiTokensTable;
@@ -384,6 +386,11 @@ export interface WatchesTable {
 }
 
 /** A watched zone: evaluated once per interval, whatever the number of channels watching it. */
+/** A watched zone of an account other than `default` (0026): as watch_zones, its account named. */
+export interface AccountWatchZonesTable extends Omit<WatchZonesTable, 'account_id'> {
+  account_id: string;
+}
+
 export interface WatchZonesTable {
   workspace_id: string;
   zone_id: string;

@@ -29,6 +29,7 @@ export const WORKSPACE_TABLES = [
   { table: 'account_zone_index', key: 'zone_id' },
   { table: 'account_zone_index_state', key: 'account_id' },
   { table: 'account_roles', key: 'account_id' },
+  { table: 'account_watch_zones', key: 'zone_id' },
   { table: 'cdn_accounts', key: 'id' },
   { table: 'api_purges', key: 'id' },
   { table: 'api_tokens', key: 'id' },

@@ -1,6 +1,6 @@
 // Repository: the alerts watches posted (their message, their resolution); alerts that are over
 // are pruned. Turning rate limiting on from one is a keyed job (WatchService.rateLimit).
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database, WatchAlertStatus, WatchAlertsTable } from './schema.js';
 
@@ -10,6 +10,8 @@ export interface WatchAlert {
   watchId: string;
   zoneId: string;
   zoneName: string;
+  /** The zone's CDN account (issue 29), from its watch; absent: `default`. */
+  accountId?: string;
   channelId: string;
   rule: string;
   status: WatchAlertStatus;
@@ -27,10 +29,15 @@ export class WatchAlertRepository {
 
   /** Stores the alert once (a resumed evaluation gives the same id). */
   async createAlert(alert: Omit<WatchAlert, 'messageTs'>): Promise<void> {
-    const row: Selectable<WatchAlertsTable> = {
+    const row = {
       id: alert.id,
       workspace_id: alert.workspaceId,
-      account_id: null,
+      // Its account, `default`'s id for `default` (null: rows from before).
+      account_id:
+        alert.accountId ??
+        sql<
+          string | null
+        >`(select id from cdn_accounts where workspace_id = ${alert.workspaceId} and name_key = 'default')`,
       watch_id: alert.watchId,
       zone_id: alert.zoneId,
       zone_name: alert.zoneName,
@@ -53,8 +60,10 @@ export class WatchAlertRepository {
   async alert(id: string): Promise<WatchAlert | undefined> {
     const row = await this.db
       .selectFrom('watch_alerts')
-      .selectAll()
-      .where('id', '=', id)
+      .leftJoin('cdn_accounts as acc', 'acc.id', 'watch_alerts.account_id')
+      .selectAll('watch_alerts')
+      .select('acc.name_key as account_key')
+      .where('watch_alerts.id', '=', id)
       .executeTakeFirst();
     return row && toAlert(row);
   }
@@ -111,8 +120,11 @@ export class WatchAlertRepository {
   }
 }
 
-function toAlert(row: Selectable<WatchAlertsTable>): WatchAlert {
+function toAlert(row: Selectable<WatchAlertsTable> & { account_key?: string | null }): WatchAlert {
+  // Another account's alert names it; `default`'s (its id, or null from before) does not.
+  const other = row.account_id !== null && 'account_key' in row && row.account_key !== 'default';
   return {
+    ...(other && row.account_id ? { accountId: row.account_id } : {}),
     id: row.id,
     workspaceId: row.workspace_id,
     watchId: row.watch_id,

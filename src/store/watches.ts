@@ -1,9 +1,10 @@
 // Repository: channels watching zones, and each watched zone's evaluation schedule and baseline.
 // A zone's due interval becomes its job (keyed by zone and interval) in the transaction that moves
 // the zone on; a status moves by one conditional write. Where each rule stands is in
-// watch-rules.ts, the alerts posted in watch-alerts.ts.
+// watch-rules.ts, the alerts posted in watch-alerts.ts. Over 400 lines: the watches and their
+// zones' schedules (two tables since 0026, `default`'s and the other accounts') move together.
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Selectable } from 'kysely';
+import { type Expression, type Kysely, type Selectable, sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { SqlDialect } from './db.js';
 import { takeRows, withCdnKey } from './due.js';
@@ -17,6 +18,8 @@ export interface Watch {
   workspaceId: string;
   zoneId: string;
   zoneName: string;
+  /** The zone's CDN account (issue 29); absent: `default` (as a Zone has it). */
+  accountId?: string;
   channelId: string;
   createdBy: string;
   /** Explicit thresholds as typed, besides the automatic rules. */
@@ -29,6 +32,8 @@ export interface Watch {
 export interface WatchedZone {
   workspaceId: string;
   zoneId: string;
+  /** The zone's account; absent: `default` (in watch_zones; the others in account_watch_zones). */
+  accountId?: string;
   zoneName: string;
   status: string;
   nextRunAt: number;
@@ -64,7 +69,7 @@ export class WatchRepository {
     // it. A refused watch takes back the schedule put for it (unless another watch has it).
     await this.#putZone(input, zone, now);
     const result = await this.#putWatch(input, now, limits).catch(async (error: unknown) => {
-      await this.dropZoneIfUnwatched(input.workspaceId, input.zoneId);
+      await this.dropZoneIfUnwatched(input.workspaceId, input.zoneId, input.accountId);
       throw error;
     });
     await this.#putZone(input, zone, now);
@@ -77,9 +82,10 @@ export class WatchRepository {
     now: number,
   ): Promise<void> {
     await this.db
-      .insertInto('watch_zones')
+      .insertInto(zoneTable(input.accountId))
       .values({
         workspace_id: input.workspaceId,
+        account_id: input.accountId ?? defaultId(input.workspaceId),
         zone_id: input.zoneId,
         zone_name: input.zoneName,
         status: zone.status,
@@ -88,7 +94,15 @@ export class WatchRepository {
         baseline_at: null,
         updated_at: now,
       })
-      .onConflict((c) => c.columns(['workspace_id', 'zone_id']).doNothing())
+      .onConflict((c) =>
+        c
+          .columns(
+            input.accountId === undefined
+              ? ['workspace_id', 'zone_id']
+              : ['workspace_id', 'account_id', 'zone_id'],
+          )
+          .doNothing(),
+      )
       .execute();
   }
 
@@ -98,7 +112,13 @@ export class WatchRepository {
     limits: Pick<WorkspaceLimits, 'watches' | 'watchesPerPerson'>,
   ): Promise<{ watch: Watch; created: boolean }> {
     return withWorkspaceLock(this.db, this.dialect, input.workspaceId, async (trx) => {
-      const existing = await this.#find(trx, input.workspaceId, input.zoneId, input.channelId);
+      const existing = await this.#find(
+        trx,
+        input.workspaceId,
+        input.zoneId,
+        input.channelId,
+        input.accountId,
+      );
       if (existing) {
         await trx
           .updateTable('watches')
@@ -112,10 +132,12 @@ export class WatchRepository {
         all: { limit: 'watches', max: limits.watches },
         perPerson: { limit: 'watchesPerPerson', max: limits.watchesPerPerson },
       });
+      // A new watch names its account, `default`'s id for `default` (null: rows from before).
+      const account = input.accountId ?? (await this.#defaultId(trx, input.workspaceId));
       const row: Selectable<WatchesTable> = {
         id: this.newId(),
         workspace_id: input.workspaceId,
-        account_id: null,
+        account_id: account ?? null,
         zone_id: input.zoneId,
         zone_name: input.zoneName,
         channel_id: input.channelId,
@@ -127,21 +149,26 @@ export class WatchRepository {
       };
       // Every insert of a watch is under the workspace's lock: no other can take its place.
       await trx.insertInto('watches').values(row).execute();
-      return { watch: toWatch(row), created: true };
+      return {
+        watch: toWatch({ ...row, account_key: input.accountId === undefined ? 'default' : null }),
+        created: true,
+      };
     });
   }
 
   async get(id: string): Promise<Watch | undefined> {
-    const row = await this.db
-      .selectFrom('watches')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const row = await selectWatches(this.db).where('watches.id', '=', id).executeTakeFirst();
     return row && toWatch(row);
   }
 
-  async find(workspaceId: string, zoneId: string, channelId: string): Promise<Watch | undefined> {
-    return this.#find(this.db, workspaceId, zoneId, channelId);
+  /** The channel's watch of the zone in its account (absent: `default`). */
+  async find(
+    workspaceId: string,
+    zoneId: string,
+    channelId: string,
+    accountId?: string,
+  ): Promise<Watch | undefined> {
+    return this.#find(this.db, workspaceId, zoneId, channelId, accountId);
   }
 
   async #find(
@@ -149,37 +176,43 @@ export class WatchRepository {
     workspaceId: string,
     zoneId: string,
     channelId: string,
+    accountId: string | undefined,
   ): Promise<Watch | undefined> {
-    const row = await db
-      .selectFrom('watches')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .where('zone_id', '=', zoneId)
-      .where('channel_id', '=', channelId)
+    const row = await ofAccount(selectWatches(db), accountId)
+      .where('watches.workspace_id', '=', workspaceId)
+      .where('watches.zone_id', '=', zoneId)
+      .where('watches.channel_id', '=', channelId)
       .executeTakeFirst();
     return row && toWatch(row);
   }
 
   async listForWorkspace(workspaceId: string): Promise<Watch[]> {
-    const rows = await this.db
-      .selectFrom('watches')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .orderBy('zone_name')
-      .orderBy('channel_id')
+    const rows = await selectWatches(this.db)
+      .where('watches.workspace_id', '=', workspaceId)
+      .orderBy('watches.zone_name')
+      .orderBy('watches.channel_id')
       .execute();
     return rows.map(toWatch);
   }
 
-  async listForZone(workspaceId: string, zoneId: string): Promise<Watch[]> {
-    const rows = await this.db
-      .selectFrom('watches')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .where('zone_id', '=', zoneId)
-      .orderBy('created_at')
+  /** The watches of the zone in its account (absent: `default`). */
+  async listForZone(workspaceId: string, zoneId: string, accountId?: string): Promise<Watch[]> {
+    const rows = await ofAccount(selectWatches(this.db), accountId)
+      .where('watches.workspace_id', '=', workspaceId)
+      .where('watches.zone_id', '=', zoneId)
+      .orderBy('watches.created_at')
       .execute();
     return rows.map(toWatch);
+  }
+
+  async #defaultId(db: Kysely<Database>, workspaceId: string): Promise<string | undefined> {
+    const row = await db
+      .selectFrom('cdn_accounts')
+      .select('id')
+      .where('workspace_id', '=', workspaceId)
+      .where('name_key', '=', 'default')
+      .executeTakeFirst();
+    return row?.id;
   }
 
   /** Pauses a watch that cannot post; true for the one caller that paused it (it tells its creator). */
@@ -200,7 +233,7 @@ export class WatchRepository {
       .where('id', '=', watch.id)
       .executeTakeFirst();
     await this.db.deleteFrom('watch_rule_states').where('watch_id', '=', watch.id).execute();
-    await this.dropZoneIfUnwatched(watch.workspaceId, watch.zoneId);
+    await this.dropZoneIfUnwatched(watch.workspaceId, watch.zoneId, watch.accountId);
     return deleted.numDeletedRows > 0n;
   }
 
@@ -211,20 +244,24 @@ export class WatchRepository {
    * is taken after any other holder of the row let go, not before (a DELETE that waits for a row
    * lock would judge by what it saw before waiting). True when it went.
    */
-  async dropZoneIfUnwatched(workspaceId: string, zoneId: string): Promise<boolean> {
+  async dropZoneIfUnwatched(
+    workspaceId: string,
+    zoneId: string,
+    accountId?: string,
+  ): Promise<boolean> {
     const drop = async (db: Kysely<Database>) => {
-      const result = await db
-        .deleteFrom('watch_zones')
+      const result = await ofZone(db.deleteFrom(zoneTable(accountId)), accountId)
         .where('workspace_id', '=', workspaceId)
         .where('zone_id', '=', zoneId)
         .where((eb) =>
           eb.not(
             eb.exists(
-              eb
-                .selectFrom('watches')
-                .select('watches.id')
-                .where('watches.workspace_id', '=', workspaceId)
-                .where('watches.zone_id', '=', zoneId),
+              ofAccount(
+                selectWatches(db)
+                  .where('watches.workspace_id', '=', workspaceId)
+                  .where('watches.zone_id', '=', zoneId),
+                accountId,
+              ),
             ),
           ),
         )
@@ -234,8 +271,7 @@ export class WatchRepository {
     // SQLite runs one writer at a time: the statement alone is enough.
     if (this.dialect !== 'postgres') return drop(this.db);
     return this.db.transaction().execute(async (trx) => {
-      await trx
-        .selectFrom('watch_zones')
+      await ofZone(trx.selectFrom(zoneTable(accountId)), accountId)
         .select('zone_id')
         .where('workspace_id', '=', workspaceId)
         .where('zone_id', '=', zoneId)
@@ -258,6 +294,10 @@ export class WatchRepository {
       await this.db.deleteFrom('watch_rule_states').where('watch_id', 'in', ids).execute();
     await this.db.deleteFrom('watches').where('workspace_id', '=', workspaceId).execute();
     await this.db.deleteFrom('watch_zones').where('workspace_id', '=', workspaceId).execute();
+    await this.db
+      .deleteFrom('account_watch_zones')
+      .where('workspace_id', '=', workspaceId)
+      .execute();
     // Their alerts name zones and channels: they go with the workspace.
     await this.db.deleteFrom('watch_alerts').where('workspace_id', '=', workspaceId).execute();
     return ids.length;
@@ -265,14 +305,17 @@ export class WatchRepository {
 
   // Watched zones.
 
-  async zone(workspaceId: string, zoneId: string): Promise<WatchedZone | undefined> {
-    const row = await this.db
-      .selectFrom('watch_zones')
+  async zone(
+    workspaceId: string,
+    zoneId: string,
+    accountId?: string,
+  ): Promise<WatchedZone | undefined> {
+    const row = await ofZone(this.db.selectFrom(zoneTable(accountId)), accountId)
       .selectAll()
       .where('workspace_id', '=', workspaceId)
       .where('zone_id', '=', zoneId)
       .executeTakeFirst();
-    return row && toZone(row);
+    return row && toZone(row, accountId);
   }
 
   /**
@@ -291,22 +334,30 @@ export class WatchRepository {
   ): Promise<Array<{ zone: WatchedZone; nextRunAt: number; job: NewJob }>> {
     const now = this.clock.now();
     return this.db.transaction().execute(async (trx) => {
-      const due = trx
-        .selectFrom('watch_zones')
-        .selectAll()
-        .where('next_run_at', '<=', now)
-        .where(withCdnKey('watch_zones'))
-        .orderBy('next_run_at')
-        .limit(limit);
-      const rows = await takeRows(due, this.dialect);
-      const taken = rows.map(toZone).map((zone) => ({ zone, ...plan(zone) }));
+      // `default`'s zones and every other account's (typed alike, see zoneTable), earliest first.
+      const rows: WatchedZone[] = [];
+      for (const table of ['watch_zones', 'account_watch_zones'] as const) {
+        const due = trx
+          .selectFrom(table as 'watch_zones')
+          .selectAll()
+          .where('next_run_at', '<=', now)
+          .where(withCdnKey(table))
+          .orderBy('next_run_at')
+          .limit(limit);
+        const found = await takeRows(due, this.dialect);
+        for (const row of found)
+          rows.push(
+            toZone(row, table === 'watch_zones' ? undefined : (row.account_id ?? undefined)),
+          );
+      }
+      rows.sort((a, b) => a.nextRunAt - b.nextRunAt);
+      const taken = rows.slice(0, limit).map((zone) => ({ zone, ...plan(zone) }));
       await this.jobs.enqueueMany(
         taken.map(({ job }) => job),
         trx,
       );
       for (const { zone, nextRunAt } of taken)
-        await trx
-          .updateTable('watch_zones')
+        await ofZone(trx.updateTable(zoneTable(zone.accountId)), zone.accountId)
           .set({ next_run_at: nextRunAt, updated_at: now })
           .where('workspace_id', '=', zone.workspaceId)
           .where('zone_id', '=', zone.zoneId)
@@ -316,9 +367,13 @@ export class WatchRepository {
   }
 
   /** Holds the zone's next evaluation until `until` at the earliest (the CDN asked to wait). */
-  async delayZone(workspaceId: string, zoneId: string, until: number): Promise<void> {
-    await this.db
-      .updateTable('watch_zones')
+  async delayZone(
+    workspaceId: string,
+    zoneId: string,
+    until: number,
+    accountId?: string,
+  ): Promise<void> {
+    await ofZone(this.db.updateTable(zoneTable(accountId)), accountId)
       .set({ next_run_at: until, updated_at: this.clock.now() })
       .where('workspace_id', '=', workspaceId)
       .where('zone_id', '=', zoneId)
@@ -332,9 +387,9 @@ export class WatchRepository {
     zoneId: string,
     from: string,
     to: string,
+    accountId?: string,
   ): Promise<boolean> {
-    const result = await this.db
-      .updateTable('watch_zones')
+    const result = await ofZone(this.db.updateTable(zoneTable(accountId)), accountId)
       .set({ status: to, updated_at: this.clock.now() })
       .where('workspace_id', '=', workspaceId)
       .where('zone_id', '=', zoneId)
@@ -343,10 +398,14 @@ export class WatchRepository {
     return result.numUpdatedRows > 0n;
   }
 
-  async setBaseline(workspaceId: string, zoneId: string, baseline: unknown): Promise<void> {
+  async setBaseline(
+    workspaceId: string,
+    zoneId: string,
+    baseline: unknown,
+    accountId?: string,
+  ): Promise<void> {
     const now = this.clock.now();
-    await this.db
-      .updateTable('watch_zones')
+    await ofZone(this.db.updateTable(zoneTable(accountId)), accountId)
       .set({ baseline: JSON.stringify(baseline), baseline_at: now, updated_at: now })
       .where('workspace_id', '=', workspaceId)
       .where('zone_id', '=', zoneId)
@@ -354,12 +413,63 @@ export class WatchRepository {
   }
 }
 
-function toWatch(row: Selectable<WatchesTable>): Watch {
+/**
+ * Where a zone's evaluation schedule is: `default`'s in watch_zones, another account's in
+ * account_watch_zones (0026). The two have the same columns: the second is typed as the first,
+ * its rows told apart by `ofZone`.
+ */
+function zoneTable(accountId: string | undefined): 'watch_zones' {
+  return (accountId === undefined ? 'watch_zones' : 'account_watch_zones') as 'watch_zones';
+}
+
+/** The rows of the account in the table `zoneTable` chose (`default`'s holds only `default`). */
+function ofZone<Q>(query: Q, accountId: string | undefined): Q {
+  if (accountId === undefined) return query;
+  return (query as unknown as { where: (c: string, op: '=', v: string) => Q }).where(
+    'account_id',
+    '=',
+    accountId,
+  );
+}
+
+/** `default`'s id, as a subquery (null while the workspace has no account `default`). */
+function defaultId(workspaceId: string): Expression<string | null> {
+  return sql<
+    string | null
+  >`(select id from cdn_accounts where workspace_id = ${workspaceId} and name_key = 'default')`;
+}
+
+/** Watches with their account's name, to tell `default`'s (or null, from before) apart. */
+function selectWatches(db: Kysely<Database>) {
+  return db
+    .selectFrom('watches')
+    .leftJoin('cdn_accounts as acc', 'acc.id', 'watches.account_id')
+    .selectAll('watches')
+    .select('acc.name_key as account_key');
+}
+
+/** Watches of the account: absent, `default` (its id, or null from before 0026). */
+function ofAccount<Q extends ReturnType<typeof selectWatches>>(
+  query: Q,
+  accountId: string | undefined,
+): Q {
+  return (
+    accountId === undefined
+      ? query.where((eb) =>
+          eb.or([eb('watches.account_id', 'is', null), eb('acc.name_key', '=', 'default')]),
+        )
+      : query.where('watches.account_id', '=', accountId)
+  ) as Q;
+}
+
+function toWatch(row: Selectable<WatchesTable> & { account_key: string | null }): Watch {
+  const other = row.account_id !== null && row.account_key !== 'default';
   return {
     id: row.id,
     workspaceId: row.workspace_id,
     zoneId: row.zone_id,
     zoneName: row.zone_name,
+    ...(other && row.account_id ? { accountId: row.account_id } : {}),
     channelId: row.channel_id,
     createdBy: row.created_by,
     rules: JSON.parse(row.rules) as string[],
@@ -368,10 +478,11 @@ function toWatch(row: Selectable<WatchesTable>): Watch {
   };
 }
 
-function toZone(row: Selectable<WatchZonesTable>): WatchedZone {
+function toZone(row: Selectable<WatchZonesTable>, accountId?: string): WatchedZone {
   return {
     workspaceId: row.workspace_id,
     zoneId: row.zone_id,
+    ...(accountId === undefined ? {} : { accountId }),
     zoneName: row.zone_name,
     status: row.status,
     nextRunAt: Number(row.next_run_at),

@@ -171,10 +171,10 @@ describe('two CDN accounts holding the same zone name', () => {
     await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false, 1);
     const refused = await ask(h, 'purge default/shop.example.org /b.css');
     expect(textOf(refused.blocks)).toContain('This channel uses the CDN account `staging`');
-    // Commands not yet acting on other accounts are refused here rather than run on `default`.
+    // Other commands act on the channel's account too: the zones listed are staging's.
     const before = h.sandbox.requests.length;
     const zones = await ask(h, 'zones');
-    expect(textOf(zones.blocks)).toContain('acts on the CDN account `default` only for now');
+    expect(textOf(zones.blocks)).toContain('Zones in staging');
     await h.deps.runner.settled();
     expect(h.sandbox.requests.length).toBe(before);
     expect(purges(h.sandbox.requests)).toHaveLength(0);

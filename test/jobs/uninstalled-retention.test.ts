@@ -80,8 +80,11 @@ async function insertRow(store: Store, table: string, workspace: string, n: numb
       values[column.name] = workspace;
     else if (column.name === 'uninstalled_at') values[column.name] = null;
     else if (column.name === CHILDREN[table]) values[column.name] = `${workspace}-id-${n}`;
-    // An account's zone index points at the account (cdn_accounts.id, filled as below).
-    else if (column.name === 'account_id' && table.startsWith('account_zone_index'))
+    // An account's zone index and watched zones point at the account (cdn_accounts.id, filled as below).
+    else if (
+      column.name === 'account_id' &&
+      (table.startsWith('account_zone_index') || table === 'account_watch_zones')
+    )
       values[column.name] = `${workspace}-id-0`;
     else if (numeric) values[column.name] = n;
     else values[column.name] = `${workspace}-${column.name}-${n}`;
@@ -97,7 +100,7 @@ async function fill(store: Store, workspace: string) {
   // Foreign keys: a zone index's rows point at its state, an account's index state at the
   // account. Those referred to first.
   const first = ['cdn_accounts', 'account_zone_index_state'];
-  const last = ['zone_index', 'account_zone_index'];
+  const last = ['zone_index', 'account_zone_index', 'account_watch_zones'];
   const rank = (table: string) =>
     first.includes(table) ? first.indexOf(table) - 2 : last.includes(table) ? 1 : 0;
   const tables = (await workspaceTables(store)).sort((a, b) => rank(a) - rank(b));

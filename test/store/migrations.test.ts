@@ -54,6 +54,7 @@ for (const { backend, skip } of BACKENDS) {
         '0023_account_roles',
         '0024_approval_api_requester',
         '0025_approvals_per_account',
+        '0026_account_watches_reports',
       ]);
       const again = await openStore({ database, keyring: new Keyring([testKey('k1', 1)]) });
       await again.close();

@@ -1,5 +1,6 @@
 // The Analytics button next to each zone of a zone list: the last 24 h, in the same conversation.
 import { noticeMessage } from '../../blocks/errors.js';
+import { readAccount } from '../../commands/parse.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { defaultGranularity } from '../../services/analytics.js';
@@ -11,8 +12,11 @@ export function zoneAnalytics(deps: AppDeps) {
     await ack();
     const channelId = body.channel?.id ?? body.container?.channel_id;
     if (!channelId) throw new AppError({ code: 'no_conversation' });
+    // `<account>/<zone id>` from a list of several accounts' workspace; else the zone id alone.
+    const { args, account } = readAccount([action.value ?? '']);
     const report = await deps.analytics.forCaller(callerOf(context), {
-      zone: action.value ?? '',
+      zone: args[0] ?? '',
+      where: { channelId, ...(account === undefined ? {} : { account }) },
       range: '24h',
       granularity: defaultGranularity('24h'),
     });

@@ -11,6 +11,7 @@ function parseValue(value: string | undefined): ZonesPagerValue {
     return {
       ...(typeof parsed.status === 'string' ? { status: parsed.status } : {}),
       ...(typeof parsed.name === 'string' ? { name: parsed.name } : {}),
+      ...(typeof parsed.account === 'string' ? { account: parsed.account } : {}),
       page,
     };
   } catch {
@@ -19,10 +20,14 @@ function parseValue(value: string | undefined): ZonesPagerValue {
 }
 
 export function zonesPage(deps: AppDeps) {
-  return async ({ ack, action, respond, context }: ButtonArgs) => {
+  return async ({ ack, action, body, respond, context }: ButtonArgs) => {
     await ack();
-    const target = parseValue(action.value);
-    const page = await deps.zones.page(callerOf(context), target);
+    const { account, ...target } = parseValue(action.value);
+    const where = {
+      ...(body.channel ? { channelId: body.channel.id } : {}),
+      ...(account === undefined ? {} : { account }),
+    };
+    const page = await deps.accountScopes.page(callerOf(context), where, target);
     await respond({ replace_original: true, ...zonesMessage(page, target) });
   };
 }

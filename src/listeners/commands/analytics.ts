@@ -5,12 +5,14 @@ import { problemText } from '../../blocks/problems.js';
 import { md } from '../../blocks/text.js';
 import { parseAnalyticsArgs } from '../../services/analytics.js';
 import { postChart } from '../../slack/post-chart.js';
+import { accountWords } from './account-words.js';
 import type { SubcommandHandler } from './context.js';
 
 const USAGE = 'Usage: `/cdn analytics [zone] [1h|6h|24h|7d|30d] [minute|hour|day]`';
 
 export const analytics: SubcommandHandler = async (context) => {
-  const { args, deps, caller, command, respond, client } = context;
+  const { deps, caller, command, respond, client } = context;
+  const { args, account } = accountWords(context);
   const parsed = parseAnalyticsArgs(args);
   if (!parsed.ok) {
     const problem = parsed.problem ? md`${problemText(parsed.problem)} ` : 'Name a zone. ';
@@ -19,8 +21,11 @@ export const analytics: SubcommandHandler = async (context) => {
   }
   const report = await deps.analytics.forCaller(caller, {
     ...parsed,
-    zone: () =>
-      deps.channels.choose(caller.workspaceId, command.channel_id, parsed.zone, 'analytics'),
+    // A zone named is found in its account; none, the channel's default.
+    zone:
+      parsed.zone ??
+      (() => deps.channels.choose(caller.workspaceId, command.channel_id, undefined, 'analytics')),
+    where: { channelId: command.channel_id, ...(account === undefined ? {} : { account }) },
   });
   const result = await postChart(client, command.channel_id, report);
   if (!result.posted)

@@ -3,13 +3,15 @@ import { createModal, zoneCreatedMessage } from '../../blocks/create.js';
 import { noticeMessage } from '../../blocks/errors.js';
 import { code, md } from '../../blocks/text.js';
 import { onboardableDomain, ZONE_PLANS, type ZonePlan } from '../../services/zones.js';
+import { accountWords } from './account-words.js';
 import { commandOrigin, encodeOrigin, type SubcommandHandler } from './context.js';
 
 const USAGE =
   'Usage: `/cdn create <domain> [free|pro|business|enterprise]`, or `/cdn create` for a form.';
 
 export const create: SubcommandHandler = async (context) => {
-  const { args, deps, caller, command, respond, client } = context;
+  const { deps, caller, command, respond, client } = context;
+  const { args, account } = accountWords(context);
   if (args.length > 2) {
     await respond(noticeMessage(USAGE));
     return;
@@ -32,7 +34,8 @@ export const create: SubcommandHandler = async (context) => {
   // A malformed domain is refused before it counts against the user's limit.
   onboardableDomain(domain);
   await deps.flood.take(caller.workspaceId, caller.userId);
-  const result = await deps.zones.create(caller.workspaceId, {
+  const where = { channelId: command.channel_id, ...(account === undefined ? {} : { account }) };
+  const result = await deps.accountScopes.create(caller.workspaceId, where, {
     domain,
     plan,
     actorId: caller.userId,

@@ -3,19 +3,23 @@
 import { noticeMessage } from '../../blocks/errors.js';
 import { rateLimitStateMessage } from '../../blocks/ratelimit.js';
 import { parseRateLimitArgs } from '../../services/ratelimit.js';
+import { accountWords } from './account-words.js';
 import { commandOrigin, replyTo, type SubcommandHandler } from './context.js';
 
 const USAGE =
   'Usage: `/cdn ratelimit <zone> on|off`, `/cdn ratelimit on|off` for the channel’s default zone, or `/cdn ratelimit <zone>` to see its state';
 
-export const ratelimit: SubcommandHandler = async ({ args, deps, caller, command, respond }) => {
+export const ratelimit: SubcommandHandler = async (context) => {
+  const { deps, caller, command, respond } = context;
+  const { args, account } = accountWords(context);
+  const where = { channelId: command.channel_id, ...(account === undefined ? {} : { account }) };
   const parsed = parseRateLimitArgs(args);
   if (!parsed) {
     await respond(noticeMessage(USAGE));
     return;
   }
   if (parsed.enabled === undefined) {
-    await respond(rateLimitStateMessage(await deps.ratelimit.state(caller, parsed.zone)));
+    await respond(rateLimitStateMessage(await deps.ratelimit.state(caller, parsed.zone, where)));
     return;
   }
   const { enabled } = parsed;
@@ -28,5 +32,6 @@ export const ratelimit: SubcommandHandler = async ({ args, deps, caller, command
       (() => deps.channels.defaultZone(caller.workspaceId, command.channel_id, 'ratelimit')),
     enabled,
     reply,
+    where,
   );
 };

@@ -7,13 +7,17 @@ import {
 } from '../../blocks/reports.js';
 import { code, md } from '../../blocks/text.js';
 import { parseTimeOfDay } from '../../services/report-times.js';
+import { accountWords } from './account-words.js';
 import type { SubcommandHandler } from './context.js';
 
 const USAGE =
   'Usage: `/cdn report <zone> daily [HH:MM] [#channel]`, `/cdn report list`, `/cdn report stop <id>`';
 
 export const report: SubcommandHandler = async (context) => {
-  const { args, tokens, deps, caller, command, respond } = context;
+  const { deps, caller, command, respond } = context;
+  const { args, account } = accountWords(context);
+  // The options are read from the tokens: an `account:<name>` among them is not one.
+  const tokens = context.tokens.filter((token) => !/^account:/i.test(token.text));
   const [first, ...rest] = args;
   if (first === undefined) {
     await respond(noticeMessage(USAGE));
@@ -49,6 +53,7 @@ export const report: SubcommandHandler = async (context) => {
     zone: first,
     channelId,
     timeOfDay,
+    ...(account === undefined ? {} : { account }),
   });
   await respond(scheduledMessage(schedule, created));
 };

@@ -21,12 +21,6 @@ const ACCOUNT_COMMANDS: ReadonlySet<string> = new Set([
   'report',
   'use',
 ]);
-/**
- * Those whose services act on the account resolved (issue 29). The others act on `default` only
- * for now: the account (typed, or the channel's) is checked to be `default`, else refused.
- */
-const THREADED: ReadonlySet<string> = new Set(['purge', 'use']);
-
 export function routeCommand(deps: AppDeps) {
   return async ({
     command,
@@ -52,27 +46,18 @@ export function routeCommand(deps: AppDeps) {
       );
       return;
     }
-    // The commands threaded through accounts read the account out of their words (issue 29);
-    // the others keep their words as typed (an `<account>/<zone>` there is no zone they know).
+    // The commands that take a zone read the account out of their words (issue 29); their
+    // services resolve it (a channel bound to an account refuses another).
     const words = ACCOUNT_COMMANDS.has(subcommand.name) ? readAccount(args) : { args };
     if (words.conflict) {
       const [first, second] = words.conflict;
       throw new AppError({ code: 'account_conflict', first, second });
     }
     const caller = callerOf(context);
-    if (ACCOUNT_COMMANDS.has(subcommand.name) && !THREADED.has(subcommand.name))
-      await deps.accountScopes.requireDefault(
-        caller.workspaceId,
-        command.channel_id,
-        words.account,
-        subcommand.name,
-      );
     await subcommand.handler({
       deps,
       args: words.args,
-      ...(words.account === undefined || !THREADED.has(subcommand.name)
-        ? {}
-        : { account: words.account }),
+      ...(words.account === undefined ? {} : { account: words.account }),
       tokens,
       command,
       caller,

@@ -2,6 +2,7 @@
 import { noticeMessage } from '../../blocks/errors.js';
 import { zonesMessage } from '../../blocks/zones.js';
 import { ZONE_STATUSES } from '../../services/zones.js';
+import { accountWords } from './account-words.js';
 import type { SubcommandHandler } from './context.js';
 
 const USAGE = 'Usage: `/cdn zones [active|pending|deleted] [name] [page N]`';
@@ -30,11 +31,15 @@ export function parseZonesArgs(
   return { ...(status ? { status } : {}), ...(name ? { name } : {}), page };
 }
 
-export const zones: SubcommandHandler = async ({ args, deps, caller, respond }) => {
+export const zones: SubcommandHandler = async (context) => {
+  const { deps, caller, command, respond } = context;
+  const { args, account } = accountWords(context);
   const parsed = parseZonesArgs(args);
   if (!parsed) {
     await respond(noticeMessage(USAGE));
     return;
   }
-  await respond(zonesMessage(await deps.zones.page(caller, parsed), parsed));
+  const where = { channelId: command.channel_id, ...(account === undefined ? {} : { account }) };
+  const page = await deps.accountScopes.page(caller, where, parsed);
+  await respond(zonesMessage(page, parsed));
 };

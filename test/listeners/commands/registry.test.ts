@@ -49,8 +49,7 @@ describe('the router', () => {
     for (const entry of SUBCOMMANDS) {
       vi.spyOn(entry, 'handler').mockImplementation(async () => void calls.push(entry.name));
     }
-    // Commands not threaded through accounts have theirs checked first: here, always `default`.
-    const deps = { accountScopes: { requireDefault: async () => undefined } };
+    const deps = {};
     await routeCommand(deps as unknown as AppDeps)({
       command: command(text),
       ack: vi.fn(async () => undefined),
