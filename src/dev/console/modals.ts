@@ -1,5 +1,5 @@
 // Open modals filled in at the prompt: one field at a time, then submitted as Slack would.
-import { LOGIN_IDS } from '../../blocks/ids.js';
+import { ACCOUNTS_IDS, LOGIN_IDS } from '../../blocks/ids.js';
 import type { FakeView } from '../fake-slack/server.js';
 import type { ConsoleContext, Json } from './context.js';
 import { CONSOLE_HELP } from './help.js';
@@ -25,7 +25,8 @@ interface OpenModal {
   asked: boolean;
 }
 
-const SECRET_FIELDS = new Set<string>([LOGIN_IDS.keyInput]);
+/** Fields whose answers are never echoed: the CDN keys of /cdn login and of /cdn accounts. */
+const SECRET_FIELDS = new Set<string>([LOGIN_IDS.keyInput, ACCOUNTS_IDS.keyInput]);
 
 const DIRECTORY: Directory = { channels: CONSOLE_CHANNELS, users: CONSOLE_USERS };
 

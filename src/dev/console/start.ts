@@ -18,6 +18,14 @@ import { ConsoleReceiver } from './receiver.js';
 import { ConsoleSession } from './session.js';
 import { CONSOLE_BOT_TOKEN, CONSOLE_CHANNEL, CONSOLE_TEAM_ID, seedWorld } from './world.js';
 
+/**
+ * The key of the sandbox's second CDN account (`/cdn accounts` → Add an account): it sees zones of
+ * its own, one of them named as a zone of the demo key's, so `<account>/<zone>` has work to do.
+ */
+export const SANDBOX_STAGING_KEY = 'sandbox-staging-key';
+/** The zones the second account holds: static.example.com is also the demo key's. */
+export const SANDBOX_STAGING_ZONES = ['static.example.com', 'staging.example.com'];
+
 /** What a zone's CNAME points at when the sandbox stands in for the CDN. */
 export const SANDBOX_EDGE_CNAME = 'edge.sandbox-cdn.localhost';
 
@@ -62,7 +70,11 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
   // Without a CDN of its own, the console brings the sandbox so everything works offline.
   const sandbox: Sandbox | undefined = config.cdn.baseUrl
     ? undefined
-    : await startSandbox({ clock });
+    : await startSandbox({
+        clock,
+        apiKeys: [SANDBOX_DEMO_KEY],
+        accounts: { [SANDBOX_STAGING_KEY]: { zones: SANDBOX_STAGING_ZONES } },
+      });
   // Its edge: every purged URL verified is asked here, whatever its host (a development route).
   const edge = sandbox ? await startSandboxEdge(sandbox.state, { clock }) : undefined;
   const slack = await startFakeSlack({
@@ -125,6 +137,11 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
         : sandbox
           ? `Start with /cdn login and the sandbox's demo key: ${SANDBOX_DEMO_KEY}`
           : 'Start with /cdn login and your CDN API key.',
+      ...(sandbox
+        ? [
+            `A second CDN account (/cdn accounts, Add an account): name staging, the base URL left empty (the sandbox), key ${SANDBOX_STAGING_KEY}`,
+          ]
+        : []),
       `Charts are written to ${options.outDir}/.`,
       ...(options.database
         ? [

@@ -37,10 +37,11 @@ export interface SandboxOptions extends Partial<SandboxRules> {
   /** How long a created zone stays pending. */
   activationDelayMs?: number;
   /**
-   * Keys that are accounts of their own, each with its own zones (seeded as said; nothing by
-   * default). Every other accepted key sees the one default account, `state`.
+   * Keys that are accounts of their own, each with its own zones (seeded as said: the demo zones,
+   * bulk zones, or active zones of these names; nothing by default). Every other accepted key sees
+   * the one default account, `state`.
    */
-  accounts?: Record<string, { demoZones?: boolean; bulkZones?: number }>;
+  accounts?: Record<string, { demoZones?: boolean; bulkZones?: number; zones?: string[] }>;
 }
 
 export interface RecordedRequest {
@@ -88,6 +89,7 @@ export class Sandbox extends EventEmitter<{ request: [RecordedRequest] }> {
       const account = new SandboxState(this.#clock, options.activationDelayMs ?? 60_000);
       if (seed.demoZones) account.seedDemo();
       if (seed.bulkZones) account.seedBulk(seed.bulkZones);
+      for (const name of seed.zones ?? []) account.activate(account.create(name, 'pro').id);
       this.#accounts.set(key, account);
       this.#keys.add(key);
     }

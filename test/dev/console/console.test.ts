@@ -12,7 +12,11 @@ import { CdnError } from '../../../src/cdn/errors.js';
 import { CdnTransport } from '../../../src/cdn/transport.js';
 import { TrafficChartRenderer } from '../../../src/charts/traffic-chart.js';
 import { loadConfig } from '../../../src/config.js';
-import { type RunningConsole, startConsole } from '../../../src/dev/console/start.js';
+import {
+  type RunningConsole,
+  SANDBOX_STAGING_KEY,
+  startConsole,
+} from '../../../src/dev/console/start.js';
 import { CONSOLE_CHANNEL, CONSOLE_TEAM_ID } from '../../../src/dev/console/world.js';
 import { SANDBOX_DEMO_KEY } from '../../../src/dev/sandbox/server.js';
 import { SUBCOMMAND_NAMES } from '../../../src/listeners/commands/registry.js';
@@ -130,6 +134,7 @@ describe('the console, driven by docs/demo.txt', () => {
 
     expectInOrder(transcript, [
       `Start with /cdn login and the sandbox's demo key: ${SANDBOX_DEMO_KEY}`,
+      `name staging, the base URL left empty (the sandbox), key ${SANDBOX_STAGING_KEY}`,
       // The key is answered in a modal and not echoed.
       'alice in #ops › /cdn login',
       '┌─ CDN API key',
@@ -218,6 +223,19 @@ describe('the console, driven by docs/demo.txt', () => {
       'alice in #ops › /cdn login',
       // shop.example.dev, onboarded above, is the tenth.
       '✅ The CDN API key is saved (encrypted) and works: 10 zones visible.',
+      // A second account, added with the key the console printed (typed in the modal, not echoed).
+      'alice in #ops › /cdn accounts',
+      'CDN accounts (1)',
+      '[2] Add an account',
+      'alice in #ops › 2\n┌─ Add a CDN account',
+      '│ › staging\n│ API key\n│ › ••••••••\n',
+      '✅ Account staging added. Its key works: 2 zones visible.',
+      'CDN accounts (2)',
+      'default · 10 zones · ✅ key works',
+      'staging · ',
+      '[2] Rename  [3] Re-key  [4] Remove',
+      'alice in #ops › /cdn purge staging/static.example.com https://static.example.com/app.css',
+      '✅ @alice purged 1 URL on static.example.com.',
     ]);
     // No answer was an error (the one purge refused above is the script's point, said with 🚫),
     // nothing was refused by Slack, nothing crashed, and the key was never shown again.
@@ -227,6 +245,8 @@ describe('the console, driven by docs/demo.txt', () => {
     expect(transcript).not.toMatch(/the app failed/);
     expect(transcript.split(SANDBOX_DEMO_KEY)).toHaveLength(2);
     expect(logs.text()).not.toContain(SANDBOX_DEMO_KEY);
+    expect(transcript.split(SANDBOX_STAGING_KEY)).toHaveLength(2);
+    expect(logs.text()).not.toContain(SANDBOX_STAGING_KEY);
 
     // What happened at the CDN: each change once, and the purge-everything only after approval.
     const sandbox = running.sandbox;
@@ -241,6 +261,17 @@ describe('the console, driven by docs/demo.txt', () => {
       '/zones/ZONE/purge',
       '/zones/ZONE/purge',
       '/zones/ZONE/purge',
+      // staging/static.example.com, with the staging key.
+      '/zones/ZONE/purge',
+    ]);
+    // The last purge reached the staging account's static.example.com, not the demo key's.
+    const staging = sandbox.stateFor(SANDBOX_STAGING_KEY);
+    const stagingZone = staging.byName('static.example.com');
+    expect(staging.purges).toEqual([
+      expect.objectContaining({
+        zoneId: stagingZone?.id,
+        items: ['https://static.example.com/app.css'],
+      }),
     ]);
     expect(posts[1]?.body).toEqual({ limits: { enabled: true, mode: 'automatic' } });
     expect(posts[2]?.body).toEqual({ limits: { enabled: false, mode: 'automatic' } });
