@@ -85,19 +85,7 @@ export class ZoneIndexRepository {
     const row = await this.db
       .selectFrom('cdn_credentials as c')
       .leftJoin('zone_index_state as s', 's.workspace_id', 'c.workspace_id')
-      .select([
-        'c.workspace_id',
-        'c.set_at',
-        'c.generation as key_generation',
-        's.generation',
-        's.refreshed_at',
-        's.cdn_total',
-        's.zone_count',
-        's.lease_owner',
-        's.lease_until',
-        's.failed_at',
-        's.error',
-      ])
+      .select(['c.workspace_id', 'c.set_at', 'c.generation as key_generation', ...STATE_COLUMNS])
       .where('c.workspace_id', '=', workspaceId)
       .executeTakeFirst();
     if (!row) return undefined;
@@ -106,21 +94,7 @@ export class ZoneIndexRepository {
       set_at: row.set_at,
       generation: row.key_generation,
     });
-    if (row.generation !== generation) return { generation, state: undefined };
-    return {
-      generation,
-      state: {
-        workspaceId,
-        generation,
-        refreshedAt: row.refreshed_at,
-        cdnTotal: row.cdn_total ?? 0,
-        zoneCount: row.zone_count ?? 0,
-        leaseOwner: row.lease_owner,
-        leaseUntil: row.lease_until,
-        failedAt: row.failed_at,
-        error: row.error,
-      },
-    };
+    return indexView(workspaceId, generation, row);
   }
 
   /** Zones whose id is `id` or whose name is `key` (a live and a deleted zone may share a name). */
@@ -475,37 +449,12 @@ export class ZoneIndexRepository {
       .leftJoin('account_zone_index_state as s', (join) =>
         join.onRef('s.workspace_id', '=', 'a.workspace_id').onRef('s.account_id', '=', 'a.id'),
       )
-      .select([
-        'a.generation as key_generation',
-        's.generation',
-        's.refreshed_at',
-        's.cdn_total',
-        's.zone_count',
-        's.lease_owner',
-        's.lease_until',
-        's.failed_at',
-        's.error',
-      ])
+      .select(['a.generation as key_generation', ...STATE_COLUMNS])
       .where('a.workspace_id', '=', workspaceId)
       .where('a.id', '=', accountId)
       .executeTakeFirst();
     if (!row || row.key_generation === null) return undefined;
-    const generation = row.key_generation;
-    if (row.generation !== generation) return { generation, state: undefined };
-    return {
-      generation,
-      state: {
-        workspaceId,
-        generation,
-        refreshedAt: row.refreshed_at,
-        cdnTotal: row.cdn_total ?? 0,
-        zoneCount: row.zone_count ?? 0,
-        leaseOwner: row.lease_owner,
-        leaseUntil: row.lease_until,
-        failedAt: row.failed_at,
-        error: row.error,
-      },
-    };
+    return indexView(workspaceId, row.key_generation, row);
   }
 
   /** As `due`, for the indexes of accounts other than `default`: (workspace, account) pairs. */
@@ -621,6 +570,45 @@ function toRow(
     name_key: zoneKey(zone.name),
     status: zone.status,
     zone_created_at: zone.createdAt,
+  };
+}
+
+/** The state columns `indexView` reads, as both views select them (alias `s`). */
+const STATE_COLUMNS = [
+  's.generation',
+  's.refreshed_at',
+  's.cdn_total',
+  's.zone_count',
+  's.lease_owner',
+  's.lease_until',
+  's.failed_at',
+  's.error',
+] as const;
+
+/** A column of STATE_COLUMNS without its table alias. */
+type Unaliased<C> = C extends `s.${infer K extends keyof ZoneIndexStateTable}` ? K : never;
+
+/** A state row's columns as a left join reads them: all null when the index has no state yet. */
+type StateColumns = {
+  [K in Unaliased<(typeof STATE_COLUMNS)[number]>]: Selectable<ZoneIndexStateTable>[K] | null;
+};
+
+/** The view of a key's `generation`: the state row only if it was built for that generation. */
+function indexView(workspaceId: string, generation: string, row: StateColumns): IndexView {
+  if (row.generation !== generation) return { generation, state: undefined };
+  return {
+    generation,
+    state: {
+      workspaceId,
+      generation,
+      refreshedAt: row.refreshed_at,
+      cdnTotal: row.cdn_total ?? 0,
+      zoneCount: row.zone_count ?? 0,
+      leaseOwner: row.lease_owner,
+      leaseUntil: row.lease_until,
+      failedAt: row.failed_at,
+      error: row.error,
+    },
   };
 }
 

@@ -1,71 +1,8 @@
 // The audit log in the console: `/cdn audit` with filters as a page with Previous/Next, and
 // `/cdn audit export …` arriving in the requester's DM as a CSV file (its name, size and first
 // lines), against the embedded sandbox and the in-process fake Slack.
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
-import { CdnTransport } from '../../../src/cdn/transport.js';
-import { loadConfig } from '../../../src/config.js';
-import { type RunningConsole, startConsole } from '../../../src/dev/console/start.js';
-import { ManualClock } from '../../helpers/clock.js';
-import { captureLogs } from '../../helpers/logs.js';
-import { testStore } from '../../helpers/store.js';
-
-const closers: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
-
-/** Pipes `script` through a fresh console (as console.test.ts does); what it printed, and it. */
-async function pipe(script: string) {
-  const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
-  const { store } = await testStore('sqlite', { clock });
-  const transport = new CdnTransport();
-  const logs = captureLogs('info');
-  const outDir = join(await mkdtemp(join(tmpdir(), 'console-')), 'out');
-  let transcript = '';
-  const output = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      transcript += chunk.toString();
-      done();
-    },
-  });
-  const running: RunningConsole = await startConsole({
-    config: loadConfig({ BOT_MODE: 'console' }),
-    store,
-    transport,
-    logger: logs.logger,
-    clock,
-    input: Readable.from([script]),
-    output,
-    outDir,
-    timeZone: 'Europe/Paris',
-    interactive: false,
-  });
-  running.deps.background.start();
-  closers.push(
-    () => transport.close(),
-    () => running.deps.background.stop(1_000),
-    () => running.close(),
-  );
-  await running.run();
-  return { printed: () => transcript, running, outDir, clock };
-}
-
-/** Each fragment appears, in this order. */
-function expectInOrder(text: string, fragments: string[]): void {
-  let from = 0;
-  for (const fragment of fragments) {
-    const at = text.indexOf(fragment, from);
-    if (at < 0)
-      throw new Error(
-        `${text.includes(fragment) ? 'out of order' : 'missing'}: ${JSON.stringify(fragment)}`,
-      );
-    from = at + fragment.length;
-  }
-}
+import { describe, expect, it } from 'vitest';
+import { expectInOrder, pipeConsole } from '../../helpers/console.js';
 
 /** `n` purges of one URL each by the person typing (under the 10 changes a minute each may make). */
 const purges = (n: number, who: string) =>
@@ -73,7 +10,11 @@ const purges = (n: number, who: string) =>
 
 describe('the audit log in the console', () => {
   it('pages a filtered search with Next and Previous, and shows the export arriving in the DM', async () => {
-    const { printed, running, outDir } = await pipe(
+    const {
+      printed,
+      console: running,
+      outDir,
+    } = await pipeConsole(
       [
         '/cdn login',
         'sandbox-demo-key',

@@ -1,103 +1,24 @@
 // The local console end to end: a script piped through the real app, the in-process fake Slack
 // and the embedded sandbox, with the transcript asserted as a person would read it. Longer than
 // ~400 lines: docs/demo.txt's transcript is asserted fragment by fragment, in the order it runs.
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
+import { readFile } from 'node:fs/promises';
 import { loadImage } from 'canvas';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { purgeResultMessage } from '../../../src/blocks/purge.js';
 import { CdnError } from '../../../src/cdn/errors.js';
-import { CdnTransport } from '../../../src/cdn/transport.js';
 import { TrafficChartRenderer } from '../../../src/charts/traffic-chart.js';
-import { loadConfig } from '../../../src/config.js';
-import {
-  type RunningConsole,
-  SANDBOX_STAGING_KEY,
-  startConsole,
-} from '../../../src/dev/console/start.js';
+import { type RunningConsole, SANDBOX_STAGING_KEY } from '../../../src/dev/console/start.js';
 import { CONSOLE_CHANNEL, CONSOLE_TEAM_ID } from '../../../src/dev/console/world.js';
 import { SANDBOX_DEMO_KEY } from '../../../src/dev/sandbox/server.js';
 import { SUBCOMMAND_NAMES } from '../../../src/listeners/commands/registry.js';
 import type { PurgeRun } from '../../../src/services/purge.js';
-import type { Store } from '../../../src/store/index.js';
-import { ManualClock } from '../../helpers/clock.js';
-import { captureLogs } from '../../helpers/logs.js';
-import { testStore } from '../../helpers/store.js';
+import { type ConsoleRun, expectInOrder, pipeConsole } from '../../helpers/console.js';
 
-const closers: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
 const chartRenderer = new TrafficChartRenderer();
 
-interface Run {
-  transcript: string;
-  /** Everything printed so far, including after the script ended. */
-  printed: () => string;
-  console: RunningConsole;
-  store: Store;
-  outDir: string;
-  logs: ReturnType<typeof captureLogs>;
-  clock: ManualClock;
-}
-
-/** Pipes `script` through a fresh console and returns everything it printed. */
-async function pipe(script: string, before?: (running: RunningConsole) => void): Promise<Run> {
-  const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
-  const { store } = await testStore('sqlite', { clock });
-  const transport = new CdnTransport();
-  const outDir = join(await mkdtemp(join(tmpdir(), 'console-')), 'out');
-  const logs = captureLogs('info');
-  let transcript = '';
-  const output = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      transcript += chunk.toString();
-      done();
-    },
-  });
-  const running = await startConsole({
-    config: loadConfig({ BOT_MODE: 'console' }),
-    store,
-    transport,
-    logger: logs.logger,
-    clock,
-    input: Readable.from([script]),
-    output,
-    outDir,
-    timeZone: 'Europe/Paris',
-    interactive: false,
-    chartRenderer,
-  });
-  // As the console's entry (src/dev/console/main.ts) does: the background work, started once.
-  running.deps.background.start();
-  closers.push(
-    () => transport.close(),
-    () => running.deps.background.stop(1_000),
-    () => running.close(),
-  );
-  before?.(running);
-  await running.run();
-  return { transcript, printed: () => transcript, console: running, store, outDir, logs, clock };
-}
-
-/** Each fragment appears, in this order. */
-function expectInOrder(text: string, fragments: string[]): void {
-  let from = 0;
-  for (const fragment of fragments) {
-    const at = text.indexOf(fragment, from);
-    if (at < 0) {
-      const found = text.indexOf(fragment);
-      throw new Error(
-        found < 0
-          ? `missing from the transcript: ${JSON.stringify(fragment)}`
-          : `out of order in the transcript: ${JSON.stringify(fragment)}`,
-      );
-    }
-    from = at + fragment.length;
-  }
-}
+/** Pipes `script` through a fresh console (with the one chart renderer) and returns what it printed. */
+const pipe = (script: string, before?: (running: RunningConsole) => void): Promise<ConsoleRun> =>
+  pipeConsole(script, { chartRenderer, ...(before ? { before } : {}) });
 
 /** What the console prints for an answer that is an error, or input it could not take. */
 const ERROR_ANSWERS = [
