@@ -334,6 +334,14 @@ export function buildDeps(
         .catch((error: unknown) => logger.warn({ err: error }, 'API purges not recovered'));
     }),
   );
+  // Removes audit export folders a crash left in this host's temporary folder (hourly).
+  background.tick('audit export leftovers', (signal) =>
+    repeat(clock, 60 * 60_000, signal, async () => {
+      await auditExport
+        .removeLeftovers()
+        .catch((error: unknown) => logger.warn({ err: error }, 'audit export leftovers kept'));
+    }),
+  );
   // Deletes old rows in small batches (finished jobs, expired keys, old alerts and audit rows).
   background.tick('retention', (signal) => retention.run(signal));
   return {

@@ -6,7 +6,7 @@
 // must still be a full member when each attempt runs.
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../clock.js';
@@ -70,6 +70,11 @@ export interface AuditExportSink {
   transient(error: unknown): boolean;
 }
 
+/** The temporary folder of one export: its CSV, removed once uploaded. */
+const TEMP_PREFIX = 'audit-export-';
+/** A folder this old is a crash's leftover: an export is bounded far below a day. */
+const LEFTOVER_AGE_MS = 24 * 60 * 60_000;
+
 export class AuditExportService {
   readonly job: JobKind<AuditExportPayload, ExportCheckpoint>;
 
@@ -97,6 +102,26 @@ export class AuditExportService {
           .catch(() => undefined);
       },
     };
+  }
+
+  /**
+   * Deletes this process's export folders left by a crash (a process killed between writing the
+   * CSV and removing it): any older than `olderThanMs`, which no export still running can be.
+   * Returns how many it removed.
+   */
+  async removeLeftovers(olderThanMs: number = LEFTOVER_AGE_MS): Promise<number> {
+    const dir = this.deps.tmpDir ?? tmpdir();
+    const before = this.deps.clock.now() - olderThanMs;
+    let removed = 0;
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      if (!name.startsWith(TEMP_PREFIX)) continue;
+      const path = join(dir, name);
+      const info = await stat(path).catch(() => undefined);
+      if (!info?.isDirectory() || info.mtimeMs >= before) continue;
+      await rm(path, { recursive: true, force: true });
+      removed += 1;
+    }
+    return removed;
   }
 
   /**
@@ -197,7 +222,7 @@ export class AuditExportService {
       }
       let { fileId, rows } = job.checkpoint;
       if (!fileId || rows === undefined) {
-        const dir = await mkdtemp(join(this.deps.tmpDir ?? tmpdir(), 'audit-export-'));
+        const dir = await mkdtemp(join(this.deps.tmpDir ?? tmpdir(), TEMP_PREFIX));
         try {
           const stamp = new Date(this.deps.clock.now())
             .toISOString()
