@@ -32,8 +32,6 @@ for (const { backend, skip } of BACKENDS) {
       expect((await replica.channelBindings.view('T1', 'C1')).binding).toEqual({
         workspaceId: 'T1',
         channelId: 'C1',
-        // Bound under the workspace's single key: the account `default` (null).
-        accountId: null,
         zoneId: 'z3',
         zoneName: 'shop.example.org',
         generation,
