@@ -63,6 +63,9 @@ export async function migrate(
     // lower number after a higher one has run (0006 after 0008); it is run then, not refused.
     allowUnorderedMigrations: true,
   });
+  // The error worth reporting: the first that is not another schema's catalog changing under
+  // Kysely's look (a migration refused, say), else the last.
+  let reported: unknown;
   for (let attempt = 1; ; attempt++) {
     const { error, results } =
       options.upTo === undefined
@@ -76,7 +79,8 @@ export async function migrate(
     // winner's work done; the wait lets the winner commit first. On PostgreSQL an advisory lock
     // serializes migrators, but Kysely's look at the catalog (every schema's tables) can fail
     // while another schema is being changed: a second look is enough.
-    if (attempt >= 5) throw error;
+    if (reported === undefined && !isCatalogRace(error)) reported = error;
+    if (attempt >= 5) throw reported ?? error;
     await delay(25 * attempt + Math.floor(Math.random() * 25));
   }
 }
@@ -93,4 +97,9 @@ async function executedMigrations(db: Kysely<any>, schema: string | undefined): 
   } catch {
     return [];
   }
+}
+
+/** Another schema dropped while Kysely read every schema's catalog (PostgreSQL): worth a retry. */
+function isCatalogRace(error: unknown): boolean {
+  return error instanceof Error && /^(schema|relation) "[^"]+" does not exist$/.test(error.message);
 }
