@@ -1,5 +1,6 @@
 // Builds the Bolt App for a mode (socket, http, or a custom receiver) and registers the listeners.
-// (Just over 400 lines: the one place every service is built and wired; splitting it would scatter that.)
+// (Over 500 lines: the one place every service, job kind, tick and route is built and wired;
+// splitting it would scatter the composition a reader needs in one place.)
 import {
   App,
   type AppOptions,

@@ -1,4 +1,6 @@
 // The database schema as Kysely types. Times are epoch milliseconds in bigint columns.
+// (Over 400 lines: one interface per table and the one `Database` type naming them all; split by
+// feature, every repository would import several files for one row type.)
 import type { Generated } from 'kysely';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'cancelled' | 'expired';
