@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { APPROVAL_IDS } from '../../src/blocks/ids.js';
 import type { ApiTokenKind } from '../../src/services/api-tokens.js';
+import { type ApiPurgeStatus, FINAL_STATUSES } from '../../src/store/api-purges.js';
 import { BACKENDS } from '../helpers/store.js';
 import { openApprove } from './flows.js';
 import { ADMIN, CHANNEL, type Harness, startHarness } from './harness.js';
@@ -50,15 +51,54 @@ async function read(url: string, secret: string, id: string, wait?: number) {
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-/** Reads until the status is one of `statuses` (each read after the first holds up to 10 s for a change). */
+/**
+ * Reads until the status is one of `statuses`, each a final one: the first read answers at once,
+ * each next one holds (`?wait`) until the status differs from the one that read starts from. The
+ * error names what the reads answered.
+ */
 async function until(url: string, secret: string, id: string, statuses: string[]) {
-  // The first read answers at once; each next one holds until the status changes.
+  // A wait holds until the status differs from the one *it* starts from, not from the one the
+  // read before it answered: waiting so for a status a purge leaves (`running`) may start on it
+  // and hold its whole time. A final status ends a wait at once, so it cannot be missed.
+  const notFinal = statuses.filter((s) => !FINAL_STATUSES.has(s as ApiPurgeStatus));
+  if (notFinal.length > 0) throw new TypeError(`until() waits for final statuses, not ${notFinal}`);
+  const answers: string[] = [];
   for (let i = 0; i < 20; i++) {
-    const { body } = await read(url, secret, id, i === 0 ? undefined : 10);
+    const { status, body } = await read(url, secret, id, i === 0 ? undefined : 10);
     if (statuses.includes(String(body.status))) return body;
+    answers.push(`${status} ${JSON.stringify(body)}`);
   }
-  throw new Error(`purge ${id} never reached ${statuses.join('/')}`);
+  throw new Error(
+    `purge ${id} never reached ${statuses.join('/')}; the reads answered (in order, each once):\n${[
+      ...new Set(answers),
+    ].join('\n')}`,
+  );
 }
+
+/**
+ * Waits until the purge's job has marked it running (read from the store, which takes no rate
+ * slot), then reads it over the API. Not with `?wait` (see `until`): a read that answered `queued`,
+ * then a wait that started once the purge was running, held on `running` for its 10 s, until the
+ * held CDN call timed out and the purge became `unknown` (a CI failure: "never reached running").
+ */
+async function untilRunning(h: Harness, secret: string, id: string) {
+  await vi.waitFor(
+    async () =>
+      expect(await h.store.apiPurges.get(id), 'the stored purge').toMatchObject({
+        status: 'running',
+      }),
+    { timeout: 10_000, interval: 20 },
+  );
+  const { body } = await read(h.url, secret, id);
+  expect(body.status).toBe('running');
+  return body;
+}
+
+/**
+ * For tests that hold the CDN's purge call (the sandbox's `hold`): its attempt never times out
+ * within a test (by default it does after 10 s, and the purge becomes `unknown`).
+ */
+const HOLDING = { CDN_ATTEMPT_TIMEOUT_MS: '60000', CDN_OPERATION_TIMEOUT_MS: '60000' };
 
 async function expectProblem(response: Response, status: number, type: string) {
   expect(response.status).toBe(status);
@@ -147,7 +187,7 @@ describe('the purge API', () => {
   });
 
   it('shows a purge running while the CDN works on it, and a wait ends when it finishes', async () => {
-    const h = await startHarness();
+    const h = await startHarness({ env: HOLDING });
     await h.login();
     const { secret } = await token(h);
     let release = () => {};
@@ -158,7 +198,7 @@ describe('the purge API', () => {
     const { id } = (await (
       await post(h.url, secret, { zone: 'example.com', urls: ['https://example.com/a'] })
     ).json()) as { id: string };
-    expect((await until(h.url, secret, id, ['running'])).progress).toEqual({ done: 0, total: 1 });
+    expect((await untilRunning(h, secret, id)).progress).toEqual({ done: 0, total: 1 });
     const waiting = read(h.url, secret, id, 30);
     release();
     expect((await waiting).body).toMatchObject({
@@ -381,7 +421,9 @@ describe('the purge API under a burst', () => {
   }
 
   it('works on API_MAX_IN_FLIGHT requests at once, answers 503 busy past its queue; a wait holds no turn', async () => {
-    const h = await startHarness({ env: { API_MAX_IN_FLIGHT: '1', API_MAX_QUEUED: '0' } });
+    const h = await startHarness({
+      env: { API_MAX_IN_FLIGHT: '1', API_MAX_QUEUED: '0', ...HOLDING },
+    });
     await h.login();
     const { secret } = await token(h);
     const { secret: holder, token: holding } = await token(h, { name: 'holder' });
@@ -420,7 +462,7 @@ describe('the purge API under a burst', () => {
     const { id: running } = (await (
       await post(h.url, secret, { zone: 'example.com', urls: ['https://example.com/r'] })
     ).json()) as { id: string };
-    await until(h.url, secret, running, ['running']);
+    await untilRunning(h, secret, running);
     const waiting = read(h.url, secret, running, 30);
     // (Until the read has reached its wait, it holds the turn for a moment: asked again then.)
     await vi.waitFor(
@@ -489,7 +531,7 @@ describe.each(BACKENDS)('the purge API on two replicas ($backend)', ({ backend, 
   it.skipIf(skip)(
     'holds reads of URL purges until another replica changes them (one reader for all waits)',
     async () => {
-      const h = await startHarness({ backend });
+      const h = await startHarness({ backend, env: HOLDING });
       await h.login();
       const { secret } = await token(h);
       const other = await h.replica();
@@ -505,7 +547,7 @@ describe.each(BACKENDS)('the purge API on two replicas ($backend)', ({ backend, 
         ).json()) as {
           id: string;
         };
-        await until(h.url, secret, id, ['running']);
+        await untilRunning(h, secret, id);
         ids.push(id);
       }
       const [first, second] = ids as [string, string];
