@@ -211,6 +211,7 @@ export function buildDeps(
   apiPurges = new ApiPurgeService({
     store,
     zones,
+    accounts: scopes,
     purges,
     approvals,
     clock,

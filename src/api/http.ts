@@ -6,7 +6,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { type ApiPurgeService, ApiRefusal, type ApiRefusalCode } from '../services/api-purges.js';
+import type { ApiPurgeService } from '../services/api-purges.js';
+import { ApiRefusal, type ApiRefusalCode } from '../services/api-refusal.js';
 import { type ApiToken, type ApiTokenService, tokenActorId } from '../services/api-tokens.js';
 import type { Store } from '../store/index.js';
 import { ApiGate, GateFull, type GateLimits } from './gate.js';
@@ -44,9 +45,11 @@ const PROBLEMS = {
   forbidden_account: [403, 'forbidden-account', 'The token may not purge zones of this account'],
   no_approval_channel: [403, 'no-approval-channel', 'Nowhere to ask for approval'],
   zone_not_found: [404, 'zone-not-found', 'No such zone'],
+  account_not_found: [404, 'account-not-found', 'No such CDN account'],
   purge_not_found: [404, 'purge-not-found', 'No such purge'],
   idempotency_conflict: [409, 'idempotency-conflict', 'Idempotency-Key reused with another body'],
   approval_pending: [409, 'approval-pending', 'The zone already waits for an approval'],
+  ambiguous_zone: [409, 'ambiguous-zone', 'The zone is in several CDN accounts: name one'],
   rate_limited: [429, 'rate-limited', 'Too many requests'],
   not_ready: [503, 'not-ready', 'The CDN cannot be reached with this workspace’s settings'],
   no_api_key: [503, 'no-cdn-key', 'The workspace has no CDN key'],
@@ -290,7 +293,10 @@ function toProblem(error: unknown): Problem | undefined {
     return new Problem(
       error.code,
       error.detail,
-      error.extra.items ? { items: error.extra.items } : {},
+      {
+        ...(error.extra.items ? { items: error.extra.items } : {}),
+        ...(error.extra.accounts ? { accounts: error.extra.accounts } : {}),
+      },
       headers,
     );
   }

@@ -22,7 +22,11 @@ export const PurgeContextSchema = z
 
 const common = {
   zone: text(253).describe('The zone to purge, by name (as `/cdn zones` lists it).'),
-  account: text(128).optional().describe('The CDN account of the zone, when the token has one.'),
+  account: text(128)
+    .optional()
+    .describe(
+      'The CDN account of the zone, by name (as `/cdn accounts` lists it). Without it, the zone is looked for in every account the token may use (its own, for a token bound to one); a name held by several is refused as `ambiguous-zone`.',
+    ),
   reason: text(500).optional().describe('Why; shown to the approvers and kept in the audit log.'),
   context: PurgeContextSchema.optional(),
 };
@@ -66,6 +70,7 @@ export const PurgeStateSchema = z.object({
   id: z.string(),
   status: PurgeStatusSchema,
   zone: z.string(),
+  account: z.string().describe('The CDN account of the zone, by name, as when it was asked.'),
   kind: z.enum(['urls', 'tags', 'everything']),
   progress: z.object({ done: z.int().min(0), total: z.int().min(0) }),
   approved_by: z.string().optional().describe('The Slack user id of the approver.'),
@@ -74,7 +79,11 @@ export const PurgeStateSchema = z.object({
 
 export const ProblemSchema = z
   .object({
-    type: z.string().describe('A stable URI naming the kind of problem.'),
+    type: z
+      .string()
+      .describe(
+        `A stable URI naming the kind of problem: \`${PROBLEM_BASE}<name>\`, the names as each response lists them.`,
+      ),
     title: z.string(),
     status: z.int(),
     detail: z.string().optional(),
@@ -87,6 +96,12 @@ export const ProblemSchema = z
       .array(z.object({ item: z.string(), reason: z.string() }))
       .optional()
       .describe('URLs or tags that cannot be purged in the zone.'),
+    accounts: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "CDN account names: those holding the zone (`ambiguous-zone`), or the workspace's (`account-not-found`).",
+      ),
   })
   .describe('RFC 9457 problem details.');
 
@@ -148,16 +163,24 @@ export function openApiDocument(serverUrl?: string): Record<string, unknown> {
               description: 'Accepted (or, with an Idempotency-Key used before, the same purge).',
               content: { 'application/json': { schema: ref('PurgeAccepted') } },
             },
-            '400': problem('The body is not a purge request.'),
-            '401': problem('No token, or not a live one.'),
-            '403': problem('The token may not purge this zone, or this kind.'),
-            '404': problem('No such zone (or the API is off).'),
-            '409': problem(
-              'The Idempotency-Key was used with another body, or the zone already waits for an approval.',
+            '400': problem(
+              'The body is not a purge request (`invalid-json`, `invalid-body`, `invalid-items`, `invalid-header`).',
             ),
-            '413': problem('Too many URLs or tags, or the body is too large.'),
-            '415': problem('The body is not application/json.'),
-            '429': problem('Too many requests with this token; see Retry-After.'),
+            '401': problem('No token, or not a live one (`unauthorized`).'),
+            '403': problem(
+              'The token may not purge this zone (`forbidden-zone`), this kind (`forbidden-kind`) or zones of this CDN account (`forbidden-account`: a token bound to another account); or nowhere to ask for approval (`no-approval-channel`).',
+            ),
+            '404': problem(
+              'No such zone (`zone-not-found`), no CDN account of that name (`account-not-found`, with `accounts`), or the API is off (`not-found`).',
+            ),
+            '409': problem(
+              'The Idempotency-Key was used with another body (`idempotency-conflict`), the zone already waits for an approval (`approval-pending`), or the zone name is in several CDN accounts the token may use (`ambiguous-zone`, with `accounts`: name one as `account`).',
+            ),
+            '413': problem(
+              'Too many URLs or tags (`too-many-items`), or the body is too large (`body-too-large`).',
+            ),
+            '415': problem('The body is not application/json (`unsupported-media-type`).'),
+            '429': problem('Too many requests with this token (`rate-limited`); see Retry-After.'),
           },
         },
       },

@@ -1,7 +1,7 @@
 // What a purge asked for over the HTTP API adds to its Slack message: who (the token and the CI's
-// actor), what (a few of its URLs or tags), where it comes from (repository, commit, the run's
-// link). Every string here came from the API's caller, so every one is escaped; the run's link is
-// a link only when it is http(s).
+// actor), in which CDN account, what (a few of its URLs or tags), where it comes from (repository,
+// commit, the run's link). Every string here came from the API's caller, so every one is escaped;
+// the run's link is a link only when it is http(s).
 import type { KnownBlock } from '@slack/types';
 import type { ApiPurge } from '../store/api-purges.js';
 import { tokenLabel } from './actors.js';
@@ -29,13 +29,16 @@ export function runLink(runUrl: string): Mrkdwn {
     : md`run ${code(truncate(runUrl, SAMPLE_CHARS))}`;
 }
 
-/** The blocks put above an API purge's progress and result: who, what, from where. */
+/** The blocks put above an API purge's progress and result: who, what, where, from where. */
 export function apiPurgeHeader(
-  purge: Pick<ApiPurge, 'tokenName' | 'context' | 'reason' | 'total'>,
+  purge: Pick<ApiPurge, 'tokenName' | 'context' | 'reason' | 'total'> &
+    Partial<Pick<ApiPurge, 'accountName'>>,
   sample: readonly string[],
 ): KnownBlock[] {
   const context = purge.context ?? {};
   const facts: Mrkdwn[] = [md`:robot_face: Asked by ${tokenLabel(purge.tokenName, context.actor)}`];
+  // The zone's CDN account (issue 29): two accounts may hold zones of the same name.
+  if (purge.accountName) facts.push(md`CDN account ${code(purge.accountName)}`);
   if (context.repository) facts.push(md`repository ${code(truncate(context.repository, 200))}`);
   if (context.commit) facts.push(md`commit ${code(context.commit.slice(0, COMMIT_CHARS))}`);
   if (context.run_url) facts.push(runLink(context.run_url));

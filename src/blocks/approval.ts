@@ -7,6 +7,15 @@ import { APPROVAL_IDS } from './ids.js';
 import { type Message, message } from './message.js';
 import { clip, code, type Mrkdwn, md, mrkdwn, plain, quote, slackDate } from './text.js';
 
+/**
+ * " in the CDN account `staging`" for a request made over the HTTP API (its requester records the
+ * zone's account, issue 29); nothing otherwise.
+ */
+function inAccount(approval: Pick<Approval, 'api'>): Mrkdwn | '' {
+  const account = approval.api?.account;
+  return account ? md` in the CDN account ${code(account)}` : '';
+}
+
 /** What a person wrote, quoted, within room for the rest of the section. */
 const quoted = (text: string) => quote(clip(md`${text}`, 1_500));
 
@@ -16,7 +25,7 @@ export function approvalMessage(
 ): Message {
   const name = zoneLabel(approval.zoneName);
   const zone = md`*${name}*`;
-  const who = md`${requesterLabel(approval)} asked to purge everything on ${zone}:\n${quoted(approval.reason)}`;
+  const who = md`${requesterLabel(approval)} asked to purge everything on ${zone}${inAccount(approval)}:\n${quoted(approval.reason)}`;
   const decider = approval.decidedBy ? actorLabel(approval.decidedBy) : 'someone';
   const again = code(`/cdn purge ${approval.zoneName} everything`);
   let status: Mrkdwn;
@@ -120,7 +129,7 @@ export function approveModal(approval: Approval): ModalView {
       {
         type: 'section',
         text: mrkdwn(
-          md`Purge *everything* on *${zoneLabel(approval.zoneName)}* now, at every edge location?\n${requesterLabel(approval)} asked for it:\n${quoted(approval.reason)}`,
+          md`Purge *everything* on *${zoneLabel(approval.zoneName)}*${inAccount(approval)} now, at every edge location?\n${requesterLabel(approval)} asked for it:\n${quoted(approval.reason)}`,
         ),
       },
       {

@@ -9,6 +9,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { DEFAULT_ACCOUNT } from '../store/accounts.js';
 import type {
   ApiPurge,
   ApiPurgeContext,
@@ -18,12 +19,16 @@ import type {
 import { FINAL_STATUSES } from '../store/api-purges.js';
 import type { ApiRequester, Approval } from '../store/approvals.js';
 import type { Store } from '../store/index.js';
+import type { AccountScopes } from './account-scope.js';
+import { apiPurgeScope, apiPurgeTarget } from './api-purge-target.js';
+import { ApiRefusal } from './api-refusal.js';
 import { type ApiToken, tokenActorId, tokenCoversZone } from './api-tokens.js';
 import type { ApprovalService } from './approvals.js';
 import type { PurgeProgressView, PurgeService } from './purge.js';
 import { planPurge } from './purge-targets.js';
 import type { ZoneService } from './zones.js';
 
+export { ApiRefusal, type ApiRefusalCode } from './api-refusal.js';
 export type { ApiPurgeStatus };
 
 /** A request as the HTTP layer validated it (src/api/schemas.ts). */
@@ -42,40 +47,13 @@ export interface ApiPurgeState {
   id: string;
   status: ApiPurgeStatus;
   zone: string;
+  /** The zone's CDN account, by name (`default` for purges asked before accounts were kept). */
+  account: string;
   kind: ApiPurgeKind;
   progress: { done: number; total: number };
   /** The Slack user id of the person who approved a purge of everything. */
   approved_by?: string;
   error?: string;
-}
-
-/** Why the API refuses a request: the HTTP layer turns each code into a problem (RFC 9457). */
-export type ApiRefusalCode =
-  | 'forbidden_kind'
-  | 'forbidden_zone'
-  | 'forbidden_account'
-  | 'zone_not_found'
-  | 'purge_not_found'
-  | 'idempotency_conflict'
-  | 'too_many_items'
-  | 'invalid_items'
-  | 'rate_limited'
-  | 'no_approval_channel'
-  | 'approval_pending'
-  | 'not_ready';
-
-export class ApiRefusal extends Error {
-  override readonly name = 'ApiRefusal';
-  constructor(
-    readonly code: ApiRefusalCode,
-    readonly detail: string,
-    readonly extra: {
-      retryAfterSeconds?: number;
-      items?: Array<{ item: string; reason: string }>;
-    } = {},
-  ) {
-    super(detail);
-  }
 }
 
 export interface ApiPurgeSettings {
@@ -114,6 +92,8 @@ export class ApiPurgeService {
     private readonly deps: {
       store: Store;
       zones: ZoneService;
+      /** The CDN accounts a token's zone is looked for in (issue 29). */
+      accounts: AccountScopes;
       purges: PurgeService;
       approvals: ApprovalService;
       clock: Clock;
@@ -166,12 +146,8 @@ export class ApiPurgeService {
           ? 'this token may not purge everything'
           : 'this token may not purge URLs or tags',
       );
-    if (
-      request.account !== undefined &&
-      token.accountId !== null &&
-      request.account !== token.accountId
-    )
-      throw new ApiRefusal('forbidden_account', 'this token may not purge zones of that account');
+    // Its own account for a token bound to one, else the account named, else every account.
+    const scope = await apiPurgeScope(this.deps, token, request.account);
     if (!tokenCoversZone(token, request.zone))
       throw new ApiRefusal('forbidden_zone', 'this token may not purge that zone');
     const items = (request.urls?.length ?? 0) + (request.tags?.length ?? 0);
@@ -180,11 +156,8 @@ export class ApiPurgeService {
         'too_many_items',
         `at most ${this.deps.settings.maxItems} URLs or tags a request`,
       );
-    const zone = await this.deps.zones.resolve(token.workspaceId, request.zone).catch((error) => {
-      if (error instanceof AppError && error.problem.code === 'zone_not_found')
-        throw new ApiRefusal('zone_not_found', 'no such zone');
-      throw error;
-    });
+    const target = await apiPurgeTarget(this.deps, token, scope, request.zone);
+    const { zone } = target;
     // Named by its id, it must still be one the token covers.
     if (!tokenCoversZone(token, zone.name))
       throw new ApiRefusal('forbidden_zone', 'this token may not purge that zone');
@@ -193,8 +166,9 @@ export class ApiPurgeService {
         ? undefined
         : planPurge(
             { zone, urls: request.urls ?? [], tags: request.tags ?? [] },
-            // Every zone, so that a URL another zone serves is found out (the index: no CDN call).
-            await this.deps.zones.all(token.workspaceId),
+            // Every zone of its account, so that a URL another zone serves is found out (the
+            // index: no CDN call).
+            target.zones,
             items,
           );
     if (plan) {
@@ -216,6 +190,8 @@ export class ApiPurgeService {
       bodyHash,
       zoneId: zone.id,
       zoneName: zone.name,
+      accountId: target.accountId,
+      accountName: target.accountName,
       kind,
       status: kind === 'everything' ? 'waiting_for_approval' : 'queued',
       total: group ? group.files.length + group.tags.length : 1,
@@ -225,9 +201,9 @@ export class ApiPurgeService {
     // Another replica stored the same key a moment ago: its purge is this one.
     if (!created) return { state: await this.#replayed(purge, bodyHash), created: false };
     try {
-      if (group) await this.#startJob(token, purge, group, zone.id);
+      if (group) await this.#startJob(token, purge, group);
       else {
-        const approval = await this.#askApproval(token, zone, request);
+        const approval = await this.#askApproval(token, purge, zone, request);
         await this.deps.store.apiPurges.setApproval(purge.id, approval.id);
       }
     } catch (error) {
@@ -433,11 +409,10 @@ export class ApiPurgeService {
       files: string[];
       tags: string[];
     },
-    zoneId: string,
   ): Promise<void> {
     // Announced in the token's channel, else a channel that has the zone as its default; with
     // neither, nowhere (the API's answer is all there is).
-    const channelId = token.channelId ?? (await this.#boundChannel(token.workspaceId, zoneId));
+    const channelId = token.channelId ?? (await this.#boundChannel(purge));
     await this.deps.purges.startForApi(token.workspaceId, group, {
       apiPurgeId: purge.id,
       sample: [...group.files, ...group.tags.map((tag) => `tag:${tag}`)].slice(0, SAMPLE_ITEMS),
@@ -459,8 +434,16 @@ export class ApiPurgeService {
   }
 
   /** The token and the CI's actor, and the Slack user that actor is (by e-mail), if any. */
-  async #requester(token: ApiToken, actor: string | undefined): Promise<ApiRequester> {
-    const base = { tokenId: token.id, tokenName: token.name };
+  async #requester(
+    token: ApiToken,
+    purge: ApiPurge,
+    actor: string | undefined,
+  ): Promise<ApiRequester> {
+    const base = {
+      tokenId: token.id,
+      tokenName: token.name,
+      account: purge.accountName ?? DEFAULT_ACCOUNT,
+    };
     if (actor === undefined || actor.trim() === '') return base;
     if (!EMAIL.test(actor.trim())) return { ...base, actor, unmapped: 'not_email' };
     const found = this.deps.people
@@ -473,10 +456,11 @@ export class ApiPurgeService {
 
   async #askApproval(
     token: ApiToken,
+    purge: ApiPurge,
     zone: Parameters<ApprovalService['request']>[1]['zone'],
     request: ApiPurgeRequest,
   ): Promise<Approval> {
-    const channelId = token.channelId ?? (await this.#boundChannel(token.workspaceId, zone.id));
+    const channelId = token.channelId ?? (await this.#boundChannel(purge));
     if (!channelId)
       throw new ApiRefusal(
         'no_approval_channel',
@@ -489,7 +473,7 @@ export class ApiPurgeService {
         reason: request.reason ?? `Asked over the API with the token "${token.name}"`,
         channelId,
         ttlMs: this.deps.settings.approvalTtlMs,
-        api: await this.#requester(token, request.context?.actor),
+        api: await this.#requester(token, purge, request.context?.actor),
       });
     } catch (error) {
       if (error instanceof AppError && error.problem.code === 'approval_pending')
@@ -501,19 +485,28 @@ export class ApiPurgeService {
     }
   }
 
-  /** A channel that has the zone as its default (`/cdn use`), if any. */
-  async #boundChannel(workspaceId: string, zoneId: string): Promise<string | undefined> {
+  /**
+   * A channel that has the purge's zone, of its account, as its default (`/cdn use`), if any: two
+   * accounts may hold zones of the same id.
+   */
+  async #boundChannel(purge: ApiPurge): Promise<string | undefined> {
+    const { workspaceId } = purge;
     const bindings = this.deps.store.channelBindings;
     const generation = await bindings.keyGeneration(workspaceId);
     if (generation === undefined) return undefined;
     const list = await bindings.list(workspaceId, generation);
-    return list.find((b) => b.zoneId === zoneId)?.channelId;
+    // A binding or a purge that names no account is `default`'s.
+    const defaultId = await this.deps.accounts.idOf(workspaceId, {});
+    const account = purge.accountId ?? defaultId;
+    return list.find((b) => b.zoneId === purge.zoneId && (b.accountId ?? defaultId) === account)
+      ?.channelId;
   }
 
   async #stateOf(purge: ApiPurge): Promise<ApiPurgeState> {
     const base = {
       id: purge.id,
       zone: purge.zoneName,
+      account: purge.accountName ?? DEFAULT_ACCOUNT,
       kind: purge.kind,
       progress: { done: purge.done, total: purge.total },
     };
@@ -538,11 +531,13 @@ export class ApiPurgeService {
       action,
       zoneId: purge.zoneId,
       zoneName: purge.zoneName,
+      ...(purge.accountId === null ? {} : { accountId: purge.accountId }),
       outcome,
       detail: {
         token: token.name,
         tokenId: token.id,
         purge: purge.id,
+        account: purge.accountName ?? DEFAULT_ACCOUNT,
         ...(purge.context?.actor !== undefined ? { actor: purge.context.actor } : {}),
         ...detail,
       },

@@ -21,9 +21,12 @@ const MAX_ZONES = 100;
 
 export interface NewTokenInput {
   name: string;
-  /** Zone names (or ids, as a zone picker gives them: resolved to names); null: every zone of the account. */
+  /**
+   * Zone names (or ids, as a zone picker gives them: resolved to names); null: every zone of the
+   * accounts it may use.
+   */
   zones: string[] | null;
-  /** Null: the workspace's one (default) CDN account. */
+  /** Null: bound to no account, so it may use every CDN account of the workspace. */
   accountId?: string | null;
   kinds: ApiTokenKind[];
   /** Where its purges are announced; none: each zone's bound channel. */
@@ -159,7 +162,7 @@ export function tokenActorId(token: Pick<ApiToken, 'name'>): string {
   return `${TOKEN_ACTOR_PREFIX}${token.name}`;
 }
 
-/** Whether a token may purge this zone: named on it, or every zone of its account. */
+/** Whether a token may purge this zone: named on it (in any account it may use), or every zone. */
 export function tokenCoversZone(token: ApiToken, zoneName: string): boolean {
   return token.zones === null || token.zones.includes(zoneKey(zoneName));
 }

@@ -25,6 +25,10 @@ export interface ApiPurge {
   bodyHash: string;
   zoneId: string;
   zoneName: string;
+  /** The zone's CDN account (its id); null: asked before accounts were recorded (`default`). */
+  accountId: string | null;
+  /** That account's name when asked; null as accountId. */
+  accountName: string | null;
   kind: ApiPurgeKind;
   status: ApiPurgeStatus;
   done: number;
@@ -37,21 +41,22 @@ export interface ApiPurge {
   updatedAt: number;
 }
 
-export type NewApiPurge = Pick<
-  ApiPurge,
-  | 'workspaceId'
-  | 'tokenId'
-  | 'tokenName'
-  | 'idempotencyKey'
-  | 'bodyHash'
-  | 'zoneId'
-  | 'zoneName'
-  | 'kind'
-  | 'status'
-  | 'total'
-  | 'reason'
-  | 'context'
->;
+export type NewApiPurge = Partial<Pick<ApiPurge, 'accountId' | 'accountName'>> &
+  Pick<
+    ApiPurge,
+    | 'workspaceId'
+    | 'tokenId'
+    | 'tokenName'
+    | 'idempotencyKey'
+    | 'bodyHash'
+    | 'zoneId'
+    | 'zoneName'
+    | 'kind'
+    | 'status'
+    | 'total'
+    | 'reason'
+    | 'context'
+  >;
 
 /** Statuses a purge never leaves. */
 export const FINAL_STATUSES: ReadonlySet<ApiPurgeStatus> = new Set([
@@ -84,6 +89,8 @@ export class ApiPurgeRepository {
       body_hash: input.bodyHash,
       zone_id: input.zoneId,
       zone_name: input.zoneName,
+      account_id: input.accountId ?? null,
+      account_name: input.accountName ?? null,
       kind: input.kind,
       status: input.status,
       done: 0,
@@ -220,6 +227,8 @@ function toPurge(row: Selectable<ApiPurgesTable>): ApiPurge {
     bodyHash: row.body_hash,
     zoneId: row.zone_id,
     zoneName: row.zone_name,
+    accountId: row.account_id,
+    accountName: row.account_name,
     kind: row.kind,
     status: row.status,
     done: Number(row.done),

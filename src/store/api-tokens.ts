@@ -13,9 +13,9 @@ export interface ApiToken {
   name: string;
   /** The token's first characters, to tell it apart in a list. */
   hint: string;
-  /** Null: the workspace's one (default) CDN account. */
+  /** The CDN account it is bound to; null: none (it may use every account of the workspace). */
   accountId: string | null;
-  /** Zone names it may purge; null: every zone of the account. */
+  /** Zone names it may purge; null: every zone of the accounts it may use. */
   zones: string[] | null;
   kinds: ApiTokenKind[];
   channelId: string | null;

@@ -9,6 +9,8 @@ import type { ApprovalStatus, ApprovalsTable, Database } from './schema.js';
 export interface ApiRequester {
   tokenId: string;
   tokenName: string;
+  /** The zone's CDN account, by name when asked (issue 29); absent in requests made before. */
+  account?: string;
   /** The CI's `context.actor`, as sent (a free string). */
   actor?: string;
   /** The Slack user the actor is, found by e-mail when it was one; they may not approve. */
@@ -266,9 +268,11 @@ function apiRequesterOf(json: string): ApiRequester {
   const actor = text(raw.actor);
   const actorUserId = text(raw.actorUserId);
   const unmapped = text(raw.unmapped);
+  const account = text(raw.account);
   return {
     tokenId: text(raw.tokenId) ?? '',
     tokenName: text(raw.tokenName) ?? '',
+    ...(account !== undefined ? { account } : {}),
     ...(actor !== undefined ? { actor } : {}),
     ...(actorUserId !== undefined ? { actorUserId } : {}),
     ...(unmapped === 'not_email' || unmapped === 'not_found' || unmapped === 'unchecked'

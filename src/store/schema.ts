@@ -512,4 +512,8 @@ export interface ApiPurgesTable {
   context: string | null;
   created_at: number;
   updated_at: number;
+  /** The zone's CDN account (cdn_accounts.id); null: a row from before 0027 (`default`). */
+  account_id: string | null;
+  /** That account's name when asked; null as account_id. */
+  account_name: string | null;
 }

@@ -303,6 +303,7 @@ const apiApproval = (api: Approval['api']) => ({
 });
 const apiPurge = {
   tokenName: H,
+  accountName: H,
   reason: H,
   total: 10,
   context: { repository: H, commit: H, run_url: `https://ci.example/${H}`, actor: H },
@@ -368,13 +369,22 @@ const CASES: Record<string, () => unknown[]> = {
     (['pending', 'approved', 'denied', 'expired', 'cancelled'] as const).flatMap((status) => [
       approvalBlocks.approvalMessage(approval(status), { cacheHitRate: 0.5 }),
       approvalBlocks.approvalMessage(
-        { ...apiApproval({ tokenId: 't1', tokenName: H, actor: H, actorUserId: 'U9' }), status },
+        {
+          ...apiApproval({ tokenId: 't1', tokenName: H, account: H, actor: H, actorUserId: 'U9' }),
+          status,
+        },
         { cacheHitRate: 0.5 },
       ),
       approvalBlocks.approvalMessage(approval(status, 'failed'), { purging: true }),
       approvalBlocks.approvalMessage(approval(status, 'succeeded')),
     ]),
-  approveModal: () => [approvalBlocks.approveModal(approval('pending'))],
+  approveModal: () => [
+    approvalBlocks.approveModal(approval('pending')),
+    approvalBlocks.approveModal({
+      ...apiApproval({ tokenId: 't1', tokenName: H, account: H }),
+      status: 'pending',
+    }),
+  ],
   denyModal: () => [approvalBlocks.denyModal(approval('pending'))],
   auditLine: () => [auditBlocks.auditLine(entry)],
   auditPageMessage: () => [

@@ -148,6 +148,7 @@ describe('the purge API', () => {
       id: accepted.id,
       status: 'succeeded',
       zone: 'example.com',
+      account: 'default',
       kind: 'urls',
       progress: { done: 120, total: 120 },
     });

@@ -55,6 +55,7 @@ for (const { backend, skip } of BACKENDS) {
         '0024_approval_api_requester',
         '0025_approvals_per_account',
         '0026_account_watches_reports',
+        '0027_api_purge_account',
       ]);
       const again = await openStore({ database, keyring: new Keyring([testKey('k1', 1)]) });
       await again.close();

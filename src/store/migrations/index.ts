@@ -26,6 +26,7 @@ import * as m0023 from './0023_account_roles.js';
 import * as m0024 from './0024_approval_api_requester.js';
 import * as m0025 from './0025_approvals_per_account.js';
 import * as m0026 from './0026_account_watches_reports.js';
+import * as m0027 from './0027_api_purge_account.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then, not today's types.
 export type MigrationUp = (db: Kysely<any>, dialect: SqlDialect) => Promise<void>;
@@ -55,4 +56,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, up: MigrationUp]>
   ['0024_approval_api_requester', m0024.up],
   ['0025_approvals_per_account', m0025.up],
   ['0026_account_watches_reports', m0026.up],
+  ['0027_api_purge_account', m0027.up],
 ];

@@ -1,0 +1,269 @@
+// The purge API with two CDN accounts (issue 29 met issue 30), over real HTTP: two sandboxes hold
+// the same zone names (and ids); a zone named alone is looked for in the accounts the token may
+// use, `account` narrows it to one, and each purge reaches its own account's sandbox only.
+import { describe, expect, it } from 'vitest';
+import { APPROVAL_IDS } from '../../src/blocks/ids.js';
+import { startSandbox } from '../../src/dev/sandbox/server.js';
+import { openApprove } from './flows.js';
+import { ADMIN, CHANNEL, type Harness, startHarness, textOf } from './harness.js';
+
+const PROBLEM = 'application/problem+json';
+const purges = <R extends { path: string }>(requests: R[]) =>
+  requests.filter((r) => r.path.endsWith('/purge'));
+
+/** `default` (the harness's sandbox) and `staging` (its own), both with the demo zones. */
+async function twoAccounts() {
+  const h = await startHarness({ env: { CDN_BASE_URL_ALLOWLIST: '127.0.0.1' } });
+  const staging = await startSandbox({ apiKeys: ['staging-key'], clock: h.clock });
+  // A zone of staging only.
+  staging.state.activate(staging.state.create('ci.staging.test', 'pro').id);
+  await h.login();
+  await h.store.accounts.create(h.workspaceId, {
+    name: 'staging',
+    baseUrl: staging.baseUrl,
+    apiKey: 'staging-key',
+    by: { userId: 'U0', validated: true },
+  });
+  const account = await h.store.accounts.byName(h.workspaceId, 'staging');
+  if (!account) throw new Error('no staging account');
+  return { h, staging, stagingId: account.id };
+}
+
+async function token(h: Harness, name: string, accountId: string | null = null) {
+  const made = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
+    name,
+    zones: null,
+    accountId,
+    kinds: ['urls_tags', 'everything'],
+    channelId: CHANNEL,
+  });
+  return made.secret;
+}
+
+function post(h: Harness, secret: string, body: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${h.url}/api/v1/purges`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${secret}`,
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+async function accepted(response: Response): Promise<string> {
+  const body = (await response.json()) as { id?: string };
+  expect(response.status, JSON.stringify(body)).toBe(202);
+  return body.id ?? '';
+}
+
+/** Reads until the status is final (each read after the first holds up to 10 s for a change). */
+async function final(h: Harness, secret: string, id: string) {
+  for (let i = 0; i < 20; i++) {
+    const response = await fetch(`${h.url}/api/v1/purges/${id}${i === 0 ? '' : '?wait=10'}`, {
+      headers: { authorization: `Bearer ${secret}` },
+    });
+    const body = (await response.json()) as Record<string, unknown>;
+    if (!['queued', 'running', 'waiting_for_approval'].includes(String(body.status))) return body;
+  }
+  throw new Error(`purge ${id} never ended`);
+}
+
+async function expectProblem(response: Response, status: number, type: string) {
+  expect(response.status).toBe(status);
+  expect(response.headers.get('content-type')).toBe(PROBLEM);
+  const body = (await response.json()) as Record<string, unknown>;
+  expect(body.type).toBe(`tag:cdn-chatops,2026:problems/${type}`);
+  return body;
+}
+
+describe('the purge API with two CDN accounts holding the same zone name', () => {
+  it('finds a zone named alone across every account of an unbound token, and refuses an ambiguous one', async () => {
+    const { h, staging } = await twoAccounts();
+    const secret = await token(h, 'deploy');
+
+    const ambiguous = await expectProblem(
+      await post(h, secret, { zone: 'shop.example.org', urls: ['https://shop.example.org/a.css'] }),
+      409,
+      'ambiguous-zone',
+    );
+    expect(ambiguous.accounts).toEqual(['default', 'staging']);
+    expect(await h.store.db.selectFrom('api_purges').selectAll().execute()).toEqual([]);
+
+    // In one account only: that one.
+    const id = await accepted(await post(h, secret, { zone: 'ci.staging.test', tags: ['hero'] }));
+    const done = await final(h, secret, id);
+    expect(purges(staging.requests).map((r) => r.body)).toEqual([{ tags: ['hero'] }]);
+    expect(done).toMatchObject({
+      status: 'succeeded',
+      zone: 'ci.staging.test',
+      account: 'staging',
+    });
+
+    // In none: not found, as before.
+    await expectProblem(
+      await post(h, secret, { zone: 'nowhere.example', tags: ['a'] }),
+      404,
+      'zone-not-found',
+    );
+    await h.deps.runner.settled();
+    expect(purges(h.sandbox.requests)).toHaveLength(0);
+    expect(purges(staging.requests)).toHaveLength(1);
+    await staging.close();
+  });
+
+  it('purges the account named only, says so in the status, in Slack and in the audit, and refuses an unknown one', async () => {
+    const { h, staging, stagingId } = await twoAccounts();
+    const secret = await token(h, 'deploy');
+
+    const inStaging = await accepted(
+      await post(h, secret, {
+        zone: 'shop.example.org',
+        account: 'staging',
+        urls: ['https://shop.example.org/a.css'],
+      }),
+    );
+    const done = await final(h, secret, inStaging);
+    expect(purges(staging.requests).map((r) => r.body)).toEqual([
+      { files: ['https://shop.example.org/a.css'] },
+    ]);
+    expect(purges(h.sandbox.requests)).toHaveLength(0);
+    expect(done).toEqual({
+      id: inStaging,
+      status: 'succeeded',
+      zone: 'shop.example.org',
+      account: 'staging',
+      kind: 'urls',
+      progress: { done: 1, total: 1 },
+    });
+    await h.slack.waitForMessages(
+      (m) =>
+        m.channel === CHANNEL &&
+        textOf(m.blocks).includes('CDN account `staging`') &&
+        (m.text?.startsWith('Purged') ?? false),
+    );
+    const audit = await h.store.audit.recent(h.workspaceId);
+    const requested = audit.find((e) => e.action === 'api.purge.requested');
+    expect(requested?.accountId).toBe(stagingId);
+    expect(requested?.detail?.account).toBe('staging');
+
+    const inDefault = await accepted(
+      await post(h, secret, { zone: 'shop.example.org', account: 'default', tags: ['x'] }),
+    );
+    const inDefaultDone = await final(h, secret, inDefault);
+    expect(purges(h.sandbox.requests).map((r) => r.body)).toEqual([{ tags: ['x'] }]);
+    expect(purges(staging.requests)).toHaveLength(1);
+    expect(inDefaultDone).toMatchObject({ status: 'succeeded', account: 'default' });
+
+    const unknown = await expectProblem(
+      await post(h, secret, { zone: 'shop.example.org', account: 'qa', tags: ['y'] }),
+      404,
+      'account-not-found',
+    );
+    expect(unknown.accounts).toEqual(['default', 'staging']);
+    await h.deps.runner.settled();
+    expect(purges(h.sandbox.requests)).toHaveLength(1);
+    expect(purges(staging.requests)).toHaveLength(1);
+    await staging.close();
+  });
+
+  it('keeps a token bound to an account to that account: its zones only, another account refused', async () => {
+    const { h, staging, stagingId } = await twoAccounts();
+    const secret = await token(h, 'staging-deploy', stagingId);
+
+    // The name is in both accounts: the token's is the only one it may use, so no ambiguity.
+    const id = await accepted(await post(h, secret, { zone: 'shop.example.org', tags: ['a'] }));
+    const done = await final(h, secret, id);
+    expect(purges(staging.requests).map((r) => r.body)).toEqual([{ tags: ['a'] }]);
+    expect(purges(h.sandbox.requests)).toHaveLength(0);
+    expect(done).toMatchObject({ status: 'succeeded', account: 'staging' });
+    // Naming its own account (by name, in any case) is fine.
+    const named = await accepted(
+      await post(h, secret, { zone: 'shop.example.org', account: 'Staging', tags: ['b'] }),
+    );
+    expect(await final(h, secret, named)).toMatchObject({ account: 'staging' });
+    expect(purges(staging.requests).map((r) => r.body)).toEqual([{ tags: ['a'] }, { tags: ['b'] }]);
+
+    await expectProblem(
+      await post(h, secret, { zone: 'shop.example.org', account: 'default', tags: ['c'] }),
+      403,
+      'forbidden-account',
+    );
+    // Another account's name is refused the same way, whether the workspace has it or not.
+    await expectProblem(
+      await post(h, secret, { zone: 'shop.example.org', account: 'qa', tags: ['c'] }),
+      403,
+      'forbidden-account',
+    );
+    // A zone of `default` only is not one of its account's.
+    h.sandbox.state.activate(h.sandbox.state.create('docs.default.test', 'pro').id);
+    await expectProblem(
+      await post(h, secret, { zone: 'docs.default.test', tags: ['c'] }),
+      404,
+      'zone-not-found',
+    );
+    await h.deps.runner.settled();
+    expect(purges(h.sandbox.requests)).toHaveLength(0);
+    expect(purges(staging.requests)).toHaveLength(2);
+    await staging.close();
+  });
+
+  it('asks approval to purge everything in the account named, and purges that account only', async () => {
+    const { h, staging, stagingId } = await twoAccounts();
+    const secret = await token(h, 'deploy');
+    const id = await accepted(
+      await post(h, secret, {
+        zone: 'shop.example.org',
+        account: 'staging',
+        everything: true,
+        reason: 'bad deploy',
+      }),
+    );
+    const [message] = await h.slack.waitForMessages(
+      (m) => m.channel === CHANNEL && JSON.stringify(m.blocks ?? []).includes(APPROVAL_IDS.approve),
+    );
+    if (!message) throw new Error('no approval message');
+    const approval = await h.store.db.selectFrom('approvals').selectAll().executeTakeFirst();
+    expect(approval?.account_id).toBe(stagingId);
+    expect(textOf(message.blocks)).toContain('in the CDN account `staging`');
+
+    const viewId = await openApprove(h, message, ADMIN);
+    await h.submit(viewId, {}, { user: ADMIN });
+    expect(await final(h, secret, id)).toMatchObject({
+      status: 'succeeded',
+      kind: 'everything',
+      zone: 'shop.example.org',
+      account: 'staging',
+      approved_by: ADMIN,
+    });
+    expect(purges(staging.requests).map((r) => r.body)).toEqual([{ purge_everything: true }]);
+    expect(purges(h.sandbox.requests)).toHaveLength(0);
+    await staging.close();
+  });
+
+  it('replays an Idempotency-Key with its account: the same purge, another account a conflict', async () => {
+    const { h, staging } = await twoAccounts();
+    const secret = await token(h, 'deploy');
+    const key = { 'idempotency-key': 'release-9' };
+    const body = { zone: 'shop.example.org', account: 'staging', tags: ['release'] };
+    const first = await accepted(await post(h, secret, body, key));
+    const done = await final(h, secret, first);
+    expect(purges(staging.requests)).toHaveLength(1);
+    expect(done).toMatchObject({ status: 'succeeded', account: 'staging' });
+    expect(await accepted(await post(h, secret, body, key))).toBe(first);
+    expect((await final(h, secret, first)).account).toBe('staging');
+    await expectProblem(
+      await post(h, secret, { ...body, account: 'default' }, key),
+      409,
+      'idempotency-conflict',
+    );
+    const { account: _named, ...unnamed } = body;
+    await expectProblem(await post(h, secret, unnamed, key), 409, 'idempotency-conflict');
+    await h.deps.runner.settled();
+    expect(purges(staging.requests)).toHaveLength(1);
+    expect(purges(h.sandbox.requests)).toHaveLength(0);
+    expect(await h.store.db.selectFrom('api_purges').selectAll().execute()).toHaveLength(1);
+    await staging.close();
+  });
+});
