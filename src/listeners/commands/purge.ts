@@ -27,7 +27,13 @@ export const purge: SubcommandHandler = async (context) => {
     return;
   }
   if (parsed.kind === 'everything') {
-    const zone = await deps.purges.zoneFor(caller, channelId, parsed.zone, account);
+    // A zone name in several CDN accounts: the requester picks one, then confirms in the form.
+    const found = await deps.accountPicks.everythingZone(caller, channelId, parsed.zone, account);
+    if (found.kind === 'pick') {
+      await respond(accountPickMessage(found.pick));
+      return;
+    }
+    const { zone } = found;
     await client.views.open({
       trigger_id: command.trigger_id,
       view: purgeEverythingModal({
