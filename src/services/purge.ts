@@ -180,23 +180,6 @@ export class PurgeService {
     return this.deps.zones.resolve(caller.workspaceId, zoneName);
   }
 
-  /** As zoneFor, but with no zone named and no usable default: none (the form opens all the same). */
-  async formZone(
-    caller: Caller,
-    channelId: string | undefined,
-    zoneName?: string,
-    account?: string,
-  ): Promise<Zone | undefined> {
-    await this.mayPurge(caller, channelId);
-    if (zoneName !== undefined) return this.#zoneIn(caller, channelId, zoneName, account);
-    return this.deps.channels
-      .defaultZone(caller.workspaceId, channelId, 'purge')
-      .catch((error: unknown) => {
-        if (error instanceof AppError) return undefined;
-        throw error;
-      });
-  }
-
   /**
    * Checks and groups what the caller gave; nothing is sent. Paths and tags name no host: with no
    * zone named, they are the channel's default zone's (`fromDefault`).
@@ -282,17 +265,6 @@ export class PurgeService {
       }
     }
     return needsDefault ? { ...plan, fromDefault: true } : plan;
-  }
-
-  /** The one zone every URL falls in, if there is one (to preselect it in the purge form). */
-  async commonZone(
-    caller: Caller,
-    channelId: string | undefined,
-    urls: string[],
-  ): Promise<Zone | undefined> {
-    await this.mayPurge(caller, channelId);
-    const { groups } = planPurge({ urls, tags: [] }, await this.deps.zones.all(caller.workspaceId));
-    return groups.length === 1 ? groups[0]?.zone : undefined;
   }
 
   /**

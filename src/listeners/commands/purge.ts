@@ -19,10 +19,11 @@ export const purge: SubcommandHandler = async (context) => {
   const channelId = command.channel_id;
 
   if (parsed.kind === 'form') {
-    const zone = await deps.purges.formZone(caller, channelId, parsed.zone, account);
+    // Its picker offers the zones of every CDN account the person may purge in.
+    const { zone, labelled } = await deps.purgeForm.open(caller, channelId, parsed.zone, account);
     await client.views.open({
       trigger_id: command.trigger_id,
-      view: purgeFormModal({ metadata: encodeOrigin(origin), ...(zone ? { zone } : {}) }),
+      view: purgeFormModal({ metadata: encodeOrigin(origin), labelled, ...(zone ? { zone } : {}) }),
     });
     return;
   }
