@@ -45,7 +45,7 @@ export class PurgeFormService {
     zoneName?: string,
     account?: string,
   ): Promise<{ zone?: Zone; labelled: boolean }> {
-    await this.deps.purges.mayPurge(caller, channelId);
+    await this.deps.purges.mayPurgeAny(caller, channelId, account);
     const scope = await this.deps.scopes.scope(caller.workspaceId, channelId, undefined);
     const labelled = scope.accounts.length > 1;
     let zone: Zone | undefined;
@@ -104,17 +104,14 @@ export class PurgeFormService {
   /**
    * The zone picked in a submitted form (its account as the option named it; none: a form from
    * before accounts), found again in that account for a caller who may purge in it from
-   * `channelId` (a channel bound to another account refuses it: account_bound).
+   * `channelId` (PurgeService.zoneFor; a channel bound to another account refuses it).
    */
   async picked(
     caller: Caller,
     channelId: string | undefined,
     picked: { account?: string; zoneId: string },
   ): Promise<Zone> {
-    const { purges } = this.deps;
-    const zone = await purges.zoneFor(caller, channelId, picked.zoneId, picked.account);
-    await purges.mayPurge(caller, channelId, zone.accountId);
-    return zone;
+    return this.deps.purges.zoneFor(caller, channelId, picked.zoneId, picked.account);
   }
 
   /**

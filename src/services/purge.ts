@@ -150,8 +150,46 @@ export class PurgeService {
   }
 
   /**
+   * Refuses a caller who may purge (mayPurge) in none of the CDN accounts a command may use from
+   * `channelId` (`account`: the one typed): checked before any zone is looked for. Once the zones
+   * are known, each one's own account is checked (mayPurgeZones): operators of `staging` purge
+   * its zones and not `default`'s (issue 29).
+   */
+  async mayPurgeAny(
+    caller: Caller,
+    channelId: string | undefined,
+    account?: string,
+  ): Promise<void> {
+    const scope = await this.deps.accounts?.scope(caller.workspaceId, channelId, account);
+    const candidates = scope?.accounts ?? [];
+    if (candidates.length <= 1) return this.mayPurge(caller, channelId, candidates[0]?.id);
+    let refusal: unknown;
+    for (const candidate of candidates) {
+      try {
+        return await this.mayPurge(caller, channelId, candidate.id);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        // Said as `default`'s refusal when it is one of them (as before accounts), else the first.
+        if (refusal === undefined || indexOf(candidate) === undefined) refusal = error;
+      }
+    }
+    throw refusal;
+  }
+
+  /** mayPurge in the account of each zone (absent: `default`); `default`'s when there is none. */
+  async mayPurgeZones(
+    caller: Caller,
+    channelId: string | undefined,
+    zones: ReadonlyArray<{ accountId?: string }>,
+  ): Promise<void> {
+    const accountIds = [...new Set(zones.map((zone) => zone.accountId))];
+    for (const accountId of accountIds.length > 0 ? accountIds : [undefined])
+      await this.mayPurge(caller, channelId, accountId);
+  }
+
+  /**
    * The zone a purge form or a purge-everything confirmation is about, for a caller who may
-   * purge from `channelId`: the one named, else the channel's default.
+   * purge it from `channelId` (in its own account): the one named, else the channel's default.
    */
   async zoneFor(
     caller: Caller,
@@ -159,9 +197,13 @@ export class PurgeService {
     zoneName?: string,
     account?: string,
   ): Promise<Zone> {
-    await this.mayPurge(caller, channelId);
-    if (zoneName !== undefined) return this.#zoneIn(caller, channelId, zoneName, account);
-    return this.deps.channels.defaultZone(caller.workspaceId, channelId, 'purge');
+    await this.mayPurgeAny(caller, channelId, account);
+    const zone =
+      zoneName !== undefined
+        ? await this.#zoneIn(caller, channelId, zoneName, account)
+        : await this.deps.channels.defaultZone(caller.workspaceId, channelId, 'purge');
+    await this.mayPurge(caller, channelId, zone.accountId);
+    return zone;
   }
 
   /**
@@ -190,7 +232,24 @@ export class PurgeService {
     args: Extract<PurgeArgs, { kind: 'items' }>,
     account?: string,
   ): Promise<PurgePlan & { fromDefault?: true }> {
-    await this.mayPurge(caller, channelId);
+    await this.mayPurgeAny(caller, channelId, account);
+    const plan = await this.#plan(caller, channelId, args, account);
+    // What would be purged, in each zone's own account (nothing: its refusal says why).
+    if (plan.groups.length > 0)
+      await this.mayPurgeZones(
+        caller,
+        channelId,
+        plan.groups.map((group) => group.zone),
+      );
+    return plan;
+  }
+
+  async #plan(
+    caller: Caller,
+    channelId: string | undefined,
+    args: Extract<PurgeArgs, { kind: 'items' }>,
+    account: string | undefined,
+  ): Promise<PurgePlan & { fromDefault?: true }> {
     const { zones, channels } = this.deps;
     const { workspaceId } = caller;
     const needsDefault =
@@ -278,7 +337,11 @@ export class PurgeService {
     replyTo: ReplyTo,
     options: { fromDefault?: boolean; key?: string; verify?: boolean } = {},
   ): Promise<{ jobId: string; created: boolean; kind: string }> {
-    await this.mayPurge(caller, channelId);
+    await this.mayPurgeZones(
+      caller,
+      channelId,
+      groups.map((group) => group.zone),
+    );
     await this.deps.flood.take(caller.workspaceId, caller.userId);
     return this.#enqueue(caller.workspaceId, groups, caller.userId, replyTo, options);
   }
@@ -313,8 +376,9 @@ export class PurgeService {
     jobId: string,
     replyTo: ReplyTo,
   ): Promise<{ jobId: string; created: boolean; kind: string }> {
-    await this.mayPurge(caller, channelId);
+    await this.mayPurgeAny(caller, channelId);
     const group = await this.#retryGroup(caller.workspaceId, jobId);
+    await this.mayPurge(caller, channelId, group.zone.accountId);
     await this.deps.flood.take(caller.workspaceId, caller.userId);
     return this.#enqueue(caller.workspaceId, [group], caller.userId, replyTo, { retryOf: jobId });
   }

@@ -29,10 +29,10 @@ export async function twoAccounts(extra: string[] = []): Promise<{ h: Harness; s
   return { h, staging };
 }
 
-/** Runs `/cdn <text>`; resolves with its answer (the next message to its response_url). */
-export async function ask(h: Harness, text: string): Promise<Message> {
+/** Runs `/cdn <text>` (as `user`); resolves with its answer (the next message to its response_url). */
+export async function ask(h: Harness, text: string, user?: string): Promise<Message> {
   const before = h.slack.messages.filter((m) => m.via === 'response_url').length;
-  await h.command(text);
+  await h.command(text, user === undefined ? {} : { user });
   const replies = await h.slack.waitForMessages((m) => m.via === 'response_url', before + 1);
   const reply = replies[before];
   if (!reply) throw new Error(`no answer to /cdn ${text}`);
