@@ -218,7 +218,8 @@ export class PurgeService {
   ): Promise<Zone> {
     const { accounts } = this.deps;
     const scope = await accounts?.scope(caller.workspaceId, channelId, account);
-    if (accounts && scope?.multi) return accounts.resolve(caller.workspaceId, scope, zoneName);
+    if (accounts && scope && byAccount(scope))
+      return accounts.resolve(caller.workspaceId, scope, zoneName);
     return this.deps.zones.resolve(caller.workspaceId, zoneName);
   }
 
@@ -255,7 +256,8 @@ export class PurgeService {
     const needsDefault =
       args.zone === undefined && ((args.paths?.length ?? 0) > 0 || args.tags.length > 0);
     const scope = await this.deps.accounts?.scope(workspaceId, channelId, account);
-    if (scope?.multi) return this.#planIn(caller, channelId, args, scope, needsDefault);
+    if (scope && byAccount(scope))
+      return this.#planIn(caller, channelId, args, scope, needsDefault);
     const zone =
       args.zone !== undefined
         ? await zones.resolve(workspaceId, args.zone)
@@ -689,6 +691,15 @@ function clientOf(clients: Map<string | undefined, Client>, zone: Zone): Client 
   const client = clients.get(zone.accountId) ?? clients.get(undefined);
   if (!client) throw new Error(`no CDN client for the account of zone ${zone.id}`);
   return client;
+}
+
+/**
+ * Whether zones are looked for account by account (AccountScopes) rather than in `default`'s index
+ * as before accounts: several accounts, one named, or a workspace whose one account is not
+ * `default` (it has no `default` to fall back to).
+ */
+function byAccount(scope: AccountScope): boolean {
+  return scope.multi || scope.accounts.some((account) => indexOf(account) !== undefined);
 }
 
 /** Whether a purge's zone was the channel's default, for its messages. */

@@ -1,6 +1,7 @@
-// Held purges and watches in a CDN account other than `default` (issue 29), over the signed HTTP
-// receiver: two sandboxes hold the same zones; a held purge confirmed purges its own account only,
-// and a workspace with named accounts only stores and evaluates each watch in its account.
+// Held purges, watches and purges in a CDN account other than `default` (issue 29), over the
+// signed HTTP receiver: two sandboxes hold the same zones; a held purge confirmed purges its own
+// account only, and a workspace with named accounts only stores and evaluates each watch in its
+// account, and purges in its one account without it being named.
 import { describe, expect, it } from 'vitest';
 import { PURGE_IDS } from '../../src/blocks/ids.js';
 import { startSandbox } from '../../src/dev/sandbox/server.js';
@@ -106,5 +107,29 @@ describe('watches in a workspace with named accounts only (no `default`)', () =>
     } finally {
       await staging.close();
     }
+  });
+
+  it('purges URLs and paths in its one account without it being named', async () => {
+    const h = await startHarness({ env: { CDN_BASE_URL_ALLOWLIST: '127.0.0.1' } });
+    await h.store.accounts.create(h.workspaceId, {
+      name: 'prod',
+      baseUrl: h.sandbox.baseUrl,
+      apiKey: CDN_KEY,
+      by: { userId: 'U0', validated: true },
+    });
+    await h.command('purge https://example.com/a.css');
+    await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false);
+    await h.command('purge example.com /b.css');
+    await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false, 2);
+    expect(purges(h.sandbox.requests)).toEqual([
+      { files: ['https://example.com/a.css'] },
+      { files: ['https://example.com/b.css'] },
+    ]);
+    const prod = await h.store.accounts.byName(h.workspaceId, 'prod');
+    const audit = await h.store.audit.recent(h.workspaceId);
+    expect(audit.filter((e) => e.action === 'purge.urls').map((e) => e.accountId)).toEqual([
+      prod?.id,
+      prod?.id,
+    ]);
   });
 });
