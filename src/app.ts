@@ -182,6 +182,7 @@ export function buildDeps(
     purges,
     holds: purgeHolds,
     picks: accountPicks,
+    forms: purgeForm,
     approvals,
     verify,
   } = purgeServices({
@@ -364,6 +365,7 @@ export function buildDeps(
     purges,
     purgeHolds,
     accountPicks,
+    purgeForm,
     verify,
     replays: new ReplayGuard(store.seenRequests),
     ratelimit,

@@ -19,6 +19,7 @@ import type { ChannelService } from './services/channels.js';
 import type { CredentialService } from './services/credentials.js';
 import type { FloodControl } from './services/flood.js';
 import type { PurgeService } from './services/purge.js';
+import type { PurgeFormService } from './services/purge-form.js';
 import type { PurgeHoldService } from './services/purge-holds.js';
 import type { RateLimitService } from './services/ratelimit.js';
 import type { ReplayGuard } from './services/replays.js';
@@ -55,6 +56,8 @@ export interface AppDeps {
   purgeHolds: PurgeHoldService;
   /** Purges waiting for their requester to pick the CDN account (issue 29). */
   accountPicks: AccountPickService;
+  /** The purge form's zones across CDN accounts, and what the message shortcut opens. */
+  purgeForm: PurgeFormService;
   /** Purged URLs checked at the edge: the Verify button, --verify, "Purge again". */
   verify: VerifyService;
   ratelimit: RateLimitService;

@@ -25,8 +25,10 @@ export const CREATE_IDS = {
 } as const;
 
 export const ZONE_PICKER_IDS = {
-  /** Every zone picker uses this action id, so one options listener serves them all. */
+  /** Every zone picker uses this action id, so one options listener serves them all... */
   action: 'zone_picker',
+  /** ...but the purge form's: the zones of every CDN account the person may purge in. */
+  purge: 'zone_picker_purge',
 } as const;
 
 export const HOME_IDS = {

@@ -10,7 +10,7 @@ import { andMore, summarise } from './fit.js';
 import { PURGE_IDS, VERIFY_IDS } from './ids.js';
 import { type Message, message } from './message.js';
 import { code, join, type Mrkdwn, md, mrkdwn, plain, truncate } from './text.js';
-import { zonePicker } from './zones.js';
+import { purgeZonePicker } from './zones.js';
 
 const SHOWN = 15;
 
@@ -221,6 +221,8 @@ export function purgeFormModal(options: {
   metadata: string;
   zone?: Zone;
   items?: string[];
+  /** Several CDN accounts are in play: zones are shown as `<account>/<zone>`. */
+  labelled?: boolean;
 }): ModalView {
   const urls = MODES[0] as (typeof MODES)[number];
   const modeOption = (mode: (typeof MODES)[number]): PlainTextOption => ({
@@ -239,7 +241,7 @@ export function purgeFormModal(options: {
         type: 'input',
         block_id: PURGE_IDS.zoneBlock,
         label: plain('Zone'),
-        element: zonePicker(options.zone),
+        element: purgeZonePicker(options.zone, options.labelled),
       },
       {
         type: 'input',

@@ -146,3 +146,37 @@ export function zonePicker(initial?: Zone): ExternalSelect {
     ...(initial ? { initial_option: zoneOption(initial) } : {}),
   };
 }
+
+/**
+ * A zone of the purge form's picker (issue 29): `<account>/<zone>` when several CDN accounts are
+ * in play (`labelled`); its value `<account>/<zone id>` then, or when the zone is of an account
+ * other than `default` (an account's name is a slug: no slash), else the id alone, as before
+ * accounts (read back by src/listeners/views/purge-form-submit.ts).
+ */
+function purgeZoneOption(zone: Zone, labelled: boolean): PlainTextOption {
+  const account =
+    zone.accountName !== undefined && (labelled || zone.accountId !== undefined)
+      ? zone.accountName
+      : undefined;
+  const name = account === undefined ? zoneLabel(zone.name) : `${account}/${zoneLabel(zone.name)}`;
+  return {
+    text: plain(truncate(`${name} (${zone.status})`, 75)),
+    value: account === undefined ? zone.id : `${account}/${zone.id}`,
+  };
+}
+
+/** The zones of every account the person may purge in: at most 100, as Slack takes them. */
+export function purgeZoneOptions(zones: Zone[], labelled: boolean): PlainTextOption[] {
+  return zones.slice(0, 100).map((zone) => purgeZoneOption(zone, labelled));
+}
+
+/** The purge form's zone picker: its own options listener (ZONE_PICKER_IDS.purge). */
+export function purgeZonePicker(initial?: Zone, labelled = false): ExternalSelect {
+  return {
+    type: 'external_select',
+    action_id: ZONE_PICKER_IDS.purge,
+    placeholder: plain('Type to search zones'),
+    min_query_length: 0,
+    ...(initial ? { initial_option: purgeZoneOption(initial, labelled) } : {}),
+  };
+}

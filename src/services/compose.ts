@@ -14,6 +14,7 @@ import { type CdnReadLimits, CdnReads } from './cdn-reads.js';
 import { ChannelService } from './channels.js';
 import type { FloodControl } from './flood.js';
 import { PurgeService, type PurgeViews } from './purge.js';
+import { PurgeFormService } from './purge-form.js';
 import { PurgeHoldService } from './purge-holds.js';
 import { type EdgeProbe, type VerifyLimits, VerifyService, type VerifyViews } from './verify.js';
 import { ZoneIndex } from './zone-index.js';
@@ -80,7 +81,7 @@ export interface PurgeServicesOptions {
   };
 }
 
-/** Purges, held purges, purge-everything approvals and verifications; their jobs are for the caller to register. */
+/** Purges, held purges, account picks, the purge form, purge-everything approvals and verifications; their jobs are for the caller to register. */
 export function purgeServices(options: PurgeServicesOptions) {
   const { store, runner, flood, clock, logger } = options;
   const { cdn, access, zones, channels, scopes } = options.cdn;
@@ -100,6 +101,7 @@ export function purgeServices(options: PurgeServicesOptions) {
   });
   const holds = new PurgeHoldService({ store, runner, purges, clock });
   const picks = new AccountPickService({ store, runner, purges, holds, clock });
+  const forms = new PurgeFormService({ purges, picks, scopes, zones });
   const approvals = new ApprovalService({
     runner,
     store,
@@ -121,5 +123,5 @@ export function purgeServices(options: PurgeServicesOptions) {
     views: options.verify.views,
     ...(options.verify.limits ? { limits: options.verify.limits } : {}),
   });
-  return { purges, holds, picks, approvals, verify };
+  return { purges, holds, picks, forms, approvals, verify };
 }

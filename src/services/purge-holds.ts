@@ -64,7 +64,12 @@ export class PurgeHoldService {
     plan: PurgePlan & { fromDefault?: boolean },
     options: { key?: string } = {},
   ): Promise<HeldPurge & { created: boolean }> {
-    await this.deps.purges.mayPurge(caller, channelId);
+    // In the account of each zone held (issue 29).
+    await this.deps.purges.mayPurgeZones(
+      caller,
+      channelId,
+      plan.groups.map((group) => group.zone),
+    );
     const payload: HoldPayload = {
       actorId: caller.userId,
       groups: plan.groups,

@@ -150,8 +150,46 @@ export class PurgeService {
   }
 
   /**
+   * Refuses a caller who may purge (mayPurge) in none of the CDN accounts a command may use from
+   * `channelId` (`account`: the one typed): checked before any zone is looked for. Once the zones
+   * are known, each one's own account is checked (mayPurgeZones): operators of `staging` purge
+   * its zones and not `default`'s (issue 29).
+   */
+  async mayPurgeAny(
+    caller: Caller,
+    channelId: string | undefined,
+    account?: string,
+  ): Promise<void> {
+    const scope = await this.deps.accounts?.scope(caller.workspaceId, channelId, account);
+    const candidates = scope?.accounts ?? [];
+    if (candidates.length <= 1) return this.mayPurge(caller, channelId, candidates[0]?.id);
+    let refusal: unknown;
+    for (const candidate of candidates) {
+      try {
+        return await this.mayPurge(caller, channelId, candidate.id);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        // Said as `default`'s refusal when it is one of them (as before accounts), else the first.
+        if (refusal === undefined || indexOf(candidate) === undefined) refusal = error;
+      }
+    }
+    throw refusal;
+  }
+
+  /** mayPurge in the account of each zone (absent: `default`); `default`'s when there is none. */
+  async mayPurgeZones(
+    caller: Caller,
+    channelId: string | undefined,
+    zones: ReadonlyArray<{ accountId?: string }>,
+  ): Promise<void> {
+    const accountIds = [...new Set(zones.map((zone) => zone.accountId))];
+    for (const accountId of accountIds.length > 0 ? accountIds : [undefined])
+      await this.mayPurge(caller, channelId, accountId);
+  }
+
+  /**
    * The zone a purge form or a purge-everything confirmation is about, for a caller who may
-   * purge from `channelId`: the one named, else the channel's default.
+   * purge it from `channelId` (in its own account): the one named, else the channel's default.
    */
   async zoneFor(
     caller: Caller,
@@ -159,9 +197,13 @@ export class PurgeService {
     zoneName?: string,
     account?: string,
   ): Promise<Zone> {
-    await this.mayPurge(caller, channelId);
-    if (zoneName !== undefined) return this.#zoneIn(caller, channelId, zoneName, account);
-    return this.deps.channels.defaultZone(caller.workspaceId, channelId, 'purge');
+    await this.mayPurgeAny(caller, channelId, account);
+    const zone =
+      zoneName !== undefined
+        ? await this.#zoneIn(caller, channelId, zoneName, account)
+        : await this.deps.channels.defaultZone(caller.workspaceId, channelId, 'purge');
+    await this.mayPurge(caller, channelId, zone.accountId);
+    return zone;
   }
 
   /**
@@ -176,25 +218,9 @@ export class PurgeService {
   ): Promise<Zone> {
     const { accounts } = this.deps;
     const scope = await accounts?.scope(caller.workspaceId, channelId, account);
-    if (accounts && scope?.multi) return accounts.resolve(caller.workspaceId, scope, zoneName);
+    if (accounts && scope && byAccount(scope))
+      return accounts.resolve(caller.workspaceId, scope, zoneName);
     return this.deps.zones.resolve(caller.workspaceId, zoneName);
-  }
-
-  /** As zoneFor, but with no zone named and no usable default: none (the form opens all the same). */
-  async formZone(
-    caller: Caller,
-    channelId: string | undefined,
-    zoneName?: string,
-    account?: string,
-  ): Promise<Zone | undefined> {
-    await this.mayPurge(caller, channelId);
-    if (zoneName !== undefined) return this.#zoneIn(caller, channelId, zoneName, account);
-    return this.deps.channels
-      .defaultZone(caller.workspaceId, channelId, 'purge')
-      .catch((error: unknown) => {
-        if (error instanceof AppError) return undefined;
-        throw error;
-      });
   }
 
   /**
@@ -207,13 +233,31 @@ export class PurgeService {
     args: Extract<PurgeArgs, { kind: 'items' }>,
     account?: string,
   ): Promise<PurgePlan & { fromDefault?: true }> {
-    await this.mayPurge(caller, channelId);
+    await this.mayPurgeAny(caller, channelId, account);
+    const plan = await this.#plan(caller, channelId, args, account);
+    // What would be purged, in each zone's own account (nothing: its refusal says why).
+    if (plan.groups.length > 0)
+      await this.mayPurgeZones(
+        caller,
+        channelId,
+        plan.groups.map((group) => group.zone),
+      );
+    return plan;
+  }
+
+  async #plan(
+    caller: Caller,
+    channelId: string | undefined,
+    args: Extract<PurgeArgs, { kind: 'items' }>,
+    account: string | undefined,
+  ): Promise<PurgePlan & { fromDefault?: true }> {
     const { zones, channels } = this.deps;
     const { workspaceId } = caller;
     const needsDefault =
       args.zone === undefined && ((args.paths?.length ?? 0) > 0 || args.tags.length > 0);
     const scope = await this.deps.accounts?.scope(workspaceId, channelId, account);
-    if (scope?.multi) return this.#planIn(caller, channelId, args, scope, needsDefault);
+    if (scope && byAccount(scope))
+      return this.#planIn(caller, channelId, args, scope, needsDefault);
     const zone =
       args.zone !== undefined
         ? await zones.resolve(workspaceId, args.zone)
@@ -284,17 +328,6 @@ export class PurgeService {
     return needsDefault ? { ...plan, fromDefault: true } : plan;
   }
 
-  /** The one zone every URL falls in, if there is one (to preselect it in the purge form). */
-  async commonZone(
-    caller: Caller,
-    channelId: string | undefined,
-    urls: string[],
-  ): Promise<Zone | undefined> {
-    await this.mayPurge(caller, channelId);
-    const { groups } = planPurge({ urls, tags: [] }, await this.deps.zones.all(caller.workspaceId));
-    return groups.length === 1 ? groups[0]?.zone : undefined;
-  }
-
   /**
    * Starts a purge for a caller who may purge from `channelId`, counted against their flood
    * limit. See #enqueue for what happens next, and for `key`.
@@ -306,7 +339,11 @@ export class PurgeService {
     replyTo: ReplyTo,
     options: { fromDefault?: boolean; key?: string; verify?: boolean } = {},
   ): Promise<{ jobId: string; created: boolean; kind: string }> {
-    await this.mayPurge(caller, channelId);
+    await this.mayPurgeZones(
+      caller,
+      channelId,
+      groups.map((group) => group.zone),
+    );
     await this.deps.flood.take(caller.workspaceId, caller.userId);
     return this.#enqueue(caller.workspaceId, groups, caller.userId, replyTo, options);
   }
@@ -341,8 +378,9 @@ export class PurgeService {
     jobId: string,
     replyTo: ReplyTo,
   ): Promise<{ jobId: string; created: boolean; kind: string }> {
-    await this.mayPurge(caller, channelId);
+    await this.mayPurgeAny(caller, channelId);
     const group = await this.#retryGroup(caller.workspaceId, jobId);
+    await this.mayPurge(caller, channelId, group.zone.accountId);
     await this.deps.flood.take(caller.workspaceId, caller.userId);
     return this.#enqueue(caller.workspaceId, [group], caller.userId, replyTo, { retryOf: jobId });
   }
@@ -653,6 +691,15 @@ function clientOf(clients: Map<string | undefined, Client>, zone: Zone): Client 
   const client = clients.get(zone.accountId) ?? clients.get(undefined);
   if (!client) throw new Error(`no CDN client for the account of zone ${zone.id}`);
   return client;
+}
+
+/**
+ * Whether zones are looked for account by account (AccountScopes) rather than in `default`'s index
+ * as before accounts: several accounts, one named, or a workspace whose one account is not
+ * `default` (it has no `default` to fall back to).
+ */
+function byAccount(scope: AccountScope): boolean {
+  return scope.multi || scope.accounts.some((account) => indexOf(account) !== undefined);
 }
 
 /** Whether a purge's zone was the channel's default, for its messages. */

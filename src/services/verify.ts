@@ -91,7 +91,7 @@ export class VerifyService {
 
   /**
    * The Verify button of a purge's result: checks that purge's URLs at the edge, for a caller
-   * who may purge from `channelId`. A second click within the window gets the same job back.
+   * who may purge its zone from `channelId`. A second click within the window gets the same job back.
    */
   async verify(
     caller: Caller,
@@ -99,10 +99,12 @@ export class VerifyService {
     purgeRecordId: string,
     replyTo: ReplyTo,
   ): Promise<{ jobId: string; created: boolean }> {
-    await this.deps.purges.mayPurge(caller, channelId);
+    await this.deps.purges.mayPurgeAny(caller, channelId);
     const record = await this.deps.store.purges.get(purgeRecordId);
     if (!record || record.workspaceId !== caller.workspaceId)
       throw new AppError({ code: 'purge_unknown' });
+    // In the purge's own CDN account (issue 29; none recorded: `default`).
+    await this.deps.purges.mayPurge(caller, channelId, record.accountId);
     const urls = await this.#purgedUrls(purgeRecordId, record.failed.files);
     if (urls.length === 0) throw new AppError({ code: 'nothing_to_verify' });
     const window = Math.floor(this.deps.clock.now() / this.#limits.clickWindowMs);

@@ -110,15 +110,26 @@ export class ZoneService {
   /**
    * Live zones whose name contains `query` in either form (or whose id it is), best matches
    * first, at most `limit`: for pickers, so an index still being built is waited for at most
-   * PICKER_WAIT_MS.
+   * PICKER_WAIT_MS. `accountId`: the CDN account whose zones (absent: `default`'s, as before
+   * accounts).
    */
-  async search(workspaceId: string, query: string, limit = 100): Promise<Zone[]> {
+  async search(
+    workspaceId: string,
+    query: string,
+    limit = 100,
+    accountId?: string,
+  ): Promise<Zone[]> {
     const options = { limit, waitMs: PICKER_WAIT_MS };
-    const found = await this.#index.search(workspaceId, query, options);
+    const found = await this.#index.search(workspaceId, query, options, accountId);
     if (!inUnicode(query)) return found;
     // Part of a Unicode label (`büch`) is no part of its punycode (`xn--bcher-kva`): the IDN
     // zones are read too, and matched and ranked in Unicode.
-    const idn = await this.#index.search(workspaceId, 'xn--', { ...options, limit: IDN_SCAN });
+    const idn = await this.#index.search(
+      workspaceId,
+      'xn--',
+      { ...options, limit: IDN_SCAN },
+      accountId,
+    );
     const byId = new Map(found.map((zone) => [zone.id, zone]));
     for (const zone of idn) if (zoneNameContains(zone.name, query)) byId.set(zone.id, zone);
     const wanted = zoneUnicode(zoneKey(query));

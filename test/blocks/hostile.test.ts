@@ -494,6 +494,14 @@ const CASES: Record<string, () => unknown[]> = {
   zoneOption: () => [zoneBlocks.zoneOption(zone)],
   zoneOptions: () => zoneBlocks.zoneOptions([zone]),
   zonePicker: () => [zoneBlocks.zonePicker(zone)],
+  purgeZoneOptions: () => [
+    ...zoneBlocks.purgeZoneOptions([{ ...zone, accountId: H, accountName: H }], true),
+    ...zoneBlocks.purgeZoneOptions([zone], false),
+  ],
+  purgeZonePicker: () => [
+    zoneBlocks.purgeZonePicker({ ...zone, accountId: H, accountName: H }, true),
+    zoneBlocks.purgeZonePicker(),
+  ],
   homeView: () => [
     homeBlocks.homeView({
       permissions: { readZones: true, readRecords: true, setKey: true, operate: true },

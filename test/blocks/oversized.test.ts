@@ -539,6 +539,17 @@ const CASES: Record<string, () => unknown[]> = {
   zoneOption: () => [zones.zoneOption(zone())],
   zoneOptions: () => [{ options: zones.zoneOptions(ZONES.slice(0, 100)) }],
   zonePicker: () => [zones.zonePicker(zone())],
+  purgeZoneOptions: () => [
+    {
+      options: zones.purgeZoneOptions(
+        ZONES.map((z) => ({ ...z, accountId: 'a1', accountName: 'staging' })),
+        true,
+      ),
+    },
+  ],
+  purgeZonePicker: () => [
+    zones.purgeZonePicker({ ...zone(), accountId: 'a1', accountName: 'staging' }, true),
+  ],
 };
 
 /** Modules that hold no renderer (ids, shared text and list helpers), by file name. */

@@ -87,7 +87,12 @@ export interface Harness {
     values: Record<string, Record<string, unknown>>,
     options?: { user?: string },
   ): Promise<SignedResult>;
-  suggest(actionId: string, value: string, options?: { user?: string }): Promise<SignedResult>;
+  /** Asks for a select's options as `value` is typed; in the open modal `viewId` when given. */
+  suggest(
+    actionId: string,
+    value: string,
+    options?: { user?: string; viewId?: string; blockId?: string },
+  ): Promise<SignedResult>;
   event(event: Record<string, unknown>): Promise<SignedResult>;
   /** POSTs the last body again, exactly, freshly signed: a Slack retry or a captured replay. */
   replayLast(): Promise<SignedResult>;
@@ -319,8 +324,14 @@ export async function startHarness(
           accountKey.value;
       return interaction(payloads.viewSubmission(viewId, values, { user }));
     },
-    suggest(actionId, value, { user = MEMBER } = {}) {
-      return interaction(payloads.blockSuggestion(actionId, value, { user }));
+    suggest(actionId, value, { user = MEMBER, viewId, blockId } = {}) {
+      return interaction(
+        payloads.blockSuggestion(actionId, value, {
+          user,
+          ...(viewId ? { viewId } : {}),
+          ...(blockId ? { blockId } : {}),
+        }),
+      );
     },
     event(event) {
       return post(JSON.stringify(payloads.eventCallback(event)), 'application/json');

@@ -37,9 +37,15 @@ const WAYS_IN: Array<[string, (t: Setup, caller: Caller, channelId: string) => P
     ['plan', (t, c, ch) => t.purges.plan(c, ch, t.items(URLS))],
     ['start', async (t, c, ch) => t.purges.start(c, ch, await groups(t), REPLY)],
     ['retry', (t, c, ch) => t.purges.retry(c, ch, 'some-purge', REPLY)],
-    ['commonZone', (t, c, ch) => t.purges.commonZone(c, ch, [URLS])],
+    ['the form for a message (forMessage)', (t, c, ch) => t.forms.forMessage(c, ch, [URLS])],
     ['zoneFor', (t, c, ch) => t.purges.zoneFor(c, ch, 'example.com')],
-    ['formZone', (t, c, ch) => t.purges.formZone(c, ch, 'example.com')],
+    ['the form (open)', (t, c, ch) => t.forms.open(c, ch, 'example.com')],
+    ['the form’s picker (choices)', (t, c, ch) => t.forms.choices(c, ch, 'exa')],
+    [
+      'the form’s zone (picked)',
+      (t, c, ch) =>
+        t.forms.picked(c, ch, { zoneId: t.sandbox.state.byName('example.com')?.id ?? '' }),
+    ],
     ['hold', async (t, c, ch) => t.holds.hold(c, ch, await heldPlan(t))],
     ['prepareRequest (purge everything)', (t, c, ch) => t.approvals.prepareRequest(c, ch)],
   ];

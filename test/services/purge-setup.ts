@@ -83,7 +83,7 @@ export async function purgeSetup(
   );
   /** Each verification's summary, and how often its view was asked to show it. */
   const verified: VerifySummary[] = [];
-  const { purges, holds, approvals, verify } = purgeServices({
+  const { purges, holds, forms, approvals, verify } = purgeServices({
     cdn: services,
     store,
     runner,
@@ -154,6 +154,7 @@ export async function purgeSetup(
     runner,
     purges,
     holds,
+    forms,
     approvals,
     verify,
     verified,

@@ -1,14 +1,16 @@
 // "<zone> in <account>" under a purge whose zone name is in several CDN accounts: the requester's
-// click continues that purge in the account, once; the question becomes what was done.
+// click continues that purge in the account, once; the question becomes what was done. A purge of
+// everything opens its confirmation form in that account instead (the question stays, to pick
+// again should the form be closed).
 import { accountPickedMessage } from '../../blocks/account-pick.js';
-import { purgeRefusedMessage } from '../../blocks/purge.js';
+import { purgeEverythingModal, purgeRefusedMessage } from '../../blocks/purge.js';
 import { purgeHoldMessage } from '../../blocks/purge-hold.js';
 import type { AppDeps } from '../../deps.js';
-import { buttonOrigin, replyTo } from '../commands/context.js';
+import { buttonOrigin, encodeOrigin, replyTo } from '../commands/context.js';
 import { type ButtonArgs, callerOf } from '../context.js';
 
 export function accountPickButton(deps: AppDeps) {
-  return async ({ ack, action, body, respond, context }: ButtonArgs) => {
+  return async ({ ack, action, body, respond, context, client }: ButtonArgs) => {
     await ack();
     const caller = callerOf(context);
     const { id, account } = readPickValue(action.value ?? '');
@@ -20,6 +22,21 @@ export function accountPickButton(deps: AppDeps) {
       account,
       replyTo(origin, caller.userId, deps.clock.now()),
     );
+    if (outcome.kind === 'everything') {
+      const { zone } = outcome;
+      await client.views.open({
+        trigger_id: body.trigger_id,
+        view: purgeEverythingModal({
+          zone,
+          metadata: encodeOrigin({
+            ...origin,
+            zoneId: zone.id,
+            ...(zone.accountId ? { accountId: zone.accountId } : {}),
+          }),
+        }),
+      });
+      return;
+    }
     const answer =
       outcome.kind === 'started'
         ? accountPickedMessage(outcome.pick, outcome.account)

@@ -19,15 +19,22 @@ export const purge: SubcommandHandler = async (context) => {
   const channelId = command.channel_id;
 
   if (parsed.kind === 'form') {
-    const zone = await deps.purges.formZone(caller, channelId, parsed.zone, account);
+    // Its picker offers the zones of every CDN account the person may purge in.
+    const { zone, labelled } = await deps.purgeForm.open(caller, channelId, parsed.zone, account);
     await client.views.open({
       trigger_id: command.trigger_id,
-      view: purgeFormModal({ metadata: encodeOrigin(origin), ...(zone ? { zone } : {}) }),
+      view: purgeFormModal({ metadata: encodeOrigin(origin), labelled, ...(zone ? { zone } : {}) }),
     });
     return;
   }
   if (parsed.kind === 'everything') {
-    const zone = await deps.purges.zoneFor(caller, channelId, parsed.zone, account);
+    // A zone name in several CDN accounts: the requester picks one, then confirms in the form.
+    const found = await deps.accountPicks.everythingZone(caller, channelId, parsed.zone, account);
+    if (found.kind === 'pick') {
+      await respond(accountPickMessage(found.pick));
+      return;
+    }
+    const { zone } = found;
     await client.views.open({
       trigger_id: command.trigger_id,
       view: purgeEverythingModal({

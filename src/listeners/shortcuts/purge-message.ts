@@ -1,5 +1,7 @@
-// The message shortcut "Purge URLs in this message": the purge form, prefilled with its URLs.
+// The message shortcut "Purge URLs in this message": the purge form, prefilled with its URLs; or,
+// when their zone's name is in several CDN accounts, first the question of which account.
 import type { AllMiddlewareArgs, MessageShortcut, SlackShortcutMiddlewareArgs } from '@slack/bolt';
+import { accountPickMessage } from '../../blocks/account-pick.js';
 import { purgeFormModal } from '../../blocks/purge.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
@@ -13,6 +15,7 @@ export function purgeMessageShortcut(deps: AppDeps) {
     shortcut,
     client,
     context,
+    respond,
   }: SlackShortcutMiddlewareArgs<MessageShortcut> & AllMiddlewareArgs) => {
     await ack();
     const caller = callerOf(context);
@@ -27,7 +30,13 @@ export function purgeMessageShortcut(deps: AppDeps) {
       });
     const urls = httpUrlsIn(text);
     if (urls.length === 0) throw new AppError({ code: 'no_urls_in_message' });
-    const zone = await deps.purges.commonZone(caller, shortcut.channel.id, urls);
+    // Their zone's name in several CDN accounts: which one, asked as `/cdn purge <url>` asks.
+    const start = await deps.purgeForm.forMessage(caller, shortcut.channel.id, urls);
+    if (start.kind === 'pick') {
+      await respond(accountPickMessage(start.pick));
+      return;
+    }
+    const { zone, labelled } = start;
     await client.views.open({
       trigger_id: shortcut.trigger_id,
       view: purgeFormModal({
@@ -36,6 +45,7 @@ export function purgeMessageShortcut(deps: AppDeps) {
           responseUrl: shortcut.response_url,
         }),
         items: urls,
+        labelled,
         ...(zone ? { zone } : {}),
       }),
     });

@@ -46,7 +46,8 @@ export function purgeEverythingSubmit(deps: AppDeps) {
     if (reason === '') return inline(PURGE_IDS.reasonBlock, 'Say why: the approvers will read it.');
     try {
       // Checked again here, the form complete: access or the purge channels may have changed.
-      await deps.approvals.prepareRequest(caller, origin.channelId);
+      // The operators of the zone's own account (issue 29): `default`'s when it has none.
+      await deps.approvals.prepareRequest(caller, origin.channelId, zone.accountId);
     } catch (error) {
       return inline(PURGE_IDS.confirmBlock, inlineErrorText(error));
     }

@@ -16,7 +16,11 @@ export function purgeFormSubmit(deps: AppDeps) {
   return async ({ ack, view, context }: SubmitArgs) => {
     const caller = callerOf(context);
     const values = view.state.values;
-    const zoneId = values[PURGE_IDS.zoneBlock]?.[ZONE_PICKER_IDS.action]?.selected_option?.value;
+    // The purge form's own picker (a zone with its CDN account), or the shared one of a form
+    // opened before it (the zone's id alone).
+    const zoneBlock = values[PURGE_IDS.zoneBlock];
+    const zoneValue = (zoneBlock?.[ZONE_PICKER_IDS.purge] ?? zoneBlock?.[ZONE_PICKER_IDS.action])
+      ?.selected_option?.value;
     const mode =
       values[PURGE_IDS.modeBlock]?.[PURGE_IDS.modeInput]?.selected_option?.value ?? 'urls';
     const words = (values[PURGE_IDS.itemsBlock]?.[PURGE_IDS.itemsInput]?.value ?? '')
@@ -27,17 +31,22 @@ export function purgeFormSubmit(deps: AppDeps) {
     const inline = (block: string, message: string) =>
       ack({ response_action: 'errors', errors: { [block]: truncate(message, 2000) } });
 
-    if (!zoneId) return inline(PURGE_IDS.zoneBlock, 'Pick a zone.');
+    if (!zoneValue) return inline(PURGE_IDS.zoneBlock, 'Pick a zone.');
     const origin = decodeOrigin(view.private_metadata, deps.isSlackResponseUrl);
     let zone: Zone;
     try {
       // Checked again on submit: access or the purge channels may have changed while it was open.
-      zone = await deps.purges.zoneFor(caller, origin.channelId, zoneId);
+      // In the account the option named (issue 29).
+      zone = await deps.purgeForm.picked(caller, origin.channelId, readPurgeZoneValue(zoneValue));
     } catch (error) {
       return inline(PURGE_IDS.zoneBlock, inlineErrorText(error));
     }
     if (mode === 'everything') {
-      const metadata = encodeOrigin({ ...origin, zoneId: zone.id });
+      const metadata = encodeOrigin({
+        ...origin,
+        zoneId: zone.id,
+        ...(zone.accountId ? { accountId: zone.accountId } : {}),
+      });
       return ack({ response_action: 'update', view: purgeEverythingModal({ zone, metadata }) });
     }
     // In tag mode every word is a tag; `tag:` prefixes are accepted too.
@@ -51,11 +60,12 @@ export function purgeFormSubmit(deps: AppDeps) {
         mode === 'tags' ? 'Add at least one cache tag.' : 'Add at least one URL.',
       );
     }
-    const plan = await deps.purges.plan(caller, origin.channelId, {
-      kind: 'items',
-      zone: zone.id,
-      ...items,
-    });
+    const plan = await deps.purges.plan(
+      caller,
+      origin.channelId,
+      { kind: 'items', zone: zone.id, ...items },
+      zone.accountName,
+    );
     if (plan.rejected.length > 0) return inline(PURGE_IDS.itemsBlock, purgeRefusedInline(plan));
     // URLs the zone picked does not serve: the form asks whether to purge the rest.
     if (plan.elsewhere.length > 0) {
@@ -79,4 +89,15 @@ export function purgeFormSubmit(deps: AppDeps) {
     }
     await ack();
   };
+}
+
+/**
+ * The CDN account and zone id a purge form's zone option names: `<account>/<zone id>` (an
+ * account's name has no slash), or the id alone (no account named: src/blocks/zones.ts).
+ */
+function readPurgeZoneValue(value: string): { account?: string; zoneId: string } {
+  const slash = value.indexOf('/');
+  return slash < 0
+    ? { zoneId: value }
+    : { account: value.slice(0, slash), zoneId: value.slice(slash + 1) };
 }
