@@ -2,8 +2,9 @@
 // Invariant: a workspace's rows and state belong to its current key generation. Setting or deleting
 // a key drops them in its own transaction (credentials.ts); every write here first locks the key's
 // row and checks its generation, so a refresh that started under an old key writes nothing.
-// Over 400 lines on purpose: its reads and its writes (build, probe, lease, drop) share that one
-// invariant and the row shapes, and are clearer side by side than split over files.
+// Over 400 lines on purpose: its reads (one account's index, or several at once) and its writes
+// (build, probe, lease, drop) share that one invariant and the row shapes, and are clearer side by
+// side than split over files.
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { Clock } from '../clock.js';
 import { zoneKey } from '../zone-names.js';
@@ -30,6 +31,13 @@ export interface ZoneIndexState {
   leaseUntil: number | null;
   failedAt: number | null;
   error: string | null;
+}
+
+/** One account's index as `findAcross` reads it: its view, and the zones matching. */
+export interface AccountMatches {
+  /** Undefined: the account has no key (as `view`). */
+  view: IndexView | undefined;
+  zones: IndexedZone[];
 }
 
 /** What a read needs to know: the key's generation, and the index state if it is for that key. */
@@ -120,6 +128,100 @@ export class ZoneIndexRepository {
       .execute();
     const zones = new Map(rows.map((row) => [row.zone_id, toZone(row)]));
     return [...zones.values()];
+  }
+
+  /**
+   * `find` in the indexes of several accounts at once, each with its view, in one statement: for
+   * each of `accounts` (undefined: `default`'s, in zone_index; else an account's id), in that
+   * order, its key's view (undefined: no key) and its zones whose id is `id` or name is `key`.
+   */
+  async findAcross(
+    workspaceId: string,
+    accounts: Array<string | undefined>,
+    id: string,
+    key: string,
+  ): Promise<AccountMatches[]> {
+    const ids = [...new Set(accounts.filter((account) => account !== undefined))];
+    // Point lookups only, as in `find`: by name (the `by_name` indexes) and by id (the primary
+    // keys), each joined to the account's key and index state, so that an account holding
+    // neither still gives its view (one row, no zone).
+    const ofAccounts = (column: 'name_key' | 'zone_id', value: string) =>
+      this.db
+        .selectFrom('cdn_accounts as a')
+        .leftJoin('account_zone_index_state as s', (join) =>
+          join.onRef('s.workspace_id', '=', 'a.workspace_id').onRef('s.account_id', '=', 'a.id'),
+        )
+        .leftJoin('account_zone_index as z', (join) =>
+          join
+            .onRef('z.workspace_id', '=', 'a.workspace_id')
+            .onRef('z.account_id', '=', 'a.id')
+            .on(`z.${column}`, '=', value),
+        )
+        .select([
+          'a.id as account',
+          'a.generation as key_generation',
+          sql<number | null>`cast(null as bigint)`.as('key_set_at'),
+          ...STATE_COLUMNS,
+          ...ZONE_COLUMNS,
+        ])
+        .where('a.workspace_id', '=', workspaceId)
+        .where('a.id', 'in', ids);
+    const ofDefault = (column: 'name_key' | 'zone_id', value: string) =>
+      this.db
+        .selectFrom('cdn_credentials as c')
+        .leftJoin('zone_index_state as s', 's.workspace_id', 'c.workspace_id')
+        .leftJoin('zone_index as z', (join) =>
+          join.onRef('z.workspace_id', '=', 'c.workspace_id').on(`z.${column}`, '=', value),
+        )
+        .select([
+          sql<string | null>`cast(null as text)`.as('account'),
+          'c.generation as key_generation',
+          sql<number | null>`${sql.ref('c.set_at')}`.as('key_set_at'),
+          ...STATE_COLUMNS,
+          ...ZONE_COLUMNS,
+        ])
+        .where('c.workspace_id', '=', workspaceId);
+    const ofOthers =
+      ids.length > 0 ? ofAccounts('name_key', key).unionAll(ofAccounts('zone_id', id)) : undefined;
+    const ofItself = accounts.includes(undefined)
+      ? ofDefault('name_key', key).unionAll(ofDefault('zone_id', id))
+      : undefined;
+    const query = ofItself && ofOthers ? ofItself.unionAll(ofOthers) : (ofItself ?? ofOthers);
+    if (!query) return [];
+    const rows = await query.execute();
+    const found = new Map<
+      string | undefined,
+      { view: IndexView; zones: Map<string, IndexedZone> }
+    >();
+    for (const row of rows) {
+      const account = row.account ?? undefined;
+      let entry = found.get(account);
+      if (!entry) {
+        const generation =
+          account !== undefined
+            ? row.key_generation
+            : generationOf({
+                workspace_id: workspaceId,
+                set_at: Number(row.key_set_at),
+                generation: row.key_generation,
+              });
+        // An account without a key: no view, as `view` has it.
+        if (generation === null) continue;
+        entry = { view: indexView(workspaceId, generation, row), zones: new Map() };
+        found.set(account, entry);
+      }
+      if (row.zone_id !== null && row.name !== null && row.status !== null)
+        entry.zones.set(row.zone_id, {
+          id: row.zone_id,
+          name: row.name,
+          status: row.status,
+          createdAt: row.zone_created_at ?? '',
+        });
+    }
+    return accounts.map((account) => {
+      const entry = found.get(account);
+      return { view: entry?.view, zones: entry ? [...entry.zones.values()] : [] };
+    });
   }
 
   /** Which of `ids` the index holds. */
@@ -584,6 +686,9 @@ const STATE_COLUMNS = [
   's.failed_at',
   's.error',
 ] as const;
+
+/** The zone columns `findAcross` reads (alias `z`): all null when an account holds no match. */
+const ZONE_COLUMNS = ['z.zone_id', 'z.name', 'z.status', 'z.zone_created_at'] as const;
 
 /** A column of STATE_COLUMNS without its table alias. */
 type Unaliased<C> = C extends `s.${infer K extends keyof ZoneIndexStateTable}` ? K : never;
