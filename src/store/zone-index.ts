@@ -142,86 +142,66 @@ export class ZoneIndexRepository {
     key: string,
   ): Promise<AccountMatches[]> {
     const ids = [...new Set(accounts.filter((account) => account !== undefined))];
-    // Point lookups only, as in `find`: by name (the `by_name` indexes) and by id (the primary
-    // keys), each joined to the account's key and index state, so that an account holding
-    // neither still gives its view (one row, no zone).
-    const ofAccounts = (column: 'name_key' | 'zone_id', value: string) =>
-      this.db
-        .selectFrom('cdn_accounts as a')
-        .leftJoin('account_zone_index_state as s', (join) =>
-          join.onRef('s.workspace_id', '=', 'a.workspace_id').onRef('s.account_id', '=', 'a.id'),
-        )
-        .leftJoin('account_zone_index as z', (join) =>
-          join
-            .onRef('z.workspace_id', '=', 'a.workspace_id')
-            .onRef('z.account_id', '=', 'a.id')
-            .on(`z.${column}`, '=', value),
-        )
-        .select([
-          'a.id as account',
-          'a.generation as key_generation',
-          sql<number | null>`cast(null as bigint)`.as('key_set_at'),
-          ...STATE_COLUMNS,
-          ...ZONE_COLUMNS,
-        ])
-        .where('a.workspace_id', '=', workspaceId)
-        .where('a.id', 'in', ids);
-    const ofDefault = (column: 'name_key' | 'zone_id', value: string) =>
-      this.db
-        .selectFrom('cdn_credentials as c')
-        .leftJoin('zone_index_state as s', 's.workspace_id', 'c.workspace_id')
-        .leftJoin('zone_index as z', (join) =>
-          join.onRef('z.workspace_id', '=', 'c.workspace_id').on(`z.${column}`, '=', value),
-        )
-        .select([
-          sql<string | null>`cast(null as text)`.as('account'),
-          'c.generation as key_generation',
-          sql<number | null>`${sql.ref('c.set_at')}`.as('key_set_at'),
-          ...STATE_COLUMNS,
-          ...ZONE_COLUMNS,
-        ])
-        .where('c.workspace_id', '=', workspaceId);
-    const ofOthers =
-      ids.length > 0 ? ofAccounts('name_key', key).unionAll(ofAccounts('zone_id', id)) : undefined;
-    const ofItself = accounts.includes(undefined)
-      ? ofDefault('name_key', key).unionAll(ofDefault('zone_id', id))
-      : undefined;
-    const query = ofItself && ofOthers ? ofItself.unionAll(ofOthers) : (ofItself ?? ofOthers);
-    if (!query) return [];
-    const rows = await query.execute();
-    const found = new Map<
-      string | undefined,
-      { view: IndexView; zones: Map<string, IndexedZone> }
-    >();
+    const withDefault = accounts.includes(undefined);
+    const inIds = sql.join(ids);
+    // One row per account's key (its index state beside it), then one per zone matching: point
+    // lookups only, as in `find` (by name on the `by_name` indexes, by id on the primary keys).
+    // Raw SQL: a lookup runs it on every command, and Kysely's builder would cost more than it.
+    const branches = [
+      ...(withDefault
+        ? [
+            sql`select cast(null as text) as account, c.generation as key_generation, c.set_at as key_set_at, ${STATE_SQL}, ${NO_ZONE_SQL} from cdn_credentials c left join zone_index_state s on s.workspace_id = c.workspace_id where c.workspace_id = ${workspaceId}`,
+          ]
+        : []),
+      ...(ids.length > 0
+        ? [
+            sql`select a.id as account, a.generation as key_generation, cast(null as bigint) as key_set_at, ${STATE_SQL}, ${NO_ZONE_SQL} from cdn_accounts a left join account_zone_index_state s on s.workspace_id = a.workspace_id and s.account_id = a.id where a.workspace_id = ${workspaceId} and a.id in (${inIds})`,
+          ]
+        : []),
+      ...(withDefault
+        ? [
+            sql`select cast(null as text), null, null, ${NO_STATE_SQL}, ${ZONE_SQL} from zone_index where workspace_id = ${workspaceId} and name_key = ${key}`,
+            sql`select cast(null as text), null, null, ${NO_STATE_SQL}, ${ZONE_SQL} from zone_index where workspace_id = ${workspaceId} and zone_id = ${id}`,
+          ]
+        : []),
+      ...(ids.length > 0
+        ? [
+            sql`select account_id, null, null, ${NO_STATE_SQL}, ${ZONE_SQL} from account_zone_index where workspace_id = ${workspaceId} and account_id in (${inIds}) and name_key = ${key}`,
+            sql`select account_id, null, null, ${NO_STATE_SQL}, ${ZONE_SQL} from account_zone_index where workspace_id = ${workspaceId} and account_id in (${inIds}) and zone_id = ${id}`,
+          ]
+        : []),
+    ];
+    if (branches.length === 0) return [];
+    const { rows } = await sql<AcrossRow>`${sql.join(branches, sql` union all `)}`.execute(this.db);
+    const found = new Map<string | undefined, AccountMatches>();
+    // The views, then the zones of each: an account without a key has no view, nor any zone.
     for (const row of rows) {
+      if (row.zone_id !== null) continue;
       const account = row.account ?? undefined;
-      let entry = found.get(account);
-      if (!entry) {
-        const generation =
-          account !== undefined
-            ? row.key_generation
-            : generationOf({
-                workspace_id: workspaceId,
-                set_at: Number(row.key_set_at),
-                generation: row.key_generation,
-              });
-        // An account without a key: no view, as `view` has it.
-        if (generation === null) continue;
-        entry = { view: indexView(workspaceId, generation, row), zones: new Map() };
-        found.set(account, entry);
-      }
-      if (row.zone_id !== null && row.name !== null && row.status !== null)
-        entry.zones.set(row.zone_id, {
+      const generation =
+        account !== undefined
+          ? row.key_generation
+          : generationOf({
+              workspace_id: workspaceId,
+              set_at: Number(row.key_set_at),
+              generation: row.key_generation,
+            });
+      if (generation !== null)
+        found.set(account, { view: indexView(workspaceId, generation, row), zones: [] });
+    }
+    for (const row of rows) {
+      if (row.zone_id === null || row.name === null || row.status === null) continue;
+      const zones = found.get(row.account ?? undefined)?.zones;
+      // A zone by its name and by its id is one zone.
+      if (zones && !zones.some((zone) => zone.id === row.zone_id))
+        zones.push({
           id: row.zone_id,
           name: row.name,
           status: row.status,
           createdAt: row.zone_created_at ?? '',
         });
     }
-    return accounts.map((account) => {
-      const entry = found.get(account);
-      return { view: entry?.view, zones: entry ? [...entry.zones.values()] : [] };
-    });
+    return accounts.map((account) => found.get(account) ?? { view: undefined, zones: [] });
   }
 
   /** Which of `ids` the index holds. */
@@ -687,8 +667,26 @@ const STATE_COLUMNS = [
   's.error',
 ] as const;
 
-/** The zone columns `findAcross` reads (alias `z`): all null when an account holds no match. */
-const ZONE_COLUMNS = ['z.zone_id', 'z.name', 'z.status', 'z.zone_created_at'] as const;
+/** `findAcross`'s columns: a key's view (its index state as `s`), or a zone matching. */
+const STATE_SQL = sql.raw(
+  's.generation, s.refreshed_at, s.cdn_total, s.zone_count, s.lease_owner, s.lease_until, s.failed_at, s.error',
+);
+const NO_STATE_SQL = sql.raw('null, null, null, null, null, null, null, null');
+const ZONE_SQL = sql.raw('zone_id, name, status, zone_created_at');
+const NO_ZONE_SQL = sql.raw(
+  'cast(null as text) as zone_id, cast(null as text) as name, cast(null as text) as status, cast(null as text) as zone_created_at',
+);
+
+/** A row of `findAcross`: a view (no zone) or a zone (no key nor state). */
+type AcrossRow = StateColumns & {
+  account: string | null;
+  key_generation: string | null;
+  key_set_at: number | string | null;
+  zone_id: string | null;
+  name: string | null;
+  status: string | null;
+  zone_created_at: string | null;
+};
 
 /** A column of STATE_COLUMNS without its table alias. */
 type Unaliased<C> = C extends `s.${infer K extends keyof ZoneIndexStateTable}` ? K : never;
