@@ -77,8 +77,10 @@ export class AccountScopes {
       return named(await this.deps.zones.resolve(workspaceId, nameOrId, indexOf(first)), first);
     const key = zoneKey(nameOrId);
     const found: Zone[] = [];
-    for (const account of scope.accounts) {
-      const zones = await this.deps.index.find(workspaceId, nameOrId, indexOf(account));
+    // Every account's index in one read of the store (a name in ten accounts is one query, not ten).
+    const held = await this.deps.index.findIn(workspaceId, nameOrId, scope.accounts.map(indexOf));
+    for (const [at, account] of scope.accounts.entries()) {
+      const zones = held[at] ?? [];
       const live = zones.filter(
         (zone) =>
           zone.status !== 'deleted' && (zone.id === nameOrId.trim() || zoneKey(zone.name) === key),

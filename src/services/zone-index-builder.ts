@@ -222,10 +222,7 @@ export class ZoneIndexBuilder {
     for (let attempt = 0; attempt < 3; attempt++) {
       const view = await this.#repo(scope).view(workspaceOf(scope));
       if (!view) throw new AppError({ code: 'no_api_key' });
-      if (view.state?.refreshedAt != null) {
-        this.#refreshIfStale(scope, view);
-        return view;
-      }
+      if (this.ready(scope, view)) return view;
       const build = this.#run(scope, view.generation, 'foreground');
       if (until === undefined) await build;
       else if (
@@ -240,6 +237,17 @@ export class ZoneIndexBuilder {
     }
     // Each build ended with the key changed again: not worth a fourth.
     throw new Error('the CDN key kept changing while its zone index was built');
+  }
+
+  /**
+   * Whether the index may be read as `view` (read by the caller) shows it: built for the current
+   * key, and then refreshed in the background if stale. False: no key, or not built yet (`usable`
+   * says which, or builds it).
+   */
+  ready(scope: string, view: IndexView | undefined): boolean {
+    if (view?.state?.refreshedAt == null) return false;
+    this.#refreshIfStale(scope, view);
+    return true;
   }
 
   #refreshIfStale(scope: string, view: IndexView): void {

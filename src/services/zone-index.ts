@@ -31,6 +31,40 @@ export class ZoneIndex {
   }
 
   /**
+   * `find` in the indexes of several accounts (each as `find` takes it), in one read of the store
+   * when all are built: the zones of each, in the order of `accountIds`. An index not built yet is
+   * built first and read again, and an account without a key is AppError no_api_key, as in `find`.
+   */
+  async findIn(
+    workspaceId: string,
+    nameOrId: string,
+    accountIds: Array<string | undefined>,
+  ): Promise<Zone[][]> {
+    const id = nameOrId.trim();
+    const key = zoneKey(nameOrId);
+    const found = await this.#store.zoneIndex.findAcross(workspaceId, accountIds, id, key);
+    const zones = found.map((matches) => matches.zones);
+    const unready = accountIds
+      .map((accountId, at) => ({ accountId, at }))
+      .filter(({ accountId, at }) => {
+        const scope = indexScope(workspaceId, accountId);
+        return !this.builder.ready(scope, found[at]?.view);
+      });
+    if (unready.length > 0) {
+      for (const { accountId } of unready)
+        await this.builder.usable(indexScope(workspaceId, accountId));
+      const again = await this.#store.zoneIndex.findAcross(
+        workspaceId,
+        unready.map(({ accountId }) => accountId),
+        id,
+        key,
+      );
+      for (const [i, { at }] of unready.entries()) zones[at] = again[i]?.zones ?? [];
+    }
+    return zones.map((matches, at) => tag(matches, accountIds[at]));
+  }
+
+  /**
    * The same after a targeted refresh: the pages past the end of the index (where the CDN puts
    * zones created since), or the whole list when the CDN's total says zones changed elsewhere.
    */

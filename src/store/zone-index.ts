@@ -2,8 +2,9 @@
 // Invariant: a workspace's rows and state belong to its current key generation. Setting or deleting
 // a key drops them in its own transaction (credentials.ts); every write here first locks the key's
 // row and checks its generation, so a refresh that started under an old key writes nothing.
-// Over 400 lines on purpose: its reads and its writes (build, probe, lease, drop) share that one
-// invariant and the row shapes, and are clearer side by side than split over files.
+// Over 400 lines on purpose: its reads (one account's index, or several at once) and its writes
+// (build, probe, lease, drop) share that one invariant and the row shapes, and are clearer side by
+// side than split over files.
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { Clock } from '../clock.js';
 import { zoneKey } from '../zone-names.js';
@@ -30,6 +31,13 @@ export interface ZoneIndexState {
   leaseUntil: number | null;
   failedAt: number | null;
   error: string | null;
+}
+
+/** One account's index as `findAcross` reads it: its view, and the zones matching. */
+export interface AccountMatches {
+  /** Undefined: the account has no key (as `view`). */
+  view: IndexView | undefined;
+  zones: IndexedZone[];
 }
 
 /** What a read needs to know: the key's generation, and the index state if it is for that key. */
@@ -120,6 +128,80 @@ export class ZoneIndexRepository {
       .execute();
     const zones = new Map(rows.map((row) => [row.zone_id, toZone(row)]));
     return [...zones.values()];
+  }
+
+  /**
+   * `find` in the indexes of several accounts at once, each with its view, in one statement: for
+   * each of `accounts` (undefined: `default`'s, in zone_index; else an account's id), in that
+   * order, its key's view (undefined: no key) and its zones whose id is `id` or name is `key`.
+   */
+  async findAcross(
+    workspaceId: string,
+    accounts: Array<string | undefined>,
+    id: string,
+    key: string,
+  ): Promise<AccountMatches[]> {
+    const ids = [...new Set(accounts.filter((account) => account !== undefined))];
+    const withDefault = accounts.includes(undefined);
+    const inIds = sql.join(ids);
+    // One row per account's key (its index state beside it), then one per zone matching: point
+    // lookups only, as in `find` (by name on the `by_name` indexes, by id on the primary keys).
+    // Raw SQL: a lookup runs it on every command, and Kysely's builder would cost more than it.
+    const branches = [
+      ...(withDefault
+        ? [
+            sql`select cast(null as text) as account, c.generation as key_generation, c.set_at as key_set_at, ${STATE_SQL}, ${NO_ZONE_SQL} from cdn_credentials c left join zone_index_state s on s.workspace_id = c.workspace_id where c.workspace_id = ${workspaceId}`,
+          ]
+        : []),
+      ...(ids.length > 0
+        ? [
+            sql`select a.id as account, a.generation as key_generation, cast(null as bigint) as key_set_at, ${STATE_SQL}, ${NO_ZONE_SQL} from cdn_accounts a left join account_zone_index_state s on s.workspace_id = a.workspace_id and s.account_id = a.id where a.workspace_id = ${workspaceId} and a.id in (${inIds})`,
+          ]
+        : []),
+      ...(withDefault
+        ? [
+            sql`select cast(null as text), null, null, ${NO_STATE_SQL}, ${ZONE_SQL} from zone_index where workspace_id = ${workspaceId} and name_key = ${key}`,
+            sql`select cast(null as text), null, null, ${NO_STATE_SQL}, ${ZONE_SQL} from zone_index where workspace_id = ${workspaceId} and zone_id = ${id}`,
+          ]
+        : []),
+      ...(ids.length > 0
+        ? [
+            sql`select account_id, null, null, ${NO_STATE_SQL}, ${ZONE_SQL} from account_zone_index where workspace_id = ${workspaceId} and account_id in (${inIds}) and name_key = ${key}`,
+            sql`select account_id, null, null, ${NO_STATE_SQL}, ${ZONE_SQL} from account_zone_index where workspace_id = ${workspaceId} and account_id in (${inIds}) and zone_id = ${id}`,
+          ]
+        : []),
+    ];
+    if (branches.length === 0) return [];
+    const { rows } = await sql<AcrossRow>`${sql.join(branches, sql` union all `)}`.execute(this.db);
+    const found = new Map<string | undefined, AccountMatches>();
+    // The views, then the zones of each: an account without a key has no view, nor any zone.
+    for (const row of rows) {
+      if (row.zone_id !== null) continue;
+      const account = row.account ?? undefined;
+      const generation =
+        account !== undefined
+          ? row.key_generation
+          : generationOf({
+              workspace_id: workspaceId,
+              set_at: Number(row.key_set_at),
+              generation: row.key_generation,
+            });
+      if (generation !== null)
+        found.set(account, { view: indexView(workspaceId, generation, row), zones: [] });
+    }
+    for (const row of rows) {
+      if (row.zone_id === null || row.name === null || row.status === null) continue;
+      const zones = found.get(row.account ?? undefined)?.zones;
+      // A zone by its name and by its id is one zone.
+      if (zones && !zones.some((zone) => zone.id === row.zone_id))
+        zones.push({
+          id: row.zone_id,
+          name: row.name,
+          status: row.status,
+          createdAt: row.zone_created_at ?? '',
+        });
+    }
+    return accounts.map((account) => found.get(account) ?? { view: undefined, zones: [] });
   }
 
   /** Which of `ids` the index holds. */
@@ -584,6 +666,27 @@ const STATE_COLUMNS = [
   's.failed_at',
   's.error',
 ] as const;
+
+/** `findAcross`'s columns: a key's view (its index state as `s`), or a zone matching. */
+const STATE_SQL = sql.raw(
+  's.generation, s.refreshed_at, s.cdn_total, s.zone_count, s.lease_owner, s.lease_until, s.failed_at, s.error',
+);
+const NO_STATE_SQL = sql.raw('null, null, null, null, null, null, null, null');
+const ZONE_SQL = sql.raw('zone_id, name, status, zone_created_at');
+const NO_ZONE_SQL = sql.raw(
+  'cast(null as text) as zone_id, cast(null as text) as name, cast(null as text) as status, cast(null as text) as zone_created_at',
+);
+
+/** A row of `findAcross`: a view (no zone) or a zone (no key nor state). */
+type AcrossRow = StateColumns & {
+  account: string | null;
+  key_generation: string | null;
+  key_set_at: number | string | null;
+  zone_id: string | null;
+  name: string | null;
+  status: string | null;
+  zone_created_at: string | null;
+};
 
 /** A column of STATE_COLUMNS without its table alias. */
 type Unaliased<C> = C extends `s.${infer K extends keyof ZoneIndexStateTable}` ? K : never;

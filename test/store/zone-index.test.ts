@@ -55,6 +55,73 @@ for (const { backend, skip } of BACKENDS) {
       expect((await store.zoneIndex.liveNames('T1')).sort()).not.toContain('old.example.com');
     });
 
+    it("finds a name or id in several accounts' indexes at once, each with its view", async () => {
+      const { store, generation } = await built();
+      const by = { userId: 'U1', validated: true };
+      const staging = await store.accounts.create('T1', { name: 'staging', apiKey: 'k2', by });
+      const prod = await store.accounts.create('T1', { name: 'prod', apiKey: 'k3', by });
+      const keyless = await store.accounts.create('T1', { name: 'keyless', by });
+      const stagingIndex = store.zoneIndex.forAccount(staging.id);
+      const stagingView = await stagingIndex.view('T1');
+      // Staging holds example.com too (live, and a deleted one of that name), and a zone whose
+      // id is default's z3; prod's index is not built; another workspace's rows are not read.
+      const held = [
+        zone('s1', 'Example.COM'),
+        zone('s2', 'example.com', 'deleted'),
+        zone('z3', 'other.test'),
+      ];
+      await stagingIndex.replace('T1', stagingView?.generation ?? '', held, 3);
+      const prodView = await store.zoneIndex.forAccount(prod.id).view('T1');
+      await store.zoneIndex.forAccount(prod.id).claim('T1', prodView?.generation ?? '', 'p', 1);
+      await store.credentials.set('T2', 'key-two', by);
+      const t2 = await store.zoneIndex.view('T2');
+      await store.zoneIndex.replace('T2', t2?.generation ?? '', [zone('o1', 'example.com')], 1);
+
+      const asked = [staging.id, undefined, prod.id, keyless.id, 'no-such-account'];
+      const found = await store.zoneIndex.findAcross('T1', asked, 'example.com', 'example.com');
+      expect(found.map((matches) => matches.zones.map((z) => z.id).sort())).toEqual([
+        ['s1', 's2'],
+        ['z1'],
+        [],
+        [],
+        [],
+      ]);
+      expect(found[0]?.view).toEqual(stagingView && (await stagingIndex.view('T1')));
+      expect(found[0]?.view?.state).toMatchObject({ zoneCount: 3, cdnTotal: 3 });
+      expect(found[1]?.view).toEqual(await store.zoneIndex.view('T1'));
+      expect(found[1]?.view?.generation).toBe(generation);
+      expect(found[2]?.view).toEqual({
+        generation: prodView?.generation,
+        state: expect.objectContaining({ refreshedAt: null, leaseOwner: 'p' }),
+      });
+      expect(found[3]?.view).toBeUndefined();
+      expect(found[4]?.view).toBeUndefined();
+      // Each account's matches are those its own index finds, by name or by id.
+      for (const [id, key] of [
+        ['z3', 'z3'],
+        ['x', 'static.example.com'],
+        ['s1', 's1'],
+      ] as const) {
+        const across = await store.zoneIndex.findAcross('T1', [undefined, staging.id], id, key);
+        expect(across.map((matches) => matches.zones)).toEqual([
+          await store.zoneIndex.find('T1', id, key),
+          await stagingIndex.find('T1', id, key),
+        ]);
+      }
+      // Only `default`, or only other accounts: the same answers.
+      expect((await store.zoneIndex.findAcross('T1', [undefined], 'z1', 'z1'))[0]?.zones).toEqual([
+        ZONES[0],
+      ]);
+      expect(
+        (await store.zoneIndex.findAcross('T1', [staging.id], 'x', 'example.com'))[0]?.zones,
+      ).toHaveLength(2);
+      expect(await store.zoneIndex.findAcross('T1', [], 'x', 'example.com')).toEqual([]);
+      // A workspace with no key of its own: no view of `default`.
+      expect(await store.zoneIndex.findAcross('T3', [undefined], 'x', 'example.com')).toEqual([
+        { view: undefined, zones: [] },
+      ]);
+    });
+
     it('searches live zones: the name, then prefixes, then labels, then anywhere', async () => {
       const { store } = await built();
       const names = async (needle: string, limit = 100) =>
