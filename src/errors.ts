@@ -84,6 +84,11 @@ export type Problem =
   | { code: 'account_unknown'; name: string; accounts: string[] }
   /** The channel is bound to `bound`; another account (`asked`) is never used from it. */
   | { code: 'account_bound'; bound: string; asked: string }
+  /**
+   * An account typed (`asked`) with no zone named, in a channel whose default zone is of another
+   * account: that zone is not used in its place.
+   */
+  | { code: 'channel_default_elsewhere'; zoneName: string; account: string; asked: string }
   /** Two accounts typed in one command. */
   | { code: 'account_conflict'; first: string; second: string }
   /** The zone name is in several accounts: the command is asked again with one of them. */

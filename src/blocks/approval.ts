@@ -8,11 +8,11 @@ import { type Message, message } from './message.js';
 import { clip, code, type Mrkdwn, md, mrkdwn, plain, quote, slackDate } from './text.js';
 
 /**
- * " in the CDN account `staging`" for a request made over the HTTP API (its requester records the
- * zone's account, issue 29); nothing otherwise.
+ * " in the CDN account `staging`" for a request whose zone's account was recorded (issue 29: asked
+ * in a workspace with several accounts, or over the HTTP API); nothing otherwise.
  */
-function inAccount(approval: Pick<Approval, 'api'>): Mrkdwn | '' {
-  const account = approval.api?.account;
+function inAccount(approval: Pick<Approval, 'api' | 'accountName'>): Mrkdwn | '' {
+  const account = approval.accountName ?? approval.api?.account;
   return account ? md` in the CDN account ${code(account)}` : '';
 }
 

@@ -152,6 +152,8 @@ function sentence(problem: Problem): Mrkdwn {
       )}.`;
     case 'account_bound':
       return md`This channel uses the CDN account ${code(problem.bound)}: ${code(problem.asked)} is not used here. Ask in a channel of that account, or without a channel account.`;
+    case 'channel_default_elsewhere':
+      return md`This channel's default zone *${zoneLabel(problem.zoneName)}* is in the CDN account ${code(problem.account)}, not ${code(problem.asked)}, so nothing was done. Name the zone (${code(`${problem.asked}/<zone>`)}), or leave the account out.`;
     case 'account_conflict':
       return md`Two CDN accounts named (${code(problem.first)} and ${code(problem.second)}): name one.`;
     case 'zone_ambiguous':

@@ -293,6 +293,9 @@ export function purgeFormModal(options: {
 
 export function purgeEverythingModal(options: { zone: Zone; metadata: string }): ModalView {
   const name = zoneLabel(options.zone.name);
+  // Whose zone, when it was found among CDN accounts (issue 29): two may hold the same name.
+  const { accountName } = options.zone;
+  const where = accountName ? md` in the CDN account ${code(accountName)}` : '';
   return {
     type: 'modal',
     callback_id: PURGE_IDS.everythingCallback,
@@ -304,7 +307,7 @@ export function purgeEverythingModal(options: { zone: Zone; metadata: string }):
       {
         type: 'section',
         text: mrkdwn(
-          md`:rotating_light: This empties the cache of *${name}* at every edge location. Until it refills, every request goes to the origin. A second person must approve it before it runs.`,
+          md`:rotating_light: This empties the cache of *${name}*${where} at every edge location. Until it refills, every request goes to the origin. A second person must approve it before it runs.`,
         ),
       },
       {

@@ -492,9 +492,11 @@ export class ApiPurgeService {
   async #boundChannel(purge: ApiPurge): Promise<string | undefined> {
     const { workspaceId } = purge;
     const bindings = this.deps.store.channelBindings;
+    // `default`'s key generation: none when it has no key (its bindings are then stale, but those
+    // of the workspace's other accounts are read with their own). Only the zone's bindings are
+    // read, however many channels have a default.
     const generation = await bindings.keyGeneration(workspaceId);
-    if (generation === undefined) return undefined;
-    const list = await bindings.list(workspaceId, generation);
+    const list = await bindings.forZone(workspaceId, generation, purge.zoneId);
     // A binding or a purge that names no account is `default`'s.
     const defaultId = await this.deps.accounts.idOf(workspaceId, {});
     const account = purge.accountId ?? defaultId;

@@ -68,6 +68,21 @@ export class ApprovalService {
     await this.options.flood.take(caller.workspaceId, caller.userId);
   }
 
+  /**
+   * The name of the zone's account, for the request to say whose zone would be emptied: as the
+   * zone was found among accounts, else its account's when the workspace has several; none when
+   * there is only one (nothing to tell apart).
+   */
+  async #accountName(
+    workspaceId: string,
+    zone: Pick<Zone, 'accountName'>,
+    accountId: string | undefined,
+  ): Promise<string | undefined> {
+    if (zone.accountName) return zone.accountName;
+    const accounts = await this.options.store.accounts.list(workspaceId);
+    return accounts.length > 1 ? accounts.find((a) => a.id === accountId)?.name : undefined;
+  }
+
   /** The request, if it can still be decided; otherwise AppError saying what became of it. */
   async pending(workspaceId: string, id: string): Promise<Approval> {
     const approval = await this.options.store.approvals.get(id);
@@ -158,9 +173,11 @@ export class ApprovalService {
     // its own open request.
     const accountId =
       input.zone.accountId ?? (await this.options.store.accounts.defaultId(workspaceId));
+    const accountName = await this.#accountName(workspaceId, input.zone, accountId);
     const made = await this.options.store.approvals.create({
       workspaceId,
       ...(accountId ? { accountId } : {}),
+      ...(accountName ? { accountName } : {}),
       zoneId: input.zone.id,
       zoneName: input.zone.name,
       requesterId: input.requesterId,

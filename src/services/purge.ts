@@ -201,8 +201,31 @@ export class PurgeService {
     const zone =
       zoneName !== undefined
         ? await this.#zoneIn(caller, channelId, zoneName, account)
-        : await this.deps.channels.defaultZone(caller.workspaceId, channelId, 'purge');
+        : await this.#channelDefault(caller.workspaceId, channelId, account);
     await this.mayPurge(caller, channelId, zone.accountId);
+    return zone;
+  }
+
+  /**
+   * The channel's default zone, for a command that named no zone; with an account typed, only if
+   * the zone is that account's (AppError channel_default_elsewhere: never another account's zone
+   * in place of the one the person named).
+   */
+  async #channelDefault(
+    workspaceId: string,
+    channelId: string | undefined,
+    account: string | undefined,
+  ): Promise<Zone> {
+    const zone = await this.deps.channels.defaultZone(workspaceId, channelId, 'purge');
+    // A binding that names no account is `default`'s (src/services/channels.ts).
+    const own = zone.accountName ?? DEFAULT_ACCOUNT;
+    if (account !== undefined && own.toLowerCase() !== account.toLowerCase())
+      throw new AppError({
+        code: 'channel_default_elsewhere',
+        zoneName: zone.name,
+        account: own,
+        asked: account,
+      });
     return zone;
   }
 
@@ -251,18 +274,18 @@ export class PurgeService {
     args: Extract<PurgeArgs, { kind: 'items' }>,
     account: string | undefined,
   ): Promise<PurgePlan & { fromDefault?: true }> {
-    const { zones, channels } = this.deps;
+    const { zones } = this.deps;
     const { workspaceId } = caller;
     const needsDefault =
       args.zone === undefined && ((args.paths?.length ?? 0) > 0 || args.tags.length > 0);
     const scope = await this.deps.accounts?.scope(workspaceId, channelId, account);
     if (scope && byAccount(scope))
-      return this.#planIn(caller, channelId, args, scope, needsDefault);
+      return this.#planIn(caller, channelId, args, { scope, account }, needsDefault);
     const zone =
       args.zone !== undefined
         ? await zones.resolve(workspaceId, args.zone)
         : needsDefault
-          ? await channels.defaultZone(workspaceId, channelId, 'purge')
+          ? await this.#channelDefault(workspaceId, channelId, account)
           : undefined;
     const plan = planPurge(
       {
@@ -286,7 +309,7 @@ export class PurgeService {
     caller: Caller,
     channelId: string | undefined,
     args: Extract<PurgeArgs, { kind: 'items' }>,
-    scope: AccountScope,
+    { scope, account }: { scope: AccountScope; account: string | undefined },
     needsDefault: boolean,
   ): Promise<PurgePlan & { fromDefault?: true }> {
     const accounts = this.deps.accounts as AccountScopes;
@@ -295,7 +318,7 @@ export class PurgeService {
       args.zone !== undefined
         ? await accounts.resolve(workspaceId, scope, args.zone)
         : needsDefault
-          ? await this.deps.channels.defaultZone(workspaceId, channelId, 'purge')
+          ? await this.#channelDefault(workspaceId, channelId, account)
           : undefined;
     // A zone named: the URLs are its account's to serve; none named: any account's.
     const all = (await accounts.all(workspaceId, scope)).filter(

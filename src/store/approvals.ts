@@ -41,6 +41,11 @@ export interface Approval {
   updatedAt: number;
   /** The zone's CDN account (issue 29); absent: none recorded (older rows: `default`). */
   accountId?: string;
+  /**
+   * That account's name when asked, for its messages (0028); absent: one account in play, or a
+   * request made before.
+   */
+  accountName?: string;
   /** Set when it was asked for over the HTTP API: then `requesterId` is `token:<name>`. */
   api?: ApiRequester;
 }
@@ -55,6 +60,7 @@ export type NewApproval = Pick<
   | 'channelId'
   | 'api'
   | 'accountId'
+  | 'accountName'
 > & { ttlMs: number };
 
 /** The ways out of `pending` a person can take; `expired` is the clock's. */
@@ -94,6 +100,7 @@ export class ApprovalRepository {
       created_at: now,
       updated_at: now,
       api_requester: input.api ? JSON.stringify(input.api) : null,
+      account_name: input.accountName ?? null,
     };
     await this.#expireZone(input, now);
     const inserted = await this.db
@@ -257,6 +264,7 @@ function toApproval(row: Selectable<ApprovalsTable>): Approval {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     ...(row.account_id === null ? {} : { accountId: row.account_id }),
+    ...(row.account_name === null ? {} : { accountName: row.account_name }),
     ...(row.api_requester ? { api: apiRequesterOf(row.api_requester) } : {}),
   };
 }

@@ -188,7 +188,33 @@ export class ChannelBindingRepository {
    * generation `generation`, and those of another account under that account's generation now.
    */
   async list(workspaceId: string, generation: string, limit = 50): Promise<ChannelBinding[]> {
-    const rows = await this.db
+    const rows = await this.#current(workspaceId, generation)
+      .orderBy('b.channel_id')
+      .limit(limit)
+      .execute();
+    return rows.map(toBinding);
+  }
+
+  /**
+   * The current bindings whose default zone is `zoneId` (of any account), by channel id, as
+   * `list` reads them; `generation` undefined: `default` has no key, so none of its is current.
+   */
+  async forZone(
+    workspaceId: string,
+    generation: string | undefined,
+    zoneId: string,
+    limit = 50,
+  ): Promise<ChannelBinding[]> {
+    const rows = await this.#current(workspaceId, generation)
+      .where('b.zone_id', '=', zoneId)
+      .orderBy('b.channel_id')
+      .limit(limit)
+      .execute();
+    return rows.map(toBinding);
+  }
+
+  #current(workspaceId: string, generation: string | undefined) {
+    return this.db
       .selectFrom('channel_bindings as b')
       .leftJoin('cdn_accounts as a', (join) =>
         join.onRef('a.id', '=', 'b.account_id').onRef('a.workspace_id', '=', 'b.workspace_id'),
@@ -197,21 +223,21 @@ export class ChannelBindingRepository {
       .where('b.workspace_id', '=', workspaceId)
       .where((eb) =>
         eb.or([
-          eb.and([
-            eb.or([eb('a.id', 'is', null), eb('a.name_key', '=', DEFAULT_ACCOUNT)]),
-            eb('b.generation', '=', generation),
-          ]),
+          ...(generation === undefined
+            ? []
+            : [
+                eb.and([
+                  eb.or([eb('a.id', 'is', null), eb('a.name_key', '=', DEFAULT_ACCOUNT)]),
+                  eb('b.generation', '=', generation),
+                ]),
+              ]),
           eb.and([
             eb('a.name_key', '<>', DEFAULT_ACCOUNT),
             eb('a.api_key', 'is not', null),
             eb('b.generation', '=', eb.ref('a.generation')),
           ]),
         ]),
-      )
-      .orderBy('b.channel_id')
-      .limit(limit)
-      .execute();
-    return rows.map(toBinding);
+      );
   }
 
   /** The channels purges may be run from, sorted; empty: any channel. */

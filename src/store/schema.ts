@@ -137,6 +137,8 @@ export interface ApprovalsTable {
   account_id: string | null;
   /** JSON ApiRequester: asked for over the HTTP API (0024); null: asked in Slack. */
   api_requester: string | null;
+  /** The name of the account of account_id when asked (0028), for its messages; null: not said. */
+  account_name: string | null;
 }
 
 export interface SchedulesTable {

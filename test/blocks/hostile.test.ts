@@ -173,6 +173,12 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   zone_not_found: { code: 'zone_not_found', query: H, suggestions: [H, H] },
   account_unknown: { code: 'account_unknown', name: H, accounts: [H, H] },
   account_bound: { code: 'account_bound', bound: H, asked: H },
+  channel_default_elsewhere: {
+    code: 'channel_default_elsewhere',
+    zoneName: H,
+    account: H,
+    asked: H,
+  },
   account_conflict: { code: 'account_conflict', first: H, second: H },
   zone_ambiguous: { code: 'zone_ambiguous', zoneName: H, accounts: [H, H] },
   account_unsupported: { code: 'account_unsupported', command: 'watch', account: H },

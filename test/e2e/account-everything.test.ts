@@ -1,6 +1,6 @@
 // `/cdn purge <zone> everything` where the zone name is in two CDN accounts (issue 29), over the
 // signed HTTP receiver: the requester picks the account, confirms in the form, and a second person
-// approves the purge of that account's zone only.
+// approves the purge of that account's zone only, every step naming the account.
 import { describe, expect, it } from 'vitest';
 import { PURGE_IDS } from '../../src/blocks/ids.js';
 import { ask, buttonFor, purges, twoAccounts } from './account-flows.js';
@@ -19,6 +19,8 @@ describe('/cdn purge everything with a zone name in two CDN accounts', () => {
       const calls = await h.slack.waitForCalls((c) => c.method === 'views.open', opens + 1);
       const viewId = viewIdOf(calls[opens]);
       expect(textOf(calls[opens]?.args.view)).toContain('Purge everything?');
+      // The confirmation, the request and the approver's modal say whose zone it is.
+      expect(textOf(calls[opens]?.args.view)).toContain('in the CDN account `staging`');
       const values = {
         [PURGE_IDS.confirmBlock]: {
           [PURGE_IDS.confirmInput]: { type: 'plain_text_input', value: 'shop.example.org' },
@@ -32,11 +34,18 @@ describe('/cdn purge everything with a zone name in two CDN accounts', () => {
         (m) => m.via === 'api' && (m.text?.includes('Approval needed') ?? false),
       );
       if (!request) throw new Error('no request');
+      expect(textOf(request.blocks)).toContain(
+        'asked to purge everything on *shop.example.org* in the CDN account `staging`',
+      );
       const account = await h.store.accounts.byName(h.workspaceId, 'staging');
       const pending = await h.store.db.selectFrom('approvals').select('account_id').execute();
       expect(pending).toEqual([{ account_id: account?.id }]);
 
+      const approves = h.slack.callsTo('views.open').length;
       const approve = await openApprove(h, request, ADMIN);
+      expect(textOf(h.slack.callsTo('views.open')[approves]?.args.view)).toContain(
+        'in the CDN account `staging`',
+      );
       await h.submit(approve, {}, { user: ADMIN });
       await h.slack.waitForMessages(
         (m) => m === request && (m.text?.includes('was purged') ?? false),

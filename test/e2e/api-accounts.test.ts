@@ -1,11 +1,12 @@
 // The purge API with two CDN accounts (issue 29 met issue 30), over real HTTP: two sandboxes hold
 // the same zone names (and ids); a zone named alone is looked for in the accounts the token may
-// use, `account` narrows it to one, and each purge reaches its own account's sandbox only.
+// use, `account` narrows it to one, and each purge reaches its own account's sandbox only. A token
+// with no channel announces in the zone's channel, found in any account and among many channels.
 import { describe, expect, it } from 'vitest';
 import { APPROVAL_IDS } from '../../src/blocks/ids.js';
 import { startSandbox } from '../../src/dev/sandbox/server.js';
 import { openApprove } from './flows.js';
-import { ADMIN, CHANNEL, type Harness, startHarness, textOf } from './harness.js';
+import { ADMIN, CDN_KEY, CHANNEL, type Harness, startHarness, textOf } from './harness.js';
 
 const PROBLEM = 'application/problem+json';
 const purges = <R extends { path: string }>(requests: R[]) =>
@@ -265,5 +266,82 @@ describe('the purge API with two CDN accounts holding the same zone name', () =>
     expect(purges(h.sandbox.requests)).toHaveLength(0);
     expect(await h.store.db.selectFrom('api_purges').selectAll().execute()).toHaveLength(1);
     await staging.close();
+  });
+});
+
+describe('the purge API announcing in the channel that has the zone as its default', () => {
+  it('finds it in a workspace whose one CDN account is not `default`, for URLs and everything', async () => {
+    const h = await startHarness();
+    // No `/cdn login`: no `default`, its key or its key generation; `prod` only.
+    await h.store.accounts.create(h.workspaceId, {
+      name: 'prod',
+      baseUrl: h.sandbox.baseUrl,
+      apiKey: CDN_KEY,
+      by: { userId: 'U0', validated: true },
+    });
+    const before = h.slack.messages.length;
+    await h.command('use prod/example.com');
+    await h.slack.waitForMessages((m) => m.via === 'response_url', 1);
+    expect(h.slack.messages[before]?.text).toContain('default zone');
+    // A token with no channel of its own: its purges go where the zone is the default.
+    const made = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
+      name: 'deploy',
+      zones: null,
+      accountId: null,
+      kinds: ['urls_tags', 'everything'],
+      channelId: null,
+    });
+    const urls = await accepted(
+      await post(h, made.secret, { zone: 'example.com', urls: ['https://example.com/a.css'] }),
+    );
+    expect(await final(h, made.secret, urls)).toMatchObject({
+      status: 'succeeded',
+      account: 'prod',
+    });
+    await h.deps.runner.settled();
+    const announced = h.slack.messages.filter((m) => m.channel === CHANNEL && m.via === 'api');
+    expect(announced.map((m) => m.text)).toEqual(['Purged 1 item on example.com']);
+
+    const response = await post(h, made.secret, { zone: 'example.com', everything: true });
+    expect(response.status, await response.clone().text()).toBe(202);
+    const [request] = await h.slack.waitForMessages(
+      (m) => m.channel === CHANNEL && JSON.stringify(m.blocks ?? []).includes(APPROVAL_IDS.approve),
+    );
+    expect(textOf(request?.blocks)).toContain('in the CDN account `prod`');
+  });
+
+  it('finds the zone’s channel among more than 50 channels with a default zone', async () => {
+    const h = await startHarness();
+    await h.login();
+    const generation = await h.store.channelBindings.keyGeneration(h.workspaceId);
+    const example = h.sandbox.state.byName('example.com');
+    if (!generation || !example) throw new Error('no key or zone');
+    // 60 channels sorted before CHANNEL have another zone as their default.
+    for (let i = 0; i < 60; i++)
+      await h.store.channelBindings.set(
+        h.workspaceId,
+        `CA${String(i).padStart(3, '0')}`,
+        example,
+        generation,
+        ADMIN,
+      );
+    await h.command('use shop.example.org');
+    await h.slack.waitForMessages((m) => m.via === 'response_url', 1);
+    const made = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
+      name: 'deploy',
+      zones: null,
+      accountId: null,
+      kinds: ['urls_tags'],
+      channelId: null,
+    });
+    const id = await accepted(
+      await post(h, made.secret, { zone: 'shop.example.org', tags: ['release'] }),
+    );
+    expect(await final(h, made.secret, id)).toMatchObject({ status: 'succeeded' });
+    await h.deps.runner.settled();
+    const announced = h.slack.messages.filter((m) => m.via === 'api');
+    expect(announced.map((m) => [m.channel, m.text])).toEqual([
+      [CHANNEL, 'Purged 1 item on shop.example.org'],
+    ]);
   });
 });

@@ -56,6 +56,7 @@ for (const { backend, skip } of BACKENDS) {
         '0025_approvals_per_account',
         '0026_account_watches_reports',
         '0027_api_purge_account',
+        '0028_approval_account_name',
       ]);
       const again = await openStore({ database, keyring: new Keyring([testKey('k1', 1)]) });
       await again.close();

@@ -27,6 +27,7 @@ import * as m0024 from './0024_approval_api_requester.js';
 import * as m0025 from './0025_approvals_per_account.js';
 import * as m0026 from './0026_account_watches_reports.js';
 import * as m0027 from './0027_api_purge_account.js';
+import * as m0028 from './0028_approval_account_name.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then, not today's types.
 export type MigrationUp = (db: Kysely<any>, dialect: SqlDialect) => Promise<void>;
@@ -57,4 +58,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, up: MigrationUp]>
   ['0025_approvals_per_account', m0025.up],
   ['0026_account_watches_reports', m0026.up],
   ['0027_api_purge_account', m0027.up],
+  ['0028_approval_account_name', m0028.up],
 ];
