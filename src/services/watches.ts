@@ -1,7 +1,6 @@
 // Watching zones from a channel: /cdn watch, /cdn watch list (and its Unmute buttons),
 // /cdn unwatch, the App Home's list, 'Tell this channel when it goes live', and an alert's buttons
 // (snooze, mute, rate limiting on) and its muted notice's Unmute.
-import type { Zone } from '../cdn/schemas.js';
 import type { Clock } from '../clock.js';
 import type { WatchSettings } from '../config.js';
 import { AppError } from '../errors.js';
@@ -17,6 +16,7 @@ import type { AccountScopes } from './account-scope.js';
 import type { RateLimitService } from './ratelimit.js';
 import { firstRunAt } from './watch-evaluation.js';
 import { parseThreshold } from './watch-rules.js';
+import { auditZoneChange, newZoneWork, visibleZoneWork, zoneForChannel } from './zone-work.js';
 import type { ZoneService } from './zones.js';
 
 export const SNOOZE_MS = 3_600_000;
@@ -83,7 +83,7 @@ export class WatchService {
         throw new AppError({ code: 'invalid_threshold', text, reason: rule.error });
       rules.push(rule.text);
     }
-    const zone = await this.#zone(caller.workspaceId, input);
+    const zone = await zoneForChannel(this.deps, caller.workspaceId, input);
     const existing = await this.deps.watches.find(
       caller.workspaceId,
       zone.id,
@@ -102,15 +102,7 @@ export class WatchService {
         count: merged.length,
       });
     const { watch, created } = await this.deps.watches.upsert(
-      {
-        workspaceId: caller.workspaceId,
-        zoneId: zone.id,
-        zoneName: zone.name,
-        ...(zone.accountId === undefined ? {} : { accountId: zone.accountId }),
-        channelId: input.channelId,
-        createdBy: caller.userId,
-        rules: merged,
-      },
+      { ...newZoneWork(caller, zone, input.channelId), rules: merged },
       {
         status: zone.status,
         firstRunAt: firstRunAt(
@@ -132,20 +124,20 @@ export class WatchService {
    * the workspace has a CDN key (without one, no watch runs until one is set).
    */
   async list(caller: Caller): Promise<WatchListing> {
-    await this.deps.access.requireFullMember(caller, 'manage_watches');
-    await this.deps.access.requireOperator(caller, 'manage_watches');
-    const [all, key] = await Promise.all([
+    const {
+      shown: watches,
+      hidden,
+      keySet,
+    } = await visibleZoneWork(this.deps, caller, 'manage_watches', () =>
       this.deps.watches.listForWorkspace(caller.workspaceId),
-      this.deps.credentials.status(caller.workspaceId),
-    ]);
-    const { shown: watches, hidden } = await this.deps.access.visibleIn(caller, all);
+    );
     const muted = new Map<string, string[]>();
     for (const state of await this.deps.watchRules.ruleStates(watches.map((w) => w.id)))
       if (state.muted) muted.set(state.watchId, [...(muted.get(state.watchId) ?? []), state.rule]);
     return {
       watches: watches.map((watch) => ({ ...watch, muted: (muted.get(watch.id) ?? []).sort() })),
       hidden,
-      keySet: key !== undefined,
+      keySet,
     };
   }
 
@@ -155,7 +147,7 @@ export class WatchService {
     input: { zone: string; channelId: string; account?: string },
   ): Promise<Watch> {
     await this.deps.access.requireOperator(caller, 'manage_watches');
-    const zone = await this.#zone(caller.workspaceId, input);
+    const zone = await zoneForChannel(this.deps, caller.workspaceId, input);
     const watch = await this.deps.watches.find(
       caller.workspaceId,
       zone.id,
@@ -252,16 +244,6 @@ export class WatchService {
     return { alert };
   }
 
-  /** The zone named, in the account the channel or the words give (none: as before accounts). */
-  async #zone(
-    workspaceId: string,
-    input: { zone: string; channelId: string; account?: string },
-  ): Promise<Zone> {
-    const { accountScopes: accounts, zones } = this.deps;
-    if (!accounts) return zones.resolve(workspaceId, input.zone);
-    return accounts.zone(workspaceId, input.channelId, input.account, input.zone);
-  }
-
   async #alert(caller: Caller, alertId: string): Promise<WatchAlert> {
     await this.deps.access.requireOperator(caller, 'manage_watches');
     const alert = await this.deps.watchAlerts.alert(alertId);
@@ -276,14 +258,9 @@ export class WatchService {
     action: string,
     detail: Record<string, unknown>,
   ) {
-    await this.deps.audit.record({
-      workspaceId: caller.workspaceId,
-      actorId: caller.userId,
-      action,
-      zoneId: subject.zoneId,
-      zoneName: subject.zoneName,
-      outcome: 'ok',
-      detail: { channel: subject.channelId, ...detail },
+    await auditZoneChange(this.deps.audit, caller, subject, action, {
+      channel: subject.channelId,
+      ...detail,
     });
   }
 }
