@@ -4,21 +4,20 @@ import { accountPickedMessage } from '../../blocks/account-pick.js';
 import { purgeRefusedMessage } from '../../blocks/purge.js';
 import { purgeHoldMessage } from '../../blocks/purge-hold.js';
 import type { AppDeps } from '../../deps.js';
-import { buttonOrigin, replyTo } from '../commands/context.js';
-import { type ButtonArgs, callerOf } from '../context.js';
+import { buttonClick } from '../commands/context.js';
+import type { ButtonArgs } from '../context.js';
 
 export function accountPickButton(deps: AppDeps) {
-  return async ({ ack, action, body, respond, context }: ButtonArgs) => {
-    await ack();
-    const caller = callerOf(context);
-    const { id, account } = readPickValue(action.value ?? '');
-    const origin = buttonOrigin(body);
+  return async (args: ButtonArgs) => {
+    await args.ack();
+    const click = buttonClick(args, deps.clock.now());
+    const { id, account } = readPickValue(click.value);
     const outcome = await deps.accountPicks.choose(
-      caller,
-      origin.channelId,
+      click.caller,
+      click.channelId,
       id,
       account,
-      replyTo(origin, caller.userId, deps.clock.now()),
+      click.replyTo,
     );
     const answer =
       outcome.kind === 'started'
@@ -26,7 +25,7 @@ export function accountPickButton(deps: AppDeps) {
         : outcome.kind === 'held'
           ? purgeHoldMessage(outcome.held)
           : purgeRefusedMessage(outcome.plan);
-    await respond({ replace_original: true, ...answer });
+    await args.respond({ replace_original: true, ...answer });
   };
 }
 
