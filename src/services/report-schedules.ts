@@ -3,15 +3,17 @@
 import { safeTimeZone } from '../charts/format.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
-import type { AuditLogRepository } from '../store/audit-log.js';
-import type { CredentialRepository } from '../store/credentials.js';
 import type { Schedule, ScheduleRepository } from '../store/schedules.js';
 import type { WorkspaceRepository } from '../store/workspaces.js';
-import type { AccessService, Caller } from './access.js';
-import type { AccountScopes } from './account-scope.js';
+import type { Caller } from './access.js';
 import { nextOccurrence } from './report-times.js';
-import { auditZoneChange, newZoneWork, visibleZoneWork, zoneForChannel } from './zone-work.js';
-import type { ZoneService } from './zones.js';
+import {
+  auditZoneChange,
+  newZoneWork,
+  visibleZoneWork,
+  type ZoneWorkDeps,
+  zoneForChannel,
+} from './zone-work.js';
 
 export interface ReportListing {
   /** The reports of the conversations the caller is in. */
@@ -27,15 +29,9 @@ const MIN_PREFIX = 4;
 
 export class ReportScheduleService {
   constructor(
-    private readonly deps: {
+    private readonly deps: ZoneWorkDeps & {
       schedules: ScheduleRepository;
-      credentials: CredentialRepository;
       workspaces: WorkspaceRepository;
-      audit: AuditLogRepository;
-      access: AccessService;
-      zones: ZoneService;
-      /** Which CDN account a zone named is in (issue 29); without it, `default` only. */
-      accountScopes?: AccountScopes;
       clock: Clock;
     },
   ) {}

@@ -1,23 +1,26 @@
 // Watching zones from a channel: /cdn watch, /cdn watch list (and its Unmute buttons),
 // /cdn unwatch, the App Home's list, 'Tell this channel when it goes live', and an alert's buttons
 // (snooze, mute, rate limiting on) and its muted notice's Unmute.
+import type { Zone } from '../cdn/schemas.js';
 import type { Clock } from '../clock.js';
 import type { WatchSettings } from '../config.js';
 import { AppError } from '../errors.js';
 import type { JobRunner } from '../jobs/runner.js';
-import type { AuditLogRepository } from '../store/audit-log.js';
-import type { CredentialRepository } from '../store/credentials.js';
 import type { WatchAlert, WatchAlertRepository } from '../store/watch-alerts.js';
 import type { WatchRuleRepository } from '../store/watch-rule-states.js';
 import type { Watch, WatchRepository } from '../store/watches.js';
 import type { WorkspaceRepository } from '../store/workspaces.js';
-import type { AccessService, Caller } from './access.js';
-import type { AccountScopes } from './account-scope.js';
+import type { Caller } from './access.js';
 import type { RateLimitService } from './ratelimit.js';
 import { firstRunAt } from './watch-evaluation.js';
 import { parseThreshold } from './watch-rules.js';
-import { auditZoneChange, newZoneWork, visibleZoneWork, zoneForChannel } from './zone-work.js';
-import type { ZoneService } from './zones.js';
+import {
+  auditZoneChange,
+  newZoneWork,
+  visibleZoneWork,
+  type ZoneWorkDeps,
+  zoneForChannel,
+} from './zone-work.js';
 
 export const SNOOZE_MS = 3_600_000;
 /** Turning rate limiting on from an alert: a job keyed by the alert, run by the click. */
@@ -47,17 +50,11 @@ export interface WatchListing {
 
 export class WatchService {
   constructor(
-    private readonly deps: {
+    private readonly deps: ZoneWorkDeps & {
       watches: WatchRepository;
       watchRules: WatchRuleRepository;
       watchAlerts: WatchAlertRepository;
-      credentials: CredentialRepository;
       workspaces: WorkspaceRepository;
-      audit: AuditLogRepository;
-      access: AccessService;
-      zones: ZoneService;
-      /** Which CDN account a zone named is in (issue 29); without it, `default` only. */
-      accountScopes?: AccountScopes;
       ratelimit: RateLimitService;
       runner: JobRunner;
       followUps: AlertFollowUps;
@@ -83,13 +80,7 @@ export class WatchService {
         throw new AppError({ code: 'invalid_threshold', text, reason: rule.error });
       rules.push(rule.text);
     }
-    const zone = await zoneForChannel(this.deps, caller.workspaceId, input);
-    const existing = await this.deps.watches.find(
-      caller.workspaceId,
-      zone.id,
-      input.channelId,
-      zone.accountId,
-    );
+    const { zone, watch: existing } = await this.#channelWatch(caller, input);
     const merged = [...new Set([...(existing?.rules ?? []), ...rules])];
     const { limits } = await this.deps.workspaces.ensure(caller.workspaceId);
     // Only a watch given more rules is held to it: one stored before the limit was lowered can
@@ -147,13 +138,7 @@ export class WatchService {
     input: { zone: string; channelId: string; account?: string },
   ): Promise<Watch> {
     await this.deps.access.requireOperator(caller, 'manage_watches');
-    const zone = await zoneForChannel(this.deps, caller.workspaceId, input);
-    const watch = await this.deps.watches.find(
-      caller.workspaceId,
-      zone.id,
-      input.channelId,
-      zone.accountId,
-    );
+    const { zone, watch } = await this.#channelWatch(caller, input);
     if (!watch || !(await this.deps.watches.remove(watch)))
       throw new AppError({ code: 'not_watching', zoneName: zone.name });
     await this.#audit(caller, watch, 'watch.removed', {});
@@ -242,6 +227,22 @@ export class WatchService {
     }
     await this.deps.followUps.rateLimited(alert, caller.userId);
     return { alert };
+  }
+
+  /** The zone named (in the channel's account) and the channel's watch of it, if any. */
+  async #channelWatch(
+    caller: Caller,
+    input: { zone: string; channelId: string; account?: string },
+  ): Promise<{ zone: Zone; watch: Watch | undefined }> {
+    const zone = await zoneForChannel(this.deps, caller.workspaceId, input);
+    const { workspaceId } = caller;
+    const watch = await this.deps.watches.find(
+      workspaceId,
+      zone.id,
+      input.channelId,
+      zone.accountId,
+    );
+    return { zone, watch };
   }
 
   async #alert(caller: Caller, alertId: string): Promise<WatchAlert> {

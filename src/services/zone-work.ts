@@ -10,6 +10,16 @@ import type { AccessService, Caller } from './access.js';
 import type { AccountScopes } from './account-scope.js';
 import type { ZoneService } from './zones.js';
 
+/** What these functions read: the services of watches and reports are given them all. */
+export interface ZoneWorkDeps {
+  credentials: CredentialRepository;
+  audit: AuditLogRepository;
+  access: AccessService;
+  zones: ZoneService;
+  /** Which CDN account a zone named is in (issue 29); without it, `default` only. */
+  accountScopes?: AccountScopes;
+}
+
 /**
  * The zone named, in the account the channel or the words give (no scopes: as before accounts).
  * Commands and charts look a zone up so too (ratelimit.ts, analytics.ts).
