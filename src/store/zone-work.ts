@@ -2,7 +2,7 @@
 // where it posts, the zone and its CDN account; written and read the same way for both tables.
 import type { Kysely } from 'kysely';
 import { defaultAccountIdIn, otherAccountOf } from './account-model.js';
-import type { Database } from './schema.js';
+import type { Database, ZoneWorkColumns } from './schema.js';
 
 /** The shared part, as the app sees it: `accountId` absent for `default` (as a Zone has it). */
 export interface ZoneWork {
@@ -14,17 +14,6 @@ export interface ZoneWork {
   accountId?: string;
   channelId: string;
   createdBy: string;
-}
-
-/** The shared columns, as watches and schedules hold them. */
-export interface ZoneWorkColumns {
-  id: string;
-  workspace_id: string;
-  account_id: string | null;
-  zone_id: string;
-  zone_name: string;
-  channel_id: string;
-  created_by: string;
 }
 
 /**
