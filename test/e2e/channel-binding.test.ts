@@ -12,6 +12,7 @@ import {
   MEMBER,
   OTHER,
   startHarness,
+  startLoggedIn,
   textOf,
   viewIdOf,
 } from './harness.js';
@@ -119,8 +120,7 @@ describe('a channel default zone', () => {
   });
 
   it('reads `ratelimit on` and `analytics 7d` as a state and a range, never as zones', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startLoggedIn();
     const reply = await ask(h, 'analytics 7d day');
     expect(reply.text).toBe(
       "Name a zone (`/cdn analytics &lt;zone&gt;`), or make one this channel's default with `/cdn use &lt;zone&gt;`.",
@@ -131,8 +131,7 @@ describe('a channel default zone', () => {
   });
 
   it('is set by operators only, dropped when the key changes, and says when its zone is gone', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startLoggedIn();
     h.slack.addUsergroup('S0OPS', 'cdn-ops', [ADMIN]);
     await h.command('config operators @cdn-ops', { user: ADMIN });
     await h.slack.waitForMessages((m) => m.via === 'response_url');
@@ -181,8 +180,7 @@ describe('a channel default zone', () => {
   });
 
   it('preselects the default in the purge form, and purges everything of it after approval', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startLoggedIn();
     await ask(h, 'use example.com');
     await h.command('purge');
     const [form] = await h.slack.waitForCalls((c) => c.method === 'views.open');
@@ -276,8 +274,7 @@ describe('purges limited to chosen channels', () => {
   });
 
   it('is chosen with the channel picker of /cdn config, by admins only', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startLoggedIn();
     const payloads = new SlackPayloads(h.slack, h.workspaceId);
     const pick = async (message: Message, user: string, channels: string[]) => {
       const body = payloads.blockAction(message, CONFIG_IDS.purgeChannels, { user }) as {
@@ -312,8 +309,7 @@ describe('purges limited to chosen channels', () => {
   });
 
   it('explains the setting when the channels are not mentions', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startLoggedIn();
     const reply = await ask(h, 'config purge-channels ops', { user: ADMIN });
     expect(reply.text).toContain('Name the channels with # so Slack sends their ids');
     expect(await h.store.channelBindings.purgeChannels(h.workspaceId)).toEqual([]);
@@ -322,8 +318,7 @@ describe('purges limited to chosen channels', () => {
 
 describe('help and the App Home', () => {
   it('show channel defaults and where purges may be run', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startLoggedIn();
     const help = await ask(h, 'help');
     expect(textOf(help.blocks)).toContain('/cdn use <zone> | none');
     expect(textOf(help.blocks)).toContain('purge-channels #channel…|anywhere');

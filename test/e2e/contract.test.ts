@@ -13,7 +13,7 @@ import {
   type Harness,
   MEMBER,
   type SignedResult,
-  startHarness,
+  startLoggedIn,
   viewIdOf,
 } from './harness.js';
 
@@ -94,8 +94,7 @@ describe.each([
   { transport: 'Socket Mode', socket: true },
 ])('Slack-shaped payloads through $transport', ({ socket }) => {
   const start = async () => {
-    const h = await startHarness({ socket });
-    await h.login();
+    const h = await startLoggedIn({ socket });
     return { h, live: new SlackPayloads(h.slack, h.workspaceId) };
   };
   const interaction = (h: Harness, name: string, live: Json) =>

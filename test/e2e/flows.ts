@@ -14,6 +14,23 @@ export const everythingRequests = (h: Harness) =>
       (r.body as { purge_everything?: boolean }).purge_everything === true,
   );
 
+/**
+ * Runs `/cdn <text>` (as MEMBER in CHANNEL unless told); resolves with the answer it gets next
+ * by response_url (answers to earlier commands are not taken for it).
+ */
+export async function commandReply(
+  h: Harness,
+  text: string,
+  options?: Parameters<Harness['command']>[1],
+): Promise<Message> {
+  const byUrl = (m: Message) => m.via === 'response_url';
+  const before = h.slack.messages.filter(byUrl).length;
+  await h.command(text, options);
+  const reply = (await h.slack.waitForMessages(byUrl, before + 1))[before];
+  if (!reply) throw new Error(`no answer to /cdn ${text}`);
+  return reply;
+}
+
 /** Runs `/cdn <text>` (as MEMBER in CHANNEL unless told); resolves with the id of the modal it opens. */
 export async function openForm(
   h: Harness,

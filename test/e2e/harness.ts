@@ -333,6 +333,15 @@ export async function startHarness(
   };
 }
 
+/** A harness whose workspace has its CDN key set, as most tests begin (`login`). */
+export async function startLoggedIn(
+  options?: Parameters<typeof startHarness>[0],
+): Promise<Harness> {
+  const h = await startHarness(options);
+  await h.login();
+  return h;
+}
+
 /**
  * What Slack would POST to the request URL, delivered over Socket Mode instead: a form with a
  * `payload` is an interaction, another form a slash command, JSON an Events API callback (whose
