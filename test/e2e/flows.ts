@@ -31,15 +31,34 @@ export async function commandReply(
   return reply;
 }
 
+/** The next message shown only to `user` after `act`: its text ('' when it has none). */
+export async function answerTo(
+  h: Harness,
+  user: string,
+  act: () => Promise<unknown>,
+): Promise<string> {
+  const mine = (m: { ephemeralTo?: string }) => m.ephemeralTo === user;
+  const before = h.slack.messages.filter(mine).length;
+  await act();
+  const all = await h.slack.waitForMessages(mine, before + 1);
+  return all[before]?.text ?? '';
+}
+
+/** Runs `act` (a command, a click); resolves with the id of the modal it opens (the next one). */
+export async function modalOpenedBy(h: Harness, act: () => Promise<unknown>): Promise<string> {
+  const before = h.slack.callsTo('views.open').length;
+  await act();
+  const calls = await h.slack.waitForCalls((c) => c.method === 'views.open', before + 1);
+  return viewIdOf(calls[before]);
+}
+
 /** Runs `/cdn <text>` (as MEMBER in CHANNEL unless told); resolves with the id of the modal it opens. */
-export async function openForm(
+export function openForm(
   h: Harness,
   text: string,
   options?: Parameters<Harness['command']>[1],
 ): Promise<string> {
-  await h.command(text, options);
-  const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
-  return viewIdOf(opened);
+  return modalOpenedBy(h, () => h.command(text, options));
 }
 
 /** The purge form's values: `items` (URLs, one a line) on example.com. */
@@ -98,11 +117,8 @@ export function pendingApprovals(h: Harness) {
     .execute();
 }
 
-export async function openApprove(h: Harness, message: Message, user: string): Promise<string> {
-  const before = h.slack.callsTo('views.open').length;
-  await h.click(message, APPROVAL_IDS.approve, { user });
-  const calls = await h.slack.waitForCalls((c) => c.method === 'views.open', before + 1);
-  return viewIdOf(calls[before]);
+export function openApprove(h: Harness, message: Message, user: string): Promise<string> {
+  return modalOpenedBy(h, () => h.click(message, APPROVAL_IDS.approve, { user }));
 }
 
 /** One interval passes: the tick queues what is due, and the runner runs it all. */

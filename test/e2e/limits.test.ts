@@ -2,16 +2,8 @@
 // the limit, how many, and how to raise it; an admin raises it with /cdn config limits, a member
 // may not.
 import { describe, expect, it } from 'vitest';
-import { ADMIN, type Harness, MEMBER, startLoggedIn } from './harness.js';
-
-/** The next message shown only to `user` after `act`. */
-async function answerTo(h: Harness, user: string, act: () => Promise<unknown>): Promise<string> {
-  const mine = (m: { ephemeralTo?: string }) => m.ephemeralTo === user;
-  const before = h.slack.messages.filter(mine).length;
-  await act();
-  const all = await h.slack.waitForMessages(mine, before + 1);
-  return all[before]?.text ?? '';
-}
+import { answerTo } from './flows.js';
+import { ADMIN, MEMBER, startLoggedIn } from './harness.js';
 
 const elevenRules = Array.from({ length: 11 }, (_, i) => `requests>${i + 1}k/5m`).join(' ');
 

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { LOGOUT_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
-import { interval, watching } from './flows.js';
+import { commandReply, interval, watching } from './flows.js';
 import {
   ADMIN,
   CHANNEL,
@@ -17,17 +17,8 @@ import {
 
 const HOUR = 3_600_000;
 
-const replies = (h: Harness) => h.slack.messages.filter((m) => m.via === 'response_url');
-
-/** The answer to the next command: the response_url message after the `seen` first ones. */
-async function answer(h: Harness, text: string, user = MEMBER): Promise<Message> {
-  const seen = replies(h).length;
-  await h.command(text, { user });
-  const all = await h.slack.waitForMessages((m) => m.via === 'response_url', seen + 1);
-  const reply = all[seen];
-  if (!reply) throw new Error(`no answer to ${text}`);
-  return reply;
-}
+/** The answer to the next command. */
+const answer = (h: Harness, text: string, user = MEMBER) => commandReply(h, text, { user });
 
 /** Clicks a button of `message` and waits for the message to be replaced by what `expected` says. */
 async function choose(h: Harness, message: Message, actionId: string, expected: string) {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { LOGIN_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
 import type { RecordedRequest } from '../../src/dev/sandbox/server.js';
-import { commandReply } from './flows.js';
+import { commandReply, modalOpenedBy } from './flows.js';
 import {
   ADMIN,
   CDN_KEY,
@@ -13,7 +13,6 @@ import {
   startHarness,
   startLoggedIn,
   textOf,
-  viewIdOf,
 } from './harness.js';
 
 const OTHER_ACCOUNT_KEY = 'sk_e2e_other_account_9b7c';
@@ -23,11 +22,8 @@ const lists = (h: Harness) => h.sandbox.requests.filter(isList);
 
 /** Saves `key` as an admin would: /cdn login, the modal, submitted. */
 async function saveKey(h: Harness, key: string): Promise<void> {
-  const before = h.slack.callsTo('views.open').length;
-  await h.command('login', { user: ADMIN });
-  const calls = await h.slack.waitForCalls((c) => c.method === 'views.open', before + 1);
   const answer = await h.submit(
-    viewIdOf(calls[before]),
+    await modalOpenedBy(h, () => h.command('login', { user: ADMIN })),
     {
       [LOGIN_IDS.keyBlock]: { [LOGIN_IDS.keyInput]: { type: 'plain_text_input', value: key } },
       [LOGIN_IDS.baseUrlBlock]: {
