@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { commandReply } from './flows.js';
-import { CHANNEL, MEMBER, startHarness, startLoggedIn, textOf } from './harness.js';
+import { CHANNEL, MEMBER, startHarness, textOf } from './harness.js';
 
 const commandBody = (text: string) =>
   new URLSearchParams({
@@ -27,7 +27,7 @@ describe('the HTTP receiver', () => {
   });
 
   it('refuses a bad signature and a stale timestamp with 401, and runs nothing', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     const form = 'application/x-www-form-urlencoded';
     const forged = await h.post(commandBody('zones'), form, { secret: 'not-the-secret' });
     const stale = await h.post(commandBody('zones'), form, {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { commandReply } from './flows.js';
-import { startHarness, startLoggedIn } from './harness.js';
+import { startHarness } from './harness.js';
 
 describe('CDN failures reach the user as one clear message', () => {
   it('a key the CDN no longer accepts (401)', async () => {
@@ -14,7 +14,7 @@ describe('CDN failures reach the user as one clear message', () => {
   });
 
   it('a 5xx on a change, which is not retried', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     await h.command('zones'); // warms the zone list the rate-limit command resolves names from
     await h.slack.waitForMessages((m) => m.via === 'response_url');
     h.sandbox.inject({
@@ -38,7 +38,7 @@ describe('CDN failures reach the user as one clear message', () => {
   });
 
   it('a 5xx on a read, retried with backoff on the clock before giving up', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     h.sandbox.inject({ kind: 'status', status: 502, times: 4 });
     await h.command('zones');
     for (let retry = 0; retry < 3; retry++) {
@@ -53,7 +53,7 @@ describe('CDN failures reach the user as one clear message', () => {
   });
 
   it('a CDN out of reach: its host and why, not a refusal of the key', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     // The workspace's own base URL, on a host name that cannot resolve (RFC 6761's .invalid).
     await h.store.workspaces.update(h.workspaceId, {
       cdnBaseUrl: 'https://api.cdn-chatops.invalid/v1',

@@ -13,7 +13,6 @@ import {
   MEMBER,
   OTHER,
   startHarness,
-  startLoggedIn,
   textOf,
   viewIdOf,
 } from './harness.js';
@@ -107,7 +106,7 @@ describe('a channel default zone', () => {
   });
 
   it('reads `ratelimit on` and `analytics 7d` as a state and a range, never as zones', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     const reply = await commandReply(h, 'analytics 7d day');
     expect(reply.text).toBe(
       "Name a zone (`/cdn analytics &lt;zone&gt;`), or make one this channel's default with `/cdn use &lt;zone&gt;`.",
@@ -118,7 +117,7 @@ describe('a channel default zone', () => {
   });
 
   it('is set by operators only, dropped when the key changes, and says when its zone is gone', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     h.slack.addUsergroup('S0OPS', 'cdn-ops', [ADMIN]);
     await h.command('config operators @cdn-ops', { user: ADMIN });
     await h.slack.waitForMessages((m) => m.via === 'response_url');
@@ -169,7 +168,7 @@ describe('a channel default zone', () => {
   });
 
   it('preselects the default in the purge form, and purges everything of it after approval', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     await commandReply(h, 'use example.com');
     await h.command('purge');
     const [form] = await h.slack.waitForCalls((c) => c.method === 'views.open');
@@ -269,7 +268,7 @@ describe('purges limited to chosen channels', () => {
   });
 
   it('is chosen with the channel picker of /cdn config, by admins only', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     const payloads = new SlackPayloads(h.slack, h.workspaceId);
     const pick = async (message: Message, user: string, channels: string[]) => {
       const body = payloads.blockAction(message, CONFIG_IDS.purgeChannels, { user }) as {
@@ -304,7 +303,7 @@ describe('purges limited to chosen channels', () => {
   });
 
   it('explains the setting when the channels are not mentions', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     const reply = await commandReply(h, 'config purge-channels ops', { user: ADMIN });
     expect(reply.text).toContain('Name the channels with # so Slack sends their ids');
     expect(await h.store.channelBindings.purgeChannels(h.workspaceId)).toEqual([]);
@@ -313,7 +312,7 @@ describe('purges limited to chosen channels', () => {
 
 describe('help and the App Home', () => {
   it('show channel defaults and where purges may be run', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     const help = await commandReply(h, 'help');
     expect(textOf(help.blocks)).toContain('/cdn use <zone> | none');
     expect(textOf(help.blocks)).toContain('purge-channels #channel…|anywhere');

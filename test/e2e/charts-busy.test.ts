@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChartRenderer } from '../../src/charts/traffic-chart.js';
 import { AppError } from '../../src/errors.js';
-import { startLoggedIn, textOf } from './harness.js';
+import { startHarness, textOf } from './harness.js';
 
 /** A chart pool whose workers and queue are all taken. */
 const fullPool: ChartRenderer = {
@@ -12,7 +12,7 @@ const fullPool: ChartRenderer = {
 
 describe('/cdn analytics while every chart worker is busy', () => {
   it('answers at once that it is busy, instead of making the user wait without end', async () => {
-    const h = await startLoggedIn({ chartRenderer: fullPool });
+    const h = await startHarness({ login: true, chartRenderer: fullPool });
     await h.command('analytics example.com');
     const [answer] = await h.slack.waitForMessages((m) =>
       textOf(m).includes('I am drawing a lot of charts right now. Try again in a minute.'),

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { ADMIN, CHANNEL, type Harness, startLoggedIn } from './harness.js';
+import { ADMIN, CHANNEL, type Harness, startHarness } from './harness.js';
 
 const DOC = new URL('../../docs/ci.md', import.meta.url);
 
@@ -106,7 +106,7 @@ async function runScript(h: Harness, script: string, env: Record<string, string>
 }
 
 async function start(env: Record<string, string> = {}) {
-  const h = await startLoggedIn({ env });
+  const h = await startHarness({ login: true, env });
   return h;
 }
 

@@ -13,7 +13,7 @@ import {
   type Harness,
   MEMBER,
   type SignedResult,
-  startLoggedIn,
+  startHarness,
   viewIdOf,
 } from './harness.js';
 
@@ -94,7 +94,7 @@ describe.each([
   { transport: 'Socket Mode', socket: true },
 ])('Slack-shaped payloads through $transport', ({ socket }) => {
   const start = async () => {
-    const h = await startLoggedIn({ socket });
+    const h = await startHarness({ login: true, socket });
     return { h, live: new SlackPayloads(h.slack, h.workspaceId) };
   };
   const interaction = (h: Harness, name: string, live: Json) =>

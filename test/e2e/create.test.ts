@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CREATE_IDS } from '../../src/blocks/ids.js';
 import { commandReply } from './flows.js';
-import { ADMIN, EDGE, MEMBER, OTHER, startLoggedIn, textOf, viewIdOf } from './harness.js';
+import { ADMIN, EDGE, MEMBER, OTHER, startHarness, textOf, viewIdOf } from './harness.js';
 
 const formValues = (domain: string, plan = 'free') => ({
   [CREATE_IDS.domainBlock]: {
@@ -17,7 +17,7 @@ const formValues = (domain: string, plan = 'free') => ({
 
 describe('/cdn create', () => {
   it('onboards a domain and shows the CNAME record to set, in the channel', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     const reply = await commandReply(h, 'create Shop.Example.dev pro');
     expect(reply?.ephemeralTo).toBeUndefined();
     const text = textOf(reply?.blocks);
@@ -38,7 +38,7 @@ describe('/cdn create', () => {
   });
 
   it('always sends a plan, free unless one is named', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     await h.command('create new.example.dev');
     await h.slack.waitForMessages((m) => m.via === 'response_url');
     expect(h.sandbox.requests.find((r) => r.method === 'POST')?.body).toEqual({
@@ -52,7 +52,7 @@ describe('/cdn create', () => {
     ['shop..example.com', 'letters, digits or hyphens'],
     ['localhost', 'at least two labels'],
   ])('refuses %s before any API call', async (domain, reason) => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     const reply = await commandReply(h, `create ${domain}`);
     expect(reply?.ephemeralTo).toBe(MEMBER);
     expect(reply?.text).toContain('is not a domain I can onboard');
@@ -61,20 +61,20 @@ describe('/cdn create', () => {
   });
 
   it('refuses an unknown plan', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     const reply = await commandReply(h, 'create a.example.dev platinum');
     expect(reply?.text).toContain('`platinum` is not a plan');
     expect(h.sandbox.requests).toEqual([]);
   });
 
   it('reports a domain that is already a zone', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     const reply = await commandReply(h, 'create example.com');
     expect(reply?.text).toBe('The CDN refused: A zone named example.com already exists.');
   });
 
   it('onboards through the form, converting an IDN to punycode', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     await h.command('create');
     const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
     const viewId = viewIdOf(opened);
@@ -94,7 +94,7 @@ describe('/cdn create', () => {
   });
 
   it('is limited to the operators group when one is configured', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     h.slack.addUsergroup('S0OPS', 'cdn-ops', [ADMIN, OTHER]);
     const configured = await commandReply(h, 'config operators @cdn-ops', { user: ADMIN });
     expect(textOf(configured?.blocks)).toContain('Operators updated');

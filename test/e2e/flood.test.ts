@@ -1,14 +1,14 @@
 // Flood control end to end: a pasted loop of /cdn purge stops at the limit, with a clear answer,
 // and nothing more reaches the CDN.
 import { describe, expect, it } from 'vitest';
-import { OTHER, type startHarness, startLoggedIn } from './harness.js';
+import { OTHER, startHarness } from './harness.js';
 
 const purgeRequests = (h: Awaited<ReturnType<typeof startHarness>>) =>
   h.sandbox.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/purge'));
 
 describe('per-user flood control', () => {
   it('refuses the 11th purge within a minute, and lets others and later purges through', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     for (let i = 1; i <= 11; i++) {
       await h.command(`purge https://example.com/asset-${i}.css`);
       await h.slack.waitForMessages(
@@ -37,7 +37,7 @@ describe('per-user flood control', () => {
   });
 
   it('counts a malformed command as nothing', async () => {
-    const h = await startLoggedIn({ env: { CHANGE_RATE_LIMIT: '1' } });
+    const h = await startHarness({ login: true, env: { CHANGE_RATE_LIMIT: '1' } });
     await h.command('create not_a_domain');
     await h.slack.waitForMessages((m) => m.text?.includes('not a domain I can onboard') ?? false);
     await h.command('create shop.example.dev');

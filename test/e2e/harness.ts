@@ -136,6 +136,8 @@ export async function startHarness(
     socket?: boolean;
     /** The database (default SQLite); replicas share it. */
     backend?: Backend;
+    /** Set the workspace's CDN key before returning (`login`), as most tests begin. */
+    login?: boolean;
   } = {},
 ): Promise<Harness> {
   const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
@@ -246,7 +248,7 @@ export async function startHarness(
     form({ payload: JSON.stringify(payload) });
   const payloads = new SlackPayloads(slack, workspaceId);
 
-  return {
+  const harness: Harness = {
     get url() {
       return current.url;
     },
@@ -331,15 +333,8 @@ export async function startHarness(
       return post(last.body, last.contentType);
     },
   };
-}
-
-/** A harness whose workspace has its CDN key set, as most tests begin (`login`). */
-export async function startLoggedIn(
-  options?: Parameters<typeof startHarness>[0],
-): Promise<Harness> {
-  const h = await startHarness(options);
-  await h.login();
-  return h;
+  if (options.login) await harness.login();
+  return harness;
 }
 
 /**

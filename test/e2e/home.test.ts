@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HOME_IDS } from '../../src/blocks/ids.js';
-import { ADMIN, CDN_KEY, MEMBER, startHarness, startLoggedIn, textOf } from './harness.js';
+import { ADMIN, CDN_KEY, MEMBER, startHarness, textOf } from './harness.js';
 
 describe('App Home', () => {
   it('shows whether a key is set (by whom, never the key) and recent activity', async () => {
@@ -36,7 +36,7 @@ describe('App Home', () => {
   });
 
   it('lists zones in the DM and refuses the key form to a non-admin, in a modal', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     await h.event({ type: 'app_home_opened', user: MEMBER, channel: 'D1', tab: 'home' });
     await h.slack.waitForCalls((c) => c.method === 'views.publish');
     const homeId = h.slack.homes.get(MEMBER)?.id ?? '';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { APPROVAL_IDS, PURGE_IDS } from '../../src/blocks/ids.js';
 import type { FakeSlack } from '../../src/dev/fake-slack/server.js';
 import { INJECTED, mrkdwnOf } from '../helpers/mrkdwn.js';
-import { ADMIN, CHANNEL, type Harness, MEMBER, OTHER, startLoggedIn, viewIdOf } from './harness.js';
+import { ADMIN, CHANNEL, type Harness, MEMBER, OTHER, startHarness, viewIdOf } from './harness.js';
 
 function everythingShown(slack: FakeSlack): string[] {
   const texts: string[] = [];
@@ -40,7 +40,7 @@ const LINK = '<http://evil.example/x|https://example.com/x>';
 
 describe('hostile text never becomes a mention or a disguised link', () => {
   it('in the answers to every command', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     for (const hostile of [...RAW, ...ENTITIES, LINK]) {
       for (const command of [
         hostile,
@@ -71,7 +71,7 @@ describe('hostile text never becomes a mention or a disguised link', () => {
   });
 
   it('in a purge-everything reason, through the approval, denial note and audit log', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     const reason = 'Urgent <!channel> <@UEVIL> see <http://evil.example|the runbook>';
     for (const [decision, note] of [
       ['approve', undefined],
@@ -132,7 +132,7 @@ describe('hostile text never becomes a mention or a disguised link', () => {
   });
 
   it('in what the CDN says back', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     for (const body of [
       { error: { message: '<!channel> zone locked, see <http://evil.example|docs>' } },
       { message: '<@UEVIL> says no' },

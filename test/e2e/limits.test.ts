@@ -3,13 +3,13 @@
 // may not.
 import { describe, expect, it } from 'vitest';
 import { answerTo } from './flows.js';
-import { ADMIN, MEMBER, startLoggedIn } from './harness.js';
+import { ADMIN, MEMBER, startHarness } from './harness.js';
 
 const elevenRules = Array.from({ length: 11 }, (_, i) => `requests>${i + 1}k/5m`).join(' ');
 
 describe('/cdn config limits', () => {
   it('refuses an 11th rule in one line, and lets an admin (only) raise the limit', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     const watch = () =>
       answerTo(h, MEMBER, () => h.command(`watch example.com ${elevenRules}`, { user: MEMBER }));
     expect(await watch()).toBe(

@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LOGIN_IDS, LOGOUT_IDS } from '../../src/blocks/ids.js';
 import { commandReply } from './flows.js';
-import {
-  ADMIN,
-  CDN_KEY,
-  type Harness,
-  MEMBER,
-  startHarness,
-  startLoggedIn,
-  textOf,
-  viewIdOf,
-} from './harness.js';
+import { ADMIN, CDN_KEY, type Harness, MEMBER, startHarness, textOf, viewIdOf } from './harness.js';
 
 const keyValues = (key: string, baseUrl?: string) => ({
   [LOGIN_IDS.keyBlock]: { [LOGIN_IDS.keyInput]: { type: 'plain_text_input', value: key } },
@@ -104,7 +95,7 @@ describe('/cdn login', () => {
   });
 
   it('lets an admin remove the key once confirmed, and then says how to set one', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     const refused = await commandReply(h, 'logout', { user: MEMBER });
     await h.command('logout', { user: ADMIN });
     const [, asked] = await h.slack.waitForMessages((m) => m.via === 'response_url', 2);
@@ -165,7 +156,7 @@ describe('/cdn login with a base-URL override (SSRF)', () => {
   });
 
   it('refuses to use a stored plain-http override that is no longer allowed', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     // The sandbox itself, named differently from CDN_API_BASE_URL (which stays trusted).
     const override = h.sandbox.baseUrl.replace('127.0.0.1', 'localhost');
     await h.store.workspaces.update(h.workspaceId, { cdnBaseUrl: override });

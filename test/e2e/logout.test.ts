@@ -5,15 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { LOGOUT_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import { commandReply, interval, watching } from './flows.js';
-import {
-  ADMIN,
-  CHANNEL,
-  type Harness,
-  MEMBER,
-  startHarness,
-  startLoggedIn,
-  textOf,
-} from './harness.js';
+import { ADMIN, CHANNEL, type Harness, MEMBER, startHarness, textOf } from './harness.js';
 
 const HOUR = 3_600_000;
 
@@ -62,7 +54,7 @@ describe('/cdn logout', () => {
   });
 
   it('is for admins only, asked or confirmed', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     const refused = await answer(h, 'logout', MEMBER);
     expect(refused.text).toContain('Only workspace admins');
     const question = await answer(h, 'logout', ADMIN);

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseExposition, sumOf } from '../helpers/prometheus.js';
 import { openApprove, requestEverything } from './flows.js';
-import { ADMIN, CDN_KEY, CHANNEL, MEMBER, startHarness, startLoggedIn, textOf } from './harness.js';
+import { ADMIN, CDN_KEY, CHANNEL, MEMBER, startHarness, textOf } from './harness.js';
 
 const TOKEN = 'e2e-metrics-token-4b7f0c2a9e';
 
@@ -38,7 +38,7 @@ describe('GET /metrics on PORT with METRICS_TOKEN', () => {
   });
 
   it('counts a scripted session: command, purge, approval, report', async () => {
-    const h = await startLoggedIn({ env: { METRICS_TOKEN: TOKEN } });
+    const h = await startHarness({ login: true, env: { METRICS_TOKEN: TOKEN } });
     const before = parseExposition((await scrape(h.url)).body);
     expect(sumOf(before, 'cdn_chatops_commands_total')).toBe(0);
 

@@ -2,11 +2,11 @@
 // its five minutes): one run, one CDN call, and an empty 200 for each repeat.
 import { describe, expect, it } from 'vitest';
 import { everythingRequests, openApprove, pendingApprovals, requestEverything } from './flows.js';
-import { ADMIN, CHANNEL, startLoggedIn } from './harness.js';
+import { ADMIN, CHANNEL, startHarness } from './harness.js';
 
 describe('a delivery replayed three times', () => {
   it('a command runs once', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     const first = await h.command('purge example.com https://example.com/app.css');
     const repeats = [await h.replayLast(), await h.replayLast()];
     expect([first.status, ...repeats.map((r) => r.status)]).toEqual([200, 200, 200]);
@@ -18,7 +18,7 @@ describe('a delivery replayed three times', () => {
   });
 
   it('a modal submission runs once, and a corrected one still runs', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     // requestEverything submits twice with mistakes, then the right form: that last is replayed.
     await requestEverything(h);
     await h.replayLast();
@@ -31,7 +31,7 @@ describe('a delivery replayed three times', () => {
   });
 
   it('an approval click and the approval itself run once: one purge_everything', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     const message = await requestEverything(h);
     const viewId = await openApprove(h, message, ADMIN);
     await h.replayLast();

@@ -12,15 +12,7 @@ import {
   purgeFormValues,
   requestEverything,
 } from './flows.js';
-import {
-  ADMIN,
-  CHANNEL,
-  type Harness,
-  MEMBER,
-  startHarness,
-  startLoggedIn,
-  textOf,
-} from './harness.js';
+import { ADMIN, CHANNEL, type Harness, MEMBER, startHarness, textOf } from './harness.js';
 
 const TOOK_TOO_LONG = 'This took too long — run the command again.';
 /** A trigger is good for 3 s; the fake Slack's clock is the harness's. */
@@ -39,7 +31,7 @@ const purgeRequests = (h: Harness) => h.sandbox.requests.filter((r) => r.path.en
 
 describe('a trigger that expired before the modal opened', () => {
   it('says "this took too long" ephemerally, and opens nothing', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     const fields = new SlackPayloads(h.slack, h.workspaceId).slashCommand('purge example.com', {
       user: MEMBER,
       channel: CHANNEL,
@@ -55,7 +47,7 @@ describe('a trigger that expired before the modal opened', () => {
   });
 
   it('says the same of a trigger Slack does not know (invalid_trigger_id)', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     const fields = new SlackPayloads(h.slack, h.workspaceId).slashCommand('create', {
       user: MEMBER,
       channel: CHANNEL,
@@ -86,7 +78,7 @@ describe('a trigger that expired before the modal opened', () => {
 
 describe('a response_url Slack no longer takes', () => {
   it('a purge form submitted after its response_url died: the result is posted in the channel', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     const viewId = await openForm(h, 'purge example.com');
     const { responseUrl } = JSON.parse(String(h.slack.views.get(viewId)?.view.private_metadata));
     h.slack.killResponseUrl(responseUrl);
@@ -101,7 +93,7 @@ describe('a response_url Slack no longer takes', () => {
   });
 
   it('a refusal whose response_url died is said ephemerally in the channel', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     const fields = new SlackPayloads(h.slack, h.workspaceId).slashCommand(
       'purge exampel.com https://exampel.com/a',
       { user: MEMBER, channel: CHANNEL },
@@ -114,7 +106,7 @@ describe('a response_url Slack no longer takes', () => {
   });
 
   it('an answer whose response_url died is said ephemerally in the channel', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     const fields = new SlackPayloads(h.slack, h.workspaceId).slashCommand('zones', {
       user: MEMBER,
       channel: CHANNEL,
@@ -126,7 +118,7 @@ describe('a response_url Slack no longer takes', () => {
   });
 
   it('goes to the DM when the channel refuses too (archived meanwhile)', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     h.slack.addChannel({ id: 'CELSEWHERE', name: 'elsewhere', botMember: true, archived: true });
     const fields = new SlackPayloads(h.slack, h.workspaceId).slashCommand(
       'purge exampel.com https://exampel.com/a',
@@ -167,7 +159,7 @@ const OUTSIDERS = [
 
 describe.each(OUTSIDERS)('$name', ({ id, add, says }) => {
   it('may not purge, and is told why', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     add(h);
     await h.command('purge example.com https://example.com/a.css', { user: id });
     const [told] = await ephemeralTo(h, id, says);
@@ -177,7 +169,7 @@ describe.each(OUTSIDERS)('$name', ({ id, add, says }) => {
   });
 
   it('may not approve a purge-everything (no approvers group set), and is told why', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     add(h);
     const request: Message = await requestEverything(h);
     await h.click(request, APPROVAL_IDS.approve, { user: id });
@@ -194,7 +186,7 @@ describe.each(OUTSIDERS)('$name', ({ id, add, says }) => {
   });
 
   it('may not approve through an approve modal opened for someone else’s click either', async () => {
-    const h = await startLoggedIn();
+    const h = await startHarness({ login: true });
     add(h);
     const request = await requestEverything(h);
     // The modal a member opened, submitted as the outsider (a hand-made or replayed payload).

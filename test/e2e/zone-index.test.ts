@@ -5,15 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { LOGIN_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
 import type { RecordedRequest } from '../../src/dev/sandbox/server.js';
 import { commandReply, modalOpenedBy } from './flows.js';
-import {
-  ADMIN,
-  CDN_KEY,
-  type Harness,
-  MEMBER,
-  startHarness,
-  startLoggedIn,
-  textOf,
-} from './harness.js';
+import { ADMIN, CDN_KEY, type Harness, MEMBER, startHarness, textOf } from './harness.js';
 
 const OTHER_ACCOUNT_KEY = 'sk_e2e_other_account_9b7c';
 
@@ -61,7 +53,7 @@ describe('the zone index', () => {
   });
 
   it('is refreshed after /cdn create: the new zone is then named without a listing', async () => {
-    const h = await startLoggedIn({ sandbox: { bulkZones: 250 } });
+    const h = await startHarness({ login: true, sandbox: { bulkZones: 250 } });
     await h.command('analytics example.com');
     await h.slack.waitForCalls((c) => c.method === 'files.completeUploadExternal');
     expect(lists(h)).toHaveLength(3);
@@ -80,7 +72,7 @@ describe('the zone index', () => {
   });
 
   it('finds a zone created outside the bot after one targeted request', async () => {
-    const h = await startLoggedIn({ sandbox: { bulkZones: 250 } });
+    const h = await startHarness({ login: true, sandbox: { bulkZones: 250 } });
     expect(await offered(h, 'example.org')).toEqual(['shop.example.org (active)']);
     expect(lists(h)).toHaveLength(3);
     h.sandbox.state.create('outside.example.org', 'free');
@@ -126,7 +118,7 @@ describe('the zone index', () => {
   });
 
   it('serves the zone picker at 10,000 zones: prefix matches first, at most 100', async () => {
-    const h = await startLoggedIn({ sandbox: { demoZones: false, bulkZones: 10_000 } });
+    const h = await startHarness({ login: true, sandbox: { demoZones: false, bulkZones: 10_000 } });
     // The first picker of a workspace waits for the index to be built (on this clock, always).
     expect(await offered(h, 'zone-0999')).toEqual(
       Array.from({ length: 10 }, (_, i) => `zone-0999${i}.bulk.test (active)`),
