@@ -3,9 +3,30 @@ import { expect } from 'vitest';
 import { APPROVAL_IDS, PURGE_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import type { TrafficShape } from '../../src/dev/sandbox/traffic.js';
-import { CHANNEL, type Harness, MEMBER, viewIdOf } from './harness.js';
+import { ADMIN, CHANNEL, type Harness, MEMBER, viewIdOf } from './harness.js';
 
 const MINUTE = 60_000;
+
+/** The app's OAuth client, known to the fake Slack (`slack: { oauth: OAUTH }`) and the bot. */
+export const OAUTH = { clientId: '1111.2222', clientSecret: 'oauth-client-secret' };
+/** The bot's settings for OAuth installs (`env: OAUTH_ENV`). */
+export const OAUTH_ENV = {
+  SLACK_CLIENT_ID: OAUTH.clientId,
+  SLACK_CLIENT_SECRET: OAUTH.clientSecret,
+  SLACK_STATE_SECRET: 'state-secret-for-tests',
+};
+
+/** Installs the app into `teamId` as Slack's OAuth flow does, over HTTP, by ADMIN. */
+export async function installOverOAuth(h: Harness, teamId = h.workspaceId): Promise<void> {
+  const install = await fetch(`${h.url}/slack/install`, { redirect: 'manual' });
+  const state = new URL(install.headers.get('location') ?? '').searchParams.get('state') ?? '';
+  const cookie = (install.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  const code = h.slack.mintOAuthCode(teamId, ADMIN);
+  const done = await fetch(`${h.url}/slack/oauth_redirect?code=${code}&state=${state}`, {
+    headers: { cookie },
+  });
+  expect(done.status).toBe(200);
+}
 
 export const everythingRequests = (h: Harness) =>
   h.sandbox.requests.filter(
