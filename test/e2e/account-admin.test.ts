@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ACCOUNTS_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import { startSandbox } from '../../src/dev/sandbox/server.js';
-import { commandReply, modalOpenedBy } from './flows.js';
+import { commandReply, modalOpenedBy, openHome } from './flows.js';
 import { ADMIN, CHANNEL, type Harness, MEMBER, startHarness, textOf } from './harness.js';
 
 const STAGING_KEY = 'sk_e2e_staging_key_77aa';
@@ -188,9 +188,7 @@ describe('/cdn accounts', () => {
         apiKey: 'sk_revoked_at_the_cdn',
         by: { userId: ADMIN, validated: false },
       });
-      await h.event({ type: 'app_home_opened', user: ADMIN, channel: 'D1', tab: 'home' });
-      await h.slack.waitForCalls((c) => c.method === 'views.publish');
-      const home = textOf(h.slack.homes.get(ADMIN)?.view);
+      const home = textOf((await openHome(h, ADMIN)).view);
       const zones = (await h.store.accounts.byName(h.workspaceId, 'default'))?.zoneCount;
       expect(zones).toBeGreaterThan(0);
       expect(home).toContain(`*default* · ${zones} zone`);

@@ -8,7 +8,7 @@ import {
   TrafficChartRenderer,
 } from '../../src/charts/traffic-chart.js';
 import { syntheticTraffic } from '../../src/dev/sandbox/traffic.js';
-import { commandReply } from './flows.js';
+import { commandReply, openHome } from './flows.js';
 import { CHANNEL, MEMBER, startHarness, textOf, viewIdOf } from './harness.js';
 
 describe('/cdn analytics', () => {
@@ -133,9 +133,7 @@ describe('/cdn analytics', () => {
 
   it('posts the chart chosen in the App Home form', async () => {
     const h = await startHarness({ login: true });
-    await h.event({ type: 'app_home_opened', user: MEMBER, channel: 'D1', tab: 'home' });
-    await h.slack.waitForCalls((c) => c.method === 'views.publish');
-    await h.clickInView(h.slack.homes.get(MEMBER)?.id ?? '', HOME_IDS.analytics);
+    await h.clickInView((await openHome(h, MEMBER)).id, HOME_IDS.analytics);
     const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
     const zone = h.sandbox.state.byName('blog.example.net');
     const answer = await h.submit(viewIdOf(opened), {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { CONFIG_IDS, PURGE_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
 import { SlackPayloads } from '../../src/dev/fake-slack/payloads.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
-import { commandReply } from './flows.js';
+import { commandReply, openHome } from './flows.js';
 import {
   ADMIN,
   CHANNEL,
@@ -320,9 +320,7 @@ describe('help and the App Home', () => {
     await commandReply(h, 'use shop.example.org');
     h.slack.addChannel({ id: DEV, name: 'dev', botMember: true });
     await commandReply(h, 'config purge-channels #ops #dev', { user: ADMIN });
-    await h.event({ type: 'app_home_opened', user: MEMBER, channel: 'D1', tab: 'home' });
-    await h.slack.waitForCalls((c) => c.method === 'views.publish');
-    const home = textOf(h.slack.homes.get(MEMBER)?.view);
+    const home = textOf((await openHome(h, MEMBER)).view);
     expect(home).toContain(`*Purges* may only be run in <#${DEV}>, <#${CHANNEL}>.`);
     expect(home).toContain(`<#${CHANNEL}> → *shop.example.org*`);
     expect(home).toContain('/cdn use <zone> | none');

@@ -2,6 +2,7 @@
 import { expect } from 'vitest';
 import { APPROVAL_IDS, PURGE_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
+import type { FakeView } from '../../src/dev/fake-slack/types.js';
 import type { TrafficShape } from '../../src/dev/sandbox/traffic.js';
 import { ADMIN, CHANNEL, type Harness, MEMBER, viewIdOf } from './harness.js';
 
@@ -63,6 +64,16 @@ export async function answerTo(
   await act();
   const all = await h.slack.waitForMessages(mine, before + 1);
   return all[before]?.text ?? '';
+}
+
+/** `user` opens the App Home (from `channel`, their DM with the app); resolves with the view published. */
+export async function openHome(h: Harness, user: string, channel = 'D1'): Promise<FakeView> {
+  const before = h.slack.callsTo('views.publish').length;
+  await h.event({ type: 'app_home_opened', user, channel, tab: 'home' });
+  await h.slack.waitForCalls((c) => c.method === 'views.publish', before + 1);
+  const home = h.slack.homes.get(user);
+  if (!home) throw new Error(`no App Home published for ${user}`);
+  return home;
 }
 
 /** Runs `act` (a command, a click); resolves with the id of the modal it opens (the next one). */

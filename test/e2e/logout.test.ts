@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { LOGOUT_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
-import { commandReply, interval, watching } from './flows.js';
+import { commandReply, interval, openHome, watching } from './flows.js';
 import { ADMIN, CHANNEL, type Harness, MEMBER, startHarness, textOf } from './harness.js';
 
 const HOUR = 3_600_000;
@@ -100,9 +100,7 @@ describe('/cdn logout', () => {
     expect(textOf((await answer(h, 'report list')).blocks)).toContain(
       'paused: no CDN key (`/cdn login` resumes it)',
     );
-    await h.event({ type: 'app_home_opened', user: MEMBER, channel: 'D1', tab: 'home' });
-    await h.slack.waitForCalls((c) => c.method === 'views.publish');
-    expect(textOf(h.slack.homes.get(MEMBER)?.view)).toContain('paused: no CDN key');
+    expect(textOf((await openHome(h, MEMBER)).view)).toContain('paused: no CDN key');
 
     // A key again: both run by themselves, the report late (within its catch-up) but once.
     await h.login();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HOME_IDS } from '../../src/blocks/ids.js';
-import { commandReply } from './flows.js';
+import { commandReply, openHome } from './flows.js';
 import { CHANNEL, MEMBER, startHarness, textOf } from './harness.js';
 
 describe('/cdn report', () => {
@@ -63,10 +63,9 @@ describe('/cdn report', () => {
     const h = await startHarness({ login: true });
     await h.command('report example.com daily');
     await h.slack.waitForMessages((m) => m.via === 'response_url');
-    await h.event({ type: 'app_home_opened', user: MEMBER, channel: 'D1', tab: 'home' });
-    await h.slack.waitForCalls((c) => c.method === 'views.publish');
-    const homeId = h.slack.homes.get(MEMBER)?.id ?? '';
-    expect(textOf(h.slack.homes.get(MEMBER)?.view)).toContain('*example.com* →');
+    const home = await openHome(h, MEMBER);
+    const homeId = home.id;
+    expect(textOf(home.view)).toContain('*example.com* →');
     await h.clickInView(homeId, `${HOME_IDS.stopReport}_0`);
     await h.slack.waitForCalls((c) => c.method === 'views.publish', 2);
     expect(await h.store.schedules.listForWorkspace(h.workspaceId)).toEqual([]);

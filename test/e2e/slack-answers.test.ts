@@ -9,6 +9,7 @@ import {
   everythingRequests,
   openApprove,
   openForm,
+  openHome,
   purgeFormValues,
   requestEverything,
 } from './flows.js';
@@ -61,9 +62,7 @@ describe('a trigger that expired before the modal opened', () => {
 
   it('says so in a DM from the App Home, where there is no channel', async () => {
     const h = await startHarness();
-    await h.event({ type: 'app_home_opened', user: ADMIN, channel: 'D1', tab: 'home' });
-    await h.slack.waitForCalls((c) => c.method === 'views.publish');
-    const homeId = h.slack.homes.get(ADMIN)?.id ?? '';
+    const homeId = (await openHome(h, ADMIN)).id;
     const click = new SlackPayloads(h.slack, h.workspaceId).viewAction(homeId, HOME_IDS.login, {
       user: ADMIN,
     });
