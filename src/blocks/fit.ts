@@ -1,6 +1,6 @@
 // Keeping any list within Slack's limits: a few items shown, the rest summed up ("…and 37 more").
 import type { KnownBlock } from '@slack/types';
-import { join, type Mrkdwn, md, mrkdwn, type Part } from './text.js';
+import { join, type Mrkdwn, md, mrkdwn, type Part, plain } from './text.js';
 
 /** Blocks Slack takes per surface (docs.slack.dev/reference/block-kit/blocks): 50 in a message. */
 export const MAX_BLOCKS = { message: 50, modal: 100, home: 100 } as const;
@@ -51,6 +51,32 @@ export function listBlocks<T>(
   const more = andMore(items.length - shown, what);
   if (more) blocks.push({ type: 'context', elements: [mrkdwn(more)] });
   return blocks;
+}
+
+/**
+ * A list under its header: `none` when there is nothing to show and nothing left out, a block per
+ * item for the first `shown` (the rest counted), and how many are in conversations the reader is
+ * not in (`hidden`).
+ */
+export function headedList<T>(
+  header: string,
+  list: {
+    items: readonly T[];
+    shown: number;
+    render: (item: T, index: number) => KnownBlock;
+    none: KnownBlock;
+    hidden?: number;
+    /** What the count of the rest says after "…and N more". */
+    what?: Part;
+  },
+): KnownBlock[] {
+  const hidden = list.hidden ?? 0;
+  return [
+    { type: 'header', text: plain(header) },
+    ...(list.items.length === 0 && hidden === 0 ? [list.none] : []),
+    ...listBlocks(list.items, list.shown, list.render, list.what),
+    ...elsewhereBlocks(hidden),
+  ];
 }
 
 /**

@@ -11,11 +11,11 @@ import { zoneLabel } from '../zone-names.js';
 import { accountsBlocks } from './accounts.js';
 import { auditLine } from './audit.js';
 import { channelsOverviewText } from './channels.js';
-import { elsewhereBlocks, fitBlocks, listBlocks, summarise } from './fit.js';
+import { fitBlocks, headedList, summarise } from './fit.js';
 import { type SubcommandInfo, usageLine } from './help.js';
 import { HOME_IDS } from './ids.js';
 import { scheduleLine } from './reports.js';
-import { channel, code, md, mrkdwn, plain, slackDate, user } from './text.js';
+import { channel, code, type Mrkdwn, md, mrkdwn, plain, slackDate, user } from './text.js';
 import { tokenBlocks } from './tokens.js';
 import { watchLine } from './watches.js';
 
@@ -120,33 +120,25 @@ function retentionLine(retention: { auditDays: number; uninstalledDays: number }
 function records(options: Parameters<typeof homeView>[0], operate: boolean): KnownBlock[] {
   const blocks: KnownBlock[] = [
     { type: 'divider' },
-    { type: 'header', text: plain('Recent activity') },
+    ...headedList('Recent activity', {
+      items: options.recent,
+      shown: MAX_ACTIVITY,
+      render: (entry) => ({ type: 'context', elements: [mrkdwn(auditLine(entry))] }),
+      none: note(md`Nothing yet. Changes made from Slack show up here.`),
+    }),
+    { type: 'divider' },
+    ...headedList('Daily reports', {
+      items: options.schedules.shown,
+      shown: MAX_SCHEDULES,
+      render: (schedule, index) => ({
+        type: 'section',
+        text: mrkdwn(scheduleLine(schedule, options.keySet)),
+        ...(operate ? { accessory: stopButton(schedule, index) } : {}),
+      }),
+      none: note(md`No daily reports scheduled.`),
+      hidden: options.schedules.hidden,
+    }),
   ];
-  if (options.recent.length === 0) {
-    blocks.push({
-      type: 'context',
-      elements: [mrkdwn(md`Nothing yet. Changes made from Slack show up here.`)],
-    });
-  }
-  blocks.push(
-    ...listBlocks(options.recent, MAX_ACTIVITY, (entry) => ({
-      type: 'context',
-      elements: [mrkdwn(auditLine(entry))],
-    })),
-  );
-  blocks.push({ type: 'divider' }, { type: 'header', text: plain('Daily reports') });
-  const schedules = options.schedules;
-  if (schedules.shown.length === 0 && schedules.hidden === 0) {
-    blocks.push({ type: 'context', elements: [mrkdwn(md`No daily reports scheduled.`)] });
-  }
-  blocks.push(
-    ...listBlocks(schedules.shown, MAX_SCHEDULES, (schedule, index) => ({
-      type: 'section',
-      text: mrkdwn(scheduleLine(schedule, options.keySet)),
-      ...(operate ? { accessory: stopButton(schedule, index) } : {}),
-    })),
-    ...elsewhereBlocks(schedules.hidden),
-  );
   if (options.channels) {
     blocks.push(
       { type: 'divider' },
@@ -163,23 +155,22 @@ function records(options: Parameters<typeof homeView>[0], operate: boolean): Kno
     );
   }
   if (options.watches) {
-    const watches = options.watches;
-    blocks.push({ type: 'divider' }, { type: 'header', text: plain('Watched zones') });
-    if (watches.shown.length === 0 && watches.hidden === 0)
-      blocks.push({
-        type: 'context',
-        elements: [mrkdwn(md`No zone watched. \`/cdn watch <zone>\` in a channel alerts it.`)],
-      });
     blocks.push(
-      ...listBlocks(watches.shown, MAX_WATCHES, (watch) => ({
-        type: 'context',
-        elements: [mrkdwn(watchLine(watch, { keySet: options.keySet }))],
-      })),
-      ...elsewhereBlocks(watches.hidden),
+      { type: 'divider' },
+      ...headedList('Watched zones', {
+        items: options.watches.shown,
+        shown: MAX_WATCHES,
+        render: (watch) => note(watchLine(watch, { keySet: options.keySet })),
+        none: note(md`No zone watched. \`/cdn watch <zone>\` in a channel alerts it.`),
+        hidden: options.watches.hidden,
+      }),
     );
   }
   return blocks;
 }
+
+/** A line in small print. */
+const note = (text: Mrkdwn): KnownBlock => ({ type: 'context', elements: [mrkdwn(text)] });
 
 function stopButton(schedule: Schedule, index: number): Button {
   return {

@@ -1,24 +1,13 @@
 // Daily report schedules as users see them: confirmation, the list, and the Stop buttons' ids.
-import type { KnownBlock } from '@slack/types';
 import { formatBytes, formatCount, formatPercent } from '../charts/format.js';
 import type { DailyReport } from '../services/daily-report.js';
 import type { Schedule } from '../store/schedules.js';
 import { zoneLabel } from '../zone-names.js';
 import { noticeMessage } from './errors.js';
-import { elsewhereBlocks, listBlocks } from './fit.js';
+import { headedList } from './fit.js';
 import { NO_KEY_REASON } from './logout.js';
 import { type Message, message } from './message.js';
-import {
-  channel,
-  clip,
-  code,
-  MAX_SENTENCE,
-  type Mrkdwn,
-  md,
-  mrkdwn,
-  plain,
-  slackDate,
-} from './text.js';
+import { channel, clip, code, MAX_SENTENCE, type Mrkdwn, md, mrkdwn, slackDate } from './text.js';
 
 /** Schedules are named by the first characters of their id. */
 export const shortId = (schedule: Pick<Schedule, 'id'>) => schedule.id.slice(0, 8);
@@ -64,22 +53,18 @@ export function scheduleListMessage(listing: {
   hidden?: number;
 }): Message {
   const { schedules, keySet, hidden = 0 } = listing;
-  const blocks: KnownBlock[] = [{ type: 'header', text: plain('Daily reports') }];
-  if (schedules.length === 0 && hidden === 0) {
-    blocks.push({
+  const blocks = headedList('Daily reports', {
+    items: schedules,
+    shown: SHOWN,
+    render: (schedule) => ({ type: 'section', text: mrkdwn(scheduleLine(schedule, keySet)) }),
+    none: {
       type: 'section',
       text: mrkdwn(
         md`None yet. Schedule one with \`/cdn report <zone> daily [HH:MM] [#channel]\`.`,
       ),
-    });
-  }
-  blocks.push(
-    ...listBlocks(schedules, SHOWN, (schedule) => ({
-      type: 'section',
-      text: mrkdwn(scheduleLine(schedule, keySet)),
-    })),
-    ...elsewhereBlocks(hidden),
-  );
+    },
+    hidden,
+  });
   return message(md`${schedules.length} daily report${schedules.length === 1 ? '' : 's'}`, blocks);
 }
 

@@ -8,7 +8,7 @@ import type { WatchAlert } from '../store/watch-alerts.js';
 import type { Watch } from '../store/watches.js';
 import { zoneLabel } from '../zone-names.js';
 import { noticeMessage } from './errors.js';
-import { elsewhereBlocks, listBlocks, summarise } from './fit.js';
+import { headedList, summarise } from './fit.js';
 import { WATCH_IDS } from './ids.js';
 import { NO_KEY_REASON } from './logout.js';
 import { type Message, message } from './message.js';
@@ -87,36 +87,32 @@ export function watchListMessage(listing: {
   hidden?: number;
 }): Message {
   const { watches, keySet, hidden = 0 } = listing;
-  const blocks: KnownBlock[] = [{ type: 'header', text: plain('Watched zones') }];
-  if (watches.length === 0 && hidden === 0)
-    blocks.push({
+  const blocks = headedList('Watched zones', {
+    items: watches,
+    shown: SHOWN,
+    render: (watch, index) => ({
+      type: 'section',
+      text: mrkdwn(watchLine(watch, { keySet, muted: watch.muted })),
+      ...(watch.muted.length > 0
+        ? {
+            accessory: {
+              type: 'button',
+              action_id: `${WATCH_IDS.unmuteListed}_${index}`,
+              text: plain('Unmute'),
+              value: watch.id,
+            },
+          }
+        : {}),
+    }),
+    none: {
       type: 'section',
       text: mrkdwn(
         md`None yet. Watch one with \`/cdn watch <zone> [requests>50k/5m] [hitrate<80%]\`.`,
       ),
-    });
-  blocks.push(
-    ...listBlocks(
-      watches,
-      SHOWN,
-      (watch, index) => ({
-        type: 'section',
-        text: mrkdwn(watchLine(watch, { keySet, muted: watch.muted })),
-        ...(watch.muted.length > 0
-          ? {
-              accessory: {
-                type: 'button',
-                action_id: `${WATCH_IDS.unmuteListed}_${index}`,
-                text: plain('Unmute'),
-                value: watch.id,
-              },
-            }
-          : {}),
-      }),
-      '(the App Home lists them too)',
-    ),
-    ...elsewhereBlocks(hidden),
-  );
+    },
+    hidden,
+    what: '(the App Home lists them too)',
+  });
   return message(md`${watches.length} watch${watches.length === 1 ? '' : 'es'}`, blocks);
 }
 

@@ -5,6 +5,7 @@
 import type { ChartConfiguration } from 'chart.js';
 import type {} from 'chartjs-plugin-annotation';
 import { axisTicks, safeTimeZone, timeFormatter } from './format.js';
+import { bottomLegend, headings, STILL, timeAxis } from './frame.js';
 
 export interface AlertChartInput {
   kind: 'alert';
@@ -67,7 +68,6 @@ export function alertChartConfig(input: AlertChartInput): ChartConfiguration<'li
   const span = input.until - input.since;
   const tick = timeFormatter(timeZone, span);
   const step = span > 6 * 3_600_000 ? 3_600_000 : 30 * MINUTE;
-  const firstTick = Math.ceil(input.since / step) * step;
   const band = input.band ?? [];
   const resolved = input.window.to !== undefined;
   const hitRate = input.metric === 'hitrate';
@@ -131,35 +131,18 @@ export function alertChartConfig(input: AlertChartInput): ChartConfiguration<'li
       ],
     },
     options: {
-      animation: false,
-      responsive: false,
-      parsing: false,
-      normalized: true,
+      ...STILL,
       layout: { padding: { top: 8, right: 24, bottom: 8, left: 8 } },
       plugins: {
-        title: {
-          display: true,
-          text: `${input.zoneName} · ${input.title}`,
+        ...headings(
           // Large: Slack shows a preview at about a third of the chart's width.
-          font: { size: 30, weight: 700 },
-          padding: { bottom: 4 },
-        },
-        subtitle: {
-          display: true,
-          text: input.subtitle,
-          color: COLORS.muted,
-          font: { size: 20 },
-          padding: { bottom: 12 },
-        },
-        legend: {
-          display: !noTraffic,
-          position: 'bottom',
-          labels: {
-            usePointStyle: true,
-            font: { size: 18 },
-            filter: (item) => !item.text.endsWith('(lower)'),
-          },
-        },
+          { text: `${input.zoneName} · ${input.title}`, font: { size: 30, weight: 700 } },
+          { text: input.subtitle, size: 20, color: COLORS.muted },
+        ),
+        legend: bottomLegend(!noTraffic, {
+          size: 18,
+          keep: (item) => !item.text.endsWith('(lower)'),
+        }),
         annotation: {
           annotations: {
             window: {
@@ -216,10 +199,14 @@ export function alertChartConfig(input: AlertChartInput): ChartConfiguration<'li
       },
       scales: {
         x: {
-          type: 'linear',
-          min: input.since,
-          max: input.until,
-          grid: { color: COLORS.grid },
+          ...timeAxis({
+            min: input.since,
+            max: input.until,
+            step,
+            tick,
+            size: 18,
+            grid: COLORS.grid,
+          }),
           // The time zone the times are in, on the axis they are read from.
           title: {
             display: true,
@@ -227,12 +214,6 @@ export function alertChartConfig(input: AlertChartInput): ChartConfiguration<'li
             color: COLORS.muted,
             font: { size: 16 },
           },
-          afterBuildTicks: (axis) => {
-            axis.ticks = [];
-            for (let value = firstTick; value <= input.until; value += step)
-              axis.ticks.push({ value });
-          },
-          ticks: { callback: (value) => tick(Number(value)), maxRotation: 0, font: { size: 18 } },
         },
         y: {
           type: 'linear',

@@ -15,6 +15,7 @@ import {
   safeTimeZone,
   timeFormatter,
 } from './format.js';
+import { bottomLegend, headings, STILL, timeAxis } from './frame.js';
 import { MARKER_FONT_PX, MARKER_PADDING_PX, placeMarkerLabels } from './marker-layout.js';
 
 /** A change made from Slack, drawn as a vertical line. */
@@ -133,7 +134,6 @@ export function chartConfig(
   const bucket = BUCKET[range.granularity];
   const min = Math.floor(range.since / bucket) * bucket;
   const step = tickStep(span);
-  const firstTick = Math.ceil(min / step) * step;
   const dense = traffic.series.length > 200;
   // The last bucket may be the current one, still filling (10:00–11:00 at 10:21): its smaller
   // count is no drop in traffic. The lines stop at the last whole bucket; the one still filling is
@@ -193,40 +193,30 @@ export function chartConfig(
       ],
     },
     options: {
-      animation: false,
-      responsive: false,
-      parsing: false,
-      normalized: true,
+      ...STILL,
       layout: { padding: { top: 8, right: 16, bottom: 8, left: 8 } },
       plugins: {
         // Largest-triangle downsampling keeps the shape of a dense series and draws far fewer points.
         decimation: { enabled: dense, algorithm: 'lttb', samples: 600 },
-        title: {
-          display: true,
-          text: `${input.zoneName} · ${range.label} by ${range.granularity} · ${timeZone}`,
-          font: { size: 22, weight: 600 },
-          padding: { bottom: 4 },
-        },
-        subtitle: {
-          display: true,
-          text: withWindow(
-            input.subtitle,
-            soFar ? `${subtitle} · the current ${range.granularity} so far (lighter)` : subtitle,
-          ),
-          color: COLORS.muted,
-          font: { size: 15 },
-          padding: { bottom: 12 },
-        },
-        legend: {
-          display: !noTraffic,
-          position: 'bottom',
-          labels: {
-            usePointStyle: true,
-            boxHeight: 8,
-            font: { size: 13 },
-            filter: (item) => !item.text.endsWith(SO_FAR),
+        ...headings(
+          {
+            text: `${input.zoneName} · ${range.label} by ${range.granularity} · ${timeZone}`,
+            font: { size: 22, weight: 600 },
           },
-        },
+          {
+            text: withWindow(
+              input.subtitle,
+              soFar ? `${subtitle} · the current ${range.granularity} so far (lighter)` : subtitle,
+            ),
+            size: 15,
+            color: COLORS.muted,
+          },
+        ),
+        legend: bottomLegend(!noTraffic, {
+          size: 13,
+          boxHeight: 8,
+          keep: (item) => !item.text.endsWith(SO_FAR),
+        }),
         annotation: {
           annotations: {
             ...Object.fromEntries(
@@ -290,18 +280,7 @@ export function chartConfig(
         },
       },
       scales: {
-        x: {
-          type: 'linear',
-          min,
-          max: range.until,
-          grid: { color: COLORS.grid },
-          afterBuildTicks: (axis) => {
-            axis.ticks = [];
-            for (let value = firstTick; value <= range.until; value += step)
-              axis.ticks.push({ value });
-          },
-          ticks: { callback: (value) => tick(Number(value)), maxRotation: 0, font: { size: 12 } },
-        },
+        x: timeAxis({ min, max: range.until, step, tick, size: 12, grid: COLORS.grid }),
         requests: {
           type: 'linear',
           position: 'left',

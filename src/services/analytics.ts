@@ -14,6 +14,7 @@ import type { CdnAccess } from './cdn-access.js';
 import type { CdnReads } from './cdn-reads.js';
 import type { ChosenZone } from './channels.js';
 import { trafficOver, windowEndingAt } from './traffic-window.js';
+import { zoneForChannel } from './zone-work.js';
 import type { ZoneService } from './zones.js';
 
 const MINUTE = 60_000;
@@ -140,9 +141,10 @@ export class AnalyticsService {
     await this.reads.take(caller);
     const { zone: chosen, where } = request;
     const named = (name: string) =>
-      this.accountScopes
-        ? this.accountScopes.zone(caller.workspaceId, where?.channelId, where?.account, name)
-        : this.zones.resolve(caller.workspaceId, name);
+      zoneForChannel({ zones: this.zones, accountScopes: this.accountScopes }, caller.workspaceId, {
+        ...where,
+        zone: name,
+      });
     const { zone, fromDefault } =
       typeof chosen === 'string'
         ? { zone: await named(chosen), fromDefault: false }

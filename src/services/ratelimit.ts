@@ -10,6 +10,7 @@ import type { CdnAccess } from './cdn-access.js';
 import type { CdnReads } from './cdn-reads.js';
 import type { FloodControl } from './flood.js';
 import type { ReplyTo } from './reply.js';
+import { zoneForChannel } from './zone-work.js';
 import type { ZoneService } from './zones.js';
 
 export const RATELIMIT_FOLLOW_UP_JOB = 'ratelimit_follow_up';
@@ -208,15 +209,14 @@ export class RateLimitService {
 
   /** The zone named, in the account the channel or the words give (none: as before accounts). */
   async #zone(workspaceId: string, nameOrId: string, where?: Where): Promise<Zone> {
-    const { accountScopes: accounts, zones } = this.deps;
+    const { zones } = this.deps;
     // A zone of a known account (an alert's): looked up there alone.
     if (where?.accountId !== undefined)
       return {
         ...(await zones.resolve(workspaceId, nameOrId, where.accountId)),
         accountId: where.accountId,
       };
-    if (!accounts) return zones.resolve(workspaceId, nameOrId);
-    return accounts.zone(workspaceId, where?.channelId, where?.account, nameOrId);
+    return zoneForChannel(this.deps, workspaceId, { ...where, zone: nameOrId });
   }
 }
 

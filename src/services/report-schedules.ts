@@ -3,14 +3,17 @@
 import { safeTimeZone } from '../charts/format.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
-import type { AuditLogRepository } from '../store/audit-log.js';
-import type { CredentialRepository } from '../store/credentials.js';
 import type { Schedule, ScheduleRepository } from '../store/schedules.js';
 import type { WorkspaceRepository } from '../store/workspaces.js';
-import type { AccessService, Caller } from './access.js';
-import type { AccountScopes } from './account-scope.js';
+import type { Caller } from './access.js';
 import { nextOccurrence } from './report-times.js';
-import type { ZoneService } from './zones.js';
+import {
+  auditZoneChange,
+  newZoneWork,
+  visibleZoneWork,
+  type ZoneWorkDeps,
+  zoneForChannel,
+} from './zone-work.js';
 
 export interface ReportListing {
   /** The reports of the conversations the caller is in. */
@@ -26,15 +29,9 @@ const MIN_PREFIX = 4;
 
 export class ReportScheduleService {
   constructor(
-    private readonly deps: {
+    private readonly deps: ZoneWorkDeps & {
       schedules: ScheduleRepository;
-      credentials: CredentialRepository;
       workspaces: WorkspaceRepository;
-      audit: AuditLogRepository;
-      access: AccessService;
-      zones: ZoneService;
-      /** Which CDN account a zone named is in (issue 29); without it, `default` only. */
-      accountScopes?: AccountScopes;
       clock: Clock;
     },
   ) {}
@@ -50,10 +47,7 @@ export class ReportScheduleService {
     input: { zone: string; channelId: string; timeOfDay: string; account?: string },
   ): Promise<{ schedule: Schedule; created: boolean }> {
     await this.deps.access.requireOperator(caller, 'manage_reports');
-    const { accountScopes, zones } = this.deps;
-    const zone = accountScopes
-      ? await accountScopes.zone(caller.workspaceId, input.channelId, input.account, input.zone)
-      : await zones.resolve(caller.workspaceId, input.zone);
+    const zone = await zoneForChannel(this.deps, caller.workspaceId, input);
     // An unknown time zone would make every occurrence unreadable: UTC instead.
     const timeZone = safeTimeZone(await this.deps.access.timeZoneOf(caller));
     const { limits } = await this.deps.workspaces.ensure(caller.workspaceId);
@@ -61,12 +55,7 @@ export class ReportScheduleService {
     // creates at once make one report, and never one past a limit.
     const { schedule, created } = await this.deps.schedules.create(
       {
-        workspaceId: caller.workspaceId,
-        zoneId: zone.id,
-        zoneName: zone.name,
-        ...(zone.accountId === undefined ? {} : { accountId: zone.accountId }),
-        channelId: input.channelId,
-        createdBy: caller.userId,
+        ...newZoneWork(caller, zone, input.channelId),
         timeOfDay: input.timeOfDay,
         timeZone,
         nextRunAt: nextOccurrence(input.timeOfDay, timeZone, this.deps.clock.now()),
@@ -88,14 +77,13 @@ export class ReportScheduleService {
    * one, none runs until one is set).
    */
   async list(caller: Caller): Promise<ReportListing> {
-    await this.deps.access.requireFullMember(caller, 'manage_reports');
-    await this.deps.access.requireOperator(caller, 'manage_reports');
-    const [all, key] = await Promise.all([
-      this.deps.schedules.listForWorkspace(caller.workspaceId),
-      this.deps.credentials.status(caller.workspaceId),
-    ]);
-    const { shown, hidden } = await this.deps.access.visibleIn(caller, all);
-    return { schedules: shown, hidden, keySet: key !== undefined };
+    const { shown, hidden, keySet } = await visibleZoneWork(
+      this.deps,
+      caller,
+      'manage_reports',
+      () => this.deps.schedules.listForWorkspace(caller.workspaceId),
+    );
+    return { schedules: shown, hidden, keySet };
   }
 
   /** Operators only: stops the one schedule whose id starts with `prefix` (as `/cdn report list` shows). */
@@ -132,14 +120,9 @@ export class ReportScheduleService {
     action: string,
     detail: Record<string, unknown>,
   ) {
-    await this.deps.audit.record({
-      workspaceId: caller.workspaceId,
-      actorId: caller.userId,
-      action,
-      zoneId: schedule.zoneId,
-      zoneName: schedule.zoneName,
-      outcome: 'ok',
-      detail: { schedule: schedule.id, ...detail },
+    await auditZoneChange(this.deps.audit, caller, schedule, action, {
+      schedule: schedule.id,
+      ...detail,
     });
   }
 }

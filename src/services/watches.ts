@@ -6,18 +6,21 @@ import type { Clock } from '../clock.js';
 import type { WatchSettings } from '../config.js';
 import { AppError } from '../errors.js';
 import type { JobRunner } from '../jobs/runner.js';
-import type { AuditLogRepository } from '../store/audit-log.js';
-import type { CredentialRepository } from '../store/credentials.js';
 import type { WatchAlert, WatchAlertRepository } from '../store/watch-alerts.js';
 import type { WatchRuleRepository } from '../store/watch-rule-states.js';
 import type { Watch, WatchRepository } from '../store/watches.js';
 import type { WorkspaceRepository } from '../store/workspaces.js';
-import type { AccessService, Caller } from './access.js';
-import type { AccountScopes } from './account-scope.js';
+import type { Caller } from './access.js';
 import type { RateLimitService } from './ratelimit.js';
 import { firstRunAt } from './watch-evaluation.js';
 import { parseThreshold } from './watch-rules.js';
-import type { ZoneService } from './zones.js';
+import {
+  auditZoneChange,
+  newZoneWork,
+  visibleZoneWork,
+  type ZoneWorkDeps,
+  zoneForChannel,
+} from './zone-work.js';
 
 export const SNOOZE_MS = 3_600_000;
 /** Turning rate limiting on from an alert: a job keyed by the alert, run by the click. */
@@ -47,17 +50,11 @@ export interface WatchListing {
 
 export class WatchService {
   constructor(
-    private readonly deps: {
+    private readonly deps: ZoneWorkDeps & {
       watches: WatchRepository;
       watchRules: WatchRuleRepository;
       watchAlerts: WatchAlertRepository;
-      credentials: CredentialRepository;
       workspaces: WorkspaceRepository;
-      audit: AuditLogRepository;
-      access: AccessService;
-      zones: ZoneService;
-      /** Which CDN account a zone named is in (issue 29); without it, `default` only. */
-      accountScopes?: AccountScopes;
       ratelimit: RateLimitService;
       runner: JobRunner;
       followUps: AlertFollowUps;
@@ -83,13 +80,7 @@ export class WatchService {
         throw new AppError({ code: 'invalid_threshold', text, reason: rule.error });
       rules.push(rule.text);
     }
-    const zone = await this.#zone(caller.workspaceId, input);
-    const existing = await this.deps.watches.find(
-      caller.workspaceId,
-      zone.id,
-      input.channelId,
-      zone.accountId,
-    );
+    const { zone, watch: existing } = await this.#channelWatch(caller, input);
     const merged = [...new Set([...(existing?.rules ?? []), ...rules])];
     const { limits } = await this.deps.workspaces.ensure(caller.workspaceId);
     // Only a watch given more rules is held to it: one stored before the limit was lowered can
@@ -102,15 +93,7 @@ export class WatchService {
         count: merged.length,
       });
     const { watch, created } = await this.deps.watches.upsert(
-      {
-        workspaceId: caller.workspaceId,
-        zoneId: zone.id,
-        zoneName: zone.name,
-        ...(zone.accountId === undefined ? {} : { accountId: zone.accountId }),
-        channelId: input.channelId,
-        createdBy: caller.userId,
-        rules: merged,
-      },
+      { ...newZoneWork(caller, zone, input.channelId), rules: merged },
       {
         status: zone.status,
         firstRunAt: firstRunAt(
@@ -132,20 +115,20 @@ export class WatchService {
    * the workspace has a CDN key (without one, no watch runs until one is set).
    */
   async list(caller: Caller): Promise<WatchListing> {
-    await this.deps.access.requireFullMember(caller, 'manage_watches');
-    await this.deps.access.requireOperator(caller, 'manage_watches');
-    const [all, key] = await Promise.all([
+    const {
+      shown: watches,
+      hidden,
+      keySet,
+    } = await visibleZoneWork(this.deps, caller, 'manage_watches', () =>
       this.deps.watches.listForWorkspace(caller.workspaceId),
-      this.deps.credentials.status(caller.workspaceId),
-    ]);
-    const { shown: watches, hidden } = await this.deps.access.visibleIn(caller, all);
+    );
     const muted = new Map<string, string[]>();
     for (const state of await this.deps.watchRules.ruleStates(watches.map((w) => w.id)))
       if (state.muted) muted.set(state.watchId, [...(muted.get(state.watchId) ?? []), state.rule]);
     return {
       watches: watches.map((watch) => ({ ...watch, muted: (muted.get(watch.id) ?? []).sort() })),
       hidden,
-      keySet: key !== undefined,
+      keySet,
     };
   }
 
@@ -155,13 +138,7 @@ export class WatchService {
     input: { zone: string; channelId: string; account?: string },
   ): Promise<Watch> {
     await this.deps.access.requireOperator(caller, 'manage_watches');
-    const zone = await this.#zone(caller.workspaceId, input);
-    const watch = await this.deps.watches.find(
-      caller.workspaceId,
-      zone.id,
-      input.channelId,
-      zone.accountId,
-    );
+    const { zone, watch } = await this.#channelWatch(caller, input);
     if (!watch || !(await this.deps.watches.remove(watch)))
       throw new AppError({ code: 'not_watching', zoneName: zone.name });
     await this.#audit(caller, watch, 'watch.removed', {});
@@ -252,14 +229,20 @@ export class WatchService {
     return { alert };
   }
 
-  /** The zone named, in the account the channel or the words give (none: as before accounts). */
-  async #zone(
-    workspaceId: string,
+  /** The zone named (in the channel's account) and the channel's watch of it, if any. */
+  async #channelWatch(
+    caller: Caller,
     input: { zone: string; channelId: string; account?: string },
-  ): Promise<Zone> {
-    const { accountScopes: accounts, zones } = this.deps;
-    if (!accounts) return zones.resolve(workspaceId, input.zone);
-    return accounts.zone(workspaceId, input.channelId, input.account, input.zone);
+  ): Promise<{ zone: Zone; watch: Watch | undefined }> {
+    const zone = await zoneForChannel(this.deps, caller.workspaceId, input);
+    const { workspaceId } = caller;
+    const watch = await this.deps.watches.find(
+      workspaceId,
+      zone.id,
+      input.channelId,
+      zone.accountId,
+    );
+    return { zone, watch };
   }
 
   async #alert(caller: Caller, alertId: string): Promise<WatchAlert> {
@@ -276,14 +259,9 @@ export class WatchService {
     action: string,
     detail: Record<string, unknown>,
   ) {
-    await this.deps.audit.record({
-      workspaceId: caller.workspaceId,
-      actorId: caller.userId,
-      action,
-      zoneId: subject.zoneId,
-      zoneName: subject.zoneName,
-      outcome: 'ok',
-      detail: { channel: subject.channelId, ...detail },
+    await auditZoneChange(this.deps.audit, caller, subject, action, {
+      channel: subject.channelId,
+      ...detail,
     });
   }
 }

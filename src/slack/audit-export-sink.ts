@@ -6,7 +6,6 @@
 // the requester's eyes (what they may see of conversations they are in), so it never goes to a
 // channel where others, guests among them, would read it.
 import { createReadStream } from 'node:fs';
-import { request } from 'undici';
 import {
   auditExportDoneText,
   auditExportFailedText,
@@ -18,7 +17,7 @@ import type { AuditExportSink, ExportFile } from '../services/audit-export.js';
 import { type GroupMembersCache, webDirectory } from './directory.js';
 import { failureReason } from './explain.js';
 import { type Pacer, paceKeys } from './pacer.js';
-import { UploadFailedError } from './report-poster.js';
+import { UploadFailedError, uploadFile } from './uploads.js';
 import { isTransientSlackError, slackErrorCode } from './web-api-errors.js';
 import type { WorkspaceClients } from './workspace-clients.js';
 
@@ -38,37 +37,22 @@ export class SlackAuditExportSink implements AuditExportSink {
   }
 
   async upload(workspaceId: string, file: ExportFile, signal?: AbortSignal): Promise<string> {
-    const token = await this.clients.tokenFor(workspaceId);
-    const { upload_url: url, file_id: fileId } = await this.pacer.turn(
-      [paceKeys.tier4(workspaceId, 'files.getUploadURLExternal')],
-      () =>
-        this.clients.client.files.getUploadURLExternal({
-          token,
-          filename: file.filename,
-          length: file.size,
-        }),
+    return uploadFile(
+      this.clients,
+      this.pacer,
+      workspaceId,
+      file.filename,
+      {
+        // Streamed from disk: the file is never held in memory whole.
+        bytes: () => createReadStream(file.path),
+        length: file.size,
+        contentType: 'text/csv',
+        timeoutMs: UPLOAD_TIMEOUT_MS,
+        what: 'the export',
+        ...(signal ? { signal } : {}),
+      },
       signal,
     );
-    if (!url || !fileId) throw new UploadFailedError('files.getUploadURLExternal gave no URL');
-    try {
-      // Streamed from disk: the file is never held in memory whole.
-      const answer = await request(url, {
-        method: 'POST',
-        body: createReadStream(file.path),
-        headers: { 'content-type': 'text/csv', 'content-length': String(file.size) },
-        headersTimeout: UPLOAD_TIMEOUT_MS,
-        bodyTimeout: UPLOAD_TIMEOUT_MS,
-        ...(signal ? { signal } : {}),
-      });
-      await answer.body.dump();
-      if (answer.statusCode >= 300)
-        throw new UploadFailedError(`the upload URL answered ${answer.statusCode}`);
-    } catch (error) {
-      throw error instanceof UploadFailedError
-        ? error
-        : new UploadFailedError('the export could not be uploaded', { cause: error });
-    }
-    return fileId;
   }
 
   async #dm(userId: string, token: string): Promise<string> {

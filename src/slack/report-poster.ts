@@ -5,7 +5,6 @@
 // limit for chat messages) and each file method within its tier, across every replica (Pacer),
 // and a DM when a schedule pauses. A report names its creator as Slack shows them (users.info,
 // kept a minute), never with a mention, which would notify them every day.
-import { request } from 'undici';
 import { dailyReportText, reportPausedText } from '../blocks/reports.js';
 import type { DailyReport } from '../services/daily-report.js';
 import type { ReportPoster, StagedPost } from '../services/report-delivery.js';
@@ -13,6 +12,7 @@ import type { Schedule } from '../store/schedules.js';
 import { type GroupMembersCache, webDirectory } from './directory.js';
 import { failureReason } from './explain.js';
 import { type Pacer, paceKeys } from './pacer.js';
+import { type UploadBody, UploadFailedError, uploadFile } from './uploads.js';
 import {
   asPostRefusal,
   isTransientSlackError,
@@ -24,38 +24,15 @@ import type { WorkspaceClients } from './workspace-clients.js';
 /** How long an upload of a chart's bytes may take before it is tried again later. */
 const UPLOAD_TIMEOUT_MS = 20_000;
 
-/** The upload URL refused the bytes or could not be reached: the report is staged again later. */
-export class UploadFailedError extends Error {
-  override readonly name = 'UploadFailedError';
-}
-
-/**
- * Sends a file's bytes to the upload URL files.getUploadURLExternal gave; its id once they are
- * taken. Nobody sees the file until files.completeUploadExternal shares it.
- */
-export async function uploadBytes(
-  url: string | undefined,
-  fileId: string | undefined,
-  bytes: Buffer,
-): Promise<string> {
-  if (!url || !fileId) throw new UploadFailedError('files.getUploadURLExternal gave no URL');
-  try {
-    const answer = await request(url, {
-      method: 'POST',
-      body: bytes,
-      headers: { 'content-type': 'application/octet-stream' },
-      headersTimeout: UPLOAD_TIMEOUT_MS,
-      bodyTimeout: UPLOAD_TIMEOUT_MS,
-    });
-    await answer.body.dump();
-    if (answer.statusCode >= 300)
-      throw new UploadFailedError(`the upload URL answered ${answer.statusCode}`);
-  } catch (error) {
-    throw error instanceof UploadFailedError
-      ? error
-      : new UploadFailedError('the chart could not be uploaded', { cause: error });
-  }
-  return fileId;
+/** A chart's bytes, as its upload sends them (an upload failed is staged again later). */
+export function chartBody(png: Buffer): UploadBody {
+  return {
+    bytes: png,
+    length: png.length,
+    contentType: 'application/octet-stream',
+    timeoutMs: UPLOAD_TIMEOUT_MS,
+    what: 'the chart',
+  };
 }
 
 type FileShares = Record<string, Array<{ ts?: string }> | undefined>;
@@ -85,18 +62,16 @@ export class SlackReportPoster implements ReportPoster {
   async stage(schedule: Schedule, report: DailyReport, signal?: AbortSignal): Promise<StagedPost> {
     const png = report.png;
     if (!png) return { text: true };
-    const token = await this.clients.tokenFor(schedule.workspaceId);
-    const { upload_url: url, file_id: fileId } = await this.pacer.turn(
-      [paceKeys.tier4(schedule.workspaceId, 'files.getUploadURLExternal')],
-      () =>
-        this.clients.client.files.getUploadURLExternal({
-          token,
-          filename: report.filename,
-          length: png.length,
-        }),
-      signal,
-    );
-    return { fileId: await uploadBytes(url, fileId, png) };
+    return {
+      fileId: await uploadFile(
+        this.clients,
+        this.pacer,
+        schedule.workspaceId,
+        report.filename,
+        chartBody(png),
+        signal,
+      ),
+    };
   }
 
   async publish(

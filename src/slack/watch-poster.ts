@@ -20,7 +20,8 @@ import type { Watch } from '../store/watches.js';
 import { zoneLabel } from '../zone-names.js';
 import { failureReason } from './explain.js';
 import { type Pacer, paceKeys } from './pacer.js';
-import { UploadFailedError, uploadBytes } from './report-poster.js';
+import { chartBody } from './report-poster.js';
+import { UploadFailedError, uploadBytes } from './uploads.js';
 import { asPostRefusal, isTransientSlackError, slackRetryAfterMs } from './web-api-errors.js';
 import type { WorkspaceClients } from './workspace-clients.js';
 
@@ -165,7 +166,7 @@ export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
       filename: `${alert.zoneName}-alert-${alert.status}.png`,
       length: png.length,
     });
-    const uploaded = await uploadBytes(url, fileId, png);
+    const uploaded = await uploadBytes(url, fileId, chartBody(png));
     const complete = {
       token,
       files: [{ id: uploaded, title: `${zoneLabel(alert.zoneName)} alert` }] as [

@@ -144,6 +144,42 @@ export function toAccount(row: AccountRow): Account {
   };
 }
 
+/**
+ * `default`'s id, as a subquery (null while the workspace has no account `default`): what a new
+ * row of `default`'s names as its account (rows from before 0016 hold null).
+ */
+export function defaultAccountIdOf(workspaceId: string) {
+  return sql<
+    string | null
+  >`(select id from cdn_accounts where workspace_id = ${workspaceId} and name_key = 'default')`;
+}
+
+/** `default`'s id, read in `db` (the caller's transaction, if any); undefined while it has none. */
+export async function defaultAccountIdIn(
+  db: Kysely<Database> | Transaction<Database>,
+  workspaceId: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('cdn_accounts')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('name_key', '=', DEFAULT_ACCOUNT)
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/**
+ * The account a row of timed work names, as the app sees it: another account's id; nothing for
+ * `default`'s (its id, or null from before), told apart by `account_key`, its account's name.
+ */
+export function otherAccountOf(row: { account_id: string | null; account_key: string | null }): {
+  accountId?: string;
+} {
+  return row.account_id !== null && row.account_key !== DEFAULT_ACCOUNT
+    ? { accountId: row.account_id }
+    : {};
+}
+
 export function isDefault(name: string): boolean {
   return name.toLowerCase() === DEFAULT_ACCOUNT;
 }

@@ -9,6 +9,7 @@ import {
   blankAccount,
   checkName,
   DEFAULT_ACCOUNT,
+  defaultAccountIdIn,
   dropZoneIndex,
   isAccountName,
   isDefault,
@@ -217,13 +218,7 @@ export class AccountRepository {
 
   /** The id of the workspace's account `default`; undefined when it has none. */
   async defaultId(workspaceId: string): Promise<string | undefined> {
-    const row = await this.db
-      .selectFrom('cdn_accounts')
-      .select('id')
-      .where('workspace_id', '=', workspaceId)
-      .where('name_key', '=', DEFAULT_ACCOUNT)
-      .executeTakeFirst();
-    return row?.id;
+    return defaultAccountIdIn(this.db, workspaceId);
   }
 
   /** Sets (or, null, clears) the account's own API base URL. The caller has checked it. */

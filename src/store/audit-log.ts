@@ -83,15 +83,7 @@ export class AuditLogRepository {
   async recent(workspaceId: string, options: { zone?: string; limit?: number } = {}) {
     let query = this.db.selectFrom('audit_log').selectAll().where('workspace_id', '=', workspaceId);
     const zone = options.zone;
-    if (zone !== undefined) {
-      query = query.where((eb) =>
-        eb.or([
-          eb('zone_id', '=', zone.trim()),
-          eb('zone_name', '=', zone.trim()),
-          eb('zone_name', '=', zoneKey(zone)),
-        ]),
-      );
-    }
+    if (zone !== undefined) query = query.where((eb) => zoneIs(eb, zone));
     const rows = await query
       .orderBy('at', 'desc')
       .orderBy('id', 'desc')
@@ -144,11 +136,7 @@ export class AuditLogRepository {
 
   /** The newest entry of a zone with one of `actions` and `outcome`, if any. */
   async latest(workspaceId: string, zoneId: string, actions: string[], outcome: string) {
-    const row = await this.db
-      .selectFrom('audit_log')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .where('zone_id', '=', zoneId)
+    const row = await this.#ofZone(workspaceId, zoneId)
       .where('action', 'in', actions)
       .where('outcome', '=', outcome)
       .orderBy('at', 'desc')
@@ -166,11 +154,7 @@ export class AuditLogRepository {
 
   /** A zone's entries in [since, until), oldest first (chart markers). */
   async forZoneBetween(workspaceId: string, zoneId: string, since: number, until: number) {
-    const rows = await this.db
-      .selectFrom('audit_log')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .where('zone_id', '=', zoneId)
+    const rows = await this.#ofZone(workspaceId, zoneId)
       .where('at', '>=', since)
       .where('at', '<', until)
       .orderBy('at')
@@ -178,20 +162,32 @@ export class AuditLogRepository {
       .execute();
     return rows.map(toEntry);
   }
+
+  /** A zone's entries, by its id. */
+  #ofZone(workspaceId: string, zoneId: string) {
+    return this.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('zone_id', '=', zoneId);
+  }
+}
+
+/** Entries of a zone named by its id, or its name in either form (as typed, or its key). */
+function zoneIs(eb: ExpressionBuilder<Database, 'audit_log'>, zone: string) {
+  const typed = zone.trim();
+  return eb.or([
+    eb('zone_id', '=', typed),
+    eb('zone_name', '=', typed),
+    eb('zone_name', '=', zoneKey(typed)),
+  ]);
 }
 
 /** The conditions of a filter, for a where clause (an empty filter is every entry). */
 function filterConditions(eb: ExpressionBuilder<Database, 'audit_log'>, filter: AuditFilter) {
   const conditions = [];
   const zone = filter.zone?.trim();
-  if (zone)
-    conditions.push(
-      eb.or([
-        eb('zone_id', '=', zone),
-        eb('zone_name', '=', zone),
-        eb('zone_name', '=', zoneKey(zone)),
-      ]),
-    );
+  if (zone) conditions.push(zoneIs(eb, zone));
   if (filter.actorId !== undefined) conditions.push(eb('actor_id', '=', filter.actorId));
   if (filter.since !== undefined) conditions.push(eb('at', '>=', filter.since));
   if (filter.until !== undefined) conditions.push(eb('at', '<', filter.until));

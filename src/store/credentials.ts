@@ -1,7 +1,8 @@
 // Repository: the single-key path (`/cdn login`, `/cdn logout`): the workspace's account `default`.
 import type { Kysely } from 'kysely';
+import { legacyKeyContext } from './account-model.js';
 import { type AccountRepository, LEGACY_KEY_COLUMN } from './accounts.js';
-import type { Keyring, SecretContext } from './crypto.js';
+import type { Keyring } from './crypto.js';
 import type { Database } from './schema.js';
 import type { WorkspaceRepository } from './workspaces.js';
 
@@ -21,10 +22,6 @@ export interface Credential extends CredentialStatus {
 
 /** The column the workspace's key is sealed for (see AccountRepository's mirror). */
 export const API_KEY_COLUMN = LEGACY_KEY_COLUMN;
-const context = (workspaceId: string): SecretContext => ({
-  workspace: workspaceId,
-  column: API_KEY_COLUMN,
-});
 
 /**
  * The workspace's key, as it was before a workspace had accounts: since 0016, the key of its
@@ -51,18 +48,13 @@ export class CredentialRepository {
     by: { userId: string; validated: boolean },
   ): Promise<CredentialStatus> {
     const workspace = await this.workspaces.ensure(workspaceId);
-    const credential = await this.accounts.setDefaultKey(
+    const { setBy, setAt, lastValidatedAt } = await this.accounts.setDefaultKey(
       workspaceId,
       apiKey,
       by,
       workspace.cdnBaseUrl,
     );
-    return {
-      workspaceId,
-      setBy: credential.setBy,
-      setAt: credential.setAt,
-      lastValidatedAt: credential.lastValidatedAt,
-    };
+    return { workspaceId, setBy, setAt, lastValidatedAt };
   }
 
   /** The key, decrypted; undefined when the workspace has none. */
@@ -74,12 +66,9 @@ export class CredentialRepository {
       .executeTakeFirst();
     if (!row) return undefined;
     return {
-      workspaceId,
-      apiKey: this.keyring.decrypt(row.api_key, context(workspaceId)),
+      ...statusOf(workspaceId, row),
+      apiKey: this.keyring.decrypt(row.api_key, legacyKeyContext(workspaceId)),
       generation: generationOf(row),
-      setBy: row.set_by,
-      setAt: row.set_at,
-      lastValidatedAt: row.last_validated_at,
     };
   }
 
@@ -90,14 +79,7 @@ export class CredentialRepository {
       .select(['set_by', 'set_at', 'last_validated_at'])
       .where('workspace_id', '=', workspaceId)
       .executeTakeFirst();
-    return (
-      row && {
-        workspaceId,
-        setBy: row.set_by,
-        setAt: row.set_at,
-        lastValidatedAt: row.last_validated_at,
-      }
-    );
+    return row && statusOf(workspaceId, row);
   }
 
   /**
@@ -119,6 +101,18 @@ export class CredentialRepository {
     });
     return had;
   }
+}
+
+function statusOf(
+  workspaceId: string,
+  row: { set_by: string; set_at: number; last_validated_at: number | null },
+): CredentialStatus {
+  return {
+    workspaceId,
+    setBy: row.set_by,
+    setAt: row.set_at,
+    lastValidatedAt: row.last_validated_at,
+  };
 }
 
 /** A key's generation; a row written without one (by hand) gets one from its workspace and time. */

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Clock } from '../clock.js';
+import { defaultAccountIdOf } from './account-model.js';
 import { AuditLogRepository, type NewAuditEntry } from './audit-log.js';
 import type { SqlDialect } from './db.js';
 import { takeRows, withCdnKey } from './due.js';
@@ -12,16 +13,9 @@ import type { JobRepository, NewJob } from './jobs.js';
 import { refuseAtLimits, withWorkspaceLock } from './limits.js';
 import type { Database, ScheduleStatus, SchedulesTable } from './schema.js';
 import type { WorkspaceLimits } from './workspaces.js';
+import { toZoneWork, type ZoneWork, zoneWorkColumns } from './zone-work.js';
 
-export interface Schedule {
-  id: string;
-  workspaceId: string;
-  zoneId: string;
-  zoneName: string;
-  /** The zone's CDN account (issue 29); absent: `default` (as a Zone has it). */
-  accountId?: string;
-  channelId: string;
-  createdBy: string;
+export interface Schedule extends ZoneWork {
   timeOfDay: string;
   timeZone: string;
   status: ScheduleStatus;
@@ -84,16 +78,8 @@ export class ScheduleRepository {
         perPerson: { limit: 'reportsPerPerson', max: limits.reportsPerPerson },
       });
       const now = this.clock.now();
-      // A new report names its account, `default`'s id for `default` (null: rows from before).
-      const account = input.accountId ?? (await defaultIdIn(trx, input.workspaceId));
       const row: Selectable<SchedulesTable> = {
-        id: this.newId(),
-        workspace_id: input.workspaceId,
-        account_id: account ?? null,
-        zone_id: input.zoneId,
-        zone_name: input.zoneName,
-        channel_id: input.channelId,
-        created_by: input.createdBy,
+        ...(await zoneWorkColumns(trx, this.newId(), input)),
         time_of_day: input.timeOfDay,
         time_zone: input.timeZone,
         status: 'active',
@@ -142,7 +128,7 @@ export class ScheduleRepository {
         accountId === undefined
           ? eb.or([
               eb('account_id', 'is', null),
-              eb('account_id', '=', defaultIdOf(input.workspaceId)),
+              eb('account_id', '=', defaultAccountIdOf(input.workspaceId)),
             ])
           : eb('account_id', '=', accountId),
       )
@@ -267,21 +253,6 @@ export class ScheduleRepository {
   }
 }
 
-/** `default`'s id, as a subquery (null while the workspace has no account `default`). */
-function defaultIdOf(workspaceId: string) {
-  return sql<string>`(select id from cdn_accounts where workspace_id = ${workspaceId} and name_key = 'default')`;
-}
-
-async function defaultIdIn(db: Kysely<Database>, workspaceId: string) {
-  const row = await db
-    .selectFrom('cdn_accounts')
-    .select('id')
-    .where('workspace_id', '=', workspaceId)
-    .where('name_key', '=', 'default')
-    .executeTakeFirst();
-  return row?.id;
-}
-
 /** Reports with their account's name, to tell `default`'s (or null, from before) apart. */
 function selectSchedules(db: Kysely<Database>) {
   return db
@@ -297,15 +268,8 @@ function selectSchedules(db: Kysely<Database>) {
 }
 
 function toSchedule(row: Selectable<SchedulesTable> & { account_key: string | null }): Schedule {
-  const other = row.account_id !== null && row.account_key !== 'default';
   return {
-    id: row.id,
-    workspaceId: row.workspace_id,
-    zoneId: row.zone_id,
-    zoneName: row.zone_name,
-    ...(other && row.account_id ? { accountId: row.account_id } : {}),
-    channelId: row.channel_id,
-    createdBy: row.created_by,
+    ...toZoneWork(row),
     timeOfDay: row.time_of_day,
     timeZone: row.time_zone,
     status: row.status,

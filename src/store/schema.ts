@@ -141,13 +141,22 @@ export interface ApprovalsTable {
   account_name: string | null;
 }
 
-export interface SchedulesTable {
+/** The columns a channel's standing work on a zone (a daily report, a watch) begins with. */
+export interface ZoneWorkColumns {
   id: string;
   workspace_id: string;
   zone_id: string;
   zone_name: string;
   channel_id: string;
   created_by: string;
+  /**
+   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
+   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
+   */
+  account_id: string | null;
+}
+
+export interface SchedulesTable extends ZoneWorkColumns {
   /** Local wall-clock time, HH:MM. */
   time_of_day: string;
   /** IANA time zone, e.g. Europe/Paris. */
@@ -158,11 +167,6 @@ export interface SchedulesTable {
   paused_reason: string | null;
   created_at: number;
   updated_at: number;
-  /**
-   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
-   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
-   */
-  account_id: string | null;
 }
 
 export interface AuditLogTable {
@@ -369,24 +373,13 @@ export interface PurgeChannelsTable {
 }
 
 /** A channel watching a zone (issue 19). */
-export interface WatchesTable {
-  id: string;
-  workspace_id: string;
-  zone_id: string;
-  zone_name: string;
-  channel_id: string;
-  created_by: string;
+export interface WatchesTable extends ZoneWorkColumns {
   /** JSON array of explicit threshold rules as typed (`requests>50k/5m`, `hitrate<80%`). */
   rules: string;
   created_at: number;
   updated_at: number;
   /** Why it stopped posting (its channel refused the bot); null while it posts. */
   paused_reason: string | null;
-  /**
-   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
-   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
-   */
-  account_id: string | null;
 }
 
 /** A watched zone: evaluated once per interval, whatever the number of channels watching it. */

@@ -3,6 +3,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database } from './schema.js';
+import { newWorkspaceRow } from './workspaces.js';
 
 /**
  * Every table holding a workspace's rows, by `workspace_id`, each with a column naming one row
@@ -55,18 +56,7 @@ export class UninstalledWorkspaceRepository {
     const now = this.clock.now();
     await this.db
       .insertInto('workspaces')
-      .values({
-        id: workspaceId,
-        enterprise_id: enterpriseId,
-        cdn_base_url: null,
-        operator_group_id: null,
-        approver_group_id: null,
-        approval_ttl_minutes: 30,
-        report_time_of_day: '09:00',
-        created_at: now,
-        updated_at: now,
-        uninstalled_at: now,
-      })
+      .values({ ...newWorkspaceRow(workspaceId, enterpriseId, now), uninstalled_at: now })
       .onConflict((conflict) => conflict.column('id').doNothing())
       .execute();
     await this.db

@@ -1,7 +1,8 @@
 // Repository: the alerts watches posted (their message, their resolution); alerts that are over
 // are pruned. Turning rate limiting on from one is a keyed job (WatchService.rateLimit).
-import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
+import { defaultAccountIdOf, otherAccountOf } from './account-model.js';
 import type { Database, WatchAlertStatus, WatchAlertsTable } from './schema.js';
 
 export interface WatchAlert {
@@ -33,11 +34,7 @@ export class WatchAlertRepository {
       id: alert.id,
       workspace_id: alert.workspaceId,
       // Its account, `default`'s id for `default` (null: rows from before).
-      account_id:
-        alert.accountId ??
-        sql<
-          string | null
-        >`(select id from cdn_accounts where workspace_id = ${alert.workspaceId} and name_key = 'default')`,
+      account_id: alert.accountId ?? defaultAccountIdOf(alert.workspaceId),
       watch_id: alert.watchId,
       zone_id: alert.zoneId,
       zone_name: alert.zoneName,
@@ -120,11 +117,10 @@ export class WatchAlertRepository {
   }
 }
 
-function toAlert(row: Selectable<WatchAlertsTable> & { account_key?: string | null }): WatchAlert {
+function toAlert(row: Selectable<WatchAlertsTable> & { account_key: string | null }): WatchAlert {
   // Another account's alert names it; `default`'s (its id, or null from before) does not.
-  const other = row.account_id !== null && 'account_key' in row && row.account_key !== 'default';
   return {
-    ...(other && row.account_id ? { accountId: row.account_id } : {}),
+    ...otherAccountOf(row),
     id: row.id,
     workspaceId: row.workspace_id,
     watchId: row.watch_id,

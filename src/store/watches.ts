@@ -4,24 +4,18 @@
 // watch-rules.ts, the alerts posted in watch-alerts.ts. Over 400 lines: the watches and their
 // zones' schedules (two tables since 0026, `default`'s and the other accounts') move together.
 import { randomUUID } from 'node:crypto';
-import { type Expression, type Kysely, type Selectable, sql } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
+import { defaultAccountIdOf } from './account-model.js';
 import type { SqlDialect } from './db.js';
 import { takeRows, withCdnKey } from './due.js';
 import type { JobRepository, NewJob } from './jobs.js';
 import { refuseAtLimits, withWorkspaceLock } from './limits.js';
 import type { Database, WatchesTable, WatchZonesTable } from './schema.js';
 import type { WorkspaceLimits } from './workspaces.js';
+import { toZoneWork, type ZoneWork, zoneWorkColumns } from './zone-work.js';
 
-export interface Watch {
-  id: string;
-  workspaceId: string;
-  zoneId: string;
-  zoneName: string;
-  /** The zone's CDN account (issue 29); absent: `default` (as a Zone has it). */
-  accountId?: string;
-  channelId: string;
-  createdBy: string;
+export interface Watch extends ZoneWork {
   /** Explicit thresholds as typed, besides the automatic rules. */
   rules: string[];
   createdAt: number;
@@ -85,7 +79,7 @@ export class WatchRepository {
       .insertInto(zoneTable(input.accountId))
       .values({
         workspace_id: input.workspaceId,
-        account_id: input.accountId ?? defaultId(input.workspaceId),
+        account_id: input.accountId ?? defaultAccountIdOf(input.workspaceId),
         zone_id: input.zoneId,
         zone_name: input.zoneName,
         status: zone.status,
@@ -132,16 +126,8 @@ export class WatchRepository {
         all: { limit: 'watches', max: limits.watches },
         perPerson: { limit: 'watchesPerPerson', max: limits.watchesPerPerson },
       });
-      // A new watch names its account, `default`'s id for `default` (null: rows from before).
-      const account = input.accountId ?? (await this.#defaultId(trx, input.workspaceId));
       const row: Selectable<WatchesTable> = {
-        id: this.newId(),
-        workspace_id: input.workspaceId,
-        account_id: account ?? null,
-        zone_id: input.zoneId,
-        zone_name: input.zoneName,
-        channel_id: input.channelId,
-        created_by: input.createdBy,
+        ...(await zoneWorkColumns(trx, this.newId(), input)),
         rules: JSON.stringify(input.rules),
         created_at: now,
         updated_at: now,
@@ -203,16 +189,6 @@ export class WatchRepository {
       .orderBy('watches.created_at')
       .execute();
     return rows.map(toWatch);
-  }
-
-  async #defaultId(db: Kysely<Database>, workspaceId: string): Promise<string | undefined> {
-    const row = await db
-      .selectFrom('cdn_accounts')
-      .select('id')
-      .where('workspace_id', '=', workspaceId)
-      .where('name_key', '=', 'default')
-      .executeTakeFirst();
-    return row?.id;
   }
 
   /** Pauses a watch that cannot post; true for the one caller that paused it (it tells its creator). */
@@ -432,13 +408,6 @@ function ofZone<Q>(query: Q, accountId: string | undefined): Q {
   );
 }
 
-/** `default`'s id, as a subquery (null while the workspace has no account `default`). */
-function defaultId(workspaceId: string): Expression<string | null> {
-  return sql<
-    string | null
-  >`(select id from cdn_accounts where workspace_id = ${workspaceId} and name_key = 'default')`;
-}
-
 /** Watches with their account's name, to tell `default`'s (or null, from before) apart. */
 function selectWatches(db: Kysely<Database>) {
   return db
@@ -463,15 +432,8 @@ function ofAccount<Q extends ReturnType<typeof selectWatches>>(
 }
 
 function toWatch(row: Selectable<WatchesTable> & { account_key: string | null }): Watch {
-  const other = row.account_id !== null && row.account_key !== 'default';
   return {
-    id: row.id,
-    workspaceId: row.workspace_id,
-    zoneId: row.zone_id,
-    zoneName: row.zone_name,
-    ...(other && row.account_id ? { accountId: row.account_id } : {}),
-    channelId: row.channel_id,
-    createdBy: row.created_by,
+    ...toZoneWork(row),
     rules: JSON.parse(row.rules) as string[],
     createdAt: Number(row.created_at),
     pausedReason: row.paused_reason ?? null,

@@ -82,20 +82,9 @@ export class WorkspaceRepository {
 
   /** The workspace, created with defaults on first sight. */
   async ensure(id: string, enterpriseId: string | null = null): Promise<Workspace> {
-    const now = this.clock.now();
     await this.db
       .insertInto('workspaces')
-      .values({
-        id,
-        enterprise_id: enterpriseId,
-        cdn_base_url: null,
-        operator_group_id: null,
-        approver_group_id: null,
-        approval_ttl_minutes: 30,
-        report_time_of_day: '09:00',
-        created_at: now,
-        updated_at: now,
-      })
+      .values(newWorkspaceRow(id, enterpriseId, this.clock.now()))
       .onConflict((conflict) => conflict.column('id').doNothing())
       .execute();
     return (await this.get(id)) as Workspace;
@@ -126,6 +115,21 @@ export class WorkspaceRepository {
     await this.db.updateTable('workspaces').set(patch).where('id', '=', id).execute();
     return (await this.get(id)) as Workspace;
   }
+}
+
+/** A workspace's row with the defaults it starts with. */
+export function newWorkspaceRow(id: string, enterpriseId: string | null, now: number) {
+  return {
+    id,
+    enterprise_id: enterpriseId,
+    cdn_base_url: null,
+    operator_group_id: null,
+    approver_group_id: null,
+    approval_ttl_minutes: 30,
+    report_time_of_day: '09:00',
+    created_at: now,
+    updated_at: now,
+  };
 }
 
 function toWorkspace(row: Selectable<WorkspacesTable>): Workspace {

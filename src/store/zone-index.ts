@@ -5,7 +5,13 @@
 // Over 400 lines on purpose: its reads (one account's index, or several at once) and its writes
 // (build, probe, lease, drop) share that one invariant and the row shapes, and are clearer side by
 // side than split over files.
-import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import {
+  type ExpressionBuilder,
+  type Kysely,
+  type Selectable,
+  sql,
+  type Transaction,
+} from 'kysely';
 import type { Clock } from '../clock.js';
 import { zoneKey } from '../zone-names.js';
 import { generationOf } from './credentials.js';
@@ -511,13 +517,7 @@ export class ZoneIndexRepository {
         '=',
         sql<string>`coalesce(${sql.ref('c.generation')}, ${sql.ref('c.workspace_id')} || ':' || cast(${sql.ref('c.set_at')} as text))`,
       )
-      .where((eb) =>
-        eb.and([
-          eb.or([eb('s.refreshed_at', 'is', null), eb('s.refreshed_at', '<=', staleBefore)]),
-          eb.or([eb('s.lease_until', 'is', null), eb('s.lease_until', '<=', now)]),
-          eb.or([eb('s.failed_at', 'is', null), eb('s.failed_at', '<=', retryBefore)]),
-        ]),
-      )
+      .where(dueState(staleBefore, retryBefore, now))
       .orderBy(sql`coalesce(${sql.ref('s.refreshed_at')}, 0)`)
       .limit(limit)
       .execute();
@@ -552,13 +552,7 @@ export class ZoneIndexRepository {
         join.onRef('a.id', '=', 's.account_id').onRef('a.generation', '=', 's.generation'),
       )
       .select(['s.workspace_id', 's.account_id'])
-      .where((eb) =>
-        eb.and([
-          eb.or([eb('s.refreshed_at', 'is', null), eb('s.refreshed_at', '<=', staleBefore)]),
-          eb.or([eb('s.lease_until', 'is', null), eb('s.lease_until', '<=', now)]),
-          eb.or([eb('s.failed_at', 'is', null), eb('s.failed_at', '<=', retryBefore)]),
-        ]),
-      )
+      .where(dueState(staleBefore, retryBefore, now))
       .orderBy(sql`coalesce(${sql.ref('s.refreshed_at')}, 0)`)
       .limit(limit)
       .execute();
@@ -637,6 +631,21 @@ export class ZoneIndexRepository {
     await trx.insertInto(this.#states).values(fresh).execute();
     return fresh;
   }
+}
+
+type DueColumns = Pick<ZoneIndexStateTable, 'refreshed_at' | 'lease_until' | 'failed_at'>;
+
+/**
+ * An index state (`s`) due a background refresh: never built or refreshed before `staleBefore`,
+ * no live lease, no failure since `retryBefore`. The same for `default`'s and other accounts'.
+ */
+function dueState(staleBefore: number, retryBefore: number, now: number) {
+  return (eb: ExpressionBuilder<{ s: DueColumns }, 's'>) =>
+    eb.and([
+      eb.or([eb('s.refreshed_at', 'is', null), eb('s.refreshed_at', '<=', staleBefore)]),
+      eb.or([eb('s.lease_until', 'is', null), eb('s.lease_until', '<=', now)]),
+      eb.or([eb('s.failed_at', 'is', null), eb('s.failed_at', '<=', retryBefore)]),
+    ]);
 }
 
 function toRow(

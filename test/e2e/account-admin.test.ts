@@ -6,28 +6,16 @@ import { describe, expect, it } from 'vitest';
 import { ACCOUNTS_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import { startSandbox } from '../../src/dev/sandbox/server.js';
-import { ADMIN, CHANNEL, type Harness, MEMBER, startHarness, textOf, viewIdOf } from './harness.js';
+import { commandReply, modalOpenedBy, openHome } from './flows.js';
+import { ADMIN, CHANNEL, type Harness, MEMBER, startHarness, textOf } from './harness.js';
 
 const STAGING_KEY = 'sk_e2e_staging_key_77aa';
 
-const replies = (h: Harness) => h.slack.messages.filter((m) => m.via === 'response_url');
-
-async function answer(h: Harness, text: string, user: string): Promise<Message> {
-  const seen = replies(h).length;
-  await h.command(text, { user });
-  const all = await h.slack.waitForMessages((m) => m.via === 'response_url', seen + 1);
-  const reply = all[seen];
-  if (!reply) throw new Error(`no answer to ${text}`);
-  return reply;
-}
+const answer = (h: Harness, text: string, user: string) => commandReply(h, text, { user });
 
 /** Clicks a button and returns the id of the modal it opened. */
-async function opens(h: Harness, message: Message, actionId: string): Promise<string> {
-  const before = h.slack.callsTo('views.open').length;
-  await h.click(message, actionId, { user: ADMIN });
-  const calls = await h.slack.waitForCalls((c) => c.method === 'views.open', before + 1);
-  return viewIdOf(calls[before]);
-}
+const opens = (h: Harness, message: Message, actionId: string) =>
+  modalOpenedBy(h, () => h.click(message, actionId, { user: ADMIN }));
 
 const typed = (block: string, action: string, value: string | null, type = 'plain_text_input') => ({
   [block]: { [action]: { type, value } },
@@ -200,9 +188,7 @@ describe('/cdn accounts', () => {
         apiKey: 'sk_revoked_at_the_cdn',
         by: { userId: ADMIN, validated: false },
       });
-      await h.event({ type: 'app_home_opened', user: ADMIN, channel: 'D1', tab: 'home' });
-      await h.slack.waitForCalls((c) => c.method === 'views.publish');
-      const home = textOf(h.slack.homes.get(ADMIN)?.view);
+      const home = textOf((await openHome(h, ADMIN)).view);
       const zones = (await h.store.accounts.byName(h.workspaceId, 'default'))?.zoneCount;
       expect(zones).toBeGreaterThan(0);
       expect(home).toContain(`*default* · ${zones} zone`);

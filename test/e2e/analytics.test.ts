@@ -8,12 +8,12 @@ import {
   TrafficChartRenderer,
 } from '../../src/charts/traffic-chart.js';
 import { syntheticTraffic } from '../../src/dev/sandbox/traffic.js';
+import { commandReply, openHome } from './flows.js';
 import { CHANNEL, MEMBER, startHarness, textOf, viewIdOf } from './harness.js';
 
 describe('/cdn analytics', () => {
   it('uploads a PNG chart of the last 24 h with the totals as its comment', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     await h.command('analytics example.com');
     const [complete] = await h.slack.waitForCalls(
       (c) => c.method === 'files.completeUploadExternal',
@@ -49,8 +49,7 @@ describe('/cdn analytics', () => {
         return real.render(input);
       },
     };
-    const h = await startHarness({ chartRenderer });
-    await h.login();
+    const h = await startHarness({ login: true, chartRenderer });
     // 10:21:37 UTC: yesterday's whole day would be counted with today's, and the minute cut.
     h.clock.advance(21 * 60_000 + 37_000);
     await h.command('analytics example.com 24h day');
@@ -79,8 +78,7 @@ describe('/cdn analytics', () => {
   });
 
   it('marks purges and rate-limit changes of that range', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     await h.command('purge example.com https://example.com/a.css');
     await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false);
     await h.command('analytics example.com 6h');
@@ -96,10 +94,8 @@ describe('/cdn analytics', () => {
   });
 
   it('says there was no traffic instead of drawing an empty chart', async () => {
-    const h = await startHarness();
-    await h.login();
-    await h.command('analytics staging.example.com');
-    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    const h = await startHarness({ login: true });
+    const reply = await commandReply(h, 'analytics staging.example.com');
     expect(reply?.text).toBe(
       `:zzz: No traffic on *staging.example.com* in the last 24 h (the zone is pending). Requested by <@${MEMBER}>.`
         .replace(':zzz: ', ' :zzz: ')
@@ -109,30 +105,23 @@ describe('/cdn analytics', () => {
   });
 
   it('tells the user to invite the bot when it is not in the channel', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     h.slack.addChannel({ id: 'CELSEWHERE', name: 'elsewhere', botMember: false });
-    await h.command('analytics example.com', { channel: 'CELSEWHERE' });
-    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    const reply = await commandReply(h, 'analytics example.com', { channel: 'CELSEWHERE' });
     expect(reply?.ephemeralTo).toBe(MEMBER);
     expect(reply?.text).toContain('Invite me with `/invite @cdn`');
   });
 
   it('refuses unreadable ranges before calling the CDN', async () => {
-    const h = await startHarness();
-    await h.login();
-    await h.command('analytics example.com 30d minute');
-    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    const h = await startHarness({ login: true });
+    const reply = await commandReply(h, 'analytics example.com 30d minute');
     expect(reply?.text).toContain('last 30 days by minute is 43,200 points');
     expect(h.sandbox.requests).toEqual([]);
   });
 
   it('posts the chart from the Analytics button of a zone list', async () => {
-    const h = await startHarness();
-    await h.login();
-    await h.command('zones active');
-    const [list] = await h.slack.waitForMessages((m) => m.via === 'response_url');
-    if (!list) throw new Error('no list');
+    const h = await startHarness({ login: true });
+    const list = await commandReply(h, 'zones active');
     expect(textOf(list.blocks)).toContain('Analytics');
     await h.click(list, `${ZONES_IDS.analytics}_0`);
     const [complete] = await h.slack.waitForCalls(
@@ -143,11 +132,8 @@ describe('/cdn analytics', () => {
   });
 
   it('posts the chart chosen in the App Home form', async () => {
-    const h = await startHarness();
-    await h.login();
-    await h.event({ type: 'app_home_opened', user: MEMBER, channel: 'D1', tab: 'home' });
-    await h.slack.waitForCalls((c) => c.method === 'views.publish');
-    await h.clickInView(h.slack.homes.get(MEMBER)?.id ?? '', HOME_IDS.analytics);
+    const h = await startHarness({ login: true });
+    await h.clickInView((await openHome(h, MEMBER)).id, HOME_IDS.analytics);
     const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
     const zone = h.sandbox.state.byName('blog.example.net');
     const answer = await h.submit(viewIdOf(opened), {

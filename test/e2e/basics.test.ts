@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { commandReply } from './flows.js';
 import { CHANNEL, MEMBER, startHarness, textOf } from './harness.js';
 
 const commandBody = (text: string) =>
@@ -26,8 +27,7 @@ describe('the HTTP receiver', () => {
   });
 
   it('refuses a bad signature and a stale timestamp with 401, and runs nothing', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     const form = 'application/x-www-form-urlencoded';
     const forged = await h.post(commandBody('zones'), form, { secret: 'not-the-secret' });
     const stale = await h.post(commandBody('zones'), form, {
@@ -58,8 +58,7 @@ describe('/cdn help', () => {
 
   it('suggests the closest command for a typo', async () => {
     const h = await startHarness();
-    await h.command('zoens');
-    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    const reply = await commandReply(h, 'zoens');
     expect(textOf(reply?.blocks)).toContain('Did you mean `/cdn zones`?');
     await h.command('frobnicate');
     const [, other] = await h.slack.waitForMessages((m) => m.via === 'response_url', 2);
@@ -69,8 +68,7 @@ describe('/cdn help', () => {
 
   it('says how to set a key when a command needs the CDN', async () => {
     const h = await startHarness();
-    await h.command('zones');
-    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    const reply = await commandReply(h, 'zones');
     expect(reply?.text).toContain('A workspace admin can set one with `/cdn login`');
     expect(h.sandbox.requests).toEqual([]);
   });

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { commandReply } from './flows.js';
 import { startHarness } from './harness.js';
 
 describe('CDN failures reach the user as one clear message', () => {
   it('a key the CDN no longer accepts (401)', async () => {
     const h = await startHarness();
     await h.login('sk_revoked_key');
-    await h.command('zones');
-    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    const reply = await commandReply(h, 'zones');
     expect(reply?.text).toBe(
       "The CDN rejected this workspace's API key: Invalid API key. A workspace admin can set a new one with `/cdn login`.",
     );
@@ -14,8 +14,7 @@ describe('CDN failures reach the user as one clear message', () => {
   });
 
   it('a 5xx on a change, which is not retried', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     await h.command('zones'); // warms the zone list the rate-limit command resolves names from
     await h.slack.waitForMessages((m) => m.via === 'response_url');
     h.sandbox.inject({
@@ -39,8 +38,7 @@ describe('CDN failures reach the user as one clear message', () => {
   });
 
   it('a 5xx on a read, retried with backoff on the clock before giving up', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     h.sandbox.inject({ kind: 'status', status: 502, times: 4 });
     await h.command('zones');
     for (let retry = 0; retry < 3; retry++) {
@@ -55,8 +53,7 @@ describe('CDN failures reach the user as one clear message', () => {
   });
 
   it('a CDN out of reach: its host and why, not a refusal of the key', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     // The workspace's own base URL, on a host name that cannot resolve (RFC 6761's .invalid).
     await h.store.workspaces.update(h.workspaceId, {
       cdnBaseUrl: 'https://api.cdn-chatops.invalid/v1',

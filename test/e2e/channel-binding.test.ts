@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { CONFIG_IDS, PURGE_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
 import { SlackPayloads } from '../../src/dev/fake-slack/payloads.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
+import { commandReply, openHome } from './flows.js';
 import {
   ADMIN,
   CHANNEL,
@@ -22,20 +23,6 @@ const DEV = 'CDEV';
 const purgeRequests = (h: Harness) => h.sandbox.requests.filter((r) => r.path.endsWith('/purge'));
 const posts = (h: Harness) => h.sandbox.requests.filter((r) => r.method === 'POST');
 
-/** Runs /cdn <text> and resolves with its answer through the response_url. */
-async function ask(
-  h: Harness,
-  text: string,
-  options: { user?: string; channel?: string } = {},
-): Promise<Message> {
-  const before = h.slack.messages.filter((m) => m.via === 'response_url').length;
-  await h.command(text, options);
-  const replies = await h.slack.waitForMessages((m) => m.via === 'response_url', before + 1);
-  const reply = replies[before];
-  if (!reply) throw new Error(`no answer to /cdn ${text}`);
-  return reply;
-}
-
 describe('a channel default zone', () => {
   it('is used by purge, analytics and ratelimit, and each answer names it', async () => {
     const h = await startHarness();
@@ -43,12 +30,12 @@ describe('a channel default zone', () => {
     await h.login();
     const shop = h.sandbox.state.byName('shop.example.org');
 
-    const set = await ask(h, 'use shop.example.org');
+    const set = await commandReply(h, 'use shop.example.org');
     expect(set.ephemeralTo).toBeUndefined();
     expect(textOf(set.blocks)).toContain(
       `<@${MEMBER}> made *shop.example.org* this channel's default zone`,
     );
-    const shown = await ask(h, 'use', { user: OTHER });
+    const shown = await commandReply(h, 'use', { user: OTHER });
     expect(shown.ephemeralTo).toBe(OTHER);
     expect(textOf(shown.blocks)).toContain("This channel's default zone is *shop.example.org*");
 
@@ -97,11 +84,11 @@ describe('a channel default zone', () => {
 
     // Another channel has no default: told how to name a zone or set one; nothing is sent.
     const sent = posts(h).length;
-    const noZone = await ask(h, 'purge /assets/app.css', { channel: DEV });
+    const noZone = await commandReply(h, 'purge /assets/app.css', { channel: DEV });
     expect(noZone.text).toBe(
       "Name a zone (`/cdn purge &lt;zone&gt; /path…` or full URLs), or make one this channel's default with `/cdn use &lt;zone&gt;`.",
     );
-    const noZoneRate = await ask(h, 'ratelimit off', { channel: DEV });
+    const noZoneRate = await commandReply(h, 'ratelimit off', { channel: DEV });
     expect(noZoneRate.text).toContain('`/cdn ratelimit &lt;zone&gt; on|off`');
     expect(noZoneRate.text).toContain('/cdn use &lt;zone&gt;');
     expect(posts(h)).toHaveLength(sent);
@@ -119,39 +106,39 @@ describe('a channel default zone', () => {
   });
 
   it('reads `ratelimit on` and `analytics 7d` as a state and a range, never as zones', async () => {
-    const h = await startHarness();
-    await h.login();
-    const reply = await ask(h, 'analytics 7d day');
+    const h = await startHarness({ login: true });
+    const reply = await commandReply(h, 'analytics 7d day');
     expect(reply.text).toBe(
       "Name a zone (`/cdn analytics &lt;zone&gt;`), or make one this channel's default with `/cdn use &lt;zone&gt;`.",
     );
-    const usage = await ask(h, 'ratelimit on off');
+    const usage = await commandReply(h, 'ratelimit on off');
     expect(usage.text).toContain('Usage: `/cdn ratelimit &lt;zone&gt; on|off`');
     expect(h.sandbox.requests).toEqual([]);
   });
 
   it('is set by operators only, dropped when the key changes, and says when its zone is gone', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     h.slack.addUsergroup('S0OPS', 'cdn-ops', [ADMIN]);
     await h.command('config operators @cdn-ops', { user: ADMIN });
     await h.slack.waitForMessages((m) => m.via === 'response_url');
 
-    const refused = await ask(h, 'use example.com', { user: MEMBER });
+    const refused = await commandReply(h, 'use example.com', { user: MEMBER });
     expect(refused.text).toContain(
       "Only members of this workspace's CDN operators group can set a channel's default zone.",
     );
-    expect(await ask(h, 'use').then((m) => m.text)).toBe('This channel has no default zone.');
+    expect(await commandReply(h, 'use').then((m) => m.text)).toBe(
+      'This channel has no default zone.',
+    );
 
-    const deleted = await ask(h, 'use old-site.example.com', { user: ADMIN });
+    const deleted = await commandReply(h, 'use old-site.example.com', { user: ADMIN });
     expect(deleted.text).toBe('*old-site.example.com* is deleted: choose a live zone.');
-    const typo = await ask(h, 'use exmaple.com', { user: ADMIN });
+    const typo = await commandReply(h, 'use exmaple.com', { user: ADMIN });
     expect(typo.text).toBe('No zone `exmaple.com` in this workspace. Did you mean `example.com`?');
 
-    await ask(h, 'use example.com', { user: ADMIN });
+    await commandReply(h, 'use example.com', { user: ADMIN });
     // A new key (even the same one typed again): the zone may not exist for it.
     await h.login();
-    const stale = await ask(h, 'purge /a.css', { user: ADMIN });
+    const stale = await commandReply(h, 'purge /a.css', { user: ADMIN });
     expect(stale.text).toContain(
       "This channel's default zone (*example.com*) was chosen before the workspace's CDN API key changed, so I dropped it.",
     );
@@ -161,29 +148,28 @@ describe('a channel default zone', () => {
     expect(purgeRequests(h)).toEqual([]);
 
     // The zone is deleted on the CDN after it became the default.
-    await ask(h, 'use shop.example.org', { user: ADMIN });
+    await commandReply(h, 'use shop.example.org', { user: ADMIN });
     const shop = h.sandbox.state.byName('shop.example.org');
     if (shop) shop.deleted = true;
     h.deps.zoneIndex.refreshSoon(h.workspaceId);
     await h.deps.zoneIndex.idle();
-    const gone = await ask(h, 'analytics', { user: ADMIN });
+    const gone = await commandReply(h, 'analytics', { user: ADMIN });
     expect(gone.text).toBe(
       "This channel's default zone *shop.example.org* is deleted, so nothing was done. Name a zone, or choose another default with `/cdn use &lt;zone&gt;`.",
     );
     expect(h.sandbox.requests.filter((r) => r.path.includes('/analytics'))).toEqual([]);
 
-    const cleared = await ask(h, 'use none', { user: ADMIN });
+    const cleared = await commandReply(h, 'use none', { user: ADMIN });
     expect(cleared.ephemeralTo).toBeUndefined();
     expect(textOf(cleared.blocks)).toContain(`<@${ADMIN}> cleared this channel's default zone.`);
-    expect((await ask(h, 'use none', { user: ADMIN })).text).toBe(
+    expect((await commandReply(h, 'use none', { user: ADMIN })).text).toBe(
       'This channel has no default zone to clear.',
     );
   });
 
   it('preselects the default in the purge form, and purges everything of it after approval', async () => {
-    const h = await startHarness();
-    await h.login();
-    await ask(h, 'use example.com');
+    const h = await startHarness({ login: true });
+    await commandReply(h, 'use example.com');
     await h.command('purge');
     const [form] = await h.slack.waitForCalls((c) => c.method === 'views.open');
     const view = form?.args.view as {
@@ -210,23 +196,29 @@ describe('purges limited to chosen channels', () => {
     const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
     const formId = viewIdOf(opened);
 
-    const notAdmin = await ask(h, 'config purge-channels #ops');
+    const notAdmin = await commandReply(h, 'config purge-channels #ops');
     expect(notAdmin.text).toBe(
       'Only workspace admins and owners can change who may operate the CDN.',
     );
-    const set = await ask(h, 'config purge-channels #ops', { user: ADMIN });
+    const set = await commandReply(h, 'config purge-channels #ops', { user: ADMIN });
     expect(textOf(set.blocks)).toContain('Purges are now limited to the channels below.');
     expect(textOf(set.blocks)).toContain(`may be run in: <#${CHANNEL}>`);
 
     const refusal = `Purges may only be run in <#${CHANNEL}> (a workspace admin chose these with \`/cdn config purge-channels\`). Nothing was purged; ask there.`;
     expect(
-      (await ask(h, 'purge example.com https://example.com/a.css', { channel: DEV })).text,
+      (await commandReply(h, 'purge example.com https://example.com/a.css', { channel: DEV })).text,
     ).toBe(refusal);
-    expect((await ask(h, 'purge https://example.com/a.css', { channel: DEV })).text).toBe(refusal);
-    expect((await ask(h, 'purge example.com tag:css', { channel: DEV })).text).toBe(refusal);
+    expect((await commandReply(h, 'purge https://example.com/a.css', { channel: DEV })).text).toBe(
+      refusal,
+    );
+    expect((await commandReply(h, 'purge example.com tag:css', { channel: DEV })).text).toBe(
+      refusal,
+    );
     const opens = h.slack.callsTo('views.open').length;
-    expect((await ask(h, 'purge example.com everything', { channel: DEV })).text).toBe(refusal);
-    expect((await ask(h, 'purge', { channel: DEV })).text).toBe(refusal);
+    expect((await commandReply(h, 'purge example.com everything', { channel: DEV })).text).toBe(
+      refusal,
+    );
+    expect((await commandReply(h, 'purge', { channel: DEV })).text).toBe(refusal);
     expect(h.slack.callsTo('views.open')).toHaveLength(opens);
 
     const submitted = JSON.parse(
@@ -265,10 +257,10 @@ describe('purges limited to chosen channels', () => {
     await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false);
     expect(purgeRequests(h)).toHaveLength(1);
 
-    expect(textOf((await ask(h, 'config', { user: OTHER })).blocks)).toContain(
+    expect(textOf((await commandReply(h, 'config', { user: OTHER })).blocks)).toContain(
       `*Purges* (URLs, tags, everything) may be run in: <#${CHANNEL}>`,
     );
-    const lifted = await ask(h, 'config purge-channels anywhere', { user: ADMIN });
+    const lifted = await commandReply(h, 'config purge-channels anywhere', { user: ADMIN });
     expect(textOf(lifted.blocks)).toContain('Purges may be run from any channel again.');
     await h.command('purge https://example.com/b.css', { channel: DEV });
     await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false, 2);
@@ -276,8 +268,7 @@ describe('purges limited to chosen channels', () => {
   });
 
   it('is chosen with the channel picker of /cdn config, by admins only', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     const payloads = new SlackPayloads(h.slack, h.workspaceId);
     const pick = async (message: Message, user: string, channels: string[]) => {
       const body = payloads.blockAction(message, CONFIG_IDS.purgeChannels, { user }) as {
@@ -289,7 +280,7 @@ describe('purges limited to chosen channels', () => {
         'application/x-www-form-urlencoded',
       );
     };
-    const shown = await ask(h, 'config', { user: ADMIN });
+    const shown = await commandReply(h, 'config', { user: ADMIN });
     expect(textOf(shown.blocks)).toContain('may be run in: any channel');
 
     expect((await pick(shown, MEMBER, [CHANNEL])).status).toBe(200);
@@ -312,9 +303,8 @@ describe('purges limited to chosen channels', () => {
   });
 
   it('explains the setting when the channels are not mentions', async () => {
-    const h = await startHarness();
-    await h.login();
-    const reply = await ask(h, 'config purge-channels ops', { user: ADMIN });
+    const h = await startHarness({ login: true });
+    const reply = await commandReply(h, 'config purge-channels ops', { user: ADMIN });
     expect(reply.text).toContain('Name the channels with # so Slack sends their ids');
     expect(await h.store.channelBindings.purgeChannels(h.workspaceId)).toEqual([]);
   });
@@ -322,18 +312,15 @@ describe('purges limited to chosen channels', () => {
 
 describe('help and the App Home', () => {
   it('show channel defaults and where purges may be run', async () => {
-    const h = await startHarness();
-    await h.login();
-    const help = await ask(h, 'help');
+    const h = await startHarness({ login: true });
+    const help = await commandReply(h, 'help');
     expect(textOf(help.blocks)).toContain('/cdn use <zone> | none');
     expect(textOf(help.blocks)).toContain('purge-channels #channel…|anywhere');
 
-    await ask(h, 'use shop.example.org');
+    await commandReply(h, 'use shop.example.org');
     h.slack.addChannel({ id: DEV, name: 'dev', botMember: true });
-    await ask(h, 'config purge-channels #ops #dev', { user: ADMIN });
-    await h.event({ type: 'app_home_opened', user: MEMBER, channel: 'D1', tab: 'home' });
-    await h.slack.waitForCalls((c) => c.method === 'views.publish');
-    const home = textOf(h.slack.homes.get(MEMBER)?.view);
+    await commandReply(h, 'config purge-channels #ops #dev', { user: ADMIN });
+    const home = textOf((await openHome(h, MEMBER)).view);
     expect(home).toContain(`*Purges* may only be run in <#${DEV}>, <#${CHANNEL}>.`);
     expect(home).toContain(`<#${CHANNEL}> → *shop.example.org*`);
     expect(home).toContain('/cdn use <zone> | none');

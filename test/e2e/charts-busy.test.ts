@@ -12,8 +12,7 @@ const fullPool: ChartRenderer = {
 
 describe('/cdn analytics while every chart worker is busy', () => {
   it('answers at once that it is busy, instead of making the user wait without end', async () => {
-    const h = await startHarness({ chartRenderer: fullPool });
-    await h.login();
+    const h = await startHarness({ login: true, chartRenderer: fullPool });
     await h.command('analytics example.com');
     const [answer] = await h.slack.waitForMessages((m) =>
       textOf(m).includes('I am drawing a lot of charts right now. Try again in a minute.'),

@@ -106,8 +106,7 @@ async function runScript(h: Harness, script: string, env: Record<string, string>
 }
 
 async function start(env: Record<string, string> = {}) {
-  const h = await startHarness({ env });
-  await h.login();
+  const h = await startHarness({ login: true, env });
   return h;
 }
 

@@ -94,8 +94,7 @@ describe.each([
   { transport: 'Socket Mode', socket: true },
 ])('Slack-shaped payloads through $transport', ({ socket }) => {
   const start = async () => {
-    const h = await startHarness({ socket });
-    await h.login();
+    const h = await startHarness({ login: true, socket });
     return { h, live: new SlackPayloads(h.slack, h.workspaceId) };
   };
   const interaction = (h: Harness, name: string, live: Json) =>

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CREATE_IDS } from '../../src/blocks/ids.js';
+import { commandReply } from './flows.js';
 import { ADMIN, EDGE, MEMBER, OTHER, startHarness, textOf, viewIdOf } from './harness.js';
 
 const formValues = (domain: string, plan = 'free') => ({
@@ -16,10 +17,8 @@ const formValues = (domain: string, plan = 'free') => ({
 
 describe('/cdn create', () => {
   it('onboards a domain and shows the CNAME record to set, in the channel', async () => {
-    const h = await startHarness();
-    await h.login();
-    await h.command('create Shop.Example.dev pro');
-    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    const h = await startHarness({ login: true });
+    const reply = await commandReply(h, 'create Shop.Example.dev pro');
     expect(reply?.ephemeralTo).toBeUndefined();
     const text = textOf(reply?.blocks);
     expect(text).toContain(`shop.example.dev.  CNAME  ${EDGE}.`);
@@ -39,8 +38,7 @@ describe('/cdn create', () => {
   });
 
   it('always sends a plan, free unless one is named', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     await h.command('create new.example.dev');
     await h.slack.waitForMessages((m) => m.via === 'response_url');
     expect(h.sandbox.requests.find((r) => r.method === 'POST')?.body).toEqual({
@@ -54,10 +52,8 @@ describe('/cdn create', () => {
     ['shop..example.com', 'letters, digits or hyphens'],
     ['localhost', 'at least two labels'],
   ])('refuses %s before any API call', async (domain, reason) => {
-    const h = await startHarness();
-    await h.login();
-    await h.command(`create ${domain}`);
-    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    const h = await startHarness({ login: true });
+    const reply = await commandReply(h, `create ${domain}`);
     expect(reply?.ephemeralTo).toBe(MEMBER);
     expect(reply?.text).toContain('is not a domain I can onboard');
     expect(reply?.text).toContain(reason);
@@ -65,25 +61,20 @@ describe('/cdn create', () => {
   });
 
   it('refuses an unknown plan', async () => {
-    const h = await startHarness();
-    await h.login();
-    await h.command('create a.example.dev platinum');
-    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    const h = await startHarness({ login: true });
+    const reply = await commandReply(h, 'create a.example.dev platinum');
     expect(reply?.text).toContain('`platinum` is not a plan');
     expect(h.sandbox.requests).toEqual([]);
   });
 
   it('reports a domain that is already a zone', async () => {
-    const h = await startHarness();
-    await h.login();
-    await h.command('create example.com');
-    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    const h = await startHarness({ login: true });
+    const reply = await commandReply(h, 'create example.com');
     expect(reply?.text).toBe('The CDN refused: A zone named example.com already exists.');
   });
 
   it('onboards through the form, converting an IDN to punycode', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     await h.command('create');
     const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
     const viewId = viewIdOf(opened);
@@ -103,11 +94,9 @@ describe('/cdn create', () => {
   });
 
   it('is limited to the operators group when one is configured', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     h.slack.addUsergroup('S0OPS', 'cdn-ops', [ADMIN, OTHER]);
-    await h.command('config operators @cdn-ops', { user: ADMIN });
-    const [configured] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    const configured = await commandReply(h, 'config operators @cdn-ops', { user: ADMIN });
     expect(textOf(configured?.blocks)).toContain('Operators updated');
 
     await h.command('create refused.example.dev', { user: MEMBER });

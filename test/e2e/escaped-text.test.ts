@@ -42,8 +42,7 @@ describe('escaped command text', () => {
   });
 
   it('purges a linkified zone’s URLs, entities in a query decoded once', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     await escaped(
       h,
       'purge <http://example.com|example.com> <https://example.com/a.css> <https://example.com/c.css?v=1&amp;w=2>',
@@ -55,8 +54,7 @@ describe('escaped command text', () => {
   });
 
   it('watches a linkified zone with thresholds whose > and < arrive as entities', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     await escaped(h, 'watch <http://example.com|example.com> requests&gt;50k/5m hitrate&lt;80%');
     await h.slack.waitForMessages((m) => m.via === 'response_url');
     const watches = await h.store.watches.listForWorkspace(h.workspaceId);
@@ -66,8 +64,7 @@ describe('escaped command text', () => {
   });
 
   it('schedules a report for a linkified zone into a mentioned channel', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     h.slack.addChannel({ id: 'CREPORTS', name: 'reports', botMember: true });
     await escaped(h, 'report <http://example.com|example.com> daily 7:30 <#CREPORTS|reports>');
     await h.slack.waitForMessages((m) => m.via === 'response_url');
@@ -77,8 +74,7 @@ describe('escaped command text', () => {
   });
 
   it('sets operators from a group mention, with or without its handle', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     h.slack.addUsergroup('S0SRE', 'sre', [ADMIN]);
     await escaped(h, 'config operators <!subteam^S0SRE|@sre>', ADMIN);
     await h.slack.waitForMessages((m) => m.via === 'response_url');
@@ -89,8 +85,7 @@ describe('escaped command text', () => {
   });
 
   it('creates a linkified domain, an IDN linked by its punycode too', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     await escaped(h, 'create <http://shop.example.dev|shop.example.dev> pro');
     await h.slack.waitForMessages((m) => m.via === 'response_url');
     await escaped(h, 'create <http://xn--bcher-kva.example|bücher.example>');
@@ -102,8 +97,7 @@ describe('escaped command text', () => {
   });
 
   it('makes a linkified zone the channel’s default, and turns its rate limit on', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     await escaped(h, 'use <http://example.com|example.com>');
     await h.slack.waitForMessages((m) => m.via === 'response_url');
     expect(await h.deps.channels.current(h.workspaceId, CHANNEL)).toMatchObject({
@@ -119,8 +113,7 @@ describe('escaped command text', () => {
 
 describe('a message shortcut on Slack-formatted text', () => {
   it('prefills the purge form with the links’ URLs, entities decoded once', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     const payload = new SlackPayloads(h.slack, h.workspaceId).messageShortcut(
       PURGE_IDS.shortcut,
       {

@@ -8,8 +8,7 @@ const purgeRequests = (h: Awaited<ReturnType<typeof startHarness>>) =>
 
 describe('per-user flood control', () => {
   it('refuses the 11th purge within a minute, and lets others and later purges through', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     for (let i = 1; i <= 11; i++) {
       await h.command(`purge https://example.com/asset-${i}.css`);
       await h.slack.waitForMessages(
@@ -38,8 +37,7 @@ describe('per-user flood control', () => {
   });
 
   it('counts a malformed command as nothing', async () => {
-    const h = await startHarness({ env: { CHANGE_RATE_LIMIT: '1' } });
-    await h.login();
+    const h = await startHarness({ login: true, env: { CHANGE_RATE_LIMIT: '1' } });
     await h.command('create not_a_domain');
     await h.slack.waitForMessages((m) => m.text?.includes('not a domain I can onboard') ?? false);
     await h.command('create shop.example.dev');

@@ -2,10 +2,32 @@
 import { expect } from 'vitest';
 import { APPROVAL_IDS, PURGE_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
+import type { FakeView } from '../../src/dev/fake-slack/types.js';
 import type { TrafficShape } from '../../src/dev/sandbox/traffic.js';
-import { CHANNEL, type Harness, MEMBER, viewIdOf } from './harness.js';
+import { ADMIN, CHANNEL, type Harness, MEMBER, viewIdOf } from './harness.js';
 
 const MINUTE = 60_000;
+
+/** The app's OAuth client, known to the fake Slack (`slack: { oauth: OAUTH }`) and the bot. */
+export const OAUTH = { clientId: '1111.2222', clientSecret: 'oauth-client-secret' };
+/** The bot's settings for OAuth installs (`env: OAUTH_ENV`). */
+export const OAUTH_ENV = {
+  SLACK_CLIENT_ID: OAUTH.clientId,
+  SLACK_CLIENT_SECRET: OAUTH.clientSecret,
+  SLACK_STATE_SECRET: 'state-secret-for-tests',
+};
+
+/** Installs the app into `teamId` as Slack's OAuth flow does, over HTTP, by ADMIN. */
+export async function installOverOAuth(h: Harness, teamId = h.workspaceId): Promise<void> {
+  const install = await fetch(`${h.url}/slack/install`, { redirect: 'manual' });
+  const state = new URL(install.headers.get('location') ?? '').searchParams.get('state') ?? '';
+  const cookie = (install.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  const code = h.slack.mintOAuthCode(teamId, ADMIN);
+  const done = await fetch(`${h.url}/slack/oauth_redirect?code=${code}&state=${state}`, {
+    headers: { cookie },
+  });
+  expect(done.status).toBe(200);
+}
 
 export const everythingRequests = (h: Harness) =>
   h.sandbox.requests.filter(
@@ -14,15 +36,61 @@ export const everythingRequests = (h: Harness) =>
       (r.body as { purge_everything?: boolean }).purge_everything === true,
   );
 
+/**
+ * Runs `/cdn <text>` (as MEMBER in CHANNEL unless told); resolves with the answer it gets next
+ * by response_url (answers to earlier commands are not taken for it).
+ */
+export async function commandReply(
+  h: Harness,
+  text: string,
+  options?: Parameters<Harness['command']>[1],
+): Promise<Message> {
+  const byUrl = (m: Message) => m.via === 'response_url';
+  const before = h.slack.messages.filter(byUrl).length;
+  await h.command(text, options);
+  const reply = (await h.slack.waitForMessages(byUrl, before + 1))[before];
+  if (!reply) throw new Error(`no answer to /cdn ${text}`);
+  return reply;
+}
+
+/** The next message shown only to `user` after `act`: its text ('' when it has none). */
+export async function answerTo(
+  h: Harness,
+  user: string,
+  act: () => Promise<unknown>,
+): Promise<string> {
+  const mine = (m: { ephemeralTo?: string }) => m.ephemeralTo === user;
+  const before = h.slack.messages.filter(mine).length;
+  await act();
+  const all = await h.slack.waitForMessages(mine, before + 1);
+  return all[before]?.text ?? '';
+}
+
+/** `user` opens the App Home (from `channel`, their DM with the app); resolves with the view published. */
+export async function openHome(h: Harness, user: string, channel = 'D1'): Promise<FakeView> {
+  const before = h.slack.callsTo('views.publish').length;
+  await h.event({ type: 'app_home_opened', user, channel, tab: 'home' });
+  await h.slack.waitForCalls((c) => c.method === 'views.publish', before + 1);
+  const home = h.slack.homes.get(user);
+  if (!home) throw new Error(`no App Home published for ${user}`);
+  return home;
+}
+
+/** Runs `act` (a command, a click); resolves with the id of the modal it opens (the next one). */
+export async function modalOpenedBy(h: Harness, act: () => Promise<unknown>): Promise<string> {
+  const before = h.slack.callsTo('views.open').length;
+  await act();
+  const calls = await h.slack.waitForCalls((c) => c.method === 'views.open', before + 1);
+  return viewIdOf(calls[before]);
+}
+
 /** Runs `/cdn <text>` (as MEMBER in CHANNEL unless told); resolves with the id of the modal it opens. */
-export async function openForm(
+export function openForm(
   h: Harness,
   text: string,
   options?: Parameters<Harness['command']>[1],
 ): Promise<string> {
-  await h.command(text, options);
-  const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
-  return viewIdOf(opened);
+  return modalOpenedBy(h, () => h.command(text, options));
 }
 
 /** The purge form's values: `items` (URLs, one a line) on example.com. */
@@ -81,11 +149,8 @@ export function pendingApprovals(h: Harness) {
     .execute();
 }
 
-export async function openApprove(h: Harness, message: Message, user: string): Promise<string> {
-  const before = h.slack.callsTo('views.open').length;
-  await h.click(message, APPROVAL_IDS.approve, { user });
-  const calls = await h.slack.waitForCalls((c) => c.method === 'views.open', before + 1);
-  return viewIdOf(calls[before]);
+export function openApprove(h: Harness, message: Message, user: string): Promise<string> {
+  return modalOpenedBy(h, () => h.click(message, APPROVAL_IDS.approve, { user }));
 }
 
 /** One interval passes: the tick queues what is due, and the runner runs it all. */

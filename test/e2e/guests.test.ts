@@ -3,7 +3,7 @@
 // admin can let guests operate (never approve).
 import { describe, expect, it } from 'vitest';
 import { APPROVAL_IDS, PURGE_IDS } from '../../src/blocks/ids.js';
-import { requestEverything } from './flows.js';
+import { answerTo, requestEverything } from './flows.js';
 import { ADMIN, CHANNEL, type Harness, startHarness } from './harness.js';
 
 const GUEST = 'UGUEST';
@@ -17,15 +17,6 @@ async function withGuests(): Promise<Harness> {
   h.slack.addUser({ id: EXTERNAL, name: 'wei', teamId: 'T0PARTNER' });
   await h.login();
   return h;
-}
-
-/** The next message shown only to `user` after `act`. */
-async function answerTo(h: Harness, user: string, act: () => Promise<unknown>): Promise<string> {
-  const mine = (m: { ephemeralTo?: string }) => m.ephemeralTo === user;
-  const before = h.slack.messages.filter(mine).length;
-  await act();
-  const all = await h.slack.waitForMessages(mine, before + 1);
-  return all[before]?.text ?? '';
 }
 
 const REFUSED = {

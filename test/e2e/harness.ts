@@ -141,6 +141,8 @@ export async function startHarness(
     socket?: boolean;
     /** The database (default SQLite); replicas share it. */
     backend?: Backend;
+    /** Set the workspace's CDN key before returning (`login`), as most tests begin. */
+    login?: boolean;
   } = {},
 ): Promise<Harness> {
   const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
@@ -251,7 +253,7 @@ export async function startHarness(
     form({ payload: JSON.stringify(payload) });
   const payloads = new SlackPayloads(slack, workspaceId);
 
-  return {
+  const harness: Harness = {
     get url() {
       return current.url;
     },
@@ -342,6 +344,8 @@ export async function startHarness(
       return post(last.body, last.contentType);
     },
   };
+  if (options.login) await harness.login();
+  return harness;
 }
 
 /**

@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { HOME_IDS } from '../../src/blocks/ids.js';
+import { openHome } from './flows.js';
 import { ADMIN, CDN_KEY, MEMBER, startHarness, textOf } from './harness.js';
 
 describe('App Home', () => {
   it('shows whether a key is set (by whom, never the key) and recent activity', async () => {
     const h = await startHarness();
-    await h.event({ type: 'app_home_opened', user: MEMBER, channel: 'D1', tab: 'home' });
-    await h.slack.waitForCalls((c) => c.method === 'views.publish');
-    expect(textOf(h.slack.homes.get(MEMBER)?.view)).toContain('No CDN API key yet');
+    expect(textOf((await openHome(h, MEMBER)).view)).toContain('No CDN API key yet');
 
     await h.login();
     await h.store.audit.record({
@@ -28,19 +27,14 @@ describe('App Home', () => {
     const h = await startHarness({
       env: { AUDIT_RETENTION_DAYS: '90', UNINSTALLED_DATA_RETENTION_DAYS: '14' },
     });
-    await h.event({ type: 'app_home_opened', user: MEMBER, channel: 'D1', tab: 'home' });
-    await h.slack.waitForCalls((c) => c.method === 'views.publish');
-    expect(textOf(h.slack.homes.get(MEMBER)?.view)).toContain(
+    expect(textOf((await openHome(h, MEMBER)).view)).toContain(
       "Activity history is kept 90 days. If the app is uninstalled, its keys are deleted at once and the rest of this workspace's data 14 days later.",
     );
   });
 
   it('lists zones in the DM and refuses the key form to a non-admin, in a modal', async () => {
-    const h = await startHarness();
-    await h.login();
-    await h.event({ type: 'app_home_opened', user: MEMBER, channel: 'D1', tab: 'home' });
-    await h.slack.waitForCalls((c) => c.method === 'views.publish');
-    const homeId = h.slack.homes.get(MEMBER)?.id ?? '';
+    const h = await startHarness({ login: true });
+    const homeId = (await openHome(h, MEMBER)).id;
 
     await h.clickInView(homeId, HOME_IDS.listZones);
     const [dm] = await h.slack.waitForMessages((m) => m.channel === MEMBER);

@@ -40,8 +40,7 @@ const LINK = '<http://evil.example/x|https://example.com/x>';
 
 describe('hostile text never becomes a mention or a disguised link', () => {
   it('in the answers to every command', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     for (const hostile of [...RAW, ...ENTITIES, LINK]) {
       for (const command of [
         hostile,
@@ -72,8 +71,7 @@ describe('hostile text never becomes a mention or a disguised link', () => {
   });
 
   it('in a purge-everything reason, through the approval, denial note and audit log', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     const reason = 'Urgent <!channel> <@UEVIL> see <http://evil.example|the runbook>';
     for (const [decision, note] of [
       ['approve', undefined],
@@ -134,8 +132,7 @@ describe('hostile text never becomes a mention or a disguised link', () => {
   });
 
   it('in what the CDN says back', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     for (const body of [
       { error: { message: '<!channel> zone locked, see <http://evil.example|docs>' } },
       { message: '<@UEVIL> says no' },

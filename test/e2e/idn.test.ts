@@ -3,21 +3,11 @@
 // punycode; every answer shows it as `bücher.example (xn--bcher-kva.example)`.
 import { describe, expect, it } from 'vitest';
 import { ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
-import type { Message } from '../../src/dev/fake-slack/server.js';
-import { type Harness, MEMBER, startHarness, textOf } from './harness.js';
+import { commandReply } from './flows.js';
+import { MEMBER, startHarness, textOf } from './harness.js';
 
 const IDN = 'xn--bcher-kva.example';
 const SHOWN = 'bücher.example (xn--bcher-kva.example)';
-
-/** Runs /cdn <text> and resolves with its answer through the response_url. */
-async function ask(h: Harness, text: string): Promise<Message> {
-  const before = h.slack.messages.filter((m) => m.via === 'response_url').length;
-  await h.command(text);
-  const replies = await h.slack.waitForMessages((m) => m.via === 'response_url', before + 1);
-  const reply = replies[before];
-  if (!reply) throw new Error(`no answer to /cdn ${text}`);
-  return reply;
-}
 
 async function withIdnZone() {
   const h = await startHarness();
@@ -42,7 +32,7 @@ describe('an internationalised zone', () => {
 
   it('is listed by part of its Unicode name, and offered by the pickers', async () => {
     const { h, zone } = await withIdnZone();
-    const list = await ask(h, 'zones bücher');
+    const list = await commandReply(h, 'zones bücher');
     expect(textOf(list.blocks)).toContain('1 zone matching “bücher” · page 1 of 1');
     expect(textOf(list.blocks)).toContain(`*${SHOWN}*`);
     expect(textOf(list.blocks)).not.toContain('example.com');
@@ -67,19 +57,19 @@ describe('an internationalised zone', () => {
 
   it('is watched, unwatched and made the default by its Unicode name, in any case, with a trailing dot', async () => {
     const { h } = await withIdnZone();
-    const watching = await ask(h, 'watch bücher.example requests>50k/5m');
+    const watching = await commandReply(h, 'watch bücher.example requests>50k/5m');
     expect(textOf(watching.blocks)).toContain(`now watches *${SHOWN}*`);
-    const bound = await ask(h, 'use Bücher.Example.');
+    const bound = await commandReply(h, 'use Bücher.Example.');
     expect(textOf(bound.blocks)).toContain(`made *${SHOWN}* this channel's default zone`);
-    const shown = await ask(h, 'use');
+    const shown = await commandReply(h, 'use');
     expect(textOf(shown.blocks)).toContain(`This channel's default zone is *${SHOWN}*`);
-    const unwatched = await ask(h, 'unwatch BÜCHER.EXAMPLE');
+    const unwatched = await commandReply(h, 'unwatch BÜCHER.EXAMPLE');
     expect(textOf(unwatched.blocks)).toContain(`no longer watches *${SHOWN}*`);
   });
 
   it('is not confused with a missing one: a typo is answered with the IDN in both forms', async () => {
     const { h } = await withIdnZone();
-    const answer = await ask(h, 'ratelimit büchr.example on');
+    const answer = await commandReply(h, 'ratelimit büchr.example on');
     expect(textOf(answer.blocks)).toContain('No zone `büchr.example` in this workspace.');
     expect(textOf(answer.blocks)).toContain(`Did you mean \`${SHOWN}\`?`);
   });

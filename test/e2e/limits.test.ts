@@ -2,23 +2,14 @@
 // the limit, how many, and how to raise it; an admin raises it with /cdn config limits, a member
 // may not.
 import { describe, expect, it } from 'vitest';
-import { ADMIN, type Harness, MEMBER, startHarness } from './harness.js';
-
-/** The next message shown only to `user` after `act`. */
-async function answerTo(h: Harness, user: string, act: () => Promise<unknown>): Promise<string> {
-  const mine = (m: { ephemeralTo?: string }) => m.ephemeralTo === user;
-  const before = h.slack.messages.filter(mine).length;
-  await act();
-  const all = await h.slack.waitForMessages(mine, before + 1);
-  return all[before]?.text ?? '';
-}
+import { answerTo } from './flows.js';
+import { ADMIN, MEMBER, startHarness } from './harness.js';
 
 const elevenRules = Array.from({ length: 11 }, (_, i) => `requests>${i + 1}k/5m`).join(' ');
 
 describe('/cdn config limits', () => {
   it('refuses an 11th rule in one line, and lets an admin (only) raise the limit', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     const watch = () =>
       answerTo(h, MEMBER, () => h.command(`watch example.com ${elevenRules}`, { user: MEMBER }));
     expect(await watch()).toBe(

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LOGIN_IDS, LOGOUT_IDS } from '../../src/blocks/ids.js';
+import { commandReply } from './flows.js';
 import { ADMIN, CDN_KEY, type Harness, MEMBER, startHarness, textOf, viewIdOf } from './harness.js';
 
 const keyValues = (key: string, baseUrl?: string) => ({
@@ -87,18 +88,15 @@ describe('/cdn login', () => {
 
   it('does not open the form for a non-admin', async () => {
     const h = await startHarness();
-    await h.command('login', { user: MEMBER });
-    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    const reply = await commandReply(h, 'login', { user: MEMBER });
     expect(reply?.text).toBe('Only workspace admins and owners can set the CDN API key.');
     expect(reply?.ephemeralTo).toBe(MEMBER);
     expect(h.slack.callsTo('views.open')).toEqual([]);
   });
 
   it('lets an admin remove the key once confirmed, and then says how to set one', async () => {
-    const h = await startHarness();
-    await h.login();
-    await h.command('logout', { user: MEMBER });
-    const [refused] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    const h = await startHarness({ login: true });
+    const refused = await commandReply(h, 'logout', { user: MEMBER });
     await h.command('logout', { user: ADMIN });
     const [, asked] = await h.slack.waitForMessages((m) => m.via === 'response_url', 2);
     expect(refused?.text).toContain('Only workspace admins');
@@ -158,13 +156,11 @@ describe('/cdn login with a base-URL override (SSRF)', () => {
   });
 
   it('refuses to use a stored plain-http override that is no longer allowed', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     // The sandbox itself, named differently from CDN_API_BASE_URL (which stays trusted).
     const override = h.sandbox.baseUrl.replace('127.0.0.1', 'localhost');
     await h.store.workspaces.update(h.workspaceId, { cdnBaseUrl: override });
-    await h.command('zones', { user: MEMBER });
-    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    const reply = await commandReply(h, 'zones', { user: MEMBER });
     expect(reply?.text).toContain("does not use https, so I won't call it");
     expect(h.sandbox.requests).toEqual([]);
   });

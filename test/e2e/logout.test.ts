@@ -4,22 +4,13 @@
 import { describe, expect, it } from 'vitest';
 import { LOGOUT_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
-import { interval, watching } from './flows.js';
+import { commandReply, interval, openHome, watching } from './flows.js';
 import { ADMIN, CHANNEL, type Harness, MEMBER, startHarness, textOf } from './harness.js';
 
 const HOUR = 3_600_000;
 
-const replies = (h: Harness) => h.slack.messages.filter((m) => m.via === 'response_url');
-
-/** The answer to the next command: the response_url message after the `seen` first ones. */
-async function answer(h: Harness, text: string, user = MEMBER): Promise<Message> {
-  const seen = replies(h).length;
-  await h.command(text, { user });
-  const all = await h.slack.waitForMessages((m) => m.via === 'response_url', seen + 1);
-  const reply = all[seen];
-  if (!reply) throw new Error(`no answer to ${text}`);
-  return reply;
-}
+/** The answer to the next command. */
+const answer = (h: Harness, text: string, user = MEMBER) => commandReply(h, text, { user });
 
 /** Clicks a button of `message` and waits for the message to be replaced by what `expected` says. */
 async function choose(h: Harness, message: Message, actionId: string, expected: string) {
@@ -63,8 +54,7 @@ describe('/cdn logout', () => {
   });
 
   it('is for admins only, asked or confirmed', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     const refused = await answer(h, 'logout', MEMBER);
     expect(refused.text).toContain('Only workspace admins');
     const question = await answer(h, 'logout', ADMIN);
@@ -110,9 +100,7 @@ describe('/cdn logout', () => {
     expect(textOf((await answer(h, 'report list')).blocks)).toContain(
       'paused: no CDN key (`/cdn login` resumes it)',
     );
-    await h.event({ type: 'app_home_opened', user: MEMBER, channel: 'D1', tab: 'home' });
-    await h.slack.waitForCalls((c) => c.method === 'views.publish');
-    expect(textOf(h.slack.homes.get(MEMBER)?.view)).toContain('paused: no CDN key');
+    expect(textOf((await openHome(h, MEMBER)).view)).toContain('paused: no CDN key');
 
     // A key again: both run by themselves, the report late (within its catch-up) but once.
     await h.login();

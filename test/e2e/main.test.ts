@@ -5,6 +5,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SlackPayloads } from '../../src/dev/fake-slack/payloads.js';
 import { type FakeSlack, startFakeSlack } from '../../src/dev/fake-slack/server.js';
 import { type Sandbox, startSandbox } from '../../src/dev/sandbox/server.js';
 import { generateKey } from '../../src/store/crypto.js';
@@ -70,15 +71,11 @@ describe('npm start (src/main.ts)', () => {
     expect(bot.output()).toContain('"mode":"http"');
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
 
-    const body = new URLSearchParams({
-      team_id: slack.teamId,
-      user_id: 'U1',
-      channel_id: 'C1',
-      command: '/cdn',
-      text: 'help',
-      response_url: slack.mintResponseUrl('C1', 'U1'),
-      trigger_id: slack.mintTrigger('U1'),
-    }).toString();
+    const command = new SlackPayloads(slack, slack.teamId).slashCommand('help', {
+      user: 'U1',
+      channel: 'C1',
+    });
+    const body = new URLSearchParams(command).toString();
     const answer = await bot.post(body, 'application/x-www-form-urlencoded');
     expect(answer.status).toBe(200);
     await slack.waitForMessages((m) => m.text === 'CDN commands');

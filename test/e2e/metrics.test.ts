@@ -38,8 +38,7 @@ describe('GET /metrics on PORT with METRICS_TOKEN', () => {
   });
 
   it('counts a scripted session: command, purge, approval, report', async () => {
-    const h = await startHarness({ env: { METRICS_TOKEN: TOKEN } });
-    await h.login();
+    const h = await startHarness({ login: true, env: { METRICS_TOKEN: TOKEN } });
     const before = parseExposition((await scrape(h.url)).body);
     expect(sumOf(before, 'cdn_chatops_commands_total')).toBe(0);
 

@@ -4,14 +4,8 @@
 import type { Installation } from '@slack/bolt';
 import { describe, expect, it, vi } from 'vitest';
 import { RATELIMIT_FOLLOW_UP_JOB } from '../../src/services/ratelimit.js';
+import { installOverOAuth, OAUTH, OAUTH_ENV } from './flows.js';
 import { ADMIN, CHANNEL, type Harness, startHarness } from './harness.js';
-
-const OAUTH = { clientId: '1111.2222', clientSecret: 'oauth-client-secret' };
-const OAUTH_ENV = {
-  SLACK_CLIENT_ID: OAUTH.clientId,
-  SLACK_CLIENT_SECRET: OAUTH.clientSecret,
-  SLACK_STATE_SECRET: 'state-secret-for-tests',
-};
 
 /** A background post in `workspaceId`: the rate-limit follow-up job, with no response_url. */
 async function followUpIn(h: Harness, workspaceId: string): Promise<void> {
@@ -48,14 +42,7 @@ function installation(fields: Partial<Installation>): Installation {
 describe('tokens for background work, through Bolt’s authorize', () => {
   it('a workspace installed by OAuth: its installation’s token, read by the InstallProvider', async () => {
     const h = await startHarness({ slack: { oauth: OAUTH }, env: OAUTH_ENV });
-    const install = await fetch(`${h.url}/slack/install`, { redirect: 'manual' });
-    const state = new URL(install.headers.get('location') ?? '').searchParams.get('state') ?? '';
-    const cookie = (install.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-    const code = h.slack.mintOAuthCode('T0NEW', ADMIN);
-    const done = await fetch(`${h.url}/slack/oauth_redirect?code=${code}&state=${state}`, {
-      headers: { cookie },
-    });
-    expect(done.status).toBe(200);
+    await installOverOAuth(h, 'T0NEW');
 
     const fetched = vi.spyOn(h.store.installations, 'fetchInstallation');
     await followUpIn(h, 'T0NEW');

@@ -1,19 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { BOT_SCOPES } from '../../src/app.js';
+import { OAUTH, OAUTH_ENV } from './flows.js';
 import { ADMIN, startHarness } from './harness.js';
-
-const OAUTH = { clientId: '1111.2222', clientSecret: 'oauth-client-secret' };
 
 describe('installing into another workspace (OAuth)', () => {
   it('completes the install, keeps the tokens encrypted, and serves that workspace with them', async () => {
-    const h = await startHarness({
-      slack: { oauth: OAUTH },
-      env: {
-        SLACK_CLIENT_ID: OAUTH.clientId,
-        SLACK_CLIENT_SECRET: OAUTH.clientSecret,
-        SLACK_STATE_SECRET: 'state-secret-for-tests',
-      },
-    });
+    const h = await startHarness({ slack: { oauth: OAUTH }, env: OAUTH_ENV });
     const install = await fetch(`${h.url}/slack/install`, { redirect: 'manual' });
     expect(install.status).toBe(302);
     const authorize = new URL(install.headers.get('location') ?? '');

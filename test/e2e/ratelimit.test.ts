@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { RATELIMIT_IDS } from '../../src/blocks/ids.js';
+import { commandReply } from './flows.js';
 import { type Harness, MEMBER, startHarness, textOf } from './harness.js';
 
 /** The correction is stored as a job just after the message is posted: waits for it. */
@@ -8,8 +9,7 @@ const followUpQueued = (h: Harness) =>
 
 describe('/cdn ratelimit', () => {
   it('turns the rate limit on, says it is propagating, and says so again after 30 s', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     await h.command('ratelimit example.com on');
     // A bot message in the channel, so that it can be edited (a command's response_url cannot).
     const [reply] = await h.slack.waitForMessages((m) => m.via === 'api');
@@ -43,8 +43,7 @@ describe('/cdn ratelimit', () => {
   });
 
   it('corrects the message after a restart within the 30 s', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     await h.command('ratelimit example.com on');
     const [reply] = await h.slack.waitForMessages((m) => m.via === 'api');
     await followUpQueued(h);
@@ -56,8 +55,7 @@ describe('/cdn ratelimit', () => {
   });
 
   it('turns it off for a zone named by its id', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     const zone = h.sandbox.state.byName('shop.example.org');
     if (zone) zone.limits.enabled = true;
     await h.command(`ratelimit ${zone?.id} off`);
@@ -83,8 +81,7 @@ describe('/cdn ratelimit', () => {
   });
 
   it('made but not said (Slack answers 500): the change stands, the person is not told it failed, the correction says it', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     h.slack.inject({ method: 'chat.postMessage', kind: 'status', status: 500, times: 1_000 });
     await h.command('ratelimit example.com on');
     // Either the notice's failure is logged, or (wrongly) the person is told the command failed.
@@ -107,10 +104,8 @@ describe('/cdn ratelimit', () => {
   });
 
   it('suggests the zone meant by a typo, and changes nothing', async () => {
-    const h = await startHarness();
-    await h.login();
-    await h.command('ratelimit exmaple.com on');
-    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    const h = await startHarness({ login: true });
+    const reply = await commandReply(h, 'ratelimit exmaple.com on');
     expect(reply?.text).toBe(
       'No zone `exmaple.com` in this workspace. Did you mean `example.com`?',
     );
@@ -118,21 +113,16 @@ describe('/cdn ratelimit', () => {
   });
 
   it('explains its usage', async () => {
-    const h = await startHarness();
-    await h.login();
-    await h.command('ratelimit example.com maybe');
-    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    const h = await startHarness({ login: true });
+    const reply = await commandReply(h, 'ratelimit example.com maybe');
     // Escaped for mrkdwn: Slack shows `<zone>`.
     expect(reply?.text).toContain('Usage: `/cdn ratelimit &lt;zone&gt; on|off`');
     expect(h.sandbox.requests).toEqual([]);
   });
 
   it('a zone alone shows its state with On and Off buttons, which change it as the command does', async () => {
-    const h = await startHarness();
-    await h.login();
-    await h.command('ratelimit example.com');
-    const [state] = await h.slack.waitForMessages((m) => m.via === 'response_url');
-    if (!state) throw new Error('no answer');
+    const h = await startHarness({ login: true });
+    const state = await commandReply(h, 'ratelimit example.com');
     expect(textOf(state.blocks)).toContain('has not been changed through this bot');
     expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toEqual([]);
 

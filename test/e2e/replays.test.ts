@@ -6,8 +6,7 @@ import { ADMIN, CHANNEL, startHarness } from './harness.js';
 
 describe('a delivery replayed three times', () => {
   it('a command runs once', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     const first = await h.command('purge example.com https://example.com/app.css');
     const repeats = [await h.replayLast(), await h.replayLast()];
     expect([first.status, ...repeats.map((r) => r.status)]).toEqual([200, 200, 200]);
@@ -19,8 +18,7 @@ describe('a delivery replayed three times', () => {
   });
 
   it('a modal submission runs once, and a corrected one still runs', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     // requestEverything submits twice with mistakes, then the right form: that last is replayed.
     await requestEverything(h);
     await h.replayLast();
@@ -33,8 +31,7 @@ describe('a delivery replayed three times', () => {
   });
 
   it('an approval click and the approval itself run once: one purge_everything', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     const message = await requestEverything(h);
     const viewId = await openApprove(h, message, ADMIN);
     await h.replayLast();

@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { HOME_IDS } from '../../src/blocks/ids.js';
+import { commandReply, openHome } from './flows.js';
 import { CHANNEL, MEMBER, startHarness, textOf } from './harness.js';
 
 describe('/cdn report', () => {
   it('schedules at 09:00 in the requester’s time zone in this channel, lists, and stops', async () => {
-    const h = await startHarness();
-    await h.login();
-    await h.command('report example.com daily');
-    const [scheduled] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    const h = await startHarness({ login: true });
+    const scheduled = await commandReply(h, 'report example.com daily');
     expect(textOf(scheduled?.blocks)).toContain(`<#${CHANNEL}> at 09:00 America/New_York`);
     const [schedule] = await h.store.schedules.listForWorkspace(h.workspaceId);
     // The harness clock reads 2026-11-22 10:00 UTC, 05:00 in New York: 09:00 there is 14:00 UTC.
@@ -39,8 +38,7 @@ describe('/cdn report', () => {
   });
 
   it('the same report twice: the second answers that it exists, with its id, and makes nothing', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     h.slack.addChannel({ id: 'CREPORTS', name: 'reports', botMember: true });
     await h.command('report example.com daily 07:30 #reports');
     await h.slack.waitForMessages((m) => m.via === 'response_url');
@@ -55,23 +53,19 @@ describe('/cdn report', () => {
   });
 
   it('refuses a bad time without scheduling anything', async () => {
-    const h = await startHarness();
-    await h.login();
-    await h.command('report example.com daily 25:00');
-    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    const h = await startHarness({ login: true });
+    const reply = await commandReply(h, 'report example.com daily 25:00');
     expect(reply?.text).toContain('`25:00` is not a time (HH:MM) or a #channel');
     expect(await h.store.schedules.listForWorkspace(h.workspaceId)).toEqual([]);
   });
 
   it('stops a report from its button in the App Home', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     await h.command('report example.com daily');
     await h.slack.waitForMessages((m) => m.via === 'response_url');
-    await h.event({ type: 'app_home_opened', user: MEMBER, channel: 'D1', tab: 'home' });
-    await h.slack.waitForCalls((c) => c.method === 'views.publish');
-    const homeId = h.slack.homes.get(MEMBER)?.id ?? '';
-    expect(textOf(h.slack.homes.get(MEMBER)?.view)).toContain('*example.com* →');
+    const home = await openHome(h, MEMBER);
+    const homeId = home.id;
+    expect(textOf(home.view)).toContain('*example.com* →');
     await h.clickInView(homeId, `${HOME_IDS.stopReport}_0`);
     await h.slack.waitForCalls((c) => c.method === 'views.publish', 2);
     expect(await h.store.schedules.listForWorkspace(h.workspaceId)).toEqual([]);
@@ -79,8 +73,7 @@ describe('/cdn report', () => {
   });
 
   it('falls back to UTC when Slack gives a time zone nobody knows', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     h.slack.addUser({ id: 'UODD', name: 'odd', tz: 'Mars/Olympus_Mons' });
     await h.command('report example.com daily', { user: 'UODD' });
     await h.slack.waitForMessages((m) => m.via === 'response_url');

@@ -9,6 +9,7 @@ import {
   everythingRequests,
   openApprove,
   openForm,
+  openHome,
   purgeFormValues,
   requestEverything,
 } from './flows.js';
@@ -31,8 +32,7 @@ const purgeRequests = (h: Harness) => h.sandbox.requests.filter((r) => r.path.en
 
 describe('a trigger that expired before the modal opened', () => {
   it('says "this took too long" ephemerally, and opens nothing', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     const fields = new SlackPayloads(h.slack, h.workspaceId).slashCommand('purge example.com', {
       user: MEMBER,
       channel: CHANNEL,
@@ -48,8 +48,7 @@ describe('a trigger that expired before the modal opened', () => {
   });
 
   it('says the same of a trigger Slack does not know (invalid_trigger_id)', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     const fields = new SlackPayloads(h.slack, h.workspaceId).slashCommand('create', {
       user: MEMBER,
       channel: CHANNEL,
@@ -63,9 +62,7 @@ describe('a trigger that expired before the modal opened', () => {
 
   it('says so in a DM from the App Home, where there is no channel', async () => {
     const h = await startHarness();
-    await h.event({ type: 'app_home_opened', user: ADMIN, channel: 'D1', tab: 'home' });
-    await h.slack.waitForCalls((c) => c.method === 'views.publish');
-    const homeId = h.slack.homes.get(ADMIN)?.id ?? '';
+    const homeId = (await openHome(h, ADMIN)).id;
     const click = new SlackPayloads(h.slack, h.workspaceId).viewAction(homeId, HOME_IDS.login, {
       user: ADMIN,
     });
@@ -80,8 +77,7 @@ describe('a trigger that expired before the modal opened', () => {
 
 describe('a response_url Slack no longer takes', () => {
   it('a purge form submitted after its response_url died: the result is posted in the channel', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     const viewId = await openForm(h, 'purge example.com');
     const { responseUrl } = JSON.parse(String(h.slack.views.get(viewId)?.view.private_metadata));
     h.slack.killResponseUrl(responseUrl);
@@ -96,8 +92,7 @@ describe('a response_url Slack no longer takes', () => {
   });
 
   it('a refusal whose response_url died is said ephemerally in the channel', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     const fields = new SlackPayloads(h.slack, h.workspaceId).slashCommand(
       'purge exampel.com https://exampel.com/a',
       { user: MEMBER, channel: CHANNEL },
@@ -110,8 +105,7 @@ describe('a response_url Slack no longer takes', () => {
   });
 
   it('an answer whose response_url died is said ephemerally in the channel', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     const fields = new SlackPayloads(h.slack, h.workspaceId).slashCommand('zones', {
       user: MEMBER,
       channel: CHANNEL,
@@ -123,8 +117,7 @@ describe('a response_url Slack no longer takes', () => {
   });
 
   it('goes to the DM when the channel refuses too (archived meanwhile)', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     h.slack.addChannel({ id: 'CELSEWHERE', name: 'elsewhere', botMember: true, archived: true });
     const fields = new SlackPayloads(h.slack, h.workspaceId).slashCommand(
       'purge exampel.com https://exampel.com/a',
@@ -165,8 +158,7 @@ const OUTSIDERS = [
 
 describe.each(OUTSIDERS)('$name', ({ id, add, says }) => {
   it('may not purge, and is told why', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     add(h);
     await h.command('purge example.com https://example.com/a.css', { user: id });
     const [told] = await ephemeralTo(h, id, says);
@@ -176,8 +168,7 @@ describe.each(OUTSIDERS)('$name', ({ id, add, says }) => {
   });
 
   it('may not approve a purge-everything (no approvers group set), and is told why', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     add(h);
     const request: Message = await requestEverything(h);
     await h.click(request, APPROVAL_IDS.approve, { user: id });
@@ -194,8 +185,7 @@ describe.each(OUTSIDERS)('$name', ({ id, add, says }) => {
   });
 
   it('may not approve through an approve modal opened for someone else’s click either', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     add(h);
     const request = await requestEverything(h);
     // The modal a member opened, submitted as the outsider (a hand-made or replayed payload).

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { CdnTransport } from '../../src/cdn/transport.js';
+import { SlackPayloads } from '../../src/dev/fake-slack/payloads.js';
 import { startFakeSlack } from '../../src/dev/fake-slack/server.js';
 import { startSandbox } from '../../src/dev/sandbox/server.js';
 import { buildTestApp, testConfig } from '../helpers/app.js';
@@ -69,15 +70,10 @@ describe('Socket Mode', () => {
         envelope_id: 'env-1',
         type: 'slash_commands',
         accepts_response_payload: true,
-        payload: {
-          team_id: slack.teamId,
-          user_id: 'U1',
-          channel_id: 'C1',
-          command: '/cdn',
-          text: 'help',
-          response_url: slack.mintResponseUrl('C1', 'U1'),
-          trigger_id: slack.mintTrigger('U1'),
-        },
+        payload: new SlackPayloads(slack, slack.teamId).slashCommand('help', {
+          user: 'U1',
+          channel: 'C1',
+        }),
       }),
     );
     expect(await acked).toMatchObject({ envelope_id: 'env-1' });

@@ -6,24 +6,18 @@
 import type { Installation } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
 import { APPROVAL_IDS } from '../../src/blocks/ids.js';
-import { everythingRequests, interval, requestEverything, watching } from './flows.js';
+import {
+  everythingRequests,
+  installOverOAuth,
+  interval,
+  OAUTH,
+  OAUTH_ENV,
+  requestEverything,
+  watching,
+} from './flows.js';
 import { ADMIN, CDN_KEY, type Harness, OTHER, startHarness } from './harness.js';
 
 const DAY = 86_400_000;
-const OAUTH = { clientId: '1111.2222', clientSecret: 'oauth-client-secret' };
-
-/** Installs the app into the harness's workspace as Slack's OAuth flow does, over HTTP. */
-async function installOverOAuth(h: Harness) {
-  const install = await fetch(`${h.url}/slack/install`, { redirect: 'manual' });
-  const state = new URL(install.headers.get('location') ?? '').searchParams.get('state') ?? '';
-  const cookie = (install.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-  const code = h.slack.mintOAuthCode(h.workspaceId, ADMIN);
-  const done = await fetch(`${h.url}/slack/oauth_redirect?code=${code}&state=${state}`, {
-    headers: { cookie },
-  });
-  expect(done.status).toBe(200);
-}
-
 /** What the workspace keeps besides its keys: settings, default zones, reports, watches, history. */
 async function kept(h: Harness) {
   const { store, workspaceId } = h;
@@ -135,14 +129,7 @@ describe('when Slack revokes the app', () => {
   });
 
   it('a reinstall within the grace period loses nothing: log in again and the watch resumes', async () => {
-    const h = await startHarness({
-      slack: { oauth: OAUTH },
-      env: {
-        SLACK_CLIENT_ID: OAUTH.clientId,
-        SLACK_CLIENT_SECRET: OAUTH.clientSecret,
-        SLACK_STATE_SECRET: 'state-secret-for-tests',
-      },
-    });
+    const h = await startHarness({ slack: { oauth: OAUTH }, env: OAUTH_ENV });
     await installOverOAuth(h);
     await watching(h, 'example.com');
     await h.command('report example.com daily 09:00', { user: ADMIN });

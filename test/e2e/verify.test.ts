@@ -14,8 +14,7 @@ const isSummary = (m: Message) => m.text?.startsWith('Edge check of example.com:
 describe('verifying a purge at the edge', () => {
   it('the Verify button checks each purged URL: a short summary, details in its thread, Purge again for the still cached', async () => {
     // The edge keeps serving the old copy for a minute after a purge.
-    const h = await startHarness({ edge: { purgeDelayMs: 60_000 } });
-    await h.login();
+    const h = await startHarness({ login: true, edge: { purgeDelayMs: 60_000 } });
     await h.command(`purge example.com ${A} ${B}`);
     const [result] = await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false);
     if (!result) throw new Error('no purge result');
@@ -49,8 +48,7 @@ describe('verifying a purge at the edge', () => {
   });
 
   it('/cdn purge --verify checks by itself once purged: fresh', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     await h.command(`purge example.com ${A} --verify`);
     await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false);
     await h.deps.runner.settled();
@@ -64,8 +62,7 @@ describe('verifying a purge at the edge', () => {
   });
 
   it('the purge form’s Verify box checks the URLs once purged', async () => {
-    const h = await startHarness();
-    await h.login();
+    const h = await startHarness({ login: true });
     h.edge.setMode('example.com', 'x-cache');
     const viewId = await openForm(h, 'purge');
     const closed = await h.submit(viewId, {

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { WATCH_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
-import { alerts, interval, shape, thread, watching } from './flows.js';
+import { alerts, interval, openHome, shape, thread, watching } from './flows.js';
 import { CHANNEL, type Harness, MEMBER, startHarness, textOf } from './harness.js';
 
 /**
@@ -135,9 +135,7 @@ describe('/cdn watch', () => {
     expect(alerts(h)).toHaveLength(1);
     await interval(h, 3);
     expect(alerts(h)).toHaveLength(1);
-    await h.event({ type: 'app_home_opened', user: MEMBER, channel: 'D1', tab: 'home' });
-    await h.slack.waitForCalls((c) => c.method === 'views.publish');
-    expect(textOf(h.slack.homes.get(MEMBER)?.view)).toContain(`*example.com* → <#${CHANNEL}>`);
+    expect(textOf((await openHome(h, MEMBER)).view)).toContain(`*example.com* → <#${CHANNEL}>`);
   });
 
   it('does not fire for a short blip', async () => {

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { LOGIN_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
 import type { RecordedRequest } from '../../src/dev/sandbox/server.js';
-import { ADMIN, CDN_KEY, type Harness, MEMBER, startHarness, textOf, viewIdOf } from './harness.js';
+import { commandReply, modalOpenedBy } from './flows.js';
+import { ADMIN, CDN_KEY, type Harness, MEMBER, startHarness, textOf } from './harness.js';
 
 const OTHER_ACCOUNT_KEY = 'sk_e2e_other_account_9b7c';
 
@@ -13,11 +14,8 @@ const lists = (h: Harness) => h.sandbox.requests.filter(isList);
 
 /** Saves `key` as an admin would: /cdn login, the modal, submitted. */
 async function saveKey(h: Harness, key: string): Promise<void> {
-  const before = h.slack.callsTo('views.open').length;
-  await h.command('login', { user: ADMIN });
-  const calls = await h.slack.waitForCalls((c) => c.method === 'views.open', before + 1);
   const answer = await h.submit(
-    viewIdOf(calls[before]),
+    await modalOpenedBy(h, () => h.command('login', { user: ADMIN })),
     {
       [LOGIN_IDS.keyBlock]: { [LOGIN_IDS.keyInput]: { type: 'plain_text_input', value: key } },
       [LOGIN_IDS.baseUrlBlock]: {
@@ -55,14 +53,12 @@ describe('the zone index', () => {
   });
 
   it('is refreshed after /cdn create: the new zone is then named without a listing', async () => {
-    const h = await startHarness({ sandbox: { bulkZones: 250 } });
-    await h.login();
+    const h = await startHarness({ login: true, sandbox: { bulkZones: 250 } });
     await h.command('analytics example.com');
     await h.slack.waitForCalls((c) => c.method === 'files.completeUploadExternal');
     expect(lists(h)).toHaveLength(3);
 
-    await h.command('create fresh.example.dev');
-    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    const reply = await commandReply(h, 'create fresh.example.dev');
     expect(textOf(reply?.blocks)).toContain('fresh.example.dev');
     // The refresh that follows the create: a whole listing again, in the background.
     await h.sandbox.waitFor(isList, 6);
@@ -76,8 +72,7 @@ describe('the zone index', () => {
   });
 
   it('finds a zone created outside the bot after one targeted request', async () => {
-    const h = await startHarness({ sandbox: { bulkZones: 250 } });
-    await h.login();
+    const h = await startHarness({ login: true, sandbox: { bulkZones: 250 } });
     expect(await offered(h, 'example.org')).toEqual(['shop.example.org (active)']);
     expect(lists(h)).toHaveLength(3);
     h.sandbox.state.create('outside.example.org', 'free');
@@ -123,8 +118,7 @@ describe('the zone index', () => {
   });
 
   it('serves the zone picker at 10,000 zones: prefix matches first, at most 100', async () => {
-    const h = await startHarness({ sandbox: { demoZones: false, bulkZones: 10_000 } });
-    await h.login();
+    const h = await startHarness({ login: true, sandbox: { demoZones: false, bulkZones: 10_000 } });
     // The first picker of a workspace waits for the index to be built (on this clock, always).
     expect(await offered(h, 'zone-0999')).toEqual(
       Array.from({ length: 10 }, (_, i) => `zone-0999${i}.bulk.test (active)`),

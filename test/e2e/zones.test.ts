@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ZONE_PICKER_IDS, ZONES_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
+import { commandReply } from './flows.js';
 import { MEMBER, startHarness, textOf } from './harness.js';
 
 describe('/cdn zones', () => {
   it('pages through 250 zones with buttons that update the message in place', async () => {
-    const h = await startHarness({ sandbox: { demoZones: false, bulkZones: 250 } });
-    await h.login();
-    await h.command('zones');
-    const [list] = await h.slack.waitForMessages((m) => m.via === 'response_url');
-    if (!list) throw new Error('no list');
+    const h = await startHarness({ login: true, sandbox: { demoZones: false, bulkZones: 250 } });
+    const list = await commandReply(h, 'zones');
     expect(list.ephemeralTo).toBe(MEMBER);
     expect(textOf(list.blocks)).toContain('250 zones · page 1 of 25');
     expect(textOf(list.blocks)).toContain('zone-001.bulk.test');
@@ -35,10 +33,8 @@ describe('/cdn zones', () => {
   });
 
   it('filters by status and takes a page number', async () => {
-    const h = await startHarness();
-    await h.login();
-    await h.command('zones pending');
-    const [pending] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    const h = await startHarness({ login: true });
+    const pending = await commandReply(h, 'zones pending');
     expect(textOf(pending?.blocks)).toContain('2 pending zones · page 1 of 1');
     expect(textOf(pending?.blocks)).toContain('staging.example.com');
     await h.command('zones deleted page 2');
@@ -51,11 +47,8 @@ describe('/cdn zones', () => {
   });
 
   it('paging a filtered list keeps the filter and its total', async () => {
-    const h = await startHarness({ sandbox: { bulkZones: 25 } });
-    await h.login();
-    await h.command('zones active');
-    const [list] = await h.slack.waitForMessages((m) => m.via === 'response_url');
-    if (!list) throw new Error('no list');
+    const h = await startHarness({ login: true, sandbox: { bulkZones: 25 } });
+    const list = await commandReply(h, 'zones active');
     const heading = textOf(list.blocks).match(/(\d+) active zones · page 1 of (\d+)/);
     if (!heading) throw new Error(`no heading in ${textOf(list.blocks)}`);
     const [, total, pages] = heading;
@@ -74,10 +67,8 @@ describe('/cdn zones', () => {
   });
 
   it('explains its usage for words it does not know, without calling the CDN', async () => {
-    const h = await startHarness();
-    await h.login();
-    await h.command('zones active archived shop');
-    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    const h = await startHarness({ login: true });
+    const reply = await commandReply(h, 'zones active archived shop');
     expect(reply?.text).toContain('Usage: `/cdn zones');
     expect(h.sandbox.requests).toEqual([]);
   });
@@ -85,8 +76,7 @@ describe('/cdn zones', () => {
 
 describe('the zone picker', () => {
   it('offers matching live zones, best first, from one cached listing', async () => {
-    const h = await startHarness({ sandbox: { bulkZones: 150 } });
-    await h.login();
+    const h = await startHarness({ login: true, sandbox: { bulkZones: 150 } });
     const first = JSON.parse((await h.suggest(ZONE_PICKER_IDS.action, 'example')).body);
     expect(
       first.options.map((o: { value: string; text: { text: string } }) => o.text.text),

@@ -3,7 +3,6 @@
 // `until`); the totals must count the window and nothing around it.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Zone } from '../../src/cdn/schemas.js';
-import { CdnTransport } from '../../src/cdn/transport.js';
 import type {
   ChartInput,
   ChartRenderer,
@@ -13,16 +12,14 @@ import {
   SANDBOX_DEMO_KEY,
   type Sandbox,
   type SandboxOptions,
-  startSandbox,
 } from '../../src/dev/sandbox/server.js';
 import { syntheticTraffic } from '../../src/dev/sandbox/traffic.js';
 import { AnalyticsService, RANGES, type RangeKey } from '../../src/services/analytics.js';
-import { cdnServices } from '../../src/services/compose.js';
 import { DailyReportService } from '../../src/services/daily-report.js';
 import type { Schedule } from '../../src/store/schedules.js';
 import { ManualClock } from '../helpers/clock.js';
 import { captureLogs } from '../helpers/logs.js';
-import { testStore } from '../helpers/store.js';
+import { cdnSetup } from './cdn-setup.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -44,25 +41,18 @@ class RecordingRenderer implements ChartRenderer {
 
 async function world(now: string, sandboxOptions: SandboxOptions = {}) {
   const clock = new ManualClock(Date.parse(now));
-  const sandbox = await startSandbox({ clock, ...sandboxOptions });
-  const transport = new CdnTransport();
+  const { sandbox, transport, store, services } = await cdnSetup({
+    clock,
+    sandbox: sandboxOptions,
+    logger: captureLogs('warn').logger,
+    zoneIndex: { limits: { maxPages: 10, operationTimeoutMs: 30_000 } },
+  });
   closers.push(
     () => sandbox.close(),
     () => transport.close(),
   );
-  const { store } = await testStore('sqlite', { clock });
   await store.credentials.set(WORKSPACE, SANDBOX_DEMO_KEY, { userId: 'U1', validated: true });
-  const logger = captureLogs('warn').logger;
-  const { cdn, reads, zones } = cdnServices({
-    store,
-    transport,
-    defaultBaseUrl: sandbox.baseUrl,
-    clock,
-    logger,
-    zoneIndex: { limits: { maxPages: 10, operationTimeoutMs: 30_000 } },
-    // Unbounded reads: these tests are about other things.
-    readsPerMinute: { person: 0, workspace: 0 },
-  });
+  const { cdn, reads, zones } = services;
   const renderer = new RecordingRenderer();
   return {
     clock,

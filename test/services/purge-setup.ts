@@ -1,20 +1,18 @@
 // The purge services as the app builds them, against the CDN sandbox on loopback, a real store
 // and the real job runner: shared by the hold and the precondition tests.
 import { type EdgeProbeOptions, EdgeProber } from '../../src/cdn/edge-probe.js';
-import { CdnTransport } from '../../src/cdn/transport.js';
 import { startSandboxEdge } from '../../src/dev/sandbox/edge.js';
-import { startSandbox } from '../../src/dev/sandbox/server.js';
 import { JobRunner } from '../../src/jobs/runner.js';
-import { createLogger } from '../../src/logger.js';
 import type { Caller, SlackUser } from '../../src/services/access.js';
-import { cdnServices, purgeServices } from '../../src/services/compose.js';
+import { purgeServices } from '../../src/services/compose.js';
 import { FloodControl } from '../../src/services/flood.js';
 import type { PurgeOutcome } from '../../src/services/purge.js';
 import { PURGE_HOLD_JOB } from '../../src/services/purge-holds.js';
 import { parsePurgeArgs } from '../../src/services/purge-targets.js';
 import { VERIFY_JOB, type VerifyLimits, type VerifySummary } from '../../src/services/verify.js';
 import { ManualClock } from '../helpers/clock.js';
-import { type Backend, testStore } from '../helpers/store.js';
+import type { Backend } from '../helpers/store.js';
+import { cdnSetup } from './cdn-setup.js';
 
 export const KEY = 'sk_hold_key_c3';
 export const OPERATORS = 'S_OPS';
@@ -53,23 +51,15 @@ export async function purgeSetup(
   } = {},
 ) {
   const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
-  const sandbox = await startSandbox({ apiKeys: [KEY], clock });
-  const transport = new CdnTransport();
-  const { store } = await testStore(backend, { clock });
-  const logger = createLogger({ level: 'silent' });
-  const services = cdnServices({
-    store,
-    transport,
-    defaultBaseUrl: sandbox.baseUrl,
+  const { sandbox, transport, store, logger, services } = await cdnSetup({
     clock,
-    logger,
+    backend,
+    sandbox: { apiKeys: [KEY] },
     zoneIndex: {
       limits: { maxPages: 100, operationTimeoutMs: 30_000 },
       refreshMs: 300_000,
       concurrency: 4,
     },
-    // Unbounded reads: these tests are about other things.
-    readsPerMinute: { person: 0, workspace: 0 },
   });
   const flood = new FloodControl(store, clock, options.changesPerMinute ?? 0);
   const runner = new JobRunner({ jobs: store.jobs, clock, logger, pollMs: 20 });

@@ -152,12 +152,31 @@ const slackHiccup = () =>
     code: 'slack_webapi_http_error',
   });
 
+/** The workspace's key set, and a report of example.com due now (in CREPORTS). */
+async function reportDueNow(store: Awaited<ReturnType<typeof replica>>['store'], w: World) {
+  await withKey(store, w);
+  return schedule(store, w, 'example.com', w.clock.now());
+}
+
+/** A wrapper whose publish fails with `error()` the first `times` times, then posts as it does. */
+function publishFailing(times: number, error: () => unknown) {
+  return (poster: ReportPoster): ReportPoster => {
+    let left = times;
+    return {
+      ...bind(poster),
+      publish: async (...args) => {
+        if (left-- > 0) throw error();
+        return poster.publish(...args);
+      },
+    };
+  };
+}
+
 describe('daily reports', () => {
   it('posts yesterday against the day before, with the chart, and moves to tomorrow', async () => {
     const w = await world('sqlite');
     const { store, tick } = await replica('sqlite', w);
-    await withKey(store, w);
-    const s = await schedule(store, w, 'example.com', w.clock.now());
+    const s = await reportDueNow(store, w);
     expect(await tick()).toEqual({ queued: 1, skipped: 0 });
     const [upload] = uploads(w.slack);
     expect(upload?.args.channel_id).toBe('CREPORTS');
@@ -186,8 +205,7 @@ describe('daily reports', () => {
     const w = await world('sqlite');
     w.slack.addUser({ id: 'UCREATOR', name: 'Ana <b> & co' });
     const { store, tick } = await replica('sqlite', w);
-    await withKey(store, w);
-    await schedule(store, w, 'example.com', w.clock.now());
+    await reportDueNow(store, w);
     await tick();
     const comment = String(uploads(w.slack)[0]?.args.initial_comment);
     expect(comment).not.toContain('<@');
@@ -206,8 +224,7 @@ describe('daily reports', () => {
   it('an occurrence queued just before the key was removed is dropped; the schedule waits, not paused', async () => {
     const w = await world('sqlite');
     const { store, delivery, runner } = await replica('sqlite', w);
-    await withKey(store, w);
-    const s = await schedule(store, w, 'example.com', w.clock.now());
+    const s = await reportDueNow(store, w);
     expect(await delivery.tick()).toEqual({ queued: 1, skipped: 0 });
     await store.credentials.delete(w.slack.teamId);
     await runner.settled();
@@ -219,8 +236,7 @@ describe('daily reports', () => {
   it('says "no traffic" in a message, with its ts, when the day had none', async () => {
     const w = await world('sqlite');
     const { store, tick } = await replica('sqlite', w);
-    await withKey(store, w);
-    const s = await schedule(store, w, 'example.com', w.clock.now());
+    const s = await reportDueNow(store, w);
     w.sandbox.inject({
       kind: 'status',
       status: 200,
@@ -328,16 +344,8 @@ describe('daily reports', () => {
 
   it('tries a passing failure again later instead of pausing, then posts once', async () => {
     const w = await world('sqlite');
-    let failures = 2;
-    const { store, tick, runner } = await replica('sqlite', w, (poster) => ({
-      ...bind(poster),
-      publish: async (...args) => {
-        if (failures-- > 0) throw slackHiccup();
-        return poster.publish(...args);
-      },
-    }));
-    await withKey(store, w);
-    const s = await schedule(store, w, 'example.com', w.clock.now());
+    const { store, tick, runner } = await replica('sqlite', w, publishFailing(2, slackHiccup));
+    const s = await reportDueNow(store, w);
     await tick();
     expect(uploads(w.slack)).toHaveLength(0);
     expect((await store.schedules.get(s.id))?.status).toBe('active');
@@ -357,19 +365,12 @@ describe('daily reports', () => {
 
   it('tries again when the database was away, instead of pausing the schedule', async () => {
     const w = await world('sqlite');
-    let away = true;
-    const { store, tick, runner } = await replica('sqlite', w, (poster) => ({
-      ...bind(poster),
-      publish: async (...args) => {
-        if (away) {
-          away = false;
-          throw new AppError({ code: 'storage_unavailable' });
-        }
-        return poster.publish(...args);
-      },
-    }));
-    await withKey(store, w);
-    const s = await schedule(store, w, 'example.com', w.clock.now());
+    const { store, tick, runner } = await replica(
+      'sqlite',
+      w,
+      publishFailing(1, () => new AppError({ code: 'storage_unavailable' })),
+    );
+    const s = await reportDueNow(store, w);
     await tick();
     expect((await store.schedules.get(s.id))?.status).toBe('active');
     w.clock.advance(5_000);
@@ -380,27 +381,15 @@ describe('daily reports', () => {
 
   it('waits as long as a 429 asks before trying again', async () => {
     const w = await world('sqlite');
-    let limited = true;
-    const { store, tick, runner } = await replica('sqlite', w, (poster) => ({
-      ...bind(poster),
-      publish: async (...args) => {
-        if (limited) {
-          limited = false;
-          throw Object.assign(
-            new Error(
-              'A rate limit was exceeded (url: files.completeUploadExternal, retry-after: 120)',
-            ),
-            {
-              code: 'slack_webapi_rate_limited_error',
-              retryAfter: 120,
-            },
-          );
-        }
-        return poster.publish(...args);
-      },
-    }));
-    await withKey(store, w);
-    await schedule(store, w, 'example.com', w.clock.now());
+    const rateLimited = () =>
+      Object.assign(
+        new Error(
+          'A rate limit was exceeded (url: files.completeUploadExternal, retry-after: 120)',
+        ),
+        { code: 'slack_webapi_rate_limited_error', retryAfter: 120 },
+      );
+    const { store, tick, runner } = await replica('sqlite', w, publishFailing(1, rateLimited));
+    await reportDueNow(store, w);
     await tick();
     // Past the job's own backoff (5 s) but not Slack's 120 s: still waiting.
     w.clock.advance(60_000);
@@ -413,14 +402,12 @@ describe('daily reports', () => {
 
   it('gives up after five attempts: the schedule pauses and its creator is told once', async () => {
     const w = await world('sqlite');
-    const { store, tick, runner } = await replica('sqlite', w, (poster) => ({
-      ...bind(poster),
-      publish: async () => {
-        throw slackHiccup();
-      },
-    }));
-    await withKey(store, w);
-    const s = await schedule(store, w, 'example.com', w.clock.now());
+    const { store, tick, runner } = await replica(
+      'sqlite',
+      w,
+      publishFailing(Number.POSITIVE_INFINITY, slackHiccup),
+    );
+    const s = await reportDueNow(store, w);
     await tick();
     for (let i = 0; i < 6; i++) {
       w.clock.advance(300_000);
@@ -453,8 +440,7 @@ describe('daily reports', () => {
         return shown;
       },
     }));
-    await withKey(store, w);
-    await schedule(store, w, 'example.com', w.clock.now());
+    await reportDueNow(store, w);
     await tick();
     expect(uploads(w.slack)).toHaveLength(1);
     w.clock.advance(5_000);
@@ -470,19 +456,8 @@ describe('daily reports', () => {
 
   it('a resumed job whose post never left publishes the file it staged', async () => {
     const w = await world('sqlite');
-    let crash = true;
-    const { store, tick, runner } = await replica('sqlite', w, (poster) => ({
-      ...bind(poster),
-      publish: async (...args) => {
-        if (crash) {
-          crash = false;
-          throw slackHiccup();
-        }
-        return poster.publish(...args);
-      },
-    }));
-    await withKey(store, w);
-    await schedule(store, w, 'example.com', w.clock.now());
+    const { store, tick, runner } = await replica('sqlite', w, publishFailing(1, slackHiccup));
+    await reportDueNow(store, w);
     await tick();
     w.clock.advance(5_000);
     await runner.settled();
@@ -499,8 +474,7 @@ describe('daily reports', () => {
   it('posts nothing for an occurrence whose schedule was stopped after it fell due', async () => {
     const w = await world('sqlite');
     const { store, delivery, runner } = await replica('sqlite', w);
-    await withKey(store, w);
-    const s = await schedule(store, w, 'example.com', w.clock.now());
+    const s = await reportDueNow(store, w);
     await delivery.tick();
     await store.schedules.stop(s.id, w.slack.teamId);
     await runner.settled();

@@ -3,16 +3,15 @@
 // a name it lacks, dropped with its key, refreshed by one replica at a time.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ZonePage } from '../../src/cdn/client.js';
-import { CdnTransport } from '../../src/cdn/transport.js';
-import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/dev/sandbox/server.js';
+import type { Sandbox, SandboxOptions } from '../../src/dev/sandbox/server.js';
 import { AppError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
 import type { CdnAccess } from '../../src/services/cdn-access.js';
-import { cdnServices } from '../../src/services/compose.js';
 import { ZoneIndex } from '../../src/services/zone-index.js';
 import type { Store } from '../../src/store/index.js';
 import { ManualClock } from '../helpers/clock.js';
 import { BACKENDS, type Backend, testDatabase, testStore } from '../helpers/store.js';
+import { cdnSetup } from './cdn-setup.js';
 
 const KEY = 'sk_index_key_a1';
 const OTHER_KEY = 'sk_index_key_b2';
@@ -40,25 +39,19 @@ async function setup(
   options: { maxPages?: number; store?: Store; clock?: ManualClock; owner?: string } = {},
 ) {
   const clock = options.clock ?? new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
-  const sandbox = await startSandbox({ apiKeys: [KEY], clock, ...sandboxOptions });
-  const transport = new CdnTransport();
-  const store = options.store ?? (await testStore(backend, { clock })).store;
-  const logger = createLogger({ level: 'silent' });
-  const { zoneIndex: index, zones } = cdnServices({
-    store,
-    transport,
-    defaultBaseUrl: sandbox.baseUrl,
+  const { sandbox, transport, store, services } = await cdnSetup({
     clock,
-    logger,
+    backend,
+    ...(options.store ? { store: options.store } : {}),
+    sandbox: { apiKeys: [KEY], ...sandboxOptions },
     zoneIndex: {
       limits: { maxPages: options.maxPages ?? 100, operationTimeoutMs: 30_000 },
       refreshMs: REFRESH_MS,
       concurrency: 4,
       ...(options.owner ? { owner: options.owner } : {}),
     },
-    // Unbounded reads: these tests are about other things.
-    readsPerMinute: { person: 0, workspace: 0 },
   });
+  const { zoneIndex: index, zones } = services;
   open.push(
     () => sandbox.close(),
     () => transport.close(),

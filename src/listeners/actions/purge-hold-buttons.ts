@@ -2,22 +2,20 @@
 // question is then replaced by what was decided.
 import { purgeHoldDecidedMessage } from '../../blocks/purge-hold.js';
 import type { AppDeps } from '../../deps.js';
-import { buttonOrigin, replyTo } from '../commands/context.js';
+import { buttonClick } from '../commands/context.js';
 import { type ButtonArgs, callerOf } from '../context.js';
 
 export function purgeHoldConfirm(deps: AppDeps) {
-  return async ({ ack, action, body, respond, context }: ButtonArgs) => {
-    await ack();
-    const caller = callerOf(context);
-    const heldId = action.value ?? '';
-    const origin = buttonOrigin(body);
+  return async (args: ButtonArgs) => {
+    await args.ack();
+    const click = buttonClick(args, deps.clock.now());
     const held = await deps.purgeHolds.confirm(
-      caller,
-      origin.channelId,
-      heldId,
-      replyTo(origin, caller.userId, deps.clock.now()),
+      click.caller,
+      click.channelId,
+      click.value,
+      click.replyTo,
     );
-    await respond({ replace_original: true, ...purgeHoldDecidedMessage(held, 'confirmed') });
+    await args.respond({ replace_original: true, ...purgeHoldDecidedMessage(held, 'confirmed') });
   };
 }
 

@@ -2,35 +2,29 @@
 // each one service call; the verification's messages come from its job, the purge's from its own.
 import { verifyAlreadyAskedMessage } from '../../blocks/verify.js';
 import type { AppDeps } from '../../deps.js';
-import { buttonOrigin, replyTo } from '../commands/context.js';
-import { type ButtonArgs, callerOf } from '../context.js';
+import { buttonClick } from '../commands/context.js';
+import type { ButtonArgs } from '../context.js';
 
 export function verifyButton(deps: AppDeps) {
-  return async ({ ack, action, body, respond, context }: ButtonArgs) => {
-    await ack();
-    const caller = callerOf(context);
-    const origin = buttonOrigin(body);
+  return async (args: ButtonArgs) => {
+    await args.ack();
+    const click = buttonClick(args, deps.clock.now());
     const { created } = await deps.verify.verify(
-      caller,
-      origin.channelId,
-      action.value ?? '',
-      replyTo(origin, caller.userId, deps.clock.now()),
+      click.caller,
+      click.channelId,
+      click.value,
+      click.replyTo,
     );
     // A second click soon after: the check under way (or just done) answers for both.
-    if (!created) await respond({ response_type: 'ephemeral', ...verifyAlreadyAskedMessage() });
+    if (!created)
+      await args.respond({ response_type: 'ephemeral', ...verifyAlreadyAskedMessage() });
   };
 }
 
 export function verifyPurgeAgain(deps: AppDeps) {
-  return async ({ ack, action, body, context }: ButtonArgs) => {
-    await ack();
-    const caller = callerOf(context);
-    const origin = buttonOrigin(body);
-    await deps.verify.purgeAgain(
-      caller,
-      origin.channelId,
-      action.value ?? '',
-      replyTo(origin, caller.userId, deps.clock.now()),
-    );
+  return async (args: ButtonArgs) => {
+    await args.ack();
+    const click = buttonClick(args, deps.clock.now());
+    await deps.verify.purgeAgain(click.caller, click.channelId, click.value, click.replyTo);
   };
 }

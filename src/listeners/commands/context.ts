@@ -5,6 +5,7 @@ import type { AppDeps } from '../../deps.js';
 import type { Caller } from '../../services/access.js';
 import type { ReplyTo } from '../../services/reply.js';
 import type { SlackToken } from '../../text.js';
+import { type ButtonArgs, callerOf } from '../context.js';
 
 export interface SubcommandContext {
   deps: AppDeps;
@@ -55,6 +56,21 @@ export function buttonOrigin(body: {
   return {
     ...(body.response_url ? { responseUrl: body.response_url } : {}),
     ...(body.channel?.id ? { channelId: body.channel.id } : {}),
+  };
+}
+
+/**
+ * What a click on a button asks a service for: who clicked, in which channel, the button's value,
+ * and where the answer to work outliving the click goes (the message's response_url and channel).
+ */
+export function buttonClick(args: Pick<ButtonArgs, 'action' | 'body' | 'context'>, now: number) {
+  const caller = callerOf(args.context);
+  const origin = buttonOrigin(args.body);
+  return {
+    caller,
+    channelId: origin.channelId,
+    value: args.action.value ?? '',
+    replyTo: replyTo(origin, caller.userId, now),
   };
 }
 

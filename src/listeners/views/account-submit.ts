@@ -97,12 +97,7 @@ async function checkThenSave<T>(
         verdict.ok ? { ok: true, done: await save(verdict.value) } : verdict,
     )
     .catch((error: unknown) => failed(error, 'account save'));
-  const refresh = () =>
-    decodeAccountOrigin(view.private_metadata).home
-      ? publishHome(deps, client, caller).catch((error: unknown) =>
-          deps.logger.warn({ err: error }, 'App Home not refreshed'),
-        )
-      : undefined;
+  const refresh = () => refreshHome(deps, args, caller);
 
   const left = INLINE_ANSWER_MS - (deps.clock.now() - arrived);
   const quick = await within(deps.clock, left, settled, () => undefined);
@@ -134,26 +129,38 @@ function keyOf(args: SubmitArgs): string | Field {
 const inline = (args: SubmitArgs, field: Field) =>
   args.ack({ response_action: 'errors', errors: { [field.block]: field.reason } });
 
+/** Add and re-key: the key typed (or its inline answer), checked for `account`, then `save`d. */
+async function checkKeyThenSave(
+  deps: AppDeps,
+  args: SubmitArgs,
+  account: { name: string; baseUrl?: string } | { accountId: string },
+  save: (apiKey: string, check: Extract<AccountCheck, { ok: true }>) => Promise<Mrkdwn>,
+): Promise<void> {
+  const caller = callerOf(args.context);
+  const apiKey = keyOf(args);
+  if (typeof apiKey !== 'string') return inline(args, apiKey);
+  await checkThenSave(
+    deps,
+    args,
+    'CDN account',
+    async (signal) => {
+      const check = await deps.accounts.check(caller, { ...account, apiKey }, signal);
+      return check.ok ? { ok: true, value: check } : { ok: false, ...refusalOf(check) };
+    },
+    (check) => save(apiKey, check),
+  );
+}
+
 export function accountAddSubmit(deps: AppDeps) {
   return async (args: SubmitArgs) => {
     const caller: Caller = callerOf(args.context);
     const name = text(args, ACCOUNTS_IDS.nameBlock);
     const baseUrl = text(args, ACCOUNTS_IDS.baseUrlBlock);
-    const apiKey = keyOf(args);
-    if (typeof apiKey !== 'string') return inline(args, apiKey);
-    await checkThenSave(
+    await checkKeyThenSave(
       deps,
       args,
-      'CDN account',
-      async (signal) => {
-        const check = await deps.accounts.check(
-          caller,
-          { name, apiKey, ...(baseUrl ? { baseUrl } : {}) },
-          signal,
-        );
-        return check.ok ? { ok: true, value: check } : { ok: false, ...refusalOf(check) };
-      },
-      async (check) => {
+      { name, ...(baseUrl ? { baseUrl } : {}) },
+      async (apiKey, check) => {
         const account = await deps.accounts.add(caller, { name, apiKey, baseUrl: check.baseUrl });
         return accountAddedText(account, check.zoneCount);
       },
@@ -165,20 +172,18 @@ export function accountRekeySubmit(deps: AppDeps) {
   return async (args: SubmitArgs) => {
     const caller = callerOf(args.context);
     const accountId = decodeAccountOrigin(args.view.private_metadata).accountId ?? '';
-    const apiKey = keyOf(args);
-    if (typeof apiKey !== 'string') return inline(args, apiKey);
-    await checkThenSave(
-      deps,
-      args,
-      'CDN account',
-      async (signal) => {
-        const check = await deps.accounts.check(caller, { accountId, apiKey }, signal);
-        return check.ok ? { ok: true, value: check } : { ok: false, ...refusalOf(check) };
-      },
-      async (check) =>
-        accountRekeyedText(await deps.accounts.rekey(caller, accountId, apiKey), check.zoneCount),
+    await checkKeyThenSave(deps, args, { accountId }, async (apiKey, check) =>
+      accountRekeyedText(await deps.accounts.rekey(caller, accountId, apiKey), check.zoneCount),
     );
   };
+}
+
+/** The App Home again, when the modal was opened from it (a failure is only logged). */
+async function refreshHome(deps: AppDeps, args: SubmitArgs, caller: Caller): Promise<void> {
+  if (!decodeAccountOrigin(args.view.private_metadata).home) return;
+  await publishHome(deps, args.client, caller).catch((error: unknown) =>
+    deps.logger.warn({ err: error }, 'App Home not refreshed'),
+  );
 }
 
 export function accountRenameSubmit(deps: AppDeps) {
@@ -200,10 +205,7 @@ export function accountRenameSubmit(deps: AppDeps) {
       throw error;
     }
     await args.ack({ response_action: 'update', view: accountDoneView('CDN account', renamed) });
-    if (origin.home)
-      await publishHome(deps, args.client, caller).catch((error: unknown) =>
-        deps.logger.warn({ err: error }, 'App Home not refreshed'),
-      );
+    await refreshHome(deps, args, caller);
   };
 }
 
@@ -216,9 +218,6 @@ export function accountRemoveSubmit(deps: AppDeps) {
       response_action: 'update',
       view: accountDoneView('Account removed', accountRemovedText(removed)),
     });
-    if (origin.home)
-      await publishHome(deps, args.client, caller).catch((error: unknown) =>
-        deps.logger.warn({ err: error }, 'App Home not refreshed'),
-      );
+    await refreshHome(deps, args, caller);
   };
 }
