@@ -56,6 +56,7 @@ import {
 import { WATCH_POST_JOB } from './services/watch-posting.js';
 import { WatchService } from './services/watches.js';
 import { WorkspaceConfigService } from './services/workspace-config.js';
+import { ZoneChoices } from './services/zone-choices.js';
 import { apiPurgeMessages, bothViews } from './slack/api-purge-progress.js';
 import { SlackApprovalNotifier } from './slack/approval-notifier.js';
 import { SlackAuditExportSink } from './slack/audit-export-sink.js';
@@ -220,7 +221,9 @@ export function buildDeps(
     settings: options.config.api,
     people: new SlackPeopleByEmail(clients, logger),
   });
-  const apiTokens = new ApiTokenService({ store, access, zones });
+  // A picked zone (`<account>/<zone id>`) is found in its own account.
+  const zoneChoices = new ZoneChoices({ scopes, zones });
+  const apiTokens = new ApiTokenService({ store, access, zones: zoneChoices });
   const ratelimit = new RateLimitService({
     cdn,
     audit: store.audit,
@@ -384,6 +387,7 @@ export function buildDeps(
     ),
     zones,
     accountScopes: scopes,
+    zoneChoices,
     zoneIndex,
     runner,
     background,

@@ -30,6 +30,7 @@ import type { VerifyService } from './services/verify.js';
 import type { WatchEvaluation } from './services/watch-evaluation.js';
 import type { WatchService } from './services/watches.js';
 import type { WorkspaceConfigService } from './services/workspace-config.js';
+import type { ZoneChoices } from './services/zone-choices.js';
 import type { ZoneIndex } from './services/zone-index.js';
 import type { ZoneService } from './services/zones.js';
 import type { WorkspaceClients } from './slack/workspace-clients.js';
@@ -71,6 +72,8 @@ export interface AppDeps {
   zones: ZoneService;
   /** Which CDN account a command acts on (issue 29). */
   accountScopes: AccountScopes;
+  /** What the zone pickers offer, across CDN accounts (issue 29). */
+  zoneChoices: ZoneChoices;
   /** Each workspace's zone index (its maintenance is a tick of `background`). */
   zoneIndex: ZoneIndex;
   /** Enqueues durable work (purges, approved purge-everything, reports, follow-ups). */

@@ -93,6 +93,11 @@ export type Problem =
   | { code: 'account_conflict'; first: string; second: string }
   /** The zone name is in several accounts: the command is asked again with one of them. */
   | { code: 'zone_ambiguous'; zoneName: string; accounts: string[] }
+  /**
+   * A command that names no zone (`/cdn zones`, `/cdn create`) in a workspace with several CDN
+   * accounts and no `default`: it is asked again with one of `accounts`.
+   */
+  | { code: 'account_needed'; command: string; accounts: string[] }
   /** This command does not act on accounts other than `default` yet. */
   | { code: 'account_unsupported'; command: string; account: string }
   | { code: 'invalid_domain'; domain: string; reason: string }

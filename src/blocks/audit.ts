@@ -69,7 +69,11 @@ export interface AuditPagerValue {
 function auditFilterWords(query: AuditQuery): string {
   const actor = query.actor;
   return [
-    query.zone,
+    query.account === undefined
+      ? query.zone
+      : query.zone === undefined
+        ? `account:${query.account}`
+        : `${query.account}/${query.zone}`,
     actor?.kind === 'token'
       ? `token:${actor.name}`
       : actor?.kind === 'name'

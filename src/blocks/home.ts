@@ -37,11 +37,18 @@ export function homeView(
   },
 ): HomeView {
   const { key, permissions } = options;
+  // A workspace with named CDN accounts only (no `/cdn login`) works through them.
+  const accountKeys = options.accountKeys ?? [];
   const keyLine = key
     ? md`:key: CDN API key set by ${user(key.setBy)} ${slackDate(key.setAt)}${key.lastValidatedAt ? md`, last checked ${slackDate(key.lastValidatedAt)}` : ''}.${options.baseUrl ? md`\nAPI: ${code(options.baseUrl)}` : ''}`
     : options.keySet
       ? md`:key: A CDN API key is set.`
-      : md`:warning: No CDN API key yet. A workspace admin can set one with *Set API key* or \`/cdn login\`.`;
+      : accountKeys.length > 0
+        ? accountKeys.length === 1
+          ? md`:key: Commands use the CDN account ${code(accountKeys[0] ?? '')} and its API key.`
+          : md`:key: Commands use the CDN accounts ${summarise(accountKeys, 10, code, ', ')}, each with its own API key.`
+        : md`:warning: No CDN API key yet. A workspace admin can set one with *Set API key* or \`/cdn login\`.`;
+  const anyKey = options.keySet || accountKeys.length > 0;
   const buttons: Button[] = [
     ...(permissions.setKey
       ? [
@@ -49,7 +56,7 @@ export function homeView(
             type: 'button' as const,
             text: plain(options.keySet ? 'Replace API key' : 'Set API key'),
             action_id: HOME_IDS.login,
-            ...(options.keySet ? {} : { style: 'primary' as const }),
+            ...(anyKey ? {} : { style: 'primary' as const }),
           },
         ]
       : []),

@@ -105,7 +105,10 @@ export const CONFIG_IDS = {
 } as const;
 
 export const RATELIMIT_IDS = {
-  /** Under `/cdn ratelimit <zone>`'s answer; their value is the zone's id. */
+  /**
+   * Under `/cdn ratelimit <zone>`'s answer; their value is the zone's id (`<account>/<zone id>`
+   * for a zone of an account other than `default`).
+   */
   actionsBlock: 'ratelimit_actions',
   on: 'ratelimit_on',
   off: 'ratelimit_off',

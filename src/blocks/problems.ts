@@ -161,6 +161,11 @@ function sentence(problem: Problem): Mrkdwn {
         problem.accounts.map((name) => code(`${name}/${problem.zoneName}`)),
         ' or ',
       )}. Write the one you mean.`;
+    case 'account_needed':
+      return md`This workspace has several CDN accounts: name one, as in ${join(
+        problem.accounts.map((name) => code(`/cdn ${problem.command} account:${name}`)),
+        ' or ',
+      )}.`;
     case 'account_unsupported':
       return md`\`/cdn ${problem.command}\` acts on the CDN account \`default\` only for now, not ${code(problem.account)}.`;
     case 'invalid_domain':

@@ -16,7 +16,11 @@ export function rateLimitStateMessage({ zone, last }: RateLimitState): Message {
     type: 'button' as const,
     action_id: enabled ? RATELIMIT_IDS.on : RATELIMIT_IDS.off,
     text: plain(enabled ? 'On' : 'Off'),
-    value: zone.id,
+    // A zone of an account other than `default` (issue 29): `<account>/<zone id>`.
+    value:
+      zone.accountId !== undefined && zone.accountName !== undefined
+        ? `${zone.accountName}/${zone.id}`
+        : zone.id,
   });
   return message(
     md`Rate limiting for ${zoneLabel(zone.name)}: ${last ? (last.enabled ? 'on' : 'off') : 'not changed by this bot'}`,

@@ -16,14 +16,14 @@ export const shortId = (schedule: Pick<Schedule, 'id'>) => schedule.id.slice(0, 
 const SHOWN = 45;
 
 /**
- * A report's line: where and when, and its next time, or why it is paused (its own reason, or
- * `keySet` false: the workspace has no CDN key).
+ * A report's line: where and when, and its next time, or why it is paused (its own reason, or its
+ * CDN account has no key: its own `keyed`, else `keySet`, the workspace's `default` key).
  */
-export function scheduleLine(schedule: Schedule, keySet = true): Mrkdwn {
+export function scheduleLine(schedule: Schedule & { keyed?: boolean }, keySet = true): Mrkdwn {
   const state =
     schedule.status === 'paused'
       ? md` · :double_vertical_bar: paused: ${schedule.pausedReason ?? ''}`
-      : keySet
+      : (schedule.keyed ?? keySet)
         ? md` · next ${slackDate(schedule.nextRunAt)}`
         : md` · :double_vertical_bar: paused: ${NO_KEY_REASON}`;
   return clip(
@@ -48,7 +48,7 @@ export function scheduledMessage(schedule: Schedule, created = true): Message {
  * (`hidden`) how many others are in conversations the reader is not in.
  */
 export function scheduleListMessage(listing: {
-  schedules: Schedule[];
+  schedules: Array<Schedule & { keyed?: boolean }>;
   keySet: boolean;
   hidden?: number;
 }): Message {

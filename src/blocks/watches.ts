@@ -41,15 +41,15 @@ function rulesLine(watch: Watch): Mrkdwn {
 }
 
 /**
- * A watch on one line: zone, channel and rules; paused and why (`keySet` false: the workspace has
- * no CDN key), and the rules muted in its channel.
+ * A watch on one line: zone, channel and rules; paused and why (its CDN account has no key: its
+ * own `keyed`, else `keySet`, the workspace's `default` key), and the rules muted in its channel.
  */
 export function watchLine(
-  watch: Watch,
+  watch: Watch & { keyed?: boolean },
   options: { keySet?: boolean; muted?: readonly string[] } = {},
 ): Mrkdwn {
   const paused =
-    options.keySet === false
+    (watch.keyed ?? options.keySet) === false
       ? md` · :double_vertical_bar: paused: ${NO_KEY_REASON}`
       : watch.pausedReason
         ? md` · :double_vertical_bar: paused: ${watch.pausedReason}`

@@ -124,16 +124,27 @@ export function zonesMessage(
   return message(page.zones.length > 0 ? md`${summary}: ${names}` : summary, blocks);
 }
 
-/** A zone as a picker option: its name and status, its id as the value. */
-export function zoneOption(zone: Zone): PlainTextOption {
+/**
+ * A zone as a picker option: its name and status; `<account>/<zone>` when several CDN accounts are
+ * in play (`labelled`, issue 29). Its value `<account>/<zone id>` then, or when the zone is of an
+ * account other than `default` (an account's name is a slug: no slash), else the id alone, as
+ * before accounts (read back by src/services/account-lookup.ts `pickedZone`).
+ */
+export function zoneOption(zone: Zone, labelled = false): PlainTextOption {
+  const account =
+    zone.accountName !== undefined && (labelled || zone.accountId !== undefined)
+      ? zone.accountName
+      : undefined;
+  const name = account === undefined ? zoneLabel(zone.name) : `${account}/${zoneLabel(zone.name)}`;
   return {
-    text: plain(truncate(`${zoneLabel(zone.name)} (${zone.status})`, 75)),
-    value: zone.id,
+    text: plain(truncate(`${name} (${zone.status})`, 75)),
+    value: account === undefined ? zone.id : `${account}/${zone.id}`,
   };
 }
 
-export function zoneOptions(zones: Zone[]): PlainTextOption[] {
-  return zones.map(zoneOption);
+/** The zones a picker offers: at most 100, as Slack takes them. */
+export function zoneOptions(zones: Zone[], labelled = false): PlainTextOption[] {
+  return zones.slice(0, 100).map((zone) => zoneOption(zone, labelled));
 }
 
 /** Every zone picker: type-ahead served by the one options listener (ZONE_PICKER_IDS). */
@@ -147,27 +158,9 @@ export function zonePicker(initial?: Zone): ExternalSelect {
   };
 }
 
-/**
- * A zone of the purge form's picker (issue 29): `<account>/<zone>` when several CDN accounts are
- * in play (`labelled`); its value `<account>/<zone id>` then, or when the zone is of an account
- * other than `default` (an account's name is a slug: no slash), else the id alone, as before
- * accounts (read back by src/listeners/views/purge-form-submit.ts).
- */
-function purgeZoneOption(zone: Zone, labelled: boolean): PlainTextOption {
-  const account =
-    zone.accountName !== undefined && (labelled || zone.accountId !== undefined)
-      ? zone.accountName
-      : undefined;
-  const name = account === undefined ? zoneLabel(zone.name) : `${account}/${zoneLabel(zone.name)}`;
-  return {
-    text: plain(truncate(`${name} (${zone.status})`, 75)),
-    value: account === undefined ? zone.id : `${account}/${zone.id}`,
-  };
-}
-
 /** The zones of every account the person may purge in: at most 100, as Slack takes them. */
 export function purgeZoneOptions(zones: Zone[], labelled: boolean): PlainTextOption[] {
-  return zones.slice(0, 100).map((zone) => purgeZoneOption(zone, labelled));
+  return zoneOptions(zones, labelled);
 }
 
 /** The purge form's zone picker: its own options listener (ZONE_PICKER_IDS.purge). */
@@ -177,6 +170,6 @@ export function purgeZonePicker(initial?: Zone, labelled = false): ExternalSelec
     action_id: ZONE_PICKER_IDS.purge,
     placeholder: plain('Type to search zones'),
     min_query_length: 0,
-    ...(initial ? { initial_option: purgeZoneOption(initial, labelled) } : {}),
+    ...(initial ? { initial_option: zoneOption(initial, labelled) } : {}),
   };
 }

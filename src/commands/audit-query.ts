@@ -2,6 +2,7 @@
 // dates. Pure: names become ids and dates become times in the service (src/services/audit-search.ts).
 import type { AuditKindName } from '../audit-kinds.js';
 import type { SlackToken } from '../text.js';
+import { readAccount } from './parse.js';
 
 /** Other spellings people type for the kinds. */
 const KIND_ALIASES: Record<string, AuditKindName> = {
@@ -29,6 +30,8 @@ export type AuditActorQuery =
 /** The filters as typed; dates are calendar days (`YYYY-MM-DD`), `until` included. */
 export interface AuditQueryText {
   zone?: string;
+  /** A CDN account by name (issue 29): `account:<name>`, or a zone written `<account>/<zone>`. */
+  account?: string;
   actor?: AuditActorQuery;
   kind?: AuditKindName;
   since?: string;
@@ -54,8 +57,9 @@ export function isIsoDay(text: string): boolean {
 }
 
 /**
- * `[export] [zone] [@person | token:<name>] [kind:<kind>] [since:YYYY-MM-DD] [until:YYYY-MM-DD]`,
- * in any order. A bare word is the zone (also `zone:<name>`); a kind may be given bare too.
+ * `[export] [zone] [@person | token:<name>] [kind:<kind>] [since:YYYY-MM-DD] [until:YYYY-MM-DD]
+ * [account:<name>]`, in any order. A bare word is the zone (also `zone:<name>`, and
+ * `<account>/<zone>` for a zone of one CDN account); a kind may be given bare too.
  */
 export function parseAuditQuery(tokens: readonly SlackToken[]): AuditQueryParse {
   const query: AuditQueryText = {};
@@ -95,9 +99,20 @@ export function parseAuditQuery(tokens: readonly SlackToken[]): AuditQueryParse 
     } else if (!key && word.startsWith('@') && word.length > 1) {
       if (query.actor) return refuse(word, 'repeated');
       query.actor = { kind: 'name', name: word.slice(1) };
+    } else if (key === 'account') {
+      if (!value || query.account) return refuse(word, query.account ? 'repeated' : 'unknown');
+      query.account = value;
     } else if (key === 'zone' || (!key && token.kind === 'link') || !key) {
       if (!value || query.zone) return refuse(word, query.zone ? 'repeated' : 'unknown');
-      query.zone = value;
+      // `<account>/<zone>` (as every command reads it); a URL or a path is no such pair.
+      const pair = token.kind === 'word' ? readAccount([value]) : { args: [value] };
+      const [zone] = pair.args;
+      if (pair.account !== undefined) {
+        if (query.account) return refuse(word, 'repeated');
+        query.account = pair.account;
+      }
+      if (zone) query.zone = zone;
+      else if (pair.account === undefined) return refuse(word, 'unknown');
     } else {
       return refuse(word, 'unknown');
     }

@@ -124,38 +124,53 @@ export class AccountScopes {
   }
 
   /**
-   * One page of `/cdn zones` in the account the channel or the words name (ZoneService.page),
-   * `default` when none is; `account` names it when the workspace has several (the list says whose
-   * zones it shows).
+   * The one account a command that names no zone acts on (`/cdn zones`, `/cdn create`): the
+   * channel's or the one typed, else the workspace's only account, else `default`; AppError
+   * account_needed, naming them, when it has several and no `default`. None: no account holds a
+   * key (the command goes on as before accounts). `accountId`: an account chosen earlier (a form
+   * opened for it), AppError account_not_found once it is gone.
+   */
+  async one(
+    workspaceId: string,
+    where: { channelId?: string; account?: string; accountId?: string },
+    command: string,
+  ): Promise<{ scope: AccountScope; account?: Account }> {
+    const earlier = where.accountId && (await this.account(workspaceId, where.accountId));
+    if (where.accountId && !earlier) throw new AppError({ code: 'account_not_found' });
+    const typed = earlier ? earlier.name : where.account;
+    const scope = await this.scope(workspaceId, where.channelId, typed);
+    const [only, ...others] = scope.accounts;
+    const account = others.length === 0 ? only : scope.accounts.find((a) => isDefaultName(a.name));
+    if (scope.accounts.length > 0 && !account)
+      throw new AppError({
+        code: 'account_needed',
+        command,
+        accounts: scope.accounts.map((a) => a.name),
+      });
+    return { scope, ...(account ? { account } : {}) };
+  }
+
+  /**
+   * One page of `/cdn zones` in the account `one` gives (ZoneService.page); `account` names it
+   * when the workspace has several (the list says whose zones it shows).
    */
   async page(
     caller: Caller,
     where: { channelId?: string; account?: string },
     params: { status?: string; name?: string; page: number },
   ): Promise<ZonePage & { account?: string }> {
-    const scope = await this.scope(caller.workspaceId, where.channelId, where.account);
-    const chosen =
-      scope.accounts.length === 1
-        ? scope.accounts[0]
-        : (scope.accounts.find((a) => isDefaultName(a.name)) ?? scope.accounts[0]);
+    const { scope, account: chosen } = await this.one(caller.workspaceId, where, 'zones');
     const page = await this.deps.zones.page(caller, params, chosen && indexOf(chosen));
     return scope.multi && chosen ? { ...page, account: chosen.name } : page;
   }
 
-  /**
-   * `/cdn create` in the account the channel or the words name (ZoneService.create), `default`
-   * when none is.
-   */
+  /** `/cdn create` in the account `one` gives (ZoneService.create). */
   async create(
     workspaceId: string,
-    where: { channelId?: string; account?: string },
+    where: { channelId?: string; account?: string; accountId?: string },
     input: { domain: string; plan: ZonePlan; actorId: string },
   ): Promise<Awaited<ReturnType<ZoneService['create']>>> {
-    const scope = await this.scope(workspaceId, where.channelId, where.account);
-    const chosen =
-      scope.accounts.length === 1
-        ? scope.accounts[0]
-        : scope.accounts.find((a) => isDefaultName(a.name));
+    const { account: chosen } = await this.one(workspaceId, where, 'create');
     const accountId = chosen && indexOf(chosen);
     return this.deps.zones.create(workspaceId, {
       ...input,

@@ -5,7 +5,7 @@ import { DateTime } from 'luxon';
 import type { AuditKindName } from '../audit-kinds.js';
 import { TOKEN_ACTOR_PREFIX } from '../audit-kinds.js';
 import { AppError } from '../errors.js';
-import type { AccountRepository } from '../store/accounts.js';
+import { type AccountRepository, DEFAULT_ACCOUNT } from '../store/accounts.js';
 import type { ApprovalRepository } from '../store/approvals.js';
 import type {
   AuditCursor,
@@ -18,6 +18,7 @@ import type { Schedule, ScheduleRepository } from '../store/schedules.js';
 import type { Watch, WatchRepository } from '../store/watches.js';
 import type { WorkspaceRepository } from '../store/workspaces.js';
 import type { AccessService, Caller, Permissions, Visible } from './access.js';
+import { markKeyed } from './account-lookup.js';
 
 /**
  * An audit entry as one person may see it: `withheld` when it comes from a conversation they are
@@ -35,6 +36,8 @@ const NEUTRAL_DETAIL = ['files', 'tags', 'failed', 'requests', 'purgeId', 'purge
 /** The filters of `/cdn audit` as typed (src/commands/audit-query.ts reads them from the words). */
 export interface AuditQuery {
   zone?: string;
+  /** A CDN account by name (issue 29): its entries only (`default`'s: and those naming none). */
+  account?: string;
   /** A person by id, by name as typed (not resolvable: Slack sends a picked mention as an id), or a CI token. */
   actor?:
     | { kind: 'user'; userId: string }
@@ -82,16 +85,19 @@ export function knownZone(timeZone: string | undefined): string {
 export interface HomeOverview {
   /** What the viewer may do: the Home offers only that. */
   permissions: Permissions;
-  /** Whether the workspace has a CDN API key. */
+  /** Whether the workspace has a CDN API key (`/cdn login`'s, the account `default`'s). */
   keySet: boolean;
+  /** The CDN accounts other than `default` that hold a key (issue 29): commands use them. */
+  accountKeys?: string[];
   /** Who set it and when (full members only). */
   key?: CredentialStatus;
   /** The API the workspace's commands go to (full members only). */
   baseUrl?: string;
   recent: VisibleAuditEntry[];
-  schedules: Visible<Schedule>;
+  /** `keyed`: whether the CDN account of one not of `default` holds a key. */
+  schedules: Visible<Schedule & { keyed?: boolean }>;
   /** Which channels watch which zones. */
-  watches?: Visible<Watch>;
+  watches?: Visible<Watch & { keyed?: boolean }>;
   /** How long the history is kept, and the data after an uninstall, in days (0: forever). */
   retention?: { auditDays: number; uninstalledDays: number };
 }
@@ -135,7 +141,7 @@ export class ActivityService {
   ): Promise<AuditPage> {
     await this.deps.access.requireFullMember(caller, 'read_audit');
     const timeZone = knownZone((await caller.directory.user(caller.userId)).timeZone);
-    const filter = auditFilter(query, timeZone);
+    const filter = await this.filterFor(caller.workspaceId, query, timeZone);
     const rows = await this.deps.audit.search(caller.workspaceId, filter, {
       ...at,
       limit: limit + 1,
@@ -159,6 +165,22 @@ export class ActivityService {
     };
   }
 
+  /**
+   * The store's filter for `query` (auditFilter), its CDN account found by name among the
+   * workspace's: AppError account_unknown, naming them, when it has none of that name.
+   */
+  async filterFor(workspaceId: string, query: AuditQuery, timeZone: string): Promise<AuditFilter> {
+    const filter = auditFilter(query, timeZone);
+    const name = query.account;
+    if (name === undefined) return filter;
+    const accounts = (await this.deps.accounts?.list(workspaceId)) ?? [];
+    const account = accounts.find((a) => a.name.toLowerCase() === name.toLowerCase());
+    if (!account)
+      throw new AppError({ code: 'account_unknown', name, accounts: accounts.map((a) => a.name) });
+    const orNone = account.name.toLowerCase() === DEFAULT_ACCOUNT;
+    return { ...filter, account: { id: account.id, orNone } };
+  }
+
   /** Each entry as `caller` may see it (the export reads its batches through this). */
   visibleTo(caller: Caller, entries: AuditEntry[]): Promise<VisibleAuditEntry[]> {
     return this.#visible(caller, entries);
@@ -166,28 +188,46 @@ export class ActivityService {
 
   /** The App Home of `caller`: all of it for full members; for anyone else, what they may do. */
   async home(caller: Caller): Promise<HomeOverview> {
-    const [permissions, key] = await Promise.all([
+    const [permissions, key, accounts] = await Promise.all([
       this.deps.access.permissions(caller),
       this.deps.credentials.status(caller.workspaceId),
+      this.deps.accounts?.list(caller.workspaceId),
     ]);
     const keySet = key !== undefined;
+    // The accounts of their own with a key: without `default`, a workspace works through them.
+    const keyed = (accounts ?? []).filter(
+      (a) => a.hasKey && a.name.toLowerCase() !== DEFAULT_ACCOUNT,
+    );
+    const accountKeys = keyed.length > 0 ? { accountKeys: keyed.map((a) => a.name) } : {};
     const retention = this.#retention();
     if (!permissions.readRecords)
-      return { permissions, keySet, recent: [], schedules: { shown: [], hidden: 0 }, ...retention };
+      return {
+        permissions,
+        keySet,
+        ...accountKeys,
+        recent: [],
+        schedules: { shown: [], hidden: 0 },
+        ...retention,
+      };
     const [workspace, recent, schedules, watches] = await Promise.all([
       this.deps.workspaces.get(caller.workspaceId),
       this.deps.audit.recent(caller.workspaceId, { limit: 10 }),
       this.deps.schedules.listForWorkspace(caller.workspaceId),
       this.deps.watches?.listForWorkspace(caller.workspaceId),
     ]);
+    const visible = async <T extends { accountId?: string; channelId: string }>(items: T[]) => {
+      const { shown, hidden } = await this.deps.access.visibleIn(caller, items);
+      return { shown: markKeyed(shown, keyed), hidden };
+    };
     return {
       permissions,
       keySet,
+      ...accountKeys,
       ...(key ? { key } : {}),
       baseUrl: workspace?.cdnBaseUrl ?? this.deps.defaultBaseUrl,
       recent: await this.#visible(caller, recent),
-      schedules: await this.deps.access.visibleIn(caller, schedules),
-      ...(watches ? { watches: await this.deps.access.visibleIn(caller, watches) } : {}),
+      schedules: await visible(schedules),
+      ...(watches ? { watches: await visible(watches) } : {}),
       ...retention,
     };
   }

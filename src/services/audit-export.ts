@@ -17,7 +17,7 @@ import type { Logger } from '../logger.js';
 import type { AuditCursor, AuditFilter, AuditLogRepository } from '../store/audit-log.js';
 import type { JobRepository } from '../store/jobs.js';
 import type { AccessService, Caller, SlackDirectory } from './access.js';
-import { type ActivityService, type AuditQuery, auditFilter, knownZone } from './activity.js';
+import { type ActivityService, type AuditQuery, knownZone } from './activity.js';
 import { auditCsvHeader, auditCsvRow } from './audit-csv.js';
 
 export const AUDIT_EXPORT_JOB = 'audit_export';
@@ -131,7 +131,7 @@ export class AuditExportService {
   async start(caller: Caller, query: AuditQuery): Promise<void> {
     await this.deps.access.requireFullMember(caller, 'read_audit');
     const timeZone = knownZone((await caller.directory.user(caller.userId)).timeZone);
-    const filter = auditFilter(query, timeZone);
+    const filter = await this.deps.activity.filterFor(caller.workspaceId, query, timeZone);
     // One key a person and export: a second request while one runs finds it; the next export
     // after it takes the next number, and two at once race for the same key (one wins).
     const prefix = `audit-export:${caller.workspaceId}:${caller.userId}:`;

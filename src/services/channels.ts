@@ -11,6 +11,7 @@ import {
   NO_ZONE,
 } from '../store/channel-bindings.js';
 import type { AccessService, Caller, Visible } from './access.js';
+import { byAccount } from './account-lookup.js';
 import { type AccountScopes, indexOf, named } from './account-scope.js';
 import type { Zone, ZoneService } from './zones.js';
 
@@ -117,13 +118,13 @@ export class ChannelService {
       throw new AppError({ code: 'account_unsupported', command: 'use', account: typed });
     let account = typed === undefined ? undefined : scope?.accounts[0];
     // The generation read before the zone was found: if the key changed meanwhile, the binding
-    // is stale from the start, and said to be when used.
+    // is stale from the start, and said to be when used. A workspace with no `default` (named
+    // accounts only) has none for it: the zone's own account's is read once it is found.
     let keyGeneration = await this.deps.bindings.keyGeneration(workspaceId, account?.id);
-    if (keyGeneration === undefined) throw new AppError({ code: 'no_api_key' });
     let zone: Zone | undefined;
     if (nameOrId !== undefined) {
       zone =
-        scopes && scope?.multi
+        scopes && scope && byAccount(scope)
           ? await scopes.resolve(workspaceId, scope, nameOrId)
           : await this.deps.zones.resolve(workspaceId, nameOrId);
       if (zone.status === 'deleted')
@@ -131,9 +132,9 @@ export class ChannelService {
       if (!account && zone.accountId && scopes) {
         account = await scopes.account(workspaceId, zone.accountId);
         keyGeneration = await this.deps.bindings.keyGeneration(workspaceId, zone.accountId);
-        if (keyGeneration === undefined) throw new AppError({ code: 'no_api_key' });
       }
     }
+    if (keyGeneration === undefined) throw new AppError({ code: 'no_api_key' });
     await this.deps.bindings.set(
       workspaceId,
       channelId,
@@ -258,8 +259,8 @@ export class ChannelService {
       this.deps.bindings.keyGeneration(workspaceId),
       this.purgeChannelsFor(caller),
     ]);
-    const all =
-      keyGeneration === undefined ? [] : await this.deps.bindings.list(workspaceId, keyGeneration);
+    // Without a `default` key, the bindings of the other accounts still count.
+    const all = await this.deps.bindings.list(workspaceId, keyGeneration);
     const bindings = await this.deps.access.visibleIn(caller, all);
     return {
       bindings: bindings.shown,

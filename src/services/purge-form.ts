@@ -9,6 +9,7 @@ import type { Caller } from './access.js';
 import type { AccountPick, AccountPickService } from './account-picks.js';
 import { type AccountScope, type AccountScopes, indexOf, named } from './account-scope.js';
 import type { PurgeService } from './purge.js';
+import { searchAccounts } from './zone-choices.js';
 import type { Zone, ZoneService } from './zones.js';
 
 /** The zones a purge form offers or opens on. */
@@ -91,14 +92,10 @@ export class PurgeFormService {
       }
     }
     if (allowed.length === 0) throw refusal;
-    const lists = await Promise.all(
-      allowed.map(async (account) =>
-        (await zones.search(workspaceId, query, limit, indexOf(account))).map((zone) =>
-          named(zone, account),
-        ),
-      ),
-    );
-    return { zones: interleave(lists, limit), labelled: scope.accounts.length > 1 };
+    return {
+      zones: await searchAccounts(zones, workspaceId, allowed, query, limit),
+      labelled: scope.accounts.length > 1,
+    };
   }
 
   /**
@@ -149,16 +146,4 @@ function withAccount(zone: Zone, scope: AccountScope): Zone {
     zone.accountId === undefined ? indexOf(a) === undefined : a.id === zone.accountId,
   );
   return account ? named(zone, account) : zone;
-}
-
-/** The first of each list, then the second of each, and so on: at most `limit`. */
-function interleave<T>(lists: T[][], limit: number): T[] {
-  const merged: T[] = [];
-  const longest = Math.max(0, ...lists.map((list) => list.length));
-  for (let i = 0; i < longest && merged.length < limit; i++)
-    for (const list of lists) {
-      const item = list[i];
-      if (item !== undefined && merged.length < limit) merged.push(item);
-    }
-  return merged;
 }

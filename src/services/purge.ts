@@ -19,6 +19,7 @@ import type { Store } from '../store/index.js';
 import type { PurgeJob } from '../store/purges.js';
 import { zoneKey } from '../zone-names.js';
 import type { AccessService, Caller } from './access.js';
+import { byAccount } from './account-lookup.js';
 import { type AccountScope, type AccountScopes, indexOf, named } from './account-scope.js';
 import type { CdnAccess } from './cdn-access.js';
 import type { ChannelService } from './channels.js';
@@ -714,15 +715,6 @@ function clientOf(clients: Map<string | undefined, Client>, zone: Zone): Client 
   const client = clients.get(zone.accountId) ?? clients.get(undefined);
   if (!client) throw new Error(`no CDN client for the account of zone ${zone.id}`);
   return client;
-}
-
-/**
- * Whether zones are looked for account by account (AccountScopes) rather than in `default`'s index
- * as before accounts: several accounts, one named, or a workspace whose one account is not
- * `default` (it has no `default` to fall back to).
- */
-function byAccount(scope: AccountScope): boolean {
-  return scope.multi || scope.accounts.some((account) => indexOf(account) !== undefined);
 }
 
 /** Whether a purge's zone was the channel's default, for its messages. */

@@ -162,6 +162,8 @@ export class RateLimitService {
         action: enabled ? 'ratelimit.on' : 'ratelimit.off',
         zoneId: zone.id,
         zoneName: zone.name,
+        // The zone's own account (issue 29; none: `default`).
+        ...(zone.accountId === undefined ? {} : { accountId: zone.accountId }),
         outcome,
         ...(detail ? { detail } : {}),
       });

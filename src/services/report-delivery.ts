@@ -351,6 +351,8 @@ function auditEntry(
     action,
     zoneId: schedule.zoneId,
     zoneName: schedule.zoneName,
+    // The zone's own account (issue 29; none: `default`).
+    ...(schedule.accountId === undefined ? {} : { accountId: schedule.accountId }),
     outcome,
     detail: { schedule: schedule.id, ...detail },
     ...(job ? { key: `${action}:${job.id}` } : {}),

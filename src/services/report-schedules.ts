@@ -16,11 +16,14 @@ import {
 } from './zone-work.js';
 
 export interface ReportListing {
-  /** The reports of the conversations the caller is in. */
-  schedules: Schedule[];
+  /**
+   * The reports of the conversations the caller is in; `keyed`: whether the CDN account of one
+   * not of `default` holds a key.
+   */
+  schedules: Array<Schedule & { keyed?: boolean }>;
   /** Reports in conversations the caller is not in, left out. */
   hidden: number;
-  /** False: the workspace has no CDN key, and its reports wait for one. */
+  /** False: the workspace has no `default` key, and its reports of `default` wait for one. */
   keySet: boolean;
 }
 

@@ -137,7 +137,13 @@ export class VerifyService {
     const steps = await this.deps.store.jobs.steps<{ url: string }, ProbeResult>(job.id);
     const cached = steps.flatMap((s) => (s.result?.verdict === 'cached' ? [s.input.url] : []));
     if (cached.length === 0) throw new AppError({ code: 'nothing_to_repurge' });
-    const zone = await this.deps.zones.resolve(caller.workspaceId, payload.zone.id);
+    // In the purge's own CDN account (issue 29; none recorded: `default`).
+    const record = await this.deps.store.purges.get(payload.purgeRecordId);
+    const zone = await this.deps.purges.zoneById(
+      caller.workspaceId,
+      payload.zone.id,
+      record?.accountId,
+    );
     return this.deps.purges.start(caller, channelId, [{ zone, files: cached, tags: [] }], replyTo);
   }
 

@@ -38,13 +38,15 @@ export interface AlertFollowUps {
 /** A watch as lists show it: with the rules muted in its channel. */
 export interface ListedWatch extends Watch {
   muted: string[];
+  /** Whether its CDN account (not `default`) holds a key; absent: `default`'s (`keySet`). */
+  keyed?: boolean;
 }
 
 export interface WatchListing {
   watches: ListedWatch[];
   /** Watches in conversations the caller is not in, left out. */
   hidden: number;
-  /** False: the workspace has no CDN key, and its watches wait for one. */
+  /** False: the workspace has no `default` key, and its watches of `default` wait for one. */
   keySet: boolean;
 }
 
@@ -255,7 +257,7 @@ export class WatchService {
 
   async #audit(
     caller: Caller,
-    subject: { zoneId: string; zoneName: string; channelId: string },
+    subject: { zoneId: string; zoneName: string; channelId: string; accountId?: string },
     action: string,
     detail: Record<string, unknown>,
   ) {

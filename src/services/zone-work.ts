@@ -7,6 +7,7 @@ import type { AuditLogRepository } from '../store/audit-log.js';
 import type { CredentialRepository } from '../store/credentials.js';
 import type { ZoneWork } from '../store/zone-work.js';
 import type { AccessService, Caller } from './access.js';
+import { markKeyed } from './account-lookup.js';
 import type { AccountScopes } from './account-scope.js';
 import type { ZoneService } from './zones.js';
 
@@ -49,26 +50,35 @@ export function newZoneWork(caller: Caller, zone: Zone, channelId: string): Omit
 /**
  * Operators among the workspace's full members (never a guest): the work of the conversations the
  * caller is in (`shown`), how many others there are (`hidden`), and whether the workspace has a
- * CDN key (`keySet`; without one, none runs until one is set).
+ * `default` key (`keySet`; without one, its work of `default` waits for one). Work of another CDN
+ * account says whether that account holds a key (`keyed`, issue 29).
  */
 export async function visibleZoneWork<T extends ZoneWork>(
-  deps: { access: AccessService; credentials: CredentialRepository },
+  deps: {
+    access: AccessService;
+    credentials: CredentialRepository;
+    accountScopes?: AccountScopes | undefined;
+  },
   caller: Caller,
   action: Action,
   list: () => Promise<T[]>,
-): Promise<{ shown: T[]; hidden: number; keySet: boolean }> {
+): Promise<{ shown: Array<T & { keyed?: boolean }>; hidden: number; keySet: boolean }> {
   await deps.access.requireFullMember(caller, action);
   await deps.access.requireOperator(caller, action);
-  const [all, key] = await Promise.all([list(), deps.credentials.status(caller.workspaceId)]);
+  const [all, key, keyed] = await Promise.all([
+    list(),
+    deps.credentials.status(caller.workspaceId),
+    deps.accountScopes?.scope(caller.workspaceId, undefined, undefined),
+  ]);
   const { shown, hidden } = await deps.access.visibleIn(caller, all);
-  return { shown, hidden, keySet: key !== undefined };
+  return { shown: markKeyed(shown, keyed?.accounts ?? []), hidden, keySet: key !== undefined };
 }
 
 /** A change the caller made on a zone (it went through), in the audit log. */
 export async function auditZoneChange(
   audit: AuditLogRepository,
   caller: Caller,
-  subject: { zoneId: string; zoneName: string },
+  subject: { zoneId: string; zoneName: string; accountId?: string },
   action: string,
   detail: Record<string, unknown>,
 ): Promise<void> {
@@ -78,6 +88,8 @@ export async function auditZoneChange(
     action,
     zoneId: subject.zoneId,
     zoneName: subject.zoneName,
+    // The zone's own account (issue 29; none: `default`).
+    ...(subject.accountId === undefined ? {} : { accountId: subject.accountId }),
     outcome: 'ok',
     detail,
   });

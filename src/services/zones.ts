@@ -162,6 +162,8 @@ export class ZoneService {
         action: 'zone.create',
         zoneId,
         zoneName: ascii,
+        // The account it is created in (issue 29; none: `default`).
+        ...(accountId === undefined ? {} : { accountId }),
         outcome,
         detail: { plan: input.plan, ...detail },
       });

@@ -35,6 +35,11 @@ export type NewAuditEntry = Omit<
 export interface AuditFilter {
   /** A zone by id, or by name in either form. */
   zone?: string;
+  /**
+   * The entries of one CDN account (issue 29); `orNone`: and those that name none (`default`'s,
+   * and rows written before accounts).
+   */
+  account?: { id: string; orNone: boolean };
   /** Exactly this actor: a Slack user id, `token:<name>`, or `system`. */
   actorId?: string;
   kind?: AuditKindName;
@@ -188,6 +193,13 @@ function filterConditions(eb: ExpressionBuilder<Database, 'audit_log'>, filter: 
   const conditions = [];
   const zone = filter.zone?.trim();
   if (zone) conditions.push(zoneIs(eb, zone));
+  const account = filter.account;
+  if (account)
+    conditions.push(
+      account.orNone
+        ? eb.or([eb('account_id', '=', account.id), eb('account_id', 'is', null)])
+        : eb('account_id', '=', account.id),
+    );
   if (filter.actorId !== undefined) conditions.push(eb('actor_id', '=', filter.actorId));
   if (filter.since !== undefined) conditions.push(eb('at', '>=', filter.since));
   if (filter.until !== undefined) conditions.push(eb('at', '<', filter.until));

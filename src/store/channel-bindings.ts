@@ -185,9 +185,14 @@ export class ChannelBindingRepository {
 
   /**
    * The workspace's current bindings, by channel id: those of `default` (or of none) under key
-   * generation `generation`, and those of another account under that account's generation now.
+   * generation `generation` (none without a `default` key), and those of another account under
+   * that account's generation now.
    */
-  async list(workspaceId: string, generation: string, limit = 50): Promise<ChannelBinding[]> {
+  async list(
+    workspaceId: string,
+    generation: string | undefined,
+    limit = 50,
+  ): Promise<ChannelBinding[]> {
     const rows = await this.#current(workspaceId, generation)
       .orderBy('b.channel_id')
       .limit(limit)

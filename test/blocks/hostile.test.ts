@@ -181,6 +181,7 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   },
   account_conflict: { code: 'account_conflict', first: H, second: H },
   zone_ambiguous: { code: 'zone_ambiguous', zoneName: H, accounts: [H, H] },
+  account_needed: { code: 'account_needed', command: 'zones', accounts: [H, H] },
   account_unsupported: { code: 'account_unsupported', command: 'watch', account: H },
   invalid_domain: { code: 'invalid_domain', domain: H, reason: 'has a space' },
   too_many_changes: { code: 'too_many_changes', limit: 10, retryInSeconds: 5 },

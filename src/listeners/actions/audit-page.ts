@@ -27,6 +27,7 @@ function parseValue(raw: string | undefined): AuditPagerValue {
   const at = (parsed.at ?? {}) as Record<string, unknown>;
   const actor = q.actor as { kind?: unknown; userId?: unknown; name?: unknown } | undefined;
   const zone = text(q.zone);
+  const account = text(q.account);
   const since = text(q.since);
   const until = text(q.until);
   const kind = text(q.kind);
@@ -38,6 +39,7 @@ function parseValue(raw: string | undefined): AuditPagerValue {
   return {
     q: {
       ...(zone ? { zone } : {}),
+      ...(account ? { account } : {}),
       ...(since ? { since } : {}),
       ...(until ? { until } : {}),
       ...(kind ? { kind: kind as never } : {}),

@@ -28,7 +28,9 @@ export const homeLogin = (deps: AppDeps) =>
 export const homeCreateZone = (deps: AppDeps) =>
   opensModal(async (caller) => {
     await deps.access.requireOperator(caller, 'create_zone');
-    return createModal(encodeOrigin({}));
+    // The form creates in the workspace's only account, or `default` (several: named by command).
+    const { account } = await deps.accountScopes.one(caller.workspaceId, {}, 'create');
+    return createModal(encodeOrigin(account ? { accountId: account.id } : {}));
   });
 
 export const homeAnalytics = () => opensModal(async () => analyticsModal());
@@ -38,7 +40,8 @@ export function homeListZones(deps: AppDeps) {
   return async ({ ack, client, context }: ButtonArgs) => {
     await ack();
     const caller = callerOf(context);
-    const message = zonesMessage(await deps.zones.page(caller, { page: 1 }));
+    // The workspace's only account, or `default` (several others: named by command).
+    const message = zonesMessage(await deps.accountScopes.page(caller, {}, { page: 1 }));
     await client.chat
       .postMessage({ channel: caller.userId, ...message })
       .catch((error: unknown) => {

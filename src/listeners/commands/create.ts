@@ -24,17 +24,22 @@ export const create: SubcommandHandler = async (context) => {
     return;
   }
   await deps.access.requireOperator(caller, 'create_zone');
+  const where = { channelId: command.channel_id, ...(account === undefined ? {} : { account }) };
   if (domain === undefined) {
+    // The form creates in the account chosen now (the channel's, the one typed, the only one).
+    const chosen = await deps.accountScopes.one(caller.workspaceId, where, 'create');
+    const origin = commandOrigin(command);
     await client.views.open({
       trigger_id: command.trigger_id,
-      view: createModal(encodeOrigin(commandOrigin(command))),
+      view: createModal(
+        encodeOrigin(chosen.account ? { ...origin, accountId: chosen.account.id } : origin),
+      ),
     });
     return;
   }
   // A malformed domain is refused before it counts against the user's limit.
   onboardableDomain(domain);
   await deps.flood.take(caller.workspaceId, caller.userId);
-  const where = { channelId: command.channel_id, ...(account === undefined ? {} : { account }) };
   const result = await deps.accountScopes.create(caller.workspaceId, where, {
     domain,
     plan,

@@ -1,4 +1,5 @@
-// Options for every zone picker: type-ahead over the workspace's zone index (at most 100, best first).
+// Options for every zone picker: type-ahead over the workspace's zone index (at most 100, best
+// first), across its CDN accounts (issue 29): `<account>/<zone>` when several are in play.
 import type { AllMiddlewareArgs, SlackOptionsMiddlewareArgs } from '@slack/bolt';
 import { zoneOptions } from '../../blocks/zones.js';
 import type { AppDeps } from '../../deps.js';
@@ -12,9 +13,13 @@ export function zonePicker(deps: AppDeps) {
   }: SlackOptionsMiddlewareArgs<'block_suggestion'> & AllMiddlewareArgs) => {
     const { workspaceId } = callerOf(context);
     try {
-      await ack({
-        options: zoneOptions(await deps.zones.search(workspaceId, options.value ?? '', 100)),
-      });
+      const { zones, labelled } = await deps.zoneChoices.search(
+        workspaceId,
+        undefined,
+        options.value ?? '',
+        100,
+      );
+      await ack({ options: zoneOptions(zones, labelled) });
     } catch (error) {
       // No key, or the CDN down: an empty list, and the reason in the logs.
       deps.logger.warn({ err: error, workspaceId }, 'zone picker has no options');

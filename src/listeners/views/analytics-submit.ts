@@ -4,6 +4,7 @@ import { ANALYTICS_IDS, ZONE_PICKER_IDS } from '../../blocks/ids.js';
 import { problemText } from '../../blocks/problems.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
+import { pickedZone } from '../../services/account-lookup.js';
 import { defaultGranularity, RANGES, type RangeKey } from '../../services/analytics.js';
 import { postChart } from '../../slack/post-chart.js';
 import { callerOf, type SubmitArgs } from '../context.js';
@@ -12,14 +13,15 @@ export function analyticsSubmit(deps: AppDeps) {
   return async ({ ack, view, client, context }: SubmitArgs) => {
     const caller = callerOf(context);
     const values = view.state.values;
-    const zoneId =
+    // `<account>/<zone id>` for a zone of a named CDN account (issue 29), else the id alone.
+    const zoneValue =
       values[ANALYTICS_IDS.zoneBlock]?.[ZONE_PICKER_IDS.action]?.selected_option?.value;
     const picked =
       values[ANALYTICS_IDS.rangeBlock]?.[ANALYTICS_IDS.rangeInput]?.selected_option?.value ?? '24h';
     const range: RangeKey = picked in RANGES ? (picked as RangeKey) : '24h';
     const channelId =
       values[ANALYTICS_IDS.channelBlock]?.[ANALYTICS_IDS.channelInput]?.selected_conversation;
-    if (!zoneId)
+    if (!zoneValue)
       return ack({
         response_action: 'errors',
         errors: { [ANALYTICS_IDS.zoneBlock]: 'Pick a zone.' },
@@ -41,8 +43,10 @@ export function analyticsSubmit(deps: AppDeps) {
     }
     await ack();
     // After the ack, a failure reaches the user as a DM (the error policy).
+    const { zoneId, account } = pickedZone(zoneValue);
     const report = await deps.analytics.forCaller(caller, {
       zone: zoneId,
+      ...(account === undefined ? {} : { where: { account } }),
       range,
       granularity: defaultGranularity(range),
     });

@@ -3,6 +3,7 @@ import { zoneCreatedMessage } from '../../blocks/create.js';
 import { inlineErrorText } from '../../blocks/errors.js';
 import { CREATE_IDS } from '../../blocks/ids.js';
 import type { AppDeps } from '../../deps.js';
+import { defined } from '../../objects.js';
 import { onboardableDomain, ZONE_PLANS, type ZonePlan } from '../../services/zones.js';
 import { explainMessage } from '../../slack/explain.js';
 import { originTarget } from '../../slack/message-target.js';
@@ -34,8 +35,13 @@ export function createSubmit(deps: AppDeps) {
     await ack();
 
     const origin = decodeOrigin(view.private_metadata, deps.isSlackResponseUrl);
-    const created = await deps.zones
-      .create(caller.workspaceId, { domain: ascii, plan, actorId: caller.userId })
+    const created = await deps.accountScopes
+      .create(
+        caller.workspaceId,
+        // The account the form was opened for (none: a form from before accounts).
+        { ...defined('channelId', origin.channelId), ...defined('accountId', origin.accountId) },
+        { domain: ascii, plan, actorId: caller.userId },
+      )
       .then(
         (result) => ({
           visibility: 'in_channel' as const,

@@ -1,5 +1,6 @@
-// The zone picker's options listener: what was typed goes to the index search, at most 100
-// options come back as Slack wants them, and a failure is an empty list (and a log line).
+// The zone picker's options listener: what was typed goes to the index search (of every CDN
+// account, ZoneChoices), at most 100 options come back as Slack wants them, and a failure is an
+// empty list (and a log line).
 import { describe, expect, it, vi } from 'vitest';
 import type { AppDeps } from '../../../src/deps.js';
 import { zonePicker } from '../../../src/listeners/options/zone-picker.js';
@@ -16,8 +17,11 @@ const zone = (i: number): Zone => ({
 async function suggest(value: string | undefined, search: (...args: unknown[]) => Promise<Zone[]>) {
   const ack = vi.fn(async (_answer?: unknown) => {});
   const warn = vi.fn();
-  const searchFn = vi.fn(search);
-  const deps = { zones: { search: searchFn }, logger: { warn } } as unknown as AppDeps;
+  const searchFn = vi.fn(async (...args: unknown[]) => ({
+    zones: await search(...args),
+    labelled: false,
+  }));
+  const deps = { zoneChoices: { search: searchFn }, logger: { warn } } as unknown as AppDeps;
   await zonePicker(deps)({
     ack,
     options: { type: 'block_suggestion', action_id: 'zone_picker', value },
@@ -30,7 +34,7 @@ describe('the zone picker listener', () => {
   it('searches the index for what was typed and offers at most 100 zones as Slack options', async () => {
     const zones = Array.from({ length: 100 }, (_, i) => zone(i + 1));
     const { answer, ack, search } = await suggest('  zone-0  ', async () => zones);
-    expect(search).toHaveBeenCalledWith('T1', '  zone-0  ', 100);
+    expect(search).toHaveBeenCalledWith('T1', undefined, '  zone-0  ', 100);
     expect(ack).toHaveBeenCalledTimes(1);
     expect(answer.options).toHaveLength(100);
     expect(answer.options[1]).toEqual({
@@ -45,7 +49,7 @@ describe('the zone picker listener', () => {
 
   it('asks for everything when nothing was typed yet', async () => {
     const { search } = await suggest(undefined, async () => []);
-    expect(search).toHaveBeenCalledWith('T1', '', 100);
+    expect(search).toHaveBeenCalledWith('T1', undefined, '', 100);
   });
 
   it('offers nothing when the index cannot answer (no key, CDN down), and logs why', async () => {
