@@ -127,8 +127,12 @@ export class ZoneService {
         at = dot < 0 ? -1 : dot + 1;
       }
     const candidates = await this.#index.named(workspaceId, [...keys], query);
-    const zone = pick(candidates, query) ?? (await this.resolve(workspaceId, query));
-    return { zone, candidates };
+    const zone = pick(candidates, query);
+    if (zone) return { zone, candidates };
+    // Not in the index: looked for at the CDN (zone_not_found if it has none), then read again
+    // with the zones that look may have added.
+    const found = await this.resolve(workspaceId, query);
+    return { zone: found, candidates: await this.#index.named(workspaceId, [...keys], query) };
   }
 
   /**
