@@ -11,6 +11,7 @@ import {
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { sql } from 'kysely';
 import { apiRoutes } from './api/http.js';
+import { LoopBusy } from './api/loop-busy.js';
 import { type EdgeProbeOptions, EdgeProber } from './cdn/edge-probe.js';
 import { EgressPolicy, type Resolver } from './cdn/egress.js';
 import type { CdnTransport } from './cdn/transport.js';
@@ -466,6 +467,8 @@ export function buildApp(options: BuildAppOptions): {
       store: observed.store,
       logger,
       limits: { inFlight: config.api.inFlight, queued: config.api.queued },
+      // While Slack's acks would wait for the loop, the API works on one request at a time.
+      busy: new LoopBusy().busy,
     }),
     ...(metrics && config.metrics.port === undefined
       ? [metricsRoute(metrics, defined('token', config.metrics.token), logger)]

@@ -13,6 +13,7 @@ import type { Clock } from '../clock.js';
 import { logLevelOf } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Job, JobRepository, JobStep, NewJob } from '../store/jobs.js';
+import { StepWrites } from './step-writes.js';
 
 /** What a handler is given for one attempt at a job. */
 export interface JobContext<Payload = unknown, Checkpoint = Record<string, unknown>> {
@@ -24,7 +25,7 @@ export interface JobContext<Payload = unknown, Checkpoint = Record<string, unkno
   /** Stores where the work stands; throws LeaseLostError if another process holds the job now. */
   checkpoint(next: Checkpoint): Promise<void>;
   steps<Input, Result>(): Promise<JobStep<Input, Result>[]>;
-  /** Closes one step with its result (one write). */
+  /** Closes one step with its result (steps that end together share one write). */
   completeStep(idx: number, result: unknown): Promise<void>;
 }
 
@@ -294,6 +295,7 @@ export class JobRunner {
         throw new LeaseLostError(`job ${job.id} is held by another process now`);
       }
     };
+    const stepWrites = new StepWrites((results) => jobs.completeSteps(job.id, owner, results));
     const context: JobContext<never, never> = {
       job: job as Job<never, never>,
       lost: lost.signal,
@@ -303,7 +305,7 @@ export class JobRunner {
         job.checkpoint = next as Record<string, unknown>;
       },
       steps: () => jobs.steps(job.id),
-      completeStep: (idx, result) => held(jobs.completeStep(job.id, owner, idx, result)),
+      completeStep: (idx, result) => held(stepWrites.add(idx, result)),
     };
     const log = { job: job.id, kind: job.kind, attempt: job.attempts };
     try {

@@ -128,6 +128,11 @@ export function tapStore(store: Store, metrics: BotMetrics): Store {
       renew: heldWrite(jobs.renew.bind(jobs)),
       checkpoint: heldWrite(jobs.checkpoint.bind(jobs)),
       completeStep: heldWrite(jobs.completeStep.bind(jobs)),
+      completeSteps: async (id, owner, results) => {
+        const closed = await jobs.completeSteps(id, owner, results);
+        if (closed.size < results.length) ended(id, { leaseLost: true });
+        return closed;
+      },
     }),
   };
 }

@@ -16,7 +16,7 @@ export interface ApiPurgeTarget {
   /** The account's id (`default`'s for `default`); null only for a workspace with no account. */
   accountId: string | null;
   accountName: string;
-  /** The zones of that account (a URL another zone of it serves is refused, not sent). */
+  /** The zones of that account that may serve the URLs (a URL another zone of it serves is refused, not sent). */
   zones: Zone[];
 }
 
@@ -69,6 +69,7 @@ export async function apiPurgeTarget(
   token: ApiToken,
   scope: AccountScope,
   zoneName: string,
+  hosts: Iterable<string> = [],
 ): Promise<ApiPurgeTarget> {
   const { workspaceId } = token;
   let zone: Zone;
@@ -90,9 +91,10 @@ export async function apiPurgeTarget(
   }
   // The zone's account only (its zones carry it, by name): another's zones are not read.
   const own = { ...scope, accounts: scope.accounts.filter((a) => a.name === zone.accountName) };
+  // In `default`, only the zones that may serve the URLs' hosts (not every zone of the workspace).
   const zones =
-    scope.accounts.length === 0
-      ? await deps.zones.all(workspaceId)
+    scope.accounts.length === 0 || (zone.accountName ?? DEFAULT_ACCOUNT) === DEFAULT_ACCOUNT
+      ? (await deps.zones.forPurge(workspaceId, zone.id, hosts)).candidates
       : await deps.accounts.all(workspaceId, own);
   return {
     zone,

@@ -156,7 +156,13 @@ export class ApiPurgeService {
         'too_many_items',
         `at most ${this.deps.settings.maxItems} URLs or tags a request`,
       );
-    const target = await apiPurgeTarget(this.deps, token, scope, request.zone);
+    const target = await apiPurgeTarget(
+      this.deps,
+      token,
+      scope,
+      request.zone,
+      hostsOf(request.urls ?? []),
+    );
     const { zone } = target;
     // Named by its id, it must still be one the token covers.
     if (!tokenCoversZone(token, zone.name))
@@ -205,6 +211,7 @@ export class ApiPurgeService {
       else {
         const approval = await this.#askApproval(token, purge, zone, request);
         await this.deps.store.apiPurges.setApproval(purge.id, approval.id);
+        purge.approvalId = approval.id;
       }
     } catch (error) {
       // Nothing was sent: the request created nothing, and the same key may be used again.
@@ -212,7 +219,8 @@ export class ApiPurgeService {
       throw error;
     }
     await this.#audit(token, purge, 'api.purge.requested', 'ok', { kind, items });
-    return { state: await this.state(purge.id), created: true };
+    // As stored (queued, or waiting for its approval): not read again, the job may be running by now.
+    return { state: await this.#stateOf(purge), created: true };
   }
 
   /** A purge of this token, as the API shows it. */
@@ -256,7 +264,12 @@ export class ApiPurgeService {
     const shared = first.kind !== 'everything';
     for (;;) {
       const woken = new AbortController();
-      const wake = () => woken.abort();
+      // Woken with the purge as it now is (written here, or read by the shared reader), if known.
+      let seen: ApiPurge | undefined;
+      const wake = (purge?: ApiPurge) => {
+        seen ??= purge;
+        woken.abort();
+      };
       this.#changes.once(id, wake);
       const watch = { status: first.status, wake };
       if (shared) this.#watch(id, watch);
@@ -271,16 +284,17 @@ export class ApiPurgeService {
       });
       this.#changes.off(id, wake);
       if (shared) this.#unwatch(id, watch);
-      const now = await this.get(token, id);
+      const now =
+        seen && seen.tokenId === token.id ? await this.#stateOf(seen) : await this.get(token, id);
       if (now.status !== first.status || stop.aborted) return now;
     }
   }
 
   /** Waits on purges of URLs or tags, by id: what each saw first, and how to wake it. */
-  readonly #watched = new Map<string, Set<{ status: string; wake: () => void }>>();
+  readonly #watched = new Map<string, Set<Waiter>>();
   #watching = false;
 
-  #watch(id: string, waiter: { status: string; wake: () => void }): void {
+  #watch(id: string, waiter: Waiter): void {
     const set = this.#watched.get(id) ?? new Set();
     this.#watched.set(id, set);
     set.add(waiter);
@@ -290,7 +304,7 @@ export class ApiPurgeService {
     }
   }
 
-  #unwatch(id: string, waiter: { status: string; wake: () => void }): void {
+  #unwatch(id: string, waiter: Waiter): void {
     const set = this.#watched.get(id);
     set?.delete(waiter);
     if (set?.size === 0) this.#watched.delete(id);
@@ -303,17 +317,17 @@ export class ApiPurgeService {
       while (this.#watched.size > 0) {
         await delay(this.#pollMs);
         if (this.#watched.size === 0) return;
-        const statuses = await this.deps.store.apiPurges
-          .statuses([...this.#watched.keys()])
+        const purges = await this.deps.store.apiPurges
+          .many([...this.#watched.keys()])
           .catch((error: unknown) => {
             this.deps.logger.warn({ err: error }, 'waiting API purges not read');
             return undefined;
           });
-        if (!statuses) continue;
+        if (!purges) continue;
         for (const [id, waiters] of this.#watched) {
-          const status = statuses.get(id);
+          const purge = purges.get(id);
           // A purge gone (pruned) wakes its waiters too: their read answers what is there now.
-          for (const waiter of waiters) if (status !== waiter.status) waiter.wake();
+          for (const waiter of waiters) if (purge?.status !== waiter.status) waiter.wake(purge);
         }
       }
     } finally {
@@ -334,7 +348,8 @@ export class ApiPurgeService {
    */
   view(purgeId: string): PurgeProgressView {
     const update = async (change: Parameters<Store['apiPurges']['update']>[1]) => {
-      if (await this.deps.store.apiPurges.update(purgeId, change)) this.#changes.emit(purgeId);
+      const changed = await this.deps.store.apiPurges.update(purgeId, change);
+      if (changed) this.#changes.emit(purgeId, changed);
     };
     return {
       started: (status) => update({ status: 'running', done: status.done, total: status.total }),
@@ -547,6 +562,12 @@ export class ApiPurgeService {
   }
 }
 
+/** A wait on a purge: the status it started from, and how to wake it (with the purge, if read). */
+interface Waiter {
+  status: string;
+  wake: (purge?: ApiPurge) => void;
+}
+
 /** A purge of everything's status, read from its approval (expired as soon as its time is up). */
 function approvalState(
   approval: Approval,
@@ -598,6 +619,16 @@ function describe(error: unknown): string | undefined {
   if (error instanceof AppError) return error.problem.code;
   if (error && typeof error === 'object' && 'code' in error) return String(error.code);
   return 'not purged';
+}
+
+/** The hosts of the http(s) URLs among `urls` (the others are refused by planPurge). */
+function hostsOf(urls: readonly string[]): Set<string> {
+  const hosts = new Set<string>();
+  for (const raw of urls) {
+    const url = URL.parse(raw);
+    if (url && (url.protocol === 'https:' || url.protocol === 'http:')) hosts.add(url.hostname);
+  }
+  return hosts;
 }
 
 /** The SHA-256 of the request as understood (keys sorted): the same request hashes the same. */

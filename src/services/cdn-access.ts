@@ -61,11 +61,10 @@ export class CdnAccess {
       if (!credential) throw new AppError({ code: 'no_api_key' });
       return this.clientWith(credential.apiKey, credential.baseUrl);
     }
-    const credential = await this.options.store.credentials.get(workspaceId);
+    const credential = await this.options.store.credentials.withBaseUrl(workspaceId);
     if (!credential) {
       throw new AppError({ code: 'no_api_key' });
     }
-    const workspace = await this.options.store.workspaces.get(workspaceId);
-    return this.clientWith(credential.apiKey, workspace?.cdnBaseUrl);
+    return this.clientWith(credential.apiKey, credential.baseUrl);
   }
 }

@@ -160,6 +160,7 @@ export function planPurge(
     }
     return group;
   };
+  const serving = servingZones(live);
   const elsewhere: ElsewhereUrl[] = [];
   let duplicates = 0;
   const seen = new Set<string>();
@@ -181,7 +182,7 @@ export function planPurge(
     // URL, so it is only done when there is one.)
     if (url.hash !== '') url.hash = '';
     const host = url.hostname;
-    const zone = servingZone(host, live);
+    const zone = serving(host);
     if (named && !(zone && sameZone(zone, named))) {
       elsewhere.push({ item: raw, host, ...(zone ? { servedBy: zone.name } : {}) });
     } else if (!zone) {
@@ -239,18 +240,26 @@ function hostOfZone(zoneName: string): string {
   return URL.parse(`http://${name}/`)?.hostname ?? name;
 }
 
-/** Whether the zone serves `host`: it is the zone's name or a name under it. */
-function serves(zoneHost: string, host: string): boolean {
-  return host === zoneHost || host.endsWith(`.${zoneHost}`);
-}
-
-/** The zone that serves `host`: the one of that very name, else the longest name it ends with. */
-function servingZone(host: string, zones: Zone[]): Zone | undefined {
-  let best: { zone: Zone; host: string } | undefined;
+/**
+ * The zone that serves a host: the one of that very name, else the longest zone name it ends
+ * with (a name under the zone's: `a.b.example.com` under `example.com`). Each zone's host is
+ * worked out once, and a host looks up its own name and each name above it: a purge of many URLs
+ * in a workspace of many zones costs a few lookups a URL, not a pass over every zone.
+ */
+function servingZones(zones: Zone[]): (host: string) => Zone | undefined {
+  const byHost = new Map<string, Zone>();
   for (const zone of zones) {
-    const zoneHost = hostOfZone(zone.name);
-    if (serves(zoneHost, host) && (!best || zoneHost.length > best.host.length))
-      best = { zone, host: zoneHost };
+    const host = hostOfZone(zone.name);
+    // Of two zones with the same host, the first listed serves it.
+    if (!byHost.has(host)) byHost.set(host, zone);
   }
-  return best?.zone;
+  return (host) => {
+    for (let at = 0; at >= 0; ) {
+      const zone = byHost.get(host.slice(at));
+      if (zone) return zone;
+      const dot = host.indexOf('.', at);
+      at = dot < 0 ? -1 : dot + 1;
+    }
+    return undefined;
+  };
 }

@@ -107,7 +107,11 @@ const NOT_SENT: StepResult = {
 };
 
 interface PurgeCheckpoint {
-  /** The "Purging…" message went out. */
+  /**
+   * The "Purging…" message went out (or is going out): a resumed job does not say it again.
+   * Written with the message's own state, never on its own: a message that saved nothing said
+   * nothing, and is said again.
+   */
   announced?: boolean;
   /** Where that message is (see src/slack/durable-message.ts). */
   message?: Record<string, unknown>;
@@ -475,14 +479,25 @@ export class PurgeService {
     },
   };
 
-  /** The job's message, its state saved in the job's checkpoint (each change awaits its save). */
-  #view(context: JobContext<PurgeJobPayload, PurgeCheckpoint>): PurgeProgressView {
+  /**
+   * The job's message, its state saved in the job's checkpoint (each change awaits its save), with
+   * `announced` once `announcing` says its opening was asked for.
+   */
+  #view(
+    context: JobContext<PurgeJobPayload, PurgeCheckpoint>,
+    announcing: () => boolean = () => false,
+  ): PurgeProgressView {
     const { job } = context;
     return this.deps.views(
       job.workspaceId,
       job.payload.replyTo,
       job.checkpoint.message ?? {},
-      (message) => context.checkpoint({ ...context.job.checkpoint, message }),
+      (message) =>
+        context.checkpoint({
+          ...context.job.checkpoint,
+          message,
+          ...(announcing() ? { announced: true } : {}),
+        }),
       job.payload,
     );
   }
@@ -490,7 +505,8 @@ export class PurgeService {
   async #run(context: JobContext<PurgeJobPayload, PurgeCheckpoint>): Promise<JobOutcome> {
     const { job } = context;
     const { payload } = job;
-    const view = this.#view(context);
+    let announcing = false;
+    const view = this.#view(context, () => announcing);
     const steps = await context.steps<PurgeStep, StepResult>();
     const total = steps.reduce((sum, step) => sum + step.input.items.length, 0);
     let done = steps.reduce((sum, s) => sum + (s.result ? s.input.items.length : 0), 0);
@@ -504,12 +520,10 @@ export class PurgeService {
       ...defaultOf(payload),
     });
     // "Purging…" goes out beside the first batches, not before them: a Slack round trip is no
-    // reason to hold the purge (progress edits wait for it, and so does the end).
-    const announced = job.checkpoint.announced
-      ? Promise.resolve()
-      : view
-          .started(status())
-          .then(() => context.checkpoint({ ...context.job.checkpoint, announced: true }));
+    // reason to hold the purge (progress edits wait for it, and so does the end). That it went
+    // out is saved with the message's state (see PurgeCheckpoint): no write of its own.
+    announcing = !job.checkpoint.announced;
+    const announced = announcing ? view.started(status()) : Promise.resolve();
     announced.catch(() => undefined);
 
     let clients: Map<string | undefined, Client>;
@@ -522,34 +536,45 @@ export class PurgeService {
       await view.finished({ runs: [], actorId: payload.actorId, error, ...defaultOf(payload) });
       return 'done';
     }
-    const showProgress = steps.length >= PROGRESS_MIN_REQUESTS;
     let reached = Math.floor((done * MILESTONES) / total);
     let updates: Promise<void> = announced.catch(this.deps.onViewError);
+    // A purge whose batches all go out at once shows no progress: its result is one round trip
+    // away. An update shows the status when it runs, not when its milestone was reached: one
+    // still waiting shows the later milestones too, and one that would run once every batch is
+    // done is left out (the result follows).
+    const pending = steps.filter((step) => step.result === undefined);
+    const concurrency = Math.min(...[...clients.values()].map((c) => c.purgeConcurrency));
+    const showProgress = steps.length >= PROGRESS_MIN_REQUESTS && pending.length > concurrency;
+    let updateWaiting = false;
+    const progressed = async () => {
+      updateWaiting = false;
+      if (done < total) await view.progressed(status());
+    };
     // Each batch's result is written as it ends; the next batch does not wait for the write.
     const writes: Promise<void>[] = [];
-    const limit = pLimit(Math.min(...[...clients.values()].map((c) => c.purgeConcurrency)));
+    const limit = pLimit(concurrency);
     await Promise.all(
-      steps
-        .filter((step) => step.result === undefined)
-        .map((step) =>
-          limit(async () => {
-            // Stopping: the batches under way finish; no new one starts.
-            if (context.stopping.aborted || context.lost.aborted) return;
-            const zone = payload.groups[step.input.group]?.zone;
-            if (!zone) throw new Error(`purge job ${job.id}: step ${step.idx} has no zone`);
-            const client = clientOf(clients, zone);
-            const result = await this.#send(client, zone.id, step.input, context.lost);
-            const write = context.completeStep(step.idx, result);
-            write.catch(() => undefined);
-            writes.push(write);
-            step.result = result;
-            done += step.input.items.length;
-            const milestone = Math.floor((done * MILESTONES) / total);
-            if (!showProgress || milestone <= reached || milestone >= MILESTONES) return;
-            reached = milestone;
-            updates = updates.then(() => view.progressed(status())).catch(this.deps.onViewError);
-          }),
-        ),
+      pending.map((step) =>
+        limit(async () => {
+          // Stopping: the batches under way finish; no new one starts.
+          if (context.stopping.aborted || context.lost.aborted) return;
+          const zone = payload.groups[step.input.group]?.zone;
+          if (!zone) throw new Error(`purge job ${job.id}: step ${step.idx} has no zone`);
+          const client = clientOf(clients, zone);
+          const result = await this.#send(client, zone.id, step.input, context.lost);
+          const write = context.completeStep(step.idx, result);
+          write.catch(() => undefined);
+          writes.push(write);
+          step.result = result;
+          done += step.input.items.length;
+          const milestone = Math.floor((done * MILESTONES) / total);
+          if (!showProgress || milestone <= reached || milestone >= MILESTONES) return;
+          reached = milestone;
+          if (updateWaiting) return;
+          updateWaiting = true;
+          updates = updates.then(progressed).catch(this.deps.onViewError);
+        }),
+      ),
     );
     await Promise.all(writes);
     await announced;

@@ -76,6 +76,17 @@ export class ZoneIndex {
     );
   }
 
+  /** Zones whose name is one of `keys` (zoneKey's form), or whose id is `id`, by name. */
+  async named(
+    workspaceId: string,
+    keys: readonly string[],
+    id?: string,
+    accountId?: string,
+  ): Promise<Zone[]> {
+    await this.builder.usable(indexScope(workspaceId, accountId));
+    return tag(await this.#repo(accountId).named(workspaceId, keys, id), accountId);
+  }
+
   async all(workspaceId: string, accountId?: string): Promise<Zone[]> {
     await this.builder.usable(indexScope(workspaceId, accountId));
     return tag(await this.#repo(accountId).all(workspaceId), accountId);

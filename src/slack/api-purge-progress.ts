@@ -2,6 +2,10 @@
 // the zone's bound channel), the same progress and result as `/cdn purge`, with the API's header
 // (the token, the CI's actor, a few URLs, the repository, commit and run link) above it. With no
 // channel, or one the bot cannot post in, nothing is said: the API's answer is all there is.
+// "Purging…" waits for the purge's first progress milestone: a purge that ends before it (most
+// from CI: a few hundred URLs) posts its result alone, one Web API call instead of three or four.
+// A burst of CI purges in one channel would otherwise spend Slack's limits on edits (chat.update:
+// Tier 3, 50 a minute per workspace; https://api.slack.com/methods/chat.update) and be refused.
 import { apiPurgeHeader, withApiHeader } from '../blocks/api-purge.js';
 import type { KnownBlock } from '../blocks/message.js';
 import type { Logger } from '../logger.js';
@@ -41,7 +45,29 @@ export function apiPurgeMessages(
       replace: async (message, options) =>
         target.replace(withApiHeader(await headed(), message), options),
     };
-    return purgeMessages(withHeader, logger);
+    return openedAtProgress(purgeMessages(withHeader, logger), state.opened === true);
+  };
+}
+
+/**
+ * `view`, its opening ("Purging…") said at the first progress milestone instead of at the start:
+ * a purge done before it says its result alone. `opened`: said already (a resumed job), edited.
+ */
+function openedAtProgress(view: PurgeProgressView, opened: boolean): PurgeProgressView {
+  let said = opened;
+  return {
+    started: async (status) => {
+      if (said) await view.started(status);
+    },
+    progressed: async (status) => {
+      if (said) return view.progressed(status);
+      said = true;
+      await view.started(status);
+    },
+    paused: async (status) => {
+      if (said) await view.paused(status);
+    },
+    finished: (outcome) => view.finished(outcome),
   };
 }
 

@@ -4,7 +4,14 @@
 // from the installation store on the side.
 import type { App, Authorize } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { LRUCache } from 'lru-cache';
 import { isStorageUnavailable } from '../errors.js';
+
+/**
+ * The enterprise a workspace belongs to, as read from the store, kept this long: it is asked for
+ * each background Web API call, and changes only if the workspace moves into an organization.
+ */
+const ENTERPRISE_TTL_MS = 5 * 60_000;
 
 /** Where a workspace was last seen installed: by itself, or inside an org-wide install. */
 export interface WorkspaceInstall {
@@ -23,6 +30,11 @@ export interface WorkspaceClientsOptions {
 
 export class WorkspaceClients {
   readonly #seen = new Map<string, WorkspaceInstall>();
+  /** enterpriseOf's answers (none: `{}`), read once per workspace every ENTERPRISE_TTL_MS. */
+  readonly #stored = new LRUCache<string, { enterpriseId?: string }>({
+    max: 10_000,
+    ttl: ENTERPRISE_TTL_MS,
+  });
 
   constructor(
     /** The background Web API client (bounded tries, see web-api-options.ts); the token is passed per call. */
@@ -47,7 +59,7 @@ export class WorkspaceClients {
     const { authorize, botToken } = this.options;
     if (!authorize) return botToken as string;
     const seen = this.#seen.get(workspaceId);
-    const enterpriseId = seen?.enterpriseId ?? (await this.options.enterpriseOf?.(workspaceId));
+    const enterpriseId = seen?.enterpriseId ?? (await this.#storedEnterprise(workspaceId));
     // The workspace's own install first; then its organization's, when it belongs to one.
     const sources = [
       {
@@ -72,6 +84,18 @@ export class WorkspaceClients {
     // The database away is said as such (it passes by itself; a job tries again later).
     if (isStorageUnavailable(failure)) throw failure;
     throw new Error(`no bot token for workspace ${workspaceId}`, { cause: failure });
+  }
+
+  async #storedEnterprise(workspaceId: string): Promise<string | undefined> {
+    const { enterpriseOf } = this.options;
+    if (!enterpriseOf) return undefined;
+    let stored = this.#stored.get(workspaceId);
+    if (!stored) {
+      const enterpriseId = await enterpriseOf(workspaceId);
+      stored = enterpriseId ? { enterpriseId } : {};
+      this.#stored.set(workspaceId, stored);
+    }
+    return stored.enterpriseId;
   }
 }
 

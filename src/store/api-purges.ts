@@ -134,19 +134,19 @@ export class ApiPurgeRepository {
   }
 
   /**
-   * The status of each of these purges (one query for many: the waiting GETs of one process read
+   * Each of these purges as stored (one query for many: the waiting GETs of one process read
    * theirs together); a purge not found is left out.
    */
-  async statuses(ids: readonly string[]): Promise<Map<string, ApiPurgeStatus>> {
-    const found = new Map<string, ApiPurgeStatus>();
+  async many(ids: readonly string[]): Promise<Map<string, ApiPurge>> {
+    const found = new Map<string, ApiPurge>();
     // In slices, well under either database's limit on bound parameters.
     for (let at = 0; at < ids.length; at += 500) {
       const rows = await this.db
         .selectFrom('api_purges')
-        .select(['id', 'status'])
+        .selectAll()
         .where('id', 'in', ids.slice(at, at + 500))
         .execute();
-      for (const row of rows) found.set(row.id, row.status as ApiPurgeStatus);
+      for (const row of rows) found.set(row.id, toPurge(row));
     }
     return found;
   }
@@ -165,14 +165,14 @@ export class ApiPurgeRepository {
   }
 
   /**
-   * Moves a purge on, unless it already ended: a final status is never overwritten. Returns
-   * whether it changed.
+   * Moves a purge on, unless it already ended: a final status is never overwritten. Returns the
+   * purge as it now is when it changed (one statement), else undefined.
    */
   async update(
     id: string,
     change: { status?: ApiPurgeStatus; done?: number; total?: number; error?: string | null },
-  ): Promise<boolean> {
-    const result = await this.db
+  ): Promise<ApiPurge | undefined> {
+    const row = await this.db
       .updateTable('api_purges')
       .set({
         ...(change.status ? { status: change.status } : {}),
@@ -183,8 +183,9 @@ export class ApiPurgeRepository {
       })
       .where('id', '=', id)
       .where('status', 'not in', [...FINAL_STATUSES])
+      .returningAll()
       .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
+    return row && toPurge(row);
   }
 
   /**

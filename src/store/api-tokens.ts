@@ -113,9 +113,14 @@ export class ApiTokenRepository {
     return result.numUpdatedRows > 0n;
   }
 
-  /** Notes a use, at most once a minute per token (one conditional UPDATE). */
-  async touch(id: string): Promise<void> {
+  /**
+   * Notes a use, at most once a minute per token (one conditional UPDATE). `lastUsedAt`, as the
+   * token was just read: within the minute, nothing is written (no statement at all). Returns
+   * whether the UPDATE was sent.
+   */
+  async touch(id: string, lastUsedAt?: number | null): Promise<boolean> {
     const now = this.clock.now();
+    if (typeof lastUsedAt === 'number' && lastUsedAt > now - LAST_USED_GRANULARITY_MS) return false;
     await this.db
       .updateTable('api_tokens')
       .set({ last_used_at: now })
@@ -127,6 +132,7 @@ export class ApiTokenRepository {
         ]),
       )
       .execute();
+    return true;
   }
 
   /** Revokes every live token of a workspace (uninstall); returns how many. */

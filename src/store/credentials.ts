@@ -72,6 +72,26 @@ export class CredentialRepository {
     };
   }
 
+  /**
+   * The key, decrypted, and the workspace's own CDN base URL (null: CDN_API_BASE_URL), in one
+   * query: what a client of the account `default` needs; undefined when there is no key.
+   */
+  async withBaseUrl(
+    workspaceId: string,
+  ): Promise<{ apiKey: string; baseUrl: string | null } | undefined> {
+    const row = await this.db
+      .selectFrom('cdn_credentials as c')
+      .leftJoin('workspaces as w', 'w.id', 'c.workspace_id')
+      .select(['c.api_key', 'w.cdn_base_url'])
+      .where('c.workspace_id', '=', workspaceId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return {
+      apiKey: this.keyring.decrypt(row.api_key, legacyKeyContext(workspaceId)),
+      baseUrl: row.cdn_base_url ?? null,
+    };
+  }
+
   /** Who set the key and when, without decrypting it. */
   async status(workspaceId: string): Promise<CredentialStatus | undefined> {
     const row = await this.db

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import {
   Kysely,
+  type LogEvent,
   PostgresDialect,
   type PostgresPool,
   type PostgresPoolClient,
@@ -56,6 +57,8 @@ export interface OpenDatabaseOptions {
   limits?: Partial<DatabaseLimits>;
   /** Told when a connection is lost (it is replaced on next use, the process stays up). */
   logger?: Logger;
+  /** Told of every statement run, once it has (Kysely's `log`): for tests and benchmarks. */
+  onQuery?: (event: LogEvent) => void;
 }
 
 export function openDatabase(
@@ -73,6 +76,7 @@ export function openDatabase(
     return {
       db: new Kysely<Database>({
         dialect: new SqliteDialect({ database: keepStatements(sqlite) }),
+        ...(options.onQuery ? { log: options.onQuery } : {}),
       }),
       dialect: 'sqlite',
     };
@@ -111,6 +115,7 @@ export function openDatabase(
   return {
     db: new Kysely<Database>({
       dialect: new PostgresDialect({ pool: boundedPool(pool, options.logger) }),
+      ...(options.onQuery ? { log: options.onQuery } : {}),
     }),
     dialect: 'postgres',
     poolStats: () => ({

@@ -14,7 +14,7 @@ import { ChangeCounterRepository } from './change-counters.js';
 import { ChannelBindingRepository } from './channel-bindings.js';
 import { CredentialRepository } from './credentials.js';
 import type { Keyring } from './crypto.js';
-import { openDatabase, type PoolStats, type SqlDialect } from './db.js';
+import { type OpenDatabaseOptions, openDatabase, type PoolStats, type SqlDialect } from './db.js';
 import { InstallationRepository } from './installations.js';
 import { JobRepository } from './jobs.js';
 import { migrate } from './migrations.js';
@@ -77,6 +77,8 @@ export interface StoreOptions {
   newId?: () => string;
   /** PostgreSQL's timeouts, keepalive and pool size (see DatabaseLimits). */
   limits?: Partial<DatabaseLimits>;
+  /** Told of every statement the store runs (tests and benchmarks count them). */
+  onQuery?: OpenDatabaseOptions['onQuery'];
   /**
    * A bot process: refuse to open a SQLite file another process holds (DatabaseInUseError).
    * Tools and tests that look at a live database leave it off.
@@ -94,7 +96,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const limits: Partial<DatabaseLimits> = options.limits ?? {};
   let opened: ReturnType<typeof openDatabase>;
   try {
-    opened = openDatabase(database, { limits, ...(logger ? { logger } : {}) });
+    opened = openDatabase(database, {
+      limits,
+      ...(logger ? { logger } : {}),
+      ...(options.onQuery ? { onQuery: options.onQuery } : {}),
+    });
   } catch (error) {
     lock?.release();
     throw error;

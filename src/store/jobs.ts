@@ -1,7 +1,8 @@
 // Repository: durable jobs and their steps. A job is claimed with a lease by one conditional UPDATE
 // (FOR UPDATE SKIP LOCKED on PostgreSQL), renewed by its holder's heartbeat, and taken over by any
 // replica once the lease has expired. Every write by a holder is conditional on still holding it.
-// (Just over 400 lines: claim, hold, renew, checkpoint and finish share that one condition.)
+// (Over 400 lines: claim, hold, renew, checkpoint, the step writes and finish share that one
+// condition.)
 import { randomUUID } from 'node:crypto';
 import {
   type ExpressionBuilder,
@@ -297,6 +298,46 @@ export class JobRepository {
       )
       .executeTakeFirst();
     return updated.numUpdatedRows > 0n;
+  }
+
+  /**
+   * Closes several steps at once, each with its result, in one statement (a purge's batches that
+   * ended together): as `completeStep` for each, and returns the indexes it closed. A step left
+   * out was closed already, or the job is held elsewhere.
+   */
+  async completeSteps(
+    jobId: string,
+    owner: string,
+    results: ReadonlyArray<{ idx: number; result: unknown }>,
+  ): Promise<Set<number>> {
+    if (results.length === 0) return new Set();
+    const value = sql<string>`case ${sql.ref('idx')} ${sql.join(
+      results.map(({ idx, result }) => sql`when ${idx} then ${JSON.stringify(result)}`),
+      sql` `,
+    )} end`;
+    const rows = await this.db
+      .updateTable('job_steps')
+      .set({ result: value })
+      .where('job_id', '=', jobId)
+      .where(
+        'idx',
+        'in',
+        results.map((r) => r.idx),
+      )
+      .where('result', 'is', null)
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('jobs')
+            .select('jobs.id')
+            .where('jobs.id', '=', jobId)
+            .where('jobs.lease_owner', '=', owner)
+            .where('jobs.state', '=', 'running'),
+        ),
+      )
+      .returning('idx')
+      .execute();
+    return new Set(rows.map((row) => Number(row.idx)));
   }
 
   /** Ends the job (succeeded or failed for good), only while `owner` holds it. */

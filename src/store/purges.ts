@@ -70,11 +70,13 @@ export class PurgeRepository {
       created_at: this.clock.now(),
       finished_at: this.clock.now(),
     };
-    await this.db
+    const inserted = await this.db
       .insertInto('purges')
       .values(row)
       .onConflict((c) => c.column('id').doNothing())
-      .execute();
+      .executeTakeFirst();
+    // Recorded before (a job run again): the first record stands.
+    if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n) return toJob(row);
     return (await this.get(input.id)) ?? toJob(row);
   }
 

@@ -268,8 +268,84 @@ describe('purges from CI, in Slack', () => {
     expect(raw).not.toContain('<@UEVIL>');
     expect(raw).not.toContain('<!channel>');
     expect(raw).not.toContain('<@token:');
-    // Its first version said it was purging: the same message, edited in place.
-    expect(textOf(message.history[0]?.blocks)).toContain('is purging 5 URLs');
+    // Done before its first progress milestone: the result alone, one call, never edited.
+    expect(message.history).toEqual([]);
+    expect(h.slack.callsTo('chat.update')).toEqual([]);
+  });
+
+  it('says "Purging…" once a third is done, then edits that message into the result', async () => {
+    const h = await startHarness();
+    await h.login();
+    const { secret } = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
+      name: 'deploy-bot',
+      zones: ['example.com'],
+      kinds: ['urls_tags'],
+      channelId: CHANNEL,
+    });
+    // 240 URLs: 8 requests of 30, 4 at a time; the first two held, so the other six end meanwhile.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    h.sandbox.inject({ kind: 'hold', until: held, method: 'POST', path: /purge$/, times: 2 });
+    const urls = Array.from({ length: 240 }, (_, i) => `https://example.com/assets/${i}.js`);
+    const { id } = (await (await post(h, secret, { zone: 'example.com', urls })).json()) as {
+      id: string;
+    };
+    const [opening] = await h.slack.waitForMessages(
+      (m) => m.via === 'api' && m.channel === CHANNEL,
+    );
+    expect(textOf(opening?.blocks)).toContain('is purging 240 URLs');
+    release();
+    expect((await final(h, secret, id)).status).toBe('succeeded');
+    await h.deps.runner.settled();
+    const posted = h.slack.messages.filter((m) => m.via === 'api' && m.channel === CHANNEL);
+    expect(posted).toHaveLength(1);
+    expect(textOf(posted[0]?.blocks)).toContain('purged 240 URLs on *example.com*');
+    // The same message, edited: first "Purging…" at its first third (or later, once it ran).
+    expect(posted[0]?.history[0]?.text).toMatch(/^Purging: (9|1[2-8])0\/240$/);
+    expect(h.slack.callsTo('chat.postMessage')).toHaveLength(1);
+  });
+
+  it('posts nothing before the result of a purge sent in one round (4 requests at once)', async () => {
+    const h = await startHarness();
+    await h.login();
+    const { secret } = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
+      name: 'deploy-bot',
+      zones: ['example.com'],
+      kinds: ['urls_tags'],
+      channelId: CHANNEL,
+    });
+    // 120 URLs: all 4 requests out at once; two end (their results stored) while two are held.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    h.sandbox.inject({ kind: 'hold', until: held, method: 'POST', path: /purge$/, times: 2 });
+    const completeSteps = h.store.jobs.completeSteps.bind(h.store.jobs);
+    let stored = 0;
+    let twoStored = () => {};
+    const halfDone = new Promise<void>((resolve) => {
+      twoStored = resolve;
+    });
+    h.store.jobs.completeSteps = async (...args) => {
+      const closed = await completeSteps(...args);
+      stored += closed.size;
+      if (stored >= 2) twoStored();
+      return closed;
+    };
+    const urls = Array.from({ length: 120 }, (_, i) => `https://example.com/assets/${i}.js`);
+    const { id } = (await (await post(h, secret, { zone: 'example.com', urls })).json()) as {
+      id: string;
+    };
+    await halfDone;
+    release();
+    expect((await final(h, secret, id)).status).toBe('succeeded');
+    await h.deps.runner.settled();
+    const posted = h.slack.messages.filter((m) => m.via === 'api' && m.channel === CHANNEL);
+    expect(posted.map((m) => m.text)).toEqual(['Purged 120 items on example.com']);
+    expect(posted[0]?.history).toEqual([]);
+    expect(h.slack.callsTo('chat.update')).toEqual([]);
   });
 
   it('says nothing in Slack when neither the token nor the zone has a channel', async () => {

@@ -23,7 +23,7 @@ import {
   startSandboxEdge,
 } from '../../src/dev/sandbox/edge.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/dev/sandbox/server.js';
-import { openStore, type Store } from '../../src/store/index.js';
+import { openStore, type Store, type StoreOptions } from '../../src/store/index.js';
 import { decodeEntities } from '../../src/text.js';
 import { buildTestApp, testConfig } from '../helpers/app.js';
 import { sign } from '../helpers/child-bot.js';
@@ -143,6 +143,8 @@ export async function startHarness(
     backend?: Backend;
     /** Set the workspace's CDN key before returning (`login`), as most tests begin. */
     login?: boolean;
+    /** Told of every statement the first app's store runs (counting a path's statements). */
+    onQuery?: StoreOptions['onQuery'];
   } = {},
 ): Promise<Harness> {
   const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
@@ -162,7 +164,10 @@ export async function startHarness(
     store: firstStore,
     database,
     keyring,
-  } = await testStore(options.backend ?? 'sqlite', { clock });
+  } = await testStore(options.backend ?? 'sqlite', {
+    clock,
+    ...(options.onQuery ? { onQuery: options.onQuery } : {}),
+  });
   const transport = new CdnTransport(options.resolve ? { resolve: options.resolve } : {});
   const port = options.socket ? await freePort() : undefined;
   const config = testConfig(slack, sandbox, {

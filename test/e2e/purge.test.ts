@@ -136,12 +136,16 @@ describe('/cdn purge with URLs and tags', () => {
   it('never leaves "Purging…" in the channel: a purge that keeps failing ends, retryable', async () => {
     const h = await startHarness();
     await h.login();
-    // Every attempt fails after the first batch: the database refuses the second checkpoint.
-    const completeStep = h.store.jobs.completeStep.bind(h.store.jobs);
-    let writes = 0;
-    h.store.jobs.completeStep = async (...args) => {
-      if (++writes > 1) throw new Error('database unavailable');
-      return completeStep(...args);
+    // Every attempt fails after the first batch: the database refuses the second checkpoint (of
+    // batches that ended together, only the first is written).
+    const completeSteps = h.store.jobs.completeSteps.bind(h.store.jobs);
+    let written = false;
+    h.store.jobs.completeSteps = async (jobId, owner, results) => {
+      if (written) throw new Error('database unavailable');
+      written = true;
+      const closed = await completeSteps(jobId, owner, results.slice(0, 1));
+      if (results.length > 1) throw new Error('database unavailable');
+      return closed;
     };
     await h.command(`purge example.com ${urls(200).join(' ')}`);
     await h.slack.waitForMessages((m) => m.text === 'Purging: 0/200');

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { afterEach } from 'vitest';
 import type { DatabaseConfig, EncryptionKey } from '../../src/config.js';
 import { Keyring } from '../../src/store/crypto.js';
-import { openStore, type Store } from '../../src/store/index.js';
+import { openStore, type Store, type StoreOptions } from '../../src/store/index.js';
 import { InstantClock, type TestClock } from './clock.js';
 
 export const POSTGRES_URL =
@@ -94,6 +94,8 @@ export async function testStore(
     poolSize?: number;
     /** Put before each id: stores that share one database (replicas) need ids of their own. */
     idPrefix?: string;
+    /** Told of every statement the store runs. */
+    onQuery?: StoreOptions['onQuery'];
   } = {},
 ): Promise<StoreFixture> {
   const database = options.database ?? (await testDatabase(backend));
@@ -106,6 +108,7 @@ export async function testStore(
     clock,
     newId: () => `${options.idPrefix ?? ''}id-${++sequence}`,
     ...(options.poolSize === undefined ? {} : { limits: { poolSize: options.poolSize } }),
+    ...(options.onQuery ? { onQuery: options.onQuery } : {}),
   });
   cleanups.push(() => store.close());
   return { store, clock, database, keyring };

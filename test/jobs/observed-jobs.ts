@@ -3,7 +3,14 @@
 // call's answer back to open a race window on purpose.
 import type { JobRepository } from '../../src/store/jobs.js';
 
-type Method = 'claim' | 'renew' | 'checkpoint' | 'finish' | 'release' | 'completeStep';
+type Method =
+  | 'claim'
+  | 'renew'
+  | 'checkpoint'
+  | 'finish'
+  | 'release'
+  | 'completeStep'
+  | 'completeSteps';
 
 export interface JobCall {
   /** The order in which calls were made (not answered): 1, 2, … */
@@ -32,6 +39,7 @@ const OBSERVED = new Set<string>([
   'finish',
   'release',
   'completeStep',
+  'completeSteps',
 ]);
 
 export function observe(inner: JobRepository): ObservedJobs {

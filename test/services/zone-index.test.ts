@@ -195,6 +195,34 @@ for (const { backend, skip } of BACKENDS) {
       expect(t.lists()).toHaveLength(5);
     });
 
+    it('gives a purge its zone and the zones that may serve its hosts, and no other', async () => {
+      const t = await setup(backend, { bulkZones: 250 });
+      await t.login();
+      await t.zones.resolve('T1', 'example.com');
+      const lists = t.lists().length;
+      const { zone, candidates } = await t.zones.forPurge('T1', 'example.com', [
+        'cdn.static.example.com',
+        'a.b.example.com',
+      ]);
+      expect(zone.name).toBe('example.com');
+      // Of 257 zones, those named like a host or a name above one (deleted ones too: the plan
+      // leaves them out), in the index's order; no request to the CDN.
+      expect(candidates.map((z) => z.name)).toEqual(['example.com', 'static.example.com']);
+      expect(t.lists()).toHaveLength(lists);
+      // Named by its id, as a picker gives it.
+      const byId = await t.zones.forPurge('T1', zone.id, ['shop.example.org']);
+      expect(byId.zone.name).toBe('example.com');
+      expect(byId.candidates.map((z) => z.name)).toEqual(['example.com', 'shop.example.org']);
+      // A zone the index does not hold yet is looked for at the CDN, as resolve does.
+      t.sandbox.state.create('outside.example.com', 'free');
+      const outside = await t.zones.forPurge('T1', 'outside.example.com', ['outside.example.com']);
+      expect(outside.zone.name).toBe('outside.example.com');
+      expect(outside.candidates.map((z) => z.name)).toEqual(['example.com', 'outside.example.com']);
+      await expect(t.zones.forPurge('T1', 'nowhere.example.com', [])).rejects.toMatchObject({
+        problem: { code: 'zone_not_found' },
+      });
+    });
+
     it('lists everything when the CDN’s total says zones changed elsewhere than at the end', async () => {
       const t = await setup(backend);
       await t.login();

@@ -43,6 +43,17 @@ describe('WorkspaceClients.tokenFor', () => {
     ]);
   });
 
+  it('reads the stored enterprise once per workspace, not once per call', async () => {
+    const authorize = installs();
+    const enterpriseOf = vi.fn(async (id: string) => (id === 'T7' ? 'E1' : undefined));
+    const clients = new WorkspaceClients(client, { authorize, enterpriseOf });
+    for (let i = 0; i < 3; i++) {
+      expect(await clients.tokenFor('T7')).toBe('xoxb-org');
+      expect(await clients.tokenFor('T1')).toBe('xoxb-t1');
+    }
+    expect(enterpriseOf.mock.calls).toEqual([['T7'], ['T1']]);
+  });
+
   it('asks straight for the org-wide install a request showed', async () => {
     const authorize = installs();
     const clients = new WorkspaceClients(client, { authorize });

@@ -57,6 +57,23 @@ for (const { backend, skip } of BACKENDS) {
       expect(await store.credentials.get('T1')).toBeUndefined();
     });
 
+    it('reads a key with its workspace’s base URL in one query, as a CDN client needs them', async () => {
+      const { store } = await testStore(backend);
+      await store.credentials.set('T1', 'key-one', { userId: 'U1', validated: true });
+      expect(await store.credentials.withBaseUrl('T1')).toEqual({
+        apiKey: 'key-one',
+        baseUrl: null,
+      });
+      await store.workspaces.update('T1', { cdnBaseUrl: 'https://cdn.example.net/v1' });
+      expect(await store.credentials.withBaseUrl('T1')).toEqual({
+        apiKey: 'key-one',
+        baseUrl: 'https://cdn.example.net/v1',
+      });
+      expect(await store.credentials.withBaseUrl('T2')).toBeUndefined();
+      await store.credentials.delete('T1');
+      expect(await store.credentials.withBaseUrl('T1')).toBeUndefined();
+    });
+
     it('refuses a key row moved to another workspace', async () => {
       const { store } = await testStore(backend);
       await store.credentials.set('T1', 'key-one', { userId: 'U1', validated: true });

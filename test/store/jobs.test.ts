@@ -89,6 +89,24 @@ for (const { backend, skip } of BACKENDS) {
       expect(await jobs.steps(other.id)).toEqual([
         { idx: 0, input: { batch: 0 }, result: 'other' },
       ]);
+
+      // Several at once, in one statement: each closed once, by the holder only.
+      const results = [
+        { idx: 1, result: { purged: 30 } },
+        { idx: 2, result: { ok: false, error: { code: 'timeout' } } },
+        { idx: 500, result: { purged: 99 } },
+      ];
+      expect(await jobs.completeSteps(job.id, 'w9', results)).toEqual(new Set());
+      expect(await jobs.completeSteps(job.id, 'w0', results)).toEqual(new Set([1, 2]));
+      expect(await jobs.completeSteps(job.id, 'w0', results)).toEqual(new Set());
+      expect(await jobs.completeSteps(job.id, 'w0', [])).toEqual(new Set());
+      const both = await jobs.steps<{ batch: number }, unknown>(job.id);
+      expect(both.filter((s) => s.result !== undefined).map((s) => [s.idx, s.result])).toEqual([
+        [1, { purged: 30 }],
+        [2, { ok: false, error: { code: 'timeout' } }],
+        [500, { purged: 30 }],
+        [count - 1, []],
+      ]);
     });
 
     it('returns the first job for a key already used, without a second job or its steps', async () => {

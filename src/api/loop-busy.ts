@@ -1,0 +1,38 @@
+// Whether the event loop has been busy lately, for the API's gate: its utilisation (the share of
+// the time it spent running callbacks rather than waiting for I/O) over the last window of at
+// least WINDOW_MS, read when asked, with no timer of its own. Slack's acks share this loop: past
+// BUSY_SHARE, a request that arrives waits for callbacks already queued (see docs/api.md, "Under
+// load").
+import { type EventLoopUtilization, performance } from 'node:perf_hooks';
+
+/** The loop counts as busy above this share of a window spent running callbacks. */
+export const BUSY_SHARE = 0.5;
+/** The shortest window measured: a shorter one would follow single callbacks, not the load. */
+const WINDOW_MS = 50;
+
+export class LoopBusy {
+  #mark: EventLoopUtilization;
+  #busy = false;
+
+  constructor(
+    private readonly share = BUSY_SHARE,
+    /** Node's cumulative utilisation (tests give their own). */
+    private readonly utilization: (
+      now?: EventLoopUtilization,
+      before?: EventLoopUtilization,
+    ) => EventLoopUtilization = performance.eventLoopUtilization,
+  ) {
+    this.#mark = this.utilization();
+  }
+
+  /** Whether the loop ran callbacks more than `share` of the last complete window. */
+  readonly busy = (): boolean => {
+    const now = this.utilization();
+    const window = this.utilization(now, this.#mark);
+    if (window.idle + window.active >= WINDOW_MS) {
+      this.#busy = window.utilization > this.share;
+      this.#mark = now;
+    }
+    return this.#busy;
+  };
+}
