@@ -50,7 +50,7 @@ async function startSlack(
   charts: ChartPool,
   logger: Logger,
   metrics: BotMetrics | undefined,
-): Promise<{ app: App; deps: AppDeps; health: Health }> {
+): Promise<{ app: App; deps: AppDeps; health: Health; up: Record<string, unknown> }> {
   const { app, deps, health } = buildApp({
     ...(metrics ? { metrics } : {}),
     config,
@@ -95,13 +95,11 @@ async function startSlack(
     'GET /api/v1/purges/{id}',
     'GET /api/v1/openapi.json',
   ];
-  logger.info(
+  const up =
     config.mode === 'http'
       ? { port: config.port, endpoints: ['POST /slack/events', ...probes] }
-      : { mode: 'socket', port: config.port, endpoints: probes },
-    'cdn-chatops is up',
-  );
-  return { app, deps, health };
+      : { mode: 'socket', port: config.port, endpoints: probes };
+  return { app, deps, health, up };
 }
 
 /** /metrics on METRICS_PORT, when set (otherwise buildApp serves it on PORT, or not at all). */
@@ -163,7 +161,14 @@ async function main(): Promise<void> {
   // One registry for the process, recorded through taps (src/observability): services never see it.
   const metrics = config.metrics.enabled ? new BotMetrics() : undefined;
   const metricsServer = await serveMetrics(config, metrics, logger);
-  const { app, deps, health } = await startSlack(config, store, transport, charts, logger, metrics);
+  const { app, deps, health, up } = await startSlack(
+    config,
+    store,
+    transport,
+    charts,
+    logger,
+    metrics,
+  );
   // Every job kind and tick, started here and nowhere else; stopped before the store closes.
   deps.background.start();
   stopOnSignals({
@@ -179,6 +184,9 @@ async function main(): Promise<void> {
       await metricsServer?.close();
     },
   });
+  // Said once a SIGTERM would stop it gracefully: a supervisor (or a test) that signals as soon as
+  // it reads this line never kills it mid-start.
+  logger.info(up, 'cdn-chatops is up');
 }
 
 await main();
