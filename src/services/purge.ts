@@ -550,8 +550,9 @@ export class PurgeService {
       updateWaiting = false;
       if (done < total) await view.progressed(status());
     };
-    // Each batch's result is written as it ends; the next batch does not wait for the write.
-    const writes: Promise<void>[] = [];
+    // Each batch's result is stored before its slot takes the next batch: a crash re-sends at
+    // most the batches in flight (`purgeConcurrency`), never also answered ones not yet stored.
+    // Writes ending together still go in one statement (StepWrites).
     const limit = pLimit(concurrency);
     await Promise.all(
       pending.map((step) =>
@@ -562,9 +563,7 @@ export class PurgeService {
           if (!zone) throw new Error(`purge job ${job.id}: step ${step.idx} has no zone`);
           const client = clientOf(clients, zone);
           const result = await this.#send(client, zone.id, step.input, context.lost);
-          const write = context.completeStep(step.idx, result);
-          write.catch(() => undefined);
-          writes.push(write);
+          await context.completeStep(step.idx, result);
           step.result = result;
           done += step.input.items.length;
           const milestone = Math.floor((done * MILESTONES) / total);
@@ -576,7 +575,6 @@ export class PurgeService {
         }),
       ),
     );
-    await Promise.all(writes);
     await announced;
     await updates;
     if (steps.some((step) => step.result === undefined)) {
