@@ -129,6 +129,8 @@ export interface BackgroundSlack {
   authorize?: Authorize<boolean>;
   /** A client with the background settings; without it, `client`. */
   client?: WebClient;
+  /** A client with the paced settings (never waits for a rate-limit window); without it, `client`. */
+  paced?: WebClient;
   /** Who people are (users.info, cached), shared with the listeners; without it, a cache of its own. */
   people?: GroupMembersCache;
 }
@@ -178,8 +180,15 @@ export function buildDeps(
   // A purge asked for over the HTTP API reports to its API record (apiPurges, made below).
   const slackViews = purgeViews(messages, logger);
   let apiPurges: ApiPurgeService | undefined;
-  // ...and posts one message in its channel (the token's, else the zone's bound one), if any.
-  const apiSlackViews = apiPurgeMessages(messages, logger, async (id) => apiPurges?.record(id));
+  // ...and posts one message in its channel (the token's, else the zone's bound one), if any: at
+  // Slack's pace, a burst of CI purges in one channel never holding up a purge (durable-message.ts).
+  const pacedMessages = durableMessages(clients, clock, logger, {
+    client: backgroundSlack.paced ?? backgroundSlack.client ?? client,
+    slots: store.rateSlots,
+  });
+  const apiSlackViews = apiPurgeMessages(pacedMessages, logger, async (id) =>
+    apiPurges?.record(id),
+  );
   const {
     purges,
     holds: purgeHolds,
@@ -505,12 +514,19 @@ export function buildApp(options: BuildAppOptions): {
     ...web.background,
     ...options.clientOptions,
   });
+  const pacedClient = new WebClient(undefined, {
+    slackApiUrl: slack.apiUrl,
+    logger: boltLogger(logger, 'web-api'),
+    ...web.paced,
+    ...options.clientOptions,
+  });
   if (metrics) app.use(requestMetrics(metrics));
   // One cache of who people are, for the listeners and the posts made in the background.
   const people = new GroupMembersCache(options.clock);
   const deps = buildDeps(observed, app.client, {
     authorize: appAuthorize(app),
     client: backgroundClient,
+    paced: pacedClient,
     people,
   });
   apiDeps = deps;

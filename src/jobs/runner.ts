@@ -29,8 +29,16 @@ export interface JobContext<Payload = unknown, Checkpoint = Record<string, unkno
   completeStep(idx: number, result: unknown): Promise<void>;
 }
 
-/** How an attempt ended: done, paused for a restart, or to be tried again later. */
-export type JobOutcome = 'done' | 'paused' | { retryInMs: number; error: string };
+/**
+ * How an attempt ended: done, paused for a restart, to be tried again later (a failed attempt), or
+ * deferred: nothing failed, the rest is only not possible yet (another side's rate limit said
+ * when), so the job comes back after `deferMs`, not counted as an attempt, holding no slot meanwhile.
+ */
+export type JobOutcome =
+  | 'done'
+  | 'paused'
+  | { retryInMs: number; error: string }
+  | { deferMs: number; reason: string };
 
 export interface JobKind<Payload = unknown, Checkpoint = Record<string, unknown>> {
   run(context: JobContext<Payload, Checkpoint>): Promise<JobOutcome>;
@@ -329,7 +337,14 @@ export class JobRunner {
       // A pause for a stop is no failed attempt: a job paused by many deploys is not given up.
       else if (outcome === 'paused')
         await jobs.release(job.id, owner, clock.now(), { paused: true });
-      else {
+      // Nor is a deferral: a job told "not before" again and again is not given up either.
+      else if ('deferMs' in outcome) {
+        await jobs.release(job.id, owner, clock.now() + outcome.deferMs, {
+          paused: true,
+          error: outcome.reason,
+        });
+        logger.info({ ...log, deferMs: outcome.deferMs, reason: outcome.reason }, 'job deferred');
+      } else {
         await jobs.release(job.id, owner, clock.now() + outcome.retryInMs, {
           error: outcome.error,
         });

@@ -254,7 +254,11 @@ export function tapWebApiOptions(
     ...options,
     fetch: tapFetch(options.fetch ?? (globalThis.fetch as FetchFunction), apiUrl, metrics),
   });
-  return { interactive: tap(web.interactive), background: tap(web.background) };
+  return {
+    interactive: tap(web.interactive),
+    background: tap(web.background),
+    paced: tap(web.paced),
+  };
 }
 
 /** `chat.postMessage?x` → `chat.postMessage`; anything not shaped like a method → `other`. */

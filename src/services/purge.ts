@@ -27,6 +27,7 @@ import type { FloodControl } from './flood.js';
 import { type PurgeArgs, type PurgeGroup, type PurgePlan, planPurge } from './purge-targets.js';
 import type { ReplyTo } from './reply.js';
 import { DEFAULT_VERIFY_DELAY_MS, verifyAfterPurge } from './verify-job.js';
+import { ViewNotNow } from './view-not-now.js';
 import type { Zone, ZoneService } from './zones.js';
 
 export interface PurgeRun {
@@ -62,7 +63,11 @@ export interface PurgeProgressView {
   progressed(status: PurgeStatus): Promise<void>;
   /** The process is stopping; the purge resumes by itself (here or on another replica). */
   paused(status: PurgeStatus): Promise<void>;
-  /** Called once the purge ended, whatever happened: a message saying "Purging…" must not stay so. */
+  /**
+   * Called once the purge ended, whatever happened: a message saying "Purging…" must not stay so.
+   * ViewNotNow when it cannot be said yet (Slack's rate limit): the job says it again then. The
+   * other three are progress: they skip what cannot be said now, and never throw ViewNotNow.
+   */
   finished(outcome: PurgeOutcome): Promise<void>;
 }
 
@@ -533,8 +538,12 @@ export class PurgeService {
     } catch (error) {
       // The key was removed (or the workspace uninstalled) since: nothing more is sent.
       await announced;
-      await view.finished({ runs: [], actorId: payload.actorId, error, ...defaultOf(payload) });
-      return 'done';
+      return this.#finished(view, {
+        runs: [],
+        actorId: payload.actorId,
+        error,
+        ...defaultOf(payload),
+      });
     }
     let reached = Math.floor((done * MILESTONES) / total);
     let updates: Promise<void> = announced.catch(this.deps.onViewError);
@@ -582,7 +591,12 @@ export class PurgeService {
       return 'paused';
     }
     const runs = await this.#record(job, steps);
-    await view.finished({ runs, actorId: payload.actorId, ...defaultOf(payload) });
+    const said = await this.#finished(view, {
+      runs,
+      actorId: payload.actorId,
+      ...defaultOf(payload),
+    });
+    if (said !== 'done') return said;
     if (payload.verify) {
       await verifyAfterPurge(this.deps.runner, job, steps, runs, {
         now: this.deps.clock?.now() ?? Date.now(),
@@ -590,6 +604,21 @@ export class PurgeService {
       });
     }
     return 'done';
+  }
+
+  /**
+   * Says the outcome. When Slack's rate limit lets it be said only later (ViewNotNow), the job is
+   * deferred till then: its purge is done and recorded, the next attempt only says it (its steps
+   * have their results, so nothing is sent to the CDN again), and it holds no job slot meanwhile.
+   */
+  async #finished(view: PurgeProgressView, outcome: PurgeOutcome): Promise<JobOutcome> {
+    try {
+      await view.finished(outcome);
+      return 'done';
+    } catch (error) {
+      if (!(error instanceof ViewNotNow)) throw error;
+      return { deferMs: error.afterMs, reason: 'its message waits for Slack’s rate limit' };
+    }
   }
 
   /** A client per CDN account the groups' zones belong to (undefined: `default`). */

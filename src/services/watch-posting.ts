@@ -95,7 +95,15 @@ export class WatchPosting {
         const outcome = await this.#post(context);
         if (outcome !== 'done')
           this.#o.logger.error(
-            { job: context.job.id, reason: outcome === 'paused' ? 'paused' : outcome.error },
+            {
+              job: context.job.id,
+              reason:
+                outcome === 'paused'
+                  ? 'paused'
+                  : 'error' in outcome
+                    ? outcome.error
+                    : outcome.reason,
+            },
             'watch post given up: the alert was not posted',
           );
       },

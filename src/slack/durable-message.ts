@@ -8,6 +8,12 @@
 // the job that owns it carries it across a restart and edits the same message. Its Web API calls
 // are bounded (the background client): a failure throws, and the job retries later.
 //
+// Paced (an API purge's message, `pace`): each post takes its channel's slot and each edit the
+// workspace's chat.update slot (Pacer's gaps, shared by every replica), and no call waits for one.
+// A progress version goes only in a slot free now and is skipped otherwise, or when Slack answers
+// 429; the final version reserves its slot (no sooner than a 429's Retry-After), saves it, and
+// throws ViewNotNow: its job comes back at that slot, instead of holding anything while it waits.
+//
 // Why not the response_url's `replace_original`: for a slash command Slack posts a new message
 // instead (https://github.com/slackapi/bolt-js/issues/2287, and for ephemeral answers
 // https://github.com/slackapi/bolt-python/issues/1268, where Slack's answer is to use chat.update
@@ -19,9 +25,12 @@ import type { Message } from '../blocks/message.js';
 import type { Clock } from '../clock.js';
 import { POST_REFUSED_THERE } from '../errors.js';
 import type { ReplyTo } from '../services/reply.js';
+import { ViewNotNow } from '../services/view-not-now.js';
+import type { RateSlotRepository } from '../store/rate-slots.js';
 import { type FallbackLog, type MessageTarget, refusalOf } from './message-target.js';
+import { paceKeys } from './pacer.js';
 import { postToResponseUrl } from './respond.js';
-import { slackErrorCode } from './web-api-errors.js';
+import { rateLimitedForMs, slackErrorCode } from './web-api-errors.js';
 import type { WorkspaceClients } from './workspace-clients.js';
 
 /** Opens the durable message of a job: where it replies, and its state carried by the job. */
@@ -32,20 +41,29 @@ export type DurableMessages = (
   save: (state: Record<string, unknown>) => Promise<void>,
 ) => DurableMessage;
 
+/** Where paced messages take their slots: the store's (every replica's). */
+export type PaceSlots = Pick<RateSlotRepository, 'take' | 'takeWithin'>;
+
+/**
+ * `paced`: messages that keep Slack's pace without waiting (see above), over `client` (one whose
+ * calls never wait for a rate-limit window: web-api-options.ts, `paced`).
+ */
 export function durableMessages(
   clients: WorkspaceClients,
   clock: Clock,
   log: FallbackLog,
+  paced?: { client: WebClient; slots: PaceSlots },
 ): DurableMessages {
   return (workspaceId, replyTo, state, save) =>
     new DurableMessage({
-      client: clients.client,
+      client: paced?.client ?? clients.client,
       token: () => clients.tokenFor(workspaceId),
       replyTo,
       state: state as DurableMessageState,
       save: (next) => save({ ...next }),
       clock,
       log,
+      ...(paced ? { pace: { slots: paced.slots, workspaceId } } : {}),
     });
 }
 
@@ -73,6 +91,8 @@ export interface DurableMessageState {
   unedited?: boolean;
   /** The opening version was said (or is being said): a resumed job does not say it again. */
   opened?: boolean;
+  /** Paced: the slot reserved for its next final call, when its job went away to wait for it. */
+  slotAt?: number;
 }
 
 export interface DurableMessageOptions {
@@ -85,11 +105,15 @@ export interface DurableMessageOptions {
   clock: Clock;
   /** Why a way of saying it was refused, before the next takes over. */
   log: FallbackLog;
+  /** Keeps Slack's pace, never waiting for it (see above); without it, every call goes at once. */
+  pace?: { slots: PaceSlots; workspaceId: string };
 }
 
 export class DurableMessage implements MessageTarget {
   readonly #options: DurableMessageOptions;
   #state: DurableMessageState;
+  /** Paced: this attempt's final call had its slot; the calls after it go at once. */
+  #turn = false;
 
   constructor(options: DurableMessageOptions) {
     this.#options = options;
@@ -102,7 +126,7 @@ export class DurableMessage implements MessageTarget {
       if (this.#state.opened) return this.replace(message, { interim: true });
       this.#state = { ...this.#state, opened: true };
     }
-    await this.#say(message);
+    await this.#say(message, options.opening === true);
   }
 
   async replace(message: Message, options: { interim?: boolean } = {}): Promise<void> {
@@ -110,7 +134,9 @@ export class DurableMessage implements MessageTarget {
     if (posted) {
       try {
         const token = await this.#options.token();
-        await this.#options.client.chat.update({ token, ...posted, ...message });
+        await this.#paced('chat.update', options.interim === true, async () => {
+          await this.#options.client.chat.update({ token, ...posted, ...message });
+        });
         return;
       } catch (error) {
         if (!CANNOT_EDIT.includes(slackErrorCode(error) ?? '')) throw error;
@@ -125,18 +151,19 @@ export class DurableMessage implements MessageTarget {
     }
     // Nothing that can be edited: progress is not said again, the outcome is.
     if (options.interim) return;
-    await this.#say(message);
+    await this.#say(message, false);
   }
 
   /**
    * Says `message` as a new message: a bot message in the channel (seen by all), else the
    * response_url, else ephemeral in the channel (an ephemeral answer), else the requester's DM.
+   * `opening`: paced, it may be skipped (see #paced).
    */
-  async #say(message: Message): Promise<void> {
+  async #say(message: Message, opening: boolean): Promise<void> {
     const { replyTo } = this.#options;
     // No Slack user asked (a token of the HTTP API): the channel, or nowhere.
     if (replyTo.channelOnly) {
-      if (replyTo.channelId) await this.#postTo(replyTo.channelId, message);
+      if (replyTo.channelId) await this.#postTo(replyTo.channelId, message, opening);
       return;
     }
     const inChannel = replyTo.visibility === 'in_channel';
@@ -151,16 +178,81 @@ export class DurableMessage implements MessageTarget {
       throw new Error('durable message: the requester’s DM refused it');
   }
 
-  /** A bot message in `channel`, remembered for later edits; false when the bot cannot post there. */
-  #postTo(channel: string, message: Message): Promise<boolean> {
+  /**
+   * A bot message in `channel`, remembered for later edits; false when the bot cannot post there.
+   * An `interim` one (paced) is skipped when the channel's slot is not free now.
+   */
+  #postTo(channel: string, message: Message, interim = false): Promise<boolean> {
     return this.#unlessRefused(channel, async (token) => {
-      const result = await this.#options.client.chat.postMessage({ token, channel, ...message });
-      const { unedited: _said, ...rest } = this.#state;
-      await this.#save({
-        ...rest,
-        posted: { channel: result.channel ?? channel, ts: result.ts ?? '' },
+      await this.#paced({ channel }, interim, async () => {
+        const result = await this.#options.client.chat.postMessage({ token, channel, ...message });
+        const { unedited: _said, ...rest } = this.#state;
+        await this.#save({
+          ...rest,
+          posted: { channel: result.channel ?? channel, ts: result.ts ?? '' },
+        });
       });
     });
+  }
+
+  /**
+   * Runs one call of this message at Slack's pace, when paced (else at once): a post in its
+   * channel's slot, an edit in the workspace's chat.update slot. An `interim` call goes only in a
+   * slot free now, and is skipped otherwise or when Slack answers 429 (then no slot of its key comes
+   * before the Retry-After). A final one goes in the slot
+   * it reserved earlier, or in one free now (then the calls after it in this attempt go too); when
+   * its slot is later, or Slack answers 429, it reserves one (no sooner than Retry-After), saves it
+   * and throws ViewNotNow: its job comes back then.
+   */
+  async #paced(
+    on: { channel: string } | 'chat.update',
+    interim: boolean,
+    call: () => Promise<void>,
+  ): Promise<void> {
+    const { pace, clock, log } = this.#options;
+    if (!pace) return call();
+    const [key, gapMs] =
+      on === 'chat.update'
+        ? paceKeys.tier3(pace.workspaceId, on)
+        : paceKeys.channel(pace.workspaceId, on.channel);
+    if (interim) {
+      if ((await pace.slots.takeWithin(key, gapMs, 0)) > 0) return;
+      try {
+        return await call();
+      } catch (error) {
+        const waitMs = rateLimitedForMs(error);
+        if (waitMs === undefined) throw error;
+        // No slot of the key before Slack's Retry-After, this message's final call's included.
+        await pace.slots.take(key, 0, clock.now() + waitMs);
+        log.info({ key }, 'durable message: a progress version skipped (Slack’s rate limit)');
+        return;
+      }
+    }
+    if (!this.#turn) {
+      const { slotAt, ...rest } = this.#state;
+      const at = slotAt ?? (await pace.slots.take(key, gapMs));
+      if (at > clock.now()) return this.#notNow(at);
+      // Its slot has come: used now, not kept for the next attempt.
+      this.#state = rest;
+      this.#turn = true;
+    }
+    try {
+      return await call();
+    } catch (error) {
+      const waitMs = rateLimitedForMs(error);
+      if (waitMs === undefined) throw error;
+      this.#turn = false;
+      return this.#notNow(await pace.slots.take(key, gapMs, clock.now() + waitMs), error);
+    }
+  }
+
+  /** Keeps the slot reserved at `at` for the next attempt, and says when that is. */
+  async #notNow(at: number, cause?: unknown): Promise<never> {
+    await this.#save({ ...this.#state, slotAt: at });
+    throw new ViewNotNow(
+      Math.max(1, at - this.#options.clock.now()),
+      cause === undefined ? undefined : { cause },
+    );
   }
 
   /** An ephemeral message to the requester in `channel`; false when Slack refuses it there. */

@@ -38,6 +38,12 @@ export const SLACK_GAPS = {
    * that 20 are left for charts people ask for (which never wait for a slot).
    */
   tier4Ms: 750,
+  /**
+   * A Tier 3 method in one workspace (chat.update: Tier 3, 50+ a minute,
+   * https://api.slack.com/methods/chat.update): background work keeps to 40, leaving 10 for the
+   * edits people's clicks make (which never wait for a slot).
+   */
+  tier3Ms: 1_500,
 } as const;
 
 const PRUNE_EVERY_MS = 15 * 60_000;
@@ -85,5 +91,9 @@ export const paceKeys = {
   tier4: (workspaceId: string, method: string): [string, number] => [
     `slack:method:${workspaceId}:${method}`,
     SLACK_GAPS.tier4Ms,
+  ],
+  tier3: (workspaceId: string, method: string): [string, number] => [
+    `slack:method:${workspaceId}:${method}`,
+    SLACK_GAPS.tier3Ms,
   ],
 };

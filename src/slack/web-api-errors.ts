@@ -32,6 +32,17 @@ export function slackRetryAfterMs(error: unknown): number | undefined {
   return typeof seconds === 'number' ? seconds * 1_000 : undefined;
 }
 
+/**
+ * How long Slack asked to wait when it refused a call for its rate (HTTP 429, the Web API client's
+ * rate-limited error, Retry-After in seconds; a window SlackRateLimits holds closed answers the
+ * same way), else undefined.
+ */
+export function rateLimitedForMs(error: unknown): number | undefined {
+  if ((error as { code?: unknown } | undefined)?.code !== 'slack_webapi_rate_limited_error')
+    return undefined;
+  return Math.max(1_000, slackRetryAfterMs(error) ?? 0);
+}
+
 /** Whether a Web API failure may pass by itself: the network, a 5xx, a rate limit. */
 export function isTransientSlackError(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;

@@ -1,7 +1,9 @@
 // The Web API client's settings, explicit rather than its defaults (10 retries over about 30
 // minutes, no timeout): a call made while a user waits gives up within SLACK_REQUEST_BUDGET_MS in
 // all; a background call within a few tries, after which its job records the failure and retries
-// later. Neither pauses the whole client on a 429: SlackRateLimits holds only that window.
+// later. Neither pauses the whole client on a 429: SlackRateLimits holds only that window. A paced
+// call (an API purge's message, which keeps Slack's pace itself: durable-message.ts) never waits
+// for a window: a 429, or a window still closed, comes back at once with its Retry-After.
 import type { WebClientOptions } from '@slack/web-api';
 import type { SlackApiSettings } from '../config.js';
 import type { SlackRateLimits } from './rate-limits.js';
@@ -14,11 +16,24 @@ export interface WebApiOptions {
   interactive: WebClientOptions;
   /** For work outside a request: jobs' messages, reports, approval notices. */
   background: WebClientOptions;
+  /** As `background`, for messages whose job comes back when Slack says, rather than waiting. */
+  paced: WebClientOptions;
 }
 
 export function webApiOptions(settings: SlackApiSettings, limits: SlackRateLimits): WebApiOptions {
   const { timeoutMs, budgetMs, backgroundTimeoutMs, backgroundRetries } = settings;
   const maxDelay = Math.min(INTERACTIVE_MAX_DELAY_MS, Math.floor(budgetMs / 10));
+  const background: WebClientOptions = {
+    timeout: backgroundTimeoutMs,
+    rejectRateLimitedCalls: true,
+    retryConfig: {
+      retries: backgroundRetries,
+      factor: 2,
+      minTimeout: 500,
+      maxTimeout: 5_000,
+      randomize: true,
+    },
+  };
   return {
     interactive: {
       timeout: timeoutMs,
@@ -36,19 +51,15 @@ export function webApiOptions(settings: SlackApiSettings, limits: SlackRateLimit
       fetch: limits.fetchFor({ maxWaitMs: Math.floor(timeoutMs / 2), otherTimeoutMs: budgetMs }),
     },
     background: {
-      timeout: backgroundTimeoutMs,
-      rejectRateLimitedCalls: true,
-      retryConfig: {
-        retries: backgroundRetries,
-        factor: 2,
-        minTimeout: 500,
-        maxTimeout: 5_000,
-        randomize: true,
-      },
+      ...background,
       fetch: limits.fetchFor({
         maxWaitMs: Math.floor(backgroundTimeoutMs / 2),
         otherTimeoutMs: backgroundTimeoutMs,
       }),
+    },
+    paced: {
+      ...background,
+      fetch: limits.fetchFor({ maxWaitMs: 0, otherTimeoutMs: backgroundTimeoutMs }),
     },
   };
 }

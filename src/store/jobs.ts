@@ -358,8 +358,8 @@ export class JobRepository {
   }
 
   /**
-   * Puts the job back in the queue, to run again at `runAt`: a retry (with why), or a graceful
-   * pause, which does not count as an attempt.
+   * Puts the job back in the queue, to run again at `runAt`: a retry (with why), or (`paused`) a
+   * graceful pause or a deferral, which does not count as an attempt.
    */
   async release(
     id: string,

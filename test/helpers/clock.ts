@@ -60,6 +60,13 @@ export class ManualClock implements Clock {
     return new Promise((resolve) => this.#waiting.push({ count, resolve }));
   }
 
+  /** When the earliest pending sleep ends, if any sleeps. */
+  nextWake(): number | undefined {
+    return this.#sleepers.length === 0
+      ? undefined
+      : Math.min(...this.#sleepers.map((sleeper) => sleeper.at));
+  }
+
   advance(ms: number): void {
     this.time += ms;
     const due = this.#sleepers.filter((sleeper) => sleeper.at <= this.time);

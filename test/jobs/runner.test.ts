@@ -212,6 +212,46 @@ for (const { backend, skip } of BACKENDS) {
       });
     });
 
+    it('defers a job that says "not before": back then, never given up for it, not an attempt', async () => {
+      const { runner, store, observed, clock, logs } = await world(backend);
+      const seen: number[] = [];
+      runner.register('deferring', {
+        maxAttempts: 2,
+        // Four deferrals, more than its attempts: none of them counts as one.
+        run: async (context) => {
+          seen.push(context.job.attempts);
+          return seen.length <= 4 ? { deferMs: 10_000, reason: 'waits for Slack' } : 'done';
+        },
+        giveUp: async () => {
+          throw new Error('a deferral is no failure');
+        },
+      });
+      runner.start();
+      const { job: queued } = await runner.enqueue(job('deferring'));
+      for (let n = 1; n <= 4; n++) {
+        await inTime(nth(observed, n, isCall('release', queued.id)), `deferral ${n}`);
+        expect(await store.jobs.get(queued.id)).toMatchObject({
+          state: 'queued',
+          attempts: 0,
+          runAt: T0 + n * 10_000,
+          error: 'waits for Slack',
+        });
+        // Not before its time.
+        clock.advance(9_999);
+        await inTime(
+          next(observed, (c) => c.method === 'claim' && c.result === undefined),
+          'a look at the queue',
+        );
+        expect(await store.jobs.get(queued.id)).toMatchObject({ state: 'queued' });
+        clock.advance(1);
+        runner.lookNow();
+      }
+      await inTime(observed.until(isCall('finish', queued.id)), 'done');
+      expect(seen).toEqual([1, 1, 1, 1, 1]);
+      expect(await store.jobs.get(queued.id)).toMatchObject({ state: 'succeeded', attempts: 1 });
+      expect(logs.text()).toContain('job deferred');
+    });
+
     it('gives up once the attempts exceed maxAttempts, and fails the job for good', async () => {
       const { runner, store, observed, clock } = await world(backend);
       const runs: number[] = [];

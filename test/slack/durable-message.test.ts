@@ -1,12 +1,16 @@
 // A job's message: one bot message edited in place where the bot may post; where it may not, the
-// response_url (or an ephemeral message) says the opening and the final version only.
+// response_url (or an ephemeral message) says the opening and the final version only. Paced (an
+// API purge's), it keeps Slack's pace without waiting for it.
 import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FakeSlack, startFakeSlack } from '../../src/dev/fake-slack/server.js';
 import type { ReplyTo } from '../../src/services/reply.js';
+import { ViewNotNow } from '../../src/services/view-not-now.js';
 import { DurableMessage, type DurableMessageState } from '../../src/slack/durable-message.js';
+import { paceKeys, SLACK_GAPS } from '../../src/slack/pacer.js';
 import { ManualClock } from '../helpers/clock.js';
 import { captureLogs } from '../helpers/logs.js';
+import { testStore } from '../helpers/store.js';
 
 let slack: FakeSlack | undefined;
 afterEach(async () => {
@@ -198,5 +202,92 @@ describe('a durable message', () => {
     });
     await target.post(message('Purging: 0/3'));
     expect(fake.messages.map((m) => m.text)).toEqual(['Purging: 0/3']);
+  });
+});
+
+describe('a paced durable message (an API purge’s)', () => {
+  async function paced() {
+    const w = await world();
+    const { store } = await testStore('sqlite', { clock: w.clock });
+    const client = new WebClient(w.fake.botToken, {
+      slackApiUrl: w.fake.apiUrl,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+    });
+    const channelKey = paceKeys.channel(w.fake.teamId, 'COPS');
+    /** One attempt of the job: its message, from the state the last one saved. */
+    const attempt = (state: DurableMessageState = {}) => {
+      const saved: DurableMessageState[] = [];
+      const target = new DurableMessage({
+        client,
+        token: async () => w.fake.botToken,
+        replyTo: {
+          userId: 'token:deploy',
+          channelId: 'COPS',
+          issuedAt: w.clock.now(),
+          visibility: 'in_channel',
+          channelOnly: true,
+        },
+        state,
+        save: async (next) => void saved.push(next),
+        clock: w.clock,
+        log: w.logs.logger,
+        pace: { slots: store.rateSlots, workspaceId: w.fake.teamId },
+      });
+      return { target, saved, last: () => saved.at(-1) ?? state };
+    };
+    return { ...w, store, attempt, channelKey };
+  }
+
+  it('skips "Purging…" while the channel’s slot is taken; its result waits in the next slot, not in the job', async () => {
+    const { fake, clock, store, attempt, channelKey, shown } = await paced();
+    const t0 = clock.now();
+    // Another message of the channel has this second.
+    await store.rateSlots.take(...channelKey);
+    const first = attempt();
+    await first.target.post(message('Purging: 1/3'), { opening: true });
+    const refused = await first.target.replace(message('Purged 3 items')).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ViewNotNow);
+    expect((refused as ViewNotNow).afterMs).toBe(SLACK_GAPS.channelPostMs);
+    expect(first.last()).toMatchObject({ slotAt: t0 + SLACK_GAPS.channelPostMs });
+    expect(fake.calls).toEqual([]);
+    // The next attempt, at its slot, posts it without taking another.
+    clock.advance(SLACK_GAPS.channelPostMs);
+    const second = attempt(first.last());
+    await second.target.replace(message('Purged 3 items'));
+    expect(shown()).toEqual([['COPS', 'api', 'Purged 3 items']]);
+    expect(second.last()).not.toHaveProperty('slotAt');
+  });
+
+  it('never waits out a 429: no slot comes before its Retry-After, and progress is skipped', async () => {
+    const { fake, clock, attempt, shown } = await paced();
+    const t0 = clock.now();
+    fake.inject({
+      method: 'chat.postMessage',
+      kind: 'status',
+      status: 429,
+      headers: { 'retry-after': '7' },
+      body: '{"ok":false,"error":"ratelimited"}',
+      times: 2,
+    });
+    const first = attempt();
+    // Progress refused for Slack's rate: skipped, not thrown; its result's slot comes after 7 s.
+    await first.target.post(message('Purging: 1/3'), { opening: true });
+    const refused = await first.target.replace(message('Purged 3 items')).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ViewNotNow);
+    expect((refused as ViewNotNow).afterMs).toBe(7_000);
+    // At that slot Slack refuses again: the next one is 7 s on, and the job waits for it elsewhere.
+    clock.advance(7_000);
+    const second = attempt(first.last());
+    const again = await second.target.replace(message('Purged 3 items')).catch((e: unknown) => e);
+    expect((again as ViewNotNow).afterMs).toBe(7_000);
+    expect(fake.refusedCalls.map((r) => [r.method, r.at - t0])).toEqual([
+      ['chat.postMessage', 0],
+      ['chat.postMessage', 7_000],
+    ]);
+    clock.advance(7_000);
+    await attempt(second.last()).target.replace(message('Purged 3 items'));
+    expect(shown()).toEqual([['COPS', 'api', 'Purged 3 items']]);
+    expect(fake.calls.map((c) => [c.method, c.at - t0])).toEqual([['chat.postMessage', 14_000]]);
   });
 });

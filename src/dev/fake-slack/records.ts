@@ -8,6 +8,7 @@ import type {
   FakeUser,
   FakeView,
   Message,
+  RefusedCall,
   ResponseUrlPost,
   SlackEvents,
   UploadedFile,
@@ -27,6 +28,9 @@ export class SlackRecords extends EventEmitter<SlackEvents> {
   rateLimited = 0;
   /** The calls answered 429, by method. */
   readonly rateLimitedBy: Record<string, number> = {};
+  /** Every call answered 429 (a limit's or an injected fault's), oldest first. */
+  readonly refusedCalls: RefusedCall[] = [];
+  #seq = 0;
   /** Bot tokens handed out by oauth.v2.access (tests search logs for them). */
   readonly issuedTokens: string[] = [];
   /** Every response_url minted, oldest first. */
@@ -63,6 +67,12 @@ export class SlackRecords extends EventEmitter<SlackEvents> {
   /** Resolves once `count` calls (past or future) had a fault injected and satisfy `predicate`. */
   waitForFaults(predicate: (hit: FaultHit) => boolean, count = 1): Promise<FaultHit[]> {
     return waitFor(this, 'fault', () => this.faultHits.filter(predicate), count);
+  }
+
+  /** The next place in the order calls were answered (ApiCall.seq, RefusedCall.seq). */
+  nextSeq(): number {
+    this.#seq += 1;
+    return this.#seq;
   }
 
   callsTo(method: string): ApiCall[] {

@@ -36,6 +36,7 @@ export type {
   FakeUser,
   FakeView,
   Message,
+  RefusedCall,
   ResponseUrlPost,
   UploadedFile,
 } from './types.js';
@@ -51,6 +52,7 @@ export class FakeSlack extends SlackRecords {
   readonly #responseUrls: ResponseUrls;
   readonly #views: ViewMethods;
   readonly #rateLimit: SlackRateLimit;
+  readonly #ids: SlackIds;
   readonly #faults = new SlackFaults();
   readonly #socketMode = new SocketModeLink(APP_ID);
   /** The Web API methods a valid bot token may call. */
@@ -61,6 +63,7 @@ export class FakeSlack extends SlackRecords {
   constructor(options: FakeSlackOptions = {}) {
     super();
     const ids = new SlackIds(options.clock ?? systemClock);
+    this.#ids = ids;
     this.teamId = options.teamId ?? 'T0FAKE';
     this.botToken = options.botToken ?? 'xoxb-fake-bot-token';
     this.botUserId = options.botUserId ?? 'UBOT';
@@ -225,6 +228,19 @@ export class FakeSlack extends SlackRecords {
       const hit: FaultHit = { method: target, kind: fault.kind, at: Date.now() };
       this.faultHits.push(hit);
       this.emit('fault', hit);
+      if (fault.kind === 'status' && fault.status === 429 && target !== 'response_url')
+        this.refusedCalls.push({
+          method: target,
+          args: parseArgs(req.headers['content-type'] ?? '', body),
+          at: this.#ids.now(),
+          seq: this.nextSeq(),
+          retryAfterSeconds: Number(
+            Object.entries(fault.headers ?? {}).find(
+              ([k]) => k.toLowerCase() === 'retry-after',
+            )?.[1],
+          ),
+          by: 'fault',
+        });
       const goOn = await applyFault(fault, hit, req, res, (abandoned) =>
         this.emit('abandoned', abandoned),
       );
@@ -274,6 +290,14 @@ export class FakeSlack extends SlackRecords {
     if (retryAfter) {
       this.rateLimited += 1;
       this.rateLimitedBy[method] = (this.rateLimitedBy[method] ?? 0) + 1;
+      this.refusedCalls.push({
+        method,
+        args,
+        at: this.#ids.now(),
+        seq: this.nextSeq(),
+        retryAfterSeconds: retryAfter,
+        by: 'limit',
+      });
       // As recorded from Slack: status 429, `retry-after` in seconds, and this body
       // (https://github.com/beginner-corp/slack/issues/105; https://api.slack.com/docs/rate-limits).
       res
@@ -300,6 +324,8 @@ export class FakeSlack extends SlackRecords {
       args,
       response,
       ...(identity ? { teamId: identity.teamId } : {}),
+      at: this.#ids.now(),
+      seq: this.nextSeq(),
     };
     this.calls.push(call);
     this.emit('call', call);

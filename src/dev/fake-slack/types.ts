@@ -67,6 +67,22 @@ export interface ApiCall {
   response: Args;
   /** The team whose token made the call, when the token was valid. */
   teamId?: string;
+  /** When it came, on the fake's clock, and its place among the calls answered (with RefusedCall's). */
+  at: number;
+  seq: number;
+}
+
+/**
+ * A Web API call answered 429 (by a rate limit, or a fault injected with that status): when, on
+ * the fake's clock, and the Retry-After it was told (seconds). Bookkeeping for tests.
+ */
+export interface RefusedCall {
+  method: string;
+  args: Args;
+  at: number;
+  seq: number;
+  retryAfterSeconds: number;
+  by: 'limit' | 'fault';
 }
 
 /**
