@@ -125,8 +125,13 @@ export type Problem =
   | { code: 'approval_unknown' }
   /** An API token that is not this workspace's (or no longer exists). */
   | { code: 'api_token_unknown' }
-  /** A new API token's name, kinds or zones are not acceptable (limits in the sentence). */
-  | { code: 'api_token_invalid'; field: 'name' | 'kinds' | 'zones' }
+  /**
+   * A new API token's name, kinds or zones are not acceptable (limits in the sentence); `account`:
+   * it is for every CDN account and names zones (a zone is one account's).
+   */
+  | { code: 'api_token_invalid'; field: 'name' | 'kinds' | 'zones' | 'account' }
+  /** A zone picked for a new API token is of another CDN account than the token's. */
+  | { code: 'api_token_zone_account'; zoneName: string; zoneAccount: string; tokenAccount: string }
   | { code: 'approval_closed'; status: 'approved' | 'denied' | 'cancelled' | 'expired' }
   | { code: 'approval_decided_meanwhile' }
   /** The zone already has an open purge-everything request (at most one per zone). */

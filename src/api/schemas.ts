@@ -168,7 +168,7 @@ export function openApiDocument(serverUrl?: string): Record<string, unknown> {
             ),
             '401': problem('No token, or not a live one (`unauthorized`).'),
             '403': problem(
-              'The token may not purge this zone (`forbidden-zone`), this kind (`forbidden-kind`) or zones of this CDN account (`forbidden-account`: a token bound to another account); or nowhere to ask for approval (`no-approval-channel`).',
+              'The token may not purge this zone (`forbidden-zone`), this kind (`forbidden-kind`) or zones of this CDN account (`forbidden-account`: a token of another account, or one whose account no longer exists); or nowhere to ask for approval (`no-approval-channel`).',
             ),
             '404': problem(
               'No such zone (`zone-not-found`), no CDN account of that name (`account-not-found`, with `accounts`), or the API is off (`not-found`).',

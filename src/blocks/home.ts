@@ -4,7 +4,7 @@
 import type { Button, HomeView, KnownBlock } from '@slack/types';
 import type { AccountsOverview } from '../services/accounts.js';
 import type { HomeOverview } from '../services/activity.js';
-import type { ApiToken } from '../services/api-tokens.js';
+import type { ListedToken } from '../services/api-tokens.js';
 import type { ChannelsOverview } from '../services/channels.js';
 import type { Schedule } from '../store/schedules.js';
 import { zoneLabel } from '../zone-names.js';
@@ -33,7 +33,7 @@ export function homeView(
     /** The CDN accounts, their zones and key health (absent: left out, for non-members). */
     accounts?: AccountsOverview;
     /** The tokens of the HTTP API, for admins (absent: left out). */
-    tokens?: readonly ApiToken[];
+    tokens?: readonly ListedToken[];
   },
 ): HomeView {
   const { key, permissions } = options;

@@ -177,6 +177,11 @@ export const TOKENS_IDS = {
   callback: 'tokens_create_modal',
   nameBlock: 'tokens_name',
   nameInput: 'tokens_name_input',
+  /** The CDN account it is for: a static select of the workspace's accounts, and every account. */
+  accountBlock: 'tokens_account',
+  accountInput: 'tokens_account_input',
+  /** The account select's value for every account (accounts' values are their random ids). */
+  allAccountsValue: 'all_accounts',
   allZonesBlock: 'tokens_all_zones',
   allZonesInput: 'tokens_all_zones_input',
   /** The zones: a multi-select served by the one zone picker's options (ZONE_PICKER_IDS.action). */

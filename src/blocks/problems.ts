@@ -199,7 +199,11 @@ function sentence(problem: Problem): Mrkdwn {
         ? md`A token's name has 1 to 64 characters.`
         : problem.field === 'kinds'
           ? md`Choose at least one kind of purge the token may ask for.`
-          : md`Choose 1 to 100 zones, or every zone of the account.`;
+          : problem.field === 'account'
+            ? md`A token for every CDN account purges all their zones: to pick zones, choose their account instead.`
+            : md`Choose 1 to 100 zones, or every zone of the account.`;
+    case 'api_token_zone_account':
+      return md`*${zoneLabel(problem.zoneName)}* is a zone of the CDN account ${code(problem.zoneAccount)}, and this token is for ${code(problem.tokenAccount)}: pick zones of ${code(problem.tokenAccount)}, or make one token per account.`;
     case 'api_token_unknown':
       return md`That API token is not known here.`;
     case 'approval_unknown':

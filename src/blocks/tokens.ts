@@ -1,7 +1,15 @@
 // Tokens of the HTTP API in Slack: the list (`/cdn tokens`, the App Home's Tokens section) with
-// Revoke (asked first), the creation form, and the one view that shows a new token's secret.
-import type { Button, KnownBlock, ModalView } from '@slack/types';
-import type { ApiToken, ApiTokenKind } from '../services/api-tokens.js';
+// Revoke (asked first), the creation form, and the one view that shows a new token's secret. Each
+// says plainly which CDN account a token reaches (one, or every account as an admin chose).
+import type { Button, KnownBlock, ModalView, PlainTextOption } from '@slack/types';
+import type {
+  ApiToken,
+  ApiTokenKind,
+  ListedToken,
+  TokenFormChoices,
+  TokenReach,
+} from '../services/api-tokens.js';
+import type { Account } from '../store/accounts.js';
 import { zoneLabel } from '../zone-names.js';
 import { listBlocks } from './fit.js';
 import { TOKENS_IDS, ZONE_PICKER_IDS } from './ids.js';
@@ -31,8 +39,22 @@ const KIND_WORDS: Record<ApiTokenKind, string> = {
   everything: 'everything (with approval)',
 };
 
-/** A token's line: name, hint, scope, kinds, channel, last use. */
-export function tokenLine(token: ApiToken): Mrkdwn {
+/** What a token reaches, in words: its account, or every account (chosen so), or nothing. */
+export function reachText(reach: TokenReach): Mrkdwn {
+  switch (reach.kind) {
+    case 'all':
+      return md`*every CDN account* (those added later too)`;
+    case 'account':
+      return md`CDN account ${code(truncate(reach.name, 40))}`;
+    case 'none':
+      return reach.name === undefined
+        ? md`:warning: its CDN account was removed: it purges nothing`
+        : md`:warning: CDN account ${code(truncate(reach.name, 40))}, which this workspace does not have: it purges nothing`;
+  }
+}
+
+/** A token's line: name, hint, account, zones, kinds, channel, last use. */
+export function tokenLine(token: ListedToken): Mrkdwn {
   const zones =
     token.zones === null
       ? md`all zones`
@@ -53,7 +75,7 @@ export function tokenLine(token: ApiToken): Mrkdwn {
       ? used
       : md`:no_entry: revoked ${slackDate(token.revokedAt)}${token.revokedBy ? md` by ${user(token.revokedBy)}` : ''}`;
   return clip(
-    md`*${truncate(token.name, 100)}* ${code(`${truncate(token.hint, 20)}…`)}\n${zones} · ${kinds}${token.channelId ? md` · announced in ${channel(token.channelId)}` : ''} · ${state} · made by ${user(token.createdBy)}`,
+    md`*${truncate(token.name, 100)}* ${code(`${truncate(token.hint, 20)}…`)}\n${reachText(token.reach)} · ${zones} · ${kinds}${token.channelId ? md` · announced in ${channel(token.channelId)}` : ''} · ${state} · made by ${user(token.createdBy)}`,
     MAX_SENTENCE,
   );
 }
@@ -79,7 +101,7 @@ function revokeButton(token: ApiToken, actionId: string): Button {
 
 /** The tokens as blocks, each live one with Revoke; `home` picks the App Home's action ids. */
 export function tokenBlocks(
-  tokens: readonly ApiToken[],
+  tokens: readonly ListedToken[],
   surface: 'message' | 'home',
 ): KnownBlock[] {
   const revokeId = surface === 'home' ? TOKENS_IDS.homeRevoke : TOKENS_IDS.revoke;
@@ -113,7 +135,7 @@ export function tokenBlocks(
 }
 
 /** `/cdn tokens`: the workspace's tokens, for its admins. */
-export function tokensMessage(tokens: readonly ApiToken[]): Message {
+export function tokensMessage(tokens: readonly ListedToken[]): Message {
   return message(md`Tokens of the HTTP API: ${tokens.length}`, [
     { type: 'header', text: plain('Tokens for CI') },
     {
@@ -128,8 +150,34 @@ export function tokensMessage(tokens: readonly ApiToken[]): Message {
   ]);
 }
 
-/** The form that makes a token; `from` is where it was opened (the App Home is refreshed after). */
-export function tokenModal(from: 'message' | 'home' = 'message'): ModalView {
+/** How many accounts the form's select lists (Slack takes 100 options; one is every account). */
+const LISTED_ACCOUNTS = 99;
+
+function accountOption(account: Pick<Account, 'id' | 'name' | 'hasKey'>): PlainTextOption {
+  return {
+    text: plain(`${account.name}${account.hasKey ? '' : ' (no API key)'}`, 75),
+    value: account.id,
+  };
+}
+
+/**
+ * The form that makes a token; `from` is where it was opened (the App Home is refreshed after);
+ * `choices.accounts`, the workspace's: the token is for one of them (`choices.preselected` at
+ * first, never every account) or, only when the admin picks it, for every account.
+ */
+export function tokenModal(
+  choices: TokenFormChoices,
+  from: 'message' | 'home' = 'message',
+): ModalView {
+  const listed = choices.accounts.slice(0, LISTED_ACCOUNTS);
+  const first = listed.find((a) => a.id === choices.preselected);
+  const options = [
+    ...listed.map(accountOption),
+    {
+      text: plain('Every CDN account, including those added later'),
+      value: TOKENS_IDS.allAccountsValue,
+    },
+  ];
   return {
     type: 'modal',
     callback_id: TOKENS_IDS.callback,
@@ -152,10 +200,25 @@ export function tokenModal(from: 'message' | 'home' = 'message'): ModalView {
       },
       {
         type: 'input',
+        block_id: TOKENS_IDS.accountBlock,
+        label: plain('CDN account'),
+        hint: plain(
+          'It purges zones of this account only. "Every CDN account" also reaches accounts added later, with all their zones.',
+        ),
+        element: {
+          type: 'static_select',
+          action_id: TOKENS_IDS.accountInput,
+          placeholder: plain('Choose an account'),
+          options,
+          ...(first ? { initial_option: accountOption(first) } : {}),
+        },
+      },
+      {
+        type: 'input',
         block_id: TOKENS_IDS.zonesBlock,
         optional: true,
         label: plain('Zones'),
-        hint: plain('The zones it may purge; or tick "All zones" below.'),
+        hint: plain('Zones of the account above; or tick "All zones" below.'),
         element: {
           type: 'multi_external_select',
           action_id: ZONE_PICKER_IDS.action,
@@ -206,7 +269,7 @@ export function tokenModal(from: 'message' | 'home' = 'message'): ModalView {
 }
 
 /** The token's secret, shown here once: it is stored only as a hash and cannot be shown again. */
-export function tokenCreatedView(token: ApiToken, secret: string): ModalView {
+export function tokenCreatedView(token: ApiToken, secret: string, reach: TokenReach): ModalView {
   return {
     type: 'modal',
     title: plain('Token created'),
@@ -216,6 +279,15 @@ export function tokenCreatedView(token: ApiToken, secret: string): ModalView {
         type: 'section',
         text: mrkdwn(
           md`:white_check_mark: *${truncate(token.name, 100)}* is ready. Copy it now: it is shown *only this once* (the bot keeps only a hash of it).`,
+        ),
+      },
+      {
+        type: 'section',
+        text: mrkdwn(
+          clip(
+            md`It purges in: ${reachText(reach)}, ${token.zones === null ? md`all zones` : md`${token.zones.length} ${token.zones.length === 1 ? 'zone' : 'zones'}`}.`,
+            MAX_SENTENCE,
+          ),
         ),
       },
       { type: 'section', text: mrkdwn(code(secret)) },

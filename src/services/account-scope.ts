@@ -32,25 +32,14 @@ export class AccountScopes {
     channelId: string | undefined,
     typed: string | undefined,
   ): Promise<AccountScope> {
-    const all = (await this.deps.store.accounts.list(workspaceId)).filter((a) => a.hasKey);
-    const byName = (name: string) => all.find((a) => a.name.toLowerCase() === name.toLowerCase());
+    const accounts = await this.deps.store.accounts.list(workspaceId);
     const bound = channelId === undefined ? undefined : await this.#bound(workspaceId, channelId);
-    if (bound) {
-      if (typed !== undefined && typed.toLowerCase() !== bound.name.toLowerCase())
-        throw new AppError({ code: 'account_bound', bound: bound.name, asked: typed });
-      return { accounts: [bound], multi: true };
-    }
-    if (typed !== undefined) {
-      const account = byName(typed);
-      if (!account)
-        throw new AppError({
-          code: 'account_unknown',
-          name: typed,
-          accounts: all.map((a) => a.name),
-        });
-      return { accounts: [account], multi: all.length > 1 || !isDefaultName(account.name) };
-    }
-    return { accounts: all, multi: all.length > 1 };
+    return scopeAmong(accounts, typed, bound);
+  }
+
+  /** Every account of the workspace, with a key or not (one read: scopeAmong then picks). */
+  async list(workspaceId: string): Promise<Account[]> {
+    return this.deps.store.accounts.list(workspaceId);
   }
 
   /** The workspace's account `accountId`, if it has it. */
@@ -186,6 +175,34 @@ export class AccountScopes {
         zones.push(named(zone, account));
     return zones;
   }
+}
+
+/**
+ * AccountScopes.scope among the workspace's accounts already read (`accounts`, keyed or not) and
+ * the channel's account (`bound`), if any.
+ */
+export function scopeAmong(
+  accounts: readonly Account[],
+  typed: string | undefined,
+  bound?: Account,
+): AccountScope {
+  const all = accounts.filter((a) => a.hasKey);
+  if (bound) {
+    if (typed !== undefined && typed.toLowerCase() !== bound.name.toLowerCase())
+      throw new AppError({ code: 'account_bound', bound: bound.name, asked: typed });
+    return { accounts: [bound], multi: true };
+  }
+  if (typed !== undefined) {
+    const account = all.find((a) => a.name.toLowerCase() === typed.toLowerCase());
+    if (!account)
+      throw new AppError({
+        code: 'account_unknown',
+        name: typed,
+        accounts: all.map((a) => a.name),
+      });
+    return { accounts: [account], multi: all.length > 1 || !isDefaultName(account.name) };
+  }
+  return { accounts: all, multi: all.length > 1 };
 }
 
 function isDefaultName(name: string): boolean {

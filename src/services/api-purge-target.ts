@@ -1,13 +1,14 @@
 // Which zone, in which CDN account, a purge asked for over the HTTP API is about (issue 29 met
-// issue 30): the accounts the token may use (its own when it is bound to one, else every account
-// of the workspace), narrowed to the one the request names; a zone name held by several of them is
-// refused as ambiguous (the caller names the account), never guessed.
+// issue 30): the accounts the token reaches (its own account, `default` for a token stored without
+// one, and every account of the workspace only for a token an admin made so), narrowed to the one
+// the request names; a zone name held by several of them is refused as ambiguous (the caller names
+// the account), never guessed.
 import type { Zone } from '../cdn/schemas.js';
 import { AppError } from '../errors.js';
 import { DEFAULT_ACCOUNT } from '../store/accounts.js';
-import type { AccountScope, AccountScopes } from './account-scope.js';
+import { type AccountScope, type AccountScopes, scopeAmong } from './account-scope.js';
 import { ApiRefusal } from './api-refusal.js';
-import type { ApiToken } from './api-tokens.js';
+import { type ApiToken, reachAmong } from './api-tokens.js';
 import type { ZoneService } from './zones.js';
 
 /** The zone a request names, its account, and the zones its URLs are checked against. */
@@ -26,34 +27,41 @@ export interface TargetDeps {
 }
 
 /**
- * The accounts the token may use for this request: ApiRefusal `forbidden_account` when it names
- * one the token is not bound to, `account_not_found` (listing the workspace's accounts) when an
- * unbound token names one the workspace does not have.
+ * The accounts the token may use for this request (tokenReach): ApiRefusal `forbidden_account`
+ * when it names one the token does not reach, or the token's own account no longer exists (it then
+ * reaches nothing); `account_not_found` (listing the workspace's accounts) when a token for every
+ * account names one the workspace does not have.
  */
 export async function apiPurgeScope(
   deps: TargetDeps,
   token: ApiToken,
   account: string | undefined,
 ): Promise<AccountScope> {
-  const { workspaceId } = token;
+  // One read of the workspace's accounts: what the token reaches, then the scope among them.
+  const accounts = await deps.accounts.list(token.workspaceId);
+  const reach = reachAmong(token, accounts);
+  if (reach.kind === 'none')
+    throw new ApiRefusal(
+      'forbidden_account',
+      reach.name === undefined
+        ? 'the CDN account of this token no longer exists'
+        : `this token may purge zones of the CDN account ${reach.name} only, which this workspace does not have`,
+    );
   let typed = account;
-  if (token.accountId !== null) {
-    const own = await deps.accounts.account(workspaceId, token.accountId);
-    if (!own)
-      throw new ApiRefusal('forbidden_account', 'the CDN account of this token no longer exists');
-    if (typed !== undefined && typed.toLowerCase() !== own.name.toLowerCase())
+  if (reach.kind === 'account') {
+    if (typed !== undefined && typed.toLowerCase() !== reach.name.toLowerCase())
       throw new ApiRefusal(
         'forbidden_account',
-        `this token may purge zones of the CDN account ${own.name} only`,
+        `this token may purge zones of the CDN account ${reach.name} only`,
       );
-    typed = own.name;
+    typed = reach.name;
   }
   try {
-    return await deps.accounts.scope(workspaceId, undefined, typed);
+    return scopeAmong(accounts, typed);
   } catch (error) {
     if (!(error instanceof AppError) || error.problem.code !== 'account_unknown') throw error;
     // The token's own account, without a key now: the CDN cannot be called for it.
-    if (token.accountId !== null) throw new AppError({ code: 'no_api_key' });
+    if (reach.kind === 'account') throw new AppError({ code: 'no_api_key' });
     throw new ApiRefusal('account_not_found', 'no CDN account of that name in this workspace', {
       accounts: error.problem.accounts,
     });

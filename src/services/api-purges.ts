@@ -146,7 +146,8 @@ export class ApiPurgeService {
           ? 'this token may not purge everything'
           : 'this token may not purge URLs or tags',
       );
-    // Its own account for a token bound to one, else the account named, else every account.
+    // The token's account (`default` for one stored without), or for a token made for every
+    // account the one named, else all of them.
     const scope = await apiPurgeScope(this.deps, token, request.account);
     if (!tokenCoversZone(token, request.zone))
       throw new ApiRefusal('forbidden_zone', 'this token may not purge that zone');

@@ -37,10 +37,13 @@ export class ZoneChoices {
     };
   }
 
-  /** The zone a picker's value names (`<account>/<zone id>`, or an id or a name), in its account. */
-  async resolve(workspaceId: string, value: string): Promise<Zone> {
+  /**
+   * The zone a picker's value names (`<account>/<zone id>`, or an id or a name), in its account;
+   * a value that names no account is looked for in `within` when given, else in every account.
+   */
+  async resolve(workspaceId: string, value: string, within?: string): Promise<Zone> {
     const { zoneId, account } = pickedZone(value);
-    return this.deps.scopes.zone(workspaceId, undefined, account, zoneId);
+    return this.deps.scopes.zone(workspaceId, undefined, account ?? within, zoneId);
   }
 }
 

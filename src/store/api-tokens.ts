@@ -13,9 +13,16 @@ export interface ApiToken {
   name: string;
   /** The token's first characters, to tell it apart in a list. */
   hint: string;
-  /** The CDN account it is bound to; null: none (it may use every account of the workspace). */
+  /**
+   * The one CDN account it reaches (unless `allAccounts`). Null: the workspace's account
+   * `default` (a token made before tokens named their account, in a workspace that had no
+   * `default` when it was migrated: it reaches nothing until the workspace has one). Never
+   * "every account": only `allAccounts` means that.
+   */
   accountId: string | null;
-  /** Zone names it may purge; null: every zone of the accounts it may use. */
+  /** Every CDN account of the workspace, including those added later: chosen so by an admin. */
+  allAccounts: boolean;
+  /** Zone names it may purge; null: every zone of the accounts it reaches. */
   zones: string[] | null;
   kinds: ApiTokenKind[];
   channelId: string | null;
@@ -28,7 +35,15 @@ export interface ApiToken {
 
 export type NewApiToken = Pick<
   ApiToken,
-  'workspaceId' | 'name' | 'hint' | 'accountId' | 'zones' | 'kinds' | 'channelId' | 'createdBy'
+  | 'workspaceId'
+  | 'name'
+  | 'hint'
+  | 'accountId'
+  | 'allAccounts'
+  | 'zones'
+  | 'kinds'
+  | 'channelId'
+  | 'createdBy'
 > & { hash: string };
 
 /** last_used_at is written at most this often per token (one write a minute, not one a request). */
@@ -48,7 +63,9 @@ export class ApiTokenRepository {
       name: input.name,
       token_hash: input.hash,
       token_hint: input.hint,
-      account_id: input.accountId,
+      // Every account: no account of its own, whatever was passed.
+      account_id: input.allAccounts ? null : input.accountId,
+      account_scope: input.allAccounts ? 'all' : 'account',
       zones: input.zones === null ? null : JSON.stringify(input.zones),
       kinds: JSON.stringify(input.kinds),
       channel_id: input.channelId,
@@ -153,7 +170,9 @@ function toToken(row: Selectable<ApiTokensTable>): ApiToken {
     workspaceId: row.workspace_id,
     name: row.name,
     hint: row.token_hint,
-    accountId: row.account_id,
+    accountId: row.account_scope === 'all' ? null : row.account_id,
+    // Anything but an explicit `all` is one account: an unknown value never widens a token.
+    allAccounts: row.account_scope === 'all',
     zones: row.zones === null ? null : (JSON.parse(row.zones) as string[]),
     kinds: JSON.parse(row.kinds) as ApiTokenKind[],
     channelId: row.channel_id,

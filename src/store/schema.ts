@@ -451,6 +451,8 @@ export interface WatchAlertsTable {
 }
 
 /** A token of the HTTP API (0017_api_tokens): stored as a hash only. */
+export type ApiTokenAccountScope = 'account' | 'all';
+
 export interface ApiTokensTable {
   id: string;
   workspace_id: string;
@@ -459,9 +461,15 @@ export interface ApiTokensTable {
   token_hash: string;
   /** The token's first characters (`cdnb_AbCd`), to tell tokens apart; never enough to use. */
   token_hint: string;
-  /** The CDN account its zones belong to; null: the workspace's one account. */
+  /**
+   * The CDN account it reaches (cdn_accounts.id) when account_scope is `account`; null there means
+   * the workspace's account `default` (a token from before 0029 in a workspace that had none).
+   * Null when account_scope is `all`.
+   */
   account_id: string | null;
-  /** JSON array of zone names; null: every zone of the account. */
+  /** `account`: account_id only; `all`: every account, as an admin chose (0029). */
+  account_scope: Generated<ApiTokenAccountScope>;
+  /** JSON array of zone names; null: every zone of the accounts it reaches. */
   zones: string | null;
   /** JSON array of `urls_tags` and `everything`. */
   kinds: string;

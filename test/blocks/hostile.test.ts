@@ -33,7 +33,7 @@ import { AppError, type Problem, type ProblemCode } from '../../src/errors.js';
 import { HELP_ENTRIES } from '../../src/listeners/commands/registry.js';
 import type { AccountView } from '../../src/services/accounts.js';
 import type { AnalyticsReport } from '../../src/services/analytics.js';
-import type { ApiToken } from '../../src/services/api-tokens.js';
+import type { ListedToken, TokenReach } from '../../src/services/api-tokens.js';
 import type { PurgeRun } from '../../src/services/purge.js';
 import type { HeldPurge } from '../../src/services/purge-holds.js';
 import type { Approval } from '../../src/store/approvals.js';
@@ -199,6 +199,12 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   approval_unknown: { code: 'approval_unknown' },
   api_token_unknown: { code: 'api_token_unknown' },
   api_token_invalid: { code: 'api_token_invalid', field: 'zones' },
+  api_token_zone_account: {
+    code: 'api_token_zone_account',
+    zoneName: H,
+    zoneAccount: H,
+    tokenAccount: H,
+  },
   approval_closed: { code: 'approval_closed', status: 'denied' },
   approval_decided_meanwhile: { code: 'approval_decided_meanwhile' },
   approval_pending: {
@@ -287,12 +293,14 @@ const removal = {
 };
 
 /** A token whose every free string is hostile. */
-const apiToken = (revoked: boolean): ApiToken => ({
+const apiToken = (revoked: boolean): ListedToken => ({
   id: 't1',
   workspaceId: 'T1',
   name: H,
   hint: H,
-  accountId: null,
+  accountId: 'a1',
+  allAccounts: false,
+  reach: { kind: 'account', id: 'a1', name: H },
   zones: [H, H, H, H, H, H, H],
   kinds: ['urls_tags', 'everything'],
   channelId: 'C1',
@@ -302,6 +310,13 @@ const apiToken = (revoked: boolean): ApiToken => ({
   revokedBy: revoked ? 'U2' : null,
   lastUsedAt: revoked ? null : 2,
 });
+/** Every kind of reach, names hostile. */
+const REACHES: TokenReach[] = [
+  { kind: 'all' },
+  { kind: 'account', id: 'a1', name: H },
+  { kind: 'none', name: H },
+  { kind: 'none' },
+];
 /** An approval asked for over the HTTP API, its token, actor and reason hostile. */
 const apiApproval = (api: Approval['api']) => ({
   ...approval('pending'),
@@ -367,8 +382,14 @@ const CASES: Record<string, () => unknown[]> = {
   tokenLine: () => [tokenBlocks.tokenLine(apiToken(false)), tokenBlocks.tokenLine(apiToken(true))],
   tokenBlocks: () => [tokenBlocks.tokenBlocks([apiToken(false), apiToken(true)], 'home')],
   tokensMessage: () => [tokenBlocks.tokensMessage([apiToken(false)])],
-  tokenModal: () => [tokenBlocks.tokenModal()],
-  tokenCreatedView: () => [tokenBlocks.tokenCreatedView(apiToken(false), 'cdnb_x')],
+  tokenModal: () => [
+    tokenBlocks.tokenModal({ accounts: [hostileAccount], preselected: hostileAccount.id }),
+    tokenBlocks.tokenModal({ accounts: [{ ...hostileAccount, hasKey: false }] }, 'home'),
+  ],
+  tokenCreatedView: () => [
+    tokenBlocks.tokenCreatedView(apiToken(false), 'cdnb_x', apiToken(false).reach),
+  ],
+  reachText: () => REACHES.map(tokenBlocks.reachText),
   analyticsModal: () => [analyticsModalBlocks.analyticsModal()],
   analyticsComment: () => [analyticsBlocks.analyticsComment(report)],
   noTrafficText: () => [analyticsBlocks.noTrafficText(report)],

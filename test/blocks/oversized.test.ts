@@ -40,7 +40,7 @@ import {
   validateView,
 } from '../../src/dev/fake-slack/validate.js';
 import type { AccountView } from '../../src/services/accounts.js';
-import type { ApiToken } from '../../src/services/api-tokens.js';
+import type { ListedToken } from '../../src/services/api-tokens.js';
 import type { PurgeRun } from '../../src/services/purge.js';
 import type { HeldPurge } from '../../src/services/purge-holds.js';
 import type { Approval } from '../../src/store/approvals.js';
@@ -238,12 +238,19 @@ const REMOVAL = {
 
 /** One or more oversized calls per exported function, named after it. */
 /** A token with 100 zones of 5,000 characters, and a name of 5,000. */
-const bigToken = (i: number): ApiToken => ({
+const bigToken = (i: number): ListedToken => ({
   id: `t${i}`,
   workspaceId: 'T1',
   name: LONG,
   hint: LONG,
-  accountId: null,
+  accountId: i % 3 === 2 ? null : `a${i}`,
+  allAccounts: i % 3 === 2,
+  reach:
+    i % 3 === 2
+      ? { kind: 'all' }
+      : i % 3 === 1
+        ? { kind: 'none', name: LONG }
+        : { kind: 'account', id: `a${i}`, name: LONG },
   zones: many(100, () => LONG),
   kinds: ['urls_tags', 'everything'],
   channelId: 'C1',
@@ -307,8 +314,16 @@ const CASES: Record<string, () => unknown[]> = {
   tokenLine: () => [tokens.tokenLine(bigToken(0))],
   tokenBlocks: () => [{ blocks: tokens.tokenBlocks(many(20, bigToken), 'home') }],
   tokensMessage: () => [tokens.tokensMessage(many(200, bigToken))],
-  tokenModal: () => [tokens.tokenModal('home')],
-  tokenCreatedView: () => [tokens.tokenCreatedView(bigToken(0), `cdnb_${'x'.repeat(43)}`)],
+  tokenModal: () => [
+    tokens.tokenModal(
+      { accounts: many(1_000, (i) => ({ ...account(i), name: `${LONG}${i}` })), preselected: 'a5' },
+      'home',
+    ),
+  ],
+  tokenCreatedView: () => [
+    tokens.tokenCreatedView(bigToken(0), `cdnb_${'x'.repeat(43)}`, bigToken(0).reach),
+  ],
+  reachText: () => [tokens.reachText({ kind: 'none', name: LONG })],
   analyticsComment: () => [analytics.analyticsComment(report)],
   noTrafficText: () => [analytics.noTrafficText(report)],
   analyticsModal: () => [analyticsModal.analyticsModal()],

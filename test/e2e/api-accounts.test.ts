@@ -30,11 +30,12 @@ async function twoAccounts() {
   return { h, staging, stagingId: account.id };
 }
 
-async function token(h: Harness, name: string, accountId: string | null = null) {
+/** A token for one account (its id), or for every account (`all`: an admin's explicit choice). */
+async function token(h: Harness, name: string, account: string) {
   const made = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
     name,
     zones: null,
-    accountId,
+    ...(account === 'all' ? { allAccounts: true } : { accountId: account }),
     kinds: ['urls_tags', 'everything'],
     channelId: CHANNEL,
   });
@@ -80,9 +81,9 @@ async function expectProblem(response: Response, status: number, type: string) {
 }
 
 describe('the purge API with two CDN accounts holding the same zone name', () => {
-  it('finds a zone named alone across every account of an unbound token, and refuses an ambiguous one', async () => {
+  it('finds a zone named alone across every account of a token made for every account, and refuses an ambiguous one', async () => {
     const { h, staging } = await twoAccounts();
-    const secret = await token(h, 'deploy');
+    const secret = await token(h, 'deploy', 'all');
 
     const ambiguous = await expectProblem(
       await post(h, secret, { zone: 'shop.example.org', urls: ['https://shop.example.org/a.css'] }),
@@ -116,7 +117,7 @@ describe('the purge API with two CDN accounts holding the same zone name', () =>
 
   it('purges the account named only, says so in the status, in Slack and in the audit, and refuses an unknown one', async () => {
     const { h, staging, stagingId } = await twoAccounts();
-    const secret = await token(h, 'deploy');
+    const secret = await token(h, 'deploy', 'all');
 
     const inStaging = await accepted(
       await post(h, secret, {
@@ -212,7 +213,7 @@ describe('the purge API with two CDN accounts holding the same zone name', () =>
 
   it('asks approval to purge everything in the account named, and purges that account only', async () => {
     const { h, staging, stagingId } = await twoAccounts();
-    const secret = await token(h, 'deploy');
+    const secret = await token(h, 'deploy', 'all');
     const id = await accepted(
       await post(h, secret, {
         zone: 'shop.example.org',
@@ -245,7 +246,7 @@ describe('the purge API with two CDN accounts holding the same zone name', () =>
 
   it('replays an Idempotency-Key with its account: the same purge, another account a conflict', async () => {
     const { h, staging } = await twoAccounts();
-    const secret = await token(h, 'deploy');
+    const secret = await token(h, 'deploy', 'all');
     const key = { 'idempotency-key': 'release-9' };
     const body = { zone: 'shop.example.org', account: 'staging', tags: ['release'] };
     const first = await accepted(await post(h, secret, body, key));
@@ -273,7 +274,7 @@ describe('the purge API announcing in the channel that has the zone as its defau
   it('finds it in a workspace whose one CDN account is not `default`, for URLs and everything', async () => {
     const h = await startHarness();
     // No `/cdn login`: no `default`, its key or its key generation; `prod` only.
-    await h.store.accounts.create(h.workspaceId, {
+    const prod = await h.store.accounts.create(h.workspaceId, {
       name: 'prod',
       baseUrl: h.sandbox.baseUrl,
       apiKey: CDN_KEY,
@@ -287,7 +288,7 @@ describe('the purge API announcing in the channel that has the zone as its defau
     const made = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
       name: 'deploy',
       zones: null,
-      accountId: null,
+      accountId: prod.id,
       kinds: ['urls_tags', 'everything'],
       channelId: null,
     });

@@ -2,11 +2,11 @@
 // in a modal (the secret shown once) and revoked from the App Home, one message per API purge in
 // the zone's bound channel, purges of everything asked by a token and approved in Slack, the audit.
 import { describe, expect, it } from 'vitest';
-import { APPROVAL_IDS, TOKENS_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
+import { APPROVAL_IDS, TOKENS_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import { SLACK_GAPS } from '../../src/slack/pacer.js';
 import { expectNoSecrets } from '../helpers/logs.js';
-import { everythingRequests, openApprove } from './flows.js';
+import { accountSelectOf, everythingRequests, openApprove, tokenFormValues } from './flows.js';
 import {
   ADMIN,
   CHANNEL,
@@ -51,43 +51,6 @@ async function ask(h: Harness, text: string, user: string): Promise<Message> {
   return reply;
 }
 
-/** The form's values: a name, zones picked (by id, as the zone picker gives them), kinds, a channel. */
-function formValues(
-  h: Harness,
-  options: { name: string; zones: string[]; kinds: string[]; channel?: string },
-) {
-  const ids = options.zones.map((name) => h.sandbox.state.byName(name)?.id ?? name);
-  return {
-    [TOKENS_IDS.nameBlock]: {
-      [TOKENS_IDS.nameInput]: { type: 'plain_text_input', value: options.name },
-    },
-    [TOKENS_IDS.zonesBlock]: {
-      [ZONE_PICKER_IDS.action]: {
-        type: 'multi_external_select',
-        selected_options: ids.map((value) => ({
-          value,
-          text: { type: 'plain_text', text: value },
-        })),
-      },
-    },
-    [TOKENS_IDS.allZonesBlock]: {
-      [TOKENS_IDS.allZonesInput]: { type: 'checkboxes', selected_options: [] },
-    },
-    [TOKENS_IDS.kindsBlock]: {
-      [TOKENS_IDS.kindsInput]: {
-        type: 'checkboxes',
-        selected_options: options.kinds.map((value) => ({ value })),
-      },
-    },
-    [TOKENS_IDS.channelBlock]: {
-      [TOKENS_IDS.channelInput]: {
-        type: 'conversations_select',
-        selected_conversation: options.channel ?? null,
-      },
-    },
-  };
-}
-
 describe('tokens of the HTTP API, in Slack', () => {
   it('an admin makes one in the modal, sees its secret once, and CI purges with it', async () => {
     const h = await startHarness();
@@ -98,12 +61,25 @@ describe('tokens of the HTTP API, in Slack', () => {
     await h.click(list, TOKENS_IDS.create, { user: ADMIN });
     const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
     const viewId = viewIdOf(opened);
+    // The workspace's one account, `default`, is chosen at first; every account is offered.
+    const defaultId = (await h.store.accounts.byName(h.workspaceId, 'default'))?.id ?? '';
+    const accountSelect = accountSelectOf(opened);
+    expect(accountSelect.initial_option?.value).toBe(defaultId);
+    expect(accountSelect.options.map((o) => o.text.text)).toEqual([
+      'default',
+      'Every CDN account, including those added later',
+    ]);
     // No zone and not "all zones": said on the field, nothing made.
     const empty = JSON.parse(
       (
         await h.submit(
           viewId,
-          formValues(h, { name: 'deploy-bot', zones: [], kinds: ['urls_tags'] }),
+          tokenFormValues(h, {
+            name: 'deploy-bot',
+            account: defaultId,
+            zones: [],
+            kinds: ['urls_tags'],
+          }),
           {
             user: ADMIN,
           },
@@ -115,7 +91,12 @@ describe('tokens of the HTTP API, in Slack', () => {
 
     const done = await h.submit(
       viewId,
-      formValues(h, { name: 'deploy-bot', zones: ['example.com'], kinds: ['urls_tags'] }),
+      tokenFormValues(h, {
+        name: 'deploy-bot',
+        account: defaultId,
+        zones: ['example.com'],
+        kinds: ['urls_tags'],
+      }),
       { user: ADMIN },
     );
     const answer = JSON.parse(done.body) as { response_action: string; view: unknown };
@@ -123,11 +104,17 @@ describe('tokens of the HTTP API, in Slack', () => {
     const secret = SECRET.exec(textOf(answer.view))?.[0] ?? '';
     expect(secret).toMatch(SECRET);
     expect(textOf(answer.view)).toContain('shown *only this once*');
+    expect(textOf(answer.view)).toContain('It purges in: CDN account `default`, 1 zone.');
 
-    // The token lists without its secret; the zone was stored by name.
+    // The token lists without its secret, with its account; the zone was stored by name.
     const again = await ask(h, 'tokens', ADMIN);
     expect(textOf(again.blocks)).toContain('deploy-bot');
-    expect(textOf(again.blocks)).toContain('example.com');
+    expect(textOf(again.blocks)).toContain('CDN account `default` · example.com');
+    expect((await h.store.apiTokens.list(h.workspaceId))[0]).toMatchObject({
+      accountId: defaultId,
+      allAccounts: false,
+      zones: ['example.com'],
+    });
     expect(JSON.stringify(again.blocks)).not.toContain(secret);
 
     const response = await post(h, secret, {
@@ -163,7 +150,13 @@ describe('tokens of the HTTP API, in Slack', () => {
       (
         await h.submit(
           viewId,
-          formValues(h, { name: 'sneaky', zones: ['example.com'], kinds: ['everything'] }),
+          tokenFormValues(h, {
+            name: 'sneaky',
+            account: TOKENS_IDS.allAccountsValue,
+            zones: [],
+            allZones: true,
+            kinds: ['everything'],
+          }),
           { user: MEMBER },
         )
       ).body,

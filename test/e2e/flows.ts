@@ -1,6 +1,6 @@
 // Multi-step flows several e2e tests share.
 import { expect } from 'vitest';
-import { APPROVAL_IDS, PURGE_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
+import { APPROVAL_IDS, PURGE_IDS, TOKENS_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import type { FakeView } from '../../src/dev/fake-slack/types.js';
 import type { TrafficShape } from '../../src/dev/sandbox/traffic.js';
@@ -198,4 +198,73 @@ export function shape(
     to,
     ...(factor === undefined ? {} : { factor }),
   } as TrafficShape);
+}
+
+/**
+ * The form's values: a name, its CDN account (the select's value: an account's id, or every
+ * account's), zones picked (by id, as the zone picker gives them, or `<account>/<id>` as given),
+ * "all zones", kinds, a channel.
+ */
+export function tokenFormValues(
+  h: Harness,
+  options: {
+    name: string;
+    account: string;
+    zones: string[];
+    allZones?: boolean;
+    kinds: string[];
+    channel?: string;
+  },
+) {
+  const ids = options.zones.map((name) =>
+    name.includes('/') ? name : (h.sandbox.state.byName(name)?.id ?? name),
+  );
+  return {
+    [TOKENS_IDS.nameBlock]: {
+      [TOKENS_IDS.nameInput]: { type: 'plain_text_input', value: options.name },
+    },
+    [TOKENS_IDS.accountBlock]: {
+      [TOKENS_IDS.accountInput]: {
+        type: 'static_select',
+        selected_option: { value: options.account, text: { type: 'plain_text', text: 'x' } },
+      },
+    },
+    [TOKENS_IDS.zonesBlock]: {
+      [ZONE_PICKER_IDS.action]: {
+        type: 'multi_external_select',
+        selected_options: ids.map((value) => ({
+          value,
+          text: { type: 'plain_text', text: value },
+        })),
+      },
+    },
+    [TOKENS_IDS.allZonesBlock]: {
+      [TOKENS_IDS.allZonesInput]: {
+        type: 'checkboxes',
+        selected_options: options.allZones ? [{ value: 'all' }] : [],
+      },
+    },
+    [TOKENS_IDS.kindsBlock]: {
+      [TOKENS_IDS.kindsInput]: {
+        type: 'checkboxes',
+        selected_options: options.kinds.map((value) => ({ value })),
+      },
+    },
+    [TOKENS_IDS.channelBlock]: {
+      [TOKENS_IDS.channelInput]: {
+        type: 'conversations_select',
+        selected_conversation: options.channel ?? null,
+      },
+    },
+  };
+}
+
+/** The token form's CDN account select, as views.open was given it. */
+export function accountSelectOf(call: { args: Record<string, unknown> } | undefined) {
+  const view = call?.args.view as { blocks: Array<{ block_id?: string; element?: unknown }> };
+  const block = view.blocks.find((b) => b.block_id === TOKENS_IDS.accountBlock);
+  return block?.element as {
+    options: Array<{ value: string; text: { text: string } }>;
+    initial_option?: { value: string };
+  };
 }

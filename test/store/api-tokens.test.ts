@@ -33,6 +33,7 @@ describe.each(BACKENDS)('API tokens and purges on $backend', ({ backend, skip })
         hash: 'a'.repeat(64),
         hint: 'cdnb_AbCd',
         accountId: null,
+        allAccounts: false,
         zones: ['example.com'],
         kinds: ['urls_tags'],
         channelId: null,

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { reachAmong } from '../../src/services/api-tokens.js';
 import { Keyring } from '../../src/store/crypto.js';
 import { openDatabase } from '../../src/store/db.js';
 import { openStore } from '../../src/store/index.js';
@@ -57,6 +58,7 @@ for (const { backend, skip } of BACKENDS) {
         '0026_account_watches_reports',
         '0027_api_purge_account',
         '0028_approval_account_name',
+        '0029_api_token_account_scope',
       ]);
       const again = await openStore({ database, keyring: new Keyring([testKey('k1', 1)]) });
       await again.close();
@@ -116,6 +118,105 @@ for (const { backend, skip } of BACKENDS) {
       expect((await store.workspaces.get('T1'))?.limits).toEqual(DEFAULT_LIMITS);
       const updated = await store.workspaces.update('T1', { limits: { watches: 300 } });
       expect(updated.limits).toEqual({ ...DEFAULT_LIMITS, watches: 300 });
+    });
+
+    it('0029 binds tokens stored without an account to `default`, keeps the others, and widens none', async () => {
+      const database = await testDatabase(backend);
+      const { db, dialect } = openDatabase(database);
+      try {
+        await migrate(db, dialect, { upTo: '0028_approval_account_name' });
+        const raw = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+        // T1: `default` (its single key, migrated by 0016) and `prod`, added since; T2: `prod`
+        // only (no `default`); T3: no account at all.
+        for (const id of ['T1', 'T2', 'T3'])
+          await raw.insertInto('workspaces').values(oldWorkspace(id, 1)).execute();
+        const account = (id: string, workspaceId: string, name: string) => ({
+          id,
+          workspace_id: workspaceId,
+          name,
+          name_key: name,
+          base_url: null,
+          api_key: 'sealed',
+          key_id: 'k1',
+          set_by: 'U1',
+          set_at: 1,
+          last_validated_at: null,
+          generation: `g-${id}`,
+          created_at: 1,
+          updated_at: 1,
+        });
+        await raw
+          .insertInto('cdn_accounts')
+          .values([
+            account('acc-default-1', 'T1', 'default'),
+            account('acc-prod-1', 'T1', 'prod'),
+            account('acc-prod-2', 'T2', 'prod'),
+          ])
+          .execute();
+        const token = (id: string, workspaceId: string, accountId: string | null, over = {}) => ({
+          id,
+          workspace_id: workspaceId,
+          name: id,
+          token_hash: `hash-${id}`,
+          token_hint: 'cdnb_AbCd',
+          account_id: accountId,
+          zones: null,
+          kinds: '["urls_tags"]',
+          channel_id: null,
+          created_by: 'U1',
+          created_at: 1,
+          revoked_at: null,
+          revoked_by: null,
+          last_used_at: null,
+          ...over,
+        });
+        await raw
+          .insertInto('api_tokens')
+          .values([
+            token('old-1', 'T1', null),
+            token('old-revoked-1', 'T1', null, { revoked_at: 2, revoked_by: 'U1' }),
+            token('prod-1', 'T1', 'acc-prod-1'),
+            token('old-2', 'T2', null),
+            token('old-3', 'T3', null),
+          ])
+          .execute();
+        expect(await migrate(db, dialect)).toContain('0029_api_token_account_scope');
+        const rows = await raw
+          .selectFrom('api_tokens')
+          .select(['id', 'account_id', 'account_scope'])
+          .orderBy('id')
+          .execute();
+        expect(rows).toEqual([
+          { id: 'old-1', account_id: 'acc-default-1', account_scope: 'account' },
+          { id: 'old-2', account_id: null, account_scope: 'account' },
+          { id: 'old-3', account_id: null, account_scope: 'account' },
+          { id: 'old-revoked-1', account_id: 'acc-default-1', account_scope: 'account' },
+          { id: 'prod-1', account_id: 'acc-prod-1', account_scope: 'account' },
+        ]);
+      } finally {
+        await db.destroy();
+      }
+      // As today's code reads them: `default` for T1's old token, nothing for T2's (it has no
+      // `default`), never every account.
+      const { store } = await testStore(backend, { database });
+      const reach = async (workspaceId: string, id: string) => {
+        const token = await store.apiTokens.get(workspaceId, id);
+        if (!token) throw new Error(`no token ${id}`);
+        expect(token.allAccounts).toBe(false);
+        return reachAmong(token, await store.accounts.list(workspaceId));
+      };
+      expect(await reach('T1', 'old-1')).toEqual({
+        kind: 'account',
+        id: 'acc-default-1',
+        name: 'default',
+      });
+      expect(await reach('T1', 'prod-1')).toEqual({
+        kind: 'account',
+        id: 'acc-prod-1',
+        name: 'prod',
+      });
+      expect(await reach('T2', 'old-2')).toEqual({ kind: 'none', name: 'default' });
+      expect(await reach('T3', 'old-3')).toEqual({ kind: 'none', name: 'default' });
     });
 
     it('0013 keeps the oldest of identical live reports, stops the others, and refuses another', async () => {

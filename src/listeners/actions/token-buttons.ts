@@ -5,12 +5,15 @@ import type { AppDeps } from '../../deps.js';
 import { type ButtonArgs, callerOf } from '../context.js';
 import { publishHome } from '../events/app-home-opened.js';
 
-/** Opens the creation form, for an admin only (anyone else is told why, not shown the form). */
+/**
+ * Opens the creation form, for an admin only (anyone else is told why, not shown the form), with
+ * the workspace's CDN accounts to choose from (none yet: told to set a key first).
+ */
 export function tokensCreate(deps: AppDeps, surface: 'message' | 'home') {
   return async ({ ack, body, client, context }: ButtonArgs) => {
     await ack();
-    await deps.apiTokens.requireManager(callerOf(context));
-    await client.views.open({ trigger_id: body.trigger_id, view: tokenModal(surface) });
+    const choices = await deps.apiTokens.formChoices(callerOf(context));
+    await client.views.open({ trigger_id: body.trigger_id, view: tokenModal(choices, surface) });
   };
 }
 

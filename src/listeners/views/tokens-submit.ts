@@ -1,5 +1,5 @@
 // The token form: checked inline; the new token's secret replaces the form, shown this once (never
-// posted in a conversation, never logged).
+// posted in a conversation, never logged), with the CDN account it reaches.
 import { inlineErrorText } from '../../blocks/errors.js';
 import { TOKENS_IDS, ZONE_PICKER_IDS } from '../../blocks/ids.js';
 import { tokenCreatedView } from '../../blocks/tokens.js';
@@ -16,6 +16,9 @@ export function tokensSubmit(deps: AppDeps) {
     const caller = callerOf(context);
     const values = view.state.values;
     const name = values[TOKENS_IDS.nameBlock]?.[TOKENS_IDS.nameInput]?.value?.trim() ?? '';
+    const account =
+      values[TOKENS_IDS.accountBlock]?.[TOKENS_IDS.accountInput]?.selected_option?.value ?? '';
+    const allAccounts = account === TOKENS_IDS.allAccountsValue;
     const all = (
       values[TOKENS_IDS.allZonesBlock]?.[TOKENS_IDS.allZonesInput]?.selected_options ?? []
     ).some((o) => o.value === 'all');
@@ -33,16 +36,25 @@ export function tokensSubmit(deps: AppDeps) {
       ack({ response_action: 'errors', errors: { [block]: text } });
 
     if (name === '') return inline(TOKENS_IDS.nameBlock, 'Give the token a name.');
+    // A form from before the account field (or a forged one) names none: it is chosen, never assumed.
+    if (account === '')
+      return inline(TOKENS_IDS.accountBlock, 'Choose the CDN account it may purge in.');
     if (!all && zoneIds.length === 0)
       return inline(TOKENS_IDS.zonesBlock, 'Pick at least one zone, or tick "All zones".');
     if (all && zoneIds.length > 0)
       return inline(TOKENS_IDS.allZonesBlock, 'Either some zones or all of them, not both.');
+    if (allAccounts && !all)
+      return inline(
+        TOKENS_IDS.zonesBlock,
+        'A token for every CDN account purges all their zones: tick "All zones", or choose one account.',
+      );
     if (kinds.length === 0) return inline(TOKENS_IDS.kindsBlock, 'Pick what it may purge.');
 
     let created: Awaited<ReturnType<AppDeps['apiTokens']['create']>>;
     try {
       created = await deps.apiTokens.create(caller, {
         name,
+        ...(allAccounts ? { allAccounts: true } : { accountId: account }),
         zones: all ? null : zoneIds,
         kinds,
         channelId,
@@ -50,18 +62,22 @@ export function tokensSubmit(deps: AppDeps) {
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       const field = error.problem.code === 'api_token_invalid' ? error.problem.field : undefined;
+      const code = error.problem.code;
       const block =
-        field === 'zones'
+        field === 'zones' || code === 'zone_not_found' || code === 'api_token_zone_account'
           ? TOKENS_IDS.zonesBlock
           : field === 'kinds'
             ? TOKENS_IDS.kindsBlock
-            : error.problem.code === 'zone_not_found'
-              ? TOKENS_IDS.zonesBlock
+            : field === 'account' || code === 'account_not_found' || code === 'account_unknown'
+              ? TOKENS_IDS.accountBlock
               : TOKENS_IDS.nameBlock;
       return inline(block, inlineErrorText(error));
     }
     // The secret goes into this view only: Slack shows it to the admin who submitted the form.
-    await ack({ response_action: 'update', view: tokenCreatedView(created.token, created.secret) });
+    await ack({
+      response_action: 'update',
+      view: tokenCreatedView(created.token, created.secret, created.reach),
+    });
     if (view.private_metadata === 'home')
       await publishHome(deps, client, caller).catch((error: unknown) =>
         deps.logger.warn({ err: error }, 'App Home not refreshed'),
