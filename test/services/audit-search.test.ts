@@ -187,7 +187,7 @@ for (const { backend, skip } of BACKENDS) {
       const rows = await service.writeCsv(caller('UBOB'), { kind: 'purge' }, path, 7);
       const lines = (await readFile(path, 'utf8')).split('\r\n').filter((l) => l !== '');
       expect(lines[0]).toBe(
-        'id,time_utc,actor,action,kind,zone_id,zone_name,outcome,withheld,detail',
+        'id,time_utc,actor,action,kind,zone_id,zone_name,outcome,withheld,detail,account',
       );
       expect(rows).toBe(20);
       expect(lines).toHaveLength(21);
