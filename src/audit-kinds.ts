@@ -16,14 +16,16 @@ export type AuditKindName = (typeof AUDIT_KIND_NAMES)[number];
  * (each ends with a dot, or is a whole action) and with none of its `except` prefixes.
  */
 export const AUDIT_KINDS: Record<AuditKindName, { prefixes: string[]; except?: string[] }> = {
-  // purge.urls, purge.tags, purge.urls_tags
-  purge: { prefixes: ['purge.'], except: ['purge.everything.'] },
+  // purge.urls, purge.tags, purge.urls_tags; and purges asked over the HTTP API (issue 30:
+  // api.purge.requested / replayed / refused, of everything too: its approval and outcome are the
+  // purge-everything entries)
+  purge: { prefixes: ['purge.', 'api.purge.'], except: ['purge.everything.'] },
   // purge.everything.requested / approved / denied / cancelled / expired / done…
   'purge-everything': { prefixes: ['purge.everything.'] },
   ratelimit: { prefixes: ['ratelimit.'] },
-  // credentials.set / remove, CDN accounts (account.add / rename / rekey / remove), and Slack
-  // revoking the app (its key goes with it)
-  key: { prefixes: ['credentials.', 'account.', 'app.', 'tokens.'] },
+  // credentials.set / remove, CDN accounts (account.add / rename / rekey / remove), the HTTP API's
+  // tokens (api.token.revoked), and Slack revoking the app (its key goes with it)
+  key: { prefixes: ['credentials.', 'account.', 'api.token.', 'app.', 'tokens.'] },
   // settings and what a channel is set up to do: config.*, channel.use / unuse, zone.create,
   // report.scheduled / stopped (and posted / failed / skipped), watch.*, watches_reports.delete
   config: {

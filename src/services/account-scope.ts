@@ -42,6 +42,28 @@ export class AccountScopes {
     return this.deps.store.accounts.list(workspaceId);
   }
 
+  /**
+   * Refuses, in a channel bound to a CDN account, work recorded in another account (a purge's
+   * Retry, Verify or Purge again button, clicked after the channel was bound): AppError
+   * account_bound, as when that account is typed there. `accountId` absent: `default`.
+   */
+  async requireInChannel(
+    workspaceId: string,
+    channelId: string | undefined,
+    accountId: string | undefined,
+  ): Promise<void> {
+    const bound = channelId === undefined ? undefined : await this.#bound(workspaceId, channelId);
+    if (!bound) return;
+    const own = accountId ?? (await this.deps.store.accounts.defaultId(workspaceId));
+    if (own === bound.id) return;
+    const asked = own === undefined ? undefined : await this.account(workspaceId, own);
+    throw new AppError({
+      code: 'account_bound',
+      bound: bound.name,
+      asked: asked?.name ?? DEFAULT_ACCOUNT,
+    });
+  }
+
   /** The workspace's account `accountId`, if it has it. */
   async account(workspaceId: string, accountId: string): Promise<Account | undefined> {
     return this.deps.store.accounts.get(workspaceId, accountId);

@@ -181,6 +181,12 @@ export class ActivityService {
     return { ...filter, account: { id: account.id, orNone } };
   }
 
+  /** The workspace's CDN account names by id (an export names each entry's account). */
+  async accountNames(workspaceId: string): Promise<ReadonlyMap<string, string>> {
+    const accounts = (await this.deps.accounts?.list(workspaceId)) ?? [];
+    return new Map(accounts.map((account) => [account.id, account.name]));
+  }
+
   /** Each entry as `caller` may see it (the export reads its batches through this). */
   visibleTo(caller: Caller, entries: AuditEntry[]): Promise<VisibleAuditEntry[]> {
     return this.#visible(caller, entries);

@@ -1,6 +1,7 @@
 // The audit export's CSV: one header row, then one row an entry, RFC 4180 quoting, ISO 8601 UTC
 // times, and no cell a spreadsheet would run as a formula.
 import { auditKindOf } from '../audit-kinds.js';
+import { DEFAULT_ACCOUNT } from '../store/accounts.js';
 import type { VisibleAuditEntry } from './activity.js';
 
 export const AUDIT_CSV_HEADER = [
@@ -14,6 +15,7 @@ export const AUDIT_CSV_HEADER = [
   'outcome',
   'withheld',
   'detail',
+  'account',
 ] as const;
 
 /**
@@ -51,5 +53,17 @@ export function auditCsvRow(entry: VisibleAuditEntry): string {
     entry.outcome,
     entry.withheld ? 'yes' : '',
     entry.detail && Object.keys(entry.detail).length > 0 ? JSON.stringify(entry.detail) : '',
+    accountCell(entry),
   ]);
+}
+
+/**
+ * The entry's CDN account (issue 29): its name; the id of one removed since (the audit outlives
+ * it); `default` for a zone's entry that names none (written before accounts, or by `default`);
+ * empty for a workspace-wide change (a setting, a role).
+ */
+function accountCell(entry: VisibleAuditEntry): string {
+  if (entry.accountName !== undefined) return entry.accountName;
+  if (entry.accountId !== undefined) return entry.accountId;
+  return entry.zoneId ? DEFAULT_ACCOUNT : '';
 }

@@ -164,6 +164,8 @@ export class AuditExportService {
     const out = createWriteStream(path);
     const closed = once(out, 'close');
     let rows = 0;
+    // Read once: each row names its CDN account (issue 29).
+    const accounts = await this.deps.activity.accountNames(caller.workspaceId);
     try {
       const write = async (chunk: string) => {
         if (!out.write(chunk)) await once(out, 'drain');
@@ -178,7 +180,14 @@ export class AuditExportService {
         });
         if (entries.length === 0) break;
         const visible = await this.deps.activity.visibleTo(caller, entries);
-        await write(visible.map(auditCsvRow).join(''));
+        await write(
+          visible
+            .map((entry) => {
+              const accountName = entry.accountId ? accounts.get(entry.accountId) : undefined;
+              return auditCsvRow(accountName ? { ...entry, accountName } : entry);
+            })
+            .join(''),
+        );
         rows += entries.length;
         const last = entries[entries.length - 1] as AuditCursor;
         after = { at: last.at, id: last.id };

@@ -186,6 +186,23 @@ export class PurgeService {
     throw refusal;
   }
 
+  /**
+   * A purge record of the caller's workspace (its Retry, Verify or Purge again button), for a
+   * caller who may purge in the record's own account from `channelId`: a channel bound to another
+   * account refuses it (AppError account_bound), as it refuses that account typed. A record not
+   * found is AppError purge_unknown, said only to one who may purge at all (mayPurgeAny).
+   */
+  async recordFor(caller: Caller, channelId: string | undefined, recordId: string) {
+    const record = await this.deps.store.purges.get(recordId);
+    if (!record || record.workspaceId !== caller.workspaceId) {
+      await this.mayPurgeAny(caller, channelId);
+      throw new AppError({ code: 'purge_unknown' });
+    }
+    await this.deps.accounts?.requireInChannel(caller.workspaceId, channelId, record.accountId);
+    await this.mayPurge(caller, channelId, record.accountId);
+    return record;
+  }
+
   /** mayPurge in the account of each zone (absent: `default`); `default`'s when there is none. */
   async mayPurgeZones(
     caller: Caller,
@@ -411,9 +428,10 @@ export class PurgeService {
     jobId: string,
     replyTo: ReplyTo,
   ): Promise<{ jobId: string; created: boolean; kind: string }> {
-    await this.mayPurgeAny(caller, channelId);
-    const group = await this.#retryGroup(caller.workspaceId, jobId);
-    await this.mayPurge(caller, channelId, group.zone.accountId);
+    const group = await this.#retryGroup(
+      caller.workspaceId,
+      await this.recordFor(caller, channelId, jobId),
+    );
     await this.deps.flood.take(caller.workspaceId, caller.userId);
     return this.#enqueue(caller.workspaceId, [group], caller.userId, replyTo, { retryOf: jobId });
   }
@@ -750,9 +768,7 @@ export class PurgeService {
   }
 
   /** What failed in an earlier purge of this workspace, as a group to send again. */
-  async #retryGroup(workspaceId: string, jobId: string): Promise<PurgeGroup> {
-    const job = await this.deps.store.purges.get(jobId);
-    if (!job || job.workspaceId !== workspaceId) throw new AppError({ code: 'purge_unknown' });
+  async #retryGroup(workspaceId: string, job: PurgeJob): Promise<PurgeGroup> {
     if (job.failed.files.length + job.failed.tags.length === 0)
       throw new AppError({ code: 'nothing_to_retry' });
     // The zone in the purge's own account (none recorded: `default`).

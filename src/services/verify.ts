@@ -99,12 +99,9 @@ export class VerifyService {
     purgeRecordId: string,
     replyTo: ReplyTo,
   ): Promise<{ jobId: string; created: boolean }> {
-    await this.deps.purges.mayPurgeAny(caller, channelId);
-    const record = await this.deps.store.purges.get(purgeRecordId);
-    if (!record || record.workspaceId !== caller.workspaceId)
-      throw new AppError({ code: 'purge_unknown' });
-    // In the purge's own CDN account (issue 29; none recorded: `default`).
-    await this.deps.purges.mayPurge(caller, channelId, record.accountId);
+    // In the purge's own CDN account (issue 29; none recorded: `default`), never from a channel
+    // bound to another one.
+    const record = await this.deps.purges.recordFor(caller, channelId, purgeRecordId);
     const urls = await this.#purgedUrls(purgeRecordId, record.failed.files);
     if (urls.length === 0) throw new AppError({ code: 'nothing_to_verify' });
     const window = Math.floor(this.deps.clock.now() / this.#limits.clickWindowMs);
@@ -134,15 +131,15 @@ export class VerifyService {
     if (!job || job.workspaceId !== caller.workspaceId || job.kind !== 'verify')
       throw new AppError({ code: 'nothing_to_repurge' });
     const payload = job.payload as VerifyJobPayload;
+    // In the purge's own CDN account (issue 29), never from a channel bound to another one.
+    const record = await this.deps.purges.recordFor(caller, channelId, payload.purgeRecordId);
     const steps = await this.deps.store.jobs.steps<{ url: string }, ProbeResult>(job.id);
     const cached = steps.flatMap((s) => (s.result?.verdict === 'cached' ? [s.input.url] : []));
     if (cached.length === 0) throw new AppError({ code: 'nothing_to_repurge' });
-    // In the purge's own CDN account (issue 29; none recorded: `default`).
-    const record = await this.deps.store.purges.get(payload.purgeRecordId);
     const zone = await this.deps.purges.zoneById(
       caller.workspaceId,
       payload.zone.id,
-      record?.accountId,
+      record.accountId,
     );
     return this.deps.purges.start(caller, channelId, [{ zone, files: cached, tags: [] }], replyTo);
   }

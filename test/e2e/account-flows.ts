@@ -19,6 +19,8 @@ export async function twoAccounts(extra: string[] = []): Promise<{ h: Harness; s
   const h = await startHarness({ env: { CDN_BASE_URL_ALLOWLIST: '127.0.0.1' } });
   const staging = await startSandbox({ apiKeys: ['staging-key'], clock: h.clock });
   for (const name of ['only-in-staging.example', ...extra]) staging.state.create(name, 'free');
+  // One edge serves every account's zones, as a CDN's does: staging's purges take effect there.
+  h.edge.serve(staging.state);
   await h.login();
   await h.store.accounts.create(h.workspaceId, {
     name: 'staging',

@@ -81,7 +81,7 @@ describe('/cdn audit', () => {
       .split('\r\n')
       .filter((l) => l !== '');
     expect(lines[0]).toBe(
-      'id,time_utc,actor,action,kind,zone_id,zone_name,outcome,withheld,detail',
+      'id,time_utc,actor,action,kind,zone_id,zone_name,outcome,withheld,detail,account',
     );
     expect(lines).toHaveLength(16);
     expect(lines.slice(1).every((l) => l.includes(',ratelimit.on,ratelimit,'))).toBe(true);

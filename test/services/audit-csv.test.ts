@@ -38,7 +38,7 @@ describe('audit CSV', () => {
     });
     expect(row).toBe(
       '7,2026-11-20T23:30:00.000Z,UBOB,purge.everything.requested,purge-everything,zone_a,a.example.com,ok,,' +
-        '"{""reason"":""=cmd|\\"" /C calc\\""!A0, then more""}"\r\n',
+        '"{""reason"":""=cmd|\\"" /C calc\\""!A0, then more""}",default\r\n',
     );
     const withheld = auditCsvRow({
       id: 8,
@@ -53,7 +53,28 @@ describe('audit CSV', () => {
       withheld: true,
     });
     expect(withheld).toBe(
-      '8,1970-01-01T00:00:00.000Z,token:deploy,ratelimit.on,ratelimit,,,ok,yes,\r\n',
+      '8,1970-01-01T00:00:00.000Z,token:deploy,ratelimit.on,ratelimit,,,ok,yes,,\r\n',
     );
+  });
+
+  it('names each entry’s CDN account: by name, by id once removed, `default` for a zone naming none', () => {
+    const entry = {
+      id: 9,
+      workspaceId: 'T1',
+      actorId: 'U1',
+      action: 'purge.urls',
+      zoneId: 'zone_s',
+      zoneName: 'example.com',
+      outcome: 'ok',
+      detail: null,
+      at: 0,
+    };
+    const cells = (row: string) => row.trimEnd().split(',');
+    expect(
+      cells(auditCsvRow({ ...entry, accountId: 'acc_1', accountName: 'staging' })).at(-1),
+    ).toBe('staging');
+    expect(cells(auditCsvRow({ ...entry, accountId: 'acc_gone' })).at(-1)).toBe('acc_gone');
+    expect(cells(auditCsvRow(entry)).at(-1)).toBe('default');
+    expect(cells(auditCsvRow({ ...entry, zoneId: null, zoneName: null })).at(-1)).toBe('');
   });
 });

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
+import { auditKindOf } from '../../src/audit-kinds.js';
 import { parseAuditQuery } from '../../src/commands/audit-query.js';
 import { type FakeSlack, startFakeSlack } from '../../src/dev/fake-slack/server.js';
 import { AppError } from '../../src/errors.js';
@@ -136,6 +137,27 @@ for (const { backend, skip } of BACKENDS) {
       expect(rate.entries).toHaveLength(8);
     });
 
+    it('puts the HTTP API’s entries in a kind: its purge requests in purge, its tokens in key', async () => {
+      const { activity, caller, store, slack: fake } = await setup(backend);
+      const workspaceId = fake.teamId;
+      for (const action of ['api.purge.requested', 'api.purge.refused', 'api.token.revoked'])
+        await store.audit.record({
+          workspaceId,
+          actorId: action === 'api.token.revoked' ? 'UALICE' : 'token:deploy-bot',
+          action,
+          outcome: 'ok',
+          detail: { n: action },
+        });
+      const bob = caller('UBOB');
+      const actions = async (text: string) =>
+        new Set((await activity.search(bob, query(text), {}, 100)).entries.map((e) => e.action));
+      expect(await actions('kind:purge')).toEqual(
+        new Set(['purge.urls', 'purge.tags', 'api.purge.requested', 'api.purge.refused']),
+      );
+      expect(await actions('kind:key')).toEqual(new Set(['credentials.set', 'api.token.revoked']));
+      expect(auditKindOf('api.purge.replayed')).toBe('purge');
+    });
+
     it('reads dates as whole days in the viewer’s time zone (UTC, New York), until included', async () => {
       const { activity, caller } = await setup(backend);
       // Nov 2 UTC holds the entries at Nov 2 00:00 and 12:00 UTC: n = 4, 5, 6, 7.
@@ -187,7 +209,7 @@ for (const { backend, skip } of BACKENDS) {
       const rows = await service.writeCsv(caller('UBOB'), { kind: 'purge' }, path, 7);
       const lines = (await readFile(path, 'utf8')).split('\r\n').filter((l) => l !== '');
       expect(lines[0]).toBe(
-        'id,time_utc,actor,action,kind,zone_id,zone_name,outcome,withheld,detail',
+        'id,time_utc,actor,action,kind,zone_id,zone_name,outcome,withheld,detail,account',
       );
       expect(rows).toBe(20);
       expect(lines).toHaveLength(21);

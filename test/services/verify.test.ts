@@ -151,6 +151,27 @@ for (const { backend, skip } of BACKENDS) {
       expect(t.edge.requests).toEqual([]);
     });
 
+    it('asks the edge for at most `concurrency` URLs at once', async () => {
+      const t = await setup(backend, { verifyLimits: { concurrency: 3 } });
+      const urls = Array.from({ length: 12 }, (_, i) => `https://example.com/f${i}.css`);
+      // Each answer takes a while, so the requests in flight pile up to the bound.
+      for (const url of urls) t.edge.behave(url.slice('https://'.length), { kind: 'slow', ms: 40 });
+      let inFlight = 0;
+      let peak = 0;
+      t.edge.on('arrived', () => {
+        inFlight += 1;
+        peak = Math.max(peak, inFlight);
+      });
+      t.edge.on('request', () => {
+        inFlight -= 1;
+      });
+      await t.purge(`example.com ${urls.join(' ')} --verify`);
+      expect(t.verified[0]?.counts).toMatchObject({ fresh: 12 });
+      expect(t.edge.requests).toHaveLength(12);
+      expect(peak).toBeLessThanOrEqual(3);
+      expect(peak).toBeGreaterThan(1);
+    });
+
     it('a stop pauses it between URLs, and another process finishes it, asking each URL once', async () => {
       const t = await setup(backend, { verifyLimits: { concurrency: 1 }, purgeDelayMs: 60_000 });
       t.edge.behave('example.com/app.css', { kind: 'slow', ms: 300 });

@@ -75,8 +75,9 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
         apiKeys: [SANDBOX_DEMO_KEY],
         accounts: { [SANDBOX_STAGING_KEY]: { zones: SANDBOX_STAGING_ZONES } },
       });
-  // Its edge: every purged URL verified is asked here, whatever its host (a development route).
-  const edge = sandbox ? await startSandboxEdge(sandbox.state, { clock }) : undefined;
+  // Its edge, serving every account's zones: each purged URL verified is asked here, whatever its
+  // host (a development route).
+  const edge = sandbox ? await startSandboxEdge(sandbox.states, { clock }) : undefined;
   const slack = await startFakeSlack({
     clock,
     teamId: CONSOLE_TEAM_ID,

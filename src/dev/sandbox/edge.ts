@@ -1,5 +1,7 @@
 // The sandbox CDN's edge: serves any URL of the sandbox's live zones (by Host header) from a
-// pretend cache, with cache headers, so purge verification has something real to read. Every URL
+// pretend cache, with cache headers, so purge verification has something real to read. One edge
+// serves every CDN account's zones (as a real CDN's edge network does): a purge in any account
+// whose zone serves the host takes effect, so verifying a purge of `staging` works. Every URL
 // starts cached long ago; a purge (of the URL, or everything) takes effect `purgeDelayMs` after the
 // sandbox recorded it; the next request is then a miss that refills the cache, later ones hits.
 // Headers by mode, per host: RFC 9211 Cache-Status (`SandboxEdge; hit; ttl=…`,
@@ -38,6 +40,12 @@ export interface EdgeRequest {
   bodyBytesSent: number;
 }
 
+/** A zone serving a host, and the CDN account holding it. */
+interface ServingZone {
+  account: SandboxState;
+  zone: SandboxZone;
+}
+
 const DAY_SECONDS = 86_400;
 /** How old every copy is at the start: cached an hour before the edge started. */
 const SEEDED_AGE_MS = 3_600_000;
@@ -49,7 +57,8 @@ export class SandboxEdge extends EventEmitter<{
   request: [EdgeRequest];
 }> {
   readonly requests: EdgeRequest[] = [];
-  readonly #state: SandboxState;
+  /** The CDN accounts whose zones this edge serves (the sandbox's default account first). */
+  readonly #accounts: SandboxState[];
   readonly #clock: Clock;
   readonly #server: Server;
   #purgeDelayMs: number;
@@ -61,9 +70,9 @@ export class SandboxEdge extends EventEmitter<{
   readonly #behaviours = new Map<string, EdgeBehaviour>();
   #address = { host: '127.0.0.1', port: 0 };
 
-  constructor(state: SandboxState, options: SandboxEdgeOptions = {}) {
+  constructor(accounts: SandboxState | readonly SandboxState[], options: SandboxEdgeOptions = {}) {
     super();
-    this.#state = state;
+    this.#accounts = Array.isArray(accounts) ? [...accounts] : [accounts as SandboxState];
     this.#clock = options.clock ?? systemClock;
     this.#purgeDelayMs = options.purgeDelayMs ?? 0;
     this.#maxAge = options.maxAgeSeconds ?? DAY_SECONDS;
@@ -88,6 +97,11 @@ export class SandboxEdge extends EventEmitter<{
     });
     this.#address = { host, port: (this.#server.address() as AddressInfo).port };
     return this;
+  }
+
+  /** Serves this CDN account's zones too (a second sandbox standing in for another account). */
+  serve(account: SandboxState): void {
+    if (!this.#accounts.includes(account)) this.#accounts.push(account);
   }
 
   /** How long after a purge the old copy is still served, from now on. */
@@ -123,8 +137,9 @@ export class SandboxEdge extends EventEmitter<{
       res.end(method === 'HEAD' ? undefined : body);
       this.#log(record);
     };
-    const zone = this.#zoneOf(host);
-    if (!zone) return finish(404, { 'content-type': 'text/plain' }, 'no zone serves this host\n');
+    const zones = this.#zonesOf(host);
+    if (zones.length === 0)
+      return finish(404, { 'content-type': 'text/plain' }, 'no zone serves this host\n');
     const behaviour = this.#behaviours.get(key.toLowerCase());
     if (behaviour?.kind === 'slow') await delay(behaviour.ms);
     if (behaviour?.kind === 'redirect') {
@@ -136,7 +151,7 @@ export class SandboxEdge extends EventEmitter<{
     )
       return finish(405, { allow: 'GET' });
     if (method !== 'GET' && method !== 'HEAD') return finish(405, { allow: 'GET, HEAD' });
-    const headers = { 'content-type': 'text/plain', ...this.#cacheHeaders(zone, host, path) };
+    const headers = { 'content-type': 'text/plain', ...this.#cacheHeaders(zones, host, path) };
     if (behaviour?.kind === 'huge-body') {
       record.status = 200;
       res.writeHead(200, { ...headers, 'content-length': String(behaviour.bytes) });
@@ -147,11 +162,15 @@ export class SandboxEdge extends EventEmitter<{
   }
 
   /** The cache's answer for one URL, as headers; a copy purged long enough ago is refilled now. */
-  #cacheHeaders(zone: SandboxZone, host: string, path: string): Record<string, string> {
+  #cacheHeaders(
+    zones: ReadonlyArray<ServingZone>,
+    host: string,
+    path: string,
+  ): Record<string, string> {
     const now = this.#clock.now();
     const key = `${host}${path}`;
     const storedAt = this.#stored.get(key) ?? this.#startedAt - SEEDED_AGE_MS;
-    const purgedAt = this.#lastPurge(zone, host, path);
+    const purgedAt = this.#lastPurge(zones, host, path);
     const gone =
       purgedAt !== undefined && purgedAt + this.#purgeDelayMs <= now && storedAt < purgedAt;
     if (gone) this.#stored.set(key, now);
@@ -170,11 +189,13 @@ export class SandboxEdge extends EventEmitter<{
     }
   }
 
-  /** When the sandbox last purged this URL (any scheme) or everything of its zone. */
-  #lastPurge(zone: SandboxZone, host: string, path: string): number | undefined {
+  /** When any account last purged this URL (any scheme) or everything of its zone serving it. */
+  #lastPurge(zones: ReadonlyArray<ServingZone>, host: string, path: string): number | undefined {
     let last: number | undefined;
-    for (const purge of this.#state.purges) {
-      if (purge.zoneId !== zone.id) continue;
+    const purges = zones.flatMap(({ account, zone }) =>
+      account.purges.filter((purge) => purge.zoneId === zone.id),
+    );
+    for (const purge of purges) {
       const covers =
         purge.kind === 'everything' ||
         (purge.kind === 'files' &&
@@ -187,12 +208,19 @@ export class SandboxEdge extends EventEmitter<{
     return last;
   }
 
-  /** The live, active zone that serves `host`: the longest zone name it ends with. */
-  #zoneOf(host: string): SandboxZone | undefined {
-    return this.#state
-      .list('active')
-      .filter((zone) => host === zone.name || host.endsWith(`.${zone.name}`))
-      .sort((a, b) => b.name.length - a.name.length)[0];
+  /**
+   * In each account, the live, active zone that serves `host`: the longest zone name it ends
+   * with. Several accounts may hold a zone of that name (the console's `staging` holds
+   * static.example.com too): a purge in any of them takes the copy out.
+   */
+  #zonesOf(host: string): ServingZone[] {
+    return this.#accounts.flatMap((account) => {
+      const [zone] = account
+        .list('active')
+        .filter((zone) => host === zone.name || host.endsWith(`.${zone.name}`))
+        .sort((a, b) => b.name.length - a.name.length);
+      return zone ? [{ account, zone }] : [];
+    });
   }
 
   #log(record: EdgeRequest): void {
@@ -227,8 +255,8 @@ async function streamBytes(res: ServerResponse, bytes: number): Promise<number> 
 }
 
 export async function startSandboxEdge(
-  state: SandboxState,
+  accounts: SandboxState | readonly SandboxState[],
   options: SandboxEdgeOptions & { port?: number; host?: string } = {},
 ): Promise<SandboxEdge> {
-  return new SandboxEdge(state, options).listen(options.port ?? 0, options.host ?? '127.0.0.1');
+  return new SandboxEdge(accounts, options).listen(options.port ?? 0, options.host ?? '127.0.0.1');
 }

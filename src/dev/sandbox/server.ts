@@ -120,6 +120,11 @@ export class Sandbox extends EventEmitter<{ request: [RecordedRequest] }> {
     return this;
   }
 
+  /** Every account's state: the default one first, then those of `accounts` (the edge serves all). */
+  get states(): SandboxState[] {
+    return [this.state, ...this.#accounts.values()];
+  }
+
   /** The account a key sees: its own (see `accounts`), or the default one. */
   stateFor(apiKey: string): SandboxState {
     return this.#accounts.get(apiKey) ?? this.state;

@@ -155,8 +155,12 @@ describe('the console, driven by docs/demo.txt', () => {
       'default · 10 zones · ✅ key works',
       'staging · ',
       '[2] Rename  [3] Re-key  [4] Remove',
-      'alice in #ops › /cdn purge staging/static.example.com https://static.example.com/app.css',
+      'alice in #ops › /cdn purge staging/static.example.com https://static.example.com/app.css --verify',
       '✅ @alice purged 1 URL on static.example.com.',
+      // Verified at the edge, which serves staging's zones too: the purge took.
+      '✅ Edge check of static.example.com: 1 fresh',
+      '── #ops · in a thread · cdn',
+      '✅ `https://static.example.com/app.css`: fresh (HEAD 200, `cache-status: SandboxEdge; fwd=miss; stored`)',
     ]);
     // No answer was an error (the one purge refused above is the script's point, said with 🚫),
     // nothing was refused by Slack, nothing crashed, and the key was never shown again.

@@ -46,3 +46,30 @@ describe('purge verification in the console', () => {
     expect(transcript).not.toContain('Something went wrong');
   });
 });
+
+describe('purge verification in a second CDN account in the console', () => {
+  it('asks the edge of that account’s zone: fresh once staging purged it (issue 29)', async () => {
+    const transcript = await pipe(
+      [
+        '/cdn login',
+        'sandbox-demo-key',
+        '',
+        'submit',
+        '/cdn accounts',
+        '2',
+        'staging',
+        'sandbox-staging-key',
+        '',
+        'submit',
+        '/cdn purge staging/static.example.com https://static.example.com/app.css --verify',
+      ].join('\n'),
+      () => undefined,
+    );
+    expectInOrder(transcript, [
+      '✅ Account staging added.',
+      '✅ @alice purged 1 URL on static.example.com.',
+      '✅ Edge check of static.example.com: 1 fresh',
+    ]);
+    expect(transcript).not.toContain('still cached');
+  });
+});
