@@ -223,8 +223,11 @@ export function accountRekeyModal(account: Account, metadata: string): ModalView
   ]);
 }
 
-/** What stops with an account, in words; empty when nothing does. */
-function usageLines(usage: AccountUsage): Mrkdwn[] {
+/**
+ * What stops with an account, in words (`asked`: before it is removed); empty when nothing does.
+ * Its API tokens are not revoked: they purge nothing, and the token list says so.
+ */
+function usageLines(usage: AccountUsage, asked: boolean): Mrkdwn[] {
   return [
     usage.watches > 0 ? md`• *${plural(usage.watches, 'watch', 'watches')}* removed` : undefined,
     usage.reports > 0 ? md`• *${plural(usage.reports, 'daily report')}* stopped` : undefined,
@@ -234,16 +237,19 @@ function usageLines(usage: AccountUsage): Mrkdwn[] {
     usage.approvals > 0
       ? md`• *${plural(usage.approvals, 'pending purge-everything request')}* cancelled`
       : undefined,
+    usage.tokens > 0
+      ? md`• *${plural(usage.tokens, 'API token')}* ${asked ? 'will no longer purge' : 'no longer purge'} (${usage.tokens === 1 ? 'it reaches' : 'they reach'} this account only; revoke or replace ${usage.tokens === 1 ? 'it' : 'them'} in \`/cdn tokens\`)`
+      : undefined,
   ].filter((line): line is Mrkdwn => line !== undefined);
 }
 
 /** Asks before removing: what stops, and that the audit log is kept. */
 export function accountRemoveModal(preview: RemovalPreview, metadata: string): ModalView {
-  const lines = usageLines(preview.usage);
+  const lines = usageLines(preview.usage, true);
   const stops =
     lines.length > 0
       ? md`This stops:\n${join(lines, '\n')}`
-      : md`No watch, daily report, channel default or pending request uses it.`;
+      : md`No watch, daily report, channel default, pending request or API token uses it.`;
   return modal(ACCOUNTS_IDS.removeCallback, 'Remove account?', 'Remove', metadata, [
     {
       type: 'section',
@@ -281,6 +287,6 @@ export const accountRekeyedText = (account: Account, zoneCount: number) =>
 export const accountRenamedText = (account: Account) =>
   md`:white_check_mark: The account is now named *${account.name}*.`;
 export function accountRemovedText(preview: RemovalPreview): Mrkdwn {
-  const lines = usageLines(preview.usage);
+  const lines = usageLines(preview.usage, false);
   return md`:wastebasket: Account *${preview.account.name}* and its key are removed.${lines.length > 0 ? md`\n${join(lines, '\n')}` : ''}\nThe audit log keeps its entries.`;
 }

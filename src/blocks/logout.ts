@@ -1,12 +1,13 @@
-// /cdn logout as admins see it: the question (what stops with the key), its answer, and how the
-// lists say that work waits for a key.
+// /cdn logout as admins see it: the question (what stops with the key of the CDN account
+// `default`, and which other accounts are left as they are), its answer, and how the lists say
+// that work waits for a key.
 import type { KnownBlock } from '@slack/types';
 import type { LogoutOutcome, LogoutPreview } from '../services/credentials.js';
 import { noticeMessage } from './errors.js';
 import { summarise } from './fit.js';
 import { LOGOUT_IDS } from './ids.js';
 import { type Message, message } from './message.js';
-import { channel, type Mrkdwn, md, mrkdwn, plain } from './text.js';
+import { channel, code, type Mrkdwn, md, mrkdwn, plain } from './text.js';
 
 /** Why a watch or a report of a workspace without a key waits, as lists say it. */
 export const NO_KEY_REASON: Mrkdwn = md`no CDN key (\`/cdn login\` resumes it)`;
@@ -16,6 +17,34 @@ const NAMED = 10;
 
 const count = (n: number, one: string, many: string) =>
   `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
+
+/** The account whose key `/cdn logout` removes. */
+const DEFAULT = code('default');
+
+/** The other accounts, named: `` `prod` ``, `` `prod`, `staging` ``… */
+const named = (names: readonly string[]) => summarise(names, NAMED, (name) => code(name), ', ');
+
+/** That the other accounts go on, in a sentence; empty without any. */
+function othersGoOn(names: readonly string[]): Mrkdwn {
+  if (names.length === 0) return md``;
+  return names.length === 1
+    ? md`The CDN account ${named(names)} keeps its key, watches, daily reports and channel default zones.`
+    : md`The CDN accounts ${named(names)} keep their keys, watches, daily reports and channel default zones.`;
+}
+
+/**
+ * Nothing for `/cdn logout` to do, in a workspace with other accounts: say whose key it removes
+ * and where one of the others is removed.
+ */
+function nothingOfDefault(preview: LogoutPreview, others: readonly string[]): Message {
+  const head = preview.noDefault
+    ? md`This workspace has no CDN account ${DEFAULT} (the one \`/cdn login\` sets), so \`/cdn logout\` has no key to remove. Its CDN accounts: ${named(others)}.`
+    : md`The CDN account ${DEFAULT} has no API key to remove. The other CDN accounts: ${named(others)}.`;
+  return noticeMessage(
+    md`${head} To remove one of them, and what stops with it, an admin uses *Remove* beside it in the App Home (or in \`/cdn accounts\`).`,
+    ':information_source:',
+  );
+}
 
 function workLines(preview: LogoutPreview, verb: string): Mrkdwn[] {
   const lines: Mrkdwn[] = [];
@@ -73,7 +102,11 @@ const cancelButton = {
  */
 export function logoutConfirmMessage(preview: LogoutPreview): Message {
   const hasWork = preview.watches.length > 0 || preview.reports.length > 0;
-  if (!preview.keySet && !hasWork) return noticeMessage('There was no CDN API key to remove.');
+  const others = preview.otherAccounts ?? [];
+  if (!preview.keySet && !hasWork)
+    return others.length > 0
+      ? nothingOfDefault(preview, others)
+      : noticeMessage('There was no CDN API key to remove.');
   const blocks: KnownBlock[] = [];
   if (preview.keySet) {
     const lines = workLines(preview, 'to pause');
@@ -88,19 +121,20 @@ export function logoutConfirmMessage(preview: LogoutPreview): Message {
       );
     const head =
       lines.length > 0
-        ? md`:warning: *Log out of the CDN?* This workspace's CDN API key is removed, and:`
-        : md`:warning: *Log out of the CDN?* This workspace's CDN API key is removed; nothing else depends on it.`;
+        ? md`:warning: *Log out of the CDN?* The API key of the CDN account ${DEFAULT} is removed, and:`
+        : md`:warning: *Log out of the CDN?* The API key of the CDN account ${DEFAULT} is removed; nothing else depends on it.`;
     blocks.push({ type: 'section', text: mrkdwn(head) });
     for (const line of lines) blocks.push({ type: 'section', text: mrkdwn(line) });
-    if (hasWork)
-      blocks.push({
-        type: 'context',
-        elements: [
-          mrkdwn(
+    const notes = [
+      ...(hasWork
+        ? [
             md`Paused watches and reports resume by themselves once a key is set again with \`/cdn login\`. To stop them for good, choose *Log out and delete watches and reports*.`,
-          ),
-        ],
-      });
+          ]
+        : []),
+      ...(others.length > 0 ? [othersGoOn(others)] : []),
+    ];
+    if (notes.length > 0)
+      blocks.push({ type: 'context', elements: notes.map((note) => mrkdwn(note)) });
     blocks.push({
       type: 'actions',
       block_id: LOGOUT_IDS.actionsBlock,
@@ -121,13 +155,18 @@ export function logoutConfirmMessage(preview: LogoutPreview): Message {
     {
       type: 'section',
       text: mrkdwn(
-        md`:double_vertical_bar: This workspace has no CDN API key: its watches and reports wait for one (\`/cdn login\`).`,
+        others.length > 0
+          ? md`:double_vertical_bar: The CDN account ${DEFAULT} has no API key: its watches and reports wait for one (\`/cdn login\`).`
+          : md`:double_vertical_bar: This workspace has no CDN API key: its watches and reports wait for one (\`/cdn login\`).`,
       ),
     },
     ...workLines(preview, 'waiting').map((line) => ({
       type: 'section' as const,
       text: mrkdwn(line),
     })),
+    ...(others.length > 0
+      ? [{ type: 'context' as const, elements: [mrkdwn(othersGoOn(others))] }]
+      : []),
     {
       type: 'actions',
       block_id: LOGOUT_IDS.actionsBlock,
@@ -146,22 +185,26 @@ export function loggedOutMessage(outcome: LogoutOutcome): Message {
   ];
   const work = md`${parts.join(' and ')}`;
   const some = outcome.watches + outcome.reports > 0;
+  const others = outcome.otherAccounts ?? [];
   const removed = outcome.keyRemoved
-    ? md`The CDN API key is removed.`
+    ? md`The API key of the CDN account ${DEFAULT} is removed.`
     : md`There was no CDN API key to remove.`;
   const rest = outcome.deleted
     ? md` ${work} ${outcome.watches + outcome.reports === 1 ? 'is' : 'are'} deleted.`
     : some
       ? md` ${work} ${outcome.watches + outcome.reports === 1 ? 'is' : 'are'} paused: they resume by themselves once an admin runs \`/cdn login\`.`
       : outcome.keyRemoved
-        ? md` Commands that need the CDN are off until an admin runs \`/cdn login\`.`
+        ? others.length > 0
+          ? md` Commands on the CDN account ${DEFAULT} are off until an admin runs \`/cdn login\`.`
+          : md` Commands that need the CDN are off until an admin runs \`/cdn login\`.`
         : md``;
   const defaults =
     outcome.bindings > 0
       ? md` ${count(outcome.bindings, 'channel default zone was', 'channel default zones were')} cleared.`
       : md``;
+  const untouched = others.length > 0 ? md` ${othersGoOn(others)}` : md``;
   return noticeMessage(
-    md`${removed}${rest}${defaults}`,
+    md`${removed}${rest}${defaults}${untouched}`,
     outcome.keyRemoved ? ':wave:' : ':white_check_mark:',
   );
 }

@@ -1,7 +1,9 @@
-// Setting and removing a workspace's CDN API key: checked against the API before it is stored;
-// removed only once an admin saw what stops with it.
+// Setting and removing a workspace's CDN API key (the account `default`'s): checked against the API
+// before it is stored; removed only once an admin saw what stops with it, which is only what
+// belongs to `default` (issue 29: other accounts keep their keys and their work).
 import type { EgressPolicy } from '../cdn/egress.js';
 import { isCdnError } from '../cdn/errors.js';
+import { type Account, DEFAULT_ACCOUNT } from '../store/accounts.js';
 import type { ChannelBinding } from '../store/channel-bindings.js';
 import type { Store } from '../store/index.js';
 import type { Schedule } from '../store/schedules.js';
@@ -22,14 +24,20 @@ export interface KeyRefusal {
   said: string;
 }
 
-/** What `/cdn logout` stops, shown before the admin confirms. */
+/** What `/cdn logout` stops, shown before the admin confirms: the account `default`'s only. */
 export interface LogoutPreview {
+  /** Whether `default` has a key. */
   keySet: boolean;
+  /** `default`'s watches. */
   watches: Watch[];
-  /** The live reports (not stopped). */
+  /** `default`'s live reports (not stopped). */
   reports: Schedule[];
-  /** The channels' default zones under the key (at most MAX_LISTED). */
+  /** `default`'s channel default zones under its key (at most MAX_LISTED). */
   bindings: ChannelBinding[];
+  /** The names of the workspace's other CDN accounts, which logging out leaves as they are. */
+  otherAccounts?: string[];
+  /** The workspace has no account `default` (only accounts added by name, from the App Home). */
+  noDefault?: boolean;
 }
 
 /** What a logout did: counts of what paused (or, `deleted`, went), and the defaults cleared. */
@@ -39,6 +47,8 @@ export interface LogoutOutcome {
   reports: number;
   bindings: number;
   deleted: boolean;
+  /** The names of the workspace's other CDN accounts, left as they were. */
+  otherAccounts?: string[];
 }
 
 /** Channel defaults read for the preview: more than any message would name. */
@@ -107,51 +117,62 @@ export class CredentialService {
   }
 
   /**
-   * Admins only: what `/cdn logout` would stop, for the admin to confirm first. Nothing changes.
+   * Admins only: what `/cdn logout` would stop, for the admin to confirm first: what belongs to
+   * the account `default` (rows of its id, or of none). Nothing changes.
    */
   async logoutPreview(caller: Caller): Promise<LogoutPreview> {
     await this.deps.access.requireAdmin(caller, 'remove_key');
     const { store } = this.deps;
     const { workspaceId } = caller;
-    const [generation, watches, reports] = await Promise.all([
+    const [generation, watches, reports, accounts] = await Promise.all([
       store.channelBindings.keyGeneration(workspaceId),
       store.watches.listForWorkspace(workspaceId),
       store.schedules.listForWorkspace(workspaceId),
+      store.accounts.list(workspaceId),
     ]);
     const bindings = generation
-      ? await store.channelBindings.list(workspaceId, generation, MAX_LISTED)
+      ? await store.channelBindings.listOfDefault(workspaceId, generation, MAX_LISTED)
       : [];
-    return { keySet: generation !== undefined, watches, reports, bindings };
+    return {
+      keySet: generation !== undefined,
+      // A watch or report of `default` (or of none) has no accountId (ZoneWork).
+      watches: watches.filter((watch) => watch.accountId === undefined),
+      reports: reports.filter((report) => report.accountId === undefined),
+      bindings,
+      otherAccounts: otherNames(accounts),
+      noDefault: generation === undefined && !accounts.some(isDefaultAccount),
+    };
   }
 
   /**
-   * Admins only: removes the key, and with it the channels' default zones (chosen under it). The
-   * watches and reports stay and wait (nothing runs for a workspace without a key) until a key
-   * is set again; with `deleteWork`, they go too. Works without a key, to delete what waits.
+   * Admins only: removes the key of the account `default`, and with it its channels' default
+   * zones (chosen under it). Its watches and reports stay and wait (nothing of `default` runs
+   * without its key) until a key is set again; with `deleteWork`, they go too. Other accounts'
+   * keys, watches, reports and channel defaults are left as they are. Works without a key, to
+   * delete what waits.
    */
   async remove(caller: Caller, options: { deleteWork: boolean }): Promise<LogoutOutcome> {
     await this.deps.access.requireAdmin(caller, 'remove_key');
     const { store } = this.deps;
     const { workspaceId } = caller;
-    // The zone index is deleted with the key.
+    const ref = { workspaceId, defaultId: await store.accounts.defaultId(workspaceId) };
+    // The zone index of `default` is deleted with the key.
     const keyRemoved = await store.credentials.delete(workspaceId);
     this.deps.zones.forget(workspaceId);
-    const bindings = await store.channelBindings.clearAll(workspaceId);
-    let watches: number;
-    let reports: number;
-    if (options.deleteWork) {
-      watches = await store.watches.removeWorkspace(workspaceId);
-      reports = await store.schedules.stopAll(workspaceId);
-    } else {
-      watches = (await store.watches.listForWorkspace(workspaceId)).length;
-      reports = (await store.schedules.listForWorkspace(workspaceId)).length;
-    }
+    const bindings = await store.accountUsage.clearDefaultBindings(ref);
+    const { watches, reports } = options.deleteWork
+      ? await store.accountUsage.deleteDefaultWork(ref)
+      : await store.accountUsage.count(ref);
     await store.audit.record({
       workspaceId,
       actorId: caller.userId,
       action: 'credentials.remove',
       outcome: keyRemoved ? 'ok' : 'noop',
-      detail: options.deleteWork ? { bindings } : { bindings, watches, reports },
+      detail: {
+        account: DEFAULT_ACCOUNT,
+        bindings,
+        ...(options.deleteWork ? {} : { watches, reports }),
+      },
     });
     if (options.deleteWork)
       await store.audit.record({
@@ -159,10 +180,18 @@ export class CredentialService {
         actorId: caller.userId,
         action: 'watches_reports.delete',
         outcome: 'ok',
-        detail: { watches, reports },
+        detail: { account: DEFAULT_ACCOUNT, watches, reports },
       });
-    return { keyRemoved, watches, reports, bindings, deleted: options.deleteWork };
+    const otherAccounts = otherNames(await store.accounts.list(workspaceId));
+    return { keyRemoved, watches, reports, bindings, deleted: options.deleteWork, otherAccounts };
   }
+}
+
+const isDefaultAccount = (account: Account) => account.name.toLowerCase() === DEFAULT_ACCOUNT;
+
+/** The names of the accounts other than `default`, as listed. */
+function otherNames(accounts: Account[]): string[] {
+  return accounts.filter((account) => !isDefaultAccount(account)).map((account) => account.name);
 }
 
 /** The host a base URL names (`api.cdn.example`), for a refusal's words. */

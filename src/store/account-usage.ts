@@ -1,7 +1,8 @@
 // What refers to a CDN account (watches, live reports, channel defaults, pending purge-everything
-// requests), counted before it is removed and stopped when it is. Rows without an account
-// (account_id null) are the account `default`'s.
-import type { ExpressionBuilder, Kysely } from 'kysely';
+// requests, API tokens bound to it), counted before it is removed and stopped when it is; and,
+// for `/cdn logout` (the key of `default` removed), its channel defaults cleared and its watches
+// and reports deleted, only its own. Rows without an account (account_id null) are `default`'s.
+import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database } from './schema.js';
 
@@ -13,6 +14,17 @@ export interface AccountUsage {
   bindings: number;
   /** Purge-everything requests still waiting for a decision. */
   approvals: number;
+  /**
+   * Live HTTP API tokens that reach this account only (not those made for every account): they
+   * purge nothing once it is gone (they are not revoked; the token list says so).
+   */
+  tokens: number;
+}
+
+/** What `/cdn logout` deleted when asked to: the account's watches and its live reports. */
+export interface AccountWork {
+  watches: number;
+  reports: number;
 }
 
 /** Which account's rows: its id, and for `default` also the rows without one. */
@@ -22,14 +34,35 @@ export interface AccountRef {
   isDefault: boolean;
 }
 
-type Tables = 'watches' | 'schedules' | 'channel_bindings' | 'approvals' | 'watch_zones';
+/**
+ * `default`'s rows in a workspace: those of its id, and those without an account (all there are
+ * while the workspace has no account `default`: `defaultId` undefined).
+ */
+export interface DefaultRef {
+  workspaceId: string;
+  defaultId: string | undefined;
+}
 
-function ofAccount<T extends Tables>(ref: AccountRef) {
+/** An account by id, or `default` by what the workspace has. */
+export type UsageRef = AccountRef | DefaultRef;
+
+type Tables =
+  | 'watches'
+  | 'schedules'
+  | 'channel_bindings'
+  | 'approvals'
+  | 'watch_zones'
+  | 'api_tokens';
+
+function ofAccount<T extends Tables>(ref: UsageRef) {
   return (eb: ExpressionBuilder<Database, T>) => {
     // biome-ignore lint/suspicious/noExplicitAny: every table named in Tables has account_id.
     const column = eb.ref('account_id' as any);
+    const none = eb(column, 'is', null);
+    if ('defaultId' in ref)
+      return ref.defaultId === undefined ? none : eb.or([eb(column, '=', ref.defaultId), none]);
     const own = eb(column, '=', ref.accountId);
-    return ref.isDefault ? eb.or([own, eb(column, 'is', null)]) : own;
+    return ref.isDefault ? eb.or([own, none]) : own;
   };
 }
 
@@ -39,12 +72,12 @@ export class AccountUsageRepository {
     private readonly clock: Clock,
   ) {}
 
-  async count(ref: AccountRef): Promise<AccountUsage> {
+  async count(ref: UsageRef): Promise<AccountUsage> {
     const { workspaceId } = ref;
     const count = async (
       query: Promise<{ n: number | string | bigint } | undefined>,
     ): Promise<number> => Number((await query)?.n ?? 0);
-    const [watches, reports, bindings, approvals] = await Promise.all([
+    const [watches, reports, bindings, approvals, tokens] = await Promise.all([
       count(
         this.db
           .selectFrom('watches')
@@ -79,80 +112,153 @@ export class AccountUsageRepository {
           .where(ofAccount<'approvals'>(ref))
           .executeTakeFirst(),
       ),
+      count(
+        boundTokens(this.db, ref)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirst(),
+      ),
     ]);
-    return { watches, reports, bindings, approvals };
+    return { watches, reports, bindings, approvals, tokens };
   }
 
   /**
    * Stops what refers to the account, in one transaction: its watches go (with their rule states,
    * and their zones' schedules when no other watch is left), its reports are stopped (listed as
    * stopped), its channel defaults are cleared and its pending purge-everything requests are
-   * cancelled, and its own role grants are deleted. Audit entries and purges stay. Returns what
-   * was stopped.
+   * cancelled, and its own role grants are deleted. Audit entries, purges and API tokens stay
+   * (those bound to it reach nothing). Returns what was stopped, and those tokens.
    */
   async stop(ref: AccountRef): Promise<AccountUsage> {
-    const { workspaceId } = ref;
     const now = this.clock.now();
     return this.db.transaction().execute(async (trx) => {
-      const watchIds = (
-        await trx
-          .selectFrom('watches')
-          .select('id')
-          .where('workspace_id', '=', workspaceId)
-          .where(ofAccount<'watches'>(ref))
-          .execute()
-      ).map((row) => row.id);
-      if (watchIds.length > 0) {
-        await trx.deleteFrom('watch_rule_states').where('watch_id', 'in', watchIds).execute();
-        await trx.deleteFrom('watches').where('id', 'in', watchIds).execute();
-      }
-      await trx
-        .deleteFrom('watch_zones')
-        .where('workspace_id', '=', workspaceId)
-        .where(ofAccount<'watch_zones'>(ref))
-        .where((eb) =>
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('watches')
-                .select('watches.id')
-                .where('watches.workspace_id', '=', workspaceId)
-                .whereRef('watches.zone_id', '=', 'watch_zones.zone_id'),
-            ),
-          ),
-        )
-        .execute();
-      const reports = await trx
-        .updateTable('schedules')
-        .set({ status: 'stopped', updated_at: now })
-        .where('workspace_id', '=', workspaceId)
-        .where('status', '<>', 'stopped')
-        .where(ofAccount<'schedules'>(ref))
-        .executeTakeFirst();
-      const bindings = await trx
-        .deleteFrom('channel_bindings')
-        .where('workspace_id', '=', workspaceId)
-        .where(ofAccount<'channel_bindings'>(ref))
-        .executeTakeFirst();
+      const watches = await removeWatches(trx, ref);
+      const reports = await stopReports(trx, ref, now);
+      const bindings = await clearBindings(trx, ref);
       const approvals = await trx
         .updateTable('approvals')
         .set({ status: 'cancelled', decided_at: now })
-        .where('workspace_id', '=', workspaceId)
+        .where('workspace_id', '=', ref.workspaceId)
         .where('status', '=', 'pending')
         .where(ofAccount<'approvals'>(ref))
         .executeTakeFirst();
       // The account's own role grants go with it (a new account of the same name starts without).
       await trx
         .deleteFrom('account_roles')
-        .where('workspace_id', '=', workspaceId)
+        .where('workspace_id', '=', ref.workspaceId)
         .where('account_id', '=', ref.accountId)
         .execute();
+      // Its tokens are left as they are (revoking is an admin's act of its own): they reach nothing.
+      const tokens = Number(
+        (
+          await boundTokens(trx, ref)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirst()
+        )?.n ?? 0,
+      );
       return {
-        watches: watchIds.length,
-        reports: Number(reports.numUpdatedRows),
-        bindings: Number(bindings.numDeletedRows),
+        watches,
+        reports,
+        bindings,
         approvals: Number(approvals.numUpdatedRows),
+        tokens,
       };
     });
   }
+
+  /** Clears `default`'s channel defaults (`/cdn logout`: chosen under its key); returns how many. */
+  async clearDefaultBindings(ref: DefaultRef): Promise<number> {
+    return clearBindings(this.db, ref);
+  }
+
+  /**
+   * Deletes `default`'s watches (with their rule states, alerts and zones' schedules) and stops its
+   * reports, in one transaction (`/cdn logout`, asked to delete them); other accounts' stay.
+   */
+  async deleteDefaultWork(ref: DefaultRef): Promise<AccountWork> {
+    const now = this.clock.now();
+    return this.db.transaction().execute(async (trx) => ({
+      watches: await removeWatches(trx, ref, { alerts: true }),
+      reports: await stopReports(trx, ref, now),
+    }));
+  }
+}
+
+/** The live tokens that reach the account's zones only (`account_scope` `all` reaches every one). */
+function boundTokens(db: Kysely<Database>, ref: UsageRef) {
+  return db
+    .selectFrom('api_tokens')
+    .where('workspace_id', '=', ref.workspaceId)
+    .where('account_scope', '<>', 'all')
+    .where('revoked_at', 'is', null)
+    .where(ofAccount<'api_tokens'>(ref));
+}
+
+/**
+ * Deletes the account's watches, their rule states (and, with `alerts`, their alerts), and its
+ * zones' evaluation schedules no watch is left on; returns how many watches went.
+ */
+async function removeWatches(
+  trx: Transaction<Database>,
+  ref: UsageRef,
+  options: { alerts?: boolean } = {},
+): Promise<number> {
+  const { workspaceId } = ref;
+  const watchIds = (
+    await trx
+      .selectFrom('watches')
+      .select('id')
+      .where('workspace_id', '=', workspaceId)
+      .where(ofAccount<'watches'>(ref))
+      .execute()
+  ).map((row) => row.id);
+  if (watchIds.length > 0) {
+    await trx.deleteFrom('watch_rule_states').where('watch_id', 'in', watchIds).execute();
+    // Their alerts name zones and channels: they go with the watches.
+    if (options.alerts)
+      await trx.deleteFrom('watch_alerts').where('watch_id', 'in', watchIds).execute();
+    await trx.deleteFrom('watches').where('id', 'in', watchIds).execute();
+  }
+  await trx
+    .deleteFrom('watch_zones')
+    .where('workspace_id', '=', workspaceId)
+    .where(ofAccount<'watch_zones'>(ref))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('watches')
+            .select('watches.id')
+            .where('watches.workspace_id', '=', workspaceId)
+            .whereRef('watches.zone_id', '=', 'watch_zones.zone_id'),
+        ),
+      ),
+    )
+    .execute();
+  return watchIds.length;
+}
+
+/** Stops the account's live reports (listed as stopped); returns how many. */
+async function stopReports(
+  trx: Transaction<Database>,
+  ref: UsageRef,
+  now: number,
+): Promise<number> {
+  const result = await trx
+    .updateTable('schedules')
+    .set({ status: 'stopped', updated_at: now })
+    .where('workspace_id', '=', ref.workspaceId)
+    .where('status', '<>', 'stopped')
+    .where(ofAccount<'schedules'>(ref))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Deletes the account's channel defaults; returns how many. */
+async function clearBindings(db: Kysely<Database>, ref: UsageRef): Promise<number> {
+  const result = await db
+    .deleteFrom('channel_bindings')
+    .where('workspace_id', '=', ref.workspaceId)
+    .where(ofAccount<'channel_bindings'>(ref))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

@@ -129,15 +129,6 @@ export class ChannelBindingRepository {
     return result.numDeletedRows > 0n;
   }
 
-  /** Removes every channel default of the workspace (its key removed); returns how many. */
-  async clearAll(workspaceId: string): Promise<number> {
-    const result = await this.db
-      .deleteFrom('channel_bindings')
-      .where('workspace_id', '=', workspaceId)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
-  }
-
   /**
    * Drops the bindings of one account (absent or null: `default`'s and those of none) chosen
    * under any other key generation than `generation`; returns how many.
@@ -194,6 +185,25 @@ export class ChannelBindingRepository {
     limit = 50,
   ): Promise<ChannelBinding[]> {
     const rows = await this.#current(workspaceId, generation)
+      .orderBy('b.channel_id')
+      .limit(limit)
+      .execute();
+    return rows.map(toBinding);
+  }
+
+  /**
+   * The current bindings of the account `default` (and of none), by channel id, under its key
+   * generation `generation`: what `/cdn logout` clears.
+   */
+  async listOfDefault(
+    workspaceId: string,
+    generation: string,
+    limit = 50,
+  ): Promise<ChannelBinding[]> {
+    const rows = await this.#current(workspaceId, generation)
+      .where((eb) =>
+        eb.or([eb('b.account_id', 'is', null), eb('a.name_key', '=', DEFAULT_ACCOUNT)]),
+      )
       .orderBy('b.channel_id')
       .limit(limit)
       .execute();

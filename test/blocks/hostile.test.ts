@@ -289,7 +289,7 @@ const hostileAccount: AccountView = {
 const hostileAccounts = { accounts: [hostileAccount], mayManage: true };
 const removal = {
   account: hostileAccount,
-  usage: { watches: 1, reports: 2, bindings: 3, approvals: 4 },
+  usage: { watches: 1, reports: 2, bindings: 3, approvals: 4, tokens: 5 },
 };
 
 /** A token whose every free string is hostile. */
@@ -688,12 +688,32 @@ const CASES: Record<string, () => unknown[]> = {
       logoutBlocks.logoutConfirmMessage({ keySet: true, watches: [], reports: [], bindings: [] }),
       logoutBlocks.logoutConfirmMessage({ keySet: false, ...work }),
       logoutBlocks.logoutConfirmMessage({ keySet: false, watches: [], reports: [], bindings: [] }),
+      // Other accounts (named by slugs, but rendered as if anything): with and without `default`.
+      ...[false, true].flatMap((noDefault) => [
+        logoutBlocks.logoutConfirmMessage({ keySet: true, ...work, otherAccounts: [H] }),
+        logoutBlocks.logoutConfirmMessage({ keySet: false, ...work, otherAccounts: [H, H] }),
+        logoutBlocks.logoutConfirmMessage({
+          keySet: false,
+          watches: [],
+          reports: [],
+          bindings: [],
+          otherAccounts: [H],
+          noDefault,
+        }),
+      ]),
     ];
   },
   loggedOutMessage: () =>
     [true, false].flatMap((keyRemoved) =>
       [true, false].map((deleted) =>
-        logoutBlocks.loggedOutMessage({ keyRemoved, deleted, watches: 2, reports: 1, bindings: 1 }),
+        logoutBlocks.loggedOutMessage({
+          keyRemoved,
+          deleted,
+          watches: 2,
+          reports: 1,
+          bindings: 1,
+          otherAccounts: [H],
+        }),
       ),
     ),
   logoutCancelledMessage: () => [logoutBlocks.logoutCancelledMessage()],

@@ -233,7 +233,7 @@ const account = (i: number): AccountView => ({
 const ACCOUNTS = { accounts: many(1_000, account), mayManage: true };
 const REMOVAL = {
   account: account(0),
-  usage: { watches: N, reports: N, bindings: N, approvals: N },
+  usage: { watches: N, reports: N, bindings: N, approvals: N, tokens: N },
 };
 
 /** One or more oversized calls per exported function, named after it. */
@@ -526,6 +526,15 @@ const CASES: Record<string, () => unknown[]> = {
     return [
       logout.logoutConfirmMessage({ keySet: true, ...work }),
       logout.logoutConfirmMessage({ keySet: false, ...work }),
+      logout.logoutConfirmMessage({ keySet: true, ...work, otherAccounts: many(N, () => LONG) }),
+      logout.logoutConfirmMessage({
+        keySet: false,
+        watches: [],
+        reports: [],
+        bindings: [],
+        otherAccounts: many(N, () => LONG),
+        noDefault: true,
+      }),
     ];
   },
   loggedOutMessage: () => [
@@ -535,6 +544,7 @@ const CASES: Record<string, () => unknown[]> = {
       watches: N,
       reports: N,
       bindings: N,
+      otherAccounts: many(N, () => LONG),
     }),
   ],
   logoutCancelledMessage: () => [logout.logoutCancelledMessage()],

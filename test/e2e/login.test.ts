@@ -103,7 +103,9 @@ describe('/cdn login', () => {
     expect(asked?.text).toContain('Log out of the CDN?');
     if (!asked) throw new Error('no question');
     await h.click(asked, LOGOUT_IDS.confirm, { user: ADMIN });
-    await h.slack.waitForMessages((m) => m.text?.includes('The CDN API key is removed') ?? false);
+    await h.slack.waitForMessages(
+      (m) => m.text?.includes('The API key of the CDN account `default` is removed') ?? false,
+    );
     expect(textOf(asked.text)).toContain('until an admin runs `/cdn login`');
     expect(await h.store.credentials.get(h.workspaceId)).toBeUndefined();
   });

@@ -72,7 +72,12 @@ describe('/cdn logout', () => {
     await busyWorkspace(h);
     const [report] = await h.store.schedules.listForWorkspace(h.workspaceId);
     const question = await answer(h, 'logout', ADMIN);
-    await choose(h, question, LOGOUT_IDS.confirm, 'The CDN API key is removed');
+    await choose(
+      h,
+      question,
+      LOGOUT_IDS.confirm,
+      'The API key of the CDN account `default` is removed',
+    );
     expect(textOf(question.text)).toContain(
       '1 watch and 1 daily report are paused: they resume by themselves once an admin runs `/cdn login`. 1 channel default zone was cleared.',
     );
@@ -118,7 +123,7 @@ describe('/cdn logout', () => {
       h,
       question,
       LOGOUT_IDS.delete,
-      'The CDN API key is removed. 1 watch and 1 daily report are deleted.',
+      'The API key of the CDN account `default` is removed. 1 watch and 1 daily report are deleted.',
     );
     expect(await h.store.credentials.status(h.workspaceId)).toBeUndefined();
     expect(await h.store.watches.listForWorkspace(h.workspaceId)).toEqual([]);
@@ -134,7 +139,7 @@ describe('/cdn logout', () => {
   it('without a key, offers only to delete what waits for one', async () => {
     const h = await startHarness({ slack: { fileReadyMs: 0 } });
     await busyWorkspace(h);
-    await choose(h, await answer(h, 'logout', ADMIN), LOGOUT_IDS.confirm, 'key is removed');
+    await choose(h, await answer(h, 'logout', ADMIN), LOGOUT_IDS.confirm, 'is removed');
     const again = await answer(h, 'logout', ADMIN);
     expect(textOf(again.blocks)).toContain('has no CDN API key');
     expect(textOf(again.blocks)).not.toContain('Log out and delete');

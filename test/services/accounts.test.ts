@@ -251,11 +251,52 @@ describe.each(BACKENDS)('AccountService on $backend', ({ backend, skip }) => {
           })
           .execute();
       }
+      // API tokens: two live ones of staging count; a revoked one of staging, one for every
+      // account (account_id null) and one of default (null) do not.
+      const token = (name: string, accountId: string | null, allAccounts = false) =>
+        store.apiTokens.create({
+          workspaceId: WS,
+          name,
+          hash: `hash-${name}`,
+          hint: name,
+          accountId,
+          allAccounts,
+          zones: null,
+          kinds: ['urls_tags'],
+          channelId: null,
+          createdBy: ADMIN,
+        });
+      await token('staging-1', account.id);
+      await token('staging-2', account.id);
+      const old = await token('staging-old', account.id);
+      await store.apiTokens.revoke(WS, old.id, ADMIN);
+      await token('everywhere', null, true);
+      await token('default', null);
       const preview = await service.removalPreview(admin, account.id);
-      expect(preview.usage).toEqual({ watches: 0, reports: 1, bindings: 1, approvals: 1 });
+      expect(preview.usage).toEqual({
+        watches: 0,
+        reports: 1,
+        bindings: 1,
+        approvals: 1,
+        tokens: 2,
+      });
 
       const removed = await service.remove(admin, account.id);
-      expect(removed.usage).toEqual({ watches: 0, reports: 1, bindings: 1, approvals: 1 });
+      expect(removed.usage).toEqual({
+        watches: 0,
+        reports: 1,
+        bindings: 1,
+        approvals: 1,
+        tokens: 2,
+      });
+      // The tokens are not revoked: they reach nothing (the token list says so).
+      const live = await store.db
+        .selectFrom('api_tokens')
+        .select('name')
+        .where('revoked_at', 'is', null)
+        .orderBy('name')
+        .execute();
+      expect(live.map((t) => t.name)).toEqual(['default', 'everywhere', 'staging-1', 'staging-2']);
       expect(await store.accounts.get(WS, account.id)).toBeUndefined();
       const schedules = await store.db
         .selectFrom('schedules')

@@ -136,11 +136,11 @@ describe('the console, driven by docs/demo.txt', () => {
     // as the script's last lines do.
     expectInOrder(transcript, [
       'alice in #ops › /cdn logout',
-      `${LOGOUT_QUESTION} This workspace's CDN API key is removed, and:`,
+      `${LOGOUT_QUESTION} The API key of the CDN account \`default\` is removed, and:`,
       '• 1 daily report to pause: example.com → #cdn-reports at 09:00 (Europe/Paris)',
       '[1] Log out  [2] Log out and delete watches and reports  [3] Cancel',
       'alice in #ops › 1',
-      '👋 The CDN API key is removed. 1 daily report is paused',
+      '👋 The API key of the CDN account `default` is removed. 1 daily report is paused',
       'alice in #ops › /cdn login',
       // shop.example.dev, onboarded above, is the tenth.
       '✅ The CDN API key is saved (encrypted) and works: 10 zones visible.',
