@@ -49,12 +49,12 @@ import {
   type ChildBotOptions,
   type Launch,
   launchChildBot,
-  prepareDatabase,
   startChildBot,
 } from '../helpers/child-bot.js';
 import { compiledMain } from '../helpers/compiled-src.js';
 import { expectNoSecrets } from '../helpers/logs.js';
-import { type Backend, POSTGRES_URL } from '../helpers/store.js';
+import type { Backend } from '../helpers/store.js';
+import { worldDatabase } from './world-database.js';
 
 export type { Backend };
 
@@ -69,8 +69,21 @@ export const OTHER = 'UOTHER';
 /** A channel the bot is in. */
 export const CHANNEL = 'COPS';
 export const EDGE = 'edge.cdn-fault.test';
-/** The job lease the bots run with: a killed bot's jobs are taken over this long after it died. */
-export const JOB_LEASE_MS = 2_000;
+/**
+ * The job lease the bots run with: a killed bot's jobs are taken over this long after it died. The
+ * shortest the bot accepts: a bot started after a kill -9 finds the lease run out as it comes up
+ * (its start takes longer) and resumes at once, instead of at its next poll. With one bot at a
+ * time a late heartbeat loses nothing (a renewal only checks who holds the job); bots side by side
+ * run with REPLICA_LEASE_MS.
+ */
+export const JOB_LEASE_MS = 1_000;
+/**
+ * The lease of bots running side by side on one database: a heartbeat (every third of it) late by
+ * more than two thirds of it on a busy machine would let another replica take a job still running.
+ */
+export const REPLICA_LEASE_MS = 2_000;
+/** The environment of bots that run side by side. */
+export const REPLICA_ENV = { JOB_LEASE_MS: String(REPLICA_LEASE_MS) };
 
 export type { Exit, SignedResult } from '../helpers/child-bot.js';
 export { formBody, interactionBody } from '../helpers/child-bot.js';
@@ -157,21 +170,40 @@ beforeAll(async () => {
   main = await compiledMain();
 }, 120_000);
 
-/** Per world: its bots and the secrets that must never appear in their output. */
-const watched: Array<{ bots: Bot[]; secrets: Record<string, string> }> = [];
+/** Per world: its bots, the secrets that must never appear in their output, its set-up time. */
+const watched: Array<{ bots: Bot[]; secrets: Record<string, string>; setupMs: number }> = [];
 
-afterEach(async () => {
+afterEach(async (context) => {
   const failures: string[] = [];
+  const cleaning = performance.now();
   // Children first (a database is dropped only once nothing holds it), then servers, then files.
   for (const { label, run } of cleanups.splice(0).reverse()) {
     await run().catch((error: unknown) => failures.push(`${label}: ${(error as Error).message}`));
   }
   const leaks = watched.splice(0);
+  if (process.env.FAULT_REPORT && leaks.length > 0)
+    timeline(context.task.name, leaks, performance.now() - cleaning);
   if (failures.length > 0) throw new Error(`fault harness cleanup failed: ${failures.join('; ')}`);
   for (const { bots, secrets } of leaks) {
     for (const bot of bots) expectNoSecrets({ text: bot.output }, secrets);
   }
 });
+
+/**
+ * FAULT_REPORT=1: where a test's time went besides its own waits: each world's set-up, each bot's
+ * start (spawned to up), the clean-up.
+ */
+function timeline(test: string, worlds: typeof watched, cleanupMs: number): void {
+  const bots = worlds.flatMap((world) => world.bots);
+  const up = bots.map((bot) => {
+    const line = bot.logs((l) => l.msg === 'cdn-chatops is up')[0];
+    return line ? `${line.time - bot.spawnedAt}` : 'never';
+  });
+  const setup = worlds.map((world) => Math.round(world.setupMs));
+  process.stderr.write(
+    `[fault timeline] ${test}: world ${setup.join(', ')} ms; ${bots.length} bots up in ${up.join(', ')} ms; clean-up ${Math.round(cleanupMs)} ms\n`,
+  );
+}
 
 /**
  * The fake Slack's clock, running at a tenth of real time. Only its trigger ids care (usable for
@@ -326,6 +358,7 @@ function answer(res: ServerResponse, { status, headers, body }: Answer): void {
 
 /** Starts the fake Slack, the sandbox and a database holding the workspace's CDN key. */
 export async function startWorld(options: WorldOptions): Promise<World> {
+  const began = performance.now();
   const slack = await startFakeSlack({ clock: unhurriedClock(), ...options.slack });
   cleanups.push({ label: 'fake Slack', run: () => slack.close() });
   slack.addUser({ id: ADMIN, name: 'alice', isAdmin: true, tz: 'Europe/Paris' });
@@ -337,14 +370,7 @@ export async function startWorld(options: WorldOptions): Promise<World> {
   const sandbox = await startSandbox({ apiKeys: [CDN_KEY], ...options.sandbox });
   cleanups.push({ label: 'sandbox', run: () => sandbox.close() });
 
-  const {
-    database,
-    url: databaseUrl,
-    drop,
-  } = await prepareDatabase(options.backend, {
-    prefix: 'fault',
-    postgresUrl: POSTGRES_URL,
-  });
+  const { database, url: databaseUrl, drop } = await worldDatabase(options.backend);
   cleanups.push({ label: 'database', run: drop });
   const encryptionKeys = generateKey('k1');
   const keyring = new Keyring(parseEncryptionKeys(encryptionKeys));
@@ -366,6 +392,7 @@ export async function startWorld(options: WorldOptions): Promise<World> {
   /** Bots named so far: names stay unique when several are spawned at once. */
   let named = 0;
   watched.push({
+    setupMs: performance.now() - began,
     bots,
     secrets: {
       'the CDN key': CDN_KEY,
@@ -394,6 +421,11 @@ export async function startWorld(options: WorldOptions): Promise<World> {
     DATABASE_URL: databaseUrl,
     ENCRYPTION_KEYS: encryptionKeys,
     JOB_LEASE_MS: String(JOB_LEASE_MS),
+    // Not 10 (the default, below the event loop): a worker loads its renderer before a stop may
+    // end it, and the chart pool waits 10 s for that (src/charts/render-pool.ts); niced on a busy
+    // machine, a worker took longer, and a bot stopped seconds after its start (as these tests
+    // stop them) aborted (SIGABRT) instead of exiting 0. No fault test is about charts' priority.
+    CHART_WORKER_NICE: '0',
     LOG_LEVEL: 'info',
     ...options.env,
   };
