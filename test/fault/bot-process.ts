@@ -405,6 +405,16 @@ export async function startWorld(options: WorldOptions): Promise<World> {
     for (const bot of bots) {
       process.stderr.write(`\n----- ${bot.name} (pid ${bot.pid}) output -----\n${bot.output()}`);
     }
+    // What Slack shows: each message's text now and before (a wait for a message that never
+    // came says why).
+    const shown = slack.messages.map((m) => ({
+      channel: m.channel,
+      ts: m.ts,
+      via: m.via,
+      text: m.text,
+      before: m.history.map((h) => h.text),
+    }));
+    process.stderr.write(`\n----- Slack's messages -----\n${JSON.stringify(shown, null, 1)}\n`);
   });
 
   const payloads = new SlackPayloads(slack, workspaceId);
