@@ -12,7 +12,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/store/workspaces.js';
 import { BACKENDS } from '../helpers/store.js';
-import { POSTGRES } from './backends.js';
 import { type Backend, CHANNEL, startWorld, type World } from './bot-process.js';
 import { auditOf, resumed, TEST_TIMEOUT_MS, ZONE } from './flows.js';
 
@@ -108,15 +107,11 @@ describe.each(BACKENDS)('daily report crashes on $backend', ({ backend, skip }) 
     },
     TEST_TIMEOUT_MS,
   );
-});
 
-// What is on Slack's side differs from the share on its way, not what the store holds (the intent
-// recorded, read back by the next process, on both databases above): on one (backends.ts).
-describe('daily report crashes, Slack ahead of the bot (postgres)', () => {
-  it.skipIf(POSTGRES.skip)(
+  it.skipIf(skip)(
     'kill -9 after Slack shared the chart, before the bot heard: the next process only records it',
     async () => {
-      const world = await dueReport(POSTGRES.backend);
+      const world = await dueReport(backend);
       const hold = world.holdSlack((call) => call.method === SHARE, { answer: true });
       const first = await world.spawnBot();
       await hold.reached;
