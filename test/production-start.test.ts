@@ -49,8 +49,8 @@ beforeAll(async () => {
   await mkdir(join(root, 'hooks'));
   await writeFile(join(root, 'hooks', 'recorder.mjs'), RECORDER);
   await writeFile(join(root, 'hooks', 'register.mjs'), REGISTER);
-  // tsconfig.build.json's rootDir is src, so src/main.ts lands at dist/main.js. A minute of tsc on
-  // a busy machine when src changed; none when the build of this src is there already.
+  // tsconfig.build.json's rootDir is src, so src/main.ts lands at dist/main.js. Seconds of tsc
+  // (tens on a busy machine) when src changed; none when the build of this src is there already.
   ({ dist } = await builtDist());
   // Every loaded path is checked for "/dev/", so the build must not sit under such a folder.
   expect(dist).not.toContain('/dev/');
