@@ -1,19 +1,21 @@
 import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
+import LongestFirstSequencer from './test/longest-first-sequencer.js';
 
 /**
  * The fault tests start bot processes (two or three at once, each with its chart workers) and
  * measure some of them against the bounds they promise (a stop within SHUTDOWN_TIMEOUT_MS, an
- * answer within the Slack budget). They run after the other tests, two files at a time: their bots
- * mostly wait (on a lease, a held call, a deadline), so a second file runs in those waits. The
- * watch test keeps its 2 or 3 bots drawing 200 charts at once: it runs last, alone, so that no
- * other file's bounds are measured beside it.
+ * answer within the Slack budget). They run after the other tests, three files at a time: their
+ * bots mostly wait (on a lease, a held call, a deadline), so other files run in those waits. The
+ * watch test (2 and 3 bots drawing 200 charts) starts first, as the longest: its charts are drawn
+ * in worker threads at a lower priority (CHART_WORKER_NICE), so the other files' bots keep their turns.
  */
 const FAULT = 'test/fault/**/*.test.ts';
-const FAULT_ALONE = 'test/fault/watch.fault.test.ts';
 export default defineConfig({
   test: {
     reporters: ['default', './test/summary-reporter.ts'],
+    // The longest files first (test/longest-first-sequencer.ts).
+    sequence: { sequencer: LongestFirstSequencer },
     // Forks keep native addons (better-sqlite3, canvas) out of worker threads.
     pool: 'forks',
     testTimeout: 20_000,
@@ -47,18 +49,8 @@ export default defineConfig({
         test: {
           name: 'fault',
           include: [FAULT],
-          exclude: [...configDefaults.exclude, FAULT_ALONE],
-          maxWorkers: 2,
+          maxWorkers: 3,
           sequence: { groupOrder: 1 },
-        },
-      },
-      {
-        extends: true,
-        test: {
-          name: 'fault-alone',
-          include: [FAULT_ALONE],
-          maxWorkers: 1,
-          sequence: { groupOrder: 2 },
         },
       },
     ],

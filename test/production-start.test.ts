@@ -136,8 +136,13 @@ describe('the built bot', () => {
     await bot.seen('cdn-chatops is up');
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     bot.process.kill('SIGTERM');
-    const [code] = await once(bot.process, 'exit');
-    expect(code).toBe(0);
+    const [code, signal] = await once(bot.process, 'exit');
+    // On failure, the signal and what the bot said (a native crash shows as a signal, not a code).
+    expect({ code, signal, output: code === 0 ? '' : bot.output() }).toEqual({
+      code: 0,
+      signal: null,
+      output: '',
+    });
 
     const loaded = await bot.loaded();
     // The recorder saw the project's modules…
