@@ -49,8 +49,8 @@ beforeAll(async () => {
   await mkdir(join(root, 'hooks'));
   await writeFile(join(root, 'hooks', 'recorder.mjs'), RECORDER);
   await writeFile(join(root, 'hooks', 'register.mjs'), REGISTER);
-  // tsconfig.build.json's rootDir is src, so src/main.ts lands at dist/main.js. A minute of tsc on
-  // a busy machine when src changed; none when the build of this src is there already.
+  // tsconfig.build.json's rootDir is src, so src/main.ts lands at dist/main.js. Seconds of tsc
+  // (tens on a busy machine) when src changed; none when the build of this src is there already.
   ({ dist } = await builtDist());
   // Every loaded path is checked for "/dev/", so the build must not sit under such a folder.
   expect(dist).not.toContain('/dev/');
@@ -136,8 +136,13 @@ describe('the built bot', () => {
     await bot.seen('cdn-chatops is up');
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     bot.process.kill('SIGTERM');
-    const [code] = await once(bot.process, 'exit');
-    expect(code).toBe(0);
+    const [code, signal] = await once(bot.process, 'exit');
+    // On failure, the signal and what the bot said (a native crash shows as a signal, not a code).
+    expect({ code, signal, output: code === 0 ? '' : bot.output() }).toEqual({
+      code: 0,
+      signal: null,
+      output: '',
+    });
 
     const loaded = await bot.loaded();
     // The recorder saw the project's modules…

@@ -80,6 +80,8 @@ describe('audit export jobs', () => {
     expect(await h.store.jobs.keyedLike(`audit-export:${h.workspaceId}:${MEMBER}:`)).toHaveLength(
       1,
     );
+    // Slack gone: the held upload fails now, not at its 10 s timeout, and the app stops at once.
+    await h.slack.close();
   });
 
   it('tells the requester once, in their DM, when Slack keeps failing the upload', async () => {

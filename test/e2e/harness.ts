@@ -4,7 +4,6 @@
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { App } from '@slack/bolt';
-import { afterEach } from 'vitest';
 import { ACCOUNTS_IDS, LOGIN_IDS } from '../../src/blocks/ids.js';
 import type { Resolver } from '../../src/cdn/egress.js';
 import { CdnTransport } from '../../src/cdn/transport.js';
@@ -25,6 +24,7 @@ import {
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/dev/sandbox/server.js';
 import { openStore, type Store, type StoreOptions } from '../../src/store/index.js';
 import { decodeEntities } from '../../src/text.js';
+import { afterEachTest } from '../helpers/after-each-test.js';
 import { buildTestApp, testConfig } from '../helpers/app.js';
 import { sign } from '../helpers/child-bot.js';
 import { ManualClock } from '../helpers/clock.js';
@@ -120,7 +120,7 @@ const open: Array<() => Promise<void>> = [];
 const watched: Array<{ logs: CapturedLogs; secrets: () => Record<string, string | Buffer> }> = [];
 /** One renderer for every harness, as one per process in production. */
 const chartRenderer = new TrafficChartRenderer();
-afterEach(async () => {
+afterEachTest(async () => {
   for (const close of open.splice(0).reverse()) await close();
   for (const { logs, secrets } of watched.splice(0)) expectNoSecrets(logs, secrets());
 });

@@ -9,7 +9,7 @@ import type { Message } from '../../src/dev/fake-slack/types.js';
 import type { WatchAlert } from '../../src/store/watch-alerts.js';
 import { DEFAULT_LIMITS } from '../../src/store/workspaces.js';
 import { BACKENDS } from '../helpers/store.js';
-import { ADMIN, CHANNEL, MEMBER, startWorld, type World } from './bot-process.js';
+import { ADMIN, CHANNEL, MEMBER, REPLICA_ENV, startWorld, type World } from './bot-process.js';
 import { auditOf, TEST_TIMEOUT_MS, textOf, ZONE } from './flows.js';
 
 const isSettings = (r: { path: string }) => r.path.endsWith('/settings');
@@ -85,7 +85,7 @@ describe.each(BACKENDS)('alert rate limiting on $backend', ({ backend, skip }) =
   it.skipIf(skip || backend !== 'postgres')(
     'two bots on one database, clicked at once: the CDN is changed once, the other told who',
     async () => {
-      const world = await startWorld({ backend });
+      const world = await startWorld({ backend, env: REPLICA_ENV });
       const message = await firingAlert(world);
       const [a, b] = await Promise.all([world.spawnBot(), world.spawnBot()]);
       if (!a || !b) throw new Error('no bots');

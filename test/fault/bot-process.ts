@@ -21,20 +21,11 @@
 // Every bot is killed, and every server, folder and database removed, after each test; a failed
 // test prints every bot's output, and no bot may have logged a secret.
 import { mkdtemp, rm } from 'node:fs/promises';
-import {
-  createServer,
-  request as httpRequest,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, onTestFailed } from 'vitest';
 import type { Clock } from '../../src/clock.js';
 import { type DatabaseConfig, parseEncryptionKeys } from '../../src/config.js';
-import { parseArgs, readBody } from '../../src/dev/fake-slack/http.js';
 import { SlackPayloads } from '../../src/dev/fake-slack/payloads.js';
 import {
   type FakeSlack,
@@ -49,12 +40,13 @@ import {
   type ChildBotOptions,
   type Launch,
   launchChildBot,
-  prepareDatabase,
   startChildBot,
 } from '../helpers/child-bot.js';
 import { compiledMain } from '../helpers/compiled-src.js';
 import { expectNoSecrets } from '../helpers/logs.js';
-import { type Backend, POSTGRES_URL } from '../helpers/store.js';
+import type { Backend } from '../helpers/store.js';
+import { type GatedCall, type Hold, SlackGate } from './slack-gate.js';
+import { worldDatabase } from './world-database.js';
 
 export type { Backend };
 
@@ -69,31 +61,28 @@ export const OTHER = 'UOTHER';
 /** A channel the bot is in. */
 export const CHANNEL = 'COPS';
 export const EDGE = 'edge.cdn-fault.test';
-/** The job lease the bots run with: a killed bot's jobs are taken over this long after it died. */
-export const JOB_LEASE_MS = 2_000;
+/**
+ * The job lease the bots run with: a killed bot's jobs are taken over this long after it died. The
+ * shortest the bot accepts: a bot started after a kill -9 finds the lease run out as it comes up
+ * (its start takes longer) and resumes at once, instead of at its next poll. With one bot at a
+ * time a late heartbeat loses nothing (a renewal only checks who holds the job); bots side by side
+ * run with REPLICA_LEASE_MS.
+ */
+export const JOB_LEASE_MS = 1_000;
+/**
+ * The lease of bots running side by side on one database: a heartbeat (every third of it) late by
+ * more than two thirds of it on a busy machine would let another replica take a job still running.
+ */
+export const REPLICA_LEASE_MS = 2_000;
+/** The environment of bots that run side by side. */
+export const REPLICA_ENV = { JOB_LEASE_MS: String(REPLICA_LEASE_MS) };
 
 export type { Exit, SignedResult } from '../helpers/child-bot.js';
 export { formBody, interactionBody } from '../helpers/child-bot.js';
 /** A bot of the world: a child process (see test/helpers/child-bot.ts). */
 export type Bot = ChildBot;
 
-/** A Web API call the bot made, as the gate in front of the fake Slack sees it. */
-export interface GatedCall {
-  /** The Web API method, e.g. chat.update. */
-  method: string;
-  args: Record<string, unknown>;
-}
-
-/** A Web API call held at the gate until released. */
-export interface Hold {
-  /** Resolves with the call once the bot has made it (it is being held from then on). */
-  readonly reached: Promise<GatedCall>;
-  /**
-   * Lets the held call through to the fake Slack, unless the bot that made it is gone (a killed
-   * process's call is dropped, as if it never left). Before the call arrives: lets it through.
-   */
-  release(): void;
-}
+export type { GatedCall, Hold } from './slack-gate.js';
 
 export interface WorldOptions {
   backend: Backend;
@@ -157,21 +146,40 @@ beforeAll(async () => {
   main = await compiledMain();
 }, 120_000);
 
-/** Per world: its bots and the secrets that must never appear in their output. */
-const watched: Array<{ bots: Bot[]; secrets: Record<string, string> }> = [];
+/** Per world: its bots, the secrets that must never appear in their output, its set-up time. */
+const watched: Array<{ bots: Bot[]; secrets: Record<string, string>; setupMs: number }> = [];
 
-afterEach(async () => {
+afterEach(async (context) => {
   const failures: string[] = [];
+  const cleaning = performance.now();
   // Children first (a database is dropped only once nothing holds it), then servers, then files.
   for (const { label, run } of cleanups.splice(0).reverse()) {
     await run().catch((error: unknown) => failures.push(`${label}: ${(error as Error).message}`));
   }
   const leaks = watched.splice(0);
+  if (process.env.FAULT_REPORT && leaks.length > 0)
+    timeline(context.task.name, leaks, performance.now() - cleaning);
   if (failures.length > 0) throw new Error(`fault harness cleanup failed: ${failures.join('; ')}`);
   for (const { bots, secrets } of leaks) {
     for (const bot of bots) expectNoSecrets({ text: bot.output }, secrets);
   }
 });
+
+/**
+ * FAULT_REPORT=1: where a test's time went besides its own waits: each world's set-up, each bot's
+ * start (spawned to up), the clean-up.
+ */
+function timeline(test: string, worlds: typeof watched, cleanupMs: number): void {
+  const bots = worlds.flatMap((world) => world.bots);
+  const up = bots.map((bot) => {
+    const line = bot.logs((l) => l.msg === 'cdn-chatops is up')[0];
+    return line ? `${line.time - bot.spawnedAt}` : 'never';
+  });
+  const setup = worlds.map((world) => Math.round(world.setupMs));
+  process.stderr.write(
+    `[fault timeline] ${test}: world ${setup.join(', ')} ms; ${bots.length} bots up in ${up.join(', ')} ms; clean-up ${Math.round(cleanupMs)} ms\n`,
+  );
+}
 
 /**
  * The fake Slack's clock, running at a tenth of real time. Only its trigger ids care (usable for
@@ -194,138 +202,9 @@ function unhurriedClock(factor = 10): Clock {
   };
 }
 
-/** The gate in front of the fake Slack's Web API: forwards every call, holds the ones asked for. */
-class SlackGate {
-  readonly #target: URL;
-  readonly #server: Server;
-  readonly #holds: Array<{
-    match: (call: GatedCall) => boolean;
-    taken: boolean;
-    /** Forward first, hold the answer. */
-    answer: boolean;
-    reached: (call: GatedCall) => void;
-    released: Promise<void>;
-    release: () => void;
-  }> = [];
-  #url = '';
-
-  constructor(target: string) {
-    this.#target = new URL(target);
-    this.#server = createServer((req, res) => {
-      this.#handle(req, res).catch(() => {
-        if (!res.headersSent) res.writeHead(502).end();
-        else res.destroy();
-      });
-    });
-  }
-
-  async listen(): Promise<this> {
-    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
-    this.#url = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
-    return this;
-  }
-
-  get apiUrl(): string {
-    return `${this.#url}/api/`;
-  }
-
-  hold(match: (call: GatedCall) => boolean, options: { answer?: boolean } = {}): Hold {
-    let reached!: (call: GatedCall) => void;
-    let release!: () => void;
-    const reachedPromise = new Promise<GatedCall>((resolve) => {
-      reached = resolve;
-    });
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    this.#holds.push({
-      match,
-      taken: false,
-      answer: options.answer ?? false,
-      reached,
-      released,
-      release,
-    });
-    return { reached: reachedPromise, release };
-  }
-
-  async close(): Promise<void> {
-    for (const hold of this.#holds) hold.release();
-    this.#server.closeAllConnections();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
-  }
-
-  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readBody(req);
-    let gone = false;
-    res.once('close', () => {
-      gone = !res.writableFinished;
-    });
-    const path = req.url ?? '/';
-    if (path.startsWith('/api/')) {
-      const call: GatedCall = {
-        method: path.slice('/api/'.length).split('?')[0] ?? '',
-        args: parseArgs(String(req.headers['content-type'] ?? ''), body),
-      };
-      const hold = this.#holds.find((h) => !h.taken && h.match(call));
-      if (hold) {
-        hold.taken = true;
-        // Slack does the work now; its answer waits for the release.
-        const answered = hold.answer ? await this.#forward(req, body) : undefined;
-        hold.reached(call);
-        await hold.released;
-        // The caller died while its call was held: it never hears (or the call never reaches Slack).
-        if (gone || req.socket.destroyed) {
-          res.destroy();
-          return;
-        }
-        if (answered) return answer(res, answered);
-      }
-    }
-    answer(res, await this.#forward(req, body));
-  }
-
-  #forward(req: IncomingMessage, body: Buffer): Promise<Answer> {
-    const headers = { ...req.headers, host: this.#target.host };
-    delete headers.connection;
-    return new Promise((resolve, reject) => {
-      const upstream = httpRequest(
-        {
-          host: this.#target.hostname,
-          port: this.#target.port,
-          method: req.method,
-          path: req.url,
-          headers,
-        },
-        (reply) => {
-          readBody(reply).then(
-            (replyBody) =>
-              resolve({ status: reply.statusCode ?? 502, headers: reply.headers, body: replyBody }),
-            reject,
-          );
-        },
-      );
-      upstream.once('error', reject);
-      upstream.end(body);
-    });
-  }
-}
-
-interface Answer {
-  status: number;
-  headers: IncomingMessage['headers'];
-  body: Buffer;
-}
-
-function answer(res: ServerResponse, { status, headers, body }: Answer): void {
-  const rest = { ...headers };
-  // The body is whole now: its length is known, whatever encoding carried it.
-  delete rest['transfer-encoding'];
-  res.writeHead(status, { ...rest, 'content-length': body.length }).end(body);
-}
-
 /** Starts the fake Slack, the sandbox and a database holding the workspace's CDN key. */
 export async function startWorld(options: WorldOptions): Promise<World> {
+  const began = performance.now();
   const slack = await startFakeSlack({ clock: unhurriedClock(), ...options.slack });
   cleanups.push({ label: 'fake Slack', run: () => slack.close() });
   slack.addUser({ id: ADMIN, name: 'alice', isAdmin: true, tz: 'Europe/Paris' });
@@ -337,14 +216,7 @@ export async function startWorld(options: WorldOptions): Promise<World> {
   const sandbox = await startSandbox({ apiKeys: [CDN_KEY], ...options.sandbox });
   cleanups.push({ label: 'sandbox', run: () => sandbox.close() });
 
-  const {
-    database,
-    url: databaseUrl,
-    drop,
-  } = await prepareDatabase(options.backend, {
-    prefix: 'fault',
-    postgresUrl: POSTGRES_URL,
-  });
+  const { database, url: databaseUrl, drop } = await worldDatabase(options.backend);
   cleanups.push({ label: 'database', run: drop });
   const encryptionKeys = generateKey('k1');
   const keyring = new Keyring(parseEncryptionKeys(encryptionKeys));
@@ -366,6 +238,7 @@ export async function startWorld(options: WorldOptions): Promise<World> {
   /** Bots named so far: names stay unique when several are spawned at once. */
   let named = 0;
   watched.push({
+    setupMs: performance.now() - began,
     bots,
     secrets: {
       'the CDN key': CDN_KEY,
@@ -378,6 +251,16 @@ export async function startWorld(options: WorldOptions): Promise<World> {
     for (const bot of bots) {
       process.stderr.write(`\n----- ${bot.name} (pid ${bot.pid}) output -----\n${bot.output()}`);
     }
+    // What Slack shows: each message's text now and before (a wait for a message that never
+    // came says why).
+    const shown = slack.messages.map((m) => ({
+      channel: m.channel,
+      ts: m.ts,
+      via: m.via,
+      text: m.text,
+      before: m.history.map((h) => h.text),
+    }));
+    process.stderr.write(`\n----- Slack's messages -----\n${JSON.stringify(shown, null, 1)}\n`);
   });
 
   const payloads = new SlackPayloads(slack, workspaceId);
@@ -394,6 +277,11 @@ export async function startWorld(options: WorldOptions): Promise<World> {
     DATABASE_URL: databaseUrl,
     ENCRYPTION_KEYS: encryptionKeys,
     JOB_LEASE_MS: String(JOB_LEASE_MS),
+    // Not 10 (the default, below the event loop): a worker loads its renderer before a stop may
+    // end it, and the chart pool waits 10 s for that (src/charts/render-pool.ts); niced on a busy
+    // machine, a worker took longer, and a bot stopped seconds after its start (as these tests
+    // stop them) aborted (SIGABRT) instead of exiting 0. No fault test is about charts' priority.
+    CHART_WORKER_NICE: '0',
     LOG_LEVEL: 'info',
     ...options.env,
   };

@@ -12,6 +12,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/store/workspaces.js';
 import { BACKENDS } from '../helpers/store.js';
+import { POSTGRES } from './backends.js';
 import { type Backend, CHANNEL, startWorld, type World } from './bot-process.js';
 import { auditOf, resumed, TEST_TIMEOUT_MS, ZONE } from './flows.js';
 
@@ -107,11 +108,15 @@ describe.each(BACKENDS)('daily report crashes on $backend', ({ backend, skip }) 
     },
     TEST_TIMEOUT_MS,
   );
+});
 
-  it.skipIf(skip)(
+// What is on Slack's side differs from the share on its way, not what the store holds (the intent
+// recorded, read back by the next process, on both databases above): on one (backends.ts).
+describe('daily report crashes, Slack ahead of the bot (postgres)', () => {
+  it.skipIf(POSTGRES.skip)(
     'kill -9 after Slack shared the chart, before the bot heard: the next process only records it',
     async () => {
-      const world = await dueReport(backend);
+      const world = await dueReport(POSTGRES.backend);
       const hold = world.holdSlack((call) => call.method === SHARE, { answer: true });
       const first = await world.spawnBot();
       await hold.reached;

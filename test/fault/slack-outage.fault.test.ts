@@ -3,8 +3,12 @@
 // background post gives up within its tries, its job records the failed attempt and is retried by
 // the runner, and the purge's message still reaches its final state. Bounds are measured from the
 // moment the fake Slack took the call it never answers (its fault hit), never by sleeping.
+//
+// Each scenario runs on one database (backends.ts): what it proves is the Slack client's bounds
+// and retries; the job's failed attempt and its retry are the runner's release and claim, run on
+// both databases by test/jobs/runner.test.ts. The two retried posts are one on each.
 import { describe, expect, it } from 'vitest';
-import { BACKENDS } from '../helpers/store.js';
+import { POSTGRES, SQLITE } from './backends.js';
 import { CHANNEL, MEMBER, startWorld, type World } from './bot-process.js';
 import { jobsOf, TEST_TIMEOUT_MS, textOf, ZONE } from './flows.js';
 
@@ -25,11 +29,11 @@ async function seenAt(world: World, predicate: Parameters<World['slack']['waitFo
   return { message, at: Date.now() };
 }
 
-describe.each(BACKENDS)('Slack misbehaves ($backend)', ({ backend, skip }) => {
-  it.skipIf(skip)(
-    'views.open never answers: the user is told within the budget, and the bot serves the next command',
+describe('Slack misbehaves', () => {
+  it(
+    'views.open never answers: the user is told within the budget, and the bot serves the next command (sqlite)',
     async () => {
-      const world = await startWorld({ backend });
+      const world = await startWorld({ backend: SQLITE.backend });
       const bot = await world.spawnBot(BOUNDS);
       world.slack.inject({ method: 'views.open', kind: 'hang', times: 10 });
 
@@ -57,10 +61,10 @@ describe.each(BACKENDS)('Slack misbehaves ($backend)', ({ backend, skip }) => {
     TEST_TIMEOUT_MS,
   );
 
-  it.skipIf(skip)(
-    'chat.postMessage hangs during a purge: the job gives its try up within the bound, is retried, and its message lands',
+  it.skipIf(POSTGRES.skip)(
+    'chat.postMessage hangs during a purge: the job gives its try up within the bound, is retried, and its message lands (postgres)',
     async () => {
-      const world = await startWorld({ backend });
+      const world = await startWorld({ backend: POSTGRES.backend });
       const bot = await world.spawnBot(BOUNDS);
       // The command's response_url is spent: the purge's message has to be a bot message.
       world.slack.inject({
@@ -106,10 +110,10 @@ describe.each(BACKENDS)('Slack misbehaves ($backend)', ({ backend, skip }) => {
     TEST_TIMEOUT_MS,
   );
 
-  it.skipIf(skip)(
-    'chat.postMessage answers 500: retried within the try budget, then by the job, and the message lands',
+  it(
+    'chat.postMessage answers 500: retried within the try budget, then by the job, and the message lands (sqlite)',
     async () => {
-      const world = await startWorld({ backend });
+      const world = await startWorld({ backend: SQLITE.backend });
       const bot = await world.spawnBot(BOUNDS);
       world.slack.inject({
         method: 'response_url',

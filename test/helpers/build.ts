@@ -36,12 +36,18 @@ export async function runToEnd(
   return { code, output };
 }
 
-/** Compiles src/ into `outDir` (src/main.ts lands at <outDir>/main.js); resolves with tsc's output. */
+/**
+ * Compiles src/ into `outDir` (src/main.ts lands at <outDir>/main.js); resolves with tsc's output.
+ * The same JavaScript as `npm run build`, byte for byte, without its type check (--noCheck): with
+ * isolatedModules and verbatimModuleSyntax (tsconfig.json) tsc emits each file without reading
+ * types, and `npm run typecheck` checks them. A third of the CPU time: 10 s, not 32.
+ */
 export function buildInto(outDir: string): Promise<{ code: number | null; output: string }> {
   return runToEnd(process.execPath, [
     resolve('node_modules/typescript/bin/tsc'),
     '-p',
     'tsconfig.build.json',
+    '--noCheck',
     '--outDir',
     outDir,
   ]);

@@ -1,5 +1,4 @@
 // A sandbox on loopback plus a client wired to it, torn down after each test.
-import { afterEach } from 'vitest';
 import { CdnClient, type CdnClientOptions } from '../../src/cdn/client.js';
 import { CdnTransport } from '../../src/cdn/transport.js';
 import {
@@ -8,6 +7,7 @@ import {
   type SandboxOptions,
   startSandbox,
 } from '../../src/dev/sandbox/server.js';
+import { afterEachTest } from './after-each-test.js';
 import { InstantClock } from './clock.js';
 
 export interface CdnFixture {
@@ -19,7 +19,7 @@ export interface CdnFixture {
 
 const open: Array<() => Promise<void>> = [];
 
-afterEach(async () => {
+afterEachTest(async () => {
   await Promise.all(open.splice(0).map((close) => close()));
 });
 

@@ -3,18 +3,18 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
-import { afterEach } from 'vitest';
 import { CdnTransport } from '../../src/cdn/transport.js';
 import type { ChartRenderer } from '../../src/charts/traffic-chart.js';
 import { loadConfig } from '../../src/config.js';
 import { type RunningConsole, startConsole } from '../../src/dev/console/start.js';
 import type { Store } from '../../src/store/index.js';
+import { afterEachTest } from './after-each-test.js';
 import { ManualClock } from './clock.js';
 import { captureLogs } from './logs.js';
 import { testStore } from './store.js';
 
 const closers: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
+afterEachTest(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 

@@ -5,10 +5,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterEach } from 'vitest';
 import type { DatabaseConfig, EncryptionKey } from '../../src/config.js';
 import { Keyring } from '../../src/store/crypto.js';
 import { openStore, type Store, type StoreOptions } from '../../src/store/index.js';
+import { afterEachTest } from './after-each-test.js';
 import { InstantClock, type TestClock } from './clock.js';
 
 export const POSTGRES_URL =
@@ -50,7 +50,7 @@ export const testKey = (id: string, fill: number): EncryptionKey => ({
 });
 
 const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
+afterEachTest(async () => {
   // Stores close before their databases are removed.
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
