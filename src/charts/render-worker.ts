@@ -12,8 +12,13 @@ lowerPriority(Number((workerData as { nice?: unknown } | undefined)?.nice ?? 0))
 // process's priority and take a core from the event loop.
 const renderer = new TrafficChartRenderer({ encodeInThread: true });
 // The pool stops no thread before this: one stopped inside canvas's font loading aborts the
-// whole process (node-addon-api cannot throw into a thread being terminated).
-parentPort?.postMessage(WORKER_LOADED);
+// whole process (node-addon-api cannot throw into a thread being terminated). Said a turn of the
+// event loop later, not while this module is evaluated: piscina loads it with require(), and a
+// thread stopped after this module's body but before that require() returned aborts the process
+// too (SIGABRT, Node's "Assertion failed: facade->InstantiateModule(...)" in
+// CreateRequiredModuleFacade): 1 SIGTERM in 21 just after start on a busy machine. The pool runs
+// its workers without Atomics (render-pool.ts), so this turn comes without waiting for a task.
+setImmediate(() => parentPort?.postMessage(WORKER_LOADED));
 
 export default function render(input: TrafficChartInput): Promise<Buffer> {
   return renderer.render(input);

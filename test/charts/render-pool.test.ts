@@ -3,9 +3,11 @@
 // bot runs it: its workers load the compiled renderer directly, where from the TypeScript sources
 // each worker would first load tsx and compile the renderer (a fifth of a second of CPU a worker,
 // and seconds of wall time at nice 10 on a busy machine; this file starts a dozen workers).
+import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import type * as RenderPool from '../../src/charts/render-pool.js';
 import { type TrafficChartInput, TrafficChartRenderer } from '../../src/charts/traffic-chart.js';
@@ -64,7 +66,8 @@ describe('ChartPool', () => {
   });
 
   // A worker stopped while canvas loads its fonts aborts the process (a bot SIGTERMed just after
-  // it started exited on SIGABRT): close() lets each worker load first.
+  // it started exited on SIGABRT): close() lets each worker load first. `loaded` comes with no task
+  // run: a worker parked in Atomics.wait between tasks would never say it (close would wait 10 s).
   it('stops no worker before it has loaded its renderer, even when closed at once', async () => {
     const charts = new ChartPool({ threads: 2 });
     let loaded = false;
@@ -73,6 +76,30 @@ describe('ChartPool', () => {
     });
     await charts.close();
     expect(loaded).toBe(true);
+  });
+
+  // Piscina loads the worker module with require() (require(esm), compiled as the bot runs it); a
+  // thread stopped after the module's body but before that require() returned aborted the process
+  // (SIGABRT, "Assertion failed: facade->InstantiateModule(...)" in Node's
+  // CreateRequiredModuleFacade): a bot SIGTERMed just after "is up", 1 time in 21 on a busy
+  // machine. The worker, loaded here the way piscina loads it, must say so only after that.
+  it('says a worker is loaded only once its require() of the renderer has returned', async () => {
+    const module = join(dirname(await compiledMain()), 'charts', 'render-worker.js');
+    const worker = new Worker(
+      `const { parentPort, workerData } = require('node:worker_threads');
+      let required = false;
+      const post = parentPort.postMessage.bind(parentPort);
+      parentPort.postMessage = (message) => post({ message, required });
+      require(workerData.module);
+      required = true;`,
+      { eval: true, workerData: { module, nice: 0 } },
+    );
+    try {
+      const [said] = await once(worker, 'message');
+      expect(said).toEqual({ message: { chartWorker: 'loaded' }, required: true });
+    } finally {
+      await worker.terminate();
+    }
   });
 
   // At nice 0, as this test is about memory: on a thread niced below every other process of a
