@@ -32,6 +32,29 @@ async function withToken(token: NewToken) {
   return { h, ...(await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, token)) };
 }
 
+/** deploy-bot, for URLs and tags on example.com; its purges are told in CHANNEL. */
+const DEPLOY_URLS: NewToken = {
+  name: 'deploy-bot',
+  zones: ['example.com'],
+  kinds: ['urls_tags'],
+  channelId: CHANNEL,
+};
+/** deploy-bot, for purges of everything on any zone; its requests are posted in CHANNEL. */
+const DEPLOY_EVERYTHING: NewToken = {
+  name: 'deploy-bot',
+  zones: null,
+  kinds: ['everything'],
+  channelId: CHANNEL,
+};
+
+/** The first request for approval the bot posted (with the Web API). */
+async function approvalRequested(h: Harness): Promise<Message | undefined> {
+  const [request] = await h.slack.waitForMessages(
+    (m) => m.via === 'api' && (m.text?.includes('Approval needed') ?? false),
+  );
+  return request;
+}
+
 describe('tokens of the HTTP API, in Slack', () => {
   it('an admin makes one in the modal, sees its secret once, and CI purges with it', async () => {
     const h = await startHarness();
@@ -248,12 +271,7 @@ describe('purges from CI, in Slack', () => {
   });
 
   it('says "Purging…" once a third is done, then edits that message into the result', async () => {
-    const { h, secret } = await withToken({
-      name: 'deploy-bot',
-      zones: ['example.com'],
-      kinds: ['urls_tags'],
-      channelId: CHANNEL,
-    });
+    const { h, secret } = await withToken(DEPLOY_URLS);
     // 240 URLs: 8 requests of 30, 4 at a time; the first two held, so the other six end meanwhile.
     const release = holdPurges(h, 2);
     const urls = Array.from({ length: 240 }, (_, i) => `https://example.com/assets/${i}.js`);
@@ -278,12 +296,7 @@ describe('purges from CI, in Slack', () => {
   });
 
   it('posts nothing before the result of a purge sent in one round (4 requests at once)', async () => {
-    const { h, secret } = await withToken({
-      name: 'deploy-bot',
-      zones: ['example.com'],
-      kinds: ['urls_tags'],
-      channelId: CHANNEL,
-    });
+    const { h, secret } = await withToken(DEPLOY_URLS);
     // 120 URLs: all 4 requests out at once; two end (their results stored) while two are held.
     const release = holdPurges(h, 2);
     const completeSteps = h.store.jobs.completeSteps.bind(h.store.jobs);
@@ -368,30 +381,18 @@ describe('purges from CI, in Slack', () => {
   });
 
   it('says so when the actor is not an e-mail: nobody is matched', async () => {
-    const { h, secret } = await withToken({
-      name: 'deploy-bot',
-      zones: null,
-      kinds: ['everything'],
-      channelId: CHANNEL,
-    });
+    const { h, secret } = await withToken(DEPLOY_EVERYTHING);
     await postPurge(h, secret, {
       zone: 'example.com',
       everything: true,
       context: { actor: 'bob' },
     });
-    const [request] = await h.slack.waitForMessages(
-      (m) => m.via === 'api' && (m.text?.includes('Approval needed') ?? false),
-    );
+    const request = await approvalRequested(h);
     expect(textOf(request?.blocks)).toContain('The actor is not an e-mail address');
   });
 
   it('goes on unmatched when the install lacks users:read.email, and is refused when Slack is down', async () => {
-    const { h, secret } = await withToken({
-      name: 'deploy-bot',
-      zones: null,
-      kinds: ['everything'],
-      channelId: CHANNEL,
-    });
+    const { h, secret } = await withToken(DEPLOY_EVERYTHING);
     h.slack.addUser({ id: MEMBER, name: 'bob', email: 'bob@example.com' });
     const everything = {
       zone: 'example.com',
@@ -411,9 +412,7 @@ describe('purges from CI, in Slack', () => {
       }),
     });
     expect((await postPurge(h, secret, everything)).status).toBe(202);
-    const [request] = await h.slack.waitForMessages(
-      (m) => m.via === 'api' && (m.text?.includes('Approval needed') ?? false),
-    );
+    const request = await approvalRequested(h);
     expect(textOf(request?.blocks)).toContain('Slack could not be asked who the actor is');
 
     // Slack failing: nothing is posted unchecked; the client is told to try again.
