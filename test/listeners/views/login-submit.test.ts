@@ -155,6 +155,22 @@ function submit(h: Harness, viewId: string, values: ReturnType<typeof keyValues>
   }));
 }
 
+/** The submission was answered in Slack's time with the view that says the key is being checked. */
+async function expectCheckingInTime(submitted: ReturnType<typeof submit>) {
+  const { answer, afterMs } = await submitted;
+  expect(afterMs).toBeLessThanOrEqual(INLINE_ANSWER_MS);
+  expect(textOf(answer.view?.blocks)).toContain('Checking the key');
+  return answer;
+}
+
+/** Holds the CDN's next answer until `cdn` opens; `reached` opens once it is held. */
+function holdCdn(h: Harness) {
+  const cdn = gate();
+  const reached = gate();
+  h.sandbox.inject({ kind: 'hold', until: cdn.opened, onHeld: reached.open });
+  return { cdn, reached };
+}
+
 /** The next views.update of `viewId` (after `before` of them). */
 async function nextUpdate(h: Harness, viewId: string, before = 0) {
   const calls = await h.slack.waitForCalls(
@@ -173,10 +189,7 @@ describe('the key modal answers within Slack’s 3 s', () => {
     await slowSlack.reached;
     h.clock.advance(INLINE_ANSWER_MS);
 
-    const { answer, afterMs } = await submitted;
-    expect(afterMs).toBeLessThanOrEqual(INLINE_ANSWER_MS);
-    expect(answer.response_action).toBe('update');
-    expect(textOf(answer.view?.blocks)).toContain('Checking the key');
+    expect((await expectCheckingInTime(submitted)).response_action).toBe('update');
     // Nothing was checked yet: users.info has not answered.
     expect(h.sandbox.requests).toEqual([]);
 
@@ -240,9 +253,7 @@ describe('the key modal answers within Slack’s 3 s', () => {
     expect(await asked.opened).toBe('slow-dns.example');
     h.clock.advance(INLINE_ANSWER_MS);
 
-    const { answer, afterMs } = await submitted;
-    expect(afterMs).toBeLessThanOrEqual(INLINE_ANSWER_MS);
-    expect(textOf(answer.view?.blocks)).toContain('Checking the key');
+    await expectCheckingInTime(submitted);
 
     dns.open();
     const update = await nextUpdate(h, viewId);
@@ -259,16 +270,12 @@ describe('the key modal answers within Slack’s 3 s', () => {
   it('when the CDN is slow: a checking view in time, then the saved key', async () => {
     const { h } = await gatedHarness();
     const viewId = await openLogin(h);
-    const cdn = gate();
-    const reached = gate();
-    h.sandbox.inject({ kind: 'hold', until: cdn.opened, onHeld: reached.open });
+    const { cdn, reached } = holdCdn(h);
     const submitted = submit(h, viewId, keyValues(CDN_KEY));
     await reached.opened;
     h.clock.advance(INLINE_ANSWER_MS);
 
-    const { answer, afterMs } = await submitted;
-    expect(afterMs).toBeLessThanOrEqual(INLINE_ANSWER_MS);
-    expect(textOf(answer.view?.blocks)).toContain('Checking the key');
+    await expectCheckingInTime(submitted);
 
     cdn.open();
     const update = await nextUpdate(h, viewId);
@@ -281,9 +288,7 @@ describe('the key modal answers within Slack’s 3 s', () => {
     const { h, slackGate } = await gatedHarness();
     const viewId = await openLogin(h);
     const slowSlack = slackGate.hold('users.info');
-    const cdn = gate();
-    const reached = gate();
-    h.sandbox.inject({ kind: 'hold', until: cdn.opened, onHeld: reached.open });
+    const { cdn, reached } = holdCdn(h);
     const submitted = submit(h, viewId, keyValues(CDN_KEY));
     await slowSlack.reached;
     h.clock.advance(2_000);
