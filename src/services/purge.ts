@@ -314,16 +314,7 @@ export class PurgeService {
         : needsDefault
           ? await this.#channelDefault(workspaceId, channelId, account)
           : undefined;
-    const plan = planPurge(
-      {
-        ...(zone ? { zone } : {}),
-        urls: args.urls,
-        tags: args.tags,
-        unknown: args.unknown,
-        ...(args.paths ? { paths: args.paths } : {}),
-      },
-      await zones.all(workspaceId),
-    );
+    const plan = planPurge(itemsIn(zone, args), await zones.all(workspaceId));
     return needsDefault ? { ...plan, fromDefault: true } : plan;
   }
 
@@ -351,16 +342,7 @@ export class PurgeService {
     const all = (await accounts.all(workspaceId, scope)).filter(
       (candidate) => !zone || candidate.accountId === zone.accountId,
     );
-    const plan = planPurge(
-      {
-        ...(zone ? { zone } : {}),
-        urls: args.urls,
-        tags: args.tags,
-        unknown: args.unknown,
-        ...(args.paths ? { paths: args.paths } : {}),
-      },
-      all,
-    );
+    const plan = planPurge(itemsIn(zone, args), all);
     if (!zone) {
       for (const group of plan.groups) {
         const key = zoneKey(group.zone.name);
@@ -788,4 +770,18 @@ function clientOf(clients: Map<string | undefined, Client>, zone: Zone): Client 
 /** Whether a purge's zone was the channel's default, for its messages. */
 function defaultOf(payload: PurgeJobPayload): { fromDefault?: boolean } {
   return payload.fromDefault ? { fromDefault: true } : {};
+}
+
+/** What planPurge reads: the items asked for, in `zone` when one was named or is the channel's default. */
+function itemsIn(
+  zone: Parameters<typeof planPurge>[0]['zone'],
+  args: Extract<PurgeArgs, { kind: 'items' }>,
+): Parameters<typeof planPurge>[0] {
+  return {
+    ...(zone ? { zone } : {}),
+    urls: args.urls,
+    tags: args.tags,
+    unknown: args.unknown,
+    ...(args.paths ? { paths: args.paths } : {}),
+  };
 }

@@ -286,16 +286,7 @@ export class JobRepository {
       .where('job_id', '=', jobId)
       .where('idx', '=', idx)
       .where('result', 'is', null)
-      .where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('jobs')
-            .select('jobs.id')
-            .where('jobs.id', '=', jobId)
-            .where('jobs.lease_owner', '=', owner)
-            .where('jobs.state', '=', 'running'),
-        ),
-      )
+      .where((eb) => stepsHeldBy(eb, jobId, owner))
       .executeTakeFirst();
     return updated.numUpdatedRows > 0n;
   }
@@ -325,16 +316,7 @@ export class JobRepository {
         results.map((r) => r.idx),
       )
       .where('result', 'is', null)
-      .where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('jobs')
-            .select('jobs.id')
-            .where('jobs.id', '=', jobId)
-            .where('jobs.lease_owner', '=', owner)
-            .where('jobs.state', '=', 'running'),
-        ),
-      )
+      .where((eb) => stepsHeldBy(eb, jobId, owner))
       .returning('idx')
       .execute();
     return new Set(rows.map((row) => Number(row.idx)));
@@ -405,6 +387,18 @@ export class JobRepository {
       .execute();
     return Object.fromEntries(rows.map((r) => [r.state, Number(r.count)]));
   }
+}
+
+/** The steps' job `jobId` is running and `owner` holds it: a step is written only by its job's holder. */
+function stepsHeldBy(eb: ExpressionBuilder<Database, 'job_steps'>, jobId: string, owner: string) {
+  return eb.exists(
+    eb
+      .selectFrom('jobs')
+      .select('jobs.id')
+      .where('jobs.id', '=', jobId)
+      .where('jobs.lease_owner', '=', owner)
+      .where('jobs.state', '=', 'running'),
+  );
 }
 
 /** Due (queued, its time come) or abandoned (running, its lease expired). */

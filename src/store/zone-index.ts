@@ -88,6 +88,15 @@ export class ZoneIndexRepository {
     ) as 'zone_index_state';
   }
 
+  /** Every column of the workspace's zones in this index (the account's, or `default`'s). */
+  #zonesOf(workspaceId: string) {
+    return this.db
+      .selectFrom(this.#zones)
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .$if(this.#account !== undefined, (q) => q.where('account_id', '=', this.#account as string));
+  }
+
   /** The index of one account other than `default` (its id); `default`'s is this one. */
   forAccount(accountId: string): ZoneIndexRepository {
     return new ZoneIndexRepository(this.db, this.dialect, this.clock, accountId);
@@ -115,22 +124,9 @@ export class ZoneIndexRepository {
   async find(workspaceId: string, id: string, key: string): Promise<IndexedZone[]> {
     // Two point lookups (by name on zone_index_by_name, by id on the primary key) in one
     // statement: an OR of both would read every row of the workspace.
-    const rows = await this.db
-      .selectFrom(this.#zones)
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .$if(this.#account !== undefined, (q) => q.where('account_id', '=', this.#account as string))
+    const rows = await this.#zonesOf(workspaceId)
       .where('name_key', '=', key)
-      .unionAll(
-        this.db
-          .selectFrom(this.#zones)
-          .selectAll()
-          .where('workspace_id', '=', workspaceId)
-          .$if(this.#account !== undefined, (q) =>
-            q.where('account_id', '=', this.#account as string),
-          )
-          .where('zone_id', '=', id),
-      )
+      .unionAll(this.#zonesOf(workspaceId).where('zone_id', '=', id))
       .execute();
     const zones = new Map(rows.map((row) => [row.zone_id, toZone(row)]));
     return [...zones.values()];
@@ -233,23 +229,19 @@ export class ZoneIndexRepository {
    * those that may serve its URLs, without reading every zone of the workspace.
    */
   async named(workspaceId: string, keys: readonly string[], id?: string): Promise<IndexedZone[]> {
-    const select = () =>
-      this.db
-        .selectFrom(this.#zones)
-        .selectAll()
-        .where('workspace_id', '=', workspaceId)
-        .$if(this.#account !== undefined, (q) =>
-          q.where('account_id', '=', this.#account as string),
-        );
     const rows: Array<Selectable<ZoneIndexTable>> = [];
     // Point lookups (the name index, the primary key), in slices well under either database's
     // limit on bound parameters: one statement for a purge's few names and its zone's id.
     for (let at = 0; at === 0 || at < keys.length; at += DELETE_CHUNK) {
       const slice = keys.slice(at, at + DELETE_CHUNK);
-      const byName = select().where('name_key', 'in', slice.length > 0 ? slice : ['']);
+      const byName = this.#zonesOf(workspaceId).where(
+        'name_key',
+        'in',
+        slice.length > 0 ? slice : [''],
+      );
       rows.push(
         ...(await (at === 0 && id !== undefined
-          ? byName.unionAll(select().where('zone_id', '=', id))
+          ? byName.unionAll(this.#zonesOf(workspaceId).where('zone_id', '=', id))
           : byName
         ).execute()),
       );
@@ -261,13 +253,7 @@ export class ZoneIndexRepository {
   }
 
   async all(workspaceId: string): Promise<IndexedZone[]> {
-    const rows = await this.db
-      .selectFrom(this.#zones)
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .$if(this.#account !== undefined, (q) => q.where('account_id', '=', this.#account as string))
-      .orderBy('name_key')
-      .execute();
+    const rows = await this.#zonesOf(workspaceId).orderBy('name_key').execute();
     return rows.map(toZone);
   }
 
@@ -301,12 +287,7 @@ export class ZoneIndexRepository {
     // PostgreSQL's collation may ignore punctuation; names sort byte by byte on both databases.
     const byName =
       this.dialect === 'postgres' ? sql`${sql.ref('name_key')} collate "C"` : sql.ref('name_key');
-    let query = this.db
-      .selectFrom(this.#zones)
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .$if(this.#account !== undefined, (q) => q.where('account_id', '=', this.#account as string))
-      .where('status', '<>', 'deleted');
+    let query = this.#zonesOf(workspaceId).where('status', '<>', 'deleted');
     if (needle !== '') {
       query = query.where((eb) => eb.or([like(`%${escaped}%`), eb('zone_id', '=', id)]));
     }

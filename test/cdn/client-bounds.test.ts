@@ -1,27 +1,15 @@
-// What one CDN operation may take: pages per listing, bytes per response, time in all.
-import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CdnClient } from '../../src/cdn/client.js';
-import { type CdnError, isCdnError } from '../../src/cdn/errors.js';
 import { DEFAULT_CDN_LIMITS } from '../../src/cdn/limits.js';
 import { CdnTransport, type HttpRequest, type HttpResponse } from '../../src/cdn/transport.js';
 import { loadConfig } from '../../src/config.js';
 import { SANDBOX_DEMO_KEY, type Sandbox } from '../../src/dev/sandbox/server.js';
-import { cdnFixture } from '../helpers/cdn.js';
+import { cdnFixture, failure } from '../helpers/cdn.js';
 import type { InstantClock } from '../helpers/clock.js';
 
 const isList = (r: { method: string; path: string }) => r.method === 'GET' && r.path === '/zones';
 const GIB = 1024 ** 3;
 const MIB = 1024 ** 2;
-
-async function failure(promise: Promise<unknown>): Promise<CdnError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!isCdnError(error)) throw new Error(`expected a CdnError, got ${inspect(error)}`);
-  return error;
-}
 
 async function drain(zones: AsyncIterable<unknown>): Promise<number> {
   let count = 0;

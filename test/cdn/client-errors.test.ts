@@ -1,21 +1,12 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { CdnClient } from '../../src/cdn/client.js';
-import { CDN_ERROR_CODES, type CdnError, isCdnError } from '../../src/cdn/errors.js';
+import { CDN_ERROR_CODES, type CdnError } from '../../src/cdn/errors.js';
 import { CdnTransport } from '../../src/cdn/transport.js';
-import { cdnFixture } from '../helpers/cdn.js';
+import { answer200, cdnFixture, failure } from '../helpers/cdn.js';
 import { InstantClock } from '../helpers/clock.js';
 import { captureLogs } from '../helpers/logs.js';
 import { freePort } from '../helpers/net.js';
-
-async function failure(promise: Promise<unknown>): Promise<CdnError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!isCdnError(error)) throw new Error(`expected a CdnError, got ${inspect(error)}`);
-  return error;
-}
 
 describe('error codes', () => {
   it('maps every failure to its code', async () => {
@@ -75,11 +66,7 @@ describe('error codes', () => {
 
   it('treats a 200 with success: false as a refusal', async () => {
     const { client, sandbox } = await cdnFixture();
-    sandbox.inject({
-      kind: 'status',
-      status: 200,
-      body: { success: false, errors: [{ code: 1003, message: 'Zone is locked' }] },
-    });
+    answer200(sandbox, { success: false, errors: [{ code: 1003, message: 'Zone is locked' }] });
     const zoneId = sandbox.state.byName('example.com')?.id ?? '';
     const report = await client().purge(zoneId, { everything: true });
     expect(report.ok).toBe(false);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cdnFixture } from '../helpers/cdn.js';
+import { answer200, cdnFixture } from '../helpers/cdn.js';
 
 const ON = { limits: { enabled: true, mode: 'automatic' } } as const;
 
@@ -113,13 +113,9 @@ describe('trafficAnalytics', () => {
 
   it('rejects a cache hit rate outside [0, 1]', async () => {
     const { client, sandbox } = await cdnFixture();
-    sandbox.inject({
-      kind: 'status',
-      status: 200,
-      body: {
-        success: true,
-        data: { totals: { requests: 1, bandwidth: 1, cache_hit_rate: 97.5 }, timeseries: [] },
-      },
+    answer200(sandbox, {
+      success: true,
+      data: { totals: { requests: 1, bandwidth: 1, cache_hit_rate: 97.5 }, timeseries: [] },
     });
     await expect(
       client().trafficAnalytics('z', {

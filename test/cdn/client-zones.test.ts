@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isCdnError } from '../../src/cdn/errors.js';
-import { cdnFixture } from '../helpers/cdn.js';
+import { answer200, cdnFixture } from '../helpers/cdn.js';
 
 const isList = (r: { method: string; path: string }) => r.method === 'GET' && r.path === '/zones';
 const isCreate = (r: { method: string; path: string }) =>
@@ -56,12 +56,11 @@ describe('listZones', () => {
 
   it('stops on a short page even when total claims more', async () => {
     const { client, sandbox } = await cdnFixture();
-    sandbox.inject({
-      kind: 'status',
-      status: 200,
-      path: '/zones',
-      body: { success: true, data: [], meta: { page: 1, per_page: 100, total: 5000 } },
-    });
+    answer200(
+      sandbox,
+      { success: true, data: [], meta: { page: 1, per_page: 100, total: 5000 } },
+      '/zones',
+    );
     const zones = [];
     for await (const zone of client().allZones()) zones.push(zone);
     expect(zones).toEqual([]);
@@ -78,14 +77,10 @@ describe('listZones', () => {
 
   it('rejects a documented field of the wrong type as unexpected_response', async () => {
     const { client, sandbox } = await cdnFixture();
-    sandbox.inject({
-      kind: 'status',
-      status: 200,
-      body: {
-        success: true,
-        data: [{ id: 7, name: 'a.com', status: 'active', created_at: 'x' }],
-        meta: { page: 1, per_page: 20, total: 1 },
-      },
+    answer200(sandbox, {
+      success: true,
+      data: [{ id: 7, name: 'a.com', status: 'active', created_at: 'x' }],
+      meta: { page: 1, per_page: 20, total: 1 },
     });
     const error = await client()
       .listZones()
@@ -96,15 +91,11 @@ describe('listZones', () => {
 
   it('ignores fields the spec does not document', async () => {
     const { client, sandbox } = await cdnFixture();
-    sandbox.inject({
-      kind: 'status',
-      status: 200,
-      body: {
-        success: true,
-        data: [{ id: 'z1', name: 'a.com', status: 'moved', created_at: 'x', plan: 'pro' }],
-        meta: { page: 1, per_page: 20, total: 1, cursor: 'abc' },
-        result_info: {},
-      },
+    answer200(sandbox, {
+      success: true,
+      data: [{ id: 'z1', name: 'a.com', status: 'moved', created_at: 'x', plan: 'pro' }],
+      meta: { page: 1, per_page: 20, total: 1, cursor: 'abc' },
+      result_info: {},
     });
     const page = await client().listZones();
     expect(page.zones).toEqual([{ id: 'z1', name: 'a.com', status: 'moved', createdAt: 'x' }]);

@@ -3,7 +3,7 @@
 // zone's account instead of the one the person named.
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/dev/sandbox/server.js';
-import { ask, purges } from './account-flows.js';
+import { addAccount, ask, purges } from './account-flows.js';
 import { type Harness, startHarness } from './harness.js';
 
 /** Runs `/cdn <text>`; resolves with the first message after it, wherever it went. */
@@ -20,12 +20,7 @@ async function boundToDefault() {
   const staging = await startSandbox({ apiKeys: ['staging-key'], clock: h.clock });
   await h.login();
   expect((await ask(h, 'use shop.example.org')).text).toContain('default zone');
-  await h.store.accounts.create(h.workspaceId, {
-    name: 'staging',
-    baseUrl: staging.baseUrl,
-    apiKey: 'staging-key',
-    by: { userId: 'U0', validated: true },
-  });
+  await addAccount(h, 'staging', staging.baseUrl, 'staging-key');
   return { h, staging };
 }
 

@@ -3,6 +3,8 @@
 // account picker's buttons, a command's answer.
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import { type Sandbox, startSandbox } from '../../src/dev/sandbox/server.js';
+import type { Account } from '../../src/store/account-model.js';
+import { commandReply } from './flows.js';
 import { type Harness, startHarness } from './harness.js';
 
 type Requests = Array<{ path: string; body?: unknown }>;
@@ -11,34 +13,46 @@ type Requests = Array<{ path: string; body?: unknown }>;
 export const purges = (requests: Requests) =>
   requests.filter((r) => r.path.endsWith('/purge')).map((r) => r.body);
 
+/** Adds the CDN account `name` at `baseUrl` with `apiKey`, its key validated (as `/cdn accounts add` would). */
+export function addAccount(
+  h: Harness,
+  name: string,
+  baseUrl: string,
+  apiKey: string,
+): Promise<Account> {
+  return h.store.accounts.create(h.workspaceId, {
+    name,
+    baseUrl,
+    apiKey,
+    by: { userId: 'U0', validated: true },
+  });
+}
+
 /**
  * Two accounts: `default` (the harness's sandbox, by `/cdn login`) and `staging` (a sandbox of its
  * own, with the same zones plus only-in-staging.example and `extra`). Close `staging` after.
+ * `options` go to the harness (the allowlist for the sandboxes is always set).
  */
-export async function twoAccounts(extra: string[] = []): Promise<{ h: Harness; staging: Sandbox }> {
-  const h = await startHarness({ env: { CDN_BASE_URL_ALLOWLIST: '127.0.0.1' } });
+export async function twoAccounts(
+  extra: string[] = [],
+  options: Parameters<typeof startHarness>[0] = {},
+): Promise<{ h: Harness; staging: Sandbox }> {
+  const h = await startHarness({
+    ...options,
+    env: { CDN_BASE_URL_ALLOWLIST: '127.0.0.1', ...options.env },
+  });
   const staging = await startSandbox({ apiKeys: ['staging-key'], clock: h.clock });
   for (const name of ['only-in-staging.example', ...extra]) staging.state.create(name, 'free');
   // One edge serves every account's zones, as a CDN's does: staging's purges take effect there.
   h.edge.serve(staging.state);
   await h.login();
-  await h.store.accounts.create(h.workspaceId, {
-    name: 'staging',
-    baseUrl: staging.baseUrl,
-    apiKey: 'staging-key',
-    by: { userId: 'U0', validated: true },
-  });
+  await addAccount(h, 'staging', staging.baseUrl, 'staging-key');
   return { h, staging };
 }
 
 /** Runs `/cdn <text>` (as `user`); resolves with its answer (the next message to its response_url). */
-export async function ask(h: Harness, text: string, user?: string): Promise<Message> {
-  const before = h.slack.messages.filter((m) => m.via === 'response_url').length;
-  await h.command(text, user === undefined ? {} : { user });
-  const replies = await h.slack.waitForMessages((m) => m.via === 'response_url', before + 1);
-  const reply = replies[before];
-  if (!reply) throw new Error(`no answer to /cdn ${text}`);
-  return reply;
+export function ask(h: Harness, text: string, user?: string): Promise<Message> {
+  return commandReply(h, text, user === undefined ? {} : { user });
 }
 
 /** The action id of the button labelled `label` in a message. */

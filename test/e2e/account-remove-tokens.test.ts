@@ -7,8 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { ACCOUNTS_IDS } from '../../src/blocks/ids.js';
 import type { NewTokenInput } from '../../src/services/api-tokens.js';
 import { purges, twoAccounts } from './account-flows.js';
+import { postPurge } from './api-flows.js';
 import { modalOpenedBy, openHome } from './flows.js';
-import { ADMIN, CHANNEL, type Harness, textOf } from './harness.js';
+import { ADMIN, CHANNEL, textOf } from './harness.js';
 
 /** The action id of the App Home's Remove button of the account `accountId`. */
 function removeButtonOf(view: { blocks?: unknown[] }, accountId: string): string {
@@ -23,14 +24,6 @@ function removeButtonOf(view: { blocks?: unknown[] }, accountId: string): string
     if (button) return String(button.action_id);
   }
   throw new Error(`no Remove button for ${accountId}`);
-}
-
-function post(h: Harness, secret: string, body: unknown) {
-  return fetch(`${h.url}/api/v1/purges`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
-    body: JSON.stringify(body),
-  });
 }
 
 describe('removing an account that API tokens are bound to', () => {
@@ -83,12 +76,12 @@ describe('removing an account that API tokens are bound to', () => {
       expect(lineOf('default-deploy')).toContain('CDN account `default`');
 
       // The API agrees: the staging token is refused, the token for every account still purges.
-      const refused = await post(h, first.secret, {
+      const refused = await postPurge(h, first.secret, {
         zone: 'only-in-staging.example',
         tags: ['a'],
       });
       expect(refused.status).toBe(403);
-      const accepted = await post(h, everywhere.secret, {
+      const accepted = await postPurge(h, everywhere.secret, {
         zone: 'shop.example.org',
         account: 'default',
         tags: ['release'],

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { PURGE_IDS } from '../../src/blocks/ids.js';
 import { startSandbox } from '../../src/dev/sandbox/server.js';
-import { ask, purges, twoAccounts } from './account-flows.js';
+import { addAccount, ask, purges, twoAccounts } from './account-flows.js';
 import { interval } from './flows.js';
 import { CDN_KEY, startHarness, textOf } from './harness.js';
 
@@ -46,19 +46,9 @@ describe('watches in a workspace with named accounts only (no `default`)', () =>
     const staging = await startSandbox({ apiKeys: ['staging-key'], clock: h.clock });
     try {
       // No `/cdn login`: the workspace has no account `default`; first prod alone, then staging.
-      await h.store.accounts.create(h.workspaceId, {
-        name: 'prod',
-        baseUrl: h.sandbox.baseUrl,
-        apiKey: CDN_KEY,
-        by: { userId: 'U0', validated: true },
-      });
+      await addAccount(h, 'prod', h.sandbox.baseUrl, CDN_KEY);
       expect((await ask(h, 'watch example.com')).text).toContain('Watching');
-      await h.store.accounts.create(h.workspaceId, {
-        name: 'staging',
-        baseUrl: staging.baseUrl,
-        apiKey: 'staging-key',
-        by: { userId: 'U0', validated: true },
-      });
+      await addAccount(h, 'staging', staging.baseUrl, 'staging-key');
       staging.state.create('only-in-staging.example', 'free');
       const prod = await h.store.accounts.byName(h.workspaceId, 'prod');
       const stagingAccount = await h.store.accounts.byName(h.workspaceId, 'staging');
@@ -111,12 +101,7 @@ describe('watches in a workspace with named accounts only (no `default`)', () =>
 
   it('purges URLs and paths in its one account without it being named', async () => {
     const h = await startHarness({ env: { CDN_BASE_URL_ALLOWLIST: '127.0.0.1' } });
-    await h.store.accounts.create(h.workspaceId, {
-      name: 'prod',
-      baseUrl: h.sandbox.baseUrl,
-      apiKey: CDN_KEY,
-      by: { userId: 'U0', validated: true },
-    });
+    await addAccount(h, 'prod', h.sandbox.baseUrl, CDN_KEY);
     await h.command('purge https://example.com/a.css');
     await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false);
     await h.command('purge example.com /b.css');

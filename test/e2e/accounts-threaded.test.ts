@@ -2,10 +2,9 @@
 // name; a rate limit, a zone list, a watch and a report on `staging` reach staging's sandbox only.
 import { describe, expect, it, vi } from 'vitest';
 import { WATCH_IDS } from '../../src/blocks/ids.js';
-import type { Message } from '../../src/dev/fake-slack/server.js';
-import { startSandbox } from '../../src/dev/sandbox/server.js';
+import { ask, twoAccounts } from './account-flows.js';
 import { alerts, interval } from './flows.js';
-import { type Harness, startHarness, textOf } from './harness.js';
+import { textOf } from './harness.js';
 
 type Requests = Array<{ method: string; path: string }>;
 const posts = (requests: Requests) => requests.filter((r) => r.method === 'POST');
@@ -14,35 +13,9 @@ const MINUTE = 60_000;
 const lists = (requests: Requests) =>
   requests.filter((r) => r.method === 'GET' && r.path === '/zones');
 
-async function ask(h: Harness, text: string): Promise<Message> {
-  const before = h.slack.messages.filter((m) => m.via === 'response_url').length;
-  await h.command(text);
-  const replies = await h.slack.waitForMessages((m) => m.via === 'response_url', before + 1);
-  const reply = replies[before];
-  if (!reply) throw new Error(`no answer to /cdn ${text}`);
-  return reply;
-}
-
-async function twoAccounts() {
-  const h = await startHarness({
-    env: { CDN_BASE_URL_ALLOWLIST: '127.0.0.1' },
-    slack: { fileReadyMs: 0 },
-  });
-  const staging = await startSandbox({ apiKeys: ['staging-key'], clock: h.clock });
-  await h.login();
-  await h.store.accounts.create(h.workspaceId, {
-    name: 'staging',
-    baseUrl: staging.baseUrl,
-    apiKey: 'staging-key',
-    by: { userId: 'U0', validated: true },
-  });
-  staging.state.create('only-in-staging.example', 'free');
-  return { h, staging };
-}
-
 describe('features on a zone of the account staging', () => {
   it('/cdn ratelimit staging/<zone> changes staging only', async () => {
-    const { h, staging } = await twoAccounts();
+    const { h, staging } = await twoAccounts([], { slack: { fileReadyMs: 0 } });
     const before = posts(h.sandbox.requests).length;
     await h.command('ratelimit staging/shop.example.org on');
     const [reply] = await h.slack.waitForMessages((m) => m.via === 'api');
@@ -58,7 +31,7 @@ describe('features on a zone of the account staging', () => {
   });
 
   it('/cdn zones account:staging lists staging’s zones, and says whose they are', async () => {
-    const { h, staging } = await twoAccounts();
+    const { h, staging } = await twoAccounts([], { slack: { fileReadyMs: 0 } });
     const before = lists(h.sandbox.requests).length;
     const reply = await ask(h, 'zones account:staging');
     expect(textOf(reply.blocks)).toContain('Zones in staging');
@@ -75,7 +48,7 @@ describe('features on a zone of the account staging', () => {
   });
 
   it('a watch on staging/<zone> reads, alerts on and rate-limits staging only', async () => {
-    const { h, staging } = await twoAccounts();
+    const { h, staging } = await twoAccounts([], { slack: { fileReadyMs: 0 } });
     const reply = await ask(h, 'watch staging/shop.example.org');
     expect(reply.text).toContain('Watching');
     await interval(h, 2);
@@ -107,7 +80,7 @@ describe('features on a zone of the account staging', () => {
   });
 
   it('a daily report on staging/<zone> reads staging’s analytics only', async () => {
-    const { h, staging } = await twoAccounts();
+    const { h, staging } = await twoAccounts([], { slack: { fileReadyMs: 0 } });
     const reply = await ask(h, 'report staging/shop.example.org daily account:staging');
     expect(textOf(reply.blocks)).toContain('09:00');
     const [schedule] = await h.store.schedules.listForWorkspace(h.workspaceId);
@@ -123,7 +96,7 @@ describe('features on a zone of the account staging', () => {
   });
 
   it('/cdn analytics and /cdn create with an account use that account only', async () => {
-    const { h, staging } = await twoAccounts();
+    const { h, staging } = await twoAccounts([], { slack: { fileReadyMs: 0 } });
     await h.command('analytics staging/shop.example.org 24h');
     await h.deps.runner.settled();
     await vi.waitFor(() => expect(reads(staging.requests).length).toBeGreaterThan(0));

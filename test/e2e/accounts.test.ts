@@ -2,56 +2,9 @@
 // its own account's sandbox, an ambiguous name asks which, an unknown account lists the others.
 import { describe, expect, it } from 'vitest';
 import { PURGE_IDS } from '../../src/blocks/ids.js';
-import type { Message } from '../../src/dev/fake-slack/server.js';
-import { startSandbox } from '../../src/dev/sandbox/server.js';
-import { openApprove } from './flows.js';
-import {
-  ADMIN,
-  CHANNEL,
-  type Harness,
-  MEMBER,
-  OTHER,
-  startHarness,
-  textOf,
-  viewIdOf,
-} from './harness.js';
-
-const purges = <R extends { path: string }>(requests: R[]) =>
-  requests.filter((r) => r.path.endsWith('/purge'));
-
-async function ask(h: Harness, text: string): Promise<Message> {
-  const before = h.slack.messages.filter((m) => m.via === 'response_url').length;
-  await h.command(text);
-  const replies = await h.slack.waitForMessages((m) => m.via === 'response_url', before + 1);
-  const reply = replies[before];
-  if (!reply) throw new Error(`no answer to /cdn ${text}`);
-  return reply;
-}
-
-/** The action id of the button labelled `label` in a message. */
-function buttonFor(message: Message, label: string): string {
-  for (const block of message.blocks ?? []) {
-    const elements = (
-      block as { elements?: Array<{ action_id?: string; text?: { text?: string } }> }
-    ).elements;
-    const button = elements?.find((e) => e.text?.text === label);
-    if (button?.action_id) return button.action_id;
-  }
-  throw new Error(`no button ${label}`);
-}
-
-async function twoAccounts() {
-  const h = await startHarness({ env: { CDN_BASE_URL_ALLOWLIST: '127.0.0.1' } });
-  const staging = await startSandbox({ apiKeys: ['staging-key'], clock: h.clock });
-  await h.login();
-  await h.store.accounts.create(h.workspaceId, {
-    name: 'staging',
-    baseUrl: staging.baseUrl,
-    apiKey: 'staging-key',
-    by: { userId: 'U0', validated: true },
-  });
-  return { h, staging };
-}
+import { ask, buttonFor, purges, twoAccounts } from './account-flows.js';
+import { openApprove, openForm } from './flows.js';
+import { ADMIN, CHANNEL, MEMBER, OTHER, textOf } from './harness.js';
 
 describe('two CDN accounts holding the same zone name', () => {
   it('purges the account named, and asks when the name alone is ambiguous', async () => {
@@ -105,7 +58,7 @@ describe('two CDN accounts holding the same zone name', () => {
     await h.replayLast();
     await h.deps.runner.settled();
     // One purge (its URLs and its tags are two requests), on staging only.
-    expect(purges(staging.requests).map((r) => r.body)).toEqual([
+    expect(purges(staging.requests)).toEqual([
       { files: ['https://shop.example.org/a.css'] },
       { tags: ['hero'] },
     ]);
@@ -204,10 +157,7 @@ describe('two CDN accounts holding the same zone name', () => {
       h.sandbox.state.byName('shop.example.org')?.id,
     );
     const request = async (text: string, nth: number) => {
-      const before = h.slack.callsTo('views.open').length;
-      await h.command(text, { user: MEMBER });
-      const calls = await h.slack.waitForCalls((c) => c.method === 'views.open', before + 1);
-      const viewId = viewIdOf(calls[before]);
+      const viewId = await openForm(h, text, { user: MEMBER });
       const values = {
         [PURGE_IDS.confirmBlock]: {
           [PURGE_IDS.confirmInput]: { type: 'plain_text_input', value: 'shop.example.org' },
@@ -242,7 +192,7 @@ describe('two CDN accounts holding the same zone name', () => {
     await h.slack.waitForMessages(
       (m) => m === inStaging && (m.text?.includes('was purged') ?? false),
     );
-    expect(purges(staging.requests).map((r) => r.body)).toEqual([{ purge_everything: true }]);
+    expect(purges(staging.requests)).toEqual([{ purge_everything: true }]);
     expect(purges(h.sandbox.requests)).toHaveLength(0);
     // Its audit entries carry staging's account.
     const audit = await h.store.audit.recent(h.workspaceId);

@@ -5,10 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { APPROVAL_IDS } from '../../src/blocks/ids.js';
 import { startSandbox } from '../../src/dev/sandbox/server.js';
+import { addAccount } from './account-flows.js';
+import { expectProblem, finalPurge, postPurge } from './api-flows.js';
 import { openApprove } from './flows.js';
 import { ADMIN, CDN_KEY, CHANNEL, type Harness, startHarness, textOf } from './harness.js';
 
-const PROBLEM = 'application/problem+json';
 const purges = <R extends { path: string }>(requests: R[]) =>
   requests.filter((r) => r.path.endsWith('/purge'));
 
@@ -19,12 +20,7 @@ async function twoAccounts() {
   // A zone of staging only.
   staging.state.activate(staging.state.create('ci.staging.test', 'pro').id);
   await h.login();
-  await h.store.accounts.create(h.workspaceId, {
-    name: 'staging',
-    baseUrl: staging.baseUrl,
-    apiKey: 'staging-key',
-    by: { userId: 'U0', validated: true },
-  });
+  await addAccount(h, 'staging', staging.baseUrl, 'staging-key');
   const account = await h.store.accounts.byName(h.workspaceId, 'staging');
   if (!account) throw new Error('no staging account');
   return { h, staging, stagingId: account.id };
@@ -42,42 +38,10 @@ async function token(h: Harness, name: string, account: string) {
   return made.secret;
 }
 
-function post(h: Harness, secret: string, body: unknown, headers: Record<string, string> = {}) {
-  return fetch(`${h.url}/api/v1/purges`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      authorization: `Bearer ${secret}`,
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
-}
-
 async function accepted(response: Response): Promise<string> {
   const body = (await response.json()) as { id?: string };
   expect(response.status, JSON.stringify(body)).toBe(202);
   return body.id ?? '';
-}
-
-/** Reads until the status is final (each read after the first holds up to 10 s for a change). */
-async function final(h: Harness, secret: string, id: string) {
-  for (let i = 0; i < 20; i++) {
-    const response = await fetch(`${h.url}/api/v1/purges/${id}${i === 0 ? '' : '?wait=10'}`, {
-      headers: { authorization: `Bearer ${secret}` },
-    });
-    const body = (await response.json()) as Record<string, unknown>;
-    if (!['queued', 'running', 'waiting_for_approval'].includes(String(body.status))) return body;
-  }
-  throw new Error(`purge ${id} never ended`);
-}
-
-async function expectProblem(response: Response, status: number, type: string) {
-  expect(response.status).toBe(status);
-  expect(response.headers.get('content-type')).toBe(PROBLEM);
-  const body = (await response.json()) as Record<string, unknown>;
-  expect(body.type).toBe(`tag:cdn-chatops,2026:problems/${type}`);
-  return body;
 }
 
 describe('the purge API with two CDN accounts holding the same zone name', () => {
@@ -86,7 +50,10 @@ describe('the purge API with two CDN accounts holding the same zone name', () =>
     const secret = await token(h, 'deploy', 'all');
 
     const ambiguous = await expectProblem(
-      await post(h, secret, { zone: 'shop.example.org', urls: ['https://shop.example.org/a.css'] }),
+      await postPurge(h, secret, {
+        zone: 'shop.example.org',
+        urls: ['https://shop.example.org/a.css'],
+      }),
       409,
       'ambiguous-zone',
     );
@@ -94,8 +61,10 @@ describe('the purge API with two CDN accounts holding the same zone name', () =>
     expect(await h.store.db.selectFrom('api_purges').selectAll().execute()).toEqual([]);
 
     // In one account only: that one.
-    const id = await accepted(await post(h, secret, { zone: 'ci.staging.test', tags: ['hero'] }));
-    const done = await final(h, secret, id);
+    const id = await accepted(
+      await postPurge(h, secret, { zone: 'ci.staging.test', tags: ['hero'] }),
+    );
+    const done = await finalPurge(h, secret, id);
     expect(purges(staging.requests).map((r) => r.body)).toEqual([{ tags: ['hero'] }]);
     expect(done).toMatchObject({
       status: 'succeeded',
@@ -105,7 +74,7 @@ describe('the purge API with two CDN accounts holding the same zone name', () =>
 
     // In none: not found, as before.
     await expectProblem(
-      await post(h, secret, { zone: 'nowhere.example', tags: ['a'] }),
+      await postPurge(h, secret, { zone: 'nowhere.example', tags: ['a'] }),
       404,
       'zone-not-found',
     );
@@ -120,13 +89,13 @@ describe('the purge API with two CDN accounts holding the same zone name', () =>
     const secret = await token(h, 'deploy', 'all');
 
     const inStaging = await accepted(
-      await post(h, secret, {
+      await postPurge(h, secret, {
         zone: 'shop.example.org',
         account: 'staging',
         urls: ['https://shop.example.org/a.css'],
       }),
     );
-    const done = await final(h, secret, inStaging);
+    const done = await finalPurge(h, secret, inStaging);
     expect(purges(staging.requests).map((r) => r.body)).toEqual([
       { files: ['https://shop.example.org/a.css'] },
     ]);
@@ -151,15 +120,15 @@ describe('the purge API with two CDN accounts holding the same zone name', () =>
     expect(requested?.detail?.account).toBe('staging');
 
     const inDefault = await accepted(
-      await post(h, secret, { zone: 'shop.example.org', account: 'default', tags: ['x'] }),
+      await postPurge(h, secret, { zone: 'shop.example.org', account: 'default', tags: ['x'] }),
     );
-    const inDefaultDone = await final(h, secret, inDefault);
+    const inDefaultDone = await finalPurge(h, secret, inDefault);
     expect(purges(h.sandbox.requests).map((r) => r.body)).toEqual([{ tags: ['x'] }]);
     expect(purges(staging.requests)).toHaveLength(1);
     expect(inDefaultDone).toMatchObject({ status: 'succeeded', account: 'default' });
 
     const unknown = await expectProblem(
-      await post(h, secret, { zone: 'shop.example.org', account: 'qa', tags: ['y'] }),
+      await postPurge(h, secret, { zone: 'shop.example.org', account: 'qa', tags: ['y'] }),
       404,
       'account-not-found',
     );
@@ -175,33 +144,35 @@ describe('the purge API with two CDN accounts holding the same zone name', () =>
     const secret = await token(h, 'staging-deploy', stagingId);
 
     // The name is in both accounts: the token's is the only one it may use, so no ambiguity.
-    const id = await accepted(await post(h, secret, { zone: 'shop.example.org', tags: ['a'] }));
-    const done = await final(h, secret, id);
+    const id = await accepted(
+      await postPurge(h, secret, { zone: 'shop.example.org', tags: ['a'] }),
+    );
+    const done = await finalPurge(h, secret, id);
     expect(purges(staging.requests).map((r) => r.body)).toEqual([{ tags: ['a'] }]);
     expect(purges(h.sandbox.requests)).toHaveLength(0);
     expect(done).toMatchObject({ status: 'succeeded', account: 'staging' });
     // Naming its own account (by name, in any case) is fine.
     const named = await accepted(
-      await post(h, secret, { zone: 'shop.example.org', account: 'Staging', tags: ['b'] }),
+      await postPurge(h, secret, { zone: 'shop.example.org', account: 'Staging', tags: ['b'] }),
     );
-    expect(await final(h, secret, named)).toMatchObject({ account: 'staging' });
+    expect(await finalPurge(h, secret, named)).toMatchObject({ account: 'staging' });
     expect(purges(staging.requests).map((r) => r.body)).toEqual([{ tags: ['a'] }, { tags: ['b'] }]);
 
     await expectProblem(
-      await post(h, secret, { zone: 'shop.example.org', account: 'default', tags: ['c'] }),
+      await postPurge(h, secret, { zone: 'shop.example.org', account: 'default', tags: ['c'] }),
       403,
       'forbidden-account',
     );
     // Another account's name is refused the same way, whether the workspace has it or not.
     await expectProblem(
-      await post(h, secret, { zone: 'shop.example.org', account: 'qa', tags: ['c'] }),
+      await postPurge(h, secret, { zone: 'shop.example.org', account: 'qa', tags: ['c'] }),
       403,
       'forbidden-account',
     );
     // A zone of `default` only is not one of its account's.
     h.sandbox.state.activate(h.sandbox.state.create('docs.default.test', 'pro').id);
     await expectProblem(
-      await post(h, secret, { zone: 'docs.default.test', tags: ['c'] }),
+      await postPurge(h, secret, { zone: 'docs.default.test', tags: ['c'] }),
       404,
       'zone-not-found',
     );
@@ -215,7 +186,7 @@ describe('the purge API with two CDN accounts holding the same zone name', () =>
     const { h, staging, stagingId } = await twoAccounts();
     const secret = await token(h, 'deploy', 'all');
     const id = await accepted(
-      await post(h, secret, {
+      await postPurge(h, secret, {
         zone: 'shop.example.org',
         account: 'staging',
         everything: true,
@@ -232,7 +203,7 @@ describe('the purge API with two CDN accounts holding the same zone name', () =>
 
     const viewId = await openApprove(h, message, ADMIN);
     await h.submit(viewId, {}, { user: ADMIN });
-    expect(await final(h, secret, id)).toMatchObject({
+    expect(await finalPurge(h, secret, id)).toMatchObject({
       status: 'succeeded',
       kind: 'everything',
       zone: 'shop.example.org',
@@ -249,19 +220,19 @@ describe('the purge API with two CDN accounts holding the same zone name', () =>
     const secret = await token(h, 'deploy', 'all');
     const key = { 'idempotency-key': 'release-9' };
     const body = { zone: 'shop.example.org', account: 'staging', tags: ['release'] };
-    const first = await accepted(await post(h, secret, body, key));
-    const done = await final(h, secret, first);
+    const first = await accepted(await postPurge(h, secret, body, key));
+    const done = await finalPurge(h, secret, first);
     expect(purges(staging.requests)).toHaveLength(1);
     expect(done).toMatchObject({ status: 'succeeded', account: 'staging' });
-    expect(await accepted(await post(h, secret, body, key))).toBe(first);
-    expect((await final(h, secret, first)).account).toBe('staging');
+    expect(await accepted(await postPurge(h, secret, body, key))).toBe(first);
+    expect((await finalPurge(h, secret, first)).account).toBe('staging');
     await expectProblem(
-      await post(h, secret, { ...body, account: 'default' }, key),
+      await postPurge(h, secret, { ...body, account: 'default' }, key),
       409,
       'idempotency-conflict',
     );
     const { account: _named, ...unnamed } = body;
-    await expectProblem(await post(h, secret, unnamed, key), 409, 'idempotency-conflict');
+    await expectProblem(await postPurge(h, secret, unnamed, key), 409, 'idempotency-conflict');
     await h.deps.runner.settled();
     expect(purges(staging.requests)).toHaveLength(1);
     expect(purges(h.sandbox.requests)).toHaveLength(0);
@@ -274,12 +245,7 @@ describe('the purge API announcing in the channel that has the zone as its defau
   it('finds it in a workspace whose one CDN account is not `default`, for URLs and everything', async () => {
     const h = await startHarness();
     // No `/cdn login`: no `default`, its key or its key generation; `prod` only.
-    const prod = await h.store.accounts.create(h.workspaceId, {
-      name: 'prod',
-      baseUrl: h.sandbox.baseUrl,
-      apiKey: CDN_KEY,
-      by: { userId: 'U0', validated: true },
-    });
+    const prod = await addAccount(h, 'prod', h.sandbox.baseUrl, CDN_KEY);
     const before = h.slack.messages.length;
     await h.command('use prod/example.com');
     await h.slack.waitForMessages((m) => m.via === 'response_url', 1);
@@ -293,9 +259,9 @@ describe('the purge API announcing in the channel that has the zone as its defau
       channelId: null,
     });
     const urls = await accepted(
-      await post(h, made.secret, { zone: 'example.com', urls: ['https://example.com/a.css'] }),
+      await postPurge(h, made.secret, { zone: 'example.com', urls: ['https://example.com/a.css'] }),
     );
-    expect(await final(h, made.secret, urls)).toMatchObject({
+    expect(await finalPurge(h, made.secret, urls)).toMatchObject({
       status: 'succeeded',
       account: 'prod',
     });
@@ -303,7 +269,7 @@ describe('the purge API announcing in the channel that has the zone as its defau
     const announced = h.slack.messages.filter((m) => m.channel === CHANNEL && m.via === 'api');
     expect(announced.map((m) => m.text)).toEqual(['Purged 1 item on example.com']);
 
-    const response = await post(h, made.secret, { zone: 'example.com', everything: true });
+    const response = await postPurge(h, made.secret, { zone: 'example.com', everything: true });
     expect(response.status, await response.clone().text()).toBe(202);
     const [request] = await h.slack.waitForMessages(
       (m) => m.channel === CHANNEL && JSON.stringify(m.blocks ?? []).includes(APPROVAL_IDS.approve),
@@ -336,9 +302,9 @@ describe('the purge API announcing in the channel that has the zone as its defau
       channelId: null,
     });
     const id = await accepted(
-      await post(h, made.secret, { zone: 'shop.example.org', tags: ['release'] }),
+      await postPurge(h, made.secret, { zone: 'shop.example.org', tags: ['release'] }),
     );
-    expect(await final(h, made.secret, id)).toMatchObject({ status: 'succeeded' });
+    expect(await finalPurge(h, made.secret, id)).toMatchObject({ status: 'succeeded' });
     await h.deps.runner.settled();
     const announced = h.slack.messages.filter((m) => m.via === 'api');
     expect(announced.map((m) => [m.channel, m.text])).toEqual([

@@ -8,6 +8,7 @@ import { APPROVAL_IDS } from '../../src/blocks/ids.js';
 import type { ApiTokenKind } from '../../src/services/api-tokens.js';
 import { type ApiPurgeStatus, FINAL_STATUSES } from '../../src/store/api-purges.js';
 import { BACKENDS } from '../helpers/store.js';
+import { holdPurges } from './api-flows.js';
 import { openApprove } from './flows.js';
 import { ADMIN, CHANNEL, type Harness, startHarness } from './harness.js';
 
@@ -191,11 +192,7 @@ describe('the purge API', () => {
     const h = await startHarness({ env: HOLDING });
     await h.login();
     const { secret } = await token(h);
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    h.sandbox.inject({ kind: 'hold', until: held, method: 'POST', path: /purge$/ });
+    const release = holdPurges(h);
     const { id } = (await (
       await post(h.url, secret, { zone: 'example.com', urls: ['https://example.com/a'] })
     ).json()) as { id: string };
@@ -455,11 +452,7 @@ describe('the purge API under a burst', () => {
     first.finish();
     expect(await first.answered).toBe(202);
     // A read held by ?wait takes no turn: a POST beside it is answered, not refused as busy.
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    h.sandbox.inject({ kind: 'hold', until: held, method: 'POST', path: /purge$/ });
+    const release = holdPurges(h);
     const { id: running } = (await (
       await post(h.url, secret, { zone: 'example.com', urls: ['https://example.com/r'] })
     ).json()) as { id: string };
@@ -536,11 +529,7 @@ describe.each(BACKENDS)('the purge API on two replicas ($backend)', ({ backend, 
       await h.login();
       const { secret } = await token(h);
       const other = await h.replica();
-      let release = () => {};
-      const held = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      h.sandbox.inject({ kind: 'hold', until: held, method: 'POST', path: /purge$/, times: 2 });
+      const release = holdPurges(h, 2);
       const ids: string[] = [];
       for (const url of ['https://example.com/x', 'https://example.com/y']) {
         const { id } = (await (

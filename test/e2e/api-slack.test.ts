@@ -6,6 +6,8 @@ import { APPROVAL_IDS, TOKENS_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import { SLACK_GAPS } from '../../src/slack/pacer.js';
 import { expectNoSecrets } from '../helpers/logs.js';
+import { ask } from './account-flows.js';
+import { finalPurge, holdPurges, postPurge, startPurge } from './api-flows.js';
 import { accountSelectOf, everythingRequests, openApprove, tokenFormValues } from './flows.js';
 import {
   ADMIN,
@@ -21,34 +23,36 @@ import {
 const SECRET = /cdnb_[A-Za-z0-9_-]{43}/;
 const RUN_URL = 'https://github.com/acme/shop/actions/runs/42';
 
-function post(h: Harness, secret: string, body: unknown) {
-  return fetch(`${h.url}/api/v1/purges`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
-    body: JSON.stringify(body),
-  });
+type NewToken = Parameters<Harness['deps']['apiTokens']['createUnchecked']>[2];
+
+/** A logged-in harness, and a token for CI that ADMIN made: `token`'s settings. */
+async function withToken(token: NewToken) {
+  const h = await startHarness();
+  await h.login();
+  return { h, ...(await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, token)) };
 }
 
-/** Reads the purge until its status is final (each read holds up to 10 s for a change). */
-async function final(h: Harness, secret: string, id: string) {
-  for (let i = 0; i < 20; i++) {
-    const response = await fetch(`${h.url}/api/v1/purges/${id}${i === 0 ? '' : '?wait=10'}`, {
-      headers: { authorization: `Bearer ${secret}` },
-    });
-    const body = (await response.json()) as { status: string };
-    if (!['queued', 'running', 'waiting_for_approval'].includes(body.status)) return body;
-  }
-  throw new Error(`purge ${id} never ended`);
-}
+/** deploy-bot, for URLs and tags on example.com; its purges are told in CHANNEL. */
+const DEPLOY_URLS: NewToken = {
+  name: 'deploy-bot',
+  zones: ['example.com'],
+  kinds: ['urls_tags'],
+  channelId: CHANNEL,
+};
+/** deploy-bot, for purges of everything on any zone; its requests are posted in CHANNEL. */
+const DEPLOY_EVERYTHING: NewToken = {
+  name: 'deploy-bot',
+  zones: null,
+  kinds: ['everything'],
+  channelId: CHANNEL,
+};
 
-/** The answer of `/cdn <text>` through its response_url. */
-async function ask(h: Harness, text: string, user: string): Promise<Message> {
-  const before = h.slack.messages.filter((m) => m.via === 'response_url').length;
-  await h.command(text, { user });
-  const replies = await h.slack.waitForMessages((m) => m.via === 'response_url', before + 1);
-  const reply = replies[before];
-  if (!reply) throw new Error(`no answer to /cdn ${text}`);
-  return reply;
+/** The first request for approval the bot posted (with the Web API). */
+async function approvalRequested(h: Harness): Promise<Message | undefined> {
+  const [request] = await h.slack.waitForMessages(
+    (m) => m.via === 'api' && (m.text?.includes('Approval needed') ?? false),
+  );
+  return request;
 }
 
 describe('tokens of the HTTP API, in Slack', () => {
@@ -117,13 +121,13 @@ describe('tokens of the HTTP API, in Slack', () => {
     });
     expect(JSON.stringify(again.blocks)).not.toContain(secret);
 
-    const response = await post(h, secret, {
+    const response = await postPurge(h, secret, {
       zone: 'example.com',
       urls: ['https://example.com/app.css'],
     });
     expect(response.status).toBe(202);
     const { id } = (await response.json()) as { id: string };
-    expect((await final(h, secret, id)).status).toBe('succeeded');
+    expect((await finalPurge(h, secret, id)).status).toBe('succeeded');
 
     // Never in a conversation, never in a log line.
     for (const m of h.slack.messages) expect(JSON.stringify(m)).not.toContain(secret);
@@ -166,9 +170,7 @@ describe('tokens of the HTTP API, in Slack', () => {
   });
 
   it('revoked from the App Home (asked first), it is refused at its next request', async () => {
-    const h = await startHarness();
-    await h.login();
-    const { secret, token } = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
+    const { h, secret, token } = await withToken({
       name: 'nightly',
       zones: null,
       kinds: ['urls_tags'],
@@ -187,7 +189,10 @@ describe('tokens of the HTTP API, in Slack', () => {
     });
     await h.slack.waitForCalls((c) => c.method === 'views.publish', 2);
     expect(textOf(h.slack.homes.get(ADMIN)?.view)).toContain('revoked');
-    const after = await post(h, secret, { zone: 'example.com', urls: ['https://example.com/a'] });
+    const after = await postPurge(h, secret, {
+      zone: 'example.com',
+      urls: ['https://example.com/a'],
+    });
     expect(after.status).toBe(401);
 
     // A member's Home has no Tokens section.
@@ -199,9 +204,7 @@ describe('tokens of the HTTP API, in Slack', () => {
 
 describe('tokens of the HTTP API, revoked from /cdn tokens', () => {
   it('replaces the list in place, and the token is refused at once', async () => {
-    const h = await startHarness();
-    await h.login();
-    const { secret } = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
+    const { h, secret } = await withToken({
       name: 'nightly',
       zones: null,
       kinds: ['urls_tags'],
@@ -216,23 +219,24 @@ describe('tokens of the HTTP API, revoked from /cdn tokens', () => {
     await h.click(list, `${TOKENS_IDS.revoke}_0`, { user: ADMIN });
     await h.slack.waitForMessages((m) => m === list && m.history.length > 0);
     expect(textOf(list.blocks)).toContain('revoked');
-    const after = await post(h, secret, { zone: 'example.com', urls: ['https://example.com/a'] });
+    const after = await postPurge(h, secret, {
+      zone: 'example.com',
+      urls: ['https://example.com/a'],
+    });
     expect(after.status).toBe(401);
   });
 });
 
 describe('purges from CI, in Slack', () => {
   it('posts one message in the zone’s bound channel: who, what, progress, the result, the run', async () => {
-    const h = await startHarness();
-    await h.login();
-    await ask(h, 'use example.com', ADMIN);
-    const { secret } = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
+    const { h, secret } = await withToken({
       name: 'deploy-bot',
       zones: ['example.com'],
       kinds: ['urls_tags'],
     });
+    await ask(h, 'use example.com', ADMIN);
     const urls = Array.from({ length: 5 }, (_, i) => `https://example.com/assets/${i}.js`);
-    const response = await post(h, secret, {
+    const id = await startPurge(h, secret, {
       zone: 'example.com',
       urls,
       reason: 'release <!channel> 4.2',
@@ -243,8 +247,7 @@ describe('purges from CI, in Slack', () => {
         actor: '<@UEVIL> alice',
       },
     });
-    const { id } = (await response.json()) as { id: string };
-    expect((await final(h, secret, id)).status).toBe('succeeded');
+    expect((await finalPurge(h, secret, id)).status).toBe('succeeded');
     await h.deps.runner.settled();
 
     const posted = h.slack.messages.filter((m) => m.via === 'api' && m.channel === CHANNEL);
@@ -268,30 +271,17 @@ describe('purges from CI, in Slack', () => {
   });
 
   it('says "Purging…" once a third is done, then edits that message into the result', async () => {
-    const h = await startHarness();
-    await h.login();
-    const { secret } = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
-      name: 'deploy-bot',
-      zones: ['example.com'],
-      kinds: ['urls_tags'],
-      channelId: CHANNEL,
-    });
+    const { h, secret } = await withToken(DEPLOY_URLS);
     // 240 URLs: 8 requests of 30, 4 at a time; the first two held, so the other six end meanwhile.
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    h.sandbox.inject({ kind: 'hold', until: held, method: 'POST', path: /purge$/, times: 2 });
+    const release = holdPurges(h, 2);
     const urls = Array.from({ length: 240 }, (_, i) => `https://example.com/assets/${i}.js`);
-    const { id } = (await (await post(h, secret, { zone: 'example.com', urls })).json()) as {
-      id: string;
-    };
+    const id = await startPurge(h, secret, { zone: 'example.com', urls });
     const [opening] = await h.slack.waitForMessages(
       (m) => m.via === 'api' && m.channel === CHANNEL,
     );
     expect(textOf(opening?.blocks)).toContain('is purging 240 URLs');
     release();
-    expect((await final(h, secret, id)).status).toBe('succeeded');
+    expect((await finalPurge(h, secret, id)).status).toBe('succeeded');
     await h.deps.runner.settled();
     // A progress edit took the workspace's chat.update slot: the result's edit has the next one.
     h.clock.advance(SLACK_GAPS.tier3Ms);
@@ -306,20 +296,9 @@ describe('purges from CI, in Slack', () => {
   });
 
   it('posts nothing before the result of a purge sent in one round (4 requests at once)', async () => {
-    const h = await startHarness();
-    await h.login();
-    const { secret } = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
-      name: 'deploy-bot',
-      zones: ['example.com'],
-      kinds: ['urls_tags'],
-      channelId: CHANNEL,
-    });
+    const { h, secret } = await withToken(DEPLOY_URLS);
     // 120 URLs: all 4 requests out at once; two end (their results stored) while two are held.
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    h.sandbox.inject({ kind: 'hold', until: held, method: 'POST', path: /purge$/, times: 2 });
+    const release = holdPurges(h, 2);
     const completeSteps = h.store.jobs.completeSteps.bind(h.store.jobs);
     let stored = 0;
     let twoStored = () => {};
@@ -333,12 +312,10 @@ describe('purges from CI, in Slack', () => {
       return closed;
     };
     const urls = Array.from({ length: 120 }, (_, i) => `https://example.com/assets/${i}.js`);
-    const { id } = (await (await post(h, secret, { zone: 'example.com', urls })).json()) as {
-      id: string;
-    };
+    const id = await startPurge(h, secret, { zone: 'example.com', urls });
     await halfDone;
     release();
-    expect((await final(h, secret, id)).status).toBe('succeeded');
+    expect((await finalPurge(h, secret, id)).status).toBe('succeeded');
     await h.deps.runner.settled();
     const posted = h.slack.messages.filter((m) => m.via === 'api' && m.channel === CHANNEL);
     expect(posted.map((m) => m.text)).toEqual(['Purged 120 items on example.com']);
@@ -347,34 +324,29 @@ describe('purges from CI, in Slack', () => {
   });
 
   it('says nothing in Slack when neither the token nor the zone has a channel', async () => {
-    const h = await startHarness();
-    await h.login();
-    const { secret } = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
+    const { h, secret } = await withToken({
       name: 'quiet',
       zones: null,
       kinds: ['urls_tags'],
     });
-    const response = await post(h, secret, {
+    const id = await startPurge(h, secret, {
       zone: 'example.com',
       urls: ['https://example.com/x'],
     });
-    const { id } = (await response.json()) as { id: string };
-    expect((await final(h, secret, id)).status).toBe('succeeded');
+    expect((await finalPurge(h, secret, id)).status).toBe('succeeded');
     await h.deps.runner.settled();
     expect(h.slack.callsTo('chat.postMessage')).toEqual([]);
   });
 
   it('asks for everything as the token; the actor found by e-mail cannot approve, another can', async () => {
-    const h = await startHarness();
-    await h.login();
-    h.slack.addUser({ id: MEMBER, name: 'bob', email: 'bob@example.com' });
-    const { secret } = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
+    const { h, secret } = await withToken({
       name: 'deploy-bot',
       zones: ['example.com'],
       kinds: ['everything'],
       channelId: CHANNEL,
     });
-    const response = await post(h, secret, {
+    h.slack.addUser({ id: MEMBER, name: 'bob', email: 'bob@example.com' });
+    const response = await postPurge(h, secret, {
       zone: 'example.com',
       everything: true,
       context: { actor: 'bob@example.com', run_url: RUN_URL },
@@ -401,36 +373,27 @@ describe('purges from CI, in Slack', () => {
 
     const viewId = await openApprove(h, request, OTHER);
     await h.submit(viewId, {}, { user: OTHER });
-    expect(await final(h, secret, id)).toMatchObject({ status: 'succeeded', approved_by: OTHER });
+    expect(await finalPurge(h, secret, id)).toMatchObject({
+      status: 'succeeded',
+      approved_by: OTHER,
+    });
     expect(everythingRequests(h)).toHaveLength(1);
   });
 
   it('says so when the actor is not an e-mail: nobody is matched', async () => {
-    const h = await startHarness();
-    await h.login();
-    const { secret } = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
-      name: 'deploy-bot',
-      zones: null,
-      kinds: ['everything'],
-      channelId: CHANNEL,
+    const { h, secret } = await withToken(DEPLOY_EVERYTHING);
+    await postPurge(h, secret, {
+      zone: 'example.com',
+      everything: true,
+      context: { actor: 'bob' },
     });
-    await post(h, secret, { zone: 'example.com', everything: true, context: { actor: 'bob' } });
-    const [request] = await h.slack.waitForMessages(
-      (m) => m.via === 'api' && (m.text?.includes('Approval needed') ?? false),
-    );
+    const request = await approvalRequested(h);
     expect(textOf(request?.blocks)).toContain('The actor is not an e-mail address');
   });
 
   it('goes on unmatched when the install lacks users:read.email, and is refused when Slack is down', async () => {
-    const h = await startHarness();
-    await h.login();
+    const { h, secret } = await withToken(DEPLOY_EVERYTHING);
     h.slack.addUser({ id: MEMBER, name: 'bob', email: 'bob@example.com' });
-    const { secret } = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
-      name: 'deploy-bot',
-      zones: null,
-      kinds: ['everything'],
-      channelId: CHANNEL,
-    });
     const everything = {
       zone: 'example.com',
       everything: true,
@@ -448,10 +411,8 @@ describe('purges from CI, in Slack', () => {
         provided: 'commands,chat:write',
       }),
     });
-    expect((await post(h, secret, everything)).status).toBe(202);
-    const [request] = await h.slack.waitForMessages(
-      (m) => m.via === 'api' && (m.text?.includes('Approval needed') ?? false),
-    );
+    expect((await postPurge(h, secret, everything)).status).toBe(202);
+    const request = await approvalRequested(h);
     expect(textOf(request?.blocks)).toContain('Slack could not be asked who the actor is');
 
     // Slack failing: nothing is posted unchecked; the client is told to try again.
@@ -462,30 +423,30 @@ describe('purges from CI, in Slack', () => {
       channelId: CHANNEL,
     });
     h.slack.inject({ method: 'users.lookupByEmail', kind: 'status', status: 500, times: 20 });
-    const down = await post(h, other.secret, { ...everything, zone: 'shop.example.org' });
+    const down = await postPurge(h, other.secret, { ...everything, zone: 'shop.example.org' });
     expect(down.status).toBe(503);
     expect(h.slack.messages.filter((m) => m.text?.includes('Approval needed'))).toHaveLength(1);
   });
 
   it('is found by /cdn audit token:<name>', async () => {
-    const h = await startHarness();
-    await h.login();
-    const { secret } = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
+    const { h, secret } = await withToken({
       name: 'deploy-bot',
       zones: null,
       kinds: ['urls_tags'],
     });
-    const response = await post(h, secret, {
+    const id = await startPurge(h, secret, {
       zone: 'example.com',
       urls: ['https://example.com/a.css'],
       context: { actor: 'alice' },
     });
-    const { id } = (await response.json()) as { id: string };
-    await final(h, secret, id);
+    await finalPurge(h, secret, id);
     await h.deps.runner.settled();
 
     // A refused request is audited under the token too.
-    const refused = await post(h, secret, { zone: 'example.com', urls: ['https://example.org/x'] });
+    const refused = await postPurge(h, secret, {
+      zone: 'example.com',
+      urls: ['https://example.org/x'],
+    });
     expect(refused.status).toBe(400);
 
     const audit = textOf((await ask(h, 'audit token:deploy-bot', ADMIN)).blocks);

@@ -7,17 +7,13 @@ import { TOKENS_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import { startSandbox } from '../../src/dev/sandbox/server.js';
 import { API_TOKEN_PREFIX, hashApiToken } from '../../src/services/api-tokens.js';
-import { accountSelectOf, tokenFormValues } from './flows.js';
+import { addAccount } from './account-flows.js';
+import { accountSelectOf, commandReply, tokenFormValues } from './flows.js';
 import { ADMIN, type Harness, startHarness, textOf, viewIdOf } from './harness.js';
 
-/** The answer of `/cdn <text>` through its response_url. */
-async function ask(h: Harness, text: string, user = ADMIN): Promise<Message> {
-  const before = h.slack.messages.filter((m) => m.via === 'response_url').length;
-  await h.command(text, { user });
-  const replies = await h.slack.waitForMessages((m) => m.via === 'response_url', before + 1);
-  const reply = replies[before];
-  if (!reply) throw new Error(`no answer to /cdn ${text}`);
-  return reply;
+/** The answer of `/cdn <text>` through its response_url (ADMIN's unless told). */
+function ask(h: Harness, text: string, user = ADMIN): Promise<Message> {
+  return commandReply(h, text, { user });
 }
 
 /** Opens the form from `/cdn tokens`: the views.open call. */
@@ -44,12 +40,7 @@ describe('the token form with several CDN accounts', () => {
     const stagingZone = staging.state.create('ci.staging.test', 'pro');
     staging.state.activate(stagingZone.id);
     await h.login();
-    const stagingAccount = await h.store.accounts.create(h.workspaceId, {
-      name: 'staging',
-      baseUrl: staging.baseUrl,
-      apiKey: 'staging-key',
-      by: { userId: 'U0', validated: true },
-    });
+    const stagingAccount = await addAccount(h, 'staging', staging.baseUrl, 'staging-key');
     const defaultId = (await h.store.accounts.byName(h.workspaceId, 'default'))?.id ?? '';
 
     const opened = await openForm(h);

@@ -8,9 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/dev/sandbox/server.js';
 import { API_TOKEN_PREFIX, hashApiToken } from '../../src/services/api-tokens.js';
 import { BACKENDS } from '../helpers/store.js';
+import { addAccount } from './account-flows.js';
+import { expectProblem, finalPurge, postPurge } from './api-flows.js';
 import { ADMIN, CDN_KEY, CHANNEL, type Harness, startHarness } from './harness.js';
 
-const PROBLEM = 'application/problem+json';
 const purges = <R extends { path: string }>(requests: R[]) =>
   requests.filter((r) => r.path.endsWith('/purge'));
 
@@ -18,12 +19,7 @@ const purges = <R extends { path: string }>(requests: R[]) =>
 async function addProd(h: Harness) {
   const prod = await startSandbox({ apiKeys: ['prod-key'], clock: h.clock });
   prod.state.activate(prod.state.create('ci.prod.test', 'pro').id);
-  const account = await h.store.accounts.create(h.workspaceId, {
-    name: 'prod',
-    baseUrl: prod.baseUrl,
-    apiKey: 'prod-key',
-    by: { userId: 'U0', validated: true },
-  });
+  const account = await addAccount(h, 'prod', prod.baseUrl, 'prod-key');
   return { prod, prodId: account.id };
 }
 
@@ -48,34 +44,6 @@ async function storedWithoutAccount(h: Harness, name: string): Promise<string> {
   return secret;
 }
 
-function post(h: Harness, secret: string, body: unknown) {
-  return fetch(`${h.url}/api/v1/purges`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
-    body: JSON.stringify(body),
-  });
-}
-
-async function expectProblem(response: Response, status: number, type: string) {
-  const body = (await response.json()) as Record<string, unknown>;
-  expect(response.status, JSON.stringify(body)).toBe(status);
-  expect(response.headers.get('content-type')).toBe(PROBLEM);
-  expect(body.type).toBe(`tag:cdn-chatops,2026:problems/${type}`);
-  return body;
-}
-
-/** Reads until the status is final (each read after the first holds up to 10 s for a change). */
-async function final(h: Harness, secret: string, id: string) {
-  for (let i = 0; i < 20; i++) {
-    const response = await fetch(`${h.url}/api/v1/purges/${id}${i === 0 ? '' : '?wait=10'}`, {
-      headers: { authorization: `Bearer ${secret}` },
-    });
-    const body = (await response.json()) as Record<string, unknown>;
-    if (!['queued', 'running', 'waiting_for_approval'].includes(String(body.status))) return body;
-  }
-  throw new Error(`purge ${id} never ended`);
-}
-
 for (const { backend, skip } of BACKENDS) {
   describe.skipIf(skip)(`what an API token reaches, on ${backend}`, () => {
     it('a token stored without an account keeps default’s reach: an account added later is refused, nothing purged there', async () => {
@@ -86,13 +54,13 @@ for (const { backend, skip } of BACKENDS) {
 
       // Naming the new account: 403, as for any account the token does not reach.
       const named = await expectProblem(
-        await post(h, secret, { zone: 'ci.prod.test', account: 'prod', tags: ['a'] }),
+        await postPurge(h, secret, { zone: 'ci.prod.test', account: 'prod', tags: ['a'] }),
         403,
         'forbidden-account',
       );
       expect(named.detail).toContain('CDN account default only');
       await expectProblem(
-        await post(h, secret, {
+        await postPurge(h, secret, {
           zone: 'shop.example.org',
           account: 'prod',
           urls: ['https://shop.example.org/a.css'],
@@ -101,13 +69,13 @@ for (const { backend, skip } of BACKENDS) {
         'forbidden-account',
       );
       await expectProblem(
-        await post(h, secret, { zone: 'ci.prod.test', account: 'prod', everything: true }),
+        await postPurge(h, secret, { zone: 'ci.prod.test', account: 'prod', everything: true }),
         403,
         'forbidden-account',
       );
       // Not naming it: the zone is not one of the account it reaches.
       await expectProblem(
-        await post(h, secret, { zone: 'ci.prod.test', tags: ['a'] }),
+        await postPurge(h, secret, { zone: 'ci.prod.test', tags: ['a'] }),
         404,
         'zone-not-found',
       );
@@ -115,10 +83,13 @@ for (const { backend, skip } of BACKENDS) {
       expect(await h.store.db.selectFrom('approvals').selectAll().execute()).toEqual([]);
 
       // What it reached before `prod` existed it still reaches, without ambiguity: `default`.
-      const response = await post(h, secret, { zone: 'shop.example.org', tags: ['release'] });
+      const response = await postPurge(h, secret, { zone: 'shop.example.org', tags: ['release'] });
       const { id } = (await response.json()) as { id: string };
       expect(response.status).toBe(202);
-      expect(await final(h, secret, id)).toMatchObject({ status: 'succeeded', account: 'default' });
+      expect(await finalPurge(h, secret, id)).toMatchObject({
+        status: 'succeeded',
+        account: 'default',
+      });
       await h.deps.runner.settled();
       expect(purges(h.sandbox.requests).map((r) => r.body)).toEqual([{ tags: ['release'] }]);
       expect(purges(prod.requests)).toEqual([]);
@@ -144,18 +115,17 @@ for (const { backend, skip } of BACKENDS) {
         { zone: 'shop.example.org', account: 'default', tags: ['a'] },
         { zone: 'shop.example.org', everything: true },
       ]) {
-        const refused = await expectProblem(await post(h, secret, body), 403, 'forbidden-account');
+        const refused = await expectProblem(
+          await postPurge(h, secret, body),
+          403,
+          'forbidden-account',
+        );
         expect(refused.detail).toBe('the CDN account of this token no longer exists');
       }
       // Another account named `prod`, with the same key: another account.
-      await h.store.accounts.create(h.workspaceId, {
-        name: 'prod',
-        baseUrl: prod.baseUrl,
-        apiKey: 'prod-key',
-        by: { userId: 'U0', validated: true },
-      });
+      await addAccount(h, 'prod', prod.baseUrl, 'prod-key');
       await expectProblem(
-        await post(h, secret, { zone: 'ci.prod.test', account: 'prod', tags: ['a'] }),
+        await postPurge(h, secret, { zone: 'ci.prod.test', account: 'prod', tags: ['a'] }),
         403,
         'forbidden-account',
       );
@@ -172,21 +142,16 @@ describe('a token stored without an account, in a workspace without `default`', 
   it('reaches nothing (not the accounts the workspace has) until the workspace has `default`', async () => {
     const h = await startHarness();
     // No `/cdn login`: `prod` only, on the harness's sandbox.
-    await h.store.accounts.create(h.workspaceId, {
-      name: 'prod',
-      baseUrl: h.sandbox.baseUrl,
-      apiKey: CDN_KEY,
-      by: { userId: 'U0', validated: true },
-    });
+    await addAccount(h, 'prod', h.sandbox.baseUrl, CDN_KEY);
     const secret = await storedWithoutAccount(h, 'old-deploy');
     const refused = await expectProblem(
-      await post(h, secret, { zone: 'example.com', tags: ['a'] }),
+      await postPurge(h, secret, { zone: 'example.com', tags: ['a'] }),
       403,
       'forbidden-account',
     );
     expect(refused.detail).toContain('which this workspace does not have');
     await expectProblem(
-      await post(h, secret, { zone: 'example.com', account: 'prod', tags: ['a'] }),
+      await postPurge(h, secret, { zone: 'example.com', account: 'prod', tags: ['a'] }),
       403,
       'forbidden-account',
     );
@@ -194,9 +159,12 @@ describe('a token stored without an account, in a workspace without `default`', 
 
     // The workspace's single key set again (`/cdn login`): the account it was made for.
     await h.login();
-    const response = await post(h, secret, { zone: 'example.com', tags: ['a'] });
+    const response = await postPurge(h, secret, { zone: 'example.com', tags: ['a'] });
     expect(response.status, await response.clone().text()).toBe(202);
     const { id } = (await response.json()) as { id: string };
-    expect(await final(h, secret, id)).toMatchObject({ status: 'succeeded', account: 'default' });
+    expect(await finalPurge(h, secret, id)).toMatchObject({
+      status: 'succeeded',
+      account: 'default',
+    });
   });
 });

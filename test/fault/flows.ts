@@ -101,6 +101,10 @@ export const updatesOf = (world: World, message: Message) =>
     (c) => c.method === 'chat.update' && c.args.ts === message.ts && c.response.ok === true,
   );
 
+/** Resolves once `message` says its purge was done (it was edited into the result). */
+export const purgedSaid = (world: World, message: Message) =>
+  world.slack.waitForMessages((m) => m === message && (m.text?.includes('was purged') ?? false));
+
 /** Resolves once `message` has been updated `count` times in all. */
 export const updated = (world: World, message: Message, count: number) =>
   world.slack.waitForCalls(

@@ -9,7 +9,7 @@ import { APPROVAL_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import { BACKENDS } from '../helpers/store.js';
 import { POSTGRES, SQLITE } from './backends.js';
-import { ADMIN, type Backend, OTHER, startWorld } from './bot-process.js';
+import { ADMIN, type Backend, OTHER, startWorld, type World } from './bot-process.js';
 import {
   approvedThen,
   CDN_TIMEOUT_MS,
@@ -19,6 +19,7 @@ import {
   jobsOf,
   openApprove,
   outcome,
+  purgedSaid,
   purgeEntries,
   requestEverything,
   resumed,
@@ -51,6 +52,28 @@ async function killedInTheCall(backend: Backend) {
   return { message, jobsAtCrash, ...(await outcome(world)) };
 }
 
+/**
+ * The request is approved and the first bot is killed (-9) while `held` (a Slack call the job
+ * makes) is held; the call is then let go. Resolves with the request message.
+ */
+async function killedWhileHeld(
+  world: World,
+  held: ReturnType<World['holdSlack']>,
+): Promise<Message> {
+  const { first, message } = await approvedThen(world, () => held.reached);
+  expect(await first.kill('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+  held.release();
+  return message;
+}
+
+/** A second bot takes the job over and finishes it (the message says purged), then stops. */
+async function secondFinishes(world: World, message: Message) {
+  const second = await world.spawnBot();
+  await resumed(second);
+  await purgedSaid(world, message);
+  expect(await second.kill('SIGTERM')).toEqual({ code: 0, signal: null });
+}
+
 /** What the request message must say once the CDN did not confirm a purge-everything. */
 function expectUnknownOutcomeShown(message: Message) {
   const text = textOf(message.blocks);
@@ -76,20 +99,13 @@ describe.each(BACKENDS)(
             call.method === 'chat.update' &&
             String(call.args.text).startsWith('Purging everything'),
         );
-        const { first, message } = await approvedThen(world, () => purging.reached);
-        expect(await first.kill('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
-        purging.release();
+        const message = await killedWhileHeld(world, purging);
         expect(everythingCalls(world)).toEqual([]);
         // Claimed, the attempt not recorded yet.
         const [job] = await jobsOf(world);
         expect(job).toMatchObject({ state: 'running', attempts: 1, checkpoint: null });
 
-        const second = await world.spawnBot();
-        await resumed(second);
-        await world.slack.waitForMessages(
-          (m) => m === message && (m.text?.includes('was purged') ?? false),
-        );
-        expect(await second.kill('SIGTERM')).toEqual({ code: 0, signal: null });
+        await secondFinishes(world, message);
 
         expect(everythingCalls(world)).toHaveLength(1);
         expect(world.sandbox.state.purges).toHaveLength(1);
@@ -130,18 +146,11 @@ describe.each(BACKENDS)(
         const final = world.holdSlack(
           (call) => call.method === 'chat.update' && String(call.args.text).includes('was purged'),
         );
-        const { first, message } = await approvedThen(world, () => final.reached);
-        expect(await first.kill('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
-        final.release();
+        const message = await killedWhileHeld(world, final);
         expect(message.text).toContain('Purging everything');
         expect(await purgeEntries(world)).toHaveLength(1);
 
-        const second = await world.spawnBot();
-        await resumed(second);
-        await world.slack.waitForMessages(
-          (m) => m === message && (m.text?.includes('was purged') ?? false),
-        );
-        expect(await second.kill('SIGTERM')).toEqual({ code: 0, signal: null });
+        await secondFinishes(world, message);
         expect(everythingCalls(world)).toHaveLength(1);
         expect(await theApproval(world)).toMatchObject({ outcome: 'succeeded' });
         expect(await jobsOf(world)).toEqual([
@@ -293,13 +302,7 @@ describe.each(BACKENDS.filter((b) => b.backend === 'postgres'))(
         const second = await world.spawnBot();
         // A stored job would be claimed at start (queued) or at the next poll (its lease ran out
         // while the bot restarted).
-        await within(
-          AFTER_RESTART_MS,
-          'the purge after a restart',
-          world.slack.waitForMessages(
-            (m) => m === message && (m.text?.includes('was purged') ?? false),
-          ),
-        );
+        await within(AFTER_RESTART_MS, 'the purge after a restart', purgedSaid(world, message));
         expect(await second.kill('SIGTERM')).toEqual({ code: 0, signal: null });
         expect(everythingCalls(world)).toHaveLength(1);
         expect(await purgeEntries(world)).toEqual([expect.objectContaining({ outcome: 'ok' })]);

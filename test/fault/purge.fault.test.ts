@@ -31,6 +31,7 @@ import {
   auditOf,
   everythingCalls,
   jobsOf,
+  purgedSaid,
   requestEverything,
   resumed,
   STOP_MARGIN_MS,
@@ -238,9 +239,7 @@ describe.each(REPLICATED)('replayed deliveries, two replicas ($backend)', ({ bac
       );
       const answers = await deliver(submission);
       expect(answers).toEqual(Array(4).fill({ status: 200, body: '' }));
-      await world.slack.waitForMessages(
-        (m) => m === message && (m.text?.includes('was purged') ?? false),
-      );
+      await purgedSaid(world, message);
       await repeatsLogged(6, 3);
 
       expect(await a.kill('SIGTERM')).toEqual({ code: 0, signal: null });

@@ -24,9 +24,36 @@ const MARGIN_MS = 3_000;
 const SLACK_SLOW = 'Slack did not answer in time, so I stopped waiting. Try again in a minute.';
 
 /** Resolves with the wall time `predicate` first held for a message. */
-async function seenAt(world: World, predicate: Parameters<World['slack']['waitForMessages']>[0]) {
+async function seenAt(world: World, predicate: MessagePredicate) {
   const [message] = await world.slack.waitForMessages(predicate);
   return { message, at: Date.now() };
+}
+
+type MessagePredicate = Parameters<World['slack']['waitForMessages']>[0];
+
+/** The purge's final message, posted by the bot in the channel. */
+const purgedInChannel: MessagePredicate = (m) =>
+  m.via === 'api' && m.channel === CHANNEL && (m.text?.startsWith('Purged') ?? false);
+
+/** A bot on `backend` whose commands' response_url is spent: a purge's message has to be a bot message. */
+async function spentResponseUrl(backend: typeof SQLITE.backend) {
+  const world = await startWorld({ backend });
+  const bot = await world.spawnBot(BOUNDS);
+  world.slack.inject({
+    method: 'response_url',
+    kind: 'status',
+    status: 404,
+    body: 'expired_url',
+    times: 1_000,
+  });
+  return { world, bot };
+}
+
+/** The one job, a purge, succeeded at its second attempt. */
+async function expectSucceededOnRetry(world: World) {
+  expect(await jobsOf(world)).toEqual([
+    expect.objectContaining({ kind: 'purge', state: 'succeeded', attempts: 2 }),
+  ]);
 }
 
 describe('Slack misbehaves', () => {
@@ -64,16 +91,7 @@ describe('Slack misbehaves', () => {
   it.skipIf(POSTGRES.skip)(
     'chat.postMessage hangs during a purge: the job gives its try up within the bound, is retried, and its message lands (postgres)',
     async () => {
-      const world = await startWorld({ backend: POSTGRES.backend });
-      const bot = await world.spawnBot(BOUNDS);
-      // The command's response_url is spent: the purge's message has to be a bot message.
-      world.slack.inject({
-        method: 'response_url',
-        kind: 'status',
-        status: 404,
-        body: 'expired_url',
-        times: 1_000,
-      });
+      const { world, bot } = await spentResponseUrl(POSTGRES.backend);
       // Both tries of the first attempt's post hang.
       world.slack.inject({ method: 'chat.postMessage', kind: 'hang', times: 2 });
 
@@ -92,17 +110,12 @@ describe('Slack misbehaves', () => {
       expect(gaveUp).toBeLessThan(tries * tryMs + 1_000 + MARGIN_MS);
 
       // The runner took the job again (after its backoff) and finished it: one message, final.
-      const final = await seenAt(
-        world,
-        (m) => m.via === 'api' && m.channel === CHANNEL && (m.text?.startsWith('Purged') ?? false),
-      );
+      const final = await seenAt(world, purgedInChannel);
       expect(textOf(final.message?.blocks)).toContain(`<@${MEMBER}> purged 1 URL on *${ZONE}*`);
       await bot.waitForLog('job finished');
       const posted = world.slack.messages.filter((m) => m.via === 'api' && m.channel === CHANNEL);
       expect(posted.map((m) => m.text)).toEqual([final.message?.text]);
-      expect(await jobsOf(world)).toEqual([
-        expect.objectContaining({ kind: 'purge', state: 'succeeded', attempts: 2 }),
-      ]);
+      await expectSucceededOnRetry(world);
       // The batch was recorded in the first attempt: the CDN got it once.
       const purges = world.sandbox.requests.filter((r) => r.path.endsWith('/purge'));
       expect(purges.map((r) => r.body)).toEqual([{ files: [url] }]);
@@ -113,25 +126,13 @@ describe('Slack misbehaves', () => {
   it(
     'chat.postMessage answers 500: retried within the try budget, then by the job, and the message lands (sqlite)',
     async () => {
-      const world = await startWorld({ backend: SQLITE.backend });
-      const bot = await world.spawnBot(BOUNDS);
-      world.slack.inject({
-        method: 'response_url',
-        kind: 'status',
-        status: 404,
-        body: 'expired_url',
-        times: 1_000,
-      });
+      const { world, bot } = await spentResponseUrl(SQLITE.backend);
       world.slack.inject({ method: 'chat.postMessage', kind: 'status', status: 500, times: 2 });
       await bot.command(`purge ${ZONE} https://${ZONE}/a.css`, MEMBER);
       await bot.waitForLog('job attempt failed');
-      await world.slack.waitForMessages(
-        (m) => m.via === 'api' && m.channel === CHANNEL && (m.text?.startsWith('Purged') ?? false),
-      );
+      await world.slack.waitForMessages(purgedInChannel);
       await bot.waitForLog('job finished');
-      expect(await jobsOf(world)).toEqual([
-        expect.objectContaining({ kind: 'purge', state: 'succeeded', attempts: 2 }),
-      ]);
+      await expectSucceededOnRetry(world);
     },
     TEST_TIMEOUT_MS,
   );

@@ -1,5 +1,8 @@
-// A sandbox on loopback plus a client wired to it, torn down after each test.
+// A sandbox on loopback plus a client wired to it, torn down after each test; what a failed call
+// threw, and a canned answer of the CDN.
+import { inspect } from 'node:util';
 import { CdnClient, type CdnClientOptions } from '../../src/cdn/client.js';
+import { type CdnError, isCdnError } from '../../src/cdn/errors.js';
 import { CdnTransport } from '../../src/cdn/transport.js';
 import {
   SANDBOX_DEMO_KEY,
@@ -47,4 +50,19 @@ export async function cdnFixture(options: SandboxOptions = {}): Promise<CdnFixtu
         ...overrides,
       }),
   };
+}
+
+/** The CdnError `promise` rejects with (anything else, or none, fails the test). */
+export async function failure(promise: Promise<unknown>): Promise<CdnError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!isCdnError(error)) throw new Error(`expected a CdnError, got ${inspect(error)}`);
+  return error;
+}
+
+/** The sandbox's next answer (to `path` when told) is HTTP 200 with `body`, whatever it holds. */
+export function answer200(sandbox: Sandbox, body: unknown, path?: string): void {
+  sandbox.inject({ kind: 'status', status: 200, body, ...(path === undefined ? {} : { path }) });
 }

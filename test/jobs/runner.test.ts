@@ -98,6 +98,22 @@ const isCall =
   (call: JobCall): boolean =>
     call.method === method && (jobId === undefined || call.args[0] === jobId);
 
+/**
+ * Holds the answer of the next claim that takes a job until `letGo` opens; `held` resolves once
+ * it is held (the store's work done, the runner not yet told).
+ */
+function holdNextClaim(observed: ObservedJobs) {
+  const held = deferred();
+  const letGo = gate();
+  observed.hold = async (call) => {
+    if (call.method !== 'claim' || call.result === undefined) return;
+    observed.hold = undefined;
+    held.resolve();
+    await letGo.passed;
+  };
+  return { held, letGo };
+}
+
 /** The nth (1-based) call that matches, past or future. */
 function nth(observed: ObservedJobs, n: number, predicate: (call: JobCall) => boolean) {
   let seen = 0;
@@ -736,14 +752,7 @@ for (const { backend, skip } of BACKENDS) {
       });
       runner.start();
       await inTime(observed.until(isCall('claim')), 'the first look at the queue');
-      const held = deferred();
-      const letGo = gate();
-      observed.hold = async (call) => {
-        if (call.method !== 'claim' || call.result === undefined) return;
-        observed.hold = undefined;
-        held.resolve();
-        await letGo.passed;
-      };
+      const { held, letGo } = holdNextClaim(observed);
       const { job: queued } = await runner.enqueue(job('echo'));
       try {
         await inTime(held.promise, 'the loop claimed the job');
@@ -792,14 +801,7 @@ for (const { backend, skip } of BACKENDS) {
       await inTime(observed.until(isCall('claim')), 'the first look at the queue');
       await store.jobs.enqueue(job('one', { runAt: T0 - 2 }));
       await store.jobs.enqueue(job('one', { runAt: T0 - 1 }));
-      const held = deferred();
-      const letGo = gate();
-      observed.hold = async (call) => {
-        if (call.method !== 'claim' || call.result === undefined) return;
-        observed.hold = undefined;
-        held.resolve();
-        await letGo.passed;
-      };
+      const { held, letGo } = holdNextClaim(observed);
       // Wake the loop (a job of no registered kind): its claim takes the first job.
       await runner.enqueue(job('other'));
       try {

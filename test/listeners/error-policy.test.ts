@@ -48,6 +48,26 @@ function warning(text: string) {
   };
 }
 
+/** The ephemeral reply through a response_url: the warning, beside the conversation's messages. */
+function ephemeral(text: string) {
+  return { response_type: 'ephemeral', replace_original: false, ...warning(text) };
+}
+
+/** What @slack/web-api throws for Slack's `ok: false` answer `error` (and its `code`, when given). */
+function platformError(error: string, code?: string) {
+  return Object.assign(new Error(`An API error occurred: ${error}`), {
+    ...(code === undefined ? {} : { code }),
+    data: { ok: false, error },
+  });
+}
+
+/** A respond() whose response_url refuses every answer with `error`. */
+function refusingRespond(error: Error = new Error('response_url expired')) {
+  return vi.fn(async (_message: unknown) => {
+    throw error;
+  });
+}
+
 /** The notice modal the App Home, shortcuts and unacknowledged submissions get. */
 function notice(text: string) {
   return {
@@ -60,11 +80,11 @@ function notice(text: string) {
 
 type Listener = (args: ListenerArgs) => Promise<void>;
 
-/** A listener that acknowledges (as every listener does first), then throws `error`. */
+/** A listener that acknowledges (as every listener does first; with `response` when given), then throws `error`. */
 const acksThenThrows =
-  (error: unknown): Listener =>
+  (error: unknown, response?: unknown): Listener =>
   async ({ ack }) => {
-    await ack();
+    await (response === undefined ? ack() : ack(response));
     throw error;
   };
 
@@ -165,11 +185,7 @@ describe('errorPolicy', () => {
       const { thrown, log } = await run(built, acksThenThrows(zoneNotFound()));
 
       expect(thrown).toBeUndefined();
-      expect(built.respond).toHaveBeenCalledExactlyOnceWith({
-        response_type: 'ephemeral',
-        replace_original: false,
-        ...warning(ZONE_NOT_FOUND),
-      });
+      expect(built.respond).toHaveBeenCalledExactlyOnceWith(ephemeral(ZONE_NOT_FOUND));
       // The listener's ack was the only one.
       expect(built.ack).toHaveBeenCalledExactlyOnceWith();
       expect(built.client.chat.postMessage).not.toHaveBeenCalled();
@@ -188,11 +204,7 @@ describe('errorPolicy', () => {
       const built = buildArguments({ body: slashCommand() });
       await run(built, throws(zoneNotFound()));
       expect(built.ack).toHaveBeenCalledExactlyOnceWith();
-      expect(built.respond).toHaveBeenCalledExactlyOnceWith({
-        response_type: 'ephemeral',
-        replace_original: false,
-        ...warning(ZONE_NOT_FOUND),
-      });
+      expect(built.respond).toHaveBeenCalledExactlyOnceWith(ephemeral(ZONE_NOT_FOUND));
       expect(built.ack.mock.invocationCallOrder[0]).toBeLessThan(
         built.respond.mock.invocationCallOrder[0] ?? 0,
       );
@@ -207,11 +219,7 @@ describe('errorPolicy', () => {
       const [reply] = built.respond.mock.calls[0] ?? [];
       const { text } = reply as { text: string };
       const ref = refIn(text);
-      expect(reply).toEqual({
-        response_type: 'ephemeral',
-        replace_original: false,
-        ...warning(text),
-      });
+      expect(reply).toEqual(ephemeral(text));
       // The user reads the ref, never the internals.
       expect(text).not.toContain('boom');
 
@@ -239,61 +247,57 @@ describe('errorPolicy', () => {
       expect(refs.size).toBe(5);
     });
 
-    it('logs a CdnError at info and answers with the CDN’s sentence', async () => {
-      const built = buildArguments({ body: slashCommand() });
-      const error = new CdnError('rate_limited', 'slow down', {
-        status: 429,
-        requestId: 'req-42',
-        retryAfterMs: 30_000,
-      });
-      const { log } = await run(built, acksThenThrows(error));
-
-      expect(built.respond).toHaveBeenCalledExactlyOnceWith({
-        response_type: 'ephemeral',
-        replace_original: false,
-        ...warning(
+    // Each: one ephemeral reply in the problem's words, one log line (a loop keeps whole titles).
+    for (const { title, error, reply, logged } of [
+      {
+        title: 'logs a CdnError at info and answers with the CDN’s sentence',
+        error: new CdnError('rate_limited', 'slow down', {
+          status: 429,
+          requestId: 'req-42',
+          retryAfterMs: 30_000,
+        }),
+        reply:
           'The CDN API is rate limiting requests right now. Try again in 30 s. (CDN request id `req-42`)',
-        ),
-      });
-      expect(log).toEqual([
-        expect.objectContaining({
+        logged: {
           level: LEVEL.info,
           msg: 'the CDN API failed a request',
           where: 'command /cdn',
           err: expect.objectContaining({ type: 'CdnError', code: 'rate_limited' }),
-        }),
-      ]);
-    });
-
-    it('logs a SecretError at warn and tells the user an admin can set the key again', async () => {
-      const built = buildArguments({ body: slashCommand() });
-      const { log } = await run(
-        built,
-        acksThenThrows(new SecretError('secret_key_unknown', 'key "k9" is not held')),
-      );
-      expect(built.respond).toHaveBeenCalledExactlyOnceWith({
-        response_type: 'ephemeral',
-        replace_original: false,
-        ...warning(
+        },
+      },
+      {
+        title: 'logs a SecretError at warn and tells the user an admin can set the key again',
+        error: new SecretError('secret_key_unknown', 'key "k9" is not held'),
+        reply:
           "This workspace's stored CDN key can't be read with the bot's current encryption keys. A workspace admin can set it again with `/cdn login`.",
-        ),
-      });
-      expect(log).toEqual([
-        expect.objectContaining({
+        logged: {
           level: LEVEL.warn,
           msg: 'a stored secret cannot be read with the current keys',
           where: 'command /cdn',
-        }),
-      ]);
-    });
+        },
+      },
+      {
+        title: 'says "took too long" for a spent trigger, at debug (it is no failure of ours)',
+        error: platformError('expired_trigger_id', 'slack_webapi_platform_error'),
+        reply: TOOK_TOO_LONG,
+        logged: { level: LEVEL.debug, code: 'trigger_expired' },
+      },
+    ]) {
+      it(title, async () => {
+        const built = buildArguments({ body: slashCommand() });
+        const { log } = await run(built, acksThenThrows(error));
+        expect(built.respond).toHaveBeenCalledExactlyOnceWith(ephemeral(reply));
+        expect(log).toEqual([expect.objectContaining(logged)]);
+      });
+    }
 
     it('answers in the channel, ephemerally, when the response_url refuses (spent or expired)', async () => {
-      const respond = vi.fn(async (_message: unknown) => {
-        throw Object.assign(new Error('Failed to respond to the response_url: 404'), {
+      const respond = refusingRespond(
+        Object.assign(new Error('Failed to respond to the response_url: 404'), {
           code: 'slack_bolt_respond_error',
           statusCode: 404,
-        });
-      });
+        }),
+      );
       const built = buildArguments({ body: slashCommand(), respond });
       const { thrown, log } = await run(built, acksThenThrows(zoneNotFound()));
 
@@ -309,15 +313,9 @@ describe('errorPolicy', () => {
     });
 
     it('sends a DM when neither the response_url nor the channel takes the answer', async () => {
-      const respond = vi.fn(async (_message: unknown) => {
-        throw new Error('response_url expired');
-      });
+      const respond = refusingRespond();
       const built = buildArguments({ body: slashCommand(), respond });
-      built.client.chat.postEphemeral.mockRejectedValueOnce(
-        Object.assign(new Error('An API error occurred: not_in_channel'), {
-          data: { ok: false, error: 'not_in_channel' },
-        }),
-      );
+      built.client.chat.postEphemeral.mockRejectedValueOnce(platformError('not_in_channel'));
       await run(built, acksThenThrows(zoneNotFound()));
       expect(built.client.chat.postMessage).toHaveBeenCalledExactlyOnceWith({
         channel: USER,
@@ -326,9 +324,7 @@ describe('errorPolicy', () => {
     });
 
     it('logs a warning, and does not throw, when every way to answer fails', async () => {
-      const respond = vi.fn(async (_message: unknown) => {
-        throw new Error('response_url expired');
-      });
+      const respond = refusingRespond();
       const built = buildArguments({ body: slashCommand(), respond });
       built.client.chat.postEphemeral.mockRejectedValueOnce(new Error('channel refused'));
       built.client.chat.postMessage.mockRejectedValueOnce(new Error('dm refused'));
@@ -343,27 +339,6 @@ describe('errorPolicy', () => {
       ]);
       expect(log[1]?.reason).toBe('channel refused');
       expect(log[2]?.err).toMatchObject({ message: 'dm refused' });
-    });
-
-    it('says "took too long" for a spent trigger, at debug (it is no failure of ours)', async () => {
-      const built = buildArguments({ body: slashCommand() });
-      const { log } = await run(
-        built,
-        acksThenThrows(
-          Object.assign(new Error('An API error occurred: expired_trigger_id'), {
-            code: 'slack_webapi_platform_error',
-            data: { ok: false, error: 'expired_trigger_id' },
-          }),
-        ),
-      );
-      expect(built.respond).toHaveBeenCalledExactlyOnceWith({
-        response_type: 'ephemeral',
-        replace_original: false,
-        ...warning(TOOK_TOO_LONG),
-      });
-      expect(log).toEqual([
-        expect.objectContaining({ level: LEVEL.debug, code: 'trigger_expired' }),
-      ]);
     });
 
     it.each([
@@ -393,11 +368,7 @@ describe('errorPolicy', () => {
       const built = buildArguments({ body: messageButton('approval_approve') });
       const { log } = await run(built, acksThenThrows(new Error('boom')));
       const text = repliedText(built);
-      expect(built.respond).toHaveBeenCalledExactlyOnceWith({
-        response_type: 'ephemeral',
-        replace_original: false,
-        ...warning(text),
-      });
+      expect(built.respond).toHaveBeenCalledExactlyOnceWith(ephemeral(text));
       expect(log).toEqual([
         expect.objectContaining({
           level: LEVEL.error,
@@ -431,10 +402,7 @@ describe('errorPolicy', () => {
 
     it('sends a DM, and no second ack, when the listener had acknowledged', async () => {
       const built = buildArguments({ body: viewSubmission('create_modal') });
-      await run(built, async ({ ack }) => {
-        await ack({ response_action: 'clear' });
-        throw zoneNotFound();
-      });
+      await run(built, acksThenThrows(zoneNotFound(), { response_action: 'clear' }));
 
       expect(built.ack).toHaveBeenCalledExactlyOnceWith({ response_action: 'clear' });
       expect(built.client.chat.postMessage).toHaveBeenCalledExactlyOnceWith({
@@ -449,10 +417,7 @@ describe('errorPolicy', () => {
       const view = body.view as Record<string, unknown>;
       view.private_metadata = JSON.stringify({ channelId: CHANNEL, responseUrl: 'https://x' });
       const built = buildArguments({ body });
-      await run(built, async ({ ack }) => {
-        await ack();
-        throw zoneNotFound();
-      });
+      await run(built, acksThenThrows(zoneNotFound()));
       expect(built.client.chat.postEphemeral).toHaveBeenCalledExactlyOnceWith({
         channel: CHANNEL,
         user: USER,
@@ -501,11 +466,7 @@ describe('errorPolicy', () => {
 
     it('falls back to a DM when the trigger has expired', async () => {
       const client = buildArguments().client;
-      client.views.open.mockRejectedValueOnce(
-        Object.assign(new Error('An API error occurred: expired_trigger_id'), {
-          data: { ok: false, error: 'expired_trigger_id' },
-        }),
-      );
+      client.views.open.mockRejectedValueOnce(platformError('expired_trigger_id'));
       const built = buildArguments({ body: homeButton('home_login'), client });
       const { log } = await run(
         built,
@@ -523,14 +484,7 @@ describe('errorPolicy', () => {
 
     it('sends "took too long" as a DM, without reusing the trigger, when its own modal’s trigger expired', async () => {
       const built = buildArguments({ body: homeButton('home_login') });
-      await run(
-        built,
-        acksThenThrows(
-          Object.assign(new Error('An API error occurred: expired_trigger_id'), {
-            data: { ok: false, error: 'expired_trigger_id' },
-          }),
-        ),
-      );
+      await run(built, acksThenThrows(platformError('expired_trigger_id')));
       expect(built.client.views.open).not.toHaveBeenCalled();
       expect(built.client.chat.postEphemeral).not.toHaveBeenCalled();
       expect(built.client.chat.postMessage).toHaveBeenCalledExactlyOnceWith({
@@ -585,10 +539,12 @@ describe('errorPolicy', () => {
 
     it('adds nothing when the listener had acknowledged', async () => {
       const built = buildArguments({ body: blockSuggestion('zone_picker', 'exa') });
-      await run(built, async ({ ack }) => {
-        await ack({ options: [{ text: { type: 'plain_text', text: 'a' }, value: 'a' }] });
-        throw new Error('boom');
-      });
+      await run(
+        built,
+        acksThenThrows(new Error('boom'), {
+          options: [{ text: { type: 'plain_text', text: 'a' }, value: 'a' }],
+        }),
+      );
       expect(built.ack).toHaveBeenCalledOnce();
       expect(built.client.chat.postMessage).not.toHaveBeenCalled();
     });

@@ -3,10 +3,10 @@
 // everything opens its confirmation form in that account instead (the question stays, to pick
 // again should the form be closed).
 import { accountPickedMessage } from '../../blocks/account-pick.js';
-import { purgeEverythingModal, purgeRefusedMessage } from '../../blocks/purge.js';
+import { purgeRefusedMessage } from '../../blocks/purge.js';
 import { purgeHoldMessage } from '../../blocks/purge-hold.js';
 import type { AppDeps } from '../../deps.js';
-import { buttonOrigin, encodeOrigin, replyTo } from '../commands/context.js';
+import { buttonOrigin, everythingModal, replyTo } from '../commands/context.js';
 import { type ButtonArgs, callerOf } from '../context.js';
 
 export function accountPickButton(deps: AppDeps) {
@@ -26,14 +26,7 @@ export function accountPickButton(deps: AppDeps) {
       const { zone } = outcome;
       await client.views.open({
         trigger_id: body.trigger_id,
-        view: purgeEverythingModal({
-          zone,
-          metadata: encodeOrigin({
-            ...origin,
-            zoneId: zone.id,
-            ...(zone.accountId ? { accountId: zone.accountId } : {}),
-          }),
-        }),
+        view: everythingModal(zone, origin),
       });
       return;
     }

@@ -1,6 +1,8 @@
 // What every /cdn subcommand handler receives, and the modal origin they pass along.
 import type { RespondFn, SlashCommand } from '@slack/bolt';
+import type { ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
+import { purgeEverythingModal } from '../../blocks/purge.js';
 import type { AppDeps } from '../../deps.js';
 import type { Caller } from '../../services/access.js';
 import type { ReplyTo } from '../../services/reply.js';
@@ -41,6 +43,22 @@ export interface ModalOrigin {
 
 export function encodeOrigin(origin: ModalOrigin): string {
   return JSON.stringify(origin);
+}
+
+/**
+ * The purge-everything form for `zone`, opened from `origin`: its metadata names the zone, and the
+ * zone's CDN account when it has one (issue 29).
+ */
+export function everythingModal(
+  zone: Parameters<typeof purgeEverythingModal>[0]['zone'],
+  origin: ModalOrigin,
+): ModalView {
+  const metadata = encodeOrigin({
+    ...origin,
+    zoneId: zone.id,
+    ...(zone.accountId ? { accountId: zone.accountId } : {}),
+  });
+  return purgeEverythingModal({ zone, metadata });
 }
 
 /** The origin of a command: its channel and response_url. */

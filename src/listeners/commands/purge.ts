@@ -4,10 +4,16 @@
 // zone named does not serve are refused, and the rest is purged only once the person confirms.
 import { accountPickMessage } from '../../blocks/account-pick.js';
 import { noticeMessage } from '../../blocks/errors.js';
-import { purgeEverythingModal, purgeFormModal, purgeRefusedMessage } from '../../blocks/purge.js';
+import { purgeFormModal, purgeRefusedMessage } from '../../blocks/purge.js';
 import { purgeHoldMessage } from '../../blocks/purge-hold.js';
 import { parsePurgeArgs } from '../../services/purge-targets.js';
-import { commandOrigin, encodeOrigin, replyTo, type SubcommandHandler } from './context.js';
+import {
+  commandOrigin,
+  encodeOrigin,
+  everythingModal,
+  replyTo,
+  type SubcommandHandler,
+} from './context.js';
 
 const USAGE =
   'Usage: `/cdn purge <zone> <url|/path>…`, `/cdn purge <url>…`, `/cdn purge <zone> tag:<tag>…`, `/cdn purge <zone> everything`, or `/cdn purge` for a form; add `--verify` to check the URLs at the edge once purged. With a default zone (`/cdn use <zone>`), the zone may be left out: `/cdn purge /assets/app.css`.';
@@ -37,14 +43,7 @@ export const purge: SubcommandHandler = async (context) => {
     const { zone } = found;
     await client.views.open({
       trigger_id: command.trigger_id,
-      view: purgeEverythingModal({
-        zone,
-        metadata: encodeOrigin({
-          ...origin,
-          zoneId: zone.id,
-          ...(zone.accountId ? { accountId: zone.accountId } : {}),
-        }),
-      }),
+      view: everythingModal(zone, origin),
     });
     return;
   }

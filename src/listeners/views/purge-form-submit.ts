@@ -2,14 +2,14 @@
 // to the confirmation modal, and URLs the zone picked does not serve to the question of the rest.
 import { inlineErrorText } from '../../blocks/errors.js';
 import { PURGE_IDS, ZONE_PICKER_IDS } from '../../blocks/ids.js';
-import { purgeEverythingModal, purgeRefusedInline } from '../../blocks/purge.js';
+import { purgeRefusedInline } from '../../blocks/purge.js';
 import { purgeHoldModal } from '../../blocks/purge-hold.js';
 import { truncate } from '../../blocks/text.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { splitItems } from '../../services/purge-targets.js';
 import type { Zone } from '../../services/zones.js';
-import { decodeOrigin, encodeOrigin, replyTo } from '../commands/context.js';
+import { decodeOrigin, encodeOrigin, everythingModal, replyTo } from '../commands/context.js';
 import { callerOf, type SubmitArgs } from '../context.js';
 
 export function purgeFormSubmit(deps: AppDeps) {
@@ -42,12 +42,7 @@ export function purgeFormSubmit(deps: AppDeps) {
       return inline(PURGE_IDS.zoneBlock, inlineErrorText(error));
     }
     if (mode === 'everything') {
-      const metadata = encodeOrigin({
-        ...origin,
-        zoneId: zone.id,
-        ...(zone.accountId ? { accountId: zone.accountId } : {}),
-      });
-      return ack({ response_action: 'update', view: purgeEverythingModal({ zone, metadata }) });
+      return ack({ response_action: 'update', view: everythingModal(zone, origin) });
     }
     // In tag mode every word is a tag; `tag:` prefixes are accepted too.
     const items =

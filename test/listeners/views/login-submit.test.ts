@@ -155,6 +155,33 @@ function submit(h: Harness, viewId: string, values: ReturnType<typeof keyValues>
   }));
 }
 
+/** The submission was answered in Slack's time with the view that says the key is being checked. */
+async function expectCheckingInTime(submitted: ReturnType<typeof submit>) {
+  const { answer, afterMs } = await submitted;
+  expect(afterMs).toBeLessThanOrEqual(INLINE_ANSWER_MS);
+  expect(textOf(answer.view?.blocks)).toContain('Checking the key');
+  return answer;
+}
+
+/** ADMIN submits the key while users.info is held, and Slack's 3 s pass: the answer is due. */
+async function submittedWhileUsersInfoHeld() {
+  const { h, slackGate } = await gatedHarness();
+  const viewId = await openLogin(h);
+  const slowSlack = slackGate.hold('users.info');
+  const submitted = submit(h, viewId, keyValues(CDN_KEY));
+  await slowSlack.reached;
+  h.clock.advance(INLINE_ANSWER_MS);
+  return { h, viewId, slowSlack, submitted };
+}
+
+/** Holds the CDN's next answer until `cdn` opens; `reached` opens once it is held. */
+function holdCdn(h: Harness) {
+  const cdn = gate();
+  const reached = gate();
+  h.sandbox.inject({ kind: 'hold', until: cdn.opened, onHeld: reached.open });
+  return { cdn, reached };
+}
+
 /** The next views.update of `viewId` (after `before` of them). */
 async function nextUpdate(h: Harness, viewId: string, before = 0) {
   const calls = await h.slack.waitForCalls(
@@ -166,17 +193,9 @@ async function nextUpdate(h: Harness, viewId: string, before = 0) {
 
 describe('the key modal answers within Slack’s 3 s', () => {
   it('when users.info is slow: a checking view in time, then the saved key', async () => {
-    const { h, slackGate } = await gatedHarness();
-    const viewId = await openLogin(h);
-    const slowSlack = slackGate.hold('users.info');
-    const submitted = submit(h, viewId, keyValues(CDN_KEY));
-    await slowSlack.reached;
-    h.clock.advance(INLINE_ANSWER_MS);
+    const { h, viewId, slowSlack, submitted } = await submittedWhileUsersInfoHeld();
 
-    const { answer, afterMs } = await submitted;
-    expect(afterMs).toBeLessThanOrEqual(INLINE_ANSWER_MS);
-    expect(answer.response_action).toBe('update');
-    expect(textOf(answer.view?.blocks)).toContain('Checking the key');
+    expect((await expectCheckingInTime(submitted)).response_action).toBe('update');
     // Nothing was checked yet: users.info has not answered.
     expect(h.sandbox.requests).toEqual([]);
 
@@ -188,13 +207,8 @@ describe('the key modal answers within Slack’s 3 s', () => {
   });
 
   it('when users.info never answers: after the checks’ own bound, says so and saves nothing', async () => {
-    const { h, slackGate } = await gatedHarness();
-    const viewId = await openLogin(h);
-    const slowSlack = slackGate.hold('users.info');
-    const submitted = submit(h, viewId, keyValues(CDN_KEY));
-    await slowSlack.reached;
-    h.clock.advance(INLINE_ANSWER_MS);
-    expect(textOf((await submitted).answer.view?.blocks)).toContain('Checking the key');
+    const { h, viewId, slowSlack, submitted } = await submittedWhileUsersInfoHeld();
+    await expectCheckingInTime(submitted);
 
     h.clock.advance(CHECKS_TIMEOUT_MS);
     const update = await nextUpdate(h, viewId);
@@ -240,9 +254,7 @@ describe('the key modal answers within Slack’s 3 s', () => {
     expect(await asked.opened).toBe('slow-dns.example');
     h.clock.advance(INLINE_ANSWER_MS);
 
-    const { answer, afterMs } = await submitted;
-    expect(afterMs).toBeLessThanOrEqual(INLINE_ANSWER_MS);
-    expect(textOf(answer.view?.blocks)).toContain('Checking the key');
+    await expectCheckingInTime(submitted);
 
     dns.open();
     const update = await nextUpdate(h, viewId);
@@ -259,16 +271,12 @@ describe('the key modal answers within Slack’s 3 s', () => {
   it('when the CDN is slow: a checking view in time, then the saved key', async () => {
     const { h } = await gatedHarness();
     const viewId = await openLogin(h);
-    const cdn = gate();
-    const reached = gate();
-    h.sandbox.inject({ kind: 'hold', until: cdn.opened, onHeld: reached.open });
+    const { cdn, reached } = holdCdn(h);
     const submitted = submit(h, viewId, keyValues(CDN_KEY));
     await reached.opened;
     h.clock.advance(INLINE_ANSWER_MS);
 
-    const { answer, afterMs } = await submitted;
-    expect(afterMs).toBeLessThanOrEqual(INLINE_ANSWER_MS);
-    expect(textOf(answer.view?.blocks)).toContain('Checking the key');
+    await expectCheckingInTime(submitted);
 
     cdn.open();
     const update = await nextUpdate(h, viewId);
@@ -281,9 +289,7 @@ describe('the key modal answers within Slack’s 3 s', () => {
     const { h, slackGate } = await gatedHarness();
     const viewId = await openLogin(h);
     const slowSlack = slackGate.hold('users.info');
-    const cdn = gate();
-    const reached = gate();
-    h.sandbox.inject({ kind: 'hold', until: cdn.opened, onHeld: reached.open });
+    const { cdn, reached } = holdCdn(h);
     const submitted = submit(h, viewId, keyValues(CDN_KEY));
     await slowSlack.reached;
     h.clock.advance(2_000);
