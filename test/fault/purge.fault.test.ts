@@ -48,6 +48,7 @@ import {
   FINAL,
   filesOf,
   finalMessage,
+  HELD_ENV,
   holdAfter,
   IN_FLIGHT,
   interrupted,
@@ -269,7 +270,9 @@ describe.each(REPLICATED)(
       async () => {
         const world = await startWorld({ backend, env: REPLICA_ENV });
         const held = holdAfter(world, KILL_AFTER);
-        const first = await world.spawnBot();
+        // Its batches are held while both replicas start (11 s at load 15): longer than a CDN
+        // attempt (10 s) unless HELD_ENV.
+        const first = await world.spawnBot(HELD_ENV);
         await purgeFromForm(world, first);
         await world.sandbox.waitFor(isUrlPurge, KILL_AFTER);
         // Every slot of the purge waits on a held batch: the steps recorded and the job stay as
@@ -326,7 +329,7 @@ async function stoppedTwice(backend: Backend) {
   const { exit } = await interrupted(world, 'SIGTERM');
   const half = Math.ceil(BATCHES / 2);
   const held = holdAfter(world, half);
-  const second = await world.spawnBot({ SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_MS) });
+  const second = await world.spawnBot({ ...HELD_ENV, SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_MS) });
   await world.sandbox.waitFor(isUrlPurge, half);
   const exits = [exit, (await signal(world, second, held, 'SIGTERM')).exit];
   const third = await world.spawnBot();

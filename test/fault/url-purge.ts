@@ -5,13 +5,14 @@
 // next batches in flight, and the purge cannot run ahead of it however late the test process is
 // on a busy machine. (Once the sandbox answered every purge request 200 ms late for the same end:
 // 5 s of waiting per purge, for a moment it could still miss under load.) The next process gets
-// its answers at once.
+// its answers at once. A bot whose requests are held runs with HELD_ENV: a hold must never
+// outlast its CDN attempts.
 import { expect } from 'vitest';
 import { PURGE_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import type { RecordedRequest } from '../../src/dev/sandbox/server.js';
 import { type Bot, CHANNEL, MEMBER, type World } from './bot-process.js';
-import { auditOf, jobsOf, nextView, textOf, ZONE } from './flows.js';
+import { auditOf, jobsOf, nextView, TEST_TIMEOUT_MS, textOf, ZONE } from './flows.js';
 
 export const URL_COUNT = 3_000;
 /** URLs per CDN request (the sandbox's limit, which the client's batches follow). */
@@ -23,6 +24,18 @@ export const IN_FLIGHT = 4;
 export const KILL_AFTER = Math.ceil(BATCHES / 3);
 export const SHUTDOWN_MS = 5_000;
 export const FINAL = `Purged ${URL_COUNT} items on ${ZONE}`;
+
+/**
+ * The environment of a bot whose purge requests the sandbox holds (holdAfter): its CDN attempts
+ * wait for as long as a test may. With the default attempt (10 s) a hold that outlasted it ended
+ * the held batches as timed out, a result like any other: recorded, never sent again, and the
+ * purge said "Purge on example.com: 120 of 3000 failed" (the race test, two replicas taking 11 s
+ * to start at load 15, then waiting 90 s for a FINAL that could not come).
+ */
+export const HELD_ENV = {
+  CDN_ATTEMPT_TIMEOUT_MS: String(TEST_TIMEOUT_MS),
+  CDN_OPERATION_TIMEOUT_MS: String(TEST_TIMEOUT_MS),
+};
 
 const URLS = Array.from(
   { length: URL_COUNT },
@@ -155,11 +168,19 @@ export const purgeMessages = (world: World) =>
     (m) => m.channel === CHANNEL && !m.deleted && /^Purg/.test(m.text ?? ''),
   );
 
+/** "Purging: …" and "Purging (paused for a restart): …" (src/blocks/purge.ts). */
+const isProgress = (message: Message) => /^Purging\b/.test(message.text ?? '');
+
+/**
+ * The purge's message once it has its final state (its result, whatever it is), which must be
+ * FINAL: a purge that ended otherwise fails here, saying how, rather than at the test's timeout.
+ */
 export const finalMessage = async (world: World): Promise<Message> => {
   const [message] = await world.slack.waitForMessages(
-    (m) => m.channel === CHANNEL && m.text === FINAL,
+    (m) => m.channel === CHANNEL && !m.deleted && /^Purg/.test(m.text ?? '') && !isProgress(m),
   );
   if (!message) throw new Error('no final message');
+  expect(message.text).toBe(FINAL);
   return message;
 };
 
@@ -233,7 +254,7 @@ export async function expectPurgedOnce(world: World) {
  */
 export async function interrupted(world: World, name: 'SIGKILL' | 'SIGTERM') {
   const held = holdAfter(world, KILL_AFTER);
-  const first = await world.spawnBot({ SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_MS) });
+  const first = await world.spawnBot({ ...HELD_ENV, SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_MS) });
   await purgeFromForm(world, first);
   await world.sandbox.waitFor(isUrlPurge, KILL_AFTER);
   const answeredAtSignal = urlPurges(world).length;
