@@ -61,17 +61,21 @@ export class LoopPace {
       return Promise.resolve();
     }
     return new Promise<void>((resolve) => {
-      const entry: Waiting = { since: this.#now(), go: resolve };
-      this.#line.push(entry);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          const at = this.#line.indexOf(entry);
-          if (at >= 0) this.#line.splice(at, 1);
+      // Removed once given: a long job's signal must not gather a listener per step.
+      const left = () => {
+        const at = this.#line.indexOf(entry);
+        if (at >= 0) this.#line.splice(at, 1);
+        resolve();
+      };
+      const entry: Waiting = {
+        since: this.#now(),
+        go: () => {
+          signal?.removeEventListener('abort', left);
           resolve();
         },
-        { once: true },
-      );
+      };
+      this.#line.push(entry);
+      signal?.addEventListener('abort', left, { once: true });
       if (!this.#checking) {
         this.#checking = true;
         void this.#check();

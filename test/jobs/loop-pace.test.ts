@@ -68,6 +68,28 @@ describe('LoopPace', () => {
     expect(given).toBe(true);
   });
 
+  it('leaves no listener on a job’s signal once its turn is given', async () => {
+    let busy = true;
+    const pace = new LoopPace(() => busy, { checkMs: 1, perCheck: 100, maxWaitMs: 60_000 });
+    const stop = new AbortController();
+    let listeners = 0;
+    const add = stop.signal.addEventListener.bind(stop.signal);
+    const remove = stop.signal.removeEventListener.bind(stop.signal);
+    stop.signal.addEventListener = ((...args: Parameters<typeof add>) => {
+      listeners++;
+      add(...args);
+    }) as typeof add;
+    stop.signal.removeEventListener = ((...args: Parameters<typeof remove>) => {
+      listeners--;
+      remove(...args);
+    }) as typeof remove;
+    const turns = Array.from({ length: 20 }, () => pace.turn(stop.signal));
+    expect(listeners).toBe(20);
+    busy = false;
+    await Promise.all(turns);
+    expect(listeners).toBe(0);
+  });
+
   it('lets a stopping job out of the line at once', async () => {
     const pace = new LoopPace(() => true, { maxWaitMs: 60_000 });
     const stop = new AbortController();
