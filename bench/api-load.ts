@@ -263,7 +263,8 @@ export async function apiLoadBench(): Promise<Section> {
           '(API_MAX_IN_FLIGHT), the rest queued (API_MAX_QUEUED 500), 4 purge jobs at once, and ' +
           `background work paced to ${env.BENCH_BACKGROUND_LOOP_PERCENT ?? 'its default'}` +
           `${env.BENCH_BACKGROUND_LOOP_PERCENT ? '%' : ''} of the event loop (BACKGROUND_LOOP_PERCENT, ` +
-          'default 30%: past it, claims, purge batches and API requests wait their turn).',
+          'default 30%: past it, job claims and purge batches wait their turn, and the API works on one ' +
+          'request at a time).',
         '',
         ackTable([
           row('(a) bot quiet', quiet),

@@ -484,9 +484,8 @@ export function buildApp(options: BuildAppOptions): {
       logger,
       limits: { inFlight: config.api.inFlight, queued: config.api.queued },
       // While Slack's acks would wait for the loop, the API works on one request at a time.
+      // "Busy": past background work's share of the loop (BACKGROUND_LOOP_PERCENT).
       busy: new LoopBusy(config.jobs.loopShare).busy,
-      // ...and takes its turns in line with background work (BACKGROUND_LOOP_PERCENT).
-      pace: { turn: () => apiDeps?.runner.turn() ?? Promise.resolve() },
     }),
     ...(metrics && config.metrics.port === undefined
       ? [metricsRoute(metrics, defined('token', config.metrics.token), logger)]

@@ -28,8 +28,6 @@ export class ApiGate {
   constructor(
     readonly limits: GateLimits,
     private readonly busy: () => boolean = () => false,
-    /** Background work's pace (LoopPace): a request given its turn also waits for one of these. */
-    private readonly pace?: { turn(): Promise<void> },
   ) {
     if (limits.inFlight < 1 || limits.queued < 0)
       throw new TypeError('ApiGate: inFlight must be at least 1 and queued at least 0');
@@ -48,7 +46,6 @@ export class ApiGate {
     this.#admit();
     await turn;
     try {
-      if (this.pace) await this.pace.turn();
       return await work();
     } finally {
       this.#active--;

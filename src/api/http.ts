@@ -84,8 +84,6 @@ export interface ApiRoutesOptions {
   limits?: GateLimits;
   /** Whether the event loop is busy now: then the gate gives one turn at a time (see ApiGate). */
   busy?: () => boolean;
-  /** Background work's pace (LoopPace): each request's work waits for its turn on the loop. */
-  pace?: { turn(): Promise<void> };
 }
 
 /** The API's custom routes, for a Bolt receiver (HTTP or Socket Mode). */
@@ -110,7 +108,7 @@ class ApiHandlers {
   readonly #gate: ApiGate | undefined;
   constructor(private readonly options: ApiRoutesOptions) {
     this.#maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
-    this.#gate = options.limits && new ApiGate(options.limits, options.busy, options.pace);
+    this.#gate = options.limits && new ApiGate(options.limits, options.busy);
   }
 
   /** Runs a request's work in its turn (see ApiGate); a full queue is 503 `busy`. */

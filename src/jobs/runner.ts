@@ -223,14 +223,6 @@ export class JobRunner {
     }
   }
 
-  /**
-   * A turn of background work on the event loop (the runner's pace; at once without one): for
-   * work of this process that is not a job but as patient (the HTTP API's requests).
-   */
-  turn(): Promise<void> {
-    return this.#options.pace?.turn() ?? Promise.resolve();
-  }
-
   /** Jobs this process is running now. */
   get active(): number {
     return this.#running.size;

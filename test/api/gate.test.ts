@@ -15,24 +15,6 @@ function held() {
 }
 
 describe('ApiGate', () => {
-  it('works on a request given its turn only once background work’s pace gives it one too', async () => {
-    const paced: Array<() => void> = [];
-    const gate = new ApiGate({ inFlight: 2, queued: 2 }, undefined, {
-      turn: () => new Promise<void>((resolve) => paced.push(resolve)),
-    });
-    const order: number[] = [];
-    const runs = [0, 1].map((i) => gate.run(async () => order.push(i)));
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(order).toEqual([]);
-    expect(gate.load).toEqual({ active: 2, waiting: 0 });
-    paced.shift()?.();
-    await runs[0];
-    expect(order).toEqual([0]);
-    paced.shift()?.();
-    await runs[1];
-    expect(order).toEqual([0, 1]);
-  });
-
   it('runs inFlight at once, queues the next ones first come first served, refuses past the queue', async () => {
     const gate = new ApiGate({ inFlight: 2, queued: 2 });
     const order: string[] = [];
