@@ -146,7 +146,10 @@ export function profileShares(windows: Attribution[], labels: string[], top = 10
   const row = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [
     'Where the bot’s main thread went, from its V8 CPU profile (BENCH_PROFILE=1; each sample given ' +
-      'to the nearest frame of ours or of a package), as a share of each window:',
+      'to the nearest frame of ours or of a package), as a share of each window. The profiler makes ' +
+      'the event loop’s utilisation read higher than it is (an idle loop reads over 50%), so the ' +
+      'background pace (BACKGROUND_LOOP_PERCENT) holds back more under it: its latencies and wave ' +
+      'times are not those of the bot unprofiled.',
     '',
     row(['main thread', ...labels]),
     row(['---', ...labels.map(() => '---')]),

@@ -45,7 +45,7 @@ export class LoopPace {
   ) {
     this.#checkMs = options.checkMs ?? 5;
     this.#perCheck = options.perCheck ?? 2;
-    this.#maxWaitMs = options.maxWaitMs ?? 1_000;
+    this.#maxWaitMs = options.maxWaitMs ?? 200;
     this.#now = options.now ?? (() => performance.now());
   }
 
