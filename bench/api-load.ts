@@ -1,5 +1,8 @@
 // Benchmark `api-load`: Slack ack latency while CI purges arrive over the HTTP API (issue 30),
 // beside the same bot quiet in the same run: waves of 100 concurrent purges of 100 URLs each.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { Agent, request } from 'undici';
@@ -7,6 +10,7 @@ import type { AccessService } from '../src/services/access.js';
 import { ApiTokenService } from '../src/services/api-tokens.js';
 import { type BotHost, type BotProcess, CHANNEL, startBotHost, USER } from './bot-process.js';
 import { ackTable, openLoop, summarize } from './open-loop.js';
+import { attribute, mainThreadProfile, monotonicUs, profileShares } from './profile.js';
 import { type Services, startServices } from './services.js';
 import {
   cpuMark,
@@ -36,6 +40,10 @@ const CDN_KEY = 'sk_bench_api_load_7c2e';
 /** Each purge of a wave has a token of its own (a CI pipeline each), limited as in production. */
 const RATE_LIMIT_PER_MINUTE = 600;
 const FINAL = new Set(['succeeded', 'failed', 'rejected', 'expired', 'unknown']);
+/** With BENCH_PROFILE=1 the bot's main thread is profiled (node --cpu-prof): where it went. */
+const PROFILE = env.BENCH_PROFILE === '1';
+/** Where the profile goes and stays (for a closer look); by default a folder removed at the end. */
+const PROFILE_DIR = env.BENCH_PROFILE_DIR;
 /** The bot's target, as for ack-load: acks under load within 1.5× of quiet. */
 const TARGET_RATIO = 1.5;
 
@@ -118,6 +126,7 @@ async function phase(
     Array.from({ length: Math.ceil(seconds * ZONES_PER_SECOND) }, () => CHANNEL),
   );
   const before = cpuMark([bot.pid, services.pid]);
+  const fromUs = monotonicUs();
   const stop = new AbortController();
   const waves: Wave[] = [];
   const purging = (async () => {
@@ -139,6 +148,7 @@ async function phase(
     { durationMs: seconds * 1000 },
   );
   const after = cpuMark([bot.pid, services.pid]);
+  const toUs = monotonicUs();
   const queries = host ? (await transactions(host)) - commits : undefined;
   // The wave still out when the window closed finishes after it, unmeasured by the acks.
   stop.abort();
@@ -147,6 +157,7 @@ async function phase(
     acks: summarize(acks?.samples ?? []),
     waves,
     queries,
+    window: { from: fromUs, to: toUs },
     bot: cpuShares(before, after, bot.pid),
     services: cpuShares(before, after, services.pid).all,
   };
@@ -166,6 +177,9 @@ export async function apiLoadBench(): Promise<Section> {
     user: USER,
   });
   const agent = new Agent({ connections: PURGES * 2, headersTimeout: 90_000 });
+  const profileDir = PROFILE
+    ? (PROFILE_DIR ?? (await mkdtemp(join(tmpdir(), 'bench-api-load-'))))
+    : undefined;
   let host: BotHost | undefined;
   try {
     await services.addChannels([CHANNEL]);
@@ -193,7 +207,16 @@ export async function apiLoadBench(): Promise<Section> {
           })
         ).secret,
       );
-    const bot = await host.spawnBot({ API_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT_PER_MINUTE) });
+    const bot = await host.spawnBot(
+      {
+        API_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT_PER_MINUTE),
+        // The bot's default unless the bench is told another (a comparison run).
+        ...(env.BENCH_BACKGROUND_LOOP_PERCENT
+          ? { BACKGROUND_LOOP_PERCENT: env.BENCH_BACKGROUND_LOOP_PERCENT }
+          : {}),
+      },
+      profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {},
+    );
 
     process.stdout.write('api-load: warm-up (one wave), then (a) quiet\n');
     await wave(agent, bot.url, secrets, zones, 0);
@@ -204,6 +227,8 @@ export async function apiLoadBench(): Promise<Section> {
     const cdnRequests = (await services.summary()).sandboxRequests;
     await bot.kill('SIGTERM');
     const machine = state();
+    const file = profileDir ? await mainThreadProfile(profileDir, bot.pid) : undefined;
+    const profile = file ? await attribute(file, [[quiet.window], [loaded.window]]) : undefined;
 
     const posts = loaded.waves.flatMap((w) => w.posts);
     const outcomes: Record<string, number> = {};
@@ -235,7 +260,11 @@ export async function apiLoadBench(): Promise<Section> {
           'its rate slot) and an Idempotency-Key, then `GET …?wait=60` until it is final, as the CI job of ' +
           'docs/ci.md does. Both conditions in the same run, one after the other. The bot keeps its ' +
           'defaults for the API under load (docs/api.md, "Under load"): 8 API requests worked on at once ' +
-          '(API_MAX_IN_FLIGHT), the rest queued (API_MAX_QUEUED 500), 4 purge jobs at once.',
+          '(API_MAX_IN_FLIGHT), the rest queued (API_MAX_QUEUED 500), 4 purge jobs at once, and ' +
+          `background work paced to ${env.BENCH_BACKGROUND_LOOP_PERCENT ?? 'its default'}` +
+          `${env.BENCH_BACKGROUND_LOOP_PERCENT ? '%' : ''} of the event loop (BACKGROUND_LOOP_PERCENT, ` +
+          'default 30%: past it, job claims and purge batches wait their turn, and the API works on one ' +
+          'request at a time).',
         '',
         ackTable([
           row('(a) bot quiet', quiet),
@@ -299,6 +328,7 @@ export async function apiLoadBench(): Promise<Section> {
           ],
           [cpu('(a) quiet', quiet), cpu('(b) API purges', loaded)],
         ),
+        ...(profile ? ['', ...profileShares(profile, ['(a) quiet', '(b) API purges'])] : []),
         '',
         `Measured with the ${machine}.`,
       ].join('\n'),
@@ -307,5 +337,6 @@ export async function apiLoadBench(): Promise<Section> {
     await agent.close();
     await host?.close();
     await services.close();
+    if (profileDir && !PROFILE_DIR) await rm(profileDir, { recursive: true, force: true });
   }
 }

@@ -129,3 +129,32 @@ function attributeIn(
     unscheduledMs: gaps / 1000,
   };
 }
+
+/** A table of where the main thread went in each window: the categories that took the most. */
+export function profileShares(windows: Attribution[], labels: string[], top = 10): string[] {
+  const share = (a: Attribution, ms: number) =>
+    `${((100 * ms) / Math.max(1, a.wallMs)).toFixed(1)}%`;
+  const totals = new Map<string, number>();
+  for (const w of windows)
+    for (const { name, ms } of w.running) totals.set(name, (totals.get(name) ?? 0) + ms);
+  const names = [...totals.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([name]) => name);
+  const of = (a: Attribution, name: string) => a.running.find((c) => c.name === name)?.ms ?? 0;
+  const ran = (a: Attribution) => a.running.reduce((ms, c) => ms + c.ms, 0);
+  const row = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [
+    'Where the bot’s main thread went, from its V8 CPU profile (BENCH_PROFILE=1; each sample given ' +
+      'to the nearest frame of ours or of a package), as a share of each window. The profiler makes ' +
+      'the event loop’s utilisation read higher than it is (an idle loop reads over 50%), so the ' +
+      'background pace (BACKGROUND_LOOP_PERCENT) holds back more under it: its latencies and wave ' +
+      'times are not those of the bot unprofiled.',
+    '',
+    row(['main thread', ...labels]),
+    row(['---', ...labels.map(() => '---')]),
+    row(['running', ...windows.map((w) => share(w, ran(w)))]),
+    ...names.map((name) => row([`… ${name}`, ...windows.map((w) => share(w, of(w, name)))])),
+    row(['idle', ...windows.map((w) => share(w, w.idleMs))]),
+  ];
+}

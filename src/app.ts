@@ -21,6 +21,7 @@ import type { Config } from './config.js';
 import type { AppDeps } from './deps.js';
 import { Health } from './health.js';
 import { BackgroundWork } from './jobs/background.js';
+import { LoopPace, PACE_WINDOW_MS } from './jobs/loop-pace.js';
 import { RetentionSweep } from './jobs/retention.js';
 import { JobRunner } from './jobs/runner.js';
 import { registerListeners } from './listeners/index.js';
@@ -171,11 +172,17 @@ export function buildDeps(
   const messages = durableMessages(clients, clock, logger);
   // Background posts keep to Slack's rate limits across every replica (slots in the store).
   const pacer = new Pacer(store.rateSlots, clock);
+  // Background work (claims, purge batches) takes the event loop only while Slack's requests would
+  // find it free enough (BACKGROUND_LOOP_PERCENT); 100 never waits.
+  const { loopShare } = options.config.jobs;
   const runner = new JobRunner({
     jobs: store.jobs,
     clock,
     logger,
     leaseMs: options.config.jobs.leaseMs,
+    ...(loopShare < 1
+      ? { pace: new LoopPace(new LoopBusy(loopShare, undefined, PACE_WINDOW_MS).busy) }
+      : {}),
   });
   // A purge asked for over the HTTP API reports to its API record (apiPurges, made below).
   const slackViews = purgeViews(messages, logger);
@@ -477,7 +484,8 @@ export function buildApp(options: BuildAppOptions): {
       logger,
       limits: { inFlight: config.api.inFlight, queued: config.api.queued },
       // While Slack's acks would wait for the loop, the API works on one request at a time.
-      busy: new LoopBusy().busy,
+      // "Busy": past background work's share of the loop (BACKGROUND_LOOP_PERCENT).
+      busy: new LoopBusy(config.jobs.loopShare).busy,
     }),
     ...(metrics && config.metrics.port === undefined
       ? [metricsRoute(metrics, defined('token', config.metrics.token), logger)]

@@ -103,6 +103,12 @@ export interface Config {
     leaseMs: number;
     /** How long a graceful stop lets running steps finish before releasing their jobs. */
     shutdownMs: number;
+    /**
+     * Background work's share of the event loop (BACKGROUND_LOOP_PERCENT / 100): past it, purge
+     * jobs' claims and batches, and the HTTP API's turns, wait for the loop to be less busy, so
+     * that Slack's acks find it free. 1: never wait.
+     */
+    loopShare: number;
   };
   /**
    * How long rows are kept (JOBS_RETENTION_DAYS, AUDIT_RETENTION_DAYS): finished jobs, and audit
@@ -358,6 +364,7 @@ const envSchema = z.object({
   ZONE_INDEX_REFRESH_MS: wholeNumber('milliseconds', 10_000, 86_400_000, 300_000),
   ZONE_INDEX_CONCURRENCY: wholeNumber('requests', 1, 16, 4),
   JOB_LEASE_MS: milliseconds(1_000, 15_000),
+  BACKGROUND_LOOP_PERCENT: wholeNumber('percent', 5, 100, 30),
   SHUTDOWN_TIMEOUT_MS: milliseconds(0, 20_000),
   JOBS_RETENTION_DAYS: wholeNumber('days', 1, 3_650, 7),
   API_RATE_LIMIT_PER_MINUTE: wholeNumber(
@@ -558,7 +565,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       nice: env.CHART_WORKER_NICE,
     },
     zoneIndex: { refreshMs: env.ZONE_INDEX_REFRESH_MS, concurrency: env.ZONE_INDEX_CONCURRENCY },
-    jobs: { leaseMs: env.JOB_LEASE_MS, shutdownMs: env.SHUTDOWN_TIMEOUT_MS },
+    jobs: {
+      leaseMs: env.JOB_LEASE_MS,
+      shutdownMs: env.SHUTDOWN_TIMEOUT_MS,
+      loopShare: env.BACKGROUND_LOOP_PERCENT / 100,
+    },
     retention: {
       jobsMs: env.JOBS_RETENTION_DAYS * DAY_MS,
       auditMs: env.AUDIT_RETENTION_DAYS * DAY_MS,

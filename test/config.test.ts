@@ -139,6 +139,16 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('reads background work’s share of the event loop, 30% by default, 5 to 100', () => {
+    expect(loadConfig({}).jobs.loopShare).toBe(0.3);
+    expect(loadConfig({ BACKGROUND_LOOP_PERCENT: '100' }).jobs.loopShare).toBe(1);
+    expect(loadConfig({ BACKGROUND_LOOP_PERCENT: '45' }).jobs.loopShare).toBe(0.45);
+    for (const value of ['0', '4', '101', '50.5', 'half'])
+      expect(problem({ BACKGROUND_LOOP_PERCENT: value }).problems.map((p) => p.variable)).toEqual([
+        'BACKGROUND_LOOP_PERCENT',
+      ]);
+  });
+
   it('takes empty numbers and choices as unset, not as 0 or a bad value', () => {
     const config = loadConfig({ BOT_MODE: ' ', PORT: '', LOG_LEVEL: '', CHANGE_RATE_LIMIT: '' });
     expect(config).toMatchObject({

@@ -1,13 +1,13 @@
-// Whether the event loop has been busy lately, for the API's gate: its utilisation (the share of
-// the time it spent running callbacks rather than waiting for I/O) over the last window of at
-// least WINDOW_MS, read when asked, with no timer of its own. Slack's acks share this loop: past
-// BUSY_SHARE, a request that arrives waits for callbacks already queued (see docs/api.md, "Under
-// load").
+// Whether the event loop has been busy lately, for the API's gate and background work's pace
+// (src/jobs/loop-pace.ts): its utilisation (the share of the time it spent running callbacks rather
+// than waiting for I/O) over the last window of at least `windowMs`, read when asked, with no timer
+// of its own. Slack's acks share this loop: past the share (BACKGROUND_LOOP_PERCENT), a request
+// that arrives waits for callbacks already queued (see docs/api.md, "Under load").
 import { type EventLoopUtilization, performance } from 'node:perf_hooks';
 
-/** The loop counts as busy above this share of a window spent running callbacks. */
+/** The loop counts as busy above this share of a window spent running callbacks (by default). */
 export const BUSY_SHARE = 0.5;
-/** The shortest window measured: a shorter one would follow single callbacks, not the load. */
+/** The shortest window measured (by default): a shorter one would follow single callbacks. */
 const WINDOW_MS = 50;
 
 export class LoopBusy {
@@ -21,6 +21,7 @@ export class LoopBusy {
       now?: EventLoopUtilization,
       before?: EventLoopUtilization,
     ) => EventLoopUtilization = performance.eventLoopUtilization,
+    private readonly windowMs = WINDOW_MS,
   ) {
     this.#mark = this.utilization();
   }
@@ -29,7 +30,7 @@ export class LoopBusy {
   readonly busy = (): boolean => {
     const now = this.utilization();
     const window = this.utilization(now, this.#mark);
-    if (window.idle + window.active >= WINDOW_MS) {
+    if (window.idle + window.active >= this.windowMs) {
       this.#busy = window.utilization > this.share;
       this.#mark = now;
     }

@@ -7,6 +7,9 @@
 // The whole mechanism, feature by feature: docs/architecture.md, "Exactly once".
 // Times written to the store come from the injected clock; the cadence of polling and heartbeats
 // is the process's own timers (a test clock standing still must not stop the runner).
+// (Over 400 lines: the claim loop, an attempt, the stop and `runKeyed` share the running map, the
+// lease and its heartbeat; which kinds are worth a claim is in unseen-kinds.ts, the pace in
+// loop-pace.ts.)
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
@@ -14,6 +17,7 @@ import { logLevelOf } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Job, JobRepository, JobStep, NewJob } from '../store/jobs.js';
 import { StepWrites } from './step-writes.js';
+import { UnseenKinds } from './unseen-kinds.js';
 
 /** What a handler is given for one attempt at a job. */
 export interface JobContext<Payload = unknown, Checkpoint = Record<string, unknown>> {
@@ -27,6 +31,12 @@ export interface JobContext<Payload = unknown, Checkpoint = Record<string, unkno
   steps<Input, Result>(): Promise<JobStep<Input, Result>[]>;
   /** Closes one step with its result (steps that end together share one write). */
   completeStep(idx: number, result: unknown): Promise<void>;
+  /**
+   * Resolves when background work may take the event loop (JobRunnerOptions.pace): a handler
+   * awaits it before each step it sends, so that Slack's requests find the loop free. At once
+   * without a pace.
+   */
+  turn(): Promise<void>;
 }
 
 /**
@@ -80,6 +90,11 @@ export interface JobRunnerOptions {
   leaseMs?: number;
   /** How often the queue is read for due or abandoned jobs (enqueuing here wakes it at once). */
   pollMs?: number;
+  /**
+   * Background work's turns on the event loop (BACKGROUND_LOOP_PERCENT, see LoopPace): each claim
+   * of new work, and each step a handler sends (`turn`), waits for one. Default: no waiting.
+   */
+  pace?: { turn(signal?: AbortSignal): Promise<void> };
 }
 
 interface Running {
@@ -106,6 +121,8 @@ export class JobRunner {
   #looks = 0;
   /** The claiming under way, shared: two claimers at once would overrun the kinds' limits. */
   #filling: Promise<void> | undefined;
+  /** Kinds whose last claim found nothing are not asked about again until marked (or polled). */
+  readonly #unseen = new UnseenKinds();
 
   constructor(options: JobRunnerOptions) {
     this.#options = options;
@@ -123,7 +140,7 @@ export class JobRunner {
   /** Stores the job (once per key) and wakes the loop, so it starts at once when it is due. */
   async enqueue(input: NewJob): Promise<{ job: Job; created: boolean }> {
     const result = await this.#options.jobs.enqueue(input);
-    this.lookNow();
+    this.lookNow(input.kind);
     return result;
   }
 
@@ -168,10 +185,16 @@ export class JobRunner {
   }
 
   /**
-   * Makes the loop look at the queue now instead of at the next poll: for jobs stored without
-   * `enqueue` (a batch, in a transaction), and whenever a slot frees up.
+   * Makes the loop look at the queue now instead of at the next poll, for jobs of `kind` (or, with
+   * none, of every kind) stored without `enqueue` (a batch, in a transaction).
    */
-  lookNow(): void {
+  lookNow(kind?: string): void {
+    this.#unseen.mark(kind);
+    this.#wake();
+  }
+
+  /** Wakes the loop: a slot freed up, or a kind was marked. */
+  #wake(): void {
     this.#looks++;
     this.#unseenWork = true;
     this.#pollWait.abort();
@@ -191,6 +214,8 @@ export class JobRunner {
       // A job may finish, and enqueue more, while the queue is read: the claim that answered
       // "nothing" was asked before. Then nothing runs, yet the queue must be read again.
       const looks = this.#looks;
+      // Every kind, whatever earlier claims found: jobs due since (a test clock moved on).
+      this.#unseen.mark();
       if (!this.#draining) await this.#fillOnce();
       const running = [...this.#running.values()].map((entry) => entry.done);
       if (running.length === 0 && this.#looks === looks) return;
@@ -244,9 +269,11 @@ export class JobRunner {
       if (this.#draining) return;
       if (this.#unseenWork) continue;
       this.#pollWait = new AbortController();
-      await delay(this.#pollMs, undefined, { signal: this.#pollWait.signal }).catch(
-        () => undefined,
+      const polled = await delay(this.#pollMs, true, { signal: this.#pollWait.signal }).catch(
+        () => false,
       );
+      // The poll looks at every kind: jobs come due with time, or from other replicas.
+      if (polled) this.#unseen.mark();
     }
   }
 
@@ -262,12 +289,19 @@ export class JobRunner {
   /** Claims jobs while this process has room for their kinds. */
   async #fill(): Promise<void> {
     for (;;) {
-      const kinds = [...this.#kinds.entries()]
+      const room = [...this.#kinds.entries()]
         .filter(([kind, handler]) => this.#count(kind) < (handler.concurrency ?? 4))
         .map(([kind]) => kind);
+      if (this.#draining || this.#unseen.worth(room).length === 0) return;
+      await this.#options.pace?.turn();
+      const kinds = this.#unseen.worth(room);
       if (this.#draining || kinds.length === 0) return;
+      const look = this.#unseen.look(kinds);
       const job = await this.#options.jobs.claim(this.owner, this.leaseMs, kinds);
-      if (!job) return;
+      if (!job) {
+        this.#unseen.nothingFor(look);
+        return;
+      }
       this.#start(job);
     }
   }
@@ -285,8 +319,8 @@ export class JobRunner {
     this.#running.set(job.id, entry);
     entry.done = this.#attempt(job, stopping.signal, lost).finally(() => {
       this.#running.delete(job.id);
-      // A slot is free: look for more work now rather than at the next poll.
-      this.lookNow();
+      // A slot is free: look for more work of the kinds that may have some now, not at the next poll.
+      this.#wake();
     });
   }
 
@@ -314,6 +348,7 @@ export class JobRunner {
       },
       steps: () => jobs.steps(job.id),
       completeStep: (idx, result) => held(stepWrites.add(idx, result)),
+      turn: () => this.#options.pace?.turn(stopping) ?? Promise.resolve(),
     };
     const log = { job: job.id, kind: job.kind, attempt: job.attempts };
     try {

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -81,11 +82,15 @@ export interface PeopleByEmail {
   /** The user's id; `not_found` when no one has it; `unchecked` when Slack could not be asked. */
   userIdByEmail(workspaceId: string, email: string): Promise<string | 'not_found' | 'unchecked'>;
 }
+/** Purges kept in memory for their Slack message's header (a wave of CI purges, and more). */
+const RECORDS_KEPT = 2_000;
 /** A purge of everything whose approval was never posted is given up after this long. */
 const STRANDED_MS = 2 * 60_000;
 
 export class ApiPurgeService {
   readonly #changes = new EventEmitter();
+  /** Purges this process stored or wrote lately, for `record` (their header never changes). */
+  readonly #records = new LRUCache<string, ApiPurge>({ max: RECORDS_KEPT });
   readonly #pollMs: number;
 
   constructor(
@@ -219,6 +224,7 @@ export class ApiPurgeService {
       await this.deps.store.apiPurges.delete(purge.id);
       throw error;
     }
+    this.#records.set(purge.id, purge);
     await this.#audit(token, purge, 'api.purge.requested', 'ok', { kind, items });
     // As stored (queued, or waiting for its approval): not read again, the job may be running by now.
     return { state: await this.#stateOf(purge), created: true };
@@ -325,10 +331,18 @@ export class ApiPurgeService {
             return undefined;
           });
         if (!purges) continue;
+        const woken: Array<() => void> = [];
         for (const [id, waiters] of this.#watched) {
           const purge = purges.get(id);
           // A purge gone (pruned) wakes its waiters too: their read answers what is there now.
-          for (const waiter of waiters) if (purge?.status !== waiter.status) waiter.wake(purge);
+          for (const waiter of waiters)
+            if (purge?.status !== waiter.status) woken.push(() => waiter.wake(purge));
+        }
+        // One answer per turn of the event loop: a hundred reads woken at once would otherwise
+        // answer in one go, and a Slack request arriving meanwhile would wait for all of them.
+        for (const wake of woken) {
+          wake();
+          await new Promise((resolve) => setImmediate(resolve));
         }
       }
     } finally {
@@ -350,7 +364,10 @@ export class ApiPurgeService {
   view(purgeId: string): PurgeProgressView {
     const update = async (change: Parameters<Store['apiPurges']['update']>[1]) => {
       const changed = await this.deps.store.apiPurges.update(purgeId, change);
-      if (changed) this.#changes.emit(purgeId, changed);
+      if (changed) {
+        this.#records.set(purgeId, changed);
+        this.#changes.emit(purgeId, changed);
+      }
     };
     return {
       started: (status) => update({ status: 'running', done: status.done, total: status.total }),
@@ -444,9 +461,12 @@ export class ApiPurgeService {
     });
   }
 
-  /** The stored purge (its token, reason and CI context), for its Slack message. */
+  /**
+   * The stored purge (its token, reason and CI context, which never change), for its Slack
+   * message: as this process last stored or wrote it, else read.
+   */
   async record(id: string): Promise<ApiPurge | undefined> {
-    return this.deps.store.apiPurges.get(id);
+    return this.#records.get(id) ?? this.deps.store.apiPurges.get(id);
   }
 
   /** The token and the CI's actor, and the Slack user that actor is (by e-mail), if any. */

@@ -566,6 +566,8 @@ export class PurgeService {
     await Promise.all(
       pending.map((step) =>
         limit(async () => {
+          // Each batch in background work's turn (BACKGROUND_LOOP_PERCENT): Slack's acks first.
+          await context.turn();
           // Stopping: the batches under way finish; no new one starts.
           if (context.stopping.aborted || context.lost.aborted) return;
           const zone = payload.groups[step.input.group]?.zone;

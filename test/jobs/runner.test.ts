@@ -718,8 +718,10 @@ for (const { backend, skip } of BACKENDS) {
       runner.start();
       await inTime(Promise.all([startedOf('a1'), startedOf('b1')]), 'a1 and b1 running');
       for (const name of ['c1', 'c2', 'c3']) await add(name, T0 - 1);
-      // Enqueued through the runner: a look at the queue now, for c and d only (a and b are
-      // full), which takes two jobs of c and then, c full too, the one of d.
+      // Stored behind the runner's back (as a batch in a transaction is): c's last claim found
+      // nothing, so only a look for c (or the poll) asks about it again; it takes two jobs of c.
+      runner.lookNow('c');
+      // Enqueued through the runner: a look at the queue now, for d only (a, b and c are full).
       const d1 = (await runner.enqueue(job('d'))).job;
       const dClaim = await inTime(
         observed.until((c) => isCall('claim')(c) && (c.result as { id?: string })?.id === d1.id),
@@ -802,8 +804,9 @@ for (const { backend, skip } of BACKENDS) {
       await store.jobs.enqueue(job('one', { runAt: T0 - 2 }));
       await store.jobs.enqueue(job('one', { runAt: T0 - 1 }));
       const { held, letGo } = holdNextClaim(observed);
-      // Wake the loop (a job of no registered kind): its claim takes the first job.
-      await runner.enqueue(job('other'));
+      // Wake the loop (a look at every kind, as for jobs stored behind its back): its claim
+      // takes the first job.
+      runner.lookNow();
       try {
         await inTime(held.promise, 'the loop claimed the first job');
         const settled = runner.settled();

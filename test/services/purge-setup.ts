@@ -48,6 +48,8 @@ export async function purgeSetup(
     purgeDelayMs?: number;
     /** Probes resolve each URL's host (through `probe.resolve`), as in production: no route to the edge. */
     production?: boolean;
+    /** The runner's pace (background work's turns on the event loop). */
+    pace?: { turn(signal?: AbortSignal): Promise<void> };
   } = {},
 ) {
   const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
@@ -62,7 +64,13 @@ export async function purgeSetup(
     },
   });
   const flood = new FloodControl(store, clock, options.changesPerMinute ?? 0);
-  const runner = new JobRunner({ jobs: store.jobs, clock, logger, pollMs: 20 });
+  const runner = new JobRunner({
+    jobs: store.jobs,
+    clock,
+    logger,
+    pollMs: 20,
+    ...(options.pace ? { pace: options.pace } : {}),
+  });
   const finished: PurgeOutcome[] = [];
   const edge = await startSandboxEdge(sandbox.state, {
     clock,
