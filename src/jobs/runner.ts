@@ -28,6 +28,13 @@ export interface JobContext<Payload = unknown, Checkpoint = Record<string, unkno
   stopping: AbortSignal;
   /** Stores where the work stands; throws LeaseLostError if another process holds the job now. */
   checkpoint(next: Checkpoint): Promise<void>;
+  /**
+   * Renews the lease now, or throws LeaseLostError if another process holds the job: called right
+   * before a side effect that cannot be looked for afterwards (a Slack post), so that no other
+   * process can take the job over for a whole lease (JOB_LEASE_MS) while it is made. The side
+   * effect must end within that lease (Slack's calls are bounded well below its 15 s default).
+   */
+  fence(): Promise<void>;
   steps<Input, Result>(): Promise<JobStep<Input, Result>[]>;
   /** Closes one step with its result (steps that end together share one write). */
   completeStep(idx: number, result: unknown): Promise<void>;
@@ -346,6 +353,7 @@ export class JobRunner {
         await held(jobs.checkpoint(job.id, owner, next as Record<string, unknown>));
         job.checkpoint = next as Record<string, unknown>;
       },
+      fence: () => held(jobs.renew(job.id, owner, this.leaseMs)),
       steps: () => jobs.steps(job.id),
       completeStep: (idx, result) => held(stepWrites.add(idx, result)),
       turn: () => this.#options.pace?.turn(stopping) ?? Promise.resolve(),
@@ -364,7 +372,10 @@ export class JobRunner {
       }
       if (job.attempts > 1) logger.info(log, 'job resumed');
       const outcome = await handler.run(context);
-      if (lost.signal.aborted) return;
+      if (lost.signal.aborted) {
+        logger.warn(log, 'job lease lost; another process holds it now');
+        return;
+      }
       if (outcome === 'done') {
         await jobs.finish(job.id, owner, { state: 'succeeded' });
         logger.info(log, 'job finished');

@@ -118,7 +118,10 @@ export class WatchPosting {
     try {
       if (payload.kind === 'notice') {
         watch = await store.watches.get(payload.watchId);
-        if (watch && !watch.pausedReason) await poster.notice(watch, payload.status);
+        if (watch && !watch.pausedReason) {
+          await context.fence();
+          await poster.notice(watch, payload.status);
+        }
         return 'done';
       }
       const alert = await store.watchAlerts.alert(payload.alertId);
@@ -212,6 +215,9 @@ export class WatchPosting {
     post: (fileId: string | undefined) => Promise<T>,
   ): Promise<T> {
     const { poster, logger } = this.#o;
+    // A post cannot be looked for afterwards (docs/architecture.md): no other replica may take
+    // this job over while it is made, even if this one's heartbeats were held up.
+    await context.fence();
     if (!chart || !('fileId' in chart)) return post(undefined);
     try {
       return await post(chart.fileId);
@@ -230,6 +236,7 @@ export class WatchPosting {
         'alert refused with its chart; posted without',
       );
       await context.checkpoint({ ...context.job.checkpoint, withoutChart: true });
+      await context.fence();
       return post(undefined);
     }
   }

@@ -63,6 +63,11 @@ describe('watches on several replicas', () => {
             WATCH_INTERVAL_MS: String(INTERVAL_MS),
             // Fires at the first interval that sees traffic above one request a minute.
             WATCH_HOLD_INTERVALS: '1',
+            // The production lease: no bot is killed here, so no takeover is waited for, and the
+            // harness's 1 s lease let a heartbeat late by 0.7 s on a busy machine hand a post still
+            // under way to another replica (201 alerts, once at load 9). Posts are fenced too
+            // (JobContext.fence), and a fence lasts a lease.
+            JOB_LEASE_MS: '15000',
           },
         });
         for (const id of CHANNELS)

@@ -552,7 +552,7 @@ for (const { backend, skip } of BACKENDS) {
       // No poll of its own after the first claim (the enqueue wakes it): a poll between the
       // clock's move and the steal would claim the expired job again first (attempts 3, seen on
       // PostgreSQL at load 10).
-      const { runner, store, observed, clock } = await world(backend, {
+      const { runner, store, observed, clock, logs } = await world(backend, {
         leaseMs: 300,
         pollMs: 60_000,
       });
@@ -585,6 +585,43 @@ for (const { backend, skip } of BACKENDS) {
         [],
       );
       expect(await store.jobs.get(queued.id)).toEqual(taken);
+      // Said, though the handler returned as if done (it used to end in silence).
+      expect(logs.text()).toContain('job lease lost');
+    });
+
+    it('fence() renews the lease for a whole lease before a side effect, or refuses once it is lost', async () => {
+      const { runner, store, clock } = await world(backend, { leaseMs: 300, pollMs: 60_000 });
+      const fenced = deferred<number | null | undefined>();
+      const stolen = gate();
+      const second = deferred<unknown>();
+      let sideEffects = 0;
+      runner.register('post', {
+        run: async (context) => {
+          clock.advance(250);
+          await context.fence();
+          fenced.resolve((await store.jobs.get(context.job.id))?.leaseUntil);
+          sideEffects++;
+          await stolen.passed;
+          try {
+            await context.fence();
+            sideEffects++;
+            second.resolve('fenced');
+          } catch (error) {
+            second.resolve(error);
+            throw error;
+          }
+          return 'done';
+        },
+      });
+      runner.start();
+      await runner.enqueue(job('post'));
+      // A whole lease from the fence, not from the claim 250 ms before it.
+      expect(await inTime(fenced.promise, 'fenced')).toBe(clock.now() + 300);
+      await steal(store, clock, 'post');
+      stolen.open();
+      expect(await inTime(second.promise, 'the second fence')).toBeInstanceOf(LeaseLostError);
+      expect(sideEffects).toBe(1);
+      await inTime(runner.stop(1_000), 'stopped');
     });
 
     it('neither finishes nor releases a job whose handler lets LeaseLostError through', async () => {
