@@ -29,7 +29,16 @@ import {
 function summary(entry: VisibleAuditEntry): Mrkdwn {
   const detail = entry.detail ?? {};
   const facts: Mrkdwn[] = [];
-  for (const key of ['files', 'tags', 'failed', 'purgeId', 'reason', 'note', 'error']) {
+  for (const key of [
+    'files',
+    'tags',
+    'failed',
+    'unconfirmed',
+    'purgeId',
+    'reason',
+    'note',
+    'error',
+  ]) {
     const value = detail[key];
     if (value !== undefined && value !== null && value !== 0)
       facts.push(md`${key}: ${truncate(String(value), 120)}`);

@@ -67,7 +67,6 @@ function runBlocks(
   fromDefault = false,
 ): KnownBlock[] {
   const { job, report } = run;
-  const total = job.fileCount + job.tagCount;
   const failed = [...job.failed.files, ...job.failed.tags.map((tag) => `tag:${tag}`)];
   const zone = md`*${zoneLabel(job.zoneName)}*${fromDefault ? FROM_DEFAULT : ''}`;
   const retried = job.retryOf ? ' (retry)' : '';
@@ -102,17 +101,21 @@ function runBlocks(
         : []),
     ];
   }
-  const headline =
-    failed.length === total
-      ? md`:x: ${actorLabel(actorId)}'s purge of ${what(job.fileCount, job.tagCount)} on ${zone} failed${retried}.`
-      : md`:warning: ${actorLabel(actorId)} purged ${(total - failed.length).toLocaleString('en')} of ${total.toLocaleString('en')} on ${zone}${retried}; ${failed.length.toLocaleString('en')} failed.`;
+  const headline = notPurgedHeadline(run, actorId, zone, retried);
+  // Not confirmed ones are sent again too: purging a URL or tag twice does no harm.
+  const unknown = unknownCount(run);
   const retry: KnownBlock = {
     type: 'actions',
     block_id: `${PURGE_IDS.resultActions}_${index}`,
     elements: [
       {
         type: 'button',
-        text: plain(`Retry the ${failed.length.toLocaleString('en')} that failed`, 75),
+        text: plain(
+          unknown > 0
+            ? `Send the ${failed.length.toLocaleString('en')} again`
+            : `Retry the ${failed.length.toLocaleString('en')} that failed`,
+          75,
+        ),
         // One button per zone in a message, and action ids must differ.
         action_id: `${PURGE_IDS.retry}_${index}`,
         value: job.id,
@@ -134,9 +137,48 @@ function runBlocks(
   const list = summarise(failed, SHOWN, (item) => md`• ${code(truncate(item, 200))}`);
   return [
     { type: 'section', text: mrkdwn(md`${headline}\n${join(errors.slice(0, 3), '\n')}`) },
-    { type: 'section', text: mrkdwn(md`*Not purged:*\n${list}`) },
+    {
+      type: 'section',
+      text: mrkdwn(
+        md`*${unknown === 0 ? 'Not purged' : unknown === failed.length ? 'Not confirmed' : 'Failed or not confirmed'}:*\n${list}`,
+      ),
+    },
     retry,
   ];
+}
+
+/** Said of items the CDN did not answer for (src/cdn/outcome.ts): not failed, not confirmed. */
+const MAY_HAVE_BEEN = 'the CDN did not answer, they may have been purged';
+
+/** Of a run's items not purged, how many may have been all the same (the CDN did not answer). */
+const unknownCount = (run: PurgeRun): number =>
+  run.report.unknown.files.length + run.report.unknown.tags.length;
+
+/** Of a run's items, how many were not confirmed purged: failed, or of unknown outcome. */
+const notPurgedCount = (run: PurgeRun): number =>
+  run.job.failed.files.length + run.job.failed.tags.length;
+
+/**
+ * The first line of a zone's result when some of it was not purged: what failed is said as
+ * failed, what the CDN did not answer for as not confirmed (it may have been purged).
+ */
+function notPurgedHeadline(run: PurgeRun, actorId: string, zone: Mrkdwn, retried: string): Mrkdwn {
+  const { job } = run;
+  const actor = actorLabel(actorId);
+  const total = job.fileCount + job.tagCount;
+  const unknown = unknownCount(run);
+  const failed = notPurgedCount(run) - unknown;
+  const purged = total - failed - unknown;
+  const n = (value: number) => value.toLocaleString('en');
+  if (failed === total)
+    return md`:x: ${actor}'s purge of ${what(job.fileCount, job.tagCount)} on ${zone} failed${retried}.`;
+  if (unknown === total)
+    return md`:grey_question: ${actor}'s purge of ${what(job.fileCount, job.tagCount)} on ${zone} was not confirmed${retried}: ${MAY_HAVE_BEEN}.`;
+  const parts = [
+    ...(failed > 0 ? [`${n(failed)} failed`] : []),
+    ...(unknown > 0 ? [`${n(unknown)} not confirmed: ${MAY_HAVE_BEEN}`] : []),
+  ].join(', ');
+  return md`${failed > 0 ? ':warning:' : ':grey_question:'} ${actor} purged ${n(purged)} of ${n(total)} on ${zone}${retried}; ${parts}.`;
 }
 
 export function purgeResultMessage(
@@ -151,9 +193,8 @@ export function purgeResultMessage(
     );
   const hidden = runs.slice(SHOWN_RUNS);
   if (hidden.length > 0) {
-    const hiddenFailed = hidden.filter(
-      (run) => run.job.failed.files.length + run.job.failed.tags.length > 0,
-    ).length;
+    const hiddenFailed = hidden.filter((run) => notPurgedCount(run) > 0).length;
+    const hiddenUnknown = hidden.some((run) => unknownCount(run) > 0);
     const more = andMore(hidden.length, 'zones') as Mrkdwn;
     blocks.push({
       type: 'context',
@@ -161,7 +202,7 @@ export function purgeResultMessage(
         mrkdwn(
           hiddenFailed === 0
             ? md`${more}, all purged.`
-            : md`${more}, ${hiddenFailed.toLocaleString('en')} of them with failures: \`/cdn audit <zone>\` shows each, and purging them again retries.`,
+            : md`${more}, ${hiddenFailed.toLocaleString('en')} of them with ${hiddenUnknown ? 'items failed or not confirmed' : 'failures'}: \`/cdn audit <zone>\` shows each, and purging them again retries.`,
         ),
       ],
     });
@@ -176,19 +217,19 @@ export function purgeResultMessage(
     type: 'context',
     elements: [mrkdwn(md`${requests} request${requests === 1 ? '' : 's'} to the CDN${ids}`)],
   });
-  const failed = runs.reduce(
-    (sum, run) => sum + run.job.failed.files.length + run.job.failed.tags.length,
-    0,
-  );
+  const unknown = runs.reduce((sum, run) => sum + unknownCount(run), 0);
+  const failed = runs.reduce((sum, run) => sum + notPurgedCount(run), 0) - unknown;
   const total = runs.reduce((sum, run) => sum + run.job.fileCount + run.job.tagCount, 0);
   const zones = zoneNames(
     runs.map((run) => run.job.zoneName),
     false,
   );
   return message(
-    failed === 0
+    failed + unknown === 0
       ? md`Purged ${total} item${total === 1 ? '' : 's'} on ${zones}`
-      : md`Purge on ${zones}: ${failed} of ${total} failed`,
+      : failed === 0
+        ? md`Purge on ${zones}: ${unknown} of ${total} not confirmed`
+        : md`Purge on ${zones}: ${failed} of ${total} failed${unknown > 0 ? md`, ${unknown} not confirmed` : ''}`,
     blocks,
   );
 }

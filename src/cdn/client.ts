@@ -4,6 +4,7 @@
 import { type Clock, type Random, systemClock, systemRandom } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { CdnError } from './errors.js';
+import { outcomeUnknown } from './outcome.js';
 import {
   bodyFor,
   type PurgeBatch,
@@ -26,7 +27,7 @@ import {
   zoneFromCreateBody,
   zoneListSchema,
 } from './schemas.js';
-import { type CdnTransport, wasNotSent } from './transport.js';
+import type { CdnTransport } from './transport.js';
 
 export interface CdnClientOptions {
   /** Includes the version prefix, e.g. https://api.cdn.example/v1. */
@@ -383,16 +384,6 @@ export class CdnClient {
     const zone = await this.findZone(name, options);
     return zone && zone.status !== 'deleted' ? zone : undefined;
   }
-}
-
-/**
- * Whether a failed POST may still have been applied (a timeout, a 5xx, a connection lost after the
- * request left): its outcome is unknown, never "failed".
- */
-export function outcomeUnknown(error: unknown): boolean {
-  if (!(error instanceof CdnError)) return false;
-  if (error.code === 'timeout' || error.code === 'unavailable') return true;
-  return error.code === 'network' && !wasNotSent(error);
 }
 
 /** A count as a person reads it: 10,000. */

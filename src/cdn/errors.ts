@@ -27,6 +27,11 @@ export interface CdnErrorDetails {
   retryAfterMs?: number;
   /** The request that failed, as `METHOD /path` (never the query's secrets, never headers). */
   operation?: string;
+  /**
+   * The request never left (known though its cause is gone: a failure restored from a job's step,
+   * see src/cdn/outcome.ts). Otherwise transport.ts's wasNotSent reads it from the cause.
+   */
+  notSent?: boolean;
   cause?: unknown;
 }
 
@@ -40,6 +45,7 @@ export class CdnError extends Error implements CodedError {
   readonly requestId?: string;
   readonly retryAfterMs?: number;
   readonly operation?: string;
+  readonly notSent?: true;
 
   constructor(
     readonly code: CdnErrorCode,
@@ -51,6 +57,7 @@ export class CdnError extends Error implements CodedError {
     if (details.requestId !== undefined) this.requestId = details.requestId;
     if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
     if (details.operation !== undefined) this.operation = details.operation;
+    if (details.notSent) this.notSent = true;
   }
 }
 

@@ -1,6 +1,7 @@
 // Purge planning and execution: split into spec-safe requests, run them boundedly, report per chunk.
 import pLimit from 'p-limit';
 import { type CdnError, isCdnError } from './errors.js';
+import { outcomeUnknown } from './outcome.js';
 
 /** What to purge. Files and tags may be given together; they are never sent together. */
 export type PurgeTarget =
@@ -28,8 +29,13 @@ export interface PurgeReport {
   ok: boolean;
   /** In request order. */
   results: PurgeBatchResult[];
-  /** What to resend to retry just the failures. */
+  /** What to resend to retry just the failures: every item not confirmed purged. */
   failed: { files: string[]; tags: string[] };
+  /**
+   * Of `failed`, what may have been purged all the same (outcomeUnknown: the CDN did not answer):
+   * said as not confirmed, never as failed.
+   */
+  unknown: { files: string[]; tags: string[] };
   purgeIds: string[];
 }
 
@@ -87,15 +93,27 @@ export async function runPurge(
   return reportOf(results);
 }
 
-/** The report of batches' results, in request order: what failed (to retry) and the purge ids. */
+/**
+ * The report of batches' results, in request order: what failed (to retry), what of that may have
+ * been purged all the same, and the purge ids.
+ */
 export function reportOf(results: PurgeBatchResult[]): PurgeReport {
   const failedItems = { files: [] as string[], tags: [] as string[] };
+  const unknownItems = { files: [] as string[], tags: [] as string[] };
   const purgeIds: string[] = [];
   for (const result of results) {
     if (result.ok && result.purgeId !== undefined) purgeIds.push(result.purgeId);
-    if (!result.ok && result.kind !== 'everything') failedItems[result.kind].push(...result.items);
+    if (result.ok || result.kind === 'everything') continue;
+    failedItems[result.kind].push(...result.items);
+    if (outcomeUnknown(result.error)) unknownItems[result.kind].push(...result.items);
   }
-  return { ok: results.every((r) => r.ok), results, failed: failedItems, purgeIds };
+  return {
+    ok: results.every((r) => r.ok),
+    results,
+    failed: failedItems,
+    unknown: unknownItems,
+    purgeIds,
+  };
 }
 
 function unique(items: readonly string[]): string[] {

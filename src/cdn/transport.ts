@@ -183,10 +183,11 @@ export interface ServerHints {
   settingsPathForm?: 'id' | 'name';
 }
 
-/** True when a network error proves the request was never delivered. */
+/** True when a network error proves the request was never delivered (or a restored error says so). */
 export function wasNotSent(error: unknown): boolean {
+  if (!(error instanceof CdnError)) return false;
   return (
-    error instanceof CdnError && error.code === 'network' && NOT_SENT_CODES.has(causeCode(error))
+    error.notSent === true || (error.code === 'network' && NOT_SENT_CODES.has(causeCode(error)))
   );
 }
 

@@ -173,7 +173,8 @@ function recordAudit(metrics: BotMetrics, entry: AuditEntry): void {
       tags: count('tags'),
       // Purge-everything is one request.
       batches: purgeKind === 'everything' ? 1 : count('requests'),
-      failed: count('failed'),
+      // Failed or unknown (docs/deploy.md): the audit entry counts the two apart.
+      failed: count('failed') + count('unconfirmed'),
     });
     return;
   }

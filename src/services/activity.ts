@@ -31,7 +31,16 @@ export type VisibleAuditEntry = AuditEntry & {
 };
 
 /** The details of an entry that say nothing of the conversation it came from. */
-const NEUTRAL_DETAIL = ['files', 'tags', 'failed', 'requests', 'purgeId', 'purgeIds', 'errors'];
+const NEUTRAL_DETAIL = [
+  'files',
+  'tags',
+  'failed',
+  'unconfirmed',
+  'requests',
+  'purgeId',
+  'purgeIds',
+  'errors',
+];
 
 /** The filters of `/cdn audit` as typed (src/commands/audit-query.ts reads them from the words). */
 export interface AuditQuery {

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
+import { outcomeUnknown } from '../cdn/outcome.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -383,9 +384,7 @@ export class ApiPurgeService {
         const done = run.report.results
           .filter((r) => r.ok)
           .reduce((sum, r) => sum + r.items.length, 0);
-        const unknown = failures.some(
-          (r) => !r.ok && outcomeMaybeHappened(r.error.code, r.error.message),
-        );
+        const unknown = failures.some((r) => !r.ok && outcomeUnknown(r.error));
         const first = failures[0];
         await update({
           status: failures.length === 0 ? 'succeeded' : unknown ? 'unknown' : 'failed',
@@ -624,15 +623,6 @@ function approvalState(
       };
     }
   }
-}
-
-/**
- * Whether a batch that failed may have been purged all the same: the CDN did not answer (a
- * timeout, an outage, a connection lost after sending). A batch never sent is a failure.
- */
-function outcomeMaybeHappened(code: string, message: string): boolean {
-  if (message.startsWith('not sent')) return false;
-  return code === 'timeout' || code === 'unavailable' || code === 'network';
 }
 
 function describe(error: unknown): string | undefined {

@@ -1,8 +1,9 @@
 // Purge-everything with two people: a request, one approval, and the purge exactly once. State
 // lives in the store (conditional updates), so races, replicas and restarts cannot run it twice.
 // (Just over 400 lines: request, decision and the purge job share one state machine.)
-import { outcomeUnknown } from '../cdn/client.js';
+
 import { CdnError } from '../cdn/errors.js';
+import { outcomeUnknown } from '../cdn/outcome.js';
 import type { Zone } from '../cdn/schemas.js';
 import { type Clock, repeat } from '../clock.js';
 import { AppError, logLevelOf } from '../errors.js';

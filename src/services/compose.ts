@@ -96,6 +96,7 @@ export function purgeServices(options: PurgeServicesOptions) {
     runner,
     views: options.views,
     onViewError: options.onViewError,
+    logger,
     clock,
     ...(options.verify.delayMs === undefined ? {} : { verifyDelayMs: options.verify.delayMs }),
   });

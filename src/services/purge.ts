@@ -5,7 +5,8 @@
 // each purge started counted against the person's flood limit. (Over 400 lines: the ways in and
 // the job they start share the plan, the payload and the checks; the job could be its own file.)
 import pLimit from 'p-limit';
-import { CdnError, type CdnErrorCode, isCdnError } from '../cdn/errors.js';
+import { isCdnError } from '../cdn/errors.js';
+import { outcomeUnknown, restoredError, type StoredCdnError, storedError } from '../cdn/outcome.js';
 import {
   type PurgeBatch,
   type PurgeBatchResult,
@@ -14,6 +15,7 @@ import {
 } from '../cdn/purge.js';
 import { AppError } from '../errors.js';
 import type { JobContext, JobKind, JobOutcome, JobRunner } from '../jobs/runner.js';
+import type { Logger } from '../logger.js';
 import { DEFAULT_ACCOUNT } from '../store/accounts.js';
 import type { Store } from '../store/index.js';
 import type { PurgeJob } from '../store/purges.js';
@@ -101,14 +103,16 @@ interface PurgeStep extends PurgeBatch {
   group: number;
 }
 
-type StepResult =
-  | { ok: true; purgeId?: string }
-  | { ok: false; error: { code: CdnErrorCode; message: string; requestId?: string } };
+type StepResult = { ok: true; purgeId?: string } | { ok: false; error: StoredCdnError };
 
-/** What a batch that was never sent counts as, when a purge job is given up. */
+/** What a batch that was never sent counts as, when a purge job is given up: a failure. */
 const NOT_SENT: StepResult = {
   ok: false,
-  error: { code: 'unavailable', message: 'not sent: the purge stopped after repeated failures' },
+  error: {
+    code: 'unavailable',
+    message: 'not sent: the purge stopped after repeated failures',
+    notSent: true,
+  },
 };
 
 interface PurgeCheckpoint {
@@ -142,6 +146,7 @@ export class PurgeService {
       views: PurgeViews;
       /** Progress updates must never stop a purge; their failures are only logged. */
       onViewError: (error: unknown) => void;
+      logger: Logger;
       /** How long after a purge asked with --verify the edge is asked. */
       verifyDelayMs?: number;
       clock?: { now(): number };
@@ -573,7 +578,7 @@ export class PurgeService {
           const zone = payload.groups[step.input.group]?.zone;
           if (!zone) throw new Error(`purge job ${job.id}: step ${step.idx} has no zone`);
           const client = clientOf(clients, zone);
-          const result = await this.#send(client, zone.id, step.input, context.lost);
+          const result = await this.#send(client, zone, step.input, context.lost);
           await context.completeStep(step.idx, result);
           step.result = result;
           done += step.input.items.length;
@@ -637,26 +642,34 @@ export class PurgeService {
     return clients;
   }
 
-  /** One batch; a CDN refusal is its result, anything else (an abort) ends the attempt. */
+  /**
+   * One batch; a CDN refusal is its result, anything else (an abort) ends the attempt. One the CDN
+   * did not answer (outcomeUnknown) is logged: nothing else would say that it timed out.
+   */
   async #send(
     client: Awaited<ReturnType<CdnAccess['clientFor']>>,
-    zoneId: string,
+    zone: Zone,
     batch: PurgeBatch,
     signal: AbortSignal,
   ): Promise<StepResult> {
     try {
-      const { purgeId } = await client.sendPurgeBatch(zoneId, batch, { signal });
+      const { purgeId } = await client.sendPurgeBatch(zone.id, batch, { signal });
       return purgeId === undefined ? { ok: true } : { ok: true, purgeId };
     } catch (error) {
       if (!isCdnError(error)) throw error;
-      return {
-        ok: false,
-        error: {
-          code: error.code,
-          message: error.message,
-          ...(error.requestId ? { requestId: error.requestId } : {}),
-        },
-      };
+      if (outcomeUnknown(error))
+        this.deps.logger.warn(
+          {
+            zoneId: zone.id,
+            kind: batch.kind,
+            batchSize: batch.items.length,
+            code: error.code,
+            ...(error.status === undefined ? {} : { status: error.status }),
+            ...(error.requestId ? { requestId: error.requestId } : {}),
+          },
+          'purge batch outcome unknown: the CDN did not answer, it may have been purged',
+        );
+      return { ok: false, error: storedError(error) };
     }
   }
 
@@ -681,20 +694,12 @@ export class PurgeService {
           const batch: PurgeBatch = { kind: input.kind, items: input.items };
           if (result?.ok)
             return { ...batch, ok: true, ...(result.purgeId ? { purgeId: result.purgeId } : {}) };
-          const error = result?.error;
-          return {
-            ...batch,
-            ok: false,
-            error: new CdnError(
-              error?.code ?? 'unexpected_response',
-              error?.message ?? 'no result',
-              {
-                ...(error?.requestId ? { requestId: error.requestId } : {}),
-              },
-            ),
-          };
+          const error = result?.error ?? { code: 'unexpected_response', message: 'no result' };
+          return { ...batch, ok: false, error: restoredError(error) };
         });
       const report = reportOf(results);
+      // Not purged: failed, or not confirmed (the CDN did not answer; they may have been).
+      const unconfirmed = report.unknown.files.length + report.unknown.tags.length;
       const record = await store.purges.record({
         id: `${job.id}-${index}`,
         workspaceId: job.workspaceId,
@@ -704,11 +709,12 @@ export class PurgeService {
         fileCount: group.files,
         tagCount: group.tags,
         failed: report.failed,
+        unconfirmed,
         purgeIds: report.purgeIds,
         ...(payload.retryOf ? { retryOf: payload.retryOf } : {}),
         ...account,
       });
-      const failedCount = report.failed.files.length + report.failed.tags.length;
+      const failedCount = report.failed.files.length + report.failed.tags.length - unconfirmed;
       const errors = [...new Set(results.flatMap((r) => (r.ok ? [] : [r.error.code])))];
       await store.audit.record({
         key: `purge:${record.id}`,
@@ -724,6 +730,7 @@ export class PurgeService {
           files: group.files,
           tags: group.tags,
           failed: failedCount,
+          ...(unconfirmed > 0 ? { unconfirmed } : {}),
           requests: results.length,
           purgeIds: report.purgeIds.slice(0, 20),
           job: record.id,

@@ -14,6 +14,7 @@ export interface PurgeJob {
   fileCount: number;
   tagCount: number;
   status: PurgeStatus;
+  /** What was not confirmed purged (failed, or of unknown outcome): what Retry sends again. */
   failed: { files: string[]; tags: string[] };
   purgeIds: string[];
   retryOf: string | null;
@@ -35,6 +36,8 @@ export type NewPurgeJob = Pick<
   | 'failed'
   | 'purgeIds'
 > & {
+  /** How many of `failed` may have been purged all the same (the CDN did not answer). */
+  unconfirmed?: number;
   retryOf?: string;
   /** The zone's CDN account (issue 29): `default`'s id for `default`. */
   accountId?: string;
@@ -53,6 +56,8 @@ export class PurgeRepository {
   async record(input: NewPurgeJob): Promise<PurgeJob> {
     const failedCount = input.failed.files.length + input.failed.tags.length;
     const total = input.fileCount + input.tagCount;
+    // None confirmed: `unknown` when some may have been purged all the same, never `failed`.
+    const none = (input.unconfirmed ?? 0) > 0 ? 'unknown' : 'failed';
     const row: Selectable<PurgesTable> = {
       id: input.id,
       workspace_id: input.workspaceId,
@@ -62,7 +67,7 @@ export class PurgeRepository {
       actor_id: input.actorId,
       file_count: input.fileCount,
       tag_count: input.tagCount,
-      status: failedCount === 0 ? 'succeeded' : failedCount === total ? 'failed' : 'partial',
+      status: failedCount === 0 ? 'succeeded' : failedCount === total ? none : 'partial',
       failed_files: JSON.stringify(input.failed.files),
       failed_tags: JSON.stringify(input.failed.tags),
       purge_ids: JSON.stringify(input.purgeIds),

@@ -189,7 +189,12 @@ export interface AuditLogTable {
   account_id: string | null;
 }
 
-export type PurgeStatus = 'running' | 'succeeded' | 'partial' | 'failed';
+/**
+ * `unknown`: nothing was confirmed purged, and some of it may have been all the same (the CDN did
+ * not answer: src/cdn/outcome.ts). A text column with no check: no migration; an older replica
+ * that reads it only passes it on to the audit entry's outcome.
+ */
+export type PurgeStatus = 'running' | 'succeeded' | 'partial' | 'failed' | 'unknown';
 
 export interface PurgesTable {
   id: string;
@@ -201,7 +206,7 @@ export interface PurgesTable {
   file_count: number;
   tag_count: number;
   status: PurgeStatus;
-  /** JSON arrays of what failed, for the retry button. */
+  /** JSON arrays of what was not confirmed purged (failed, or unknown), for the retry button. */
   failed_files: string | null;
   failed_tags: string | null;
   /** JSON array of the CDN's purge ids, when it gave any. */

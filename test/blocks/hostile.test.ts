@@ -95,6 +95,7 @@ const run = (failed: boolean): PurgeRun => ({
         ]
       : [],
     failed: failed ? { files: [H], tags: [H] } : { files: [], tags: [] },
+    unknown: { files: [], tags: [] },
     purgeIds: [H],
   },
 });

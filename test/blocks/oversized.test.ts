@@ -168,6 +168,8 @@ const run = (i: number): PurgeRun => ({
         }) as never,
     ),
     failed: { files: failures, tags: failures },
+    // The longest headline: some failed, some not confirmed.
+    unknown: { files: failures, tags: [] },
     purgeIds: [LONG],
   },
 });

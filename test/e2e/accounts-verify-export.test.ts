@@ -55,10 +55,10 @@ describe('Verify, Purge again and Retry on a purge of the account staging', () =
     const { h, staging } = await twoAccounts();
     try {
       h.edge.setPurgeDelay(60_000);
-      // One purge that fails at staging (a Retry button), one that goes through (Verify).
+      // One purge staging does not confirm (a 503: a Retry button), one that goes through (Verify).
       staging.inject({ kind: 'status', status: 503, method: 'POST', path: /purge$/ });
       await h.command(`purge staging/example.com ${B}`);
-      const failed = await nth(h, 'Purge on example.com: 1 of 1 failed');
+      const failed = await nth(h, 'Purge on example.com: 1 of 1 not confirmed');
       await h.command(`purge staging/example.com ${A}`);
       const result = await nth(h, 'Purged 1 item on example.com');
       await h.click(result, `${VERIFY_IDS.verify}_0`);

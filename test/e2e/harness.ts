@@ -168,13 +168,17 @@ export async function startHarness(
     clock,
     ...(options.onQuery ? { onQuery: options.onQuery } : {}),
   });
-  const transport = new CdnTransport(options.resolve ? { resolve: options.resolve } : {});
   const port = options.socket ? await freePort() : undefined;
   const config = testConfig(slack, sandbox, {
     ...(port
       ? { BOT_MODE: 'socket', SLACK_APP_TOKEN: APP_TOKEN, PORT: String(port) }
       : { BOT_MODE: 'http', SLACK_SIGNING_SECRET: SIGNING_SECRET }),
     ...options.env,
+  });
+  // As main.ts builds it: CDN_ATTEMPT_TIMEOUT_MS and the other CDN limits of `env` hold.
+  const transport = new CdnTransport({
+    limits: config.cdnLimits,
+    ...(options.resolve ? { resolve: options.resolve } : {}),
   });
   const boot = async (store: Store) => {
     const { app, deps } = buildTestApp(config, {

@@ -89,30 +89,62 @@ describe('/cdn purge with URLs and tags', () => {
     ).toEqual([30, 30, 30, 5]);
   });
 
-  it('reports a failed batch as partial, and its button retries just those URLs', async () => {
+  it('says a batch that got a 503 as not confirmed (it may have been purged), and its button sends just those URLs again', async () => {
     const h = await startHarness();
     await h.login();
     h.sandbox.inject({ kind: 'status', status: 503, method: 'POST', path: /purge$/ });
     await h.command(`purge example.com ${urls(95).join(' ')}`);
-    const [reply] = await h.slack.waitForMessages((m) => m.text?.includes('failed') ?? false);
-    if (!reply) throw new Error('no reply');
-    const failed = 95 - h.sandbox.state.purges.flatMap((p) => p.items).length;
-    expect(reply.text).toBe(`Purge on example.com: ${failed} of 95 failed`);
-    expect(textOf(reply.blocks)).toContain(
-      `purged ${95 - failed} of 95 on *example.com*; ${failed} failed`,
+    const [reply] = await h.slack.waitForMessages(
+      (m) => m.text?.includes('not confirmed') ?? false,
     );
+    if (!reply) throw new Error('no reply');
+    const unknown = 95 - h.sandbox.state.purges.flatMap((p) => p.items).length;
+    expect(reply.text).toBe(`Purge on example.com: ${unknown} of 95 not confirmed`);
+    expect(textOf(reply.blocks)).toContain(
+      `purged ${95 - unknown} of 95 on *example.com*; ${unknown} not confirmed: the CDN did not answer, they may have been purged.`,
+    );
+    expect(textOf(reply.blocks)).not.toContain('failed');
     expect(textOf(reply.blocks)).toContain('The CDN API is having trouble (Injected 503)');
     const [audit] = await h.store.audit.recent(h.workspaceId);
     expect(audit).toMatchObject({
       outcome: 'partial',
-      detail: { failed, errors: ['unavailable'] },
+      detail: { failed: 0, unconfirmed: unknown, errors: ['unavailable'] },
     });
 
     await h.click(reply, `${PURGE_IDS.retry}_0`);
     const [retry] = await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false);
-    expect(textOf(retry?.blocks)).toContain(`purged ${failed} URLs on *example.com* (retry)`);
+    expect(textOf(retry?.blocks)).toContain(`purged ${unknown} URLs on *example.com* (retry)`);
     expect(new Set(h.sandbox.state.purges.flatMap((p) => p.items))).toEqual(new Set(urls(95)));
     expect(purgeRequests(h)).toHaveLength(5);
+  });
+
+  it('says a batch whose request timed out as not confirmed, not failed, and logs it', async () => {
+    // Each attempt may take 300 ms; the CDN does the work of one batch and never answers it.
+    const h = await startHarness({
+      env: { CDN_ATTEMPT_TIMEOUT_MS: '300', CDN_OPERATION_TIMEOUT_MS: '60000' },
+    });
+    await h.login();
+    h.sandbox.inject({ kind: 'hang', after: true, method: 'POST', path: /purge$/ });
+    await h.command(`purge example.com ${urls(95).join(' ')}`);
+    const [reply] = await h.slack.waitForMessages(
+      (m) => m.via === 'api' && !(m.text?.startsWith('Purging') ?? true),
+    );
+    if (!reply) throw new Error('no reply');
+    // The hung batch was purged all the same: only the bot cannot know it.
+    expect(h.sandbox.state.purges.flatMap((p) => p.items)).toHaveLength(95);
+    const unknown = purgeRequests(h).find((r) => r.status === 0);
+    const size = (unknown?.body as { files: string[] } | undefined)?.files.length;
+    expect(reply.text).toBe(`Purge on example.com: ${size} of 95 not confirmed`);
+    expect(textOf(reply.blocks)).toContain(
+      `:grey_question: <@${MEMBER}> purged ${95 - (size ?? 0)} of 95 on *example.com*; ${size} not confirmed: the CDN did not answer, they may have been purged.`,
+    );
+    expect(textOf(reply.blocks)).not.toContain('failed');
+    expect(textOf(reply.blocks)).toContain(`Send the ${size} again`);
+    const [audit] = await h.store.audit.recent(h.workspaceId);
+    expect(audit).toMatchObject({ outcome: 'partial', detail: { failed: 0, unconfirmed: size } });
+    const warning = JSON.parse(await h.logs.waitFor('purge batch outcome unknown'));
+    expect(warning).toMatchObject({ level: 40, code: 'timeout', batchSize: size });
+    expect(warning.zoneId).toBe(h.sandbox.state.byName('example.com')?.id);
   });
 
   it('updates one message with progress, then the result', async () => {

@@ -30,7 +30,13 @@ const run: PurgeRun = {
     createdAt: 0,
     finishedAt: 1,
   },
-  report: { ok: true, results: [], failed: { files: [], tags: [] }, purgeIds: [] },
+  report: {
+    ok: true,
+    results: [],
+    failed: { files: [], tags: [] },
+    unknown: { files: [], tags: [] },
+    purgeIds: [],
+  },
 };
 const status = { zoneNames: ['a.example'], files: 3, tags: 0, actorId: 'U1', done: 0, total: 3 };
 

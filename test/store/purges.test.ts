@@ -50,5 +50,20 @@ for (const { backend, skip } of BACKENDS) {
       expect([all.status, none.status]).toEqual(['failed', 'succeeded']);
       expect((await store.purges.get('b'))?.retryOf).toBe('a');
     });
+
+    it('calls a purge confirmed for none of it "unknown" when the CDN did not answer for some', async () => {
+      const { store } = await testStore(backend);
+      const small = { ...base, fileCount: 1, tagCount: 1 };
+      const failed = { files: ['u'], tags: ['t'] };
+      const unanswered = await store.purges.record({ ...small, id: 'a', failed, unconfirmed: 1 });
+      const some = await store.purges.record({
+        ...small,
+        id: 'b',
+        failed: { files: ['u'], tags: [] },
+        unconfirmed: 1,
+      });
+      expect([unanswered.status, some.status]).toEqual(['unknown', 'partial']);
+      expect((await store.purges.get('a'))?.status).toBe('unknown');
+    });
   });
 }

@@ -354,6 +354,7 @@ describe('the console, by hand', () => {
           } as never,
         ],
         failed: { files: ['https://a/1', 'https://a/2?x=1&y=2'], tags: [] },
+        unknown: { files: ['https://a/1', 'https://a/2?x=1&y=2'], tags: [] },
         purgeIds: [],
       },
     });
