@@ -61,6 +61,11 @@ describe('one purge from CI', () => {
     expect(count(/^select \* from "workspaces"/)).toBe(0);
     // The purge's zone and those that may serve its URLs, never every zone of the workspace.
     expect(count(/^select \* from "zone_index" where "workspace_id" = \? order by/)).toBe(0);
+    // The POST reads the zone index once (its zone and those that may serve its URLs together),
+    // and its state once; the account's id comes from the accounts it read (the job reads it once).
+    expect(count(/^select \* from "zone_index" where/)).toBe(1);
+    expect(count(/^select "c"."workspace_id", "c"."set_at"/)).toBe(1);
+    expect(count(/^select "id" from "cdn_accounts"/)).toBeLessThanOrEqual(1);
     // The Slack message's state, saved once (with "announced"), not once more on its own.
     expect(count(/^update "jobs" set "checkpoint"/)).toBe(1);
     // The POST answers from the row it stored, and the message's header is the row this process
@@ -70,7 +75,7 @@ describe('one purge from CI', () => {
     expect(count(/^update "job_steps"/)).toBeLessThanOrEqual(4);
     // The token's rate (the POST, the read) and its post's slot in the channel (Slack's pace).
     expect(count(/^insert into "rate_slots"/)).toBe(3);
-    expect(work.length).toBeLessThanOrEqual(30);
+    expect(work.length).toBeLessThanOrEqual(27);
     // Its claim, and looks once it is done (settled() looks at every kind); none for the other
     // kinds at its enqueue, nor at its end, where their last claim had found nothing.
     expect(counted.length - work.length).toBeLessThanOrEqual(4);
