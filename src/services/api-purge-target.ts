@@ -6,7 +6,7 @@
 import type { Zone } from '../cdn/schemas.js';
 import { AppError } from '../errors.js';
 import { DEFAULT_ACCOUNT } from '../store/accounts.js';
-import { type AccountScope, type AccountScopes, scopeAmong } from './account-scope.js';
+import { type AccountScope, type AccountScopes, named, scopeAmong } from './account-scope.js';
 import { ApiRefusal } from './api-refusal.js';
 import { type ApiToken, reachAmong } from './api-tokens.js';
 import type { ZoneService } from './zones.js';
@@ -80,12 +80,19 @@ export async function apiPurgeTarget(
   hosts: Iterable<string> = [],
 ): Promise<ApiPurgeTarget> {
   const { workspaceId } = token;
+  const [only, ...others] = scope.accounts;
+  // `default` alone (or no account with a key): the zone and the zones that may serve the URLs'
+  // hosts in one read of its index (forPurge finds the zone among them), not the zone first and
+  // the same index read again for the others.
+  const alone = only === undefined || (others.length === 0 && only.name === DEFAULT_ACCOUNT);
   let zone: Zone;
+  let zones: Zone[] | undefined;
   try {
-    zone =
-      scope.accounts.length === 0
-        ? await deps.zones.resolve(workspaceId, zoneName)
-        : await deps.accounts.resolve(workspaceId, scope, zoneName);
+    if (alone) {
+      const found = await deps.zones.forPurge(workspaceId, zoneName, hosts);
+      zone = only ? named(found.zone, only) : found.zone;
+      zones = found.candidates;
+    } else zone = await deps.accounts.resolve(workspaceId, scope, zoneName);
   } catch (error) {
     if (error instanceof AppError && error.problem.code === 'zone_not_found')
       throw new ApiRefusal('zone_not_found', 'no such zone');
@@ -100,13 +107,20 @@ export async function apiPurgeTarget(
   // The zone's account only (its zones carry it, by name): another's zones are not read.
   const own = { ...scope, accounts: scope.accounts.filter((a) => a.name === zone.accountName) };
   // In `default`, only the zones that may serve the URLs' hosts (not every zone of the workspace).
-  const zones =
-    scope.accounts.length === 0 || (zone.accountName ?? DEFAULT_ACCOUNT) === DEFAULT_ACCOUNT
+  zones ??=
+    (zone.accountName ?? DEFAULT_ACCOUNT) === DEFAULT_ACCOUNT
       ? (await deps.zones.forPurge(workspaceId, zone.id, hosts)).candidates
       : await deps.accounts.all(workspaceId, own);
+  // The account's id from the accounts the scope already read (`default`'s too); read only for a
+  // workspace whose accounts have no key (the scope then holds none).
+  const account = own.accounts[0];
   return {
     zone,
-    accountId: await deps.accounts.idOf(workspaceId, zone),
+    accountId:
+      zone.accountId ||
+      (account?.name === DEFAULT_ACCOUNT
+        ? account.id
+        : await deps.accounts.idOf(workspaceId, zone)),
     accountName: zone.accountName ?? DEFAULT_ACCOUNT,
     zones,
   };

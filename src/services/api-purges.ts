@@ -450,6 +450,7 @@ export class ApiPurgeService {
       sample: [...group.files, ...group.tags.map((tag) => `tag:${tag}`)].slice(0, SAMPLE_ITEMS),
       actorId: actorOf(token),
       key: jobKey(purge.id),
+      accountId: purge.accountId,
       replyTo: {
         userId: actorOf(token),
         ...(channelId ? { channelId } : {}),

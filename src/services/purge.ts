@@ -95,7 +95,15 @@ export interface PurgeJobPayload {
   /** Asked with --verify: once done, its URLs are checked at the edge (a verify job per zone). */
   verify?: boolean;
   /** Asked for over the HTTP API: the API's record of it (see ApiPurgeService). */
-  api?: { purgeId: string; sample?: string[] };
+  api?: {
+    purgeId: string;
+    sample?: string[];
+    /**
+     * The id of the zone's account as the API's record stored it (`default`'s for `default`):
+     * recorded on the purge and its audit entry without reading it again.
+     */
+    accountId?: string;
+  };
 }
 
 interface PurgeStep extends PurgeBatch {
@@ -400,11 +408,17 @@ export class PurgeService {
       actorId: string;
       replyTo: ReplyTo;
       key: string;
+      /** The zone's account id, as the API's record stored it. */
+      accountId?: string | null;
     },
   ): Promise<{ jobId: string; created: boolean; kind: string }> {
     return this.#enqueue(workspaceId, [group], input.actorId, input.replyTo, {
       key: input.key,
-      api: { purgeId: input.apiPurgeId, ...(input.sample ? { sample: input.sample } : {}) },
+      api: {
+        purgeId: input.apiPurgeId,
+        ...(input.sample ? { sample: input.sample } : {}),
+        ...(input.accountId ? { accountId: input.accountId } : {}),
+      },
     });
   }
 
@@ -438,7 +452,7 @@ export class PurgeService {
       retryOf?: string;
       fromDefault?: boolean;
       key?: string;
-      api?: { purgeId: string; sample?: string[] };
+      api?: PurgeJobPayload['api'];
       verify?: boolean;
     } = {},
   ): Promise<{ jobId: string; created: boolean; kind: string }> {
@@ -681,9 +695,10 @@ export class PurgeService {
     const { store } = this.deps;
     const { payload } = job;
     const runs: PurgeRun[] = [];
-    // Each zone's account, recorded on its purge and audit entry: `default`'s id for `default`.
+    // Each zone's account, recorded on its purge and audit entry: `default`'s id for `default`
+    // (an API purge's one zone: the id its record stored, not read again).
     const defaultId = payload.groups.some((g) => !g.zone.accountId)
-      ? await store.accounts.defaultId(job.workspaceId)
+      ? (payload.api?.accountId ?? (await store.accounts.defaultId(job.workspaceId)))
       : undefined;
     for (const [index, group] of payload.groups.entries()) {
       const accountId = group.zone.accountId ?? defaultId;

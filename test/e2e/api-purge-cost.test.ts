@@ -61,6 +61,12 @@ describe('one purge from CI', () => {
     expect(count(/^select \* from "workspaces"/)).toBe(0);
     // The purge's zone and those that may serve its URLs, never every zone of the workspace.
     expect(count(/^select \* from "zone_index" where "workspace_id" = \? order by/)).toBe(0);
+    // The POST reads the zone index once (its zone and those that may serve its URLs together),
+    // and its state once; the account's id comes from the accounts it read, and the job records
+    // the one the POST stored.
+    expect(count(/^select \* from "zone_index" where/)).toBe(1);
+    expect(count(/^select "c"."workspace_id", "c"."set_at"/)).toBe(1);
+    expect(count(/^select "id" from "cdn_accounts"/)).toBe(0);
     // The Slack message's state, saved once (with "announced"), not once more on its own.
     expect(count(/^update "jobs" set "checkpoint"/)).toBe(1);
     // The POST answers from the row it stored, and the message's header is the row this process
@@ -70,10 +76,22 @@ describe('one purge from CI', () => {
     expect(count(/^update "job_steps"/)).toBeLessThanOrEqual(4);
     // The token's rate (the POST, the read) and its post's slot in the channel (Slack's pace).
     expect(count(/^insert into "rate_slots"/)).toBe(3);
-    expect(work.length).toBeLessThanOrEqual(30);
+    expect(work.length).toBeLessThanOrEqual(26);
     // Its claim, and looks once it is done (settled() looks at every kind); none for the other
     // kinds at its enqueue, nor at its end, where their last claim had found nothing.
     expect(counted.length - work.length).toBeLessThanOrEqual(4);
+    // Its record and audit entry name the account the POST stored (`default`'s id), not read again.
+    const { db } = h.store;
+    const defaultId = (await db.selectFrom('cdn_accounts').select('id').executeTakeFirstOrThrow())
+      .id;
+    const recorded = await db.selectFrom('purges').select('account_id').execute();
+    expect(recorded.map((row) => row.account_id)).toEqual([defaultId, defaultId]);
+    const audited = await db
+      .selectFrom('audit_log')
+      .select('account_id')
+      .where('action', '=', 'purge.urls')
+      .execute();
+    expect(audited.map((row) => row.account_id)).toEqual([defaultId, defaultId]);
     // Done before its first progress milestone: its result posted, nothing edited.
     expect(h.slack.callsTo('chat.postMessage').length - posts).toBe(1);
     expect(h.slack.callsTo('chat.update')).toEqual([]);
