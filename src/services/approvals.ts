@@ -1,7 +1,6 @@
 // Purge-everything with two people: a request, one approval, and the purge exactly once. State
 // lives in the store (conditional updates), so races, replicas and restarts cannot run it twice.
 // (Just over 400 lines: request, decision and the purge job share one state machine.)
-
 import { CdnError } from '../cdn/errors.js';
 import { outcomeUnknown } from '../cdn/outcome.js';
 import type { Zone } from '../cdn/schemas.js';
