@@ -39,14 +39,22 @@ export class ManualClock implements Clock {
     // As the system clock's: a rejected promise, not a throw, when the signal has aborted already.
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
-      const sleeper = { at: this.time + ms, resolve };
-      this.#sleepers.push(sleeper);
-      signal?.addEventListener('abort', () => {
-        // A sleep that already woke is no longer listed: nothing to take out.
+      const aborted = () => {
         const index = this.#sleepers.indexOf(sleeper);
         if (index >= 0) this.#sleepers.splice(index, 1);
-        reject(signal.reason);
-      });
+        reject(signal?.reason);
+      };
+      // A sleep that wakes takes its listener off, as the system clock's does: a loop sleeping on
+      // one long-lived signal (repeat) gathered one per round (MaxListenersExceededWarning).
+      const sleeper = {
+        at: this.time + ms,
+        resolve: () => {
+          signal?.removeEventListener('abort', aborted);
+          resolve();
+        },
+      };
+      this.#sleepers.push(sleeper);
+      signal?.addEventListener('abort', aborted, { once: true });
       for (const waiter of this.#waiting.splice(0)) {
         if (this.#sleepers.length >= waiter.count) waiter.resolve();
         else this.#waiting.push(waiter);

@@ -1,6 +1,7 @@
 // Background work's turns on the event loop (BACKGROUND_LOOP_PERCENT): at once while the loop is
 // free; while it is busy, in line, a few per check once it is free again, and never past the
 // longest wait. A test's own `busy` and clock say how busy the loop is and what time it is.
+import { setMaxListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { LoopPace } from '../../src/jobs/loop-pace.js';
 
@@ -72,6 +73,8 @@ describe('LoopPace', () => {
     let busy = true;
     const pace = new LoopPace(() => busy, { checkMs: 1, perCheck: 100, maxWaitMs: 60_000 });
     const stop = new AbortController();
+    // Twenty turns wait on it at once on purpose: not the leak Node warns of past ten.
+    setMaxListeners(20, stop.signal);
     let listeners = 0;
     const add = stop.signal.addEventListener.bind(stop.signal);
     const remove = stop.signal.removeEventListener.bind(stop.signal);
