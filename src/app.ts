@@ -145,6 +145,7 @@ export function buildDeps(
   const egress = new EgressPolicy({
     allowlist: options.config.cdn.baseUrlAllowlist,
     ...(options.resolve ? { resolve: options.resolve } : {}),
+    logger,
   });
   const services = cdnServices({
     store,

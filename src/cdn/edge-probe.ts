@@ -7,12 +7,7 @@
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { cannotReach, formatSeconds, unreachableOf } from '../network-failures.js';
 import { type CacheReading, readCacheHeaders } from './cache-status.js';
-import {
-  assertPublicLiteral,
-  NonPublicAddressError,
-  publicOnlyLookup,
-  type Resolver,
-} from './egress.js';
+import { assertPublicLiteral, nonPublicCause, publicOnlyLookup, type Resolver } from './egress.js';
 
 export interface EdgeProbeOptions {
   /** One request's deadline, headers included. Default 5 s. */
@@ -178,10 +173,8 @@ export class EdgeProber {
   }
 
   #why(error: unknown, url: URL, outer: AbortSignal | undefined): string {
-    for (let cause: unknown = error, depth = 0; cause && depth < 5; depth++) {
-      if (cause instanceof NonPublicAddressError) return cause.message;
-      cause = (cause as { cause?: unknown }).cause;
-    }
+    const refused = nonPublicCause(error);
+    if (refused) return refused.message;
     if (outer?.aborted) return 'the verification ran out of time';
     const name = (error as { name?: string }).name;
     if (name === 'TimeoutError' || name === 'AbortError')

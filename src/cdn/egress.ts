@@ -8,6 +8,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { type Clock, systemClock, within } from '../clock.js';
+import type { Logger } from '../logger.js';
 import { formatSeconds } from '../network-failures.js';
 import { checkBaseUrl } from './base-url.js';
 
@@ -74,33 +75,39 @@ function bareHost(hostname: string): string {
   return hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
 }
 
-/** Why an address is refused, in words a workspace admin understands. */
-function describe(address: string): string {
-  const names: Record<string, string> = {
-    loopback: 'a loopback address',
-    private: 'a private-network address',
-    uniqueLocal: 'a private-network address',
-    linkLocal: 'a link-local address (where cloud metadata services live)',
-    carrierGradeNat: 'a carrier-grade NAT address',
-    unspecified: 'an unspecified address',
-    multicast: 'a multicast address',
-    broadcast: 'a broadcast address',
-  };
-  const range = rangeOf(address);
-  if (range === undefined) return 'not an IP address';
-  return names[range] ?? 'not a public address';
+/**
+ * The one refusal of a host that is not public: an IP literal or a name resolving to a non-public
+ * address, and a name that does not resolve at all, are said alike, naming only the host as typed.
+ * The address found and its kind (loopback, private, link-local) are never said to the user:
+ * they would map the bot's network and what its DNS answers for internal names.
+ */
+export function notPublicReason(host: string): string {
+  return `${host} is not a public address; only public addresses are allowed`;
 }
 
+/**
+ * A host the bot may not connect to (see notPublicReason). `address` is what it resolved to, if
+ * anything: for the operator's logs only, never in the message.
+ */
 export class NonPublicAddressError extends Error {
   readonly code = 'ENOTPUBLIC';
-  constructor(hostname: string, address: string) {
-    super(
-      hostname === address
-        ? `${address} is ${describe(address)}, and only public addresses are allowed`
-        : `${hostname} resolves to ${address}, ${describe(address)}; only public addresses are allowed`,
-    );
+  readonly hostname: string;
+  readonly address: string | undefined;
+  constructor(hostname: string, address?: string, options?: { cause?: unknown }) {
+    super(notPublicReason(bareHost(hostname)), options);
     this.name = 'NonPublicAddressError';
+    this.hostname = hostname;
+    this.address = address;
   }
+}
+
+/** The NonPublicAddressError an error is or wraps (undici and the CDN client nest it), if any. */
+export function nonPublicCause(error: unknown): NonPublicAddressError | undefined {
+  for (let cause: unknown = error, depth = 0; cause && depth < 6; depth++) {
+    if (cause instanceof NonPublicAddressError) return cause;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 /**
@@ -112,23 +119,28 @@ export function publicOnlyLookup(
   timeout: DnsTimeoutOptions = {},
 ): LookupFunction {
   return (hostname, options, callback) => {
+    const refuse = (address?: string, cause?: unknown) =>
+      callback(
+        new NonPublicAddressError(hostname, address, cause === undefined ? undefined : { cause }),
+        '',
+        4,
+      );
     resolveWithin(resolve, hostname, timeout).then(
       (found) => {
         const refused = found.find((entry) => !isPublicAddress(entry.address));
-        if (refused) return callback(new NonPublicAddressError(hostname, refused.address), '', 4);
+        if (refused) return refuse(refused.address);
         const family = options.family === 6 || options.family === 4 ? options.family : undefined;
         const usable = family ? found.filter((entry) => entry.family === family) : found;
         const [first] = usable;
-        if (!first) {
-          const error = Object.assign(new Error(`${hostname} has no usable address`), {
-            code: 'ENOTFOUND',
-          });
-          return callback(error, '', 4);
-        }
+        // No address at all is refused as a non-public one is: the same words, no connection.
+        if (!first) return refuse();
         if (options.all) return (callback as (e: null, a: LookupAddress[]) => void)(null, usable);
         return callback(null, first.address, first.family);
       },
-      (error: NodeJS.ErrnoException) => callback(error, '', 4),
+      (error: NodeJS.ErrnoException) =>
+        // Out of time: the DNS server did not answer (EAI_AGAIN, safe to try again). Any other
+        // failure is a name that does not resolve, refused as a non-public address is.
+        error instanceof DnsTimeoutError ? callback(error, '', 4) : refuse(undefined, error),
     );
   };
 }
@@ -148,6 +160,8 @@ export interface EgressPolicyOptions {
   /** How long checking an override's name may take (DEFAULT_DNS_TIMEOUT_MS). */
   dnsTimeoutMs?: number;
   clock?: Clock;
+  /** Told of each refused override with the address found: for operators, never for users. */
+  logger?: Logger;
 }
 
 /** Decides which base URLs are trusted, and checks an override before it is saved. */
@@ -155,8 +169,10 @@ export class EgressPolicy {
   readonly #allowlist: ReadonlySet<string>;
   readonly #resolve: Resolver;
   readonly #dns: DnsTimeoutOptions;
+  readonly #logger: Logger | undefined;
 
   constructor(options: EgressPolicyOptions = {}) {
+    this.#logger = options.logger;
     this.#allowlist = new Set((options.allowlist ?? []).map(bareHost));
     this.#resolve = options.resolve ?? systemResolver;
     this.#dns = {
@@ -181,14 +197,11 @@ export class EgressPolicy {
       return { ok: false, reason: 'must use https:// (only the operator can allow other hosts)' };
     }
     const host = bareHost(url.hostname);
-    if (ipaddr.isValid(host)) {
-      return isPublicAddress(host)
-        ? form
-        : {
-            ok: false,
-            reason: `points at ${host}, ${describe(host)}; only public addresses are allowed`,
-          };
-    }
+    const notPublic = (address: string | undefined): OverrideCheck => {
+      this.#logger?.info({ host, address: address ?? null }, 'base URL refused: not public');
+      return { ok: false, reason: `is not allowed: ${notPublicReason(host)}` };
+    };
+    if (ipaddr.isValid(host)) return isPublicAddress(host) ? form : notPublic(host);
     let found: LookupAddress[];
     try {
       found = await resolveWithin(this.#resolve, host, this.#dns);
@@ -199,17 +212,12 @@ export class EgressPolicy {
           reason: `has a host name that did not resolve in time (${host}, ${formatSeconds(this.#dns.timeoutMs ?? DEFAULT_DNS_TIMEOUT_MS)}); try again, or check its DNS`,
         };
       }
-      return { ok: false, reason: `has a host name that does not resolve (${host})` };
+      // A name that does not resolve is said as a non-public one is: which of the two it was
+      // would tell what the bot's DNS knows of internal names.
+      return notPublic(undefined);
     }
-    if (found.length === 0)
-      return { ok: false, reason: `has a host name that does not resolve (${host})` };
     const refused = found.find((entry) => !isPublicAddress(entry.address));
-    if (refused) {
-      return {
-        ok: false,
-        reason: `resolves to ${refused.address}, ${describe(refused.address)}; only public addresses are allowed`,
-      };
-    }
+    if (refused || found.length === 0) return notPublic(refused?.address);
     return form;
   }
 }

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type { Clock, Random } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { formatSeconds } from '../network-failures.js';
+import { nonPublicCause } from './egress.js';
 import { CdnError, codeForStatus } from './errors.js';
 import { backoffDelay, parseRetryAfter, type RetryPolicy } from './retry.js';
 import { errorMessageFromBody } from './schemas.js';
@@ -129,6 +130,14 @@ export class CdnRequests {
         failure = result;
       } catch (error) {
         if (!(error instanceof CdnError)) throw error;
+        if (error.code === 'blocked_address') {
+          // The address stays in the operator's log; the user is told only that it is not public.
+          const refused = nonPublicCause(error);
+          this.#logger?.warn(
+            { op: operation, host: url.host, address: refused?.address ?? null },
+            'cdn request refused: not a public address',
+          );
+        }
         failure = this.#redact(error);
         // Cut short by the operation's deadline rather than the attempt's own: say which.
         if (

@@ -1,5 +1,6 @@
-// The audit export's CSV: one header row, then one row an entry, RFC 4180 quoting, ISO 8601 UTC
-// times, and no cell a spreadsheet would run as a formula.
+// The audit export's CSV: one header row, then one row an entry, every cell quoted (RFC 4180),
+// ISO 8601 UTC times, and nothing a spreadsheet would run as a formula, whatever separator it
+// splits on.
 import { auditKindOf } from '../audit-kinds.js';
 import { DEFAULT_ACCOUNT } from '../store/accounts.js';
 import type { VisibleAuditEntry } from './activity.js';
@@ -19,17 +20,45 @@ export const AUDIT_CSV_HEADER = [
 ] as const;
 
 /**
- * A cell that a spreadsheet would read as a formula (it starts with = + - @, or a tab or carriage
- * return that some strip first) gets a leading apostrophe (OWASP, "CSV Injection").
+ * What a spreadsheet would run as a formula, read from a position: text starting with = + - @, or
+ * with a tab or carriage return that some strip first, behind any double quotes (a field that
+ * opens with a quote is read as quoted, and the rest of it may follow the closing one).
  */
-export function neutralise(cell: string): string {
-  return /^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell;
+const FORMULA_START = /"*[=+\-@\t\r]/y;
+
+/**
+ * Where a spreadsheet may start a new cell inside one of ours: the comma, the semicolon most of
+ * Europe's Excel splits on, the tab, and a line break (a new row for a reader that misreads the
+ * quoting).
+ */
+const PIECE_BREAK = /[,;\t\r\n]/g;
+
+/** Whether the text at `at` starts as a formula. */
+function formulaAt(cell: string, at: number): boolean {
+  FORMULA_START.lastIndex = at;
+  return FORMULA_START.test(cell);
 }
 
-/** One cell, quoted when it holds a comma, a quote or a line break (RFC 4180, 2.6 and 2.7). */
+/**
+ * The cell with a leading apostrophe (OWASP, "CSV Injection") on itself and on every piece after a
+ * PIECE_BREAK that starts as a formula: `x;=1+cmd` becomes `x;'=1+cmd`, so a spreadsheet that
+ * splits on `;` or tab sees text there too. Anything else is left as it was.
+ */
+export function neutralise(cell: string): string {
+  let out = formulaAt(cell, 0) ? "'" : '';
+  let from = 0;
+  for (const found of cell.matchAll(PIECE_BREAK)) {
+    const at = found.index + 1;
+    if (!formulaAt(cell, at)) continue;
+    out += `${cell.slice(from, at)}'`;
+    from = at;
+  }
+  return out + cell.slice(from);
+}
+
+/** One cell, neutralised, always quoted, its quotes doubled (RFC 4180, 2.5 to 2.7). */
 export function csvCell(value: string): string {
-  const cell = neutralise(value);
-  return /[",\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
+  return `"${neutralise(value).replaceAll('"', '""')}"`;
 }
 
 /** One record, ended by CRLF (RFC 4180, 2.1). */

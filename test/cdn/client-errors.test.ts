@@ -60,7 +60,7 @@ describe('error codes', () => {
     );
     expect(seen.get('network')?.message).toContain('connection refused (ECONNREFUSED)');
     expect(seen.get('blocked_address')?.message).toBe(
-      '127.0.0.1 is a loopback address, and only public addresses are allowed',
+      '127.0.0.1 is not a public address; only public addresses are allowed',
     );
   });
 

@@ -2,8 +2,17 @@
 // is checked before it is saved, and the connect-time check that defeats DNS rebinding.
 import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
-import { EgressPolicy, isPublicAddress, publicOnlyLookup } from '../../src/cdn/egress.js';
-import { ManualClock } from '../helpers/clock.js';
+import { CdnClient } from '../../src/cdn/client.js';
+import {
+  EgressPolicy,
+  isPublicAddress,
+  notPublicReason,
+  publicOnlyLookup,
+  type Resolver,
+} from '../../src/cdn/egress.js';
+import { CdnTransport } from '../../src/cdn/transport.js';
+import { failure } from '../helpers/cdn.js';
+import { InstantClock, ManualClock } from '../helpers/clock.js';
 
 const dns =
   (table: Record<string, string[]>) =>
@@ -62,13 +71,13 @@ describe('EgressPolicy.checkOverride', () => {
   it.each([
     ['http://192.168.0.1:8080/v1', 'must use https://'],
     ['http://cdn.example/v1', 'must use https://'],
-    ['https://169.254.169.254/v1', 'points at 169.254.169.254, a link-local address'],
-    ['https://10.0.0.1/v1', 'points at 10.0.0.1, a private-network address'],
-    ['https://[::1]/v1', 'points at ::1, a loopback address'],
-    ['https://[::ffff:7f00:1]/v1', 'a loopback address'],
-    ['https://sneaky.example/v1', 'resolves to 10.1.2.3, a private-network address'],
-    ['https://metadata.example/v1', 'resolves to 169.254.169.254, a link-local address'],
-    ['https://nowhere.example/v1', 'does not resolve'],
+    ['https://169.254.169.254/v1', 'is not allowed: 169.254.169.254 is not a public address'],
+    ['https://10.0.0.1/v1', 'is not allowed: 10.0.0.1 is not a public address'],
+    ['https://[::1]/v1', 'is not allowed: ::1 is not a public address'],
+    ['https://[::ffff:7f00:1]/v1', 'is not allowed: ::ffff:7f00:1 is not a public address'],
+    ['https://sneaky.example/v1', 'is not allowed: sneaky.example is not a public address'],
+    ['https://metadata.example/v1', 'is not allowed: metadata.example is not a public address'],
+    ['https://nowhere.example/v1', 'is not allowed: nowhere.example is not a public address'],
     ['https://cdn.example/api', '/v1'],
   ])('refuses %s: %s', async (input, reason) => {
     const check = await policy.checkOverride(input);
@@ -78,7 +87,7 @@ describe('EgressPolicy.checkOverride', () => {
 
   it('refuses https://localhost through the real resolver', async () => {
     const check = await new EgressPolicy().checkOverride('https://localhost/v1');
-    expect(check).toMatchObject({ ok: false, reason: expect.stringContaining('loopback') });
+    expect(check).toEqual({ ok: false, reason: `is not allowed: ${notPublicReason('localhost')}` });
   });
 
   it('accepts a public https host, and allowlisted hosts whatever their address or scheme', async () => {
@@ -120,8 +129,9 @@ describe('publicOnlyLookup, at connect time', () => {
     const { error } = await run('rebound.example', { all: true });
     expect(error).toMatchObject({
       code: 'ENOTPUBLIC',
-      message:
-        'rebound.example resolves to 127.0.0.1, a loopback address; only public addresses are allowed',
+      message: 'rebound.example is not a public address; only public addresses are allowed',
+      // For the operator's log only.
+      address: '127.0.0.1',
     });
   });
 });
@@ -184,5 +194,107 @@ describe('DNS that does not answer', () => {
     });
     await Promise.resolve();
     expect(woke).toBe(false);
+  });
+});
+
+describe('a refusal says only that the address is not public', () => {
+  /** What the bot's DNS answers for the one name every case uses, and how often it was asked. */
+  const answers: Record<string, () => Promise<LookupAddress[]>> = {
+    loopback: async () => [{ address: '127.0.0.1', family: 4 }],
+    private: async () => [{ address: '10.20.30.40', family: 4 }],
+    'IPv6 unique local': async () => [{ address: 'fd00::7', family: 6 }],
+    'link-local': async () => [{ address: '169.254.169.254', family: 4 }],
+    'no address': async () => [],
+    'does not resolve': async () => {
+      throw Object.assign(new Error('getaddrinfo ENOTFOUND target.example'), {
+        code: 'ENOTFOUND',
+      });
+    },
+  };
+  const counted = (answer: () => Promise<LookupAddress[]>) => {
+    const asked: string[] = [];
+    const resolve: Resolver = (hostname) => {
+      asked.push(hostname);
+      return answer();
+    };
+    return { asked, resolve };
+  };
+  /** Nothing of what the name led to: no address, no kind of address, no word of DNS. */
+  const FORBIDDEN =
+    /127\.0\.0\.1|10\.20|fd00|169\.254|loopback|private|link-local|unique|metadata|resolve|ENOTFOUND|no usable/i;
+  const cases = Object.keys(answers);
+
+  it('the override check: one text for every case, the host as typed and nothing more', async () => {
+    const reasons = new Set<string>();
+    for (const name of cases) {
+      const { asked, resolve } = counted(answers[name] as () => Promise<LookupAddress[]>);
+      const check = await new EgressPolicy({ resolve }).checkOverride('https://target.example/v1');
+      if (check.ok) throw new Error(`${name}: accepted`);
+      expect(check.reason, name).not.toMatch(FORBIDDEN);
+      // One lookup on every path, and nothing else.
+      expect(asked, name).toEqual(['target.example']);
+      reasons.add(check.reason);
+    }
+    expect([...reasons]).toEqual([
+      'is not allowed: target.example is not a public address; only public addresses are allowed',
+    ]);
+  });
+
+  it('the connect-time lookup: the same error for every case, the address kept for the log', async () => {
+    const seen = new Map<string, NodeJS.ErrnoException>();
+    for (const name of cases) {
+      const lookup = publicOnlyLookup(
+        counted(answers[name] as () => Promise<LookupAddress[]>).resolve,
+      );
+      const error = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+        lookup('target.example', {}, (e) => resolve(e)),
+      );
+      if (!error) throw new Error(`${name}: connected`);
+      seen.set(name, error);
+    }
+    const texts = new Set([...seen.values()].map((e) => `${e.code} ${e.message}`));
+    expect([...texts]).toEqual([
+      'ENOTPUBLIC target.example is not a public address; only public addresses are allowed',
+    ]);
+    expect(seen.get('loopback')).toMatchObject({ address: '127.0.0.1' });
+    expect(seen.get('does not resolve')).toMatchObject({ address: undefined });
+  });
+
+  it('a literal address is echoed as typed, with no kind', async () => {
+    for (const literal of ['127.0.0.1', '10.0.0.1', '169.254.169.254', '[::1]']) {
+      const check = await new EgressPolicy().checkOverride(`https://${literal}/v1`);
+      expect(check).toEqual({
+        ok: false,
+        reason: `is not allowed: ${notPublicReason(literal.replace(/[[\]]/g, ''))}`,
+      });
+    }
+  });
+
+  it('the CDN client at a workspace base URL: one refusal, one lookup, no retry, whatever the case', async () => {
+    const messages = new Set<string>();
+    for (const name of cases) {
+      const { asked, resolve } = counted(answers[name] as () => Promise<LookupAddress[]>);
+      const transport = new CdnTransport({ resolve });
+      try {
+        const client = new CdnClient({
+          baseUrl: 'https://target.example/v1',
+          apiKey: 'sk_test',
+          untrusted: true,
+          transport,
+          clock: new InstantClock(),
+        });
+        const error = await failure(client.listZones());
+        expect(error.code, name).toBe('blocked_address');
+        // A name that does not resolve is not retried (a private one never was): no more DNS
+        // work on one path than on the other, and no connection on either.
+        expect(asked, name).toEqual(['target.example']);
+        messages.add(error.message);
+      } finally {
+        await transport.close();
+      }
+    }
+    expect([...messages]).toEqual([
+      'target.example is not a public address; only public addresses are allowed',
+    ]);
   });
 });

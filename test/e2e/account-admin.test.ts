@@ -3,11 +3,12 @@
 // after a confirmation that says what stops; a non-admin is refused; the App Home lists the
 // accounts with their zone counts and whether each key works, checked against the CDN.
 import { describe, expect, it } from 'vitest';
-import { ACCOUNTS_IDS } from '../../src/blocks/ids.js';
+import { ACCOUNTS_IDS, LOGIN_IDS } from '../../src/blocks/ids.js';
+import type { Resolver } from '../../src/cdn/egress.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import { startSandbox } from '../../src/dev/sandbox/server.js';
 import { commandReply, modalOpenedBy, openHome } from './flows.js';
-import { ADMIN, CHANNEL, type Harness, MEMBER, startHarness, textOf } from './harness.js';
+import { ADMIN, CHANNEL, type Harness, MEMBER, startHarness, textOf, viewIdOf } from './harness.js';
 
 const STAGING_KEY = 'sk_e2e_staging_key_77aa';
 
@@ -252,5 +253,67 @@ describe('roles per account', () => {
     } finally {
       await staging.close();
     }
+  });
+});
+
+describe('a base URL whose host is not public (account and login modals)', () => {
+  /** What the bot's DNS answers for target.example. */
+  const answers: Record<string, Resolver> = {
+    loopback: async () => [{ address: '127.0.0.1', family: 4 }],
+    private: async () => [{ address: '10.0.0.7', family: 4 }],
+    'link-local': async () => [{ address: '169.254.169.254', family: 4 }],
+    'does not resolve': async (hostname) => {
+      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    },
+  };
+  const FORBIDDEN =
+    /127\.0\.0\.1|10\.0\.0\.7|169\.254|loopback|private|link-local|does not resolve|ENOTFOUND/i;
+  const REFUSAL =
+    'The base URL is not allowed: target.example is not a public address; only public addresses are allowed.';
+
+  it('the account modal refuses each alike, on the field, naming only the host typed', async () => {
+    const said = new Map<string, string>();
+    for (const [name, resolve] of Object.entries(answers)) {
+      const h = await startHarness({ login: true, resolve });
+      const addId = await opens(h, await answer(h, 'accounts', ADMIN), ACCOUNTS_IDS.add);
+      const body = (
+        await h.submit(addId, addValues('edge', STAGING_KEY, 'https://target.example/v1'), {
+          user: ADMIN,
+        })
+      ).body;
+      expect(body, name).not.toMatch(FORBIDDEN);
+      said.set(name, JSON.parse(body).errors[ACCOUNTS_IDS.baseUrlBlock]);
+      expect(await h.store.accounts.byName(h.workspaceId, 'edge'), name).toBeUndefined();
+    }
+    expect([...new Set(said.values())]).toEqual([REFUSAL]);
+  });
+
+  it('the login modal refuses each alike', async () => {
+    const said = new Map<string, string>();
+    for (const [name, resolve] of Object.entries(answers)) {
+      const h = await startHarness({ resolve });
+      await h.command('login', { user: ADMIN });
+      const [opened] = await h.slack.waitForCalls((c) => c.method === 'views.open');
+      const viewId = viewIdOf(opened);
+      const body = (
+        await h.submit(
+          viewId,
+          {
+            ...typed(LOGIN_IDS.keyBlock, LOGIN_IDS.keyInput, STAGING_KEY),
+            ...typed(
+              LOGIN_IDS.baseUrlBlock,
+              LOGIN_IDS.baseUrlInput,
+              'https://target.example/v1',
+              'url_text_input',
+            ),
+          },
+          { user: ADMIN },
+        )
+      ).body;
+      expect(body, name).not.toMatch(FORBIDDEN);
+      said.set(name, JSON.parse(body).errors[LOGIN_IDS.baseUrlBlock]);
+      expect(h.sandbox.requests, name).toEqual([]);
+    }
+    expect([...new Set(said.values())]).toEqual([REFUSAL]);
   });
 });

@@ -123,11 +123,13 @@ describe('the audit export with two CDN accounts holding the same zone name', ()
           .toString('utf8')
           .split('\r\n')
           .filter((line) => line !== '');
-        expect(header?.split(',').slice(-2)).toEqual(['detail', 'account']);
-        // zone_name is the 7th cell (none before it is ever quoted); account the last.
+        // Every cell is quoted; none before zone_name holds a comma.
+        const cells = (row: string) => row.split(',').map((cell) => cell.replace(/^"|"$/g, ''));
+        expect(cells(header ?? '').slice(-2)).toEqual(['detail', 'account']);
+        // zone_name is the 7th cell; account the last.
         return rows
-          .filter((row) => row.includes(',purge.urls,'))
-          .map((row) => `${row.split(',').at(-1)} ${row.split(',')[6]}`);
+          .filter((row) => row.includes(',"purge.urls",'))
+          .map((row) => `${cells(row).at(-1)} ${cells(row)[6]}`);
       };
       expect(await exported('', 1)).toEqual(['default example.com', 'staging example.com']);
       expect(await exported('account:staging', 2)).toEqual(['staging example.com']);

@@ -80,13 +80,16 @@ describe('/cdn audit', () => {
       .toString('utf8')
       .split('\r\n')
       .filter((l) => l !== '');
+    // Every cell quoted (RFC 4180).
     expect(lines[0]).toBe(
-      'id,time_utc,actor,action,kind,zone_id,zone_name,outcome,withheld,detail,account',
+      '"id","time_utc","actor","action","kind","zone_id","zone_name","outcome","withheld","detail","account"',
     );
     expect(lines).toHaveLength(16);
-    expect(lines.slice(1).every((l) => l.includes(',ratelimit.on,ratelimit,'))).toBe(true);
-    // The formula in a note is neutralised in the JSON cell (it starts with {, not =) and times are UTC.
-    expect(lines.at(-1)).toMatch(/Z,UADMIN,ratelimit\.on/);
+    expect(lines.slice(1).every((l) => l.includes(',"ratelimit.on","ratelimit",'))).toBe(true);
+    // The formula in a note is inert in the JSON cell: no piece of it (split on , ; or tab) starts
+    // with =. Times are UTC.
+    expect(lines.at(-1)).toContain(',""note"":""=HYPERLINK(\\""x\\"")""}"');
+    expect(lines.at(-1)).toMatch(/Z","UADMIN","ratelimit\.on"/);
     expect(file.initialComment).toContain('15 entries, times in UTC');
     expect((await h.store.jobs.countByState()).succeeded).toBe(1);
 

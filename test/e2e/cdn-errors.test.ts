@@ -53,8 +53,12 @@ describe('CDN failures reach the user as one clear message', () => {
   });
 
   it('a CDN out of reach: its host and why, not a refusal of the key', async () => {
-    const h = await startHarness({ login: true });
-    // The workspace's own base URL, on a host name that cannot resolve (RFC 6761's .invalid).
+    // The workspace's own base URL, on a host name that cannot resolve (RFC 6761's .invalid), one
+    // the operator allowed: an untrusted one would be refused as not public, with no lookup said.
+    const h = await startHarness({
+      login: true,
+      env: { CDN_BASE_URL_ALLOWLIST: 'api.cdn-chatops.invalid' },
+    });
     await h.store.workspaces.update(h.workspaceId, {
       cdnBaseUrl: 'https://api.cdn-chatops.invalid/v1',
     });
@@ -66,6 +70,19 @@ describe('CDN failures reach the user as one clear message', () => {
     const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
     expect(reply?.text).toMatch(
       /^Cannot reach the CDN at api\.cdn-chatops\.invalid: DNS lookup failed \((ENOTFOUND|EAI_AGAIN)\)\. Try again in a minute\.$/,
+    );
+  });
+
+  it('a workspace base URL whose name does not resolve: refused as not public, at once', async () => {
+    const h = await startHarness({ login: true });
+    await h.store.workspaces.update(h.workspaceId, {
+      cdnBaseUrl: 'https://api.cdn-chatops.invalid/v1',
+    });
+    await h.command('zones');
+    // No retry (a private address is not retried either): the answer comes without the clock moving.
+    const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
+    expect(reply?.text).toBe(
+      "I won't call that CDN API address: api.cdn-chatops.invalid is not a public address; only public addresses are allowed. A workspace admin can set another base URL with `/cdn login`.",
     );
   });
 });

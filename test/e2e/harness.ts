@@ -135,6 +135,11 @@ export async function startHarness(
     sweep?: boolean;
     /** DNS for base-URL overrides, both when checked and at connect time. */
     resolve?: Resolver;
+    /**
+     * Probe the edge as production does: each purged URL's host resolved through `resolve` and
+     * held to public addresses, instead of every probe routed to the sandbox edge.
+     */
+    productionEdge?: boolean;
     /** Who draws charts (default: one in-process renderer shared by every harness). */
     chartRenderer?: ChartRenderer;
     /** Run the bot in Socket Mode: deliveries go over the fake Slack's WebSocket. */
@@ -188,7 +193,7 @@ export async function startHarness(
       logger: logs.logger,
       chartRenderer: options.chartRenderer ?? chartRenderer,
       ...(options.resolve ? { resolve: options.resolve } : {}),
-      edgeProbe: { edgeAddress: edge.address },
+      edgeProbe: options.productionEdge ? {} : { edgeAddress: edge.address },
       verifyDelayMs: 0,
     });
     await app.init();

@@ -114,9 +114,9 @@ describe('/cdn login', () => {
 describe('/cdn login with a base-URL override (SSRF)', () => {
   it.each([
     ['http://127.0.0.1/v1', 'must use https://'],
-    ['https://169.254.169.254/v1', 'link-local'],
-    ['https://10.0.0.1/v1', 'private-network'],
-    ['https://localhost/v1', 'loopback'],
+    ['https://169.254.169.254/v1', 'is not allowed: 169.254.169.254 is not a public address'],
+    ['https://10.0.0.1/v1', 'is not allowed: 10.0.0.1 is not a public address'],
+    ['https://localhost/v1', 'is not allowed: localhost is not a public address'],
   ])('refuses %s inline, saying why, and calls nothing', async (baseUrl, why) => {
     const h = await startHarness();
     const viewId = await openLogin(h);
@@ -141,7 +141,7 @@ describe('/cdn login with a base-URL override (SSRF)', () => {
         .body,
     );
     expect(answer.errors[LOGIN_IDS.keyBlock]).toBe(
-      "Couldn't check the key: I won't call that CDN API address: rebind.example resolves to 127.0.0.1, a loopback address; only public addresses are allowed. A workspace admin can set another base URL with `/cdn login`.",
+      "Couldn't check the key: I won't call that CDN API address: rebind.example is not a public address; only public addresses are allowed. A workspace admin can set another base URL with `/cdn login`.",
     );
     expect(asked).toBeGreaterThanOrEqual(2);
     expect(await h.store.credentials.get(h.workspaceId)).toBeUndefined();

@@ -3,6 +3,7 @@
 // "Purge again" through the purge service.
 import { describe, expect, it } from 'vitest';
 import { PURGE_IDS, VERIFY_IDS } from '../../src/blocks/ids.js';
+import type { Resolver } from '../../src/cdn/egress.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import { openForm, purgeFormValues } from './flows.js';
 import { CHANNEL, startHarness, textOf } from './harness.js';
@@ -81,5 +82,42 @@ describe('verifying a purge at the edge', () => {
     expect(summary?.text).toBe('Edge check of example.com: 2 fresh');
     const [details] = await h.slack.waitForMessages((m) => m.threadTs !== undefined);
     expect(textOf(details?.blocks)).toContain('x-cache: MISS');
+  });
+});
+
+describe('verifying at the edge as production does (each host resolved, public addresses only)', () => {
+  /** What the bot's DNS answers for www.example.com, a name under the purged zone. */
+  const answers: Record<string, Resolver> = {
+    loopback: async () => [{ address: '127.0.0.1', family: 4 }],
+    private: async () => [{ address: '10.0.0.7', family: 4 }],
+    'link-local': async () => [{ address: '169.254.169.254', family: 4 }],
+    'does not resolve': async (hostname) => {
+      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    },
+  };
+
+  it('says the same of a loopback, a private, a link-local and an unresolved name: not public, nothing more', async () => {
+    const said = new Map<string, string>();
+    for (const [name, resolve] of Object.entries(answers)) {
+      const h = await startHarness({ login: true, resolve, productionEdge: true });
+      await h.command('purge example.com https://www.example.com/x --verify');
+      await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false);
+      await h.deps.runner.settled();
+      const [summary] = await h.slack.waitForMessages(isSummary);
+      expect(summary?.text, name).toBe('Edge check of example.com: 1 not checked');
+      const [details] = await h.slack.waitForMessages((m) => m.threadTs !== undefined);
+      // Everything the bot posted about the check, summary and thread.
+      const posted = textOf(h.slack.messages.filter((m) => m.text?.startsWith('Edge check')));
+      expect(posted, name).not.toMatch(
+        /127\.0\.0\.1|10\.0\.0\.7|169\.254|loopback|private|link-local|does not resolve|ENOTFOUND/i,
+      );
+      // Nothing reached the sandbox edge either.
+      expect(h.edge.requests, name).toEqual([]);
+      said.set(name, textOf(details?.blocks));
+    }
+    expect(new Set(said.values()).size).toBe(1);
+    expect(said.get('loopback')).toContain(
+      '`https://www.example.com/x`: not checked, www.example.com is not a public address; only public addresses are allowed',
+    );
   });
 });

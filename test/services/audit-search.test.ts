@@ -209,14 +209,14 @@ for (const { backend, skip } of BACKENDS) {
       const rows = await service.writeCsv(caller('UBOB'), { kind: 'purge' }, path, 7);
       const lines = (await readFile(path, 'utf8')).split('\r\n').filter((l) => l !== '');
       expect(lines[0]).toBe(
-        'id,time_utc,actor,action,kind,zone_id,zone_name,outcome,withheld,detail,account',
+        '"id","time_utc","actor","action","kind","zone_id","zone_name","outcome","withheld","detail","account"',
       );
       expect(rows).toBe(20);
       expect(lines).toHaveLength(21);
-      const ids = lines.slice(1).map((line) => Number(line.split(',')[0]));
+      const ids = lines.slice(1).map((line) => Number(line.split(',')[0]?.replaceAll('"', '')));
       expect(new Set(ids).size).toBe(20);
       expect(ids).toEqual([...ids].sort((a, b) => b - a));
-      expect(lines[1]).toMatch(/^\d+,2026-11-\d\dT\d\d:00:00\.000Z,/);
+      expect(lines[1]).toMatch(/^"\d+","2026-11-\d\dT\d\d:00:00\.000Z",/);
     });
   });
 }

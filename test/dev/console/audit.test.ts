@@ -84,8 +84,8 @@ describe('the audit log in the console', () => {
       '✅ Your audit export (static.example.com · kind:purge): 24 entries, times in UTC.',
       `📎 Audit export: ${outDir}/`,
       '-audit-20261122T1000.csv (',
-      ' kB)\n   id,time_utc,actor,action,kind,zone_id,zone_name,outcome,withheld,detail,account\n',
-      ',2026-11-22T10:00:00.000Z,UCAROL,purge.urls,purge,',
+      ' kB)\n   "id","time_utc","actor","action","kind","zone_id","zone_name","outcome","withheld","detail","account"\n',
+      ',"2026-11-22T10:00:00.000Z","UCAROL","purge.urls","purge",',
       '   … 21 more lines',
     ]);
     expect(transcript).not.toContain('#DUALICE');

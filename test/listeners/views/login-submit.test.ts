@@ -260,7 +260,7 @@ describe('the key modal answers within Slack’s 3 s', () => {
     const update = await nextUpdate(h, viewId);
     const form = textOf(update?.args.view);
     expect(form).toContain(
-      'The base URL resolves to 10.0.0.7, a private-network address; only public addresses are allowed.',
+      'The base URL is not allowed: slow-dns.example is not a public address; only public addresses are allowed.',
     );
     // The form again, with what was typed, ready to correct.
     expect(JSON.stringify(update?.args.view)).toContain('https://slow-dns.example/v1');
