@@ -500,8 +500,9 @@ const CASES: Record<string, () => unknown[]> = {
   errorMessage: () => [errorBlocks.errorMessage(new CdnError('conflict', H))],
   usageLine: () => [helpBlocks.usageLine({ name: H, usage: H, summary: H, audience: 'admins' })],
   helpMessage: () => [
-    helpBlocks.helpMessage([{ name: H, usage: H, summary: H }], { unknown: H, suggestion: H }),
+    helpBlocks.helpMessage([{ name: H, usage: H, summary: H }], { unknown: H }),
   ],
+  unknownSubcommandMessage: () => [helpBlocks.unknownSubcommandMessage(H, H)],
   warningMessage: () => [
     errorBlocks.warningMessage(errorBlocks.errorText(new CdnError('conflict', H))),
   ],
