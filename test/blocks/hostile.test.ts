@@ -688,6 +688,8 @@ const CASES: Record<string, () => unknown[]> = {
     return [
       logoutBlocks.logoutConfirmMessage({ keySet: true, ...work }),
       logoutBlocks.logoutConfirmMessage({ keySet: true, watches: [], reports: [], bindings: [] }),
+      // API tokens of `default`, named as their admins typed them.
+      logoutBlocks.logoutConfirmMessage({ keySet: true, ...work, tokens: [H, H] }),
       logoutBlocks.logoutConfirmMessage({ keySet: false, ...work }),
       logoutBlocks.logoutConfirmMessage({ keySet: false, watches: [], reports: [], bindings: [] }),
       // Other accounts (named by slugs, but rendered as if anything): with and without `default`.

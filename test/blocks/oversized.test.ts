@@ -530,6 +530,7 @@ const CASES: Record<string, () => unknown[]> = {
       logout.logoutConfirmMessage({ keySet: true, ...work }),
       logout.logoutConfirmMessage({ keySet: false, ...work }),
       logout.logoutConfirmMessage({ keySet: true, ...work, otherAccounts: many(N, () => LONG) }),
+      logout.logoutConfirmMessage({ keySet: true, ...work, tokens: many(N, () => LONG) }),
       logout.logoutConfirmMessage({
         keySet: false,
         watches: [],
