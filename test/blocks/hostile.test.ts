@@ -499,9 +499,7 @@ const CASES: Record<string, () => unknown[]> = {
     ].map((error) => errorBlocks.errorText(error, H)),
   errorMessage: () => [errorBlocks.errorMessage(new CdnError('conflict', H))],
   usageLine: () => [helpBlocks.usageLine({ name: H, usage: H, summary: H, audience: 'admins' })],
-  helpMessage: () => [
-    helpBlocks.helpMessage([{ name: H, usage: H, summary: H }], { unknown: H }),
-  ],
+  helpMessage: () => [helpBlocks.helpMessage([{ name: H, usage: H, summary: H }], { unknown: H })],
   unknownSubcommandMessage: () => [helpBlocks.unknownSubcommandMessage(H, H)],
   warningMessage: () => [
     errorBlocks.warningMessage(errorBlocks.errorText(new CdnError('conflict', H))),
