@@ -22,14 +22,21 @@ export function usageLine(sub: SubcommandInfo): Mrkdwn {
   return md`${code(sub.usage)}${sub.audience ? md` _(${sub.audience})_` : ''}`;
 }
 
+/** A typo of a subcommand: one line naming the one meant, not the whole help. */
+export function unknownSubcommandMessage(unknown: string, suggestion: string): Message {
+  const said = md`Unknown subcommand ${code(unknown)}. Did you mean ${code(`/cdn ${suggestion}`)}? ${code('/cdn help')} lists them all.`;
+  return message(said, [{ type: 'section', text: mrkdwn(said) }]);
+}
+
+/** /cdn help; with `unknown`, the answer to a word like no subcommand at all. */
 export function helpMessage(
   subcommands: readonly SubcommandInfo[],
-  options: { unknown?: string; suggestion?: string } = {},
+  options: { unknown?: string } = {},
 ): Message {
   const intro =
     options.unknown === undefined
       ? md`Run your CDN from Slack. Zones are named by their domain or their id.`
-      : md`I don't know ${code(options.unknown)}.${options.suggestion ? md` Did you mean ${code(`/cdn ${options.suggestion}`)}?` : ''}`;
+      : md`I don't know ${code(options.unknown)}.`;
   return message(
     options.unknown === undefined ? md`CDN commands` : md`Unknown command: ${options.unknown}`,
     [

@@ -7,7 +7,7 @@ import { noticeMessage } from './errors.js';
 import { summarise } from './fit.js';
 import { LOGOUT_IDS } from './ids.js';
 import { type Message, message } from './message.js';
-import { channel, code, type Mrkdwn, md, mrkdwn, plain } from './text.js';
+import { channel, code, type Mrkdwn, md, mrkdwn, plain, truncate } from './text.js';
 
 /** Why a watch or a report of a workspace without a key waits, as lists say it. */
 export const NO_KEY_REASON: Mrkdwn = md`no CDN key (\`/cdn login\` resumes it)`;
@@ -97,7 +97,7 @@ const cancelButton = {
 
 /**
  * The question `/cdn logout` asks before anything changes: what stops with the key (watches and
- * reports pause, channel defaults are cleared), and the choice to delete the watches and reports
+ * reports pause, channel defaults are cleared, API tokens of `default` purge nothing), and the choice to delete the watches and reports
  * instead. Without a key, only deleting what waits for one is offered.
  */
 export function logoutConfirmMessage(preview: LogoutPreview): Message {
@@ -116,6 +116,16 @@ export function logoutConfirmMessage(preview: LogoutPreview): Message {
           preview.bindings,
           NAMED,
           (binding) => md`${channel(binding.channelId)} → *${binding.zoneName}*`,
+          ', ',
+        )}`,
+      );
+    const tokens = preview.tokens ?? [];
+    if (tokens.length > 0)
+      lines.push(
+        md`• *${count(tokens.length, 'API token', 'API tokens')}* of ${DEFAULT} ${tokens.length === 1 ? 'stops' : 'stop'} purging until a key is set again (they are not revoked): ${summarise(
+          tokens,
+          NAMED,
+          (name) => md`*${truncate(name, 100)}*`,
           ', ',
         )}`,
       );

@@ -218,7 +218,8 @@ export function tokenModal(
         block_id: TOKENS_IDS.zonesBlock,
         optional: true,
         label: plain('Zones'),
-        hint: plain('Zones of the account above; or tick "All zones" below.'),
+        // Both fields are optional to Slack, as either will do; one of them is required.
+        hint: plain('Required unless "Every zone" below is ticked. Zones of the account above.'),
         element: {
           type: 'multi_external_select',
           action_id: ZONE_PICKER_IDS.action,
@@ -232,6 +233,7 @@ export function tokenModal(
         block_id: TOKENS_IDS.allZonesBlock,
         optional: true,
         label: plain('Every zone'),
+        hint: plain('Required unless zones are picked above.'),
         element: {
           type: 'checkboxes',
           action_id: TOKENS_IDS.allZonesInput,

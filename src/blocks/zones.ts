@@ -59,13 +59,18 @@ export function zonesMessage(
   const header = `Zones${of}${status ? ` · ${status}` : ''}${name ? ` · “${name}”` : ''}`;
   const which = status ? `${status} ` : '';
   const named = name ? md` matching “${truncate(name, 100)}”` : '';
-  const lastPage = page.zones.length === 0 ? page.page : page.pages;
+  // The one page count: the summary, the notice past the end and the pager all read it.
+  const { pages } = page;
+  const past = page.total > 0 && page.page > pages;
+  const counted = md`${page.total} ${which}zone${page.total === 1 ? '' : 's'}${named}`;
   const summary =
     page.total === 0
       ? name
         ? md`No ${which}zones${named}.`
         : md`No ${which}zones yet.`
-      : md`${page.total} ${which}zone${page.total === 1 ? '' : 's'}${named} · page ${page.page} of ${lastPage}`;
+      : past
+        ? md`${counted} · ${pages} page${pages === 1 ? '' : 's'}`
+        : md`${counted} · page ${page.page} of ${pages}`;
   const shown = page.zones.slice(0, SHOWN);
   const more = andMore(page.zones.length - shown.length, 'on this page');
   const blocks: KnownBlock[] = [
@@ -91,10 +96,10 @@ export function zonesMessage(
     ),
   ];
   if (more) blocks.push({ type: 'context', elements: [mrkdwn(more)] });
-  if (page.zones.length === 0 && page.total > 0) {
+  if (past) {
     blocks.push({
       type: 'section',
-      text: mrkdwn(md`Page ${page.page} is past the last page (${page.pages}).`),
+      text: mrkdwn(md`Page ${page.page} is past the last page (${pages}).`),
     });
   }
   const buttons: Button[] = [];
@@ -111,8 +116,8 @@ export function zonesMessage(
     } satisfies ZonesPagerValue),
   });
   if (page.page > 1)
-    buttons.push(pager('◀ Previous', ZONES_IDS.previous, Math.min(page.page - 1, page.pages)));
-  if (page.page < page.pages) buttons.push(pager('Next ▶', ZONES_IDS.next, page.page + 1));
+    buttons.push(pager('◀ Previous', ZONES_IDS.previous, Math.min(page.page - 1, pages)));
+  if (page.page < pages) buttons.push(pager('Next ▶', ZONES_IDS.next, page.page + 1));
   if (buttons.length > 0) {
     blocks.push({
       type: 'actions',

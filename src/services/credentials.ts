@@ -36,6 +36,11 @@ export interface LogoutPreview {
   bindings: ChannelBinding[];
   /** The names of the workspace's other CDN accounts, which logging out leaves as they are. */
   otherAccounts?: string[];
+  /**
+   * The names of the live API tokens that reach `default` only (at most MAX_LISTED): they purge
+   * nothing while it has no key.
+   */
+  tokens?: string[];
   /** The workspace has no account `default` (only accounts added by name, from the App Home). */
   noDefault?: boolean;
 }
@@ -51,7 +56,7 @@ export interface LogoutOutcome {
   otherAccounts?: string[];
 }
 
-/** Channel defaults read for the preview: more than any message would name. */
+/** Channel defaults and token names read for the preview: more than any message would name. */
 const MAX_LISTED = 1_000;
 
 export type BaseUrlCheck = { ok: true; url: string } | { ok: false; reason: string };
@@ -124,12 +129,16 @@ export class CredentialService {
     await this.deps.access.requireAdmin(caller, 'remove_key');
     const { store } = this.deps;
     const { workspaceId } = caller;
-    const [generation, watches, reports, accounts] = await Promise.all([
+    const [generation, watches, reports, accounts, defaultId] = await Promise.all([
       store.channelBindings.keyGeneration(workspaceId),
       store.watches.listForWorkspace(workspaceId),
       store.schedules.listForWorkspace(workspaceId),
       store.accounts.list(workspaceId),
+      store.accounts.defaultId(workspaceId),
     ]);
+    const tokens = generation
+      ? await store.accountUsage.boundTokenNames({ workspaceId, defaultId }, MAX_LISTED)
+      : [];
     const bindings = generation
       ? await store.channelBindings.listOfDefault(workspaceId, generation, MAX_LISTED)
       : [];
@@ -140,6 +149,7 @@ export class CredentialService {
       reports: reports.filter((report) => report.accountId === undefined),
       bindings,
       otherAccounts: otherNames(accounts),
+      tokens,
       noDefault: generation === undefined && !accounts.some(isDefaultAccount),
     };
   }

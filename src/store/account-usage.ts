@@ -165,6 +165,20 @@ export class AccountUsageRepository {
     });
   }
 
+  /**
+   * The names of the live tokens `count` counts (`tokens`), in name order, at most `limit`:
+   * `/cdn logout` names those that stop purging while `default` has no key.
+   */
+  async boundTokenNames(ref: UsageRef, limit: number): Promise<string[]> {
+    const rows = await boundTokens(this.db, ref)
+      .select('name')
+      .orderBy('name')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => row.name);
+  }
+
   /** Clears `default`'s channel defaults (`/cdn logout`: chosen under its key); returns how many. */
   async clearDefaultBindings(ref: DefaultRef): Promise<number> {
     return clearBindings(this.db, ref);

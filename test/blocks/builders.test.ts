@@ -8,7 +8,7 @@ import {
 import { configMessage } from '../../src/blocks/config.js';
 import { cnameRecord, createModal, zoneCreatedMessage } from '../../src/blocks/create.js';
 import { errorMessage, noticeModal } from '../../src/blocks/errors.js';
-import { helpMessage } from '../../src/blocks/help.js';
+import { helpMessage, unknownSubcommandMessage } from '../../src/blocks/help.js';
 import { homeView } from '../../src/blocks/home.js';
 import { loginCheckingView, loginDoneView, loginModal } from '../../src/blocks/login.js';
 import { rateLimitMessage } from '../../src/blocks/ratelimit.js';
@@ -163,7 +163,8 @@ describe('Block Kit builders stay within Slack limits', () => {
     };
     const messages = [
       helpMessage(HELP_ENTRIES),
-      helpMessage(HELP_ENTRIES, { unknown: HOSTILE, suggestion: 'zones' }),
+      helpMessage(HELP_ENTRIES, { unknown: HOSTILE }),
+      unknownSubcommandMessage(HOSTILE, 'zones'),
       zoneCreatedMessage(
         { kind: 'created', zone: zone(longName), confirmedBy: 'response', name: longName },
         { plan: 'pro', actorId: 'U1', cnameTarget: 'edge.cdn.example' },

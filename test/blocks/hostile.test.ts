@@ -499,9 +499,8 @@ const CASES: Record<string, () => unknown[]> = {
     ].map((error) => errorBlocks.errorText(error, H)),
   errorMessage: () => [errorBlocks.errorMessage(new CdnError('conflict', H))],
   usageLine: () => [helpBlocks.usageLine({ name: H, usage: H, summary: H, audience: 'admins' })],
-  helpMessage: () => [
-    helpBlocks.helpMessage([{ name: H, usage: H, summary: H }], { unknown: H, suggestion: H }),
-  ],
+  helpMessage: () => [helpBlocks.helpMessage([{ name: H, usage: H, summary: H }], { unknown: H })],
+  unknownSubcommandMessage: () => [helpBlocks.unknownSubcommandMessage(H, H)],
   warningMessage: () => [
     errorBlocks.warningMessage(errorBlocks.errorText(new CdnError('conflict', H))),
   ],
@@ -687,6 +686,8 @@ const CASES: Record<string, () => unknown[]> = {
     return [
       logoutBlocks.logoutConfirmMessage({ keySet: true, ...work }),
       logoutBlocks.logoutConfirmMessage({ keySet: true, watches: [], reports: [], bindings: [] }),
+      // API tokens of `default`, named as their admins typed them.
+      logoutBlocks.logoutConfirmMessage({ keySet: true, ...work, tokens: [H, H] }),
       logoutBlocks.logoutConfirmMessage({ keySet: false, ...work }),
       logoutBlocks.logoutConfirmMessage({ keySet: false, watches: [], reports: [], bindings: [] }),
       // Other accounts (named by slugs, but rendered as if anything): with and without `default`.

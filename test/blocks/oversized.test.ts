@@ -384,7 +384,8 @@ const CASES: Record<string, () => unknown[]> = {
   noticeMessage: () => [errors.noticeMessage(LONG)],
   noticeModal: () => [errors.noticeModal(LONG, LONG)],
   usageLine: () => [help.usageLine(subcommands[0] as never)],
-  helpMessage: () => [help.helpMessage(subcommands, { unknown: LONG, suggestion: LONG })],
+  helpMessage: () => [help.helpMessage(subcommands, { unknown: LONG })],
+  unknownSubcommandMessage: () => [help.unknownSubcommandMessage(LONG, LONG)],
   homeView: () => [
     home.homeView({
       permissions: { readZones: true, readRecords: true, setKey: true, operate: true },
@@ -529,6 +530,7 @@ const CASES: Record<string, () => unknown[]> = {
       logout.logoutConfirmMessage({ keySet: true, ...work }),
       logout.logoutConfirmMessage({ keySet: false, ...work }),
       logout.logoutConfirmMessage({ keySet: true, ...work, otherAccounts: many(N, () => LONG) }),
+      logout.logoutConfirmMessage({ keySet: true, ...work, tokens: many(N, () => LONG) }),
       logout.logoutConfirmMessage({
         keySet: false,
         watches: [],

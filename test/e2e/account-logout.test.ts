@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { LOGOUT_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import { type Sandbox, startSandbox } from '../../src/dev/sandbox/server.js';
+import type { NewTokenInput } from '../../src/services/api-tokens.js';
 import { BACKENDS, type Backend } from '../helpers/store.js';
 import { commandReply, interval } from './flows.js';
 import { ADMIN, CHANNEL, type Harness, MEMBER, startHarness, textOf } from './harness.js';
@@ -167,6 +168,34 @@ for (const { backend, skip } of BACKENDS)
         expect(actions).toEqual(
           expect.arrayContaining(['credentials.remove', 'watches_reports.delete']),
         );
+      } finally {
+        await prod.close();
+      }
+    });
+
+    it('names the API tokens of `default` that stop purging, and no other', async () => {
+      const { h, prod, prodId } = await twoBusyAccounts({ backend });
+      try {
+        const make = (input: Partial<NewTokenInput> & { name: string }) =>
+          h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
+            zones: null,
+            kinds: ['urls_tags'],
+            channelId: CHANNEL,
+            ...input,
+          });
+        await make({ name: 'deploy-bot' });
+        await make({ name: 'assets-ci' });
+        const revoked = await make({ name: 'old-ci' });
+        await h.store.apiTokens.revoke(h.workspaceId, revoked.token.id, ADMIN);
+        await make({ name: 'prod-deploy', accountId: prodId });
+        await make({ name: 'everywhere', allAccounts: true });
+
+        const asked = textOf((await answer(h, 'logout', ADMIN)).blocks);
+        expect(asked).toContain(
+          '*2 API tokens* of `default` stop purging until a key is set again (they are not revoked): *assets-ci*, *deploy-bot*',
+        );
+        for (const other of ['old-ci', 'prod-deploy', 'everywhere'])
+          expect(asked).not.toContain(other);
       } finally {
         await prod.close();
       }

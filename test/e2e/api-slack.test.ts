@@ -73,6 +73,13 @@ describe('tokens of the HTTP API, in Slack', () => {
       'default',
       'Every CDN account, including those added later',
     ]);
+    // Slack marks both zone fields optional: each says that one of the two is required.
+    const form = opened?.args.view as {
+      blocks: Array<{ block_id?: string; hint?: { text: string } }>;
+    };
+    const hints = Object.fromEntries(form.blocks.map((b) => [b.block_id, b.hint?.text]));
+    expect(hints[TOKENS_IDS.zonesBlock]).toContain('Required unless "Every zone" below is ticked');
+    expect(hints[TOKENS_IDS.allZonesBlock]).toContain('Required unless zones are picked above');
     // No zone and not "all zones": said on the field, nothing made.
     const empty = JSON.parse(
       (
@@ -90,7 +97,10 @@ describe('tokens of the HTTP API, in Slack', () => {
         )
       ).body,
     );
-    expect(empty.errors[TOKENS_IDS.zonesBlock]).toContain('at least one zone');
+    expect(empty.errors).toEqual({
+      [TOKENS_IDS.zonesBlock]:
+        'Zones are required: pick at least one zone, or tick "All zones" under "Every zone".',
+    });
     expect(await h.store.apiTokens.list(h.workspaceId)).toEqual([]);
 
     const done = await h.submit(

@@ -60,8 +60,14 @@ describe('/cdn help', () => {
     const h = await startHarness();
     const reply = await commandReply(h, 'zoens');
     expect(textOf(reply?.blocks)).toContain('Did you mean `/cdn zones`?');
-    await h.command('frobnicate');
-    const [, other] = await h.slack.waitForMessages((m) => m.via === 'response_url', 2);
+    // One line is enough: the help is one command away.
+    const typo = await commandReply(h, 'purg');
+    expect(typo.text).toBe(
+      'Unknown subcommand `purg`. Did you mean `/cdn purge`? `/cdn help` lists them all.',
+    );
+    expect(typo.blocks).toHaveLength(1);
+    expect(textOf(typo.blocks)).not.toContain('CDN commands');
+    const other = await commandReply(h, 'frobnicate');
     expect(textOf(other?.blocks)).toContain("I don't know `frobnicate`.");
     expect(textOf(other?.blocks)).not.toContain('Did you mean');
   });

@@ -46,6 +46,20 @@ describe('/cdn zones', () => {
     ]);
   });
 
+  it('past the last page, says one page count: the same in the summary and the notice', async () => {
+    const h = await startHarness({ login: true });
+    const reply = await commandReply(h, 'zones page 2');
+    const text = textOf(reply.blocks);
+    expect(text).toContain('9 zones · 1 page');
+    expect(text).toContain('Page 2 is past the last page (1).');
+    expect(text).not.toContain('of 2');
+    expect(reply.text).not.toContain('of 2');
+    // Back to the last page, the one there is.
+    await h.click(reply, ZONES_IDS.previous);
+    await h.slack.waitForMessages((m) => m === reply && m.history.length === 1);
+    expect(textOf(reply.blocks)).toContain('9 zones · page 1 of 1');
+  });
+
   it('paging a filtered list keeps the filter and its total', async () => {
     const h = await startHarness({ login: true, sandbox: { bulkZones: 25 } });
     const list = await commandReply(h, 'zones active');

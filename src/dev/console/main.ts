@@ -1,6 +1,6 @@
 // The console's start-up, loaded by src/main.ts in console mode only: a database and a key of its
-// own under ./data (never DATABASE_URL or ENCRYPTION_KEYS), logs to a file, and the background
-// jobs over that database alone.
+// own under ./data (never DATABASE_URL or ENCRYPTION_KEYS), the embedded sandbox's state beside
+// them, logs to a file, and the background jobs over that database alone.
 import { join } from 'node:path';
 import pino from 'pino';
 import { CdnTransport } from '../../cdn/transport.js';
@@ -9,6 +9,7 @@ import type { EnvFileLoad } from '../../env-file.js';
 import { openStoreOrExit, stopOnSignals } from '../../lifecycle.js';
 import { createLogger } from '../../logger.js';
 import { DEV_KEY_FILE, loadKeyring } from '../../store/keyring.js';
+import { consoleData } from './data.js';
 import { startConsole } from './start.js';
 
 /** Where the console keeps everything: logs, charts, its database and its key. */
@@ -17,6 +18,8 @@ const DATA_DIR = './data';
 const CONSOLE_DATABASE = join(DATA_DIR, 'console.sqlite');
 /** The console's own key folder, apart from a deployment's ./data/encryption-keys. */
 const CONSOLE_KEY_DIR = join(DATA_DIR, 'console');
+/** The embedded sandbox's state, beside the database that refers to its zones. */
+const SANDBOX_FILE = join(CONSOLE_KEY_DIR, 'sandbox.json');
 
 export async function runConsole(
   config: Config,
@@ -42,6 +45,12 @@ export async function runConsole(
     { database: CONSOLE_DATABASE, keyFile: join(CONSOLE_KEY_DIR, DEV_KEY_FILE) },
     "the console uses a database and a key of its own; DATABASE_URL and ENCRYPTION_KEYS aren't used",
   );
+  // With the embedded sandbox (no CDN_API_BASE_URL), its state and the database go together.
+  const sandboxed = config.cdn.baseUrl === undefined;
+  const data = sandboxed
+    ? consoleData({ database: CONSOLE_DATABASE, sandboxFile: SANDBOX_FILE })
+    : undefined;
+  if (data?.notice) logger.warn({ notice: data.notice }, 'console data started afresh');
   const store = await openStoreOrExit(
     { database, databaseLimits: config.databaseLimits },
     () =>
@@ -62,6 +71,15 @@ export async function runConsole(
     output: process.stdout,
     outDir: join(DATA_DIR, 'out'),
     database: CONSOLE_DATABASE,
+    ...(sandboxed
+      ? {
+          sandboxState: {
+            file: SANDBOX_FILE,
+            ...(data?.snapshot ? { snapshot: data.snapshot } : {}),
+          },
+        }
+      : {}),
+    ...(data?.notice ? { notice: data.notice } : {}),
   });
   process.stdout.write(`(logs: ${logFile})\n`);
   // Every job kind and tick, started here and nowhere else in console mode (startConsole starts

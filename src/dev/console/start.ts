@@ -13,7 +13,13 @@ import type { Logger } from '../../logger.js';
 import type { Store } from '../../store/index.js';
 import { type FakeSlack, startFakeSlack } from '../fake-slack/server.js';
 import { type SandboxEdge, startSandboxEdge } from '../sandbox/edge.js';
-import { SANDBOX_DEMO_KEY, type Sandbox, startSandbox } from '../sandbox/server.js';
+import {
+  SANDBOX_DEMO_KEY,
+  type Sandbox,
+  type SandboxSnapshot,
+  startSandbox,
+} from '../sandbox/server.js';
+import { keepSandboxInFile } from '../sandbox/state-file.js';
 import { ConsoleReceiver } from './receiver.js';
 import { ConsoleSession } from './session.js';
 import { CONSOLE_BOT_TOKEN, CONSOLE_CHANNEL, CONSOLE_TEAM_ID, seedWorld } from './world.js';
@@ -41,6 +47,13 @@ export interface ConsoleOptions {
   outDir: string;
   /** The database file the store is in, named in the banner (the process entry passes it). */
   database?: string;
+  /**
+   * Where the embedded sandbox's state is kept (written after each change), and the state to start
+   * from (read there by consoleData, data.ts); absent, the sandbox lives in memory only.
+   */
+  sandboxState?: { file: string; snapshot?: SandboxSnapshot };
+  /** A line the banner ends with (what was reset at start, say). */
+  notice?: string;
   /** The pretend users' time zone; the machine's by default. */
   timeZone?: string;
   /** A terminal (prompt, line editing) or a pipe (lines echoed). Default: whether input is a TTY. */
@@ -75,6 +88,10 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
         apiKeys: [SANDBOX_DEMO_KEY],
         accounts: { [SANDBOX_STAGING_KEY]: { zones: SANDBOX_STAGING_ZONES } },
       });
+  // Its zones as the console's database last knew them, kept beside it from now on.
+  const kept = options.sandboxState;
+  if (sandbox && kept?.snapshot) sandbox.restore(kept.snapshot);
+  const stopKeeping = sandbox && kept ? keepSandboxInFile(sandbox, kept.file) : undefined;
   // Its edge, serving every account's zones: each purged URL verified is asked here, whatever its
   // host (a development route).
   const edge = sandbox ? await startSandboxEdge(sandbox.states, { clock }) : undefined;
@@ -149,6 +166,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
             `Data is kept in ${options.database}, the console's own database (DATABASE_URL is not used).`,
           ]
         : []),
+      ...(options.notice ? [options.notice] : []),
     ].join('\n'),
   );
 
@@ -192,6 +210,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
       await app.stop();
       await slack.close();
       await edge?.close();
+      stopKeeping?.();
       await sandbox?.close();
     },
   };

@@ -17,12 +17,18 @@ import {
 import { fail, failure, json, type Reply, readBody, tryJson } from './http.js';
 import { route } from './routes.js';
 import type { SandboxRules } from './rules.js';
-import { SandboxState } from './state.js';
+import { SandboxState, type SandboxStateSnapshot } from './state.js';
 import { listZones } from './zones.js';
 
 export type { Fault } from './faults.js';
 
 export const SANDBOX_DEMO_KEY = 'sandbox-demo-key';
+
+/** Every account's state (SandboxStateSnapshot): the default one, and those of `accounts` by key. */
+export interface SandboxSnapshot {
+  default: SandboxStateSnapshot;
+  accounts: Record<string, SandboxStateSnapshot>;
+}
 
 export interface SandboxOptions extends Partial<SandboxRules> {
   port?: number;
@@ -123,6 +129,31 @@ export class Sandbox extends EventEmitter<{ request: [RecordedRequest] }> {
   /** Every account's state: the default one first, then those of `accounts` (the edge serves all). */
   get states(): SandboxState[] {
     return [this.state, ...this.#accounts.values()];
+  }
+
+  /** Every account's zones, shapes and id sequence, as plain data. */
+  snapshot(): SandboxSnapshot {
+    return {
+      default: this.state.snapshot(),
+      accounts: Object.fromEntries(
+        [...this.#accounts].map(([key, state]) => [key, state.snapshot()]),
+      ),
+    };
+  }
+
+  /** Puts a snapshot's accounts back; an account it lacks keeps its seed, a key unknown here is skipped. */
+  restore(snapshot: SandboxSnapshot): void {
+    this.state.restore(snapshot.default);
+    for (const [key, saved] of Object.entries(snapshot.accounts))
+      this.#accounts.get(key)?.restore(saved);
+  }
+
+  /** Calls `listener` after any account's state changes; returns what stops it. */
+  onChange(listener: () => void): () => void {
+    const stops = this.states.map((state) => state.onChange(listener));
+    return () => {
+      for (const stop of stops) stop();
+    };
   }
 
   /** The account a key sees: its own (see `accounts`), or the default one. */

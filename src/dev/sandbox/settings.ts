@@ -29,6 +29,6 @@ export function settings(
   if (limits.mode !== 'automatic') {
     return fail(400, 'invalid_limits', 'limits.mode must be "automatic"');
   }
-  zone.limits = { enabled: limits.enabled, mode: 'automatic' };
+  state.setLimits(zone, limits.enabled);
   return ok({ data: { limits: zone.limits } });
 }

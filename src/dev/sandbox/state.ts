@@ -1,4 +1,5 @@
-// The sandbox's in-memory CDN: zones, their settings, and a log of purges.
+// The sandbox's in-memory CDN: zones, their settings, and a log of purges. Its zones can be taken
+// out as a snapshot and put back (the console keeps them in a file: state-file.ts).
 import { createHash } from 'node:crypto';
 import type { KnownZoneStatus, ZonePlan } from '../../cdn/schemas.js';
 import type { Clock } from '../../clock.js';
@@ -23,6 +24,17 @@ export interface PurgeRecord {
   at: number;
 }
 
+/**
+ * What of an account's state outlives the process (SandboxState.snapshot): its zones, their
+ * shaped traffic, and where its ids are, so an id is never given twice. Purges are not kept: only
+ * the edge reads them, and its cache starts afresh with the process.
+ */
+export interface SandboxStateSnapshot {
+  zones: SandboxZone[];
+  shapes: Record<string, TrafficShape[]>;
+  sequence: number;
+}
+
 const DAY = 86_400_000;
 
 /** Demo zones in every status; nested names so "longest matching zone" has something to do. */
@@ -44,11 +56,41 @@ export class SandboxState {
   /** Traffic injected per zone id (spikes, drops, hit-rate falls). */
   readonly #shapes = new Map<string, TrafficShape[]>();
   #sequence = 0;
+  readonly #listeners = new Set<() => void>();
 
   constructor(
     private readonly clock: Clock,
     private readonly activationDelayMs: number,
   ) {}
+
+  /** Calls `listener` after each change a snapshot holds; returns what stops it. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #changed(): void {
+    for (const listener of this.#listeners) listener();
+  }
+
+  /** The zones, shapes and id sequence, as plain data (see SandboxStateSnapshot). */
+  snapshot(): SandboxStateSnapshot {
+    return structuredClone({
+      zones: this.#zones,
+      shapes: Object.fromEntries(this.#shapes),
+      sequence: this.#sequence,
+    });
+  }
+
+  /** Replaces the zones, shapes and id sequence with a snapshot's (purges are left as they are). */
+  restore(snapshot: SandboxStateSnapshot): void {
+    const copy = structuredClone(snapshot);
+    this.#zones.splice(0, this.#zones.length, ...copy.zones);
+    this.#shapes.clear();
+    for (const [zoneId, shapes] of Object.entries(copy.shapes)) this.#shapes.set(zoneId, shapes);
+    this.#sequence = copy.sequence;
+    this.#changed();
+  }
 
   seedDemo(): void {
     const now = this.clock.now();
@@ -100,12 +142,14 @@ export class SandboxState {
     const now = this.clock.now();
     const zone = this.#add(name.toLowerCase(), plan, now);
     zone.activatesAt = now + this.activationDelayMs;
+    this.#changed();
     return zone;
   }
 
   /** Shapes the zone's traffic over a span (see TrafficShape). */
   shape(zoneId: string, shape: TrafficShape): void {
     this.#shapes.set(zoneId, [...(this.#shapes.get(zoneId) ?? []), shape]);
+    this.#changed();
   }
 
   /**
@@ -129,19 +173,31 @@ export class SandboxState {
 
   clearShapes(zoneId: string): void {
     this.#shapes.delete(zoneId);
+    this.#changed();
   }
 
   /** A pending zone turns active now (its CNAME found). */
   activate(zoneId: string): void {
     const zone = this.byId(zoneId);
-    if (zone && !zone.deleted)
+    if (zone && !zone.deleted) {
       zone.activatesAt = Math.min(zone.activatesAt ?? Infinity, this.clock.now());
+      this.#changed();
+    }
   }
 
   /** The zone is deleted (as from the dashboard). */
   remove(zoneId: string): void {
     const zone = this.byId(zoneId);
-    if (zone) zone.deleted = true;
+    if (zone) {
+      zone.deleted = true;
+      this.#changed();
+    }
+  }
+
+  /** The zone's rate limiting, as its settings endpoint sets it. */
+  setLimits(zone: SandboxZone, enabled: boolean): void {
+    zone.limits = { enabled, mode: 'automatic' };
+    this.#changed();
   }
 
   recordPurge(zoneId: string, kind: PurgeRecord['kind'], items: string[]): PurgeRecord {

@@ -1,7 +1,7 @@
 // /cdn: acknowledge at once, then route the first word to its subcommand. Failures are the error
 // policy's (src/listeners/error-policy.ts): this only routes.
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
-import { helpMessage } from '../../blocks/help.js';
+import { helpMessage, unknownSubcommandMessage } from '../../blocks/help.js';
 import { parseCommand, readAccount, suggestSubcommand } from '../../commands/parse.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
@@ -42,7 +42,9 @@ export function routeCommand(deps: AppDeps) {
       }
       const suggestion = suggestSubcommand(name, SUBCOMMAND_NAMES);
       await respond(
-        helpMessage(HELP_ENTRIES, { unknown: name, ...(suggestion ? { suggestion } : {}) }),
+        suggestion
+          ? unknownSubcommandMessage(name, suggestion)
+          : helpMessage(HELP_ENTRIES, { unknown: name }),
       );
       return;
     }

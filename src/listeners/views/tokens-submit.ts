@@ -40,7 +40,10 @@ export function tokensSubmit(deps: AppDeps) {
     if (account === '')
       return inline(TOKENS_IDS.accountBlock, 'Choose the CDN account it may purge in.');
     if (!all && zoneIds.length === 0)
-      return inline(TOKENS_IDS.zonesBlock, 'Pick at least one zone, or tick "All zones".');
+      return inline(
+        TOKENS_IDS.zonesBlock,
+        'Zones are required: pick at least one zone, or tick "All zones" under "Every zone".',
+      );
     if (all && zoneIds.length > 0)
       return inline(TOKENS_IDS.allZonesBlock, 'Either some zones or all of them, not both.');
     if (allAccounts && !all)

@@ -48,7 +48,11 @@ describe('npm start without Slack credentials', () => {
       'console.sqlite.lock',
       'out',
     ]);
-    expect(await readdir(join(cwd, 'data', 'console'))).toEqual(['encryption-keys']);
+    // Its key, and the embedded sandbox's state, kept beside the database that refers to it.
+    expect((await readdir(join(cwd, 'data', 'console'))).sort()).toEqual([
+      'encryption-keys',
+      'sandbox.json',
+    ]);
     // Logs went to the file, not the terminal, and carry no key.
     const log = await readFile(join(cwd, 'data', 'console.log'), 'utf8');
     expect(log).toContain('"msg":"starting cdn-chatops"');
