@@ -148,9 +148,12 @@ export function chartConfig(
   // drop in traffic. It is the current one, still filling (10:00–11:00 at 10:21), or one the window
   // cuts (a report's day starting at half past the CDN's hours, the last hour by day). The lines
   // join whole buckets only; a partial one is a lighter point of its own, labelled "so far" or
-  // "partial", with no line plunging into it. A lone bucket, with none to compare, is drawn as it is.
+  // "partial", with no line plunging into it. A lone bucket, with none to compare, is drawn as it is,
+  // and so is a range with no traffic (a flat line under the words saying so).
+  const noTraffic = traffic.series.every((p) => p.requests === 0 && p.bandwidth === 0);
   const partial = (p: TrafficPoint) =>
     traffic.series.length > 1 &&
+    !noTraffic &&
     (p.clipped !== undefined || p.time < range.since || p.time + bucket > range.until);
   const last = traffic.series.at(-1);
   const soFar =
@@ -161,6 +164,8 @@ export function chartConfig(
   const whole = traffic.series.filter((p) => p !== soFar && !parts.includes(p));
   const cutFirst = parts.some((p) => p === traffic.series[0]);
   const cutLast = parts.some((p) => p === last);
+  // Points and dashes: none on a dense series (noise at a point per pixel or two) or a flat zero.
+  const plain = dense || noTraffic;
   const point = (key: 'requests' | 'bandwidth') => whole.map((p) => ({ x: p.time, y: p[key] }));
   const lighter = (
     key: 'requests' | 'bandwidth',
@@ -177,7 +182,6 @@ export function chartConfig(
     borderWidth: 2,
     pointRadius: 5,
   });
-  const noTraffic = traffic.series.every((p) => p.requests === 0 && p.bandwidth === 0);
   const markers = input.markers.filter((m) => m.at >= min && m.at <= range.until);
   const labels = placeMarkerLabels(markers, { min, max: range.until });
   const lighterNotes = [
@@ -198,7 +202,7 @@ export function chartConfig(
           backgroundColor: 'rgba(37, 99, 235, 0.08)',
           fill: !dense,
           borderWidth: dense ? 1.25 : 2,
-          pointRadius: dense ? 0 : 2,
+          pointRadius: plain ? 0 : 2,
           // Curves cost time on dense series and are invisible at one point per pixel or two.
           tension: dense ? 0 : 0.25,
         },
@@ -208,9 +212,9 @@ export function chartConfig(
           yAxisID: 'bandwidth',
           borderColor: COLORS.bandwidth,
           // Dashes turn to noise at one point per pixel or two.
-          borderDash: dense ? [] : [6, 4],
+          borderDash: plain ? [] : [6, 4],
           borderWidth: dense ? 1.25 : 2,
-          pointRadius: dense ? 0 : 2,
+          pointRadius: plain ? 0 : 2,
           tension: dense ? 0 : 0.25,
         },
         ...(soFar
