@@ -1,6 +1,6 @@
 // The words that go with a traffic chart: totals first, so it reads well without the image.
 import { formatBytes, formatCount, formatPercent, timeFormatter } from '../charts/format.js';
-import { windowText } from '../charts/window.js';
+import { BUCKET_WORDS, windowText } from '../charts/window.js';
 import type { AnalyticsReport } from '../services/analytics.js';
 import { zoneLabel } from '../zone-names.js';
 import { summarise } from './fit.js';
@@ -15,7 +15,7 @@ const requestedBy = (report: AnalyticsReport): Mrkdwn | '' =>
 
 export function analyticsComment(report: AnalyticsReport): Mrkdwn {
   const { traffic, range, zone } = report;
-  const head = md`:bar_chart: *${zoneLabel(zone.name)}*${fromDefault(report)} · ${range.label} by ${range.granularity} (${report.timeZone})${requestedBy(report)}`;
+  const head = md`:bar_chart: *${zoneLabel(zone.name)}*${fromDefault(report)} · ${range.label} by ${BUCKET_WORDS[range.granularity]} (${report.timeZone})${requestedBy(report)}`;
   // The totals count exactly this window, as the chart's subtitle says.
   const totals = md`*${formatCount(traffic.totals.requests)}* requests · *${formatBytes(traffic.totals.bandwidth)}* · cache hit rate *${formatPercent(traffic.totals.cacheHitRate)}*\n${windowText(range, report.timeZone)}`;
   if (report.markers.length === 0) return clip(md`${head}\n${totals}`, MAX_SENTENCE);

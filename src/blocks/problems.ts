@@ -249,7 +249,7 @@ function sentence(problem: Problem): Mrkdwn {
     case 'export_running':
       return md`Your audit export is still being made: one at a time. It arrives in your DM when it is done.`;
     case 'not_a_range':
-      return md`${code(problem.word)} is not a range (1h, 6h, 24h, 7d, 30d) or a granularity (minute, hour, day).`;
+      return md`${code(problem.word)} is not a range (1h, 6h, 24h, 7d, 30d) or a granularity (minute, 5min, hour, day).`;
     case 'too_many_points':
       return md`${problem.range} by ${problem.granularity} is ${problem.points.toLocaleString('en')} points; at most ${problem.max.toLocaleString('en')} make a readable chart. Try \`${problem.suggested}\`.`;
     case 'checks_too_slow':

@@ -4,7 +4,7 @@ import type { ChartConfiguration } from 'chart.js';
 import { ChartJSNodeCanvas } from 'chartjs-node-canvas';
 // Type-only: brings the plugin's option types into Chart.js's.
 import type {} from 'chartjs-plugin-annotation';
-import type { Granularity, TrafficAnalytics, TrafficPoint } from '../cdn/schemas.js';
+import type { TrafficAnalytics, TrafficPoint } from '../cdn/schemas.js';
 import { type AlertChartInput, alertChartConfig } from './alert-chart.js';
 import { CHART_FONT, registerChartFonts } from './fonts.js';
 import {
@@ -17,6 +17,7 @@ import {
 } from './format.js';
 import { bottomLegend, headings, STILL, timeAxis } from './frame.js';
 import { MARKER_FONT_PX, MARKER_PADDING_PX, placeMarkerLabels } from './marker-layout.js';
+import { BUCKET_WORDS, CHART_BUCKET_MS, type ChartGranularity } from './window.js';
 
 /** A change made from Slack, drawn as a vertical line. */
 export interface ChartMarker {
@@ -28,7 +29,14 @@ export interface ChartMarker {
 export interface TrafficChartInput {
   zoneName: string;
   traffic: TrafficAnalytics;
-  range: { since: number; until: number; granularity: Granularity; label: string };
+  range: {
+    since: number;
+    until: number;
+    granularity: ChartGranularity;
+    label: string;
+    /** The window ends now: a bucket it cuts at its end is the current one, "so far". */
+    endsNow?: boolean;
+  };
   timeZone: string;
   markers: ChartMarker[];
   /** The window, its buckets and its time zone in words (window.ts), drawn above the totals. */
@@ -59,13 +67,14 @@ const COLORS = {
   purge: '#dc2626',
   ratelimit: '#d97706',
   other: '#7c3aed',
-  /** The interval still filling: its point, lighter than the whole ones'. */
+  /** A partial bucket (the interval still filling, or one the window cuts): lighter. */
   requestsSoFar: 'rgba(37, 99, 235, 0.4)',
   bandwidthSoFar: 'rgba(13, 148, 136, 0.4)',
 } as const;
 
-/** Datasets drawn for the interval still filling, left out of the legend. */
+/** Datasets drawn for the interval still filling, and for cut buckets: left out of the legend. */
 const SO_FAR = ' so far';
+const PARTIAL = ' partial';
 
 export class TrafficChartRenderer implements ChartRenderer {
   readonly #canvas: ChartJSNodeCanvas;
@@ -105,7 +114,6 @@ export class TrafficChartRenderer implements ChartRenderer {
 }
 
 const HOUR = 3_600_000;
-const BUCKET: Record<Granularity, number> = { minute: 60_000, hour: HOUR, day: 24 * HOUR };
 
 /** About six to ten ticks across any supported range. */
 function tickStep(span: number): number {
@@ -131,24 +139,42 @@ export function chartConfig(
   const span = range.until - range.since;
   const tick = timeFormatter(timeZone, span);
   // The axis starts at the first bucket; ticks fall on whole steps (every 3 h for a day…) after it.
-  const bucket = BUCKET[range.granularity];
+  const bucket = CHART_BUCKET_MS[range.granularity];
+  const words = BUCKET_WORDS[range.granularity];
   const min = Math.floor(range.since / bucket) * bucket;
   const step = tickStep(span);
   const dense = traffic.series.length > 200;
-  // The last bucket may be the current one, still filling (10:00–11:00 at 10:21): its smaller
-  // count is no drop in traffic. The lines stop at the last whole bucket; the one still filling is
-  // a lighter point of its own, labelled "so far", with no line plunging into it.
+  // A bucket the window does not wholly hold counts only part of its time: its smaller count is no
+  // drop in traffic. It is the current one, still filling (10:00–11:00 at 10:21), or one the window
+  // cuts (a report's day starting at half past the CDN's hours, the last hour by day). The lines
+  // join whole buckets only; a partial one is a lighter point of its own, labelled "so far" or
+  // "partial", with no line plunging into it. A lone bucket, with none to compare, is drawn as it is,
+  // and so is a range with no traffic (a flat line under the words saying so).
+  const noTraffic = traffic.series.every((p) => p.requests === 0 && p.bandwidth === 0);
+  const partial = (p: TrafficPoint) =>
+    traffic.series.length > 1 &&
+    !noTraffic &&
+    (p.clipped !== undefined || p.time < range.since || p.time + bucket > range.until);
   const last = traffic.series.at(-1);
-  // With no whole bucket before it, a lone bucket still filling is drawn as it is.
   const soFar =
-    last !== undefined && last.time + bucket > range.until && traffic.series.length > 1
+    range.endsNow && last !== undefined && last.time + bucket > range.until && partial(last)
       ? last
       : undefined;
-  const whole = soFar ? traffic.series.slice(0, -1) : traffic.series;
+  const parts = traffic.series.filter((p) => p !== soFar && partial(p));
+  const whole = traffic.series.filter((p) => p !== soFar && !parts.includes(p));
+  const cutFirst = parts.some((p) => p === traffic.series[0]);
+  const cutLast = parts.some((p) => p === last);
+  // Points and dashes: none on a dense series (noise at a point per pixel or two) or a flat zero.
+  const plain = dense || noTraffic;
   const point = (key: 'requests' | 'bandwidth') => whole.map((p) => ({ x: p.time, y: p[key] }));
-  const lighter = (key: 'requests' | 'bandwidth', label: string, at: TrafficPoint) => ({
-    label: `${label}${SO_FAR}`,
-    data: [{ x: at.time, y: at[key] }],
+  const lighter = (
+    key: 'requests' | 'bandwidth',
+    label: string,
+    suffix: string,
+    at: readonly TrafficPoint[],
+  ) => ({
+    label: `${label}${suffix}`,
+    data: at.map((p) => ({ x: p.time, y: p[key] })),
     yAxisID: key,
     showLine: false,
     borderColor: key === 'requests' ? COLORS.requestsSoFar : COLORS.bandwidthSoFar,
@@ -156,9 +182,13 @@ export function chartConfig(
     borderWidth: 2,
     pointRadius: 5,
   });
-  const noTraffic = traffic.series.every((p) => p.requests === 0 && p.bandwidth === 0);
   const markers = input.markers.filter((m) => m.at >= min && m.at <= range.until);
   const labels = placeMarkerLabels(markers, { min, max: range.until });
+  const lighterNotes = [
+    ...(cutFirst ? [`only part of the first ${words}`] : []),
+    ...(cutLast ? [`only part of the last ${words}`] : []),
+    ...(soFar ? [`the current ${words} so far`] : []),
+  ];
   const subtitle = `${formatCount(traffic.totals.requests)} requests · ${formatBytes(traffic.totals.bandwidth)} · cache hit rate ${formatPercent(traffic.totals.cacheHitRate)}`;
   return {
     type: 'line',
@@ -172,7 +202,7 @@ export function chartConfig(
           backgroundColor: 'rgba(37, 99, 235, 0.08)',
           fill: !dense,
           borderWidth: dense ? 1.25 : 2,
-          pointRadius: dense ? 0 : 2,
+          pointRadius: plain ? 0 : 2,
           // Curves cost time on dense series and are invisible at one point per pixel or two.
           tension: dense ? 0 : 0.25,
         },
@@ -182,13 +212,22 @@ export function chartConfig(
           yAxisID: 'bandwidth',
           borderColor: COLORS.bandwidth,
           // Dashes turn to noise at one point per pixel or two.
-          borderDash: dense ? [] : [6, 4],
+          borderDash: plain ? [] : [6, 4],
           borderWidth: dense ? 1.25 : 2,
-          pointRadius: dense ? 0 : 2,
+          pointRadius: plain ? 0 : 2,
           tension: dense ? 0 : 0.25,
         },
         ...(soFar
-          ? [lighter('requests', 'Requests', soFar), lighter('bandwidth', 'Bandwidth', soFar)]
+          ? [
+              lighter('requests', 'Requests', SO_FAR, [soFar]),
+              lighter('bandwidth', 'Bandwidth', SO_FAR, [soFar]),
+            ]
+          : []),
+        ...(parts.length > 0
+          ? [
+              lighter('requests', 'Requests', PARTIAL, parts),
+              lighter('bandwidth', 'Bandwidth', PARTIAL, parts),
+            ]
           : []),
       ],
     },
@@ -200,14 +239,11 @@ export function chartConfig(
         decimation: { enabled: dense, algorithm: 'lttb', samples: 600 },
         ...headings(
           {
-            text: `${input.zoneName} · ${range.label} by ${range.granularity} · ${timeZone}`,
+            text: `${input.zoneName} · ${range.label} by ${words} · ${timeZone}`,
             font: { size: 22, weight: 600 },
           },
           {
-            text: withWindow(
-              input.subtitle,
-              soFar ? `${subtitle} · the current ${range.granularity} so far (lighter)` : subtitle,
-            ),
+            text: withWindow(input.subtitle, withLighter(subtitle, lighterNotes)),
             size: 15,
             color: COLORS.muted,
           },
@@ -215,7 +251,7 @@ export function chartConfig(
         legend: bottomLegend(!noTraffic, {
           size: 13,
           boxHeight: 8,
-          keep: (item) => !item.text.endsWith(SO_FAR),
+          keep: (item) => !item.text.endsWith(SO_FAR) && !item.text.endsWith(PARTIAL),
         }),
         annotation: {
           annotations: {
@@ -263,6 +299,23 @@ export function chartConfig(
                   },
                 }
               : {}),
+            ...Object.fromEntries(
+              parts.map((part, i) => [
+                `partial${i}`,
+                {
+                  type: 'label' as const,
+                  xValue: part.time,
+                  yValue: part.requests,
+                  yScaleID: 'requests',
+                  content: 'partial',
+                  color: COLORS.muted,
+                  font: { size: 13, weight: 600 as const },
+                  // Away from the plot's edge the point is on.
+                  xAdjust: part === traffic.series[0] ? 34 : -34,
+                  yAdjust: -16,
+                },
+              ]),
+            ),
             ...(noTraffic
               ? {
                   noTraffic: {
@@ -303,6 +356,11 @@ export function chartConfig(
       },
     },
   };
+}
+
+/** The totals, and what the lighter points are when there are any. */
+function withLighter(totals: string, notes: string[]): string {
+  return notes.length === 0 ? totals : `${totals} · ${notes.join(', ')} (lighter)`;
 }
 
 /** The window's line above the totals' line, when there is one (Chart.js draws an array as lines). */

@@ -1,13 +1,16 @@
 // `npm run charts:docs`: draws the example charts in docs/charts/ from the sandbox's synthetic
-// traffic (the same numbers every run), through the chart builders the bot uses: an alert on the
-// cache hit rate, a day by hour with the current hour so far and changes marked, 30 days by day,
-// and a range with no traffic. test/charts/docs-charts.test.ts draws them too.
+// traffic (the same numbers every run), through the windows and chart builders the bot uses: an
+// alert on the cache hit rate, a day by hour with the current hour so far and changes marked, 6 h
+// by 5 minutes, 30 days by day, and a range with no traffic. test/charts/docs-charts.test.ts draws
+// them too.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Granularity, TrafficAnalytics } from '../cdn/schemas.js';
-import type { ChartInput, ChartMarker } from '../charts/traffic-chart.js';
+import type { ChartInput, ChartMarker, TrafficChartInput } from '../charts/traffic-chart.js';
 import { TrafficChartRenderer } from '../charts/traffic-chart.js';
+import { type ChartGranularity, windowText } from '../charts/window.js';
+import { trafficOver, windowEndingAt } from '../services/traffic-window.js';
 import { alertChart, HITRATE_STEP_MS } from '../services/watch-chart.js';
 import type { WatchAlert } from '../store/watch-alerts.js';
 import { syntheticTraffic, type TrafficShape } from './sandbox/traffic.js';
@@ -39,6 +42,44 @@ function traffic(
       requests: b.requests,
       bandwidth: b.bandwidth,
     })),
+  };
+}
+
+/**
+ * The last `span` by `granularity` as a chart asked for at NOW gets it: its window from the start
+ * of a bucket, its traffic read as the bot reads the CDN's (traffic-window.ts), from the sandbox's.
+ */
+async function endingNow(
+  span: number,
+  granularity: ChartGranularity,
+  chart: { label: string; timeZone: string; markers: ChartMarker[] },
+  shapes: TrafficShape[] = [],
+  zoneName = ZONE,
+): Promise<TrafficChartInput> {
+  const { since, until } = windowEndingAt(NOW, span, granularity);
+  const client = {
+    trafficAnalytics: async (
+      zoneId: string,
+      asked: { since: Date; until: Date; granularity: Granularity },
+    ) =>
+      traffic(
+        {
+          since: asked.since.getTime(),
+          until: asked.until.getTime(),
+          granularity: asked.granularity,
+        },
+        shapes,
+        zoneId,
+      ),
+  };
+  const range = { since, until, granularity, label: chart.label, endsNow: true };
+  return {
+    zoneName,
+    traffic: await trafficOver(client, zoneName, { since, until, granularity, endsNow: true }),
+    range,
+    timeZone: chart.timeZone,
+    markers: chart.markers,
+    subtitle: windowText(range, chart.timeZone),
   };
 }
 
@@ -79,8 +120,7 @@ function hitRateAlert(): ChartInput {
 }
 
 /** The last 24 h by hour at 10:21: the current hour so far, and a busy morning of changes. */
-function partialDay(): ChartInput {
-  const since = NOW - DAY;
+function partialDay(): Promise<ChartInput> {
   const markers: ChartMarker[] = [
     { at: NOW - 14 * HOUR, label: 'purge everything', kind: 'purge' },
     { at: NOW - 5 * HOUR, label: 'purge 30 URLs', kind: 'purge' },
@@ -89,49 +129,50 @@ function partialDay(): ChartInput {
     { at: NOW - 5 * HOUR + 40 * MINUTE, label: 'purge 2 URLs', kind: 'purge' },
     { at: NOW - 4 * HOUR, label: 'rate limit off', kind: 'ratelimit' },
   ];
-  return {
-    zoneName: ZONE,
-    traffic: traffic({ since, until: NOW, granularity: 'hour' }),
-    range: { since, until: NOW, granularity: 'hour', label: 'last 24 h' },
-    timeZone: 'Europe/Paris',
-    markers,
-  };
+  return endingNow(DAY, 'hour', { label: 'last 24 h', timeZone: 'Europe/Paris', markers });
 }
 
-function month(): ChartInput {
-  const since = NOW - 30 * DAY;
-  return {
-    zoneName: ZONE,
-    traffic: traffic({ since, until: NOW, granularity: 'day' }),
-    range: { since, until: NOW, granularity: 'day', label: 'last 30 days' },
+/** The last 6 h by 5 minutes (the minutes summed by five): 72 points and the current 5 so far. */
+function sixHours(): Promise<ChartInput> {
+  return endingNow(6 * HOUR, '5min', {
+    label: 'last 6 h',
+    timeZone: 'Europe/Paris',
+    markers: [{ at: NOW - 2 * HOUR - 10 * MINUTE, label: 'purge 4 URLs', kind: 'purge' }],
+  });
+}
+
+/** The last 30 days by day: from midnight UTC 30 days ago, every day whole but today. */
+function month(): Promise<ChartInput> {
+  return endingNow(30 * DAY, 'day', {
+    label: 'last 30 days',
     timeZone: 'America/New_York',
     markers: [
       { at: NOW - 12 * DAY, label: 'purge everything', kind: 'purge' },
       { at: NOW - 12 * DAY + 2 * HOUR, label: 'rate limit on', kind: 'ratelimit' },
     ],
-  };
+  });
 }
 
 /** A zone that served nothing in the last 6 hours (its traffic dropped to nothing). */
-function noTraffic(): ChartInput {
-  const since = NOW - 6 * HOUR;
-  const none: TrafficShape = { kind: 'drop', factor: 0, from: since - HOUR, to: NOW };
-  return {
-    zoneName: 'old.example.com',
-    traffic: traffic({ since, until: NOW, granularity: 'minute' }, [none], 'old.example.com'),
-    range: { since, until: NOW, granularity: 'minute', label: 'last 6 h' },
-    timeZone: 'UTC',
-    markers: [],
-  };
+function noTraffic(): Promise<ChartInput> {
+  const none: TrafficShape = { kind: 'drop', factor: 0, from: NOW - 7 * HOUR, to: NOW };
+  return endingNow(
+    6 * HOUR,
+    '5min',
+    { label: 'last 6 h', timeZone: 'UTC', markers: [] },
+    [none],
+    'old.example.com',
+  );
 }
 
 /** Each example chart by its file name in docs/charts/. */
-export function docsCharts(): Record<string, ChartInput> {
+export async function docsCharts(): Promise<Record<string, ChartInput>> {
   return {
     'alert-hitrate.png': hitRateAlert(),
-    'partial-bucket-after.png': partialDay(),
-    'traffic-30d.png': month(),
-    'no-traffic.png': noTraffic(),
+    'partial-bucket-after.png': await partialDay(),
+    'traffic-6h.png': await sixHours(),
+    'traffic-30d.png': await month(),
+    'no-traffic.png': await noTraffic(),
   };
 }
 
@@ -140,7 +181,7 @@ export async function writeDocsCharts(dir: string): Promise<string[]> {
   const renderer = new TrafficChartRenderer();
   mkdirSync(dir, { recursive: true });
   const written: string[] = [];
-  for (const [file, input] of Object.entries(docsCharts())) {
+  for (const [file, input] of Object.entries(await docsCharts())) {
     writeFileSync(join(dir, file), await renderer.render(input));
     written.push(join(dir, file));
   }

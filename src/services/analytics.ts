@@ -1,9 +1,14 @@
 // Traffic analytics of a zone: the range asked, the series, the changes made from Slack in it,
 // and the chart.
 
-import type { Granularity, TrafficAnalytics, Zone } from '../cdn/schemas.js';
+import type { TrafficAnalytics, Zone } from '../cdn/schemas.js';
 import type { ChartMarker, ChartRenderer } from '../charts/traffic-chart.js';
-import { windowText } from '../charts/window.js';
+import {
+  CHART_BUCKET_MS,
+  CHART_GRANULARITIES,
+  type ChartGranularity,
+  windowText,
+} from '../charts/window.js';
 import type { Clock } from '../clock.js';
 import type { Problem } from '../errors.js';
 import type { AuditEntry } from '../store/audit-log.js';
@@ -29,7 +34,6 @@ export const RANGES = {
   '30d': 30 * DAY,
 } as const;
 export type RangeKey = keyof typeof RANGES;
-const STEP: Record<Granularity, number> = { minute: MINUTE, hour: HOUR, day: DAY };
 const LABELS: Record<RangeKey, string> = {
   '1h': 'last hour',
   '6h': 'last 6 h',
@@ -43,22 +47,25 @@ export const MAX_POINTS = 1_500;
 
 export type AnalyticsArgs =
   /** No `zone`: the channel's default. */
-  | { ok: true; zone?: string; range: RangeKey; granularity: Granularity }
+  | { ok: true; zone?: string; range: RangeKey; granularity: ChartGranularity }
   /** No zone named (`problem` absent), or a word that does not fit. */
   | { ok: false; problem?: Problem };
 
-/** Minute up to 6 h, hour up to 7 days, day beyond. */
-export function defaultGranularity(range: RangeKey): Granularity {
+/**
+ * Minute for an hour, 5 minutes up to 6 h, hour up to 7 days, day beyond: at most 169 points (a
+ * week of hours), never the 360 noisy minutes of 6 h.
+ */
+export function defaultGranularity(range: RangeKey): ChartGranularity {
   const span = RANGES[range];
-  return span <= 6 * HOUR ? 'minute' : span <= 7 * DAY ? 'hour' : 'day';
+  return span <= HOUR ? 'minute' : span <= 6 * HOUR ? '5min' : span <= 7 * DAY ? 'hour' : 'day';
 }
 
 const isRange = (word: string): word is RangeKey => Object.hasOwn(RANGES, word);
-const isGranularity = (word: string): word is Granularity =>
-  word === 'minute' || word === 'hour' || word === 'day';
+const isGranularity = (word: string): word is ChartGranularity =>
+  (CHART_GRANULARITIES as readonly string[]).includes(word);
 
 /**
- * `[zone] [1h|6h|24h|7d|30d] [minute|hour|day]`, in either order after the zone. A first word that
+ * `[zone] [1h|6h|24h|7d|30d] [minute|5min|hour|day]`, in either order after the zone. A first word that
  * is a range or a granularity is one: then no zone is named (the channel's default is used).
  */
 export function parseAnalyticsArgs(args: string[]): AnalyticsArgs {
@@ -67,7 +74,7 @@ export function parseAnalyticsArgs(args: string[]): AnalyticsArgs {
   const zone = named ? args[0] : undefined;
   const rest = named ? args.slice(1) : args;
   let range: RangeKey | undefined;
-  let granularity: Granularity | undefined;
+  let granularity: ChartGranularity | undefined;
   for (const word of rest.map((w) => w.toLowerCase())) {
     if (isRange(word) && !range) range = word;
     else if (isGranularity(word) && !granularity) granularity = word;
@@ -75,7 +82,7 @@ export function parseAnalyticsArgs(args: string[]): AnalyticsArgs {
   }
   const chosenRange = range ?? '24h';
   const chosenGranularity = granularity ?? defaultGranularity(chosenRange);
-  const points = RANGES[chosenRange] / STEP[chosenGranularity];
+  const points = RANGES[chosenRange] / CHART_BUCKET_MS[chosenGranularity];
   if (points > MAX_POINTS) {
     return {
       ok: false,
@@ -99,8 +106,18 @@ export function parseAnalyticsArgs(args: string[]): AnalyticsArgs {
 
 export interface AnalyticsReport {
   zone: Zone;
-  /** The window the traffic and its totals cover exactly (traffic-window.ts). */
-  range: { since: number; until: number; granularity: Granularity; label: string };
+  /**
+   * The window the traffic and its totals cover exactly (traffic-window.ts): from the start of the
+   * bucket holding now − the range, to now.
+   */
+  range: {
+    since: number;
+    until: number;
+    granularity: ChartGranularity;
+    label: string;
+    /** Always, for a chart asked for: its last bucket is the current one "so far". */
+    endsNow?: boolean;
+  };
   timeZone: string;
   traffic: TrafficAnalytics;
   markers: ChartMarker[];
@@ -133,7 +150,7 @@ export class AnalyticsService {
     request: {
       zone: string | (() => Promise<ChosenZone>);
       range: RangeKey;
-      granularity: Granularity;
+      granularity: ChartGranularity;
       /** Where the command came from and the account it typed, to find a named zone's account. */
       where?: { channelId?: string; account?: string };
     },
@@ -157,11 +174,11 @@ export class AnalyticsService {
   async report(
     workspaceId: string,
     zone: Zone,
-    request: { range: RangeKey; granularity: Granularity },
+    request: { range: RangeKey; granularity: ChartGranularity },
     timeZone: string,
   ): Promise<AnalyticsReport> {
-    const { since, until } = windowEndingAt(this.clock.now(), RANGES[request.range]);
     const { granularity } = request;
+    const { since, until } = windowEndingAt(this.clock.now(), RANGES[request.range], granularity);
     // The zone's own account (absent: `default`).
     const client = await this.cdn.clientFor(workspaceId, zone.accountId);
     const [traffic, entries] = await Promise.all([
@@ -169,7 +186,7 @@ export class AnalyticsService {
       // Inclusive of now: a purge made a moment ago belongs on the chart.
       this.store.audit.forZoneBetween(workspaceId, zone.id, since, until + 1),
     ]);
-    const range = { since, until, granularity, label: LABELS[request.range] };
+    const range = { since, until, granularity, label: LABELS[request.range], endsNow: true };
     const markers = entries.flatMap(markerOf);
     const empty = traffic.series.length === 0 || traffic.totals.requests === 0;
     const report: AnalyticsReport = { zone, range, timeZone, traffic, markers };

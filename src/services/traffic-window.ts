@@ -1,6 +1,7 @@
 // Traffic over exactly a window, whatever the granularity: the whole buckets inside it as the CDN
 // gives them, and each bucket the window cuts (it starts or ends inside it) summed from finer
-// buckets over the part inside, so the totals count that window and nothing around it.
+// buckets over the part inside, so the totals count that window and nothing around it. Windows
+// ending now start on a bucket boundary, so that only the current bucket is partial.
 
 import type { CdnClient } from '../cdn/client.js';
 import {
@@ -9,6 +10,7 @@ import {
   type TrafficAnalytics,
   type TrafficPoint,
 } from '../cdn/schemas.js';
+import { CHART_BUCKET_MS, type ChartGranularity, READ_AT } from '../charts/window.js';
 
 const MINUTE = BUCKET_MS.minute;
 
@@ -24,7 +26,8 @@ export interface TrafficWindow {
   since: number;
   /** Epoch ms, on a whole minute unless `endsNow`. */
   until: number;
-  granularity: Granularity;
+  /** The CDN's, or `5min`: its minutes summed by five. */
+  granularity: ChartGranularity;
   /**
    * The window ends now: the bucket holding `until` has nothing after it yet, so it is asked for
    * whole, as the current bucket "so far", instead of being summed from finer ones.
@@ -33,11 +36,20 @@ export interface TrafficWindow {
 }
 
 /**
- * The window of `span` ending at `now`: it starts on the minute that holds `now − span` (a minute
- * cannot be split), so it is `span` plus the seconds into the current minute.
+ * The window of `span` ending at `now`, by `granularity`: it starts where the bucket holding
+ * `now − span` starts, so it is `span` plus the time into the current bucket, every bucket but the
+ * current one is whole, and none is drawn cut as if traffic had dropped. A span of one bucket or
+ * less (the last hour by day) starts on the minute holding `now − span` instead (a minute cannot be
+ * split): aligned, it would be up to twice as long as asked, or a day for an hour.
  */
-export function windowEndingAt(now: number, span: number): { since: number; until: number } {
-  return { since: Math.floor((now - span) / MINUTE) * MINUTE, until: now };
+export function windowEndingAt(
+  now: number,
+  span: number,
+  granularity: ChartGranularity,
+): { since: number; until: number } {
+  const bucket = CHART_BUCKET_MS[granularity];
+  const step = span > bucket ? bucket : MINUTE;
+  return { since: Math.floor((now - span) / step) * step, until: now };
 }
 
 /** Traffic counted over the part of the buckets inside the window. */
@@ -74,7 +86,12 @@ export async function trafficOver(
 }
 
 async function count(client: Client, zoneId: string, window: TrafficWindow): Promise<Counted> {
-  const { since, until, granularity } = window;
+  if (window.granularity === '5min') {
+    const minutes = await count(client, zoneId, { ...window, granularity: 'minute' });
+    return { points: grouped(minutes.points, window), hits: minutes.hits };
+  }
+  const { since, until } = window;
+  const granularity: Granularity = window.granularity;
   const finer = FINER[granularity];
   if (!finer) return whole(client, zoneId, window);
   const step = BUCKET_MS[granularity];
@@ -105,12 +122,44 @@ async function count(client: Client, zoneId: string, window: TrafficWindow): Pro
   };
 }
 
+/**
+ * Minutes summed into the window's buckets (of 5 minutes). A bucket the window cuts carries
+ * `clipped` (its part), as a cut CDN bucket does; the current one, when the window ends now, is
+ * the current bucket "so far".
+ */
+function grouped(minutes: readonly TrafficPoint[], window: TrafficWindow): TrafficPoint[] {
+  const step = CHART_BUCKET_MS[window.granularity];
+  const buckets = new Map<number, TrafficPoint>();
+  for (const minute of minutes) {
+    const start = Math.floor(minute.time / step) * step;
+    const bucket = buckets.get(start);
+    if (bucket) {
+      bucket.requests += minute.requests;
+      bucket.bandwidth += minute.bandwidth;
+      continue;
+    }
+    const part = {
+      since: Math.max(start, window.since),
+      until: Math.min(start + step, window.until),
+    };
+    const cut = part.since > start || (part.until < start + step && window.endsNow !== true);
+    buckets.set(start, {
+      timestamp: new Date(start).toISOString(),
+      time: start,
+      requests: minute.requests,
+      bandwidth: minute.bandwidth,
+      ...(cut ? { clipped: part } : {}),
+    });
+  }
+  return [...buckets.values()];
+}
+
 /** One CDN answer: buckets wholly inside the window (or the current one, so far). */
 async function whole(client: Client, zoneId: string, window: TrafficWindow): Promise<Counted> {
   const traffic = await client.trafficAnalytics(zoneId, {
     since: new Date(window.since),
     until: new Date(window.until),
-    granularity: window.granularity,
+    granularity: READ_AT[window.granularity],
   });
   return {
     points: traffic.series,

@@ -300,11 +300,13 @@ describe('the interval still filling', () => {
     });
     return {
       ...day([], data),
+      // From the start of the hour holding now − 24 h: only the current hour is partial.
       range: {
-        since: until + 6 * MINUTE - 24 * HOUR,
+        since: until - 24 * HOUR,
         until: until + 6 * MINUTE,
         granularity: 'hour',
         label: 'last 24 h',
+        endsNow: true,
       },
     } satisfies TrafficChartInput;
   };

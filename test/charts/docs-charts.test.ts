@@ -19,6 +19,7 @@ describe('npm run charts:docs', () => {
       'no-traffic.png',
       'partial-bucket-after.png',
       'traffic-30d.png',
+      'traffic-6h.png',
     ]);
     for (const file of written) {
       const png = readFileSync(file);
@@ -27,8 +28,8 @@ describe('npm run charts:docs', () => {
     }
   });
 
-  it('shows what each example is for', () => {
-    const charts = docsCharts();
+  it('shows what each example is for', async () => {
+    const charts = await docsCharts();
     const alert = charts['alert-hitrate.png'];
     if (!alert || !('kind' in alert)) throw new Error('no alert example');
     const config = alertChartConfig(alert);
@@ -40,6 +41,12 @@ describe('npm run charts:docs', () => {
     };
     expect(annotations(charts['partial-bucket-after.png'])).toContain('soFar');
     expect(annotations(charts['traffic-30d.png'])).toContain('soFar');
+    // Every day whole but today: no part of one drawn as a drop.
+    expect(annotations(charts['traffic-30d.png'])).not.toContain('partial0');
+    const six = charts['traffic-6h.png'];
+    if (!six || 'kind' in six) throw new Error('no 6 h example');
+    expect(six.range.granularity).toBe('5min');
+    expect(six.traffic.series).toHaveLength(73);
     expect(annotations(charts['no-traffic.png'])).toContain('noTraffic');
   });
 });

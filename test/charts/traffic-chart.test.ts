@@ -156,7 +156,14 @@ describe('the interval still filling', () => {
     const now = until + 21 * 60_000;
     return {
       ...input(traffic, 24 * HOUR, 'hour'),
-      range: { since: now - 24 * HOUR, until: now, granularity: 'hour', label: 'last 24 h' },
+      // From the start of the hour holding now − 24 h: only the current hour is partial.
+      range: {
+        since: until - 24 * HOUR,
+        until: now,
+        granularity: 'hour',
+        label: 'last 24 h',
+        endsNow: true,
+      },
     };
   }
 
@@ -210,6 +217,7 @@ describe('the interval still filling', () => {
         until: until + 20_000,
         granularity: 'minute',
         label: 'last 6 h',
+        endsNow: true,
       },
     };
     expect(chartConfig(dense).data.datasets).toHaveLength(4);

@@ -18,6 +18,12 @@ describe('windowText', () => {
       'Sat 21 Nov 10:21 – Sun 22 Nov 10:21 (UTC) · by day',
     );
   });
+
+  it('says 5-minute buckets in words', () => {
+    expect(windowText({ since, until, granularity: '5min' }, 'UTC')).toBe(
+      'Sat 21 Nov 10:21 – Sun 22 Nov 10:21 (UTC) · by 5 minutes',
+    );
+  });
 });
 
 describe('the chart subtitle', () => {
@@ -38,6 +44,10 @@ describe('the chart subtitle', () => {
   it('draws the window line above the totals', () => {
     const subtitle = windowText(input.range, input.timeZone);
     const text = chartConfig({ ...input, subtitle }).options?.plugins?.subtitle?.text;
-    expect(text).toEqual([subtitle, '1,200 requests · 3.00 MB · cache hit rate 90.0 %']);
+    // The window starts at 10:21, inside the first hour: that hour is only part of one.
+    expect(text).toEqual([
+      subtitle,
+      '1,200 requests · 3.00 MB · cache hit rate 90.0 % · only part of the first hour (lighter)',
+    ]);
   });
 });

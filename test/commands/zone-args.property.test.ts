@@ -16,7 +16,7 @@ const zoneName = fc.oneof(
 );
 const onOff = fc.constantFrom('on', 'off', 'ON', 'Off');
 const range = fc.constantFrom(...Object.keys(RANGES));
-const granularity = fc.constantFrom('minute', 'hour', 'day');
+const granularity = fc.constantFrom('minute', '5min', 'hour', 'day');
 const path = fc.webPath().filter((p) => p.startsWith('/') && !p.startsWith('//') && !/\s/.test(p));
 
 describe('commands whose zone may be left out', () => {
@@ -86,7 +86,7 @@ describe('commands whose zone may be left out', () => {
         const chart = parseAnalyticsArgs(words);
         if (chart.ok && chart.zone !== undefined) {
           expect(Object.keys(RANGES)).not.toContain(chart.zone.toLowerCase());
-          expect(['minute', 'hour', 'day']).not.toContain(chart.zone.toLowerCase());
+          expect(['minute', '5min', 'hour', 'day']).not.toContain(chart.zone.toLowerCase());
         }
         const purge = parsePurgeArgs(words);
         if (purge.zone !== undefined) {

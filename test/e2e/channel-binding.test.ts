@@ -60,7 +60,7 @@ describe('a channel default zone', () => {
       (c) => c.method === 'files.completeUploadExternal',
     );
     expect(String(complete?.args.initial_comment)).toContain(
-      ":bar_chart: *shop.example.org* (this channel's default) · last 6 h by minute",
+      ":bar_chart: *shop.example.org* (this channel's default) · last 6 h by 5 minutes",
     );
     const traffic = h.sandbox.requests.find((r) => r.path.endsWith('/analytics/traffic'));
     expect(traffic?.path).toBe(`/zones/${shop?.id}/analytics/traffic`);

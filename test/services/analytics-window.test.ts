@@ -2,11 +2,13 @@
 // CDN plausibly does, with the whole bucket holding `since` (and, told to, the one starting at
 // `until`); the totals must count the window and nothing around it.
 import { afterEach, describe, expect, it } from 'vitest';
+import { analyticsComment } from '../../src/blocks/analytics.js';
 import type { Zone } from '../../src/cdn/schemas.js';
-import type {
-  ChartInput,
-  ChartRenderer,
-  TrafficChartInput,
+import {
+  type ChartInput,
+  type ChartRenderer,
+  chartConfig,
+  type TrafficChartInput,
 } from '../../src/charts/traffic-chart.js';
 import {
   SANDBOX_DEMO_KEY,
@@ -14,7 +16,12 @@ import {
   type SandboxOptions,
 } from '../../src/dev/sandbox/server.js';
 import { syntheticTraffic } from '../../src/dev/sandbox/traffic.js';
-import { AnalyticsService, RANGES, type RangeKey } from '../../src/services/analytics.js';
+import {
+  AnalyticsService,
+  parseAnalyticsArgs,
+  RANGES,
+  type RangeKey,
+} from '../../src/services/analytics.js';
 import { DailyReportService } from '../../src/services/daily-report.js';
 import type { Schedule } from '../../src/store/schedules.js';
 import { ManualClock } from '../helpers/clock.js';
@@ -23,6 +30,8 @@ import { cdnSetup } from './cdn-setup.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+const STEP = { minute: MINUTE, '5min': 5 * MINUTE, hour: HOUR, day: DAY } as const;
 const WORKSPACE = 'T1';
 
 const closers: Array<() => Promise<unknown>> = [];
@@ -100,7 +109,7 @@ function served(w: World, since: string, until: string) {
 
 /** Every request the sandbox got starts on a boundary of its granularity: no bucket is cut. */
 function requestsAligned(sandbox: Sandbox) {
-  const step = { minute: MINUTE, hour: HOUR, day: 24 * HOUR } as Record<string, number>;
+  const step = STEP as Record<string, number>;
   return sandbox.requests
     .filter((r) => r.path.endsWith('/analytics/traffic'))
     .every((r) => Date.parse(r.query.since ?? '') % (step[r.query.granularity ?? ''] ?? 1) === 0);
@@ -112,7 +121,7 @@ describe('analytics totals count exactly the window', () => {
   const now = Date.parse(NOW);
 
   it.each<[RangeKey, 'minute' | 'hour' | 'day', number]>([
-    // Hours over a day: the CDN's whole 15:00 hour held `since`.
+    // Hours over a day: from 15:00 yesterday, 24 whole hours and the current one so far.
     ['24h', 'hour', 25],
     // A day's bucket over a day: yesterday from midnight, and today so far (two days).
     ['24h', 'day', 2],
@@ -132,16 +141,19 @@ describe('analytics totals count exactly the window', () => {
     const exact = truth(w.sandbox, 'example.com', report.range.since, report.range.until, now);
     const { totals, series } = report.traffic;
     expect([totals.requests, totals.bandwidth]).toEqual([exact.requests, exact.bandwidth]);
-    // The window: from the minute holding now − range, to now.
+    // The window: from the start of the bucket holding now − range (of the minute, when the range
+    // is one bucket or less), to now.
     const span = RANGES[range];
-    expect(report.range.since).toBe(Math.floor((now - span) / MINUTE) * MINUTE);
+    const bucket = STEP[granularity];
+    const start = span > bucket ? bucket : MINUTE;
+    expect(report.range.since).toBe(Math.floor((now - span) / start) * start);
     expect(report.range.until).toBe(now);
     // The sandbox rounds each answer's rate to 4 places.
     expect(totals.cacheHitRate).toBeCloseTo(exact.hitRate, 3);
     // The series is what the totals sum, one point a bucket, the cut one marked.
     expect(series.reduce((t, p) => t + p.requests, 0)).toBe(totals.requests);
     expect(series).toHaveLength(points);
-    if (report.range.since % { minute: MINUTE, hour: HOUR, day: 24 * HOUR }[granularity] !== 0)
+    if (report.range.since % bucket !== 0)
       expect(series[0]?.clipped).toEqual({ since: report.range.since, until: expect.any(Number) });
     expect(requestsAligned(w.sandbox)).toBe(true);
     // The chart says what it covers.
@@ -165,6 +177,111 @@ describe('analytics totals count exactly the window', () => {
     expect(w.renderer.inputs[0]?.subtitle).toBe(
       'Sun 22 Nov 14:21 – Sun 22 Nov 15:21 (UTC) · by day',
     );
+  });
+});
+
+/** The points the chart joins with its lines, and the lighter ones it draws apart. */
+function drawn(input: TrafficChartInput | undefined) {
+  if (!input) throw new Error('no chart drawn');
+  const config = chartConfig(input);
+  const points = (label: string) =>
+    config.data.datasets.find((d) => d.label === label)?.data.map((p) => ({ x: p.x, y: p.y })) ??
+    [];
+  return {
+    line: points('Requests'),
+    soFar: points('Requests so far'),
+    partial: points('Requests partial'),
+    title: String(config.options?.plugins?.title?.text),
+    subtitle: [config.options?.plugins?.subtitle?.text ?? []].flat().join('\n'),
+  };
+}
+
+describe('charts never draw a cut bucket as a drop', () => {
+  // 15:21:37 UTC: now − 7 days and now − 30 days fall inside an hour and a day.
+  const NOW = '2026-11-22T15:21:37Z';
+  const now = Date.parse(NOW);
+
+  /** The chart a person gets asking for `range`, its granularity left to the bot. */
+  async function asked(w: World, range: RangeKey) {
+    const args = parseAnalyticsArgs([range]);
+    if (!args.ok) throw new Error(`not a range: ${range}`);
+    const report = await w.analytics.report(
+      WORKSPACE,
+      zoneOf(w.sandbox, 'example.com'),
+      { range, granularity: args.granularity },
+      'Europe/Paris',
+    );
+    return { report, input: w.renderer.inputs[0] };
+  }
+
+  it.each<[RangeKey, number, number]>([
+    ['7d', HOUR, 7 * 24],
+    ['30d', DAY, 30],
+  ])(
+    '%s: the window starts on a bucket; only the current one is partial, drawn "so far"',
+    async (range, bucket, whole) => {
+      const w = await world(NOW);
+      const { report, input } = await asked(w, range);
+      const { since, until } = report.range;
+      expect(since % bucket).toBe(0);
+      expect(until).toBe(now);
+      const { line, soFar, partial, subtitle } = drawn(input);
+      // Every point the line joins is a whole bucket inside the window, at its whole count: none is
+      // a part of one drawn as if traffic had fallen.
+      expect(line).toHaveLength(whole);
+      for (const point of line) {
+        expect(point.x).toBeGreaterThanOrEqual(since);
+        expect(point.x + bucket).toBeLessThanOrEqual(until);
+      }
+      const exact = (from: number, to: number) => truth(w.sandbox, 'example.com', from, to, now);
+      for (const point of [line[0], line[1], line.at(-1)])
+        expect(point?.y).toBe(exact(point?.x ?? 0, (point?.x ?? 0) + bucket).requests);
+      // The current bucket, apart and lighter, and said so.
+      const current = Math.floor(now / bucket) * bucket;
+      expect(soFar).toEqual([{ x: current, y: exact(current, now).requests }]);
+      expect(partial).toEqual([]);
+      expect(subtitle).toContain('so far (lighter)');
+      // The totals are the window's, as the chart says it.
+      expect(report.traffic.totals.requests).toBe(exact(since, until).requests);
+    },
+  );
+
+  it('6 h: 5-minute buckets summed from minutes, 72 and the current one, said in words', async () => {
+    const w = await world(NOW);
+    const { report, input } = await asked(w, '6h');
+    expect(report.range.granularity).toBe('5min');
+    const { since, until } = report.range;
+    expect(since % (5 * MINUTE)).toBe(0);
+    const { series, totals } = report.traffic;
+    // Readable: not 360 noisy minutes.
+    expect(series.length).toBeLessThanOrEqual(100);
+    expect(series).toHaveLength(73);
+    const exact = (from: number, to: number) => truth(w.sandbox, 'example.com', from, to, now);
+    expect(series[0]?.requests).toBe(exact(since, since + 5 * MINUTE).requests);
+    expect(totals.requests).toBe(exact(since, until).requests);
+    expect(requestsAligned(w.sandbox)).toBe(true);
+    const { line, soFar, title } = drawn(input);
+    expect(line).toHaveLength(72);
+    expect(soFar).toHaveLength(1);
+    expect(title).toBe('example.com · last 6 h by 5 minutes · Europe/Paris');
+    expect(input?.subtitle).toMatch(/ · by 5 minutes$/);
+    expect(analyticsComment(report).text).toContain('last 6 h by 5 minutes (Europe/Paris)');
+  });
+
+  it('a range of one bucket (24 h by day): yesterday’s part and today so far, both apart', async () => {
+    const w = await world(NOW);
+    const report = await w.analytics.report(
+      WORKSPACE,
+      zoneOf(w.sandbox, 'example.com'),
+      { range: '24h', granularity: 'day' },
+      'UTC',
+    );
+    const { line, soFar, partial, subtitle } = drawn(w.renderer.inputs[0]);
+    expect(report.range.since).toBe(now - DAY - 37_000);
+    expect(line).toEqual([]);
+    expect(partial.map((p) => p.x)).toEqual([Date.parse('2026-11-21T00:00:00Z')]);
+    expect(soFar.map((p) => p.x)).toEqual([Date.parse('2026-11-22T00:00:00Z')]);
+    expect(subtitle).toContain('only part of the first day, the current day so far (lighter)');
   });
 });
 
@@ -202,6 +319,16 @@ describe('a daily report counts exactly its day', () => {
     const input = w.renderer.inputs[0];
     expect(input?.traffic.series).toHaveLength(25);
     expect(input?.subtitle).toBe('Sat 21 Nov 00:00 – Sun 22 Nov 00:00 (Asia/Kolkata) · by hour');
+    // Its first and last hours are halves of the CDN's (from 18:30, to 18:30): drawn apart as
+    // parts, never joined to the whole hours as a drop.
+    const { line, soFar, partial, subtitle } = drawn(input);
+    expect(line).toHaveLength(23);
+    expect(soFar).toEqual([]);
+    expect(partial.map((p) => p.x)).toEqual([
+      Date.parse('2026-11-20T18:00:00Z'),
+      Date.parse('2026-11-21T18:00:00Z'),
+    ]);
+    expect(subtitle).toContain('only part of the first hour, only part of the last hour (lighter)');
   });
 
   it('when the CDN also answers the bucket starting at `until` (and counts it)', async () => {

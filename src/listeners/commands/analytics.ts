@@ -1,4 +1,4 @@
-// /cdn analytics [zone] [1h|6h|24h|7d|30d] [minute|hour|day]: the zone's traffic as a chart; no
+// /cdn analytics [zone] [1h|6h|24h|7d|30d] [minute|5min|hour|day]: the zone's traffic as a chart; no
 // zone named, the channel's default.
 import { noticeMessage } from '../../blocks/errors.js';
 import { problemText } from '../../blocks/problems.js';
@@ -8,7 +8,7 @@ import { postChart } from '../../slack/post-chart.js';
 import { accountWords } from './account-words.js';
 import type { SubcommandHandler } from './context.js';
 
-const USAGE = 'Usage: `/cdn analytics [zone] [1h|6h|24h|7d|30d] [minute|hour|day]`';
+const USAGE = 'Usage: `/cdn analytics [zone] [1h|6h|24h|7d|30d] [minute|5min|hour|day]`';
 
 export const analytics: SubcommandHandler = async (context) => {
   const { deps, caller, command, respond, client } = context;

@@ -58,7 +58,7 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
   },
   {
     name: 'analytics',
-    usage: '/cdn analytics <zone> [1h|6h|24h|7d|30d] [minute|hour|day]',
+    usage: '/cdn analytics <zone> [1h|6h|24h|7d|30d] [minute|5min|hour|day]',
     summary:
       "Chart a zone's requests, bandwidth and cache hit rate (default: the last 24 h). No zone: the channel's default.",
     handler: analytics,
