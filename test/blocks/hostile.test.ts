@@ -207,6 +207,7 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
     tokenAccount: H,
   },
   approval_closed: { code: 'approval_closed', status: 'denied' },
+  approval_account_removed: { code: 'approval_account_removed', by: 'U0ADMIN', account: H },
   approval_decided_meanwhile: { code: 'approval_decided_meanwhile' },
   approval_pending: {
     code: 'approval_pending',
@@ -236,6 +237,7 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   slack_unavailable: { code: 'slack_unavailable', retryInSeconds: 30 },
   no_zone_named: { code: 'no_zone_named', command: 'purge' },
   channel_default_stale: { code: 'channel_default_stale', zoneName: H },
+  channel_account_removed: { code: 'channel_account_removed', account: H },
   channel_default_gone: { code: 'channel_default_gone', zoneName: H, deleted: true },
   zone_deleted: { code: 'zone_deleted', zoneName: H },
   purge_channel_restricted: {
