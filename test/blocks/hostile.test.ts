@@ -408,6 +408,12 @@ const CASES: Record<string, () => unknown[]> = {
       ),
       approvalBlocks.approvalMessage(approval(status, 'failed'), { purging: true }),
       approvalBlocks.approvalMessage(approval(status, 'succeeded')),
+    ]).concat([
+      approvalBlocks.approvalMessage({
+        ...approval('cancelled'),
+        accountRemoved: true,
+        accountName: H,
+      }),
     ]),
   approveModal: () => [
     approvalBlocks.approveModal(approval('pending')),
@@ -449,6 +455,12 @@ const CASES: Record<string, () => unknown[]> = {
       account: H,
     }),
     channelBlocks.channelDefaultMessage({ kind: 'stale', zoneName: H, account: H }),
+    channelBlocks.channelDefaultMessage({ kind: 'removed', account: H }),
+    channelBlocks.channelDefaultMessage({ kind: 'removed' }),
+  ],
+  channelAccountRemoved: () => [
+    channelBlocks.channelAccountRemoved(H),
+    channelBlocks.channelAccountRemoved(undefined, false),
   ],
   channelBoundMessage: () => [channelBlocks.channelBoundMessage(zone, 'U1')],
   channelAccountBoundMessage: () => [
