@@ -138,12 +138,22 @@ for (const { backend, skip } of BACKENDS)
       try {
         expect((await ask(h, 'use staging/shop.example.org')).text).toContain('shop.example.org');
         const done = await removeAccount(h, await stagingId(h));
-        expect(done).toContain('*1 channel* bound to it (`/cdn use`) refuse zone commands');
         const opens = h.slack.callsTo('views.open').length;
 
-        // Never production's shop.example.org in its place, nor anything else.
+        // Never production's shop.example.org in staging's place: nothing is purged, and why.
+        const said = h.slack.messages.length;
+        await h.command('purge https://shop.example.org/x');
+        const [answer] = (await h.slack.waitForMessages(() => true, said + 1)).slice(said);
+        await h.deps.runner.settled();
+        expect(purges(h.sandbox.requests)).toEqual([]);
+        expect(purges(staging.requests)).toEqual([]);
+        expect(textOf(answer?.text)).toBe(REFUSAL);
+        expect(answer?.ephemeralTo).toBe(MEMBER);
+        expect(h.slack.messages).toHaveLength(said + 1);
+        expect(done).toContain('*1 channel* bound to it (`/cdn use`) refuse zone commands');
+
+        // Nor does any other zone command act anywhere.
         for (const command of [
-          'purge https://shop.example.org/x',
           'purge /x',
           'purge',
           'purge shop.example.org everything',
@@ -180,8 +190,13 @@ for (const { backend, skip } of BACKENDS)
         expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toEqual([]);
         expect(h.slack.callsTo('views.open')).toHaveLength(opens);
 
-        // Unbound, the channel's commands find their zones as anywhere else.
-        expect(textOf((await ask(h, 'use none')).blocks)).toContain("cleared this channel's default zone");
+        // Bound again, or unbound, the channel's commands find their zones as anywhere else.
+        expect(textOf((await ask(h, 'use shop.example.org')).blocks)).toContain(
+          "made *shop.example.org* this channel's default zone",
+        );
+        expect(textOf((await ask(h, 'use none')).blocks)).toContain(
+          "cleared this channel's default zone",
+        );
         await h.command('purge https://shop.example.org/x');
         await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false);
         expect(purges(h.sandbox.requests)).toEqual([{ files: ['https://shop.example.org/x'] }]);
