@@ -397,24 +397,32 @@ const CASES: Record<string, () => unknown[]> = {
   analyticsComment: () => [analyticsBlocks.analyticsComment(report)],
   noTrafficText: () => [analyticsBlocks.noTrafficText(report)],
   approvalMessage: () =>
-    (['pending', 'approved', 'denied', 'expired', 'cancelled'] as const).flatMap((status) => [
-      approvalBlocks.approvalMessage(approval(status), { cacheHitRate: 0.5 }),
-      approvalBlocks.approvalMessage(
-        {
-          ...apiApproval({ tokenId: 't1', tokenName: H, account: H, actor: H, actorUserId: 'U9' }),
-          status,
-        },
-        { cacheHitRate: 0.5 },
-      ),
-      approvalBlocks.approvalMessage(approval(status, 'failed'), { purging: true }),
-      approvalBlocks.approvalMessage(approval(status, 'succeeded')),
-    ]).concat([
-      approvalBlocks.approvalMessage({
-        ...approval('cancelled'),
-        accountRemoved: true,
-        accountName: H,
-      }),
-    ]),
+    (['pending', 'approved', 'denied', 'expired', 'cancelled'] as const)
+      .flatMap((status) => [
+        approvalBlocks.approvalMessage(approval(status), { cacheHitRate: 0.5 }),
+        approvalBlocks.approvalMessage(
+          {
+            ...apiApproval({
+              tokenId: 't1',
+              tokenName: H,
+              account: H,
+              actor: H,
+              actorUserId: 'U9',
+            }),
+            status,
+          },
+          { cacheHitRate: 0.5 },
+        ),
+        approvalBlocks.approvalMessage(approval(status, 'failed'), { purging: true }),
+        approvalBlocks.approvalMessage(approval(status, 'succeeded')),
+      ])
+      .concat([
+        approvalBlocks.approvalMessage({
+          ...approval('cancelled'),
+          accountRemoved: true,
+          accountName: H,
+        }),
+      ]),
   approveModal: () => [
     approvalBlocks.approveModal(approval('pending')),
     approvalBlocks.approveModal({
