@@ -67,7 +67,8 @@ export class ChannelService {
     const { keyGeneration, binding } = await this.deps.bindings.view(workspaceId, channelId);
     if (!binding) return { kind: 'none' };
     const account = await this.#accountOf(workspaceId, binding);
-    if (this.deps.scopes && isRemoved(binding, account))
+    // Without the accounts (`scopes`), only the mark says so: every account then reads as absent.
+    if (binding.removedAccount !== undefined || (this.deps.scopes && isRemoved(binding, account)))
       return {
         kind: 'removed',
         ...(binding.removedAccount === undefined ? {} : { account: binding.removedAccount }),
