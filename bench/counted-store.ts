@@ -72,7 +72,7 @@ export async function openCountedStore(
     credentials: new CredentialRepository(db, keyring, accounts, workspaces),
     accounts,
     accountRoles: new AccountRoleRepository(db, clock),
-    accountUsage: new AccountUsageRepository(db, clock),
+    accountUsage: new AccountUsageRepository(db, clock, accounts, jobs),
     installations: new InstallationRepository(db, keyring, clock, uninstalled),
     uninstalled,
     approvals: new ApprovalRepository(db, clock),

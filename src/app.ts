@@ -36,7 +36,7 @@ import { ActivityService } from './services/activity.js';
 import { AnalyticsService } from './services/analytics.js';
 import { ApiPurgeService } from './services/api-purges.js';
 import { ApiTokenService } from './services/api-tokens.js';
-import { PURGE_EVERYTHING_JOB } from './services/approvals.js';
+import { APPROVAL_MESSAGE_JOB, PURGE_EVERYTHING_JOB } from './services/approvals.js';
 import { AUDIT_EXPORT_JOB, AuditExportService } from './services/audit-export.js';
 import { cdnServices, purgeServices } from './services/compose.js';
 import { CredentialService } from './services/credentials.js';
@@ -335,6 +335,7 @@ export function buildDeps(
   background.job(PURGE_HOLD_JOB, purgeHolds.job);
   background.job(ACCOUNT_PICK_JOB, accountPicks.job);
   background.job(PURGE_EVERYTHING_JOB, approvals.job);
+  background.job(APPROVAL_MESSAGE_JOB, approvals.messages);
   background.job(RATELIMIT_FOLLOW_UP_JOB, ratelimit.followUp);
   background.job(REPORT_JOB, reports.job);
   background.job(WATCH_EVAL_JOB, watchEvaluation.evalJob);
@@ -379,7 +380,7 @@ export function buildDeps(
     config: new WorkspaceConfigService({ ...store, access, defaultBaseUrl }),
     credentials,
     accounts: new AccountService({
-      ...{ store, access, credentials, zones, reads, clock, logger },
+      ...{ store, access, credentials, zones, reads, approvals, clock, logger },
       defaultBaseUrl,
     }),
     flood,

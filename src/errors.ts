@@ -133,6 +133,8 @@ export type Problem =
   /** A zone picked for a new API token is of another CDN account than the token's. */
   | { code: 'api_token_zone_account'; zoneName: string; zoneAccount: string; tokenAccount: string }
   | { code: 'approval_closed'; status: 'approved' | 'denied' | 'cancelled' | 'expired' }
+  /** A request cancelled because an admin (`by`) removed its CDN account (`account`, if named). */
+  | { code: 'approval_account_removed'; by: string; account?: string }
   | { code: 'approval_decided_meanwhile' }
   /** The zone already has an open purge-everything request (at most one per zone). */
   | { code: 'approval_pending'; zoneName: string; channelId: string; link?: string }
@@ -180,6 +182,11 @@ export type Problem =
   | { code: 'slack_unavailable'; retryInSeconds?: number }
   /** A command that needs a zone got none, and the channel has no default zone. */
   | { code: 'no_zone_named'; command: 'purge' | 'analytics' | 'ratelimit' }
+  /**
+   * The channel is bound to a CDN account that was removed (`account`: its name, when known): its
+   * zone commands are refused until it is bound again or unbound, never sent to another account.
+   */
+  | { code: 'channel_account_removed'; account?: string }
   /** The channel's default zone was chosen under an older CDN API key: it was dropped. */
   | { code: 'channel_default_stale'; zoneName: string }
   /** The channel's default zone is deleted, or the CDN no longer has it. */

@@ -232,7 +232,7 @@ function usageLines(usage: AccountUsage, asked: boolean): Mrkdwn[] {
     usage.watches > 0 ? md`• *${plural(usage.watches, 'watch', 'watches')}* removed` : undefined,
     usage.reports > 0 ? md`• *${plural(usage.reports, 'daily report')}* stopped` : undefined,
     usage.bindings > 0
-      ? md`• *${plural(usage.bindings, 'channel default zone')}* (\`/cdn use\`) cleared`
+      ? md`• *${plural(usage.bindings, 'channel')}* bound to it (\`/cdn use\`) ${asked ? 'will refuse' : 'refuse'} zone commands until bound again or unbound`
       : undefined,
     usage.approvals > 0
       ? md`• *${plural(usage.approvals, 'pending purge-everything request')}* cancelled`

@@ -53,6 +53,10 @@ export function approvalMessage(
   } else if (approval.status === 'denied') {
     status = md`:no_entry: Denied by ${decider}${approval.decisionNote ? md`:\n${quoted(approval.decisionNote)}` : '.'}`;
     text = md`Purge everything on ${name} was denied`;
+  } else if (approval.status === 'cancelled' && approval.accountRemoved) {
+    const account = approval.accountName ?? approval.api?.account;
+    status = md`:heavy_multiplication_x: Cancelled: the CDN account${account ? md` ${code(account)}` : ''} was removed by ${decider}. Nothing was purged.`;
+    text = md`Purge everything on ${name} was cancelled`;
   } else if (approval.status === 'cancelled') {
     status = md`:heavy_multiplication_x: Cancelled by the requester.`;
     text = md`Purge everything on ${name} was cancelled`;

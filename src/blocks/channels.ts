@@ -24,6 +24,16 @@ export function channelList(channelIds: readonly string[], shown = 20): Mrkdwn {
   return summarise(channelIds, shown, channel, ', ');
 }
 
+/**
+ * Every zone command's answer in a channel bound to a CDN account that was removed, and `/cdn use`
+ * alone's there: one line, saying how to bind it again or unbind it.
+ */
+export function channelAccountRemoved(account: string | undefined, refused = true): Mrkdwn {
+  const named = account === undefined ? md`a CDN account` : md`the CDN account ${code(account)}`;
+  const so = refused ? md`so nothing was done` : md`so its zone commands are refused`;
+  return md`This channel was bound to ${named}, which was removed, ${so}. Bind it again with \`/cdn use <account>/[zone]\` or \`/cdn use <zone>\`, or unbind it with \`/cdn use none\`.`;
+}
+
 /** `/cdn use` alone: the channel's default zone, or that there is none. */
 export function channelDefaultMessage(current: ChannelDefault): Message {
   switch (current.kind) {
@@ -31,6 +41,11 @@ export function channelDefaultMessage(current: ChannelDefault): Message {
       return section(
         md`This channel has no default zone.`,
         md`:information_source: This channel has no default zone. \`/cdn use <zone>\` sets one: ${WHAT_IT_DOES}`,
+      );
+    case 'removed':
+      return section(
+        md`This channel's CDN account was removed`,
+        md`:warning: ${channelAccountRemoved(current.account, false)}`,
       );
     case 'stale':
       if (current.account !== undefined)

@@ -2,7 +2,8 @@
 // are md`…` templates, so values that came from a person or the CDN are escaped as they go in.
 import type { Action, LimitName, PostPlace, PostRefusedThere, Problem } from '../errors.js';
 import { zoneLabel } from '../zone-names.js';
-import { purgeChannelsText } from './channels.js';
+import { actorLabel } from './actors.js';
+import { channelAccountRemoved, purgeChannelsText } from './channels.js';
 import { LIMIT_WORDS } from './config.js';
 import { channel, clip, code, join, link, MAX_SENTENCE, type Mrkdwn, md } from './text.js';
 
@@ -210,6 +211,8 @@ function sentence(problem: Problem): Mrkdwn {
       return md`That request is not known here.`;
     case 'approval_closed':
       return md`${APPROVAL_STATUS[problem.status]}`;
+    case 'approval_account_removed':
+      return md`This request was cancelled: its CDN account${problem.account ? md` ${code(problem.account)}` : ''} was removed by ${actorLabel(problem.by)}.`;
     case 'approval_decided_meanwhile':
       return md`Someone else decided this request a moment ago.`;
     case 'approval_pending': {
@@ -262,6 +265,8 @@ function sentence(problem: Problem): Mrkdwn {
         : md`Slack is limiting how fast I may call it right now. Try again in ${problem.retryInSeconds} s.`;
     case 'no_zone_named':
       return md`Name a zone (${NAMED_ZONE[problem.command]}), or make one this channel's default with \`/cdn use <zone>\`.`;
+    case 'channel_account_removed':
+      return channelAccountRemoved(problem.account);
     case 'channel_default_stale':
       return md`This channel's default zone (*${zoneLabel(problem.zoneName)}*) was chosen before the workspace's CDN API key changed, so I dropped it. Name a zone, or choose the default again with \`/cdn use <zone>\`.`;
     case 'channel_default_gone':

@@ -6,6 +6,7 @@ import type { Zone } from '../cdn/schemas.js';
 import { AppError } from '../errors.js';
 import type { Account } from '../store/accounts.js';
 import { DEFAULT_ACCOUNT } from '../store/accounts.js';
+import type { ChannelBinding } from '../store/channel-bindings.js';
 import type { Store } from '../store/index.js';
 import { zoneKey } from '../zone-names.js';
 import type { Caller } from './access.js';
@@ -69,11 +70,18 @@ export class AccountScopes {
     return this.deps.store.accounts.get(workspaceId, accountId);
   }
 
-  /** The account the channel is bound to, if any (a binding made with an account). */
+  /**
+   * The account the channel is bound to, if any (a binding made with an account); AppError
+   * channel_account_removed when that account was removed (never another one in its place).
+   */
   async #bound(workspaceId: string, channelId: string): Promise<Account | undefined> {
     const { binding } = await this.deps.store.channelBindings.view(workspaceId, channelId);
-    if (!binding?.accountId) return undefined;
-    return this.deps.store.accounts.get(workspaceId, binding.accountId);
+    if (!binding) return undefined;
+    const account = binding.accountId
+      ? await this.deps.store.accounts.get(workspaceId, binding.accountId)
+      : undefined;
+    refuseRemoved(binding, account);
+    return account;
   }
 
   /**
@@ -197,6 +205,23 @@ export class AccountScopes {
         zones.push(named(zone, account));
     return zones;
   }
+}
+
+/**
+ * Whether the channel's binding is to a CDN account that was removed: marked so when it was, or
+ * naming an account the workspace no longer has (`account`: the one it names, as read).
+ */
+export function isRemoved(binding: ChannelBinding, account: Account | undefined): boolean {
+  return binding.removedAccount !== undefined || (!!binding.accountId && !account);
+}
+
+/** AppError channel_account_removed for a binding to a CDN account that was removed. */
+export function refuseRemoved(binding: ChannelBinding, account: Account | undefined): void {
+  if (!isRemoved(binding, account)) return;
+  throw new AppError({
+    code: 'channel_account_removed',
+    ...(binding.removedAccount === undefined ? {} : { account: binding.removedAccount }),
+  });
 }
 
 /**

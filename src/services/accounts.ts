@@ -10,6 +10,7 @@ import type { AccountUsage } from '../store/account-usage.js';
 import { type Account, AccountError, checkName, DEFAULT_ACCOUNT } from '../store/accounts.js';
 import type { Store } from '../store/index.js';
 import type { AccessService, Caller } from './access.js';
+import type { ApprovalService } from './approvals.js';
 import type { CdnReads } from './cdn-reads.js';
 import type { CredentialService, KeyRefusal } from './credentials.js';
 import type { ZoneService } from './zones.js';
@@ -52,6 +53,8 @@ export interface AccountServiceOptions {
   credentials: CredentialService;
   zones: ZoneService;
   reads: CdnReads;
+  /** Shows the purge-everything requests a removal cancels as cancelled, on their messages. */
+  approvals: Pick<ApprovalService, 'messageJob' | 'messagesStored'>;
   clock: Clock;
   logger: Logger;
   /** CDN_API_BASE_URL: where an account without its own base URL goes. */
@@ -215,15 +218,24 @@ export class AccountService {
   }
 
   /**
-   * Admins only: removes the account and its key. Its watches go, its reports stop, its channel
-   * defaults are cleared and its pending purge-everything requests are cancelled (an account that
-   * is gone never comes back: nothing of it waits, unlike after `/cdn logout`); the audit stays.
+   * Admins only: removes the account and its key, and in the same transaction what refers to it:
+   * its watches go, its reports stop, the channels bound to it refuse their zone commands until
+   * bound again or unbound (never falling back to another account), and its pending
+   * purge-everything requests are cancelled, each message then saying so by a job (an account
+   * that is gone never comes back: nothing of it waits, unlike after `/cdn logout`); the audit
+   * stays.
    */
   async remove(caller: Caller, accountId: string): Promise<RemovalPreview> {
     const { account } = await this.removalPreview(caller, accountId);
-    const { store } = this.options;
-    const usage = await store.accountUsage.stop(this.#ref(account));
-    await store.accounts.remove(caller.workspaceId, accountId);
+    const { store, approvals } = this.options;
+    const usage = await mapped(() =>
+      store.accountUsage.remove(this.#ref(account), {
+        name: account.name,
+        by: caller.userId,
+        messageJob: (approval) => approvals.messageJob(approval),
+      }),
+    );
+    if (usage.approvals > 0) approvals.messagesStored();
     this.#forgetProbes(caller.workspaceId, accountId);
     await this.#audit(caller, 'account.remove', account, { ...usage });
     return { account, usage };

@@ -9,6 +9,7 @@ import { AppError, logLevelOf } from '../errors.js';
 import { type JobContext, type JobKind, type JobRunner, retryDelay } from '../jobs/runner.js';
 import type { Logger } from '../logger.js';
 import type { ApiRequester, Approval } from '../store/approvals.js';
+import type { NewJob } from '../store/jobs.js';
 
 export type { Approval };
 
@@ -39,6 +40,13 @@ export type Decided =
 export const PURGE_EVERYTHING_JOB = 'purge_everything';
 
 export interface PurgeEverythingPayload {
+  approvalId: string;
+}
+
+/** The job that shows a request closed outside a click (its account removed) on its message. */
+export const APPROVAL_MESSAGE_JOB = 'approval_message';
+
+export interface ApprovalMessagePayload {
   approvalId: string;
 }
 
@@ -91,6 +99,14 @@ export class ApprovalService {
     if (approval.status === 'pending' && approval.expiresAt <= this.options.clock.now()) {
       await this.expireDue();
       throw new AppError({ code: 'approval_closed', status: 'expired' });
+    }
+    if (approval.accountRemoved) {
+      const account = accountOf(approval);
+      throw new AppError({
+        code: 'approval_account_removed',
+        by: approval.decidedBy ?? 'system',
+        ...(account === undefined ? {} : { account }),
+      });
     }
     if (approval.status !== 'pending')
       throw new AppError({ code: 'approval_closed', status: approval.status });
@@ -286,6 +302,56 @@ export class ApprovalService {
     },
   };
 
+  /**
+   * The job that shows a closed request as it is on its message (no buttons left), and audits a
+   * cancellation made by removing its account, once: stored in the transaction that closed it, so
+   * any replica finishes it; Slack failing for now only delays it.
+   */
+  messageJob(approval: Pick<Approval, 'id' | 'workspaceId'>): NewJob {
+    return {
+      workspaceId: approval.workspaceId,
+      kind: APPROVAL_MESSAGE_JOB,
+      key: `approval-message:${approval.id}`,
+      payload: { approvalId: approval.id } satisfies ApprovalMessagePayload,
+    };
+  }
+
+  /** After message jobs were stored (`messageJob`): this replica's runner looks for them now. */
+  messagesStored(): void {
+    this.options.runner.lookNow(APPROVAL_MESSAGE_JOB);
+  }
+
+  readonly messages: JobKind<ApprovalMessagePayload> = {
+    concurrency: 2,
+    run: async (context) => {
+      const { store, notifier, logger } = this.options;
+      const approval = await store.approvals.get(context.job.payload.approvalId);
+      if (!approval || approval.status === 'pending') return 'done';
+      if (approval.accountRemoved)
+        await this.#audit(
+          approval,
+          approval.decidedBy ?? 'system',
+          'purge.everything.cancelled',
+          'ok',
+          { reason: 'account_removed' },
+          `purge.everything.cancelled:${approval.id}`,
+        );
+      try {
+        await notifier.changed(approval);
+        return 'done';
+      } catch (error) {
+        logger.warn({ err: error, approval: approval.id }, 'approval message not updated');
+        if (!notifier.transient(error)) return 'done';
+        const retryInMs = retryDelay(context.job.attempts, {
+          baseMs: 2_000,
+          maxMs: 60_000,
+          askedMs: notifier.retryAfterMs(error),
+        });
+        return { retryInMs, error: 'approval message not updated' };
+      }
+    },
+  };
+
   async #purgeEverything(
     approval: Approval,
     context: JobContext<PurgeEverythingPayload, { calling?: boolean }>,
@@ -450,4 +516,9 @@ export class ApprovalService {
       this.options.logger.warn({ err: error }, 'approval message not updated'),
     );
   }
+}
+
+/** The name of the request's CDN account, as it recorded it (asked in Slack or over the API). */
+function accountOf(approval: Approval): string | undefined {
+  return approval.accountName ?? approval.api?.account;
 }

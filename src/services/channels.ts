@@ -12,7 +12,7 @@ import {
 } from '../store/channel-bindings.js';
 import type { AccessService, Caller, Visible } from './access.js';
 import { byAccount } from './account-lookup.js';
-import { type AccountScopes, indexOf, named } from './account-scope.js';
+import { type AccountScopes, indexOf, isRemoved, named } from './account-scope.js';
 import type { Zone, ZoneService } from './zones.js';
 
 /** The commands that may use a channel's default zone. */
@@ -23,7 +23,9 @@ export type ChannelDefault =
   | { kind: 'none' }
   | { kind: 'set'; binding: ChannelBinding; account?: string }
   /** Chosen under an older key: dropped as it was read. */
-  | { kind: 'stale'; zoneName: string; account?: string };
+  | { kind: 'stale'; zoneName: string; account?: string }
+  /** Bound to a CDN account that was removed (named when known): its zone commands are refused. */
+  | { kind: 'removed'; account?: string };
 
 /** What `/cdn use <account>/[zone]` bound the channel to. */
 export interface AccountBinding {
@@ -65,6 +67,12 @@ export class ChannelService {
     const { keyGeneration, binding } = await this.deps.bindings.view(workspaceId, channelId);
     if (!binding) return { kind: 'none' };
     const account = await this.#accountOf(workspaceId, binding);
+    // Without the accounts (`scopes`), only the mark says so: every account then reads as absent.
+    if (binding.removedAccount !== undefined || (this.deps.scopes && isRemoved(binding, account)))
+      return {
+        kind: 'removed',
+        ...(binding.removedAccount === undefined ? {} : { account: binding.removedAccount }),
+      };
     const named = account ? { account: account.name } : {};
     if (keyGeneration !== undefined && binding.generation !== keyGeneration) {
       await this.deps.bindings.dropStale(workspaceId, keyGeneration, binding.accountId);
@@ -185,6 +193,11 @@ export class ChannelService {
   ): Promise<Zone> {
     const found = channelId === undefined ? undefined : await this.current(workspaceId, channelId);
     if (!found || found.kind === 'none') throw new AppError({ code: 'no_zone_named', command });
+    if (found.kind === 'removed')
+      throw new AppError({
+        code: 'channel_account_removed',
+        ...(found.account === undefined ? {} : { account: found.account }),
+      });
     if (found.kind === 'stale') {
       throw new AppError({ code: 'channel_default_stale', zoneName: found.zoneName });
     }

@@ -1,16 +1,24 @@
 // What refers to a CDN account (watches, live reports, channel defaults, pending purge-everything
-// requests, API tokens bound to it), counted before it is removed and stopped when it is; and,
-// for `/cdn logout` (the key of `default` removed), its channel defaults cleared and its watches
-// and reports deleted, only its own. Rows without an account (account_id null) are `default`'s.
+// requests, API tokens bound to it), counted before it is removed and stopped in the removal's
+// transaction; and, for `/cdn logout` (the key of `default` removed), its channel defaults cleared
+// and its watches and reports deleted, only its own. Rows without an account (account_id null)
+// are `default`'s.
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import type { Clock } from '../clock.js';
+import { notFound } from './account-model.js';
+import type { AccountRepository } from './accounts.js';
+import { ACCOUNT_REMOVED_NOTE } from './approvals.js';
+import type { JobRepository, NewJob } from './jobs.js';
 import type { Database } from './schema.js';
 
 export interface AccountUsage {
   watches: number;
   /** Daily reports not stopped. */
   reports: number;
-  /** Channels whose default zone is of the account. */
+  /**
+   * Channels bound to the account (with or without a default zone of it): once it is removed,
+   * their zone commands are refused until they are bound again or unbound.
+   */
   bindings: number;
   /** Purge-everything requests still waiting for a decision. */
   approvals: number;
@@ -25,6 +33,16 @@ export interface AccountUsage {
 export interface AccountWork {
   watches: number;
   reports: number;
+}
+
+/** Who removes an account, and the job that shows each request it cancels as cancelled. */
+export interface Removal {
+  /** The account's name, kept on the channels bound to it. */
+  name: string;
+  /** The admin removing it: who cancelled its pending purge-everything requests. */
+  by: string;
+  /** The job bringing a cancelled request's message up to date, stored in the same transaction. */
+  messageJob: (approval: { id: string; workspaceId: string }) => NewJob;
 }
 
 /** Which account's rows: its id, and for `default` also the rows without one. */
@@ -70,6 +88,8 @@ export class AccountUsageRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
+    private readonly accounts: AccountRepository,
+    private readonly jobs: JobRepository,
   ) {}
 
   async count(ref: UsageRef): Promise<AccountUsage> {
@@ -122,25 +142,44 @@ export class AccountUsageRepository {
   }
 
   /**
-   * Stops what refers to the account, in one transaction: its watches go (with their rule states,
-   * and their zones' schedules when no other watch is left), its reports are stopped (listed as
-   * stopped), its channel defaults are cleared and its pending purge-everything requests are
-   * cancelled, and its own role grants are deleted. Audit entries, purges and API tokens stay
-   * (those bound to it reach nothing). Returns what was stopped, and those tokens.
+   * Removes the account (its key and zone index) and, in the same transaction, stops what refers
+   * to it: its watches go (with their rule states, alerts and watched zones, and `default`'s
+   * zones' schedules when no other watch is left), its reports are stopped (listed as stopped),
+   * the channels bound to it keep their binding marked with its name (their zone commands are
+   * refused, never sent to another account), its pending purge-everything requests are cancelled
+   * by `removal.by`, each with the job that updates its message, and its own role grants are
+   * deleted. Audit entries, purges and API tokens stay (those bound to it reach nothing). Returns
+   * what was stopped, and those tokens. AccountError `account_not_found` when it is gone already.
    */
-  async stop(ref: AccountRef): Promise<AccountUsage> {
+  async remove(ref: AccountRef, removal: Removal): Promise<AccountUsage> {
     const now = this.clock.now();
     return this.db.transaction().execute(async (trx) => {
-      const watches = await removeWatches(trx, ref);
+      const watches = await removeWatches(trx, ref, { alerts: true });
       const reports = await stopReports(trx, ref, now);
-      const bindings = await clearBindings(trx, ref);
-      const approvals = await trx
+      const bindings = await trx
+        .updateTable('channel_bindings')
+        .set({ removed_account: removal.name })
+        .where('workspace_id', '=', ref.workspaceId)
+        .where(ofAccount<'channel_bindings'>(ref))
+        .executeTakeFirst();
+      const cancelled = await trx
         .updateTable('approvals')
-        .set({ status: 'cancelled', decided_at: now })
+        .set({
+          status: 'cancelled',
+          decided_by: removal.by,
+          decided_at: now,
+          decision_note: ACCOUNT_REMOVED_NOTE,
+          updated_at: now,
+        })
         .where('workspace_id', '=', ref.workspaceId)
         .where('status', '=', 'pending')
         .where(ofAccount<'approvals'>(ref))
-        .executeTakeFirst();
+        .returning(['id', 'workspace_id'])
+        .execute();
+      await this.jobs.enqueueMany(
+        cancelled.map((row) => removal.messageJob({ id: row.id, workspaceId: row.workspace_id })),
+        trx,
+      );
       // The account's own role grants go with it (a new account of the same name starts without).
       await trx
         .deleteFrom('account_roles')
@@ -155,11 +194,12 @@ export class AccountUsageRepository {
             .executeTakeFirst()
         )?.n ?? 0,
       );
+      if (!(await this.accounts.removeIn(trx, ref.workspaceId, ref.accountId))) throw notFound();
       return {
         watches,
         reports,
-        bindings,
-        approvals: Number(approvals.numUpdatedRows),
+        bindings: Number(bindings.numUpdatedRows),
+        approvals: cancelled.length,
         tokens,
       };
     });
@@ -209,7 +249,8 @@ function boundTokens(db: Kysely<Database>, ref: UsageRef) {
 
 /**
  * Deletes the account's watches, their rule states (and, with `alerts`, their alerts), and its
- * zones' evaluation schedules no watch is left on; returns how many watches went.
+ * zones' evaluation schedules no watch is left on (an account other than `default`: all of them,
+ * in account_watch_zones); returns how many watches went.
  */
 async function removeWatches(
   trx: Transaction<Database>,
@@ -248,6 +289,12 @@ async function removeWatches(
       ),
     )
     .execute();
+  if ('accountId' in ref && !ref.isDefault)
+    await trx
+      .deleteFrom('account_watch_zones')
+      .where('workspace_id', '=', workspaceId)
+      .where('account_id', '=', ref.accountId)
+      .execute();
   return watchIds.length;
 }
 

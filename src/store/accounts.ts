@@ -289,17 +289,25 @@ export class AccountRepository {
 
   /**
    * Deletes the account and its zone index. Rows that refer to it (audit, purges, watches…) are
-   * left as they are: what stops with an account is the caller's to decide and say first.
+   * left as they are: what stops with an account is the caller's to decide and say first
+   * (AccountUsageRepository.remove does both in one transaction).
    */
   async remove(workspaceId: string, accountId: string): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
-      const before = await this.row(trx, workspaceId, accountId);
-      if (!before) return false;
-      await trx.deleteFrom('cdn_accounts').where('id', '=', accountId).execute();
-      await dropZoneIndex(trx, before);
-      if (isDefault(before.name)) await this.mirror(trx, workspaceId, { key: null });
-      return true;
-    });
+    return this.db.transaction().execute((trx) => this.removeIn(trx, workspaceId, accountId));
+  }
+
+  /** `remove` within the caller's transaction; false when there is no such account. */
+  async removeIn(
+    trx: Transaction<Database>,
+    workspaceId: string,
+    accountId: string,
+  ): Promise<boolean> {
+    const before = await this.row(trx, workspaceId, accountId);
+    if (!before) return false;
+    await trx.deleteFrom('cdn_accounts').where('id', '=', accountId).execute();
+    await dropZoneIndex(trx, before);
+    if (isDefault(before.name)) await this.mirror(trx, workspaceId, { key: null });
+    return true;
   }
 
   private async writeKey(

@@ -48,7 +48,12 @@ export interface Approval {
   accountName?: string;
   /** Set when it was asked for over the HTTP API: then `requesterId` is `token:<name>`. */
   api?: ApiRequester;
+  /** Cancelled because an admin (`decidedBy`) removed its CDN account, not by its requester. */
+  accountRemoved?: true;
 }
+
+/** The decision note of a request cancelled because its CDN account was removed. */
+export const ACCOUNT_REMOVED_NOTE = 'account removed';
 
 export type NewApproval = Pick<
   Approval,
@@ -266,6 +271,9 @@ function toApproval(row: Selectable<ApprovalsTable>): Approval {
     ...(row.account_id === null ? {} : { accountId: row.account_id }),
     ...(row.account_name === null ? {} : { accountName: row.account_name }),
     ...(row.api_requester ? { api: apiRequesterOf(row.api_requester) } : {}),
+    ...(row.status === 'cancelled' && row.decision_note === ACCOUNT_REMOVED_NOTE
+      ? { accountRemoved: true as const }
+      : {}),
   };
 }
 

@@ -20,6 +20,11 @@ export interface ChannelBinding {
   setAt: number;
   /** The CDN account the channel is bound to (issue 29); null: none named (`default`'s zone). */
   accountId?: string | null;
+  /**
+   * That account's name when an admin removed it: the channel's zone commands are refused until
+   * it is bound again or unbound. Absent: its account, if any, exists.
+   */
+  removedAccount?: string;
 }
 
 /** The account-only binding's zone (`/cdn use staging/`): no default zone, only the account. */
@@ -102,6 +107,7 @@ export class ChannelBindingRepository {
       set_by: setBy,
       set_at: this.clock.now(),
       account_id: accountId,
+      removed_account: null,
     };
     await this.db
       .insertInto('channel_bindings')
@@ -114,6 +120,7 @@ export class ChannelBindingRepository {
           set_by: row.set_by,
           set_at: row.set_at,
           account_id: row.account_id,
+          removed_account: null,
         }),
       )
       .execute();
@@ -298,5 +305,6 @@ function toBinding(row: Selectable<ChannelBindingsTable>): ChannelBinding {
     setBy: row.set_by,
     setAt: row.set_at,
     ...(row.account_id === null ? {} : { accountId: row.account_id }),
+    ...(row.removed_account === null ? {} : { removedAccount: row.removed_account }),
   };
 }

@@ -130,7 +130,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     credentials: new CredentialRepository(db, options.keyring, accounts, workspaces),
     accounts,
     accountRoles: new AccountRoleRepository(db, clock),
-    accountUsage: new AccountUsageRepository(db, clock),
+    accountUsage: new AccountUsageRepository(db, clock, accounts, jobs),
     installations: new InstallationRepository(db, options.keyring, clock, uninstalled),
     uninstalled,
     approvals: new ApprovalRepository(db, clock, options.newId),

@@ -367,6 +367,11 @@ export interface ChannelBindingsTable {
    * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
    */
   account_id: string | null;
+  /**
+   * The name of that account when an admin removed it (0030): the channel's zone commands are
+   * refused until it is bound again or unbound. Null: its account, if it names one, exists.
+   */
+  removed_account: Generated<string | null>;
 }
 
 /** A channel purges may be run from; a workspace with none listed allows every channel. */

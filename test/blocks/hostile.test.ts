@@ -207,6 +207,7 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
     tokenAccount: H,
   },
   approval_closed: { code: 'approval_closed', status: 'denied' },
+  approval_account_removed: { code: 'approval_account_removed', by: 'U0ADMIN', account: H },
   approval_decided_meanwhile: { code: 'approval_decided_meanwhile' },
   approval_pending: {
     code: 'approval_pending',
@@ -236,6 +237,7 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   slack_unavailable: { code: 'slack_unavailable', retryInSeconds: 30 },
   no_zone_named: { code: 'no_zone_named', command: 'purge' },
   channel_default_stale: { code: 'channel_default_stale', zoneName: H },
+  channel_account_removed: { code: 'channel_account_removed', account: H },
   channel_default_gone: { code: 'channel_default_gone', zoneName: H, deleted: true },
   zone_deleted: { code: 'zone_deleted', zoneName: H },
   purge_channel_restricted: {
@@ -395,18 +397,32 @@ const CASES: Record<string, () => unknown[]> = {
   analyticsComment: () => [analyticsBlocks.analyticsComment(report)],
   noTrafficText: () => [analyticsBlocks.noTrafficText(report)],
   approvalMessage: () =>
-    (['pending', 'approved', 'denied', 'expired', 'cancelled'] as const).flatMap((status) => [
-      approvalBlocks.approvalMessage(approval(status), { cacheHitRate: 0.5 }),
-      approvalBlocks.approvalMessage(
-        {
-          ...apiApproval({ tokenId: 't1', tokenName: H, account: H, actor: H, actorUserId: 'U9' }),
-          status,
-        },
-        { cacheHitRate: 0.5 },
-      ),
-      approvalBlocks.approvalMessage(approval(status, 'failed'), { purging: true }),
-      approvalBlocks.approvalMessage(approval(status, 'succeeded')),
-    ]),
+    (['pending', 'approved', 'denied', 'expired', 'cancelled'] as const)
+      .flatMap((status) => [
+        approvalBlocks.approvalMessage(approval(status), { cacheHitRate: 0.5 }),
+        approvalBlocks.approvalMessage(
+          {
+            ...apiApproval({
+              tokenId: 't1',
+              tokenName: H,
+              account: H,
+              actor: H,
+              actorUserId: 'U9',
+            }),
+            status,
+          },
+          { cacheHitRate: 0.5 },
+        ),
+        approvalBlocks.approvalMessage(approval(status, 'failed'), { purging: true }),
+        approvalBlocks.approvalMessage(approval(status, 'succeeded')),
+      ])
+      .concat([
+        approvalBlocks.approvalMessage({
+          ...approval('cancelled'),
+          accountRemoved: true,
+          accountName: H,
+        }),
+      ]),
   approveModal: () => [
     approvalBlocks.approveModal(approval('pending')),
     approvalBlocks.approveModal({
@@ -447,6 +463,12 @@ const CASES: Record<string, () => unknown[]> = {
       account: H,
     }),
     channelBlocks.channelDefaultMessage({ kind: 'stale', zoneName: H, account: H }),
+    channelBlocks.channelDefaultMessage({ kind: 'removed', account: H }),
+    channelBlocks.channelDefaultMessage({ kind: 'removed' }),
+  ],
+  channelAccountRemoved: () => [
+    channelBlocks.channelAccountRemoved(H),
+    channelBlocks.channelAccountRemoved(undefined, false),
   ],
   channelBoundMessage: () => [channelBlocks.channelBoundMessage(zone, 'U1')],
   channelAccountBoundMessage: () => [

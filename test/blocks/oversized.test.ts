@@ -332,7 +332,10 @@ const CASES: Record<string, () => unknown[]> = {
   approvalMessage: () =>
     (['pending', 'approved', 'denied', 'expired', 'cancelled'] as const)
       .map((s) => approval.approvalMessage(approvalOf(s), { cacheHitRate: 0.5 }))
-      .concat([approval.approvalMessage({ ...approvalOf('pending'), api: bigApi })]),
+      .concat([
+        approval.approvalMessage({ ...approvalOf('pending'), api: bigApi }),
+        approval.approvalMessage({ ...approvalOf('cancelled'), accountRemoved: true }),
+      ]),
   approveModal: () => [approval.approveModal(approvalOf('pending'))],
   denyModal: () => [approval.denyModal(approvalOf('pending'))],
   auditLine: () => [audit.auditLine(entry(0))],
@@ -356,6 +359,7 @@ const CASES: Record<string, () => unknown[]> = {
       account: LONG,
     }),
     channels.channelDefaultMessage({ kind: 'stale', zoneName: LONG, account: LONG }),
+    channels.channelDefaultMessage({ kind: 'removed', account: LONG }),
   ],
   channelBoundMessage: () => [channels.channelBoundMessage(zone(), 'U1')],
   channelAccountBoundMessage: () => [
@@ -365,6 +369,7 @@ const CASES: Record<string, () => unknown[]> = {
   channelUnboundMessage: () => [channels.channelUnboundMessage('U1')],
   channelsOverviewText: () => [channels.channelsOverviewText(overview)],
   purgeChannelsText: () => [channels.purgeChannelsText(CHANNELS, N)],
+  channelAccountRemoved: () => [channels.channelAccountRemoved(LONG)],
   configMessage: () => [config.configMessage(workspace, LONG, { purgeChannels: CHANNELS })],
   purgeChannelsSavedMessage: () => [config.purgeChannelsSavedMessage(workspace, CHANNELS)],
   createModal: () => [create.createModal('metadata')],

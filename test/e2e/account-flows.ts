@@ -1,11 +1,12 @@
 // Helpers the e2e tests of several CDN accounts (issue 29) share: a second account `staging`
 // served by its own sandbox holding the same zone names, the purges each sandbox received, and the
 // account picker's buttons, a command's answer.
+import { ACCOUNTS_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import { type Sandbox, startSandbox } from '../../src/dev/sandbox/server.js';
 import type { Account } from '../../src/store/account-model.js';
-import { commandReply } from './flows.js';
-import { type Harness, startHarness } from './harness.js';
+import { commandReply, modalOpenedBy, openHome } from './flows.js';
+import { ADMIN, type Harness, startHarness, textOf } from './harness.js';
 
 type Requests = Array<{ path: string; body?: unknown }>;
 
@@ -65,4 +66,32 @@ export function buttonFor(message: Message, label: string): string {
     if (button?.action_id) return button.action_id;
   }
   throw new Error(`no button ${label}`);
+}
+
+/** The action id of the App Home's Remove button of the account `accountId`. */
+export function removeButtonOf(view: { blocks?: unknown[] }, accountId: string): string {
+  for (const block of (view.blocks ?? []) as Array<Record<string, unknown>>) {
+    const elements = [
+      ...((block.elements as Array<Record<string, unknown>> | undefined) ?? []),
+      ...(block.accessory ? [block.accessory as Record<string, unknown>] : []),
+    ];
+    const button = elements.find(
+      (e) => String(e.action_id).startsWith(`${ACCOUNTS_IDS.remove}_`) && e.value === accountId,
+    );
+    if (button) return String(button.action_id);
+  }
+  throw new Error(`no Remove button for ${accountId}`);
+}
+
+/**
+ * An admin removes the account `accountId` from the App Home (Remove, then the confirmation's
+ * Remove); resolves with what the modal says once it is done.
+ */
+export async function removeAccount(h: Harness, accountId: string): Promise<string> {
+  const home = await openHome(h, ADMIN);
+  const asked = await modalOpenedBy(h, () =>
+    h.clickInView(home.id, removeButtonOf(home.view, accountId), { user: ADMIN }),
+  );
+  const done = JSON.parse((await h.submit(asked, {}, { user: ADMIN })).body);
+  return textOf(done.view);
 }

@@ -4,27 +4,11 @@
 // one of `default`; after the removal the token list shows them as reaching nothing, the API
 // refuses them, and the token for every account still purges.
 import { describe, expect, it } from 'vitest';
-import { ACCOUNTS_IDS } from '../../src/blocks/ids.js';
 import type { NewTokenInput } from '../../src/services/api-tokens.js';
-import { purges, twoAccounts } from './account-flows.js';
+import { purges, removeButtonOf, twoAccounts } from './account-flows.js';
 import { postPurge } from './api-flows.js';
 import { modalOpenedBy, openHome } from './flows.js';
 import { ADMIN, CHANNEL, textOf } from './harness.js';
-
-/** The action id of the App Home's Remove button of the account `accountId`. */
-function removeButtonOf(view: { blocks?: unknown[] }, accountId: string): string {
-  for (const block of (view.blocks ?? []) as Array<Record<string, unknown>>) {
-    const elements = [
-      ...((block.elements as Array<Record<string, unknown>> | undefined) ?? []),
-      ...(block.accessory ? [block.accessory as Record<string, unknown>] : []),
-    ];
-    const button = elements.find(
-      (e) => String(e.action_id).startsWith(`${ACCOUNTS_IDS.remove}_`) && e.value === accountId,
-    );
-    if (button) return String(button.action_id);
-  }
-  throw new Error(`no Remove button for ${accountId}`);
-}
 
 describe('removing an account that API tokens are bound to', () => {
   it('counts them in the confirmation, and the token list then shows them reaching nothing', async () => {

@@ -68,13 +68,25 @@ async function setup(backend: Backend) {
   const zones = { keyChanged: (ws: string) => keyChanges.push(ws) } as unknown as ZoneService;
   const credentials = new CredentialService({ store, cdn, egress, access, zones });
   const reads = new CdnReads(store.rateSlots, access, { person: 0, workspace: 0 });
+  // The job that updates each request a removal cancels is stored (its kind and key as
+  // ApprovalService makes them); ApprovalService's own tests run it.
+  const stored: string[] = [];
+  const approvals = {
+    messageJob: (approval: { id: string; workspaceId: string }) => ({
+      workspaceId: approval.workspaceId,
+      kind: 'approval_message',
+      key: `approval-message:${approval.id}`,
+      payload: { approvalId: approval.id },
+    }),
+    messagesStored: () => stored.push('looked'),
+  };
   const service = new AccountService({
-    ...{ store, access, credentials, zones, reads, clock, logger },
+    ...{ store, access, credentials, zones, reads, approvals, clock, logger },
     defaultBaseUrl: prod.baseUrl,
   });
   const caller = (userId: string): Caller => ({ workspaceId: WS, userId, directory: directory() });
   await store.credentials.set(WS, 'sk_prod', { userId: ADMIN, validated: true });
-  return { store, service, access, caller, prod, staging, clock, keyChanges };
+  return { store, service, access, caller, prod, staging, clock, keyChanges, stored };
 }
 
 async function problemOf(promise: Promise<unknown>): Promise<Problem> {
@@ -192,7 +204,7 @@ describe.each(BACKENDS)('AccountService on $backend', ({ backend, skip }) => {
   it.skipIf(skip)(
     'counts what refers to the account, then stops only that (null rows are default’s) and keeps the audit',
     async () => {
-      const { store, service, caller, staging } = await setup(backend);
+      const { store, service, caller, staging, stored } = await setup(backend);
       const admin = caller(ADMIN);
       const account = await service.add(admin, {
         name: 'staging',
@@ -306,16 +318,31 @@ describe.each(BACKENDS)('AccountService on $backend', ({ backend, skip }) => {
         ['CPROD', 'active'],
         ['CSTAGE', 'stopped'],
       ]);
-      const bindings = await store.db.selectFrom('channel_bindings').select('channel_id').execute();
-      expect(bindings.map((b) => b.channel_id)).toEqual(['CPROD']);
+      // Staging's channel keeps its binding, marked: its zone commands are refused, not sent elsewhere.
+      const bindings = await store.db
+        .selectFrom('channel_bindings')
+        .select(['channel_id', 'removed_account'])
+        .orderBy('channel_id')
+        .execute();
+      expect(bindings.map((b) => [b.channel_id, b.removed_account])).toEqual([
+        ['CPROD', null],
+        ['CSTAGE', 'staging'],
+      ]);
       const approvals = await store.db
         .selectFrom('approvals')
-        .select(['channel_id', 'status'])
+        .select(['id', 'channel_id', 'status', 'decided_by'])
         .execute();
-      expect(approvals.map((a) => [a.channel_id, a.status]).sort()).toEqual([
-        ['CPROD', 'pending'],
-        ['CSTAGE', 'cancelled'],
+      expect(approvals.map((a) => [a.channel_id, a.status, a.decided_by]).sort()).toEqual([
+        ['CPROD', 'pending', null],
+        ['CSTAGE', 'cancelled', ADMIN],
       ]);
+      // The cancelled request's message job, stored with the removal.
+      const cancelled = approvals.find((a) => a.channel_id === 'CSTAGE');
+      expect(await store.jobs.byKey(`approval-message:${cancelled?.id}`)).toMatchObject({
+        kind: 'approval_message',
+        state: 'queued',
+      });
+      expect(stored).toEqual(['looked']);
       const actions = (await store.audit.recent(WS)).map((e) => e.action);
       expect(actions).toEqual(expect.arrayContaining(['account.add', 'account.remove']));
     },

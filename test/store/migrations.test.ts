@@ -59,6 +59,7 @@ for (const { backend, skip } of BACKENDS) {
         '0027_api_purge_account',
         '0028_approval_account_name',
         '0029_api_token_account_scope',
+        '0030_channel_binding_removed_account',
       ]);
       const again = await openStore({ database, keyring: new Keyring([testKey('k1', 1)]) });
       await again.close();
@@ -217,6 +218,63 @@ for (const { backend, skip } of BACKENDS) {
       });
       expect(await reach('T2', 'old-2')).toEqual({ kind: 'none', name: 'default' });
       expect(await reach('T3', 'old-3')).toEqual({ kind: 'none', name: 'default' });
+    });
+
+    it('0030 marks no existing binding removed; binding a marked channel again clears its mark', async () => {
+      const database = await testDatabase(backend);
+      const { db, dialect } = openDatabase(database);
+      try {
+        await migrate(db, dialect, { upTo: '0029_api_token_account_scope' });
+        const raw = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+        await raw.insertInto('workspaces').values(oldWorkspace('T1', 1)).execute();
+        const binding = (channel: string, accountId: string | null) => ({
+          workspace_id: 'T1',
+          channel_id: channel,
+          zone_id: 'z1',
+          zone_name: 'example.com',
+          generation: 'g1',
+          set_by: 'U1',
+          set_at: 1,
+          account_id: accountId,
+        });
+        await raw
+          .insertInto('channel_bindings')
+          .values([binding('C1', null), binding('C2', 'acc-staging')])
+          .execute();
+        expect(await migrate(db, dialect)).toEqual(['0030_channel_binding_removed_account']);
+        const rows = await raw
+          .selectFrom('channel_bindings')
+          .select(['channel_id', 'removed_account'])
+          .orderBy('channel_id')
+          .execute();
+        expect(rows).toEqual([
+          { channel_id: 'C1', removed_account: null },
+          { channel_id: 'C2', removed_account: null },
+        ]);
+      } finally {
+        await db.destroy();
+      }
+      // As today's code reads and writes them: marked when its account is removed, unmarked once
+      // the channel is bound again.
+      const { store } = await testStore(backend, { database });
+      expect((await store.channelBindings.view('T1', 'C2')).binding).not.toHaveProperty(
+        'removedAccount',
+      );
+      await store.db
+        .updateTable('channel_bindings')
+        .set({ removed_account: 'staging' })
+        .where('channel_id', '=', 'C2')
+        .execute();
+      expect((await store.channelBindings.view('T1', 'C2')).binding?.removedAccount).toBe(
+        'staging',
+      );
+      await store.channelBindings.set('T1', 'C2', { id: 'z2', name: 'shop.example' }, 'g1', 'U2');
+      expect((await store.channelBindings.view('T1', 'C2')).binding).toMatchObject({
+        zoneName: 'shop.example',
+      });
+      expect((await store.channelBindings.view('T1', 'C2')).binding).not.toHaveProperty(
+        'removedAccount',
+      );
     });
 
     it('0013 keeps the oldest of identical live reports, stops the others, and refuses another', async () => {
