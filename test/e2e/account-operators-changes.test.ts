@@ -4,7 +4,13 @@
 // channel's binding, verify) and nothing reaches staging's CDN; ADMIN, in the group, makes it; and
 // MEMBER still changes `default`'s zones, `default` following the workspace's operators.
 import { describe, expect, it, vi } from 'vitest';
-import { CREATE_IDS, HOME_IDS, RATELIMIT_IDS, VERIFY_IDS, WATCH_IDS } from '../../src/blocks/ids.js';
+import {
+  CREATE_IDS,
+  HOME_IDS,
+  RATELIMIT_IDS,
+  VERIFY_IDS,
+  WATCH_IDS,
+} from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import type { Sandbox } from '../../src/dev/sandbox/server.js';
 import { ask, purges, twoAccounts } from './account-flows.js';
