@@ -200,10 +200,10 @@ export class WatchService {
 
   /**
    * 'Turn rate limiting on', through the rate-limit service (operators of the alert's account,
-   * flood limit, audit). Once
-   * per alert: the change is a job keyed by the alert, run by the first click (`runKeyed`); a
-   * second click (a double click, a colleague) changes nothing and says who did it. A change that
-   * failed may be tried again at once; one whose process died, once its lease has expired.
+   * flood limit, audit). Once per alert: the change is a job keyed by the alert, run by the first
+   * click (`runKeyed`); a second click (a double click, a colleague) changes nothing and says who
+   * did it. A change that failed may be tried again at once; one whose process died, once its
+   * lease has expired.
    */
   async rateLimit(
     caller: Caller,
