@@ -110,6 +110,32 @@ export class AccessService {
   }
 
   /**
+   * Operators of at least one of the accounts (`accountIds`, each as requireOperator takes it;
+   * none: `default`): checked before a zone is looked for among them, its own account's check
+   * coming once it is found. Refused as `default`'s operators when it is among them, else as the
+   * first account's.
+   */
+  async requireOperatorOfAny(
+    caller: Caller,
+    action: Action,
+    accountIds: ReadonlyArray<string | undefined>,
+  ): Promise<void> {
+    const [first, ...others] = accountIds;
+    if (others.length === 0) return this.requireOperator(caller, action, first);
+    const defaultId = await this.accountRoles?.accounts.defaultId(caller.workspaceId);
+    let refusal: unknown;
+    for (const accountId of accountIds) {
+      try {
+        return await this.requireOperator(caller, action, accountId);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        if (refusal === undefined || (accountId ?? defaultId) === defaultId) refusal = error;
+      }
+    }
+    throw refusal;
+  }
+
+  /**
    * Approving (or denying) a purge-everything: never the requester, never someone from outside
    * the workspace, never a guest (even one allowed to operate); when an approvers group is
    * configured, only its members.

@@ -9,7 +9,7 @@ import { DEFAULT_ACCOUNT } from '../store/accounts.js';
 import type { ChannelBinding } from '../store/channel-bindings.js';
 import type { Store } from '../store/index.js';
 import { zoneKey } from '../zone-names.js';
-import type { Caller } from './access.js';
+import type { AccessService, Caller } from './access.js';
 import type { ZoneIndex } from './zone-index.js';
 import type { ZonePlan, ZoneService } from './zones.js';
 
@@ -21,7 +21,14 @@ export interface AccountScope {
 }
 
 export class AccountScopes {
-  constructor(private readonly deps: { store: Store; zones: ZoneService; index: ZoneIndex }) {}
+  constructor(
+    private readonly deps: {
+      store: Store;
+      zones: ZoneService;
+      index: ZoneIndex;
+      access: AccessService;
+    },
+  ) {}
 
   /**
    * The accounts a command from `channelId` may use. A channel bound to an account uses it only,
@@ -183,16 +190,30 @@ export class AccountScopes {
     return scope.multi && chosen ? { ...page, account: chosen.name } : page;
   }
 
-  /** `/cdn create` in the account `one` gives (ZoneService.create). */
-  async create(
-    workspaceId: string,
+  /**
+   * The account `/cdn create` makes a zone in (`one`), for one of its operators only (the form
+   * is opened, and the flood limit counted, once this says yes).
+   */
+  async forCreate(
+    caller: Caller,
     where: { channelId?: string; account?: string; accountId?: string },
-    input: { domain: string; plan: ZonePlan; actorId: string },
+  ): Promise<{ scope: AccountScope; account?: Account }> {
+    const chosen = await this.one(caller.workspaceId, where, 'create');
+    await this.deps.access.requireOperator(caller, 'create_zone', chosen.account?.id);
+    return chosen;
+  }
+
+  /** `/cdn create` in the account `forCreate` gives (ZoneService.create), by `caller`. */
+  async create(
+    caller: Caller,
+    where: { channelId?: string; account?: string; accountId?: string },
+    input: { domain: string; plan: ZonePlan },
   ): Promise<Awaited<ReturnType<ZoneService['create']>>> {
-    const { account: chosen } = await this.one(workspaceId, where, 'create');
+    const { account: chosen } = await this.forCreate(caller, where);
     const accountId = chosen && indexOf(chosen);
-    return this.deps.zones.create(workspaceId, {
+    return this.deps.zones.create(caller.workspaceId, {
       ...input,
+      actorId: caller.userId,
       ...(accountId === undefined ? {} : { accountId }),
     });
   }

@@ -13,6 +13,7 @@ import {
 import type { AccessService, Caller, Visible } from './access.js';
 import { byAccount } from './account-lookup.js';
 import { type AccountScopes, indexOf, isRemoved, named } from './account-scope.js';
+import { requireOperatorWhere } from './operators.js';
 import type { Zone, ZoneService } from './zones.js';
 
 /** The commands that may use a channel's default zone. */
@@ -88,9 +89,10 @@ export class ChannelService {
   }
 
   /**
-   * Operators only: makes the zone (a live one, by name or id) the channel's default. With
-   * several accounts, the zone is looked for in each (AppError zone_ambiguous when several hold
-   * it); one found in an account other than `default` binds the channel to that account too.
+   * Operators of the zone's account only: makes the zone (a live one, by name or id) the
+   * channel's default. With several accounts, the zone is looked for in each (AppError
+   * zone_ambiguous when several hold it); one found in an account other than `default` binds the
+   * channel to that account too.
    */
   async bind(caller: Caller, channelId: string, nameOrId: string): Promise<Zone> {
     const { zone } = await this.#bind(caller, channelId, undefined, nameOrId);
@@ -98,8 +100,8 @@ export class ChannelService {
   }
 
   /**
-   * Operators only: binds the channel to the CDN account `account` (`/cdn use staging/`), and
-   * makes `nameOrId`, a zone of that account, its default zone if one is given.
+   * Operators of `account` only: binds the channel to the CDN account `account` (`/cdn use
+   * staging/`), and makes `nameOrId`, a zone of that account, its default zone if one is given.
    */
   async bindAccount(
     caller: Caller,
@@ -117,13 +119,18 @@ export class ChannelService {
     typed: string | undefined,
     nameOrId: string | undefined,
   ): Promise<{ zone?: Zone; account?: Account }> {
-    await this.deps.access.requireOperator(caller, 'bind_channel');
     const { workspaceId } = caller;
-    const { scopes } = this.deps;
+    const { access, scopes } = this.deps;
     // The account typed (checked to exist), else the one the zone is found in.
     const scope = scopes ? await scopes.scope(workspaceId, undefined, typed) : undefined;
     if (typed !== undefined && !scope)
       throw new AppError({ code: 'account_unsupported', command: 'use', account: typed });
+    // An operator of some account it may be bound to, before the zone is looked for in them.
+    await access.requireOperatorOfAny(
+      caller,
+      'bind_channel',
+      (scope?.accounts ?? []).map((a) => a.id),
+    );
     let account = typed === undefined ? undefined : scope?.accounts[0];
     // The generation read before the zone was found: if the key changed meanwhile, the binding
     // is stale from the start, and said to be when used. A workspace with no `default` (named
@@ -142,6 +149,12 @@ export class ChannelService {
         keyGeneration = await this.deps.bindings.keyGeneration(workspaceId, zone.accountId);
       }
     }
+    // The account it is bound to (none: `default`'s zone), and the one it was bound to if it
+    // changes: the caller must be an operator of each.
+    await access.requireOperator(caller, 'bind_channel', account?.id);
+    const { binding: before } = await this.deps.bindings.view(workspaceId, channelId);
+    if (before && (before.accountId ?? undefined) !== account?.id)
+      await access.requireOperator(caller, 'bind_channel', before.accountId ?? undefined);
     if (keyGeneration === undefined) throw new AppError({ code: 'no_api_key' });
     await this.deps.bindings.set(
       workspaceId,
@@ -161,9 +174,16 @@ export class ChannelService {
     return { ...(zone ? { zone } : {}), ...(account ? { account } : {}) };
   }
 
-  /** Operators only: clears the channel's default; returns whether there was one. */
+  /**
+   * Operators of the account the channel is bound to (none: `default`'s zone; no binding: any
+   * account's) only: clears the channel's default; returns whether there was one.
+   */
   async unbind(caller: Caller, channelId: string): Promise<boolean> {
-    await this.deps.access.requireOperator(caller, 'bind_channel');
+    const { binding } = await this.deps.bindings.view(caller.workspaceId, channelId);
+    const { access, scopes } = this.deps;
+    if (binding)
+      await access.requireOperator(caller, 'bind_channel', binding.accountId ?? undefined);
+    else await requireOperatorWhere({ access, accountScopes: scopes }, caller, 'bind_channel');
     const removed = await this.deps.bindings.clear(caller.workspaceId, channelId);
     if (removed) await this.#audit(caller, 'channel.unuse', { channel: channelId });
     return removed;

@@ -26,6 +26,7 @@ import { type AccountScope, type AccountScopes, indexOf, named } from './account
 import type { CdnAccess } from './cdn-access.js';
 import type { ChannelService } from './channels.js';
 import type { FloodControl } from './flood.js';
+import { requireOperatorWhere } from './operators.js';
 import { type PurgeArgs, type PurgeGroup, type PurgePlan, planPurge } from './purge-targets.js';
 import type { ReplyTo } from './reply.js';
 import { DEFAULT_VERIFY_DELAY_MS, verifyAfterPurge } from './verify-job.js';
@@ -183,20 +184,12 @@ export class PurgeService {
     channelId: string | undefined,
     account?: string,
   ): Promise<void> {
-    const scope = await this.deps.accounts?.scope(caller.workspaceId, channelId, account);
-    const candidates = scope?.accounts ?? [];
-    if (candidates.length <= 1) return this.mayPurge(caller, channelId, candidates[0]?.id);
-    let refusal: unknown;
-    for (const candidate of candidates) {
-      try {
-        return await this.mayPurge(caller, channelId, candidate.id);
-      } catch (error) {
-        if (!(error instanceof AppError)) throw error;
-        // Said as `default`'s refusal when it is one of them (as before accounts), else the first.
-        if (refusal === undefined || indexOf(candidate) === undefined) refusal = error;
-      }
-    }
-    throw refusal;
+    const { access, accounts } = this.deps;
+    await requireOperatorWhere({ access, accountScopes: accounts }, caller, 'purge', {
+      channelId,
+      account,
+    });
+    await this.deps.channels.requirePurgeChannel(caller, channelId);
   }
 
   /**

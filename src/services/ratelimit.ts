@@ -9,6 +9,7 @@ import type { AccountScopes } from './account-scope.js';
 import type { CdnAccess } from './cdn-access.js';
 import type { CdnReads } from './cdn-reads.js';
 import type { FloodControl } from './flood.js';
+import { requireOperatorWhere } from './operators.js';
 import type { ReplyTo } from './reply.js';
 import { zoneForChannel } from './zone-work.js';
 import type { ZoneService } from './zones.js';
@@ -136,8 +137,9 @@ export class RateLimitService {
   }
 
   /**
-   * Operators only, counted against the flood limit; returns the zone it changed. With `replyTo`,
-   * the change is said there, and that message is updated once the change has reached every edge.
+   * Operators of the zone's CDN account only, counted against the flood limit; returns the zone it
+   * changed. With `replyTo`, the change is said there, and that message is updated once the change
+   * has reached every edge.
    */
   async set(
     caller: Caller,
@@ -146,12 +148,16 @@ export class RateLimitService {
     replyTo?: ReplyTo,
     where?: Where,
   ): Promise<Zone> {
-    await this.deps.access.requireOperator(caller, 'ratelimit');
+    // A zone of a known account (an alert's) is looked up there alone; any other, by one who
+    // operates some account it may be in.
+    if (where?.accountId === undefined)
+      await requireOperatorWhere(this.deps, caller, 'ratelimit', where);
     // A zone named, or a way to find it (the channel's default) once the caller may change it.
     const fromDefault = typeof zoneNameOrId === 'function';
     const zone = fromDefault
       ? await zoneNameOrId()
       : await this.#zone(caller.workspaceId, zoneNameOrId, where);
+    await this.deps.access.requireOperator(caller, 'ratelimit', zone.accountId);
     await this.deps.flood.take(caller.workspaceId, caller.userId);
     // The zone's own account (issue 29): absent, `default`.
     const client = await this.deps.cdn.clientFor(caller.workspaceId, zone.accountId);

@@ -6,6 +6,7 @@ import { AppError } from '../errors.js';
 import type { Schedule, ScheduleRepository } from '../store/schedules.js';
 import type { WorkspaceRepository } from '../store/workspaces.js';
 import type { Caller } from './access.js';
+import { requireOperatorWhere } from './operators.js';
 import { nextOccurrence } from './report-times.js';
 import {
   auditZoneChange,
@@ -40,7 +41,8 @@ export class ReportScheduleService {
   ) {}
 
   /**
-   * Operators only: a daily report of `zone` in `channelId` at `timeOfDay` in the caller's zone;
+   * Operators of the zone's account only: a daily report of `zone` in `channelId` at `timeOfDay`
+   * in the caller's time zone;
    * when that report exists (not stopped), it is returned instead, and nothing is made. A new one
    * is made within the workspace's limits (reports in the workspace and per person), or refused
    * (limit_reached).
@@ -49,8 +51,9 @@ export class ReportScheduleService {
     caller: Caller,
     input: { zone: string; channelId: string; timeOfDay: string; account?: string },
   ): Promise<{ schedule: Schedule; created: boolean }> {
-    await this.deps.access.requireOperator(caller, 'manage_reports');
+    await requireOperatorWhere(this.deps, caller, 'manage_reports', input);
     const zone = await zoneForChannel(this.deps, caller.workspaceId, input);
+    await this.deps.access.requireOperator(caller, 'manage_reports', zone.accountId);
     // An unknown time zone would make every occurrence unreadable: UTC instead.
     const timeZone = safeTimeZone(await this.deps.access.timeZoneOf(caller));
     const { limits } = await this.deps.workspaces.ensure(caller.workspaceId);
@@ -89,9 +92,12 @@ export class ReportScheduleService {
     return { schedules: shown, hidden, keySet };
   }
 
-  /** Operators only: stops the one schedule whose id starts with `prefix` (as `/cdn report list` shows). */
+  /**
+   * Operators of its zone's account only: stops the one schedule whose id starts with `prefix` (as
+   * `/cdn report list` shows).
+   */
   async stopByPrefix(caller: Caller, prefix: string): Promise<Schedule> {
-    await this.deps.access.requireOperator(caller, 'manage_reports');
+    await requireOperatorWhere(this.deps, caller, 'manage_reports');
     const wanted = prefix.toLowerCase();
     const matches = (await this.deps.schedules.listForWorkspace(caller.workspaceId)).filter(
       (schedule) => wanted.length >= MIN_PREFIX && schedule.id.startsWith(wanted),
@@ -101,16 +107,19 @@ export class ReportScheduleService {
     return this.#stop(caller, only);
   }
 
-  /** Operators only: stops a schedule by its id (the App Home's Stop button). */
+  /** Operators of its zone's account only: stops a schedule by id (the App Home's Stop button). */
   async stop(caller: Caller, id: string): Promise<Schedule> {
-    await this.deps.access.requireOperator(caller, 'manage_reports');
     const schedule = await this.deps.schedules.get(id);
-    if (!schedule || schedule.workspaceId !== caller.workspaceId)
+    if (!schedule || schedule.workspaceId !== caller.workspaceId) {
+      // Said only to one who operates some account.
+      await requireOperatorWhere(this.deps, caller, 'manage_reports');
       throw new AppError({ code: 'report_already_stopped' });
+    }
     return this.#stop(caller, schedule);
   }
 
   async #stop(caller: Caller, schedule: Schedule): Promise<Schedule> {
+    await this.deps.access.requireOperator(caller, 'manage_reports', schedule.accountId);
     if (!(await this.deps.schedules.stop(schedule.id, caller.workspaceId)))
       throw new AppError({ code: 'report_already_stopped' });
     await this.#audit(caller, schedule, 'report.stopped', {});

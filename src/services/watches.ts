@@ -4,13 +4,14 @@
 import type { Zone } from '../cdn/schemas.js';
 import type { Clock } from '../clock.js';
 import type { WatchSettings } from '../config.js';
-import { AppError } from '../errors.js';
+import { type Action, AppError } from '../errors.js';
 import type { JobRunner } from '../jobs/runner.js';
 import type { WatchAlert, WatchAlertRepository } from '../store/watch-alerts.js';
 import type { WatchRuleRepository } from '../store/watch-rule-states.js';
 import type { Watch, WatchRepository } from '../store/watches.js';
 import type { WorkspaceRepository } from '../store/workspaces.js';
 import type { Caller } from './access.js';
+import { requireOperatorWhere } from './operators.js';
 import type { RateLimitService } from './ratelimit.js';
 import { firstRunAt } from './watch-evaluation.js';
 import { parseThreshold } from './watch-rules.js';
@@ -66,15 +67,15 @@ export class WatchService {
   ) {}
 
   /**
-   * Operators only: the channel watches the zone (which must exist), with any thresholds given
-   * added to those it had: within the workspace's limits (rules per watch, watches in the
-   * workspace and per person), or nothing changes (limit_reached).
+   * Operators of the zone's account only: the channel watches the zone (which must exist), with
+   * any thresholds given added to those it had: within the workspace's limits (rules per watch,
+   * watches in the workspace and per person), or nothing changes (limit_reached).
    */
   async watch(
     caller: Caller,
     input: { zone: string; channelId: string; thresholds?: string[]; account?: string },
   ): Promise<{ watch: Watch; created: boolean; zoneStatus: string }> {
-    await this.deps.access.requireOperator(caller, 'manage_watches');
+    await requireOperatorWhere(this.deps, caller, 'manage_watches', input);
     const rules: string[] = [];
     for (const text of input.thresholds ?? []) {
       const rule = parseThreshold(text);
@@ -134,12 +135,12 @@ export class WatchService {
     };
   }
 
-  /** Operators only: the channel stops watching the zone. */
+  /** Operators of the zone's account only: the channel stops watching the zone. */
   async unwatch(
     caller: Caller,
     input: { zone: string; channelId: string; account?: string },
   ): Promise<Watch> {
-    await this.deps.access.requireOperator(caller, 'manage_watches');
+    await requireOperatorWhere(this.deps, caller, 'manage_watches', input);
     const { zone, watch } = await this.#channelWatch(caller, input);
     if (!watch || !(await this.deps.watches.remove(watch)))
       throw new AppError({ code: 'not_watching', zoneName: zone.name });
@@ -177,12 +178,17 @@ export class WatchService {
     return { alert, unmuted };
   }
 
-  /** Operators only: 'Unmute' in the watch list: every muted rule of the watch alerts again. */
+  /**
+   * Operators of the watch's account only: 'Unmute' in the watch list: every muted rule of the
+   * watch alerts again.
+   */
   async unmuteWatch(caller: Caller, watchId: string): Promise<{ watch: Watch; rules: string[] }> {
-    await this.deps.access.requireOperator(caller, 'manage_watches');
     const watch = await this.deps.watches.get(watchId);
-    if (!watch || watch.workspaceId !== caller.workspaceId)
+    if (!watch || watch.workspaceId !== caller.workspaceId) {
+      await requireOperatorWhere(this.deps, caller, 'manage_watches');
       throw new AppError({ code: 'watch_unknown' });
+    }
+    await this.deps.access.requireOperator(caller, 'manage_watches', watch.accountId);
     const rules: string[] = [];
     for (const state of await this.deps.watchRules.ruleStates([watch.id])) {
       if (!state.muted || !(await this.deps.watchRules.unmute(watch.id, state.rule))) continue;
@@ -193,17 +199,17 @@ export class WatchService {
   }
 
   /**
-   * 'Turn rate limiting on', through the rate-limit service (operators, flood limit, audit). Once
-   * per alert: the change is a job keyed by the alert, run by the first click (`runKeyed`); a
-   * second click (a double click, a colleague) changes nothing and says who did it. A change that
-   * failed may be tried again at once; one whose process died, once its lease has expired.
+   * 'Turn rate limiting on', through the rate-limit service (operators of the alert's account,
+   * flood limit, audit). Once per alert: the change is a job keyed by the alert, run by the first
+   * click (`runKeyed`); a second click (a double click, a colleague) changes nothing and says who
+   * did it. A change that failed may be tried again at once; one whose process died, once its
+   * lease has expired.
    */
   async rateLimit(
     caller: Caller,
     alertId: string,
   ): Promise<{ alert: WatchAlert; already?: { by: string; done: boolean } }> {
-    const alert = await this.#alert(caller, alertId);
-    await this.deps.access.requireOperator(caller, 'ratelimit');
+    const alert = await this.#alert(caller, alertId, 'ratelimit');
     const run = await this.deps.runner.runKeyed(
       {
         workspaceId: caller.workspaceId,
@@ -231,12 +237,16 @@ export class WatchService {
     return { alert };
   }
 
-  /** The zone named (in the channel's account) and the channel's watch of it, if any. */
+  /**
+   * The zone named (in the channel's account), for an operator of its account, and the channel's
+   * watch of it, if any.
+   */
   async #channelWatch(
     caller: Caller,
     input: { zone: string; channelId: string; account?: string },
   ): Promise<{ zone: Zone; watch: Watch | undefined }> {
     const zone = await zoneForChannel(this.deps, caller.workspaceId, input);
+    await this.deps.access.requireOperator(caller, 'manage_watches', zone.accountId);
     const { workspaceId } = caller;
     const watch = await this.deps.watches.find(
       workspaceId,
@@ -247,11 +257,19 @@ export class WatchService {
     return { zone, watch };
   }
 
-  async #alert(caller: Caller, alertId: string): Promise<WatchAlert> {
-    await this.deps.access.requireOperator(caller, 'manage_watches');
+  /** The alert, for an operator of its zone's account (`action`: what they do to it). */
+  async #alert(
+    caller: Caller,
+    alertId: string,
+    action: Action = 'manage_watches',
+  ): Promise<WatchAlert> {
     const alert = await this.deps.watchAlerts.alert(alertId);
-    if (!alert || alert.workspaceId !== caller.workspaceId)
+    if (!alert || alert.workspaceId !== caller.workspaceId) {
+      // Said only to one who operates some account.
+      await requireOperatorWhere(this.deps, caller, action);
       throw new AppError({ code: 'alert_unknown' });
+    }
+    await this.deps.access.requireOperator(caller, action, alert.accountId);
     return alert;
   }
 

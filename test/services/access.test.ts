@@ -134,6 +134,50 @@ describe('AccessService, guests allowed to operate', () => {
   });
 });
 
+describe('operators per CDN account', () => {
+  it('requireOperatorOfAny: yes for an operator of one of the accounts, else refused as default', async () => {
+    const roles = new AccessService(store.workspaces, {
+      accounts: store.accounts,
+      roles: store.accountRoles,
+    });
+    const by = { userId: PEOPLE.admin.id, validated: true };
+    await store.credentials.set(slack.teamId, 'sk_default', by);
+    const staging = await store.accounts.create(slack.teamId, {
+      name: 'staging',
+      baseUrl: 'https://staging.example.net',
+      apiKey: 'sk_staging',
+      by,
+    });
+    const qa = await store.accounts.create(slack.teamId, {
+      name: 'qa',
+      baseUrl: 'https://qa.example.net',
+      apiKey: 'sk_qa',
+      by,
+    });
+    const defaultId = await store.accounts.defaultId(slack.teamId);
+    slack.addUsergroup('SSTG', 'stg-ops', [PEOPLE.admin.id]);
+    slack.addUsergroup('SPROD', 'prod-ops', [PEOPLE.admin.id]);
+    await store.accountRoles.set(slack.teamId, staging.id, 'operators', 'SSTG', by.userId);
+    await store.accountRoles.set(slack.teamId, defaultId ?? '', 'operators', 'SPROD', by.userId);
+    const any = (who: Who, ids: Array<string | undefined>) =>
+      outcome(roles.requireOperatorOfAny(caller(who), 'ratelimit', ids));
+
+    // qa follows the workspace's operators (everyone): the member operates it, and so any of these.
+    expect(await any('member', [staging.id, qa.id])).toBe('ok');
+    expect(await any('admin', [staging.id, defaultId])).toBe('ok');
+    // Refused in each: said as default's when it is among them, else as the first's.
+    expect(await any('member', [staging.id, defaultId])).toEqual({
+      code: 'not_operator',
+      action: 'ratelimit',
+      account: 'default',
+    });
+    expect(await any('member', [staging.id])).toMatchObject({ account: 'staging' });
+    // None named: default's.
+    expect(await any('member', [])).toMatchObject({ account: 'default' });
+    expect(await any('guest', [qa.id, staging.id])).toEqual(guestRefusal('ratelimit', true));
+  });
+});
+
 describe('what each person sees of conversations', () => {
   it('reads full members only for the records, and what they may do for the App Home', async () => {
     expect(await outcome(access.requireFullMember(caller('member'), 'read_audit'))).toBe('ok');

@@ -27,9 +27,9 @@ export const homeLogin = (deps: AppDeps) =>
 
 export const homeCreateZone = (deps: AppDeps) =>
   opensModal(async (caller) => {
-    await deps.access.requireOperator(caller, 'create_zone');
-    // The form creates in the workspace's only account, or `default` (several: named by command).
-    const { account } = await deps.accountScopes.one(caller.workspaceId, {}, 'create');
+    // The form creates in the workspace's only account, or `default` (several: named by command),
+    // for its operators only.
+    const { account } = await deps.accountScopes.forCreate(caller, {});
     return createModal(encodeOrigin(account ? { accountId: account.id } : {}));
   });
 

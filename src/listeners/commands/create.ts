@@ -23,11 +23,11 @@ export const create: SubcommandHandler = async (context) => {
     await respond(noticeMessage(md`${code(planWord ?? '')} is not a plan. ${USAGE}`));
     return;
   }
-  await deps.access.requireOperator(caller, 'create_zone');
   const where = { channelId: command.channel_id, ...(account === undefined ? {} : { account }) };
+  // The account chosen now (the channel's, the one typed, the only one), for its operators only.
+  const chosen = await deps.accountScopes.forCreate(caller, where);
   if (domain === undefined) {
-    // The form creates in the account chosen now (the channel's, the one typed, the only one).
-    const chosen = await deps.accountScopes.one(caller.workspaceId, where, 'create');
+    // The form creates in that account.
     const origin = commandOrigin(command);
     await client.views.open({
       trigger_id: command.trigger_id,
@@ -40,11 +40,7 @@ export const create: SubcommandHandler = async (context) => {
   // A malformed domain is refused before it counts against the user's limit.
   onboardableDomain(domain);
   await deps.flood.take(caller.workspaceId, caller.userId);
-  const result = await deps.accountScopes.create(caller.workspaceId, where, {
-    domain,
-    plan,
-    actorId: caller.userId,
-  });
+  const result = await deps.accountScopes.create(caller, where, { domain, plan });
   await respond({
     response_type: 'in_channel',
     ...zoneCreatedMessage(result, {

@@ -21,10 +21,16 @@ export function createSubmit(deps: AppDeps) {
       ? (selected as ZonePlan)
       : 'free';
 
+    // The account the form was opened for (none: a form from before accounts).
+    const origin = decodeOrigin(view.private_metadata, deps.isSlackResponseUrl);
+    const where = {
+      ...defined('channelId', origin.channelId),
+      ...defined('accountId', origin.accountId),
+    };
     let ascii: string;
     try {
       ascii = onboardableDomain(domain);
-      await deps.access.requireOperator(caller, 'create_zone');
+      await deps.accountScopes.forCreate(caller, where);
       await deps.flood.take(caller.workspaceId, caller.userId);
     } catch (error) {
       return ack({
@@ -34,28 +40,20 @@ export function createSubmit(deps: AppDeps) {
     }
     await ack();
 
-    const origin = decodeOrigin(view.private_metadata, deps.isSlackResponseUrl);
-    const created = await deps.accountScopes
-      .create(
-        caller.workspaceId,
-        // The account the form was opened for (none: a form from before accounts).
-        { ...defined('channelId', origin.channelId), ...defined('accountId', origin.accountId) },
-        { domain: ascii, plan, actorId: caller.userId },
-      )
-      .then(
-        (result) => ({
-          visibility: 'in_channel' as const,
-          message: zoneCreatedMessage(result, {
-            plan,
-            actorId: caller.userId,
-            cnameTarget: deps.edgeCnameTarget,
-          }),
+    const created = await deps.accountScopes.create(caller, where, { domain: ascii, plan }).then(
+      (result) => ({
+        visibility: 'in_channel' as const,
+        message: zoneCreatedMessage(result, {
+          plan,
+          actorId: caller.userId,
+          cnameTarget: deps.edgeCnameTarget,
         }),
-        (error: unknown) => ({
-          visibility: 'ephemeral' as const,
-          message: explainMessage(deps.logger, error, 'zone creation'),
-        }),
-      );
+      }),
+      (error: unknown) => ({
+        visibility: 'ephemeral' as const,
+        message: explainMessage(deps.logger, error, 'zone creation'),
+      }),
+    );
     await originTarget(client, origin, caller.userId, deps.logger, created.visibility).post(
       created.message,
     );
