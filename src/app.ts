@@ -224,6 +224,7 @@ export function buildDeps(
         ...options.edgeProbe,
       }),
       views: verifyViews(messages, clients),
+      perMinute: options.config.verificationsPerMinute,
       ...(options.verifyDelayMs === undefined ? {} : { delayMs: options.verifyDelayMs }),
     },
   });
@@ -285,6 +286,8 @@ export function buildDeps(
     ),
     clock,
     logger,
+    perHour: options.config.auditExportsPerHour,
+    slots: store.rateSlots,
   });
   const watchPoster = new SlackWatchPoster(clients, pacer);
   const watchEvaluation = new WatchEvaluation({
