@@ -437,6 +437,8 @@ export function buildApp(options: BuildAppOptions): {
         ...options,
         store: tapStore(store, metrics),
         transport: tapTransport(options.transport, metrics),
+        // Purged URLs asked of the edge are CDN requests too, for `verify`.
+        edgeProbe: { ...options.edgeProbe, onRequest: () => metrics.cdnRequestFor('verify') },
       }
     : options;
   // One window per workspace, method and channel after a 429, shared by every client.

@@ -29,6 +29,8 @@ export interface EdgeProbeOptions {
    * Production leaves it out: the URL's host is resolved and must be public.
    */
   edgeAddress?: { host: string; port: number };
+  /** Called as each request is sent to the edge (the metrics count them). */
+  onRequest?: () => void;
 }
 
 export type ProbeResult =
@@ -59,8 +61,10 @@ export class EdgeProber {
   readonly #timeoutMs: number;
   readonly #maxRedirects: number;
   readonly #checksAddresses: boolean;
+  readonly #onRequest: (() => void) | undefined;
 
   constructor(options: EdgeProbeOptions = {}) {
+    this.#onRequest = options.onRequest;
     this.#timeoutMs = options.timeoutMs ?? DEFAULTS.timeoutMs;
     this.#maxRedirects = options.maxRedirects ?? DEFAULTS.maxRedirects;
     const common = {
@@ -157,6 +161,7 @@ export class EdgeProber {
     if (outer?.aborted) forward();
     let response: Dispatcher.ResponseData;
     try {
+      this.#onRequest?.();
       response = await this.#agent.request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,

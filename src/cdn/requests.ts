@@ -10,7 +10,7 @@ import { formatSeconds } from '../network-failures.js';
 import { CdnError, codeForStatus } from './errors.js';
 import { backoffDelay, parseRetryAfter, type RetryPolicy } from './retry.js';
 import { errorMessageFromBody } from './schemas.js';
-import { type CdnTransport, type HttpResponse, wasNotSent } from './transport.js';
+import { type CdnFeature, type CdnTransport, type HttpResponse, wasNotSent } from './transport.js';
 
 export interface CdnRequestsOptions {
   apiKey: string;
@@ -23,6 +23,8 @@ export interface CdnRequestsOptions {
   timeoutMs: number;
   operationTimeoutMs: number;
   retry: RetryPolicy;
+  /** What the requests are for, passed on to the transport (the metrics count it). */
+  feature?: CdnFeature;
 }
 
 /** The least time worth giving a retry: less would time out for nothing. */
@@ -50,6 +52,7 @@ export interface CallResult {
 export class CdnRequests {
   readonly #apiKey: string;
   readonly #untrusted: boolean;
+  readonly #feature: CdnFeature | undefined;
   readonly #baseUrl: string;
   readonly #transport: CdnTransport;
   readonly #clock: Clock;
@@ -62,6 +65,7 @@ export class CdnRequests {
   constructor(options: CdnRequestsOptions) {
     this.#apiKey = options.apiKey;
     this.#untrusted = options.untrusted;
+    this.#feature = options.feature;
     this.#baseUrl = options.baseUrl;
     this.#transport = options.transport;
     this.#clock = options.clock;
@@ -115,6 +119,7 @@ export class CdnRequests {
           timeoutMs: attemptMs,
           operation,
           ...(this.#untrusted ? { untrusted: true } : {}),
+          ...(this.#feature ? { feature: this.#feature } : {}),
           ...(payload === undefined ? {} : { body: payload }),
           ...(call.signal ? { signal: call.signal } : {}),
         });

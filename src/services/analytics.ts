@@ -173,7 +173,7 @@ export class AnalyticsService {
     const { since, until } = windowEndingAt(this.clock.now(), RANGES[request.range]);
     const { granularity } = request;
     // The zone's own account (absent: `default`).
-    const client = await this.cdn.clientFor(workspaceId, zone.accountId);
+    const client = await this.cdn.clientFor(workspaceId, zone.accountId, 'analytics');
     const [traffic, entries] = await Promise.all([
       trafficOver(client, zone.id, { since, until, granularity, endsNow: true }),
       // Inclusive of now: a purge made a moment ago belongs on the chart.

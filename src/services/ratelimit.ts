@@ -154,7 +154,7 @@ export class RateLimitService {
       : await this.#zone(caller.workspaceId, zoneNameOrId, where);
     await this.deps.flood.take(caller.workspaceId, caller.userId);
     // The zone's own account (issue 29): absent, `default`.
-    const client = await this.deps.cdn.clientFor(caller.workspaceId, zone.accountId);
+    const client = await this.deps.cdn.clientFor(caller.workspaceId, zone.accountId, 'ratelimit');
     const audit = (outcome: 'ok' | 'failed', detail?: Record<string, unknown>) =>
       this.deps.audit.record({
         workspaceId: caller.workspaceId,

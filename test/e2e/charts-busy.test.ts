@@ -3,6 +3,7 @@ import { ChartPool } from '../../src/charts/render-pool.js';
 import type { ChartRenderer } from '../../src/charts/traffic-chart.js';
 import { AppError } from '../../src/errors.js';
 import { afterEachTest } from '../helpers/after-each-test.js';
+import { parseExposition, sumOf } from '../helpers/prometheus.js';
 import { MEMBER, startHarness, textOf } from './harness.js';
 
 /** A chart pool whose workers and queue are all taken. */
@@ -37,7 +38,11 @@ describe('/cdn analytics while every chart worker is busy', () => {
   it('40 concurrent `/cdn analytics <zone> 30d` from one member: only the charts drawn ask the CDN', async () => {
     const charts = new ChartPool({ threads: 1, queue: 2, nice: 0 });
     pools.push(charts);
-    const h = await startHarness({ login: true, chartRenderer: charts });
+    const h = await startHarness({
+      login: true,
+      chartRenderer: charts,
+      env: { METRICS_TOKEN: 'charts-busy-metrics-token' },
+    });
     const isAnalytics = (r: { path: string }) => r.path.endsWith('/analytics/traffic');
     const uploads = () => h.slack.callsTo('files.completeUploadExternal');
     const refused = (start: string) =>
@@ -68,5 +73,13 @@ describe('/cdn analytics while every chart worker is busy', () => {
     // A 30-day chart asked at 10:00 is 2 CDN requests (the whole days, and today's hours so far):
     // the CDN was asked for the charts drawn, and for nothing else.
     expect(h.sandbox.requests.filter(isAnalytics)).toHaveLength(drawn * 2);
+    // /metrics counts them as the charts' requests.
+    const scraped = await fetch(`${h.url}/metrics`, {
+      headers: { authorization: 'Bearer charts-busy-metrics-token' },
+    });
+    const metrics = parseExposition(await scraped.text());
+    expect(sumOf(metrics, 'cdn_chatops_cdn_requests_total', { feature: 'analytics' })).toBe(
+      drawn * 2,
+    );
   });
 });

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { VERIFY_IDS } from '../../src/blocks/ids.js';
 import { type Harness, MEMBER, OTHER, startHarness } from '../e2e/harness.js';
+import { parseExposition, sumOf } from '../helpers/prometheus.js';
 
 /** Purges one URL as `user`; the purge's result message. */
 async function purged(h: Harness, user: string, n: number) {
@@ -21,7 +22,11 @@ describe('edge checks (Verify)', () => {
   it('are bounded per person and per workspace, refused before the edge is asked', async () => {
     const h = await startHarness({
       login: true,
-      env: { VERIFY_RATE_LIMIT: '2', VERIFY_RATE_LIMIT_WORKSPACE: '3' },
+      env: {
+        VERIFY_RATE_LIMIT: '2',
+        VERIFY_RATE_LIMIT_WORKSPACE: '3',
+        METRICS_TOKEN: 'verify-metrics-token',
+      },
     });
     const results = [];
     for (let n = 1; n <= 5; n++) results.push(await purged(h, n <= 3 ? MEMBER : OTHER, n));
@@ -60,6 +65,16 @@ describe('edge checks (Verify)', () => {
     await h.click(third, `${VERIFY_IDS.verify}_0`);
     await h.deps.runner.settled();
     expect(h.edge.requests.map((r) => r.path)).toContain('/asset-3.css');
+    // /metrics counts each URL asked of the edge for `verify`, and the purges for `purge`.
+    const scraped = await fetch(`${h.url}/metrics`, {
+      headers: { authorization: 'Bearer verify-metrics-token' },
+    });
+    const metrics = parseExposition(await scraped.text());
+    const byFeature = (feature: string) =>
+      sumOf(metrics, 'cdn_chatops_cdn_requests_total', { feature });
+    expect(byFeature('verify')).toBe(h.edge.requests.length);
+    expect(byFeature('verify')).toBe(4);
+    expect(byFeature('purge')).toBe(5);
   });
 });
 
