@@ -225,6 +225,7 @@ export function buildDeps(
         ...options.edgeProbe,
       }),
       views: verifyViews(messages, clients),
+      perMinute: options.config.verificationsPerMinute,
       ...(options.verifyDelayMs === undefined ? {} : { delayMs: options.verifyDelayMs }),
     },
   });
@@ -286,6 +287,8 @@ export function buildDeps(
     ),
     clock,
     logger,
+    perHour: options.config.auditExportsPerHour,
+    slots: store.rateSlots,
   });
   const watchPoster = new SlackWatchPoster(clients, pacer);
   const watchEvaluation = new WatchEvaluation({
@@ -436,6 +439,8 @@ export function buildApp(options: BuildAppOptions): {
         ...options,
         store: tapStore(store, metrics),
         transport: tapTransport(options.transport, metrics),
+        // Purged URLs asked of the edge are CDN requests too, for `verify`.
+        edgeProbe: { ...options.edgeProbe, onRequest: () => metrics.cdnRequestFor('verify') },
       }
     : options;
   // One window per workspace, method and channel after a 429, shared by every client.

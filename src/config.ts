@@ -89,6 +89,16 @@ export interface Config {
    * (CDN_READ_RATE_LIMIT) and per workspace (CDN_READ_RATE_LIMIT_WORKSPACE); 0: no bound.
    */
   cdnReadsPerMinute: { person: number; workspace: number };
+  /**
+   * Edge checks of purged URLs (Verify) per minute, per person (VERIFY_RATE_LIMIT) and per
+   * workspace (VERIFY_RATE_LIMIT_WORKSPACE); 0: no bound.
+   */
+  verificationsPerMinute: { person: number; workspace: number };
+  /**
+   * Audit exports per hour, per person (AUDIT_EXPORT_RATE_LIMIT) and per workspace
+   * (AUDIT_EXPORT_RATE_LIMIT_WORKSPACE); 0: no bound.
+   */
+  auditExportsPerHour: { person: number; workspace: number };
   /** The chart worker pool: threads, and charts that may wait for one (unset: from the cores). */
   charts: { threads?: number; queue?: number; nice: number };
   /** Each workspace's zone index (ZONE_INDEX_REFRESH_MS, ZONE_INDEX_CONCURRENCY). */
@@ -335,6 +345,34 @@ const envSchema = z.object({
       .min(0, 'must be 0 (no limit) or more')
       .default(120),
   ),
+  VERIFY_RATE_LIMIT: blankIsUnset(
+    z.coerce
+      .number({ message: 'must be a number of edge checks per user per minute' })
+      .int('must be a whole number')
+      .min(0, 'must be 0 (no limit) or more')
+      .default(10),
+  ),
+  VERIFY_RATE_LIMIT_WORKSPACE: blankIsUnset(
+    z.coerce
+      .number({ message: 'must be a number of edge checks per workspace per minute' })
+      .int('must be a whole number')
+      .min(0, 'must be 0 (no limit) or more')
+      .default(30),
+  ),
+  AUDIT_EXPORT_RATE_LIMIT: blankIsUnset(
+    z.coerce
+      .number({ message: 'must be a number of audit exports per user per hour' })
+      .int('must be a whole number')
+      .min(0, 'must be 0 (no limit) or more')
+      .default(10),
+  ),
+  AUDIT_EXPORT_RATE_LIMIT_WORKSPACE: blankIsUnset(
+    z.coerce
+      .number({ message: 'must be a number of audit exports per workspace per hour' })
+      .int('must be a whole number')
+      .min(0, 'must be 0 (no limit) or more')
+      .default(30),
+  ),
   CHART_WORKERS: blankIsUnset(
     z.coerce
       .number({ message: 'must be a number of worker threads' })
@@ -558,6 +596,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     cdnReadsPerMinute: {
       person: env.CDN_READ_RATE_LIMIT,
       workspace: env.CDN_READ_RATE_LIMIT_WORKSPACE,
+    },
+    verificationsPerMinute: {
+      person: env.VERIFY_RATE_LIMIT,
+      workspace: env.VERIFY_RATE_LIMIT_WORKSPACE,
+    },
+    auditExportsPerHour: {
+      person: env.AUDIT_EXPORT_RATE_LIMIT,
+      workspace: env.AUDIT_EXPORT_RATE_LIMIT_WORKSPACE,
     },
     charts: {
       ...defined('threads', env.CHART_WORKERS),

@@ -107,6 +107,23 @@ export type Problem =
    * workspace (`workspace`) in a minute: refused before the CDN is called.
    */
   | { code: 'too_many_reads'; scope: 'person' | 'workspace'; limit: number; retryInSeconds: number }
+  /**
+   * Edge checks of purged URLs (Verify) past the bound of one person or of the whole workspace in
+   * a minute: refused before the edge is asked.
+   */
+  | {
+      code: 'too_many_verifications';
+      scope: 'person' | 'workspace';
+      limit: number;
+      retryInSeconds: number;
+    }
+  /** Audit exports past the bound of one person or of the whole workspace in an hour: none made. */
+  | {
+      code: 'too_many_exports';
+      scope: 'person' | 'workspace';
+      limit: number;
+      retryInSeconds: number;
+    }
   /** Command or message text longer than Slack's own limit: refused before it is read. */
   | { code: 'text_too_long'; what: 'command' | 'message'; length: number; max: number }
   | { code: 'purge_unknown' }

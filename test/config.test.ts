@@ -40,6 +40,8 @@ describe('loadConfig', () => {
       database: { kind: 'sqlite', path: './data/cdn-bot.sqlite' },
       encryptionKeys: [],
       changesPerMinute: 10,
+      verificationsPerMinute: { person: 10, workspace: 30 },
+      auditExportsPerHour: { person: 10, workspace: 30 },
     });
     expect(config.cdn).toEqual({ baseUrlAllowlist: [] });
   });
@@ -234,6 +236,10 @@ describe('loadConfig', () => {
     [{ CDN_BASE_URL_ALLOWLIST: 'cdn.example:8443' }, 'CDN_BASE_URL_ALLOWLIST', 'host names'],
     [{ CHANGE_RATE_LIMIT: '-1' }, 'CHANGE_RATE_LIMIT', '0 (no limit)'],
     [{ CHANGE_RATE_LIMIT: 'lots' }, 'CHANGE_RATE_LIMIT', 'per user per minute'],
+    [{ VERIFY_RATE_LIMIT: '-1' }, 'VERIFY_RATE_LIMIT', '0 (no limit)'],
+    [{ VERIFY_RATE_LIMIT_WORKSPACE: '2.5' }, 'VERIFY_RATE_LIMIT_WORKSPACE', 'whole number'],
+    [{ AUDIT_EXPORT_RATE_LIMIT: 'many' }, 'AUDIT_EXPORT_RATE_LIMIT', 'per user per hour'],
+    [{ AUDIT_EXPORT_RATE_LIMIT_WORKSPACE: '-3' }, 'AUDIT_EXPORT_RATE_LIMIT_WORKSPACE', '0 (no'],
     [{ ENCRYPTION_KEYS: 'nocolon' }, 'ENCRYPTION_KEYS', 'id:base64key'],
     [
       { ENCRYPTION_KEYS: `k1:${Buffer.alloc(16).toString('base64')}` },

@@ -177,6 +177,16 @@ function sentence(problem: Problem): Mrkdwn {
       return problem.scope === 'person'
         ? md`Slow down: that is more than ${problem.limit} CDN reads (zone lists, charts) from you in a minute. Nothing was asked of the CDN. Try again in ${problem.retryInSeconds} s.`
         : md`This workspace has asked the CDN for more than ${problem.limit} reads (zone lists, charts) in the last minute. Nothing was asked of the CDN. Try again in ${problem.retryInSeconds} s.`;
+    case 'too_many_verifications':
+      return problem.scope === 'person'
+        ? md`Slow down: that is more than ${problem.limit} edge checks (Verify) from you in a minute. Nothing was checked. Try again in ${problem.retryInSeconds} s.`
+        : md`This workspace has asked for more than ${problem.limit} edge checks (Verify) in the last minute. Nothing was checked. Try again in ${problem.retryInSeconds} s.`;
+    case 'too_many_exports': {
+      const wait = retryText(problem.retryInSeconds);
+      return problem.scope === 'person'
+        ? md`Slow down: that is more than ${problem.limit} audit exports from you in an hour. Nothing was exported. Try again in ${wait}.`
+        : md`This workspace has asked for more than ${problem.limit} audit exports in the last hour. Nothing was exported. Try again in ${wait}.`;
+    }
     case 'text_too_long':
       return md`That ${problem.what} is too long to read: ${problem.length.toLocaleString('en')} characters, over Slack's own limit of ${problem.max.toLocaleString('en')}. Nothing was done.`;
     case 'purge_unknown':
@@ -320,4 +330,9 @@ function limitReached(problem: Extract<Problem, { code: 'limit_reached' }>): Mrk
     return md`A watch may have at most ${problem.max.toLocaleString('en')} thresholds, and this one would have ${count}; nothing was changed. A workspace admin can raise the limit with ${raise}.`;
   const limited = LIMITED[problem.limit];
   return md`${limited.has(count)} (${problem.max.toLocaleString('en')}); nothing was made. ${limited.room}, or ask a workspace admin to raise it with ${raise}.`;
+}
+
+/** How long until a retry, in seconds under a minute and in minutes beyond. */
+function retryText(seconds: number): string {
+  return seconds < 60 ? `${seconds} s` : `${Math.ceil(seconds / 60)} min`;
 }

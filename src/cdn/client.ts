@@ -27,7 +27,7 @@ import {
   zoneFromCreateBody,
   zoneListSchema,
 } from './schemas.js';
-import type { CdnTransport } from './transport.js';
+import type { CdnFeature, CdnTransport } from './transport.js';
 
 export interface CdnClientOptions {
   /** Includes the version prefix, e.g. https://api.cdn.example/v1. */
@@ -48,6 +48,8 @@ export interface CdnClientOptions {
   purge?: { batchSize?: number; concurrency?: number };
   /** A base URL a workspace chose: only public addresses may be reached (see egress.ts). */
   untrusted?: boolean;
+  /** What this client's requests are for (the metrics count them by it). */
+  feature?: CdnFeature;
 }
 
 export interface CallOptions {
@@ -123,6 +125,7 @@ export class CdnClient {
       timeoutMs: options.timeoutMs ?? options.transport.limits.attemptTimeoutMs,
       operationTimeoutMs,
       retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
+      ...(options.feature ? { feature: options.feature } : {}),
     });
   }
 

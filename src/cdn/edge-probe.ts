@@ -24,6 +24,8 @@ export interface EdgeProbeOptions {
    * Production leaves it out: the URL's host is resolved and must be public.
    */
   edgeAddress?: { host: string; port: number };
+  /** Called as each request is sent to the edge (the metrics count them). */
+  onRequest?: () => void;
 }
 
 export type ProbeResult =
@@ -54,8 +56,10 @@ export class EdgeProber {
   readonly #timeoutMs: number;
   readonly #maxRedirects: number;
   readonly #checksAddresses: boolean;
+  readonly #onRequest: (() => void) | undefined;
 
   constructor(options: EdgeProbeOptions = {}) {
+    this.#onRequest = options.onRequest;
     this.#timeoutMs = options.timeoutMs ?? DEFAULTS.timeoutMs;
     this.#maxRedirects = options.maxRedirects ?? DEFAULTS.maxRedirects;
     const common = {
@@ -152,6 +156,7 @@ export class EdgeProber {
     if (outer?.aborted) forward();
     let response: Dispatcher.ResponseData;
     try {
+      this.#onRequest?.();
       response = await this.#agent.request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,

@@ -11,7 +11,7 @@ import { nonPublicCause } from './egress.js';
 import { CdnError, codeForStatus } from './errors.js';
 import { backoffDelay, parseRetryAfter, type RetryPolicy } from './retry.js';
 import { errorMessageFromBody } from './schemas.js';
-import { type CdnTransport, type HttpResponse, wasNotSent } from './transport.js';
+import { type CdnFeature, type CdnTransport, type HttpResponse, wasNotSent } from './transport.js';
 
 export interface CdnRequestsOptions {
   apiKey: string;
@@ -24,6 +24,8 @@ export interface CdnRequestsOptions {
   timeoutMs: number;
   operationTimeoutMs: number;
   retry: RetryPolicy;
+  /** What the requests are for, passed on to the transport (the metrics count it). */
+  feature?: CdnFeature;
 }
 
 /** The least time worth giving a retry: less would time out for nothing. */
@@ -51,6 +53,7 @@ export interface CallResult {
 export class CdnRequests {
   readonly #apiKey: string;
   readonly #untrusted: boolean;
+  readonly #feature: CdnFeature | undefined;
   readonly #baseUrl: string;
   readonly #transport: CdnTransport;
   readonly #clock: Clock;
@@ -63,6 +66,7 @@ export class CdnRequests {
   constructor(options: CdnRequestsOptions) {
     this.#apiKey = options.apiKey;
     this.#untrusted = options.untrusted;
+    this.#feature = options.feature;
     this.#baseUrl = options.baseUrl;
     this.#transport = options.transport;
     this.#clock = options.clock;
@@ -116,6 +120,7 @@ export class CdnRequests {
           timeoutMs: attemptMs,
           operation,
           ...(this.#untrusted ? { untrusted: true } : {}),
+          ...(this.#feature ? { feature: this.#feature } : {}),
           ...(payload === undefined ? {} : { body: payload }),
           ...(call.signal ? { signal: call.signal } : {}),
         });

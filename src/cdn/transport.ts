@@ -11,6 +11,23 @@ import {
 import { CdnError } from './errors.js';
 import { type CdnLimits, DEFAULT_CDN_LIMITS, formatByteLimit } from './limits.js';
 
+/**
+ * What a CDN request is for, as the metrics count it: a chart someone asked for, a daily report, a
+ * watch, a purge (purge everything and its approval's hit rate included), a rate-limit change or
+ * state, zone lists and lookups (the zone index), a zone's creation, a key checked at login, or a
+ * purged URL asked of the edge.
+ */
+export type CdnFeature =
+  | 'analytics'
+  | 'reports'
+  | 'watches'
+  | 'purge'
+  | 'ratelimit'
+  | 'zones'
+  | 'create'
+  | 'login'
+  | 'verify';
+
 export interface HttpRequest {
   method: 'GET' | 'POST';
   url: URL;
@@ -22,6 +39,8 @@ export interface HttpRequest {
   operation: string;
   /** A workspace's own base URL: only public addresses may be connected to (egress.ts). */
   untrusted?: boolean;
+  /** What the request is for, for the metrics. */
+  feature?: CdnFeature;
 }
 
 export interface HttpResponse {

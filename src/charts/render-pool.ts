@@ -1,8 +1,9 @@
 // Charts are drawn off the event loop, in a pool of worker threads (piscina), so that a chart's
-// 40 ms of CPU never holds up another user's ack. The queue in front of the workers is bounded:
-// when it is full, a chart someone is waiting for is refused at once ("busy, try again in a
-// minute"), while background work (reports) waits for room. A render in a worker is the same
-// renderer's, so its PNG is byte for byte the one drawn in-process.
+// 40 ms of CPU never holds up another user's ack. The charts someone waits for are bounded: one
+// holds a place from before its data is fetched until it is drawn, at most the workers plus the
+// queue of them at once; past that a chart is refused at once ("busy, try again in a minute"),
+// before the CDN is asked for anything, while background work (reports) waits for room. A render
+// in a worker is the same renderer's, so its PNG is byte for byte the one drawn in-process.
 // The pool loads `canvas` in this thread too: a native addon loaded by worker threads alone is
 // unloaded when one of them exits, which crashes the process.
 import 'canvas';
@@ -10,13 +11,16 @@ import { availableParallelism } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Piscina } from 'piscina';
 import { AppError } from '../errors.js';
-import type { ChartRenderer, TrafficChartInput } from './traffic-chart.js';
+import type { ChartPlace, ChartRenderer, TrafficChartInput } from './traffic-chart.js';
 import { isWorkerLoaded } from './worker-loaded.js';
 
 export interface ChartPoolOptions {
   /** Worker threads. Default: the cores less one for the event loop, at least one. */
   threads?: number;
-  /** Charts someone waits for, waiting for a worker, at most. Default: four per thread. */
+  /**
+   * Charts someone waits for beyond those being drawn, at most (their data being fetched, or
+   * waiting for a worker). Default: four per thread.
+   */
   queue?: number;
   /**
    * The workers' nice value (0 to 19, Linux): above 0, the event loop wins a core over a render,
@@ -55,6 +59,8 @@ export class ChartPool implements ChartRenderer {
   readonly #interactive: Task[] = [];
   readonly #background: Task[] = [];
   #running = 0;
+  /** Places held by charts someone waits for: fetching their data, waiting, or being drawn. */
+  #held = 0;
   /** Charts someone waited for, sent to a worker in a row while background charts waited. */
   #ahead = 0;
   #closed = false;
@@ -97,17 +103,44 @@ export class ChartPool implements ChartRenderer {
   }
 
   /**
-   * Draws `input` in a worker. A chart someone waits for is refused at once (`charts_busy`) when
-   * `queue` of them already wait; background work (`wait: true`) waits for room behind them,
-   * never refused and never ahead of them.
+   * Draws `input` in a worker. A chart someone waits for takes a place (see `reserve`) and is
+   * refused at once (`charts_busy`) when none is free; background work (`wait: true`) waits for
+   * room behind them, never refused and never ahead of them.
    */
   render(input: TrafficChartInput, options: { wait?: boolean } = {}): Promise<Buffer> {
+    if (options.wait) return this.#enqueue(this.#background, input);
+    let place: ChartPlace;
+    try {
+      place = this.reserve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return place.render(input).finally(() => place.release());
+  }
+
+  /**
+   * A place for a chart someone waits for, taken before its data is fetched: one of `threads +
+   * queue`, or AppError `charts_busy` at once when all are held.
+   */
+  reserve(): ChartPlace {
+    if (this.#closed) throw new Error('the chart pool is closed');
+    if (this.#held >= this.threads + this.queue) throw new AppError({ code: 'charts_busy' });
+    this.#held += 1;
+    let held = true;
+    return {
+      render: (input) => this.#enqueue(this.#interactive, input),
+      release: () => {
+        if (!held) return;
+        held = false;
+        this.#held -= 1;
+      },
+    };
+  }
+
+  #enqueue(line: Task[], input: TrafficChartInput): Promise<Buffer> {
     if (this.#closed) return Promise.reject(new Error('the chart pool is closed'));
-    const waiting = options.wait ? this.#background : this.#interactive;
-    if (!options.wait && waiting.length >= this.queue)
-      return Promise.reject(new AppError({ code: 'charts_busy' }));
     return new Promise<Buffer>((resolve, reject) => {
-      waiting.push({ input, resolve, reject });
+      line.push({ input, resolve, reject });
       this.#next();
     });
   }

@@ -46,6 +46,13 @@ export interface TrafficChartInput {
 /** Every chart the renderer draws: a traffic chart, or an alert's (told apart by `kind`). */
 export type ChartInput = TrafficChartInput | AlertChartInput;
 
+/** A place held among the charts someone waits for: its chart drawn in it, then given back. */
+export interface ChartPlace {
+  render(input: TrafficChartInput): Promise<Buffer>;
+  /** Gives the place back (once; again does nothing), whether or not a chart was drawn. */
+  release(): void;
+}
+
 /** Whoever draws charts: this renderer in-process, or a pool of worker threads (render-pool.ts). */
 export interface ChartRenderer {
   /**
@@ -53,6 +60,12 @@ export interface ChartRenderer {
    * and the queue is full; without it (a person waiting) a full queue refuses at once.
    */
   render(input: ChartInput, options?: { wait?: boolean }): Promise<Buffer>;
+  /**
+   * Holds a place for a chart someone waits for before its data is fetched, or refuses it at once
+   * (AppError `charts_busy`) when every place is held: a chart refused costs the CDN nothing.
+   * Absent: every chart has room (the in-process renderer).
+   */
+  reserve?(): ChartPlace;
 }
 
 /** Wide enough for a day of minutes, and legible when Slack shrinks it in the timeline. */

@@ -35,6 +35,7 @@ export class BotMetrics {
   readonly #ack: Histogram<'kind'>;
   readonly #slack: Counter<'method' | 'status'>;
   readonly #cdn: Histogram<'operation' | 'status'>;
+  readonly #cdnFeatures: Counter<'feature'>;
   readonly #purges: Counter<'kind' | 'outcome'>;
   readonly #purgeUrls: Counter;
   readonly #purgeTags: Counter;
@@ -82,6 +83,12 @@ export class BotMetrics {
       help: 'CDN API requests (each attempt), by operation and status (HTTP status or error code)',
       labelNames: ['operation', 'status'],
       buckets: CDN_BUCKETS,
+      registers,
+    });
+    this.#cdnFeatures = new Counter({
+      name: name('cdn_requests_total'),
+      help: 'Requests made of the CDN (each attempt), by the feature they were for (analytics, reports, watches, purge, ratelimit, zones, create, login; verify: purged URLs asked of the edge)',
+      labelNames: ['feature'],
       registers,
     });
     this.#purges = new Counter({
@@ -197,6 +204,11 @@ export class BotMetrics {
 
   cdnRequest(operation: string, status: string, seconds: number): void {
     this.#cdn.observe({ operation, status }, seconds);
+  }
+
+  /** One request made of the CDN (its API, or its edge for `verify`) for `feature`. */
+  cdnRequestFor(feature: string): void {
+    this.#cdnFeatures.inc({ feature });
   }
 
   purged(purge: {

@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import type { AnyMiddlewareArgs, Context, Middleware } from '@slack/bolt';
 import type { FetchFunction } from '@slack/web-api';
 import { isCdnError } from '../cdn/errors.js';
-import type { CdnTransport } from '../cdn/transport.js';
+import type { CdnFeature, CdnTransport } from '../cdn/transport.js';
 import { parseCommand } from '../commands/parse.js';
 import { AppError } from '../errors.js';
 import { findSubcommand, isHelp } from '../listeners/commands/registry.js';
@@ -184,10 +184,25 @@ function recordAudit(metrics: BotMetrics, entry: AuditEntry): void {
 
 // ── The CDN ──────────────────────────────────────────────────────────────────────────────────
 
-/** The transport with each attempt timed and counted by operation and status. */
+/** The features CDN requests are counted by; a request without one is `other`. */
+const CDN_FEATURES = new Set<CdnFeature>([
+  'analytics',
+  'reports',
+  'watches',
+  'purge',
+  'ratelimit',
+  'zones',
+  'create',
+  'login',
+  'verify',
+]);
+
+/** The transport with each attempt timed and counted by operation and status, and by feature. */
 export function tapTransport(transport: CdnTransport, metrics: BotMetrics): CdnTransport {
   return override(transport, {
     send: async (request) => {
+      const feature = request.feature;
+      metrics.cdnRequestFor(feature && CDN_FEATURES.has(feature) ? feature : 'other');
       const started = performance.now();
       const operation = cdnOperation(request.operation);
       const seconds = () => (performance.now() - started) / 1000;

@@ -2,7 +2,7 @@
 // and the chart.
 
 import type { TrafficAnalytics, Zone } from '../cdn/schemas.js';
-import type { ChartMarker, ChartRenderer } from '../charts/traffic-chart.js';
+import type { ChartMarker, ChartPlace, ChartRenderer } from '../charts/traffic-chart.js';
 import {
   CHART_BUCKET_MS,
   CHART_GRANULARITIES,
@@ -143,7 +143,9 @@ export class AnalyticsService {
 
   /**
    * The chart a person asked for: their zone (a name or id, or a way to choose it: the channel's
-   * default), in their own time zone. Counted as a CDN read before anything reaches the CDN.
+   * default), in their own time zone. Before anything reaches the CDN it is counted as a CDN read
+   * and given a place among the charts being drawn (AppError `charts_busy` when none is free):
+   * a chart refused either way asks the CDN nothing.
    */
   async forCaller(
     caller: Caller,
@@ -156,31 +158,39 @@ export class AnalyticsService {
     },
   ): Promise<AnalyticsReport> {
     await this.reads.take(caller);
-    const { zone: chosen, where } = request;
-    const named = (name: string) =>
-      zoneForChannel({ zones: this.zones, accountScopes: this.accountScopes }, caller.workspaceId, {
-        ...where,
-        zone: name,
-      });
-    const { zone, fromDefault } =
-      typeof chosen === 'string'
-        ? { zone: await named(chosen), fromDefault: false }
-        : await chosen();
-    const timeZone = (await caller.directory.user(caller.userId)).timeZone;
-    const report = await this.report(caller.workspaceId, zone, request, timeZone);
-    return { ...report, requestedBy: caller.userId, ...(fromDefault ? { fromDefault } : {}) };
+    const place = this.renderer.reserve?.();
+    try {
+      const { zone: chosen, where } = request;
+      const named = (name: string) =>
+        zoneForChannel(
+          { zones: this.zones, accountScopes: this.accountScopes },
+          caller.workspaceId,
+          { ...where, zone: name },
+        );
+      const { zone, fromDefault } =
+        typeof chosen === 'string'
+          ? { zone: await named(chosen), fromDefault: false }
+          : await chosen();
+      const timeZone = (await caller.directory.user(caller.userId)).timeZone;
+      const report = await this.report(caller.workspaceId, zone, request, timeZone, place);
+      return { ...report, requestedBy: caller.userId, ...(fromDefault ? { fromDefault } : {}) };
+    } finally {
+      place?.release();
+    }
   }
 
+  /** `place`: where the chart is drawn, held already (see forCaller); absent, the renderer's. */
   async report(
     workspaceId: string,
     zone: Zone,
     request: { range: RangeKey; granularity: ChartGranularity },
     timeZone: string,
+    place?: ChartPlace,
   ): Promise<AnalyticsReport> {
     const { granularity } = request;
     const { since, until } = windowEndingAt(this.clock.now(), RANGES[request.range], granularity);
     // The zone's own account (absent: `default`).
-    const client = await this.cdn.clientFor(workspaceId, zone.accountId);
+    const client = await this.cdn.clientFor(workspaceId, zone.accountId, 'analytics');
     const [traffic, entries] = await Promise.all([
       trafficOver(client, zone.id, { since, until, granularity, endsNow: true }),
       // Inclusive of now: a purge made a moment ago belongs on the chart.
@@ -191,7 +201,7 @@ export class AnalyticsService {
     const empty = traffic.series.length === 0 || traffic.totals.requests === 0;
     const report: AnalyticsReport = { zone, range, timeZone, traffic, markers };
     if (!empty)
-      report.png = await this.renderer.render({
+      report.png = await (place ?? this.renderer).render({
         zoneName: zone.name,
         traffic,
         range,

@@ -360,7 +360,11 @@ export class ApprovalService {
     await context.checkpoint({ calling: true });
     try {
       // The approval's own account (none recorded, or `default`'s id: `default`).
-      const client = await this.options.cdn.clientFor(approval.workspaceId, approval.accountId);
+      const client = await this.options.cdn.clientFor(
+        approval.workspaceId,
+        approval.accountId,
+        'purge',
+      );
       const report = await client.purge(approval.zoneId, { everything: true });
       const result = report.results[0];
       if (result?.ok === true)
@@ -475,7 +479,7 @@ export class ApprovalService {
     accountId: string | undefined,
   ): Promise<number | undefined> {
     try {
-      const client = await this.options.cdn.clientFor(workspaceId, accountId);
+      const client = await this.options.cdn.clientFor(workspaceId, accountId, 'purge');
       const until = new Date(this.options.clock.now());
       const since = new Date(until.getTime() - 24 * 3_600_000);
       const traffic = await client.trafficAnalytics(zoneId, { since, until, granularity: 'hour' });

@@ -2,8 +2,9 @@
 // entries from the store in keyset batches into a temporary file (constant memory, however many),
 // uploads it (nobody sees it yet), records the file, then shares it in the requester's DM and
 // records that. A job resumed after a crash makes the file again unless it was uploaded, and asks
-// Slack whether a share already happened before sharing. One export at a time per person, who
-// must still be a full member when each attempt runs.
+// Slack whether a share already happened before sharing. One export at a time per person, within
+// a bound per person and per workspace an hour; the person must still be a full member when each
+// attempt runs.
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
@@ -16,9 +17,11 @@ import { retryDelay } from '../jobs/runner.js';
 import type { Logger } from '../logger.js';
 import type { AuditCursor, AuditFilter, AuditLogRepository } from '../store/audit-log.js';
 import type { JobRepository } from '../store/jobs.js';
+import type { RateSlotRepository } from '../store/rate-slots.js';
 import type { AccessService, Caller, SlackDirectory } from './access.js';
 import { type ActivityService, type AuditQuery, knownZone } from './activity.js';
 import { auditCsvHeader, auditCsvRow } from './audit-csv.js';
+import { PersonBounds, type PersonLimits } from './person-bounds.js';
 
 export const AUDIT_EXPORT_JOB = 'audit_export';
 
@@ -77,6 +80,7 @@ const LEFTOVER_AGE_MS = 24 * 60 * 60_000;
 
 export class AuditExportService {
   readonly job: JobKind<AuditExportPayload, ExportCheckpoint>;
+  readonly #bounds: PersonBounds | undefined;
 
   constructor(
     private readonly deps: {
@@ -90,8 +94,26 @@ export class AuditExportService {
       logger: Logger;
       /** Where temporary files go (the OS's temporary folder by default). */
       tmpDir?: string;
+      /**
+       * Exports a person, and a whole workspace, may ask for per hour (AUDIT_EXPORT_RATE_LIMIT,
+       * AUDIT_EXPORT_RATE_LIMIT_WORKSPACE); absent or 0: no bound.
+       */
+      perHour?: PersonLimits;
+      /** Where the bound's slots are kept (every replica shares them); needed with `perHour`. */
+      slots?: RateSlotRepository;
     },
   ) {
+    this.#bounds =
+      deps.perHour && deps.slots
+        ? new PersonBounds(
+            deps.slots,
+            'audit-export',
+            deps.perHour,
+            60 * 60_000,
+            (scope, limit, retryInSeconds) =>
+              new AppError({ code: 'too_many_exports', scope, limit, retryInSeconds }),
+          )
+        : undefined;
     this.job = {
       concurrency: 2,
       maxAttempts: 5,
@@ -126,7 +148,8 @@ export class AuditExportService {
 
   /**
    * Full members only: starts an export of `query`'s entries, read in the caller's time zone.
-   * Refused while the caller has one under way.
+   * Refused while the caller has one under way, and (`too_many_exports`) past the person's or the
+   * workspace's bound: nothing is stored then.
    */
   async start(caller: Caller, query: AuditQuery): Promise<void> {
     await this.deps.access.requireFullMember(caller, 'read_audit');
@@ -138,6 +161,7 @@ export class AuditExportService {
     const earlier = await this.deps.jobs.keyedLike(prefix);
     if (earlier.some((job) => job.state === 'queued' || job.state === 'running'))
       throw new AppError({ code: 'export_running' });
+    await this.#bounds?.take(caller.workspaceId, caller.userId);
     const next =
       Math.max(0, ...earlier.map((job) => Number(job.key.slice(prefix.length)) || 0)) + 1;
     const payload: AuditExportPayload = { userId: caller.userId, query, filter };

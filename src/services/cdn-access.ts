@@ -1,7 +1,7 @@
 // Gives each workspace's CDN accounts their client: the account's key, its base URL if it set one.
 import { CdnClient } from '../cdn/client.js';
 import { EgressPolicy } from '../cdn/egress.js';
-import type { CdnTransport } from '../cdn/transport.js';
+import type { CdnFeature, CdnTransport } from '../cdn/transport.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -30,8 +30,11 @@ export class CdnAccess {
     return this.options.defaultBaseUrl;
   }
 
-  /** A client for a key that is not stored yet (checking a key before saving it). */
-  clientWith(apiKey: string, baseUrl?: string | null): CdnClient {
+  /**
+   * A client for a key that is not stored yet (checking a key before saving it). `feature`: what
+   * its requests are for, as the metrics count them.
+   */
+  clientWith(apiKey: string, baseUrl?: string | null, feature?: CdnFeature): CdnClient {
     // The operator's CDN_API_BASE_URL and allowlisted hosts are trusted as configured; any other
     // URL came from a workspace admin and may only reach public addresses over https.
     const untrusted =
@@ -46,6 +49,7 @@ export class CdnAccess {
       transport: this.options.transport,
       clock: this.options.clock,
       logger: this.options.logger,
+      ...(feature ? { feature } : {}),
     });
   }
 
@@ -53,18 +57,22 @@ export class CdnAccess {
    * The client of one of the workspace's CDN accounts: its key, and its base URL held to the same
    * outbound-address rules as any an admin typed. Without an account, the account `default` (the
    * workspace's key before accounts). AppError no_api_key when the account has no key (or is
-   * gone).
+   * gone). `feature`: what its requests are for, as the metrics count them.
    */
-  async clientFor(workspaceId: string, accountId?: string): Promise<CdnClient> {
+  async clientFor(
+    workspaceId: string,
+    accountId?: string,
+    feature?: CdnFeature,
+  ): Promise<CdnClient> {
     if (accountId !== undefined) {
       const credential = await this.options.store.accounts.credential(workspaceId, accountId);
       if (!credential) throw new AppError({ code: 'no_api_key' });
-      return this.clientWith(credential.apiKey, credential.baseUrl);
+      return this.clientWith(credential.apiKey, credential.baseUrl, feature);
     }
     const credential = await this.options.store.credentials.withBaseUrl(workspaceId);
     if (!credential) {
       throw new AppError({ code: 'no_api_key' });
     }
-    return this.clientWith(credential.apiKey, credential.baseUrl);
+    return this.clientWith(credential.apiKey, credential.baseUrl, feature);
   }
 }

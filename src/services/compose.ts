@@ -13,6 +13,7 @@ import { CdnAccess, type CdnAccessOptions } from './cdn-access.js';
 import { type CdnReadLimits, CdnReads } from './cdn-reads.js';
 import { ChannelService } from './channels.js';
 import type { FloodControl } from './flood.js';
+import type { PersonLimits } from './person-bounds.js';
 import { PurgeService, type PurgeViews } from './purge.js';
 import { PurgeFormService } from './purge-form.js';
 import { PurgeHoldService } from './purge-holds.js';
@@ -76,6 +77,8 @@ export interface PurgeServicesOptions {
     prober: EdgeProbe;
     views: VerifyViews;
     limits?: Partial<VerifyLimits>;
+    /** Verifications asked per minute, per person and per workspace (absent: no bound). */
+    perMinute?: PersonLimits;
     /** After a purge asked with --verify, how long the edge is given before it is asked. */
     delayMs?: number;
   };
@@ -123,6 +126,7 @@ export function purgeServices(options: PurgeServicesOptions) {
     clock,
     views: options.verify.views,
     ...(options.verify.limits ? { limits: options.verify.limits } : {}),
+    ...(options.verify.perMinute ? { perMinute: options.verify.perMinute } : {}),
   });
   return { purges, holds, picks, forms, approvals, verify };
 }

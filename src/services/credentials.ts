@@ -89,7 +89,7 @@ export class CredentialService {
    */
   async check(apiKey: string, baseUrl: string | null, signal?: AbortSignal): Promise<KeyCheck> {
     const apiUrl = baseUrl ?? this.deps.cdn.defaultBaseUrl;
-    const client = this.deps.cdn.clientWith(apiKey, baseUrl);
+    const client = this.deps.cdn.clientWith(apiKey, baseUrl, 'login');
     try {
       const page = await client.listZones({ page: 1, perPage: 1 }, signal ? { signal } : {});
       return { ok: true, zoneCount: page.total, apiUrl };

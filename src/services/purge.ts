@@ -643,9 +643,13 @@ export class PurgeService {
     const clients = new Map<string | undefined, Client>();
     for (const { zone } of groups) {
       if (!clients.has(zone.accountId))
-        clients.set(zone.accountId, await this.deps.cdn.clientFor(workspaceId, zone.accountId));
+        clients.set(
+          zone.accountId,
+          await this.deps.cdn.clientFor(workspaceId, zone.accountId, 'purge'),
+        );
     }
-    if (clients.size === 0) clients.set(undefined, await this.deps.cdn.clientFor(workspaceId));
+    if (clients.size === 0)
+      clients.set(undefined, await this.deps.cdn.clientFor(workspaceId, undefined, 'purge'));
     return clients;
   }
 

@@ -160,7 +160,7 @@ export class RateLimitService {
     await this.deps.access.requireOperator(caller, 'ratelimit', zone.accountId);
     await this.deps.flood.take(caller.workspaceId, caller.userId);
     // The zone's own account (issue 29): absent, `default`.
-    const client = await this.deps.cdn.clientFor(caller.workspaceId, zone.accountId);
+    const client = await this.deps.cdn.clientFor(caller.workspaceId, zone.accountId, 'ratelimit');
     const audit = (outcome: 'ok' | 'failed', detail?: Record<string, unknown>) =>
       this.deps.audit.record({
         workspaceId: caller.workspaceId,

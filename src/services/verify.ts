@@ -10,6 +10,7 @@ import { AppError } from '../errors.js';
 import type { JobContext, JobKind, JobOutcome, JobRunner } from '../jobs/runner.js';
 import type { Store } from '../store/index.js';
 import type { Caller } from './access.js';
+import { PersonBounds, type PersonLimits } from './person-bounds.js';
 import type { PurgeService } from './purge.js';
 import type { ReplyTo } from './reply.js';
 import { enqueueVerify, type VerifyJobPayload } from './verify-job.js';
@@ -73,6 +74,7 @@ interface VerifyCheckpoint {
 
 export class VerifyService {
   readonly #limits: VerifyLimits;
+  readonly #bounds: PersonBounds;
 
   constructor(
     private readonly deps: {
@@ -84,14 +86,29 @@ export class VerifyService {
       clock: Clock;
       views: VerifyViews;
       limits?: Partial<VerifyLimits>;
+      /**
+       * Verifications a person, and a whole workspace, may ask for per minute (VERIFY_RATE_LIMIT,
+       * VERIFY_RATE_LIMIT_WORKSPACE); absent or 0: no bound.
+       */
+      perMinute?: PersonLimits;
     },
   ) {
     this.#limits = { ...DEFAULT_LIMITS, ...deps.limits };
+    this.#bounds = new PersonBounds(
+      deps.store.rateSlots,
+      'verify',
+      deps.perMinute ?? { person: 0, workspace: 0 },
+      60_000,
+      (scope, limit, retryInSeconds) =>
+        new AppError({ code: 'too_many_verifications', scope, limit, retryInSeconds }),
+    );
   }
 
   /**
    * The Verify button of a purge's result: checks that purge's URLs at the edge, for a caller
-   * who may purge its zone from `channelId`. A second click within the window gets the same job back.
+   * who may purge its zone from `channelId`. A second click within the window gets the same job
+   * back; a new check is counted against the person's and the workspace's bounds before it is
+   * stored (AppError `too_many_verifications` past either: the edge is not asked).
    */
   async verify(
     caller: Caller,
@@ -105,6 +122,10 @@ export class VerifyService {
     const urls = await this.#purgedUrls(purgeRecordId, record.failed.files);
     if (urls.length === 0) throw new AppError({ code: 'nothing_to_verify' });
     const window = Math.floor(this.deps.clock.now() / this.#limits.clickWindowMs);
+    const key = `verify:${purgeRecordId}:${window}`;
+    const asked = await this.deps.store.jobs.byKey(key);
+    if (asked) return { jobId: asked.id, created: false };
+    await this.#bounds.take(caller.workspaceId, caller.userId);
     return enqueueVerify(
       this.deps.runner,
       caller.workspaceId,
@@ -116,7 +137,7 @@ export class VerifyService {
         purgedAt: record.finishedAt ?? record.createdAt,
       },
       urls,
-      { key: `verify:${purgeRecordId}:${window}` },
+      { key },
     );
   }
 

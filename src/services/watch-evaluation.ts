@@ -190,7 +190,7 @@ export class WatchEvaluation {
     if (zone.status === 'deleted' || watches.length === 0) return 'done';
     try {
       // The zone's own account: its key, its base URL (absent: `default`).
-      const client = await this.#o.cdn.clientFor(job.workspaceId, accountId);
+      const client = await this.#o.cdn.clientFor(job.workspaceId, accountId, 'watches');
       if (zone.status === 'pending' || zone.status === 'unknown') {
         const status = await this.#statusOf(client, zone);
         if (status === 'pending') return 'done';

@@ -277,7 +277,7 @@ export class WatchPosting {
     const until = Math.max(end, Math.floor(clock.now() / MINUTE) * MINUTE);
     const since = until - CHART_SPAN_MS;
     // The alert's own account (absent: `default`).
-    const client = await cdn.clientFor(alert.workspaceId, alert.accountId);
+    const client = await cdn.clientFor(alert.workspaceId, alert.accountId, 'watches');
     const traffic = await readAlertTraffic(client, alert, { since, until });
     const zone = await store.watches.zone(alert.workspaceId, alert.zoneId, alert.accountId);
     return alertChart(alert, {

@@ -373,13 +373,13 @@ export class ZoneIndexBuilder {
       const credential = await this.#store.accounts.credential(workspaceId, accountId);
       if (!credential) throw new AppError({ code: 'no_api_key' });
       if (credential.generation !== generation) return undefined;
-      return this.#cdn.clientWith(credential.apiKey, credential.baseUrl);
+      return this.#cdn.clientWith(credential.apiKey, credential.baseUrl, 'zones');
     }
     const credential = await this.#store.credentials.get(workspaceId);
     if (!credential) throw new AppError({ code: 'no_api_key' });
     if (credential.generation !== generation) return undefined;
     const workspace = await this.#store.workspaces.get(workspaceId);
-    return this.#cdn.clientWith(credential.apiKey, workspace?.cdnBaseUrl ?? null);
+    return this.#cdn.clientWith(credential.apiKey, workspace?.cdnBaseUrl ?? null, 'zones');
   }
 
   /** The repository of the scope's index: `default`'s, or an account's. */

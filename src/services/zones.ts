@@ -72,7 +72,7 @@ export class ZoneService {
       };
     }
     await this.#reads.take(caller);
-    const client = await this.#cdn.clientFor(workspaceId, accountId);
+    const client = await this.#cdn.clientFor(workspaceId, accountId, 'zones');
     return client.listZones({
       page: params.page,
       perPage: ZONES_PER_PAGE,
@@ -178,7 +178,7 @@ export class ZoneService {
     // Read before the key is used: a zone created with an older key never enters a newer index.
     const generation = await this.#index.generation(workspaceId, accountId);
     // In the account named (issue 29); absent, `default`.
-    const client = await this.#cdn.clientFor(workspaceId, accountId);
+    const client = await this.#cdn.clientFor(workspaceId, accountId, 'create');
     const audit = (
       outcome: 'ok' | 'failed',
       zoneId: string | null,

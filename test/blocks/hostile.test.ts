@@ -187,6 +187,13 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   invalid_domain: { code: 'invalid_domain', domain: H, reason: 'has a space' },
   too_many_changes: { code: 'too_many_changes', limit: 10, retryInSeconds: 5 },
   too_many_reads: { code: 'too_many_reads', scope: 'person', limit: 30, retryInSeconds: 2 },
+  too_many_verifications: {
+    code: 'too_many_verifications',
+    scope: 'workspace',
+    limit: 30,
+    retryInSeconds: 2,
+  },
+  too_many_exports: { code: 'too_many_exports', scope: 'person', limit: 10, retryInSeconds: 300 },
   text_too_long: { code: 'text_too_long', what: 'command', length: 400_000, max: 40_000 },
   purge_unknown: { code: 'purge_unknown' },
   nothing_to_retry: { code: 'nothing_to_retry' },

@@ -97,6 +97,16 @@ describe('GET /metrics on PORT with METRICS_TOKEN', () => {
         status: '200',
       }),
     ).toBe(2);
+    // Every request made of the CDN, counted by the feature it was for: the two purges (and the
+    // hit rate shown with the approval), the daily report's traffic, the zone index's listing;
+    // none of unknown purpose.
+    const byFeature = (feature: string) => value('cdn_chatops_cdn_requests_total', { feature });
+    const traffic = h.sandbox.requests.filter((r) => r.path.endsWith('/analytics/traffic'));
+    expect(byFeature('purge')).toBeGreaterThanOrEqual(2);
+    expect(byFeature('reports')).toBeGreaterThan(0);
+    expect(byFeature('purge') + byFeature('reports')).toBe(2 + traffic.length);
+    expect(byFeature('zones')).toBeGreaterThan(0);
+    expect(byFeature('other')).toBe(0);
     expect(value('cdn_chatops_slack_api_calls_total', { method: 'views.open', status: 'ok' })).toBe(
       2,
     );
