@@ -184,10 +184,11 @@ describe('the audit export (CSV) keeps to the on-screen rule', () => {
     });
     const csv = await exportOf(h, MEMBER);
     const rows = csv.split('\r\n').filter((line) => line !== '');
-    // action -> the withheld column, for each entry (the cells before `detail` hold no comma).
+    // action -> the withheld column, for each entry (the cells before `detail` hold no comma;
+    // every cell is quoted).
     const withheld = Object.fromEntries(
       rows.slice(1).map((row) => {
-        const cells = row.split(',');
+        const cells = row.split(',').map((cell) => cell.replace(/^"|"$/g, ''));
         return [cells[3], cells[8]];
       }),
     );

@@ -34,7 +34,7 @@ describe('npm start without Slack credentials', () => {
     const [code] = await once(child, 'exit');
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(stdout).toContain('✅ The CDN API key is saved (encrypted) and works: 9 zones visible.');
-    expect(stdout).toContain('📊 example.com · last 6 h by minute');
+    expect(stdout).toContain('📊 example.com · last 6 h by 5 minutes');
     const [chart] = await readdir(join(cwd, 'data', 'out'));
     expect(chart).toMatch(/^F\d+-example\.com-traffic-.*\.png$/);
     expect(stdout).toContain(`data/out/${chart} (PNG 1200×640`);
