@@ -304,12 +304,12 @@ class ApiHandlers {
       let size = 0;
       const done = (error?: unknown) => {
         clearTimeout(total);
-        req.off('data', onData).off('end', onEnd).off('error', done).off('close', onClose);
+        req.off('data', onData).off('end', onEnd).off('error', onClose).off('close', onClose);
         req.off('timeout', onIdle);
         socket.setTimeout(socketTimeout);
         if (error === undefined) resolve(Buffer.concat(chunks, size));
         else {
-          // The rest is not read: the socket's data stays in the kernel until it is closed.
+          // The rest is left unread: the answer closes the connection (see fail).
           req.pause();
           reject(error);
         }
@@ -338,7 +338,7 @@ class ApiHandlers {
           ),
         totalMs,
       );
-      req.on('data', onData).once('end', onEnd).once('error', done).once('close', onClose);
+      req.on('data', onData).once('end', onEnd).once('error', onClose).once('close', onClose);
       // The socket's idle timeout: Node emits it on the request while its body is unread.
       req.setTimeout(idleMs, onIdle);
     });
