@@ -172,10 +172,10 @@ describe('the purge API and slow clients', () => {
     try {
       await seen;
       const purge = await timed(h, deploy, PURGES, purgeOf('beside'));
-      expect(purge.status).toBe(202);
+      expect(purge.status, 'the purge’s answer (0: none within 5 s)').toBe(202);
       expect(purge.ms).toBeLessThan(1_000);
       const read = await timed(h, deploy, `${PURGES}/none`);
-      expect(read.status).toBe(404);
+      expect(read.status, 'the read’s answer (0: none within 5 s)').toBe(404);
       expect(read.ms).toBeLessThan(1_000);
     } finally {
       for (const { socket } of raws) socket.destroy();
