@@ -490,6 +490,7 @@ export function buildApp(options: BuildAppOptions): {
       store: observed.store,
       logger,
       limits: { inFlight: config.api.inFlight, queued: config.api.queued },
+      bodyTimeouts: config.api.body,
       // While Slack's acks would wait for the loop, the API works on one request at a time.
       // "Busy": past background work's share of the loop (BACKGROUND_LOOP_PERCENT).
       busy: new LoopBusy(config.jobs.loopShare).busy,

@@ -83,6 +83,11 @@ export interface Config {
     /** API requests worked on at once per process (API_MAX_IN_FLIGHT) and queued (API_MAX_QUEUED). */
     inFlight: number;
     queued: number;
+    /**
+     * How long a request body may take to arrive, read before the request waits for a turn: the
+     * longest pause between its bytes (API_BODY_IDLE_TIMEOUT_MS) and in all (API_BODY_TIMEOUT_MS).
+     */
+    body: { idleMs: number; totalMs: number };
   };
   /**
    * CDN reads made for people (zone lists, charts, rate-limit state) per minute, per person
@@ -415,6 +420,8 @@ const envSchema = z.object({
   API_MAX_ITEMS: wholeNumber('URLs or tags', 1, 10_000, 1_000),
   API_MAX_IN_FLIGHT: wholeNumber('requests', 1, 1_000, 8),
   API_MAX_QUEUED: wholeNumber('requests', 0, 100_000, 500),
+  API_BODY_IDLE_TIMEOUT_MS: milliseconds(100, 5_000),
+  API_BODY_TIMEOUT_MS: milliseconds(100, 20_000),
   AUDIT_RETENTION_DAYS: wholeNumber('days', 0, 36_500, 365),
   UNINSTALLED_DATA_RETENTION_DAYS: wholeNumber('days', 1, 3_650, 30),
   SLACK_TIMEOUT_MS: milliseconds(100, 3_000),
@@ -592,6 +599,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       maxItems: env.API_MAX_ITEMS,
       inFlight: env.API_MAX_IN_FLIGHT,
       queued: env.API_MAX_QUEUED,
+      body: { idleMs: env.API_BODY_IDLE_TIMEOUT_MS, totalMs: env.API_BODY_TIMEOUT_MS },
     },
     cdnReadsPerMinute: {
       person: env.CDN_READ_RATE_LIMIT,

@@ -109,6 +109,7 @@ describe('loadConfig', () => {
       maxItems: 1_000,
       inFlight: 8,
       queued: 500,
+      body: { idleMs: 5_000, totalMs: 20_000 },
     });
     expect(
       loadConfig({
@@ -117,6 +118,8 @@ describe('loadConfig', () => {
         API_MAX_ITEMS: '200',
         API_MAX_IN_FLIGHT: '2',
         API_MAX_QUEUED: '0',
+        API_BODY_IDLE_TIMEOUT_MS: '1000',
+        API_BODY_TIMEOUT_MS: '3000',
       }).api,
     ).toEqual({
       requestsPerMinute: 0,
@@ -124,6 +127,7 @@ describe('loadConfig', () => {
       maxItems: 200,
       inFlight: 2,
       queued: 0,
+      body: { idleMs: 1_000, totalMs: 3_000 },
     });
     const error = problem({
       API_RATE_LIMIT_PER_MINUTE: '-1',
@@ -131,9 +135,13 @@ describe('loadConfig', () => {
       API_MAX_ITEMS: '20000',
       API_MAX_IN_FLIGHT: '0',
       API_MAX_QUEUED: '-1',
+      API_BODY_IDLE_TIMEOUT_MS: '50',
+      API_BODY_TIMEOUT_MS: '700000',
     });
     expect(error.problems.map((p) => p.variable).sort()).toEqual([
       'API_APPROVAL_EXPIRY_MINUTES',
+      'API_BODY_IDLE_TIMEOUT_MS',
+      'API_BODY_TIMEOUT_MS',
       'API_MAX_IN_FLIGHT',
       'API_MAX_ITEMS',
       'API_MAX_QUEUED',

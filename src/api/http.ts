@@ -1,14 +1,22 @@
-// The HTTP API's routes (issue 30), served as custom routes of Bolt's own HTTP server: the HTTP
-// receiver's in HTTP mode, the Socket Mode receiver's on PORT otherwise. Each request: the API is
-// on (a token exists), the bearer token, its per-minute limit, then the body (JSON only, bounded,
-// validated by the zod schemas of schemas.ts); every error is application/problem+json (RFC 9457).
+// The HTTP API's routes, served as custom routes of Bolt's own HTTP server: the HTTP receiver's in
+// HTTP mode, the Socket Mode receiver's on PORT otherwise. A POST's body is read first, bounded in
+// size and time, before the request takes a turn of the gate (shared fairly between tokens, see
+// ApiGate); then, in its turn: the API is on (a token exists), the bearer token, its per-minute
+// limit, the body (JSON only, validated by the zod schemas of schemas.ts). Every error is
+// application/problem+json (RFC 9457).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ApiPurgeService } from '../services/api-purges.js';
 import { ApiRefusal, type ApiRefusalCode } from '../services/api-refusal.js';
-import { type ApiToken, type ApiTokenService, tokenActorId } from '../services/api-tokens.js';
+import {
+  type ApiToken,
+  type ApiTokenService,
+  hashApiToken,
+  presentedToken,
+  tokenActorId,
+} from '../services/api-tokens.js';
 import type { Store } from '../store/index.js';
 import { ApiGate, GateFull, type GateLimits } from './gate.js';
 import {
@@ -21,6 +29,15 @@ import {
 
 /** The largest request body read; past it, 413 (the URL count is checked after, also 413). */
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * How long a body may take to arrive: no gap longer than `idleMs` between its bytes, all of it
+ * within `totalMs` (API_BODY_IDLE_TIMEOUT_MS, API_BODY_TIMEOUT_MS); past either, 408.
+ */
+export interface BodyTimeouts {
+  idleMs: number;
+  totalMs: number;
+}
 
 export const API_PATHS = {
   purges: '/api/v1/purges',
@@ -38,6 +55,7 @@ const PROBLEMS = {
   invalid_query: [400, 'invalid-query', 'A query parameter is not valid'],
   unsupported_media_type: [415, 'unsupported-media-type', 'The body must be application/json'],
   body_too_large: [413, 'body-too-large', 'The body is too large'],
+  request_timeout: [408, 'request-timeout', 'The body did not arrive in time'],
   too_many_items: [413, 'too-many-items', 'Too many URLs or tags'],
   invalid_items: [400, 'invalid-items', 'Some URLs or tags cannot be purged in this zone'],
   forbidden_kind: [403, 'forbidden-kind', 'The token may not request this kind of purge'],
@@ -76,10 +94,13 @@ export interface ApiRoutesOptions {
   store: Store;
   logger: Logger;
   maxBodyBytes?: number;
+  /** How long a body may take to arrive. */
+  bodyTimeouts: BodyTimeouts;
   /**
    * Requests worked on at once in this process, and how many more may wait (API_MAX_IN_FLIGHT,
-   * API_MAX_QUEUED); past that, 503 `busy` with Retry-After. A GET's `?wait` is not counted
-   * while it waits. Default: no bound.
+   * API_MAX_QUEUED), shared fairly between tokens; past that, 503 `busy` with Retry-After. A
+   * POST's body is read before it waits; a GET's `?wait` is not counted while it waits. Default:
+   * no bound.
    */
   limits?: GateLimits;
   /** Whether the event loop is busy now: then the gate gives one turn at a time (see ApiGate). */
@@ -105,17 +126,30 @@ type Request_ = IncomingMessage & { params?: Record<string, string | string[] | 
 
 class ApiHandlers {
   readonly #maxBodyBytes: number;
+  readonly #timeouts: BodyTimeouts;
   readonly #gate: ApiGate | undefined;
   constructor(private readonly options: ApiRoutesOptions) {
     this.#maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
+    this.#timeouts = options.bodyTimeouts;
     this.#gate = options.limits && new ApiGate(options.limits, options.busy);
   }
 
-  /** Runs a request's work in its turn (see ApiGate); a full queue is 503 `busy`. */
-  async #inTurn<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs a request's work in its turn (see ApiGate), in the line of the token it presents (one
+   * line for requests presenting none); a full queue is 503 `busy`. A client that leaves while
+   * waiting leaves the line.
+   */
+  async #inTurn<T>(req: IncomingMessage, res: ServerResponse, work: () => Promise<T>): Promise<T> {
     if (!this.#gate) return work();
+    const secret = presentedToken(req.headers.authorization);
+    const left = new AbortController();
+    const leave = () => left.abort(new Problem('unavailable', 'The client left.'));
+    res.once('close', leave);
     try {
-      return await this.#gate.run(work);
+      return await this.#gate.run(work, {
+        key: secret === undefined ? '' : hashApiToken(secret),
+        signal: left.signal,
+      });
     } catch (error) {
       if (!(error instanceof GateFull)) throw error;
       throw new Problem(
@@ -124,19 +158,23 @@ class ApiHandlers {
         {},
         { 'retry-after': '1' },
       );
+    } finally {
+      res.off('close', leave);
     }
   }
 
-  create(req: Request_, res: ServerResponse): Promise<void> {
-    return this.#inTurn(() => this.#create(req, res));
+  async create(req: Request_, res: ServerResponse): Promise<void> {
+    // Read before the turn: a client slow to send its body holds nothing others wait for.
+    const body = await this.#readBody(req);
+    return this.#inTurn(req, res, () => this.#create(req, res, body));
   }
 
-  async #create(req: Request_, res: ServerResponse): Promise<void> {
+  async #create(req: Request_, res: ServerResponse, raw: Buffer): Promise<void> {
     const token = await this.#token(req);
     try {
       await this.options.services().purges.takeRequest(token);
       const key = this.#idempotencyKey(req);
-      const body = await this.#jsonBody(req);
+      const body = this.#json(req, raw);
       const parsed = PurgeRequestSchema.safeParse(body);
       if (!parsed.success)
         throw new Problem('invalid_body', 'The body does not match the PurgeRequest schema.', {
@@ -168,7 +206,7 @@ class ApiHandlers {
     res.on('close', () => left.abort());
     const purges = this.options.services().purges;
     // The wait itself holds no turn: only the reads before it and after it count.
-    const { token, first, seconds } = await this.#inTurn(async () => {
+    const { token, first, seconds } = await this.#inTurn(req, res, async () => {
       const token = await this.#token(req);
       await purges.takeRequest(token);
       const id = String(req.params?.id ?? '');
@@ -248,24 +286,71 @@ class ApiHandlers {
     return parsed.data;
   }
 
-  /** The body as JSON: application/json only, at most maxBodyBytes, read as a stream. */
-  async #jsonBody(req: IncomingMessage): Promise<unknown> {
+  /**
+   * The whole body: at most maxBodyBytes (413, as soon as Content-Length or the bytes read say
+   * more), with no pause longer than the idle timeout between its bytes (the socket's own
+   * timeout) and all of it within the total one (408 for either; the connection is then closed).
+   */
+  #readBody(req: IncomingMessage): Promise<Buffer> {
+    const tooLarge = () =>
+      new Problem('body_too_large', `The body may be at most ${this.#maxBodyBytes} bytes.`);
+    if (Number(req.headers['content-length'] ?? Number.NaN) > this.#maxBodyBytes)
+      return Promise.reject(tooLarge());
+    const { idleMs, totalMs } = this.#timeouts;
+    const socket = req.socket;
+    const socketTimeout = socket.timeout ?? 0;
+    return new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const done = (error?: unknown) => {
+        clearTimeout(total);
+        req.off('data', onData).off('end', onEnd).off('error', onClose).off('close', onClose);
+        req.off('timeout', onIdle);
+        socket.setTimeout(socketTimeout);
+        if (error === undefined) resolve(Buffer.concat(chunks, size));
+        else {
+          // The rest is left unread: the answer closes the connection (see fail).
+          req.pause();
+          reject(error);
+        }
+      };
+      const onData = (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > this.#maxBodyBytes) done(tooLarge());
+        else chunks.push(chunk);
+      };
+      const onEnd = () => done();
+      const onClose = () => done(new Problem('unavailable', 'The client left.'));
+      const onIdle = () =>
+        done(
+          new Problem(
+            'request_timeout',
+            `No byte of the body arrived for ${seconds(idleMs)}: send it at once, in full.`,
+          ),
+        );
+      const total = setTimeout(
+        () =>
+          done(
+            new Problem(
+              'request_timeout',
+              `The body must arrive within ${seconds(totalMs)} of the request.`,
+            ),
+          ),
+        totalMs,
+      );
+      req.on('data', onData).once('end', onEnd).once('error', onClose).once('close', onClose);
+      // The socket's idle timeout: Node emits it on the request while its body is unread.
+      req.setTimeout(idleMs, onIdle);
+    });
+  }
+
+  /** The body as JSON: application/json only. */
+  #json(req: IncomingMessage, raw: Buffer): unknown {
     const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
     if (type !== 'application/json')
       throw new Problem('unsupported_media_type', 'Send the body as application/json.');
-    const declared = Number(req.headers['content-length'] ?? Number.NaN);
-    const tooLarge = () =>
-      new Problem('body_too_large', `The body may be at most ${this.#maxBodyBytes} bytes.`);
-    if (declared > this.#maxBodyBytes) throw tooLarge();
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > this.#maxBodyBytes) throw tooLarge();
-      chunks.push(chunk);
-    }
     try {
-      return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks)));
+      return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
     } catch {
       throw new Problem('invalid_json', 'The body is not valid UTF-8 JSON.');
     }
@@ -281,6 +366,9 @@ class ApiHandlers {
     });
   }
 }
+
+/** `ms` for people: "5 s", "0.2 s". */
+const seconds = (ms: number): string => `${ms / 1000} s`;
 
 const PROBLEMS_OF = (name: ProblemName): readonly [number, string, string] => PROBLEMS[name];
 

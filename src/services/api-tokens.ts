@@ -53,6 +53,12 @@ export function hashApiToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
+/** The token an Authorization header presents (`Bearer cdnb_…`), if it has a token's shape. */
+export function presentedToken(authorization: string | undefined): string | undefined {
+  const secret = /^Bearer +(\S+) *$/i.exec(authorization ?? '')?.[1];
+  return secret !== undefined && TOKEN_PATTERN.test(secret) ? secret : undefined;
+}
+
 export class ApiTokenService {
   /** Set once a token is known to exist: from then on the API stays on (tokens are never deleted but by uninstall). */
   #on = false;
@@ -243,9 +249,8 @@ export class ApiTokenService {
    * revoked). Read from the database every time: a revocation holds at once, everywhere.
    */
   async authenticate(authorization: string | undefined): Promise<ApiToken | undefined> {
-    const match = /^Bearer +(\S+) *$/i.exec(authorization ?? '');
-    const secret = match?.[1];
-    if (secret === undefined || !TOKEN_PATTERN.test(secret)) return undefined;
+    const secret = presentedToken(authorization);
+    if (secret === undefined) return undefined;
     const token = await this.deps.store.apiTokens.byHash(hashApiToken(secret));
     if (!token || token.revokedAt !== null) return undefined;
     // Its last use as just read: noted again once a minute, not once a request.

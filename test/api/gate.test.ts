@@ -1,5 +1,5 @@
 // The API's gate: at most `inFlight` requests worked on at once (one while the event loop is busy),
-// `queued` more in order, the rest refused; and how the loop's business is read.
+// `queued` more, shared fairly between tokens, the rest refused; and how the loop's business is read.
 
 import type { EventLoopUtilization } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
@@ -87,6 +87,89 @@ describe('ApiGate', () => {
     await fourth;
     expect(started).toEqual([0, 1, 2, 3]);
     expect(gate.load).toEqual({ active: 0, waiting: 0 });
+  });
+});
+
+describe('ApiGate between tokens', () => {
+  it('gives a free turn to the waiting token that holds the fewest, in turn: a burst queues behind itself', async () => {
+    const gate = new ApiGate({ inFlight: 1, queued: 10 });
+    const order: string[] = [];
+    const first = held();
+    const running = gate.run(() => first.promise, { key: 'a' });
+    const runs = ['a1', 'a2', 'a3', 'b1', 'c1', 'b2'].map((name) =>
+      gate.run(
+        async () => {
+          order.push(name);
+        },
+        { key: name.slice(0, 1) },
+      ),
+    );
+    expect(gate.load).toEqual({ active: 1, waiting: 6 });
+    first.release();
+    await Promise.all([running, ...runs]);
+    expect(order).toEqual(['a1', 'b1', 'c1', 'a2', 'b2', 'a3']);
+  });
+
+  it('gives a token holding turns none more while another waits', async () => {
+    const gate = new ApiGate({ inFlight: 2, queued: 10 });
+    const holds = [held(), held()];
+    const order: string[] = [];
+    const running = holds.map((h) => gate.run(() => h.promise, { key: 'a' }));
+    const a = gate.run(async () => order.push('a'), { key: 'a' });
+    const b = gate.run(async () => order.push('b'), { key: 'b' });
+    // The turn a frees goes to b, which holds none, though a asked first (a then has the next).
+    holds[0]?.release();
+    await Promise.all([running[0], a, b]);
+    expect(order).toEqual(['b', 'a']);
+    holds[1]?.release();
+    await running[1];
+  });
+
+  it('makes room in a full queue by refusing the newest of the longest line, never another token’s', async () => {
+    const gate = new ApiGate({ inFlight: 1, queued: 3 });
+    const first = held();
+    const running = gate.run(() => first.promise, { key: 'a' });
+    const outcome = (key: string) =>
+      gate
+        .run(async () => 'ran', { key })
+        .catch((error: unknown) => {
+          expect(error).toBeInstanceOf(GateFull);
+          return 'refused';
+        });
+    const a = [outcome('a'), outcome('a'), outcome('a')];
+    // Full: b's request takes the place of a's newest; a's next is refused itself.
+    const b = outcome('b');
+    const aMore = outcome('a');
+    expect(gate.load).toEqual({ active: 1, waiting: 3 });
+    // c takes the place of a's newest again (a's line, two, is still the longest).
+    const c = outcome('c');
+    expect(gate.load).toEqual({ active: 1, waiting: 3 });
+    first.release();
+    await running;
+    expect(await Promise.all([...a, b, aMore, c])).toEqual([
+      'ran',
+      'refused',
+      'refused',
+      'ran',
+      'refused',
+      'ran',
+    ]);
+  });
+
+  it('takes a request whose client left out of the line', async () => {
+    const gate = new ApiGate({ inFlight: 1, queued: 1 });
+    const first = held();
+    const running = gate.run(() => first.promise, { key: 'a' });
+    const left = new AbortController();
+    const leaving = gate.run(async () => 'ran', { key: 'b', signal: left.signal });
+    left.abort(new Error('gone'));
+    await expect(leaving).rejects.toThrow('gone');
+    expect(gate.load).toEqual({ active: 1, waiting: 0 });
+    // Its place is free again.
+    const next = gate.run(async () => 'next', { key: 'c' });
+    first.release();
+    await running;
+    expect(await next).toBe('next');
   });
 });
 

@@ -46,6 +46,8 @@ type Fields = Record<string, string>;
 
 export interface Harness {
   url: string;
+  /** The bot's HTTP server (HTTP mode; undefined in Socket Mode). */
+  server: import('node:http').Server | undefined;
   slack: FakeSlack;
   sandbox: Sandbox;
   /** The sandbox's edge: purge verification asks it, whatever a URL's host. */
@@ -207,7 +209,7 @@ export async function startHarness(
       await app.stop();
       await deps.runner.stop();
     };
-    return { app, deps, store, url, stop };
+    return { app, deps, store, url, server, stop };
   };
   let current = await boot(firstStore);
   open.push(
@@ -270,6 +272,9 @@ export async function startHarness(
   const harness: Harness = {
     get url() {
       return current.url;
+    },
+    get server() {
+      return current.server;
     },
     get store() {
       return current.store;
