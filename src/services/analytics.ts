@@ -2,7 +2,12 @@
 // and the chart.
 
 import type { TrafficAnalytics, Zone } from '../cdn/schemas.js';
-import type { ChartMarker, ChartPlace, ChartRenderer } from '../charts/traffic-chart.js';
+import type {
+  ChartMarker,
+  ChartPlace,
+  ChartRenderer,
+  TrafficChartInput,
+} from '../charts/traffic-chart.js';
 import {
   CHART_BUCKET_MS,
   CHART_GRANULARITIES,
@@ -110,14 +115,7 @@ export interface AnalyticsReport {
    * The window the traffic and its totals cover exactly (traffic-window.ts): from the start of the
    * bucket holding now − the range, to now.
    */
-  range: {
-    since: number;
-    until: number;
-    granularity: ChartGranularity;
-    label: string;
-    /** Always, for a chart asked for: its last bucket is the current one "so far". */
-    endsNow?: boolean;
-  };
+  range: TrafficChartInput['range'];
   timeZone: string;
   traffic: TrafficAnalytics;
   markers: ChartMarker[];
