@@ -17,11 +17,11 @@ import { CdnAccess } from '../src/services/cdn-access.js';
 import { DailyReportService } from '../src/services/daily-report.js';
 import { REPORT_JOB, ReportDelivery } from '../src/services/report-delivery.js';
 import { GroupMembersCache } from '../src/slack/directory.js';
-import { LocalSlots, Pacer } from '../src/slack/pacer.js';
 import { SlackReportPoster } from '../src/slack/report-poster.js';
 import { WorkspaceClients } from '../src/slack/workspace-clients.js';
 import { generateKey, Keyring } from '../src/store/crypto.js';
 import { openStore } from '../src/store/index.js';
+import { CallPace, LocalSlots } from '../src/throttles/call-pace.js';
 import { type Section, table } from './stats.js';
 
 const WORKSPACES = Number(process.env.BENCH_REPORT_WORKSPACES ?? 200);
@@ -86,7 +86,7 @@ export async function reportsBench(): Promise<Section> {
     ),
     poster: new SlackReportPoster(
       clients,
-      new Pacer(new LocalSlots(systemClock), systemClock),
+      new CallPace(new LocalSlots(systemClock), systemClock),
       new GroupMembersCache(systemClock),
     ),
     clock: systemClock,

@@ -11,7 +11,6 @@ import {
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { sql } from 'kysely';
 import { apiRoutes } from './api/http.js';
-import { LoopBusy } from './api/loop-busy.js';
 import { type EdgeProbeOptions, EdgeProber } from './cdn/edge-probe.js';
 import { EgressPolicy, type Resolver } from './cdn/egress.js';
 import type { CdnTransport } from './cdn/transport.js';
@@ -21,7 +20,6 @@ import type { Config } from './config.js';
 import type { AppDeps } from './deps.js';
 import { Health } from './health.js';
 import { BackgroundWork } from './jobs/background.js';
-import { LoopPace, PACE_WINDOW_MS } from './jobs/loop-pace.js';
 import { RetentionSweep } from './jobs/retention.js';
 import { JobRunner } from './jobs/runner.js';
 import { registerListeners } from './listeners/index.js';
@@ -38,10 +36,10 @@ import { ApiPurgeService } from './services/api-purges.js';
 import { ApiTokenService } from './services/api-tokens.js';
 import { APPROVAL_MESSAGE_JOB, PURGE_EVERYTHING_JOB } from './services/approvals.js';
 import { AUDIT_EXPORT_JOB, AuditExportService } from './services/audit-export.js';
+import { ChangeRateLimit as FloodControl } from './services/change-rate-limit.js';
 import { cdnServices, purgeServices } from './services/compose.js';
 import { CredentialService } from './services/credentials.js';
 import { DailyReportService } from './services/daily-report.js';
-import { FloodControl } from './services/flood.js';
 import { PURGE_JOB } from './services/purge.js';
 import { PURGE_HOLD_JOB } from './services/purge-holds.js';
 import { RATELIMIT_FOLLOW_UP_JOB, RateLimitService } from './services/ratelimit.js';
@@ -66,7 +64,6 @@ import { boltLogger } from './slack/bolt-logger.js';
 import { GroupMembersCache } from './slack/directory.js';
 import { durableMessages } from './slack/durable-message.js';
 import { CachedInstallationStore } from './slack/installation-cache.js';
-import { Pacer } from './slack/pacer.js';
 import { SlackPeopleByEmail } from './slack/people-by-email.js';
 import { purgeViews } from './slack/purge-progress.js';
 import { SlackRateLimits } from './slack/rate-limits.js';
@@ -78,6 +75,9 @@ import { SlackWatchPoster } from './slack/watch-poster.js';
 import { webApiOptions } from './slack/web-api-options.js';
 import { appAuthorize, WorkspaceClients } from './slack/workspace-clients.js';
 import type { Store } from './store/index.js';
+import { CallPace as Pacer } from './throttles/call-pace.js';
+import { EventLoopBusy as LoopBusy } from './throttles/event-loop-busy.js';
+import { EventLoopPace as LoopPace, PACE_WINDOW_MS } from './throttles/event-loop-pace.js';
 
 /** Bot scopes: the least the features need (see manifest.yml). */
 export const BOT_SCOPES = [

@@ -15,9 +15,9 @@ import type { ApiPurgeService } from './services/api-purges.js';
 import type { ApiTokenService } from './services/api-tokens.js';
 import type { ApprovalService } from './services/approvals.js';
 import type { AuditExportService } from './services/audit-export.js';
+import type { ChangeRateLimit } from './services/change-rate-limit.js';
 import type { ChannelService } from './services/channels.js';
 import type { CredentialService } from './services/credentials.js';
-import type { FloodControl } from './services/flood.js';
 import type { PurgeService } from './services/purge.js';
 import type { PurgeFormService } from './services/purge-form.js';
 import type { PurgeHoldService } from './services/purge-holds.js';
@@ -51,7 +51,7 @@ export interface AppDeps {
   config: WorkspaceConfigService;
   credentials: CredentialService;
   /** Per-user limit on changes (purge, create, ratelimit), shared by every replica. */
-  flood: FloodControl;
+  flood: ChangeRateLimit;
   purges: PurgeService;
   /** Purges held for their requester's word (some URLs not served by the zone named). */
   purgeHolds: PurgeHoldService;

@@ -1,9 +1,9 @@
 // The HTTP API's routes, served as custom routes of Bolt's own HTTP server: the HTTP receiver's in
 // HTTP mode, the Socket Mode receiver's on PORT otherwise. A POST's body is read first, bounded in
-// size and time, before the request takes a turn of the gate (shared fairly between tokens, see
-// ApiGate); then, in its turn: the API is on (a token exists), the bearer token, its per-minute
-// limit, the body (JSON only, validated by the zod schemas of schemas.ts). Every error is
-// application/problem+json (RFC 9457).
+// size and time, before the request takes a turn (a fair queue between tokens,
+// src/throttles/fair-queue.ts); then, in its turn: the API is on (a token exists), the bearer
+// token, its rate limit, the body (JSON only, validated by the zod schemas of schemas.ts). Every
+// error is application/problem+json (RFC 9457).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';
 import { AppError } from '../errors.js';
@@ -18,7 +18,7 @@ import {
   tokenActorId,
 } from '../services/api-tokens.js';
 import type { Store } from '../store/index.js';
-import { ApiGate, GateFull, type GateLimits } from './gate.js';
+import { FairQueue, type FairQueueLimits, QueueFull } from '../throttles/fair-queue.js';
 import {
   IdempotencyKeySchema,
   openApiDocument,
@@ -102,8 +102,8 @@ export interface ApiRoutesOptions {
    * POST's body is read before it waits; a GET's `?wait` is not counted while it waits. Default:
    * no bound.
    */
-  limits?: GateLimits;
-  /** Whether the event loop is busy now: then the gate gives one turn at a time (see ApiGate). */
+  limits?: FairQueueLimits;
+  /** Whether the event loop is busy now: then the queue gives one turn at a time (see FairQueue). */
   busy?: () => boolean;
 }
 
@@ -127,31 +127,31 @@ type Request_ = IncomingMessage & { params?: Record<string, string | string[] | 
 class ApiHandlers {
   readonly #maxBodyBytes: number;
   readonly #timeouts: BodyTimeouts;
-  readonly #gate: ApiGate | undefined;
+  readonly #queue: FairQueue | undefined;
   constructor(private readonly options: ApiRoutesOptions) {
     this.#maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
     this.#timeouts = options.bodyTimeouts;
-    this.#gate = options.limits && new ApiGate(options.limits, options.busy);
+    this.#queue = options.limits && new FairQueue(options.limits, options.busy);
   }
 
   /**
-   * Runs a request's work in its turn (see ApiGate), in the line of the token it presents (one
+   * Runs a request's work in its turn (see FairQueue), in the line of the token it presents (one
    * line for requests presenting none); a full queue is 503 `busy`. A client that leaves while
    * waiting leaves the line.
    */
   async #inTurn<T>(req: IncomingMessage, res: ServerResponse, work: () => Promise<T>): Promise<T> {
-    if (!this.#gate) return work();
+    if (!this.#queue) return work();
     const secret = presentedToken(req.headers.authorization);
     const left = new AbortController();
     const leave = () => left.abort(new Problem('unavailable', 'The client left.'));
     res.once('close', leave);
     try {
-      return await this.#gate.run(work, {
+      return await this.#queue.run(work, {
         key: secret === undefined ? '' : hashApiToken(secret),
         signal: left.signal,
       });
     } catch (error) {
-      if (!(error instanceof GateFull)) throw error;
+      if (!(error instanceof QueueFull)) throw error;
       throw new Problem(
         'busy',
         'Too many API requests at once on this server; try again shortly.',

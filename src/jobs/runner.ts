@@ -9,7 +9,7 @@
 // is the process's own timers (a test clock standing still must not stop the runner).
 // (Over 400 lines: the claim loop, an attempt, the stop and `runKeyed` share the running map, the
 // lease and its heartbeat; which kinds are worth a claim is in unseen-kinds.ts, the pace in
-// loop-pace.ts.)
+// src/throttles/event-loop-pace.ts.)
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
@@ -98,8 +98,8 @@ export interface JobRunnerOptions {
   /** How often the queue is read for due or abandoned jobs (enqueuing here wakes it at once). */
   pollMs?: number;
   /**
-   * Background work's turns on the event loop (BACKGROUND_LOOP_PERCENT, see LoopPace): each claim
-   * of new work, and each step a handler sends (`turn`), waits for one. Default: no waiting.
+   * Background work's turns on the event loop (BACKGROUND_LOOP_PERCENT, see EventLoopPace): each
+   * claim of new work, and each step a handler sends (`turn`), waits for one. Default: no waiting.
    */
   pace?: { turn(signal?: AbortSignal): Promise<void> };
 }

@@ -11,7 +11,7 @@ import { type Account, AccountError, checkName, DEFAULT_ACCOUNT } from '../store
 import type { Store } from '../store/index.js';
 import type { AccessService, Caller } from './access.js';
 import type { ApprovalService } from './approvals.js';
-import type { CdnReads } from './cdn-reads.js';
+import type { CdnReadRateLimit } from './cdn-read-rate-limit.js';
 import type { CredentialService, KeyRefusal } from './credentials.js';
 import type { ZoneService } from './zones.js';
 
@@ -52,7 +52,7 @@ export interface AccountServiceOptions {
   access: AccessService;
   credentials: CredentialService;
   zones: ZoneService;
-  reads: CdnReads;
+  reads: CdnReadRateLimit;
   /** Shows the purge-everything requests a removal cancels as cancelled, on their messages. */
   approvals: Pick<ApprovalService, 'messageJob' | 'messagesStored'>;
   clock: Clock;

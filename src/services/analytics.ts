@@ -21,7 +21,7 @@ import type { Store } from '../store/index.js';
 import type { Caller } from './access.js';
 import type { AccountScopes } from './account-scope.js';
 import type { CdnAccess } from './cdn-access.js';
-import type { CdnReads } from './cdn-reads.js';
+import type { CdnReadRateLimit } from './cdn-read-rate-limit.js';
 import type { ChosenZone } from './channels.js';
 import { trafficOver, windowEndingAt } from './traffic-window.js';
 import { zoneForChannel } from './zone-work.js';
@@ -134,7 +134,7 @@ export class AnalyticsService {
     private readonly renderer: ChartRenderer,
     private readonly clock: Clock,
     private readonly zones: ZoneService,
-    private readonly reads: CdnReads,
+    private readonly reads: CdnReadRateLimit,
     /** Which CDN account a zone named is in (issue 29); without it, `default` only. */
     private readonly accountScopes?: AccountScopes,
   ) {}

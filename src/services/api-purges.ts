@@ -21,6 +21,7 @@ import type {
 import { FINAL_STATUSES } from '../store/api-purges.js';
 import type { ApiRequester, Approval } from '../store/approvals.js';
 import type { Store } from '../store/index.js';
+import { retryInSeconds, takeRateLimit } from '../throttles/per-key-rate-limit.js';
 import type { AccountScopes } from './account-scope.js';
 import { apiPurgeScope, apiPurgeTarget } from './api-purge-target.js';
 import { ApiRefusal } from './api-refusal.js';
@@ -113,19 +114,21 @@ export class ApiPurgeService {
     this.#changes.setMaxListeners(0);
   }
 
-  /** Counts one request of the token against its per-minute limit; ApiRefusal when over it. */
+  /**
+   * Counts one request of the token against its rate limit (API_RATE_LIMIT_PER_MINUTE, a per-key
+   * rate limit); ApiRefusal `rate_limited` past it.
+   */
   async takeRequest(token: ApiToken): Promise<void> {
     const perMinute = this.deps.settings.requestsPerMinute;
-    if (perMinute <= 0) return;
-    const gapMs = 60_000 / perMinute;
-    const waitMs = await this.deps.store.rateSlots.takeWithin(
+    const waitMs = await takeRateLimit(
+      this.deps.store.rateSlots,
       `api-token:${token.id}`,
-      gapMs,
-      60_000 - gapMs,
+      perMinute,
+      60_000,
     );
     if (waitMs > 0)
       throw new ApiRefusal('rate_limited', `at most ${perMinute} requests a minute per token`, {
-        retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)),
+        retryAfterSeconds: retryInSeconds(waitMs),
       });
   }
 

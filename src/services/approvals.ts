@@ -16,8 +16,8 @@ export type { Approval };
 import type { Store } from '../store/index.js';
 import type { AccessService, Caller } from './access.js';
 import type { CdnAccess } from './cdn-access.js';
+import type { ChangeRateLimit as FloodControl } from './change-rate-limit.js';
 import type { ChannelService } from './channels.js';
-import type { FloodControl } from './flood.js';
 
 /** How the request message is kept current; implemented over the Slack Web API. */
 export interface ApprovalNotifier {

@@ -18,10 +18,10 @@ import type { Logger } from '../logger.js';
 import type { AuditCursor, AuditFilter, AuditLogRepository } from '../store/audit-log.js';
 import type { JobRepository } from '../store/jobs.js';
 import type { RateSlotRepository } from '../store/rate-slots.js';
+import { PerPersonRateLimit, type PersonLimits } from '../throttles/per-person-rate-limit.js';
 import type { AccessService, Caller, SlackDirectory } from './access.js';
 import { type ActivityService, type AuditQuery, knownZone } from './activity.js';
 import { auditCsvHeader, auditCsvRow } from './audit-csv.js';
-import { PersonBounds, type PersonLimits } from './person-bounds.js';
 
 export const AUDIT_EXPORT_JOB = 'audit_export';
 
@@ -80,7 +80,7 @@ const LEFTOVER_AGE_MS = 24 * 60 * 60_000;
 
 export class AuditExportService {
   readonly job: JobKind<AuditExportPayload, ExportCheckpoint>;
-  readonly #bounds: PersonBounds | undefined;
+  readonly #bounds: PerPersonRateLimit | undefined;
 
   constructor(
     private readonly deps: {
@@ -105,7 +105,7 @@ export class AuditExportService {
   ) {
     this.#bounds =
       deps.perHour && deps.slots
-        ? new PersonBounds(
+        ? new PerPersonRateLimit(
             deps.slots,
             'audit-export',
             deps.perHour,

@@ -5,15 +5,15 @@ import type { Clock } from '../clock.js';
 import type { JobRunner } from '../jobs/runner.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
+import type { PersonLimits } from '../throttles/per-person-rate-limit.js';
 import { AccessService } from './access.js';
 import { AccountPickService } from './account-picks.js';
 import { AccountScopes } from './account-scope.js';
 import { type ApprovalNotifier, ApprovalService } from './approvals.js';
 import { CdnAccess, type CdnAccessOptions } from './cdn-access.js';
-import { type CdnReadLimits, CdnReads } from './cdn-reads.js';
+import { type CdnReadLimits, CdnReadRateLimit } from './cdn-read-rate-limit.js';
+import type { ChangeRateLimit } from './change-rate-limit.js';
 import { ChannelService } from './channels.js';
-import type { FloodControl } from './flood.js';
-import type { PersonLimits } from './person-bounds.js';
 import { PurgeService, type PurgeViews } from './purge.js';
 import { PurgeFormService } from './purge-form.js';
 import { PurgeHoldService } from './purge-holds.js';
@@ -45,7 +45,7 @@ export function cdnServices(options: CdnServicesOptions) {
     roles: store.accountRoles,
   });
   const zoneIndex = new ZoneIndex({ store, cdn, clock, logger, ...options.zoneIndex });
-  const reads = new CdnReads(store.rateSlots, access, options.readsPerMinute);
+  const reads = new CdnReadRateLimit(store.rateSlots, access, options.readsPerMinute);
   const zones = new ZoneService({ cdn, audit: store.audit, index: zoneIndex, reads });
   // Which CDN account a zone is in (issue 29): every feature that names a zone asks it.
   const scopes = new AccountScopes({ store, zones, index: zoneIndex, access });
@@ -63,7 +63,7 @@ export interface PurgeServicesOptions {
   cdn: ReturnType<typeof cdnServices>;
   store: Store;
   runner: JobRunner;
-  flood: FloodControl;
+  flood: ChangeRateLimit;
   clock: Clock;
   logger: Logger;
   /** Where a purge's progress is shown. */

@@ -24,8 +24,8 @@ import type { AccessService, Caller } from './access.js';
 import { byAccount } from './account-lookup.js';
 import { type AccountScope, type AccountScopes, indexOf, named } from './account-scope.js';
 import type { CdnAccess } from './cdn-access.js';
+import type { ChangeRateLimit } from './change-rate-limit.js';
 import type { ChannelService } from './channels.js';
-import type { FloodControl } from './flood.js';
 import { requireOperatorWhere } from './operators.js';
 import { type PurgeArgs, type PurgeGroup, type PurgePlan, planPurge } from './purge-targets.js';
 import type { ReplyTo } from './reply.js';
@@ -149,7 +149,7 @@ export class PurgeService {
       channels: ChannelService;
       /** Which CDN accounts a purge may use (issue 29); without it, the account `default` only. */
       accounts?: AccountScopes;
-      flood: FloodControl;
+      flood: ChangeRateLimit;
       store: Store;
       runner: JobRunner;
       views: PurgeViews;

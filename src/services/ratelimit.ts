@@ -7,8 +7,8 @@ import type { AuditLogRepository } from '../store/audit-log.js';
 import type { AccessService, Caller } from './access.js';
 import type { AccountScopes } from './account-scope.js';
 import type { CdnAccess } from './cdn-access.js';
-import type { CdnReads } from './cdn-reads.js';
-import type { FloodControl } from './flood.js';
+import type { CdnReadRateLimit } from './cdn-read-rate-limit.js';
+import type { ChangeRateLimit } from './change-rate-limit.js';
 import { requireOperatorWhere } from './operators.js';
 import type { ReplyTo } from './reply.js';
 import { zoneForChannel } from './zone-work.js';
@@ -85,8 +85,8 @@ export class RateLimitService {
       zones: ZoneService;
       /** Which CDN account a zone named is in (issue 29); without it, `default` only. */
       accountScopes?: AccountScopes;
-      flood: FloodControl;
-      reads: CdnReads;
+      flood: ChangeRateLimit;
+      reads: CdnReadRateLimit;
       runner: JobRunner;
       notices: RateLimitNotices;
       clock: Clock;

@@ -9,8 +9,9 @@ import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { JobContext, JobKind, JobOutcome, JobRunner } from '../jobs/runner.js';
 import type { Store } from '../store/index.js';
+import { PerPersonRateLimit, type PersonLimits } from '../throttles/per-person-rate-limit.js';
 import type { Caller } from './access.js';
-import { PersonBounds, type PersonLimits } from './person-bounds.js';
+
 import type { PurgeService } from './purge.js';
 import type { ReplyTo } from './reply.js';
 import { enqueueVerify, type VerifyJobPayload } from './verify-job.js';
@@ -74,7 +75,7 @@ interface VerifyCheckpoint {
 
 export class VerifyService {
   readonly #limits: VerifyLimits;
-  readonly #bounds: PersonBounds;
+  readonly #bounds: PerPersonRateLimit;
 
   constructor(
     private readonly deps: {
@@ -94,7 +95,7 @@ export class VerifyService {
     },
   ) {
     this.#limits = { ...DEFAULT_LIMITS, ...deps.limits };
-    this.#bounds = new PersonBounds(
+    this.#bounds = new PerPersonRateLimit(
       deps.store.rateSlots,
       'verify',
       deps.perMinute ?? { person: 0, workspace: 0 },

@@ -9,7 +9,7 @@ import type { AuditLogRepository } from '../store/audit-log.js';
 import { inUnicode, zoneKey, zoneNameContains, zoneUnicode } from '../zone-names.js';
 import type { Caller } from './access.js';
 import type { CdnAccess } from './cdn-access.js';
-import type { CdnReads } from './cdn-reads.js';
+import type { CdnReadRateLimit } from './cdn-read-rate-limit.js';
 import type { ZoneIndex } from './zone-index.js';
 
 export type { CreateZoneResult, ZonePage } from '../cdn/client.js';
@@ -27,14 +27,14 @@ export interface ZoneServiceOptions {
   /** Where lookups, pickers and purge plans find zones (see zone-index.ts). */
   index: ZoneIndex;
   /** The bounds on reading the CDN for people (a page of `/cdn zones` is one read). */
-  reads: CdnReads;
+  reads: CdnReadRateLimit;
 }
 
 export class ZoneService {
   readonly #cdn: CdnAccess;
   readonly #audit: AuditLogRepository;
   readonly #index: ZoneIndex;
-  readonly #reads: CdnReads;
+  readonly #reads: CdnReadRateLimit;
 
   constructor(options: ZoneServiceOptions) {
     this.#cdn = options.cdn;

@@ -14,11 +14,12 @@ import {
 import type { AppError } from '../errors.js';
 import type { AuditQuery } from '../services/activity.js';
 import type { AuditExportSink, ExportFile } from '../services/audit-export.js';
+import type { CallPace } from '../throttles/call-pace.js';
 import { type GroupMembersCache, webDirectory } from './directory.js';
 import { failureReason } from './explain.js';
-import { type Pacer, paceKeys } from './pacer.js';
 import { UploadFailedError, uploadFile } from './uploads.js';
 import { isTransientSlackError, slackErrorCode } from './web-api-errors.js';
+import { paceKeys } from './web-api-paces.js';
 import type { WorkspaceClients } from './workspace-clients.js';
 
 /** How long the upload of an export's bytes may take (a million rows is some 150 MB). */
@@ -27,7 +28,7 @@ const UPLOAD_TIMEOUT_MS = 120_000;
 export class SlackAuditExportSink implements AuditExportSink {
   constructor(
     private readonly clients: WorkspaceClients,
-    private readonly pacer: Pacer,
+    private readonly pace: CallPace,
     private readonly people: GroupMembersCache,
   ) {}
 
@@ -39,7 +40,7 @@ export class SlackAuditExportSink implements AuditExportSink {
   async upload(workspaceId: string, file: ExportFile, signal?: AbortSignal): Promise<string> {
     return uploadFile(
       this.clients,
-      this.pacer,
+      this.pace,
       workspaceId,
       file.filename,
       {
@@ -69,7 +70,7 @@ export class SlackAuditExportSink implements AuditExportSink {
   ): Promise<void> {
     const token = await this.clients.tokenFor(workspaceId);
     const channelId = await this.#dm(userId, token);
-    await this.pacer.turn(
+    await this.pace.turn(
       [
         paceKeys.tier4(workspaceId, 'files.completeUploadExternal'),
         paceKeys.channel(workspaceId, channelId),

@@ -9,7 +9,8 @@
 // are bounded (the background client): a failure throws, and the job retries later.
 //
 // Paced (an API purge's message, `pace`): each post takes its channel's slot and each edit the
-// workspace's chat.update slot (Pacer's gaps, shared by every replica), and no call waits for one.
+// workspace's chat.update slot (the gaps of web-api-paces.ts, shared by every replica), and no
+// call waits for one.
 // A progress version goes only in a slot free now and is skipped otherwise, or when Slack answers
 // 429; the final version reserves its slot (no sooner than a 429's Retry-After), saves it, and
 // throws ViewNotNow: its job comes back at that slot, instead of holding anything while it waits.
@@ -28,9 +29,9 @@ import type { ReplyTo } from '../services/reply.js';
 import { ViewNotNow } from '../services/view-not-now.js';
 import type { RateSlotRepository } from '../store/rate-slots.js';
 import { type FallbackLog, type MessageTarget, refusalOf } from './message-target.js';
-import { paceKeys } from './pacer.js';
 import { postToResponseUrl } from './respond.js';
 import { rateLimitedForMs, slackErrorCode } from './web-api-errors.js';
+import { paceKeys } from './web-api-paces.js';
 import type { WorkspaceClients } from './workspace-clients.js';
 
 /** Opens the durable message of a job: where it replies, and its state carried by the job. */

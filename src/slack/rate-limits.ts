@@ -1,9 +1,11 @@
-// Slack's rate limits, honoured per workspace, method and channel: a 429's Retry-After closes that
-// one window, and later calls through it wait it out (or are refused at once when the wait would
-// not fit), instead of the Web API client's default of pausing every call of the process.
+// Slack's rate limits, honoured per workspace, method and channel (a retry-after backoff,
+// src/throttles): a 429's Retry-After closes that one window, and later calls through it wait it
+// out (or are refused at once when the wait would not fit), instead of the Web API client's
+// default of pausing every call of the process.
 import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
+import { RetryAfterBackoff } from '../throttles/retry-after-backoff.js';
 
 /** How long a call may wait for a closed window before it is refused (a 429 it never sent). */
 export interface WindowWait {
@@ -14,13 +16,10 @@ export interface WindowWait {
 
 /** Tries of one call that each met a 429 within their wait before it is handed back. */
 const MAX_WAITED_TRIES = 3;
-/** Windows kept before the closed ones are swept out. */
-const SWEEP_AT = 5_000;
 
 export class SlackRateLimits {
   readonly #apiUrl: string;
-  /** window key → when it opens again (clock time). */
-  readonly #closedUntil = new Map<string, number>();
+  readonly #backoff: RetryAfterBackoff;
 
   constructor(
     private readonly options: {
@@ -31,12 +30,12 @@ export class SlackRateLimits {
     },
   ) {
     this.#apiUrl = options.apiUrl.endsWith('/') ? options.apiUrl : `${options.apiUrl}/`;
+    this.#backoff = new RetryAfterBackoff(options.clock);
   }
 
   /** When the window of this call opens again, if it is closed now (for tests and logs). */
   closedUntil(window: { token?: string; method: string; channel?: string }): number | undefined {
-    const until = this.#closedUntil.get(windowKey(window.token, window.method, window.channel));
-    return until !== undefined && until > this.options.clock.now() ? until : undefined;
+    return this.#backoff.closedUntil(windowKey(window.token, window.method, window.channel));
   }
 
   /** A fetch for a WebClient (its `fetch` option; Bolt's respond() uses it too). */
@@ -54,14 +53,14 @@ export class SlackRateLimits {
       const method = url.slice(this.#apiUrl.length).split('?')[0] ?? '';
       const key = windowKey(tokenOf(init.headers), method, channelOf(init.body));
       for (let tries = 1; ; tries++) {
-        const closedFor = this.#closedFor(key);
+        const closedFor = this.#backoff.closedFor(key);
         if (closedFor > wait.maxWaitMs) return refused(closedFor);
         if (closedFor > 0) await this.options.clock.sleep(closedFor, init.signal ?? undefined);
         const response = await send(input, init);
         if (response.status !== 429) return response;
         const retryAfterMs = retryAfterOf(response);
         if (retryAfterMs === undefined) return response;
-        this.#close(key, retryAfterMs);
+        this.#backoff.close(key, retryAfterMs);
         this.options.logger.warn(
           { method, channel: channelOf(init.body), retryAfterMs },
           'Slack rate limited a call; calls to that method and channel wait for it',
@@ -70,23 +69,6 @@ export class SlackRateLimits {
         await response.body?.cancel();
       }
     };
-  }
-
-  #closedFor(key: string): number {
-    const until = this.#closedUntil.get(key);
-    if (until === undefined) return 0;
-    const left = until - this.options.clock.now();
-    if (left <= 0) this.#closedUntil.delete(key);
-    return Math.max(0, left);
-  }
-
-  #close(key: string, ms: number): void {
-    const now = this.options.clock.now();
-    if (this.#closedUntil.size >= SWEEP_AT) {
-      for (const [other, until] of this.#closedUntil)
-        if (until <= now) this.#closedUntil.delete(other);
-    }
-    this.#closedUntil.set(key, Math.max(this.#closedUntil.get(key) ?? 0, now + ms));
   }
 }
 

@@ -2,16 +2,16 @@
 // be told apart afterwards: the file is uploaded (files.getUploadURLExternal and its upload URL:
 // nobody sees it yet), then shared in the channel with its text (files.completeUploadExternal).
 // files.info says whether that share happened. At most one post per second per channel (Slack's
-// limit for chat messages) and each file method within its tier, across every replica (Pacer),
+// limit for chat messages) and each file method within its tier, across every replica (CallPace),
 // and a DM when a schedule pauses. A report names its creator as Slack shows them (users.info,
 // kept a minute), never with a mention, which would notify them every day.
 import { dailyReportText, reportPausedText } from '../blocks/reports.js';
 import type { DailyReport } from '../services/daily-report.js';
 import type { ReportPoster, StagedPost } from '../services/report-delivery.js';
 import type { Schedule } from '../store/schedules.js';
+import type { CallPace } from '../throttles/call-pace.js';
 import { type GroupMembersCache, webDirectory } from './directory.js';
 import { failureReason } from './explain.js';
-import { type Pacer, paceKeys } from './pacer.js';
 import { type UploadBody, UploadFailedError, uploadFile } from './uploads.js';
 import {
   asPostRefusal,
@@ -19,6 +19,7 @@ import {
   slackErrorCode,
   slackRetryAfterMs,
 } from './web-api-errors.js';
+import { paceKeys } from './web-api-paces.js';
 import type { WorkspaceClients } from './workspace-clients.js';
 
 /** How long an upload of a chart's bytes may take before it is tried again later. */
@@ -40,7 +41,7 @@ type FileShares = Record<string, Array<{ ts?: string }> | undefined>;
 export class SlackReportPoster implements ReportPoster {
   constructor(
     private readonly clients: WorkspaceClients,
-    private readonly pacer: Pacer,
+    private readonly pace: CallPace,
     private readonly people: GroupMembersCache,
   ) {}
 
@@ -65,7 +66,7 @@ export class SlackReportPoster implements ReportPoster {
     return {
       fileId: await uploadFile(
         this.clients,
-        this.pacer,
+        this.pace,
         schedule.workspaceId,
         report.filename,
         chartBody(png),
@@ -83,14 +84,14 @@ export class SlackReportPoster implements ReportPoster {
     const token = await this.clients.tokenFor(schedule.workspaceId);
     const client = this.clients.client;
     const text = dailyReportText(report, await this.#creatorName(schedule, token)).text;
-    // The channel's limit last: its slot is when the post goes (see Pacer.turn).
+    // The channel's limit last: its slot is when the post goes (see CallPace.turn).
     const keys = [
       ...('fileId' in staged
         ? [paceKeys.tier4(schedule.workspaceId, 'files.completeUploadExternal')]
         : []),
       paceKeys.channel(schedule.workspaceId, schedule.channelId),
     ];
-    return this.pacer.turn(
+    return this.pace.turn(
       keys,
       async () => {
         try {
@@ -131,7 +132,7 @@ export class SlackReportPoster implements ReportPoster {
     if (!('fileId' in staged)) return 'unknown';
     const token = await this.clients.tokenFor(schedule.workspaceId);
     try {
-      const { file } = await this.pacer.turn(
+      const { file } = await this.pace.turn(
         [paceKeys.tier4(schedule.workspaceId, 'files.info')],
         () => this.clients.client.files.info({ token, file: staged.fileId }),
         signal,

@@ -3,7 +3,8 @@
 // shares it (the caller's next move). For charts (reports, alerts) and audit exports alike.
 import type { Readable } from 'node:stream';
 import { request } from 'undici';
-import { type Pacer, paceKeys } from './pacer.js';
+import type { CallPace } from '../throttles/call-pace.js';
+import { paceKeys } from './web-api-paces.js';
 import type { WorkspaceClients } from './workspace-clients.js';
 
 /** The upload URL refused the bytes or could not be reached: the work is tried again later. */
@@ -56,18 +57,18 @@ export async function uploadBytes(
 
 /**
  * Uploads a file of the workspace, its URL asked for within the workspace's Tier 4 budget
- * (Pacer); `wait` cuts that wait short, and the upload is then not made. Its file id.
+ * (CallPace); `wait` cuts that wait short, and the upload is then not made. Its file id.
  */
 export async function uploadFile(
   clients: WorkspaceClients,
-  pacer: Pacer,
+  pace: CallPace,
   workspaceId: string,
   filename: string,
   body: UploadBody,
   wait?: AbortSignal,
 ): Promise<string> {
   const token = await clients.tokenFor(workspaceId);
-  const { upload_url: url, file_id: fileId } = await pacer.turn(
+  const { upload_url: url, file_id: fileId } = await pace.turn(
     [paceKeys.tier4(workspaceId, 'files.getUploadURLExternal')],
     () => clients.client.files.getUploadURLExternal({ token, filename, length: body.length }),
     wait,

@@ -17,23 +17,24 @@ import type { WatchPoster } from '../services/watch-posting.js';
 import type { AlertFollowUps } from '../services/watches.js';
 import type { WatchAlert } from '../store/watch-alerts.js';
 import type { Watch } from '../store/watches.js';
+import type { CallPace } from '../throttles/call-pace.js';
 import { zoneLabel } from '../zone-names.js';
 import { failureReason } from './explain.js';
-import { type Pacer, paceKeys } from './pacer.js';
 import { chartBody } from './report-poster.js';
 import { UploadFailedError, uploadBytes } from './uploads.js';
 import { asPostRefusal, isTransientSlackError, slackRetryAfterMs } from './web-api-errors.js';
+import { paceKeys } from './web-api-paces.js';
 import type { WorkspaceClients } from './workspace-clients.js';
 
 export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
   constructor(
     private readonly clients: WorkspaceClients,
-    private readonly pacer: Pacer,
+    private readonly pace: CallPace,
   ) {}
 
   async fired(alert: WatchAlert, chartFileId: string | undefined): Promise<{ ts?: string }> {
     const token = await this.clients.tokenFor(alert.workspaceId);
-    return this.pacer.turn([paceKeys.channel(alert.workspaceId, alert.channelId)], async () => {
+    return this.pace.turn([paceKeys.channel(alert.workspaceId, alert.channelId)], async () => {
       try {
         const posted = await this.clients.client.chat.postMessage({
           token,
@@ -51,7 +52,7 @@ export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
     if (!alert.messageTs) return;
     const token = await this.clients.tokenFor(alert.workspaceId);
     const client = this.clients.client;
-    await this.pacer.turn([paceKeys.channel(alert.workspaceId, alert.channelId)], async () => {
+    await this.pace.turn([paceKeys.channel(alert.workspaceId, alert.channelId)], async () => {
       try {
         await client.chat.update({
           token,
@@ -68,7 +69,7 @@ export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
 
   async notice(watch: Watch, status: 'active' | 'deleted'): Promise<void> {
     const token = await this.clients.tokenFor(watch.workspaceId);
-    await this.pacer.turn([paceKeys.channel(watch.workspaceId, watch.channelId)], () =>
+    await this.pace.turn([paceKeys.channel(watch.workspaceId, watch.channelId)], () =>
       this.clients.client.chat
         .postMessage({ token, channel: watch.channelId, text: zoneLiveText(watch, status).text })
         .catch((error: unknown) => {

@@ -104,13 +104,21 @@ const RULES: { name: string; violations: Violation[] }[] = [
       { file: 'src/deps.ts', source: value('./dev/fake-slack/server.js'), message: NO_DEV },
       { file: 'src/commands/planted.ts', source: value('../dev/sandbox/main.js'), message: NO_DEV },
       // Every folder with its own override keeps the src/dev restriction (options do not merge).
-      ...['slack', 'listeners', 'services', 'jobs', 'cdn', 'store', 'blocks', 'charts'].map(
-        (layer) => ({
-          file: `src/${layer}/planted-dev.ts`,
-          source: value('../dev/fake-slack/validate.js'),
-          message: NO_DEV,
-        }),
-      ),
+      ...[
+        'slack',
+        'listeners',
+        'services',
+        'jobs',
+        'cdn',
+        'store',
+        'blocks',
+        'charts',
+        'throttles',
+      ].map((layer) => ({
+        file: `src/${layer}/planted-dev.ts`,
+        source: value('../dev/fake-slack/validate.js'),
+        message: NO_DEV,
+      })),
       {
         file: 'src/listeners/commands/planted-dev.ts',
         source: type('../../dev/console/session.js'),
@@ -260,6 +268,45 @@ const RULES: { name: string; violations: Violation[] }[] = [
       }),
     ),
   },
+  {
+    name: '8. throttles import nothing above them, and do no I/O of their own',
+    violations: [
+      ...[
+        'api',
+        'listeners',
+        'services',
+        'slack',
+        'jobs',
+        'observability',
+        'blocks',
+        'commands',
+        'charts',
+        'store',
+        'cdn',
+      ].map((target) => ({
+        file: `src/throttles/planted-${target}.ts`,
+        source: type(`../${target}/index.js`),
+        message: 'throttles are mechanisms low in the house',
+      })),
+      ...['app', 'deps', 'main', 'lifecycle', 'config'].map((target) => ({
+        file: `src/throttles/planted-top-${target}.ts`,
+        source: value(`../${target}.js`),
+        message: 'throttles are mechanisms low in the house',
+      })),
+      {
+        file: 'src/throttles/deep/planted-store.ts',
+        source: value('../../store/rate-slots.js'),
+        message: 'throttles are mechanisms low in the house',
+      },
+      ...['@slack/web-api', 'kysely', 'pg', 'better-sqlite3', 'undici', 'prom-client'].map(
+        (pkg, i) => ({
+          file: `src/throttles/planted-io-${i}.ts`,
+          source: value(pkg),
+          message: 'throttles do no I/O of their own',
+        }),
+      ),
+    ],
+  },
 ];
 
 /** The suppression src/main.ts carries on its one dynamic import of the development console. */
@@ -357,6 +404,16 @@ const ALLOWED: Record<string, string> = {
     "import { b } from './text.js';",
     'export const planted = [a, b];',
     'export type Planted = KnownBlock;',
+    '',
+  ].join('\n'),
+  'src/throttles/planted.ts': [
+    "import type { Clock } from '../clock.js';",
+    "import { a } from '../errors.js';",
+    "import { b } from './call-pace.js';",
+    "import { c } from 'node:timers/promises';",
+    "import { d } from '../config-foo.js';",
+    'export const planted = [a, b, c, d];',
+    'export type Planted = Clock;',
     '',
   ].join('\n'),
   'src/charts/planted.ts': [

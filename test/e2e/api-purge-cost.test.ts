@@ -3,7 +3,7 @@
 // POST to the read that finds it final, after a first purge has warmed the caches up.
 import type { LogEvent } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { SLACK_GAPS } from '../../src/slack/pacer.js';
+import { SLACK_GAPS } from '../../src/slack/web-api-paces.js';
 import { ADMIN, CHANNEL, type Harness, startHarness } from './harness.js';
 
 const URLS = 100;

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { APPROVAL_IDS, TOKENS_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
-import { SLACK_GAPS } from '../../src/slack/pacer.js';
+import { SLACK_GAPS } from '../../src/slack/web-api-paces.js';
 import { expectNoSecrets } from '../helpers/logs.js';
 import { ask } from './account-flows.js';
 import { finalPurge, holdPurges, postPurge, startPurge } from './api-flows.js';

@@ -3,7 +3,7 @@
 // dropped: a chart never ready goes in the alert's thread. And a channel that refuses the bot
 // pauses the watch, its creator told once what to do.
 import { describe, expect, it } from 'vitest';
-import { SLACK_GAPS } from '../../src/slack/pacer.js';
+import { SLACK_GAPS } from '../../src/slack/web-api-paces.js';
 import { alerts, interval, shape, thread, watching } from './flows.js';
 import { CHANNEL, type Harness, MEMBER, startHarness } from './harness.js';
 

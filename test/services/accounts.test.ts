@@ -9,7 +9,7 @@ import { AppError, type Problem } from '../../src/errors.js';
 import { AccessService, type Caller, type SlackDirectory } from '../../src/services/access.js';
 import { AccountService } from '../../src/services/accounts.js';
 import { CdnAccess } from '../../src/services/cdn-access.js';
-import { CdnReads } from '../../src/services/cdn-reads.js';
+import { CdnReadRateLimit } from '../../src/services/cdn-read-rate-limit.js';
 import { CredentialService } from '../../src/services/credentials.js';
 import type { ZoneService } from '../../src/services/zones.js';
 import { ManualClock } from '../helpers/clock.js';
@@ -67,7 +67,7 @@ async function setup(backend: Backend) {
   const keyChanges: string[] = [];
   const zones = { keyChanged: (ws: string) => keyChanges.push(ws) } as unknown as ZoneService;
   const credentials = new CredentialService({ store, cdn, egress, access, zones });
-  const reads = new CdnReads(store.rateSlots, access, { person: 0, workspace: 0 });
+  const reads = new CdnReadRateLimit(store.rateSlots, access, { person: 0, workspace: 0 });
   // The job that updates each request a removal cancels is stored (its kind and key as
   // ApprovalService makes them); ApprovalService's own tests run it.
   const stored: string[] = [];

@@ -4,8 +4,8 @@ import { type EdgeProbeOptions, EdgeProber } from '../../src/cdn/edge-probe.js';
 import { startSandboxEdge } from '../../src/dev/sandbox/edge.js';
 import { JobRunner } from '../../src/jobs/runner.js';
 import type { Caller, SlackUser } from '../../src/services/access.js';
+import { ChangeRateLimit } from '../../src/services/change-rate-limit.js';
 import { purgeServices } from '../../src/services/compose.js';
-import { FloodControl } from '../../src/services/flood.js';
 import type { PurgeOutcome } from '../../src/services/purge.js';
 import { PURGE_HOLD_JOB } from '../../src/services/purge-holds.js';
 import { parsePurgeArgs } from '../../src/services/purge-targets.js';
@@ -63,7 +63,7 @@ export async function purgeSetup(
       concurrency: 4,
     },
   });
-  const flood = new FloodControl(store, clock, options.changesPerMinute ?? 0);
+  const flood = new ChangeRateLimit(store, clock, options.changesPerMinute ?? 0);
   const runner = new JobRunner({
     jobs: store.jobs,
     clock,

@@ -15,10 +15,10 @@ import {
   type ReportPoster,
 } from '../../src/services/report-delivery.js';
 import { GroupMembersCache } from '../../src/slack/directory.js';
-import { Pacer } from '../../src/slack/pacer.js';
 import { SlackReportPoster } from '../../src/slack/report-poster.js';
 import { WorkspaceClients } from '../../src/slack/workspace-clients.js';
 import { DEFAULT_LIMITS } from '../../src/store/workspaces.js';
+import { CallPace } from '../../src/throttles/call-pace.js';
 import { ManualClock } from '../helpers/clock.js';
 import { captureLogs } from '../helpers/logs.js';
 import { BACKENDS, testDatabase, testStore } from '../helpers/store.js';
@@ -85,11 +85,11 @@ async function replica(
   const delivery = new ReportDelivery({
     store,
     reports: new DailyReportService(cdn, store, renderer),
-    // Slack's pacing is tested on its own (test/slack/pacer.test.ts): here every slot is now.
+    // Slack's pacing is tested on its own (test/throttles/call-pace.test.ts): here every slot is now.
     poster: wrap(
       new SlackReportPoster(
         clients,
-        new Pacer({ take: async () => 0 }, w.clock),
+        new CallPace({ take: async () => 0 }, w.clock),
         new GroupMembersCache(w.clock),
       ),
     ),

@@ -7,7 +7,7 @@ import { type FakeSlack, startFakeSlack } from '../../src/dev/fake-slack/server.
 import type { ReplyTo } from '../../src/services/reply.js';
 import { ViewNotNow } from '../../src/services/view-not-now.js';
 import { DurableMessage, type DurableMessageState } from '../../src/slack/durable-message.js';
-import { paceKeys, SLACK_GAPS } from '../../src/slack/pacer.js';
+import { paceKeys, SLACK_GAPS } from '../../src/slack/web-api-paces.js';
 import { ManualClock } from '../helpers/clock.js';
 import { captureLogs } from '../helpers/logs.js';
 import { testStore } from '../helpers/store.js';

@@ -1,17 +1,18 @@
-// The pacer: a call waits for the latest of its keys' slots; keys alone do not hold others up.
+// The call pace: a call waits for the latest of its keys' slots; keys alone do not hold others up.
 import { describe, expect, it } from 'vitest';
-import { LocalSlots, Pacer, paceKeys } from '../../src/slack/pacer.js';
+import { paceKeys } from '../../src/slack/web-api-paces.js';
+import { CallPace, LocalSlots } from '../../src/throttles/call-pace.js';
 import { ManualClock } from '../helpers/clock.js';
 
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 
-describe('Pacer', () => {
+describe('CallPace', () => {
   it("spaces calls in one channel by 1.2 s, and a workspace's file method by 750 ms", async () => {
     const clock = new ManualClock(T0);
-    const pacer = new Pacer(new LocalSlots(clock), clock);
+    const pace = new CallPace(new LocalSlots(clock), clock);
     const ran: Array<[string, number]> = [];
     const post = (name: string, keys: Array<[string, number]>) =>
-      pacer.turn(keys, async () => {
+      pace.turn(keys, async () => {
         ran.push([name, clock.now() - T0]);
       });
     const channel = paceKeys.channel('T1', 'C1');
@@ -43,13 +44,13 @@ describe('Pacer', () => {
   it("keeps a channel's posts 1.2 s apart when a method's backlog delays them", async () => {
     const clock = new ManualClock(T0);
     const slots = new LocalSlots(clock);
-    const pacer = new Pacer(slots, clock);
+    const pace = new CallPace(slots, clock);
     const upload = paceKeys.tier4('T1', 'files.completeUploadExternal');
     // Five uploads to other channels came first: the method's next slot is 3,750 ms away.
     for (let i = 0; i < 5; i++) await slots.take(upload[0], upload[1]);
     const at: number[] = [];
     const posts = Array.from({ length: 3 }, () =>
-      pacer.turn([upload, paceKeys.channel('T1', 'C1')], async () => {
+      pace.turn([upload, paceKeys.channel('T1', 'C1')], async () => {
         at.push(clock.now() - T0);
       }),
     );
@@ -65,12 +66,12 @@ describe('Pacer', () => {
 
   it('makes no call when its wait is cut short', async () => {
     const clock = new ManualClock(T0);
-    const pacer = new Pacer(new LocalSlots(clock), clock);
+    const pace = new CallPace(new LocalSlots(clock), clock);
     const channel = paceKeys.channel('T1', 'C1');
-    await pacer.turn([channel], async () => {});
+    await pace.turn([channel], async () => {});
     const stop = new AbortController();
     let called = false;
-    const waiting = pacer.turn(
+    const waiting = pace.turn(
       [channel],
       async () => {
         called = true;

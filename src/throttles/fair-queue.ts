@@ -1,29 +1,27 @@
-// How many HTTP API requests this process works on at once, and how many may wait their turn: a
-// burst of CI requests queues here, cheaply, instead of all holding database connections and
-// event-loop turns at once, so Slack's acks (served by the same process) keep their latency.
-// Turns are shared fairly between callers (tokens): each waits in its own line, and a free turn
-// goes to the waiting caller that holds the fewest turns now, in turn; one caller's burst queues
-// behind its own requests, never in front of another's. While the event loop is busy (see
-// LoopBusy), requests are worked on one at a time: Slack's requests take no turn, and find the loop
-// free sooner. Past the queue a request is refused at once (503 `busy`, with Retry-After), never
-// held: the newest of the longest line makes room, unless that line is the newcomer's own.
+// A concurrency limit with a fair queue: at most `inFlight` pieces of work at once, `queued` more
+// waiting their turn, the rest refused at once (QueueFull), never held. Turns are shared fairly
+// between keys (callers: the HTTP API's tokens): each key waits in its own line, and a free turn
+// goes to the waiting key that holds the fewest turns now, in turn; one key's burst queues behind
+// its own work, never in front of another's. While the event loop is busy (`busy`, see
+// event-loop-busy.ts), work is let in one at a time. Past the queue the newest of the longest line
+// makes room, unless that line is the newcomer's own.
 
-/** A request refused because the gate's queue is full. */
-export class GateFull extends Error {
-  override readonly name = 'GateFull';
+/** Work refused because the queue is full. */
+export class QueueFull extends Error {
+  override readonly name = 'QueueFull';
 }
 
-export interface GateLimits {
-  /** Requests worked on at once (API_MAX_IN_FLIGHT). */
+export interface FairQueueLimits {
+  /** Work run at once (the HTTP API: API_MAX_IN_FLIGHT). */
   inFlight: number;
-  /** Requests waiting for a turn beyond those (API_MAX_QUEUED); past it, GateFull. */
+  /** Work waiting for a turn beyond those (the HTTP API: API_MAX_QUEUED); past it, QueueFull. */
   queued: number;
 }
 
 export interface TurnOptions {
-  /** Whose request it is (a token): turns are shared fairly between keys. Default: one key. */
+  /** Whose work it is (a token): turns are shared fairly between keys. Default: one key. */
   key?: string;
-  /** The request's end (its client left): it leaves the line, rejected with the signal's reason. */
+  /** The work's end (its client left): it leaves the line, rejected with the signal's reason. */
   signal?: AbortSignal;
 }
 
@@ -32,7 +30,7 @@ interface Waiter {
   refuse(error: unknown): void;
 }
 
-export class ApiGate {
+export class FairQueue {
   #active = 0;
   #waiting = 0;
   /** Each key's waiting requests, first come first; the keys in the order their turn comes. */
@@ -45,11 +43,11 @@ export class ApiGate {
    * already given are kept, none is given beyond one). Default: never.
    */
   constructor(
-    readonly limits: GateLimits,
+    readonly limits: FairQueueLimits,
     private readonly busy: () => boolean = () => false,
   ) {
     if (limits.inFlight < 1 || limits.queued < 0)
-      throw new TypeError('ApiGate: inFlight must be at least 1 and queued at least 0');
+      throw new TypeError('FairQueue: inFlight must be at least 1 and queued at least 0');
   }
 
   /** Requests being worked on now, and waiting for a turn. */
@@ -59,7 +57,7 @@ export class ApiGate {
 
   /**
    * Runs `work` in a turn: at once when one is free, else when its key's turn comes (see the
-   * header); GateFull when the queue is full and this request is the one to go.
+   * header); QueueFull when the queue is full and this request is the one to go.
    */
   async run<T>(work: () => Promise<T>, options: TurnOptions = {}): Promise<T> {
     const { key = '', signal } = options;
@@ -127,7 +125,7 @@ export class ApiGate {
 
   /**
    * The queue is full: the newest request of the longest line is refused to make room for `key`'s,
-   * unless `key`'s own line is as long (then its newcomer is refused: GateFull).
+   * unless `key`'s own line is as long (then its newcomer is refused: QueueFull).
    */
   #makeRoomFor(key: string): void {
     const own = this.#lines.get(key)?.length ?? 0;
@@ -136,10 +134,10 @@ export class ApiGate {
       if (line.length > (longest === undefined ? own : (this.#lines.get(longest)?.length ?? 0)))
         longest = other;
     const evicted = longest === undefined ? undefined : this.#lines.get(longest)?.pop();
-    if (longest === undefined || !evicted) throw new GateFull('the API is busy');
+    if (longest === undefined || !evicted) throw new QueueFull('the queue is full');
     if (this.#lines.get(longest)?.length === 0) this.#lines.delete(longest);
     this.#waiting--;
-    evicted.refuse(new GateFull('the API is busy'));
+    evicted.refuse(new QueueFull('the queue is full'));
   }
 
   /** Takes a waiting request out of its line; false when it is no longer there. */

@@ -1,17 +1,18 @@
-// Background work's turns on the event loop (BACKGROUND_LOOP_PERCENT): Slack's requests share this
-// loop with the work nobody waits on at that moment (purge jobs, the HTTP API's purges), and want
-// their acks within Slack's 3 seconds and, better, as fast as when the bot is idle. A turn is
-// given at once while the loop is not busy (its utilisation over its last short window is under
-// the share) and few turns went lately (`perCheck` per `checkMs`: no burst); otherwise turns wait
-// in line and are given a few per check while the loop is not busy, each check a timer (which
-// itself takes no turn), so that background work fills the loop's idle time instead of queueing
-// ahead of an ack. No turn waits past `maxWaitMs`: background work always moves on.
+// A pace on background work's turns on the event loop (BACKGROUND_LOOP_PERCENT): Slack's requests
+// share this loop with the work nobody waits on at that moment (purge jobs, the HTTP API's
+// purges), and want their acks within Slack's 3 seconds and, better, as fast as when the bot is
+// idle. A turn is given at once while the loop is not busy (its utilisation over its last short
+// window is under the share) and few turns went lately (`perCheck` per `checkMs`: no burst);
+// otherwise turns wait in line and are given a few per check while the loop is not busy, each
+// check a timer (which itself takes no turn), so that background work fills the loop's idle time
+// instead of queueing ahead of an ack. No turn waits past `maxWaitMs`: background work always
+// moves on.
 import { setTimeout as delay } from 'node:timers/promises';
 
 /** The loop's utilisation is judged over windows this short: a turn follows the load closely. */
 export const PACE_WINDOW_MS = 20;
 
-export interface LoopPaceOptions {
+export interface EventLoopPaceOptions {
   /** How often the line is looked at while the loop is busy. */
   checkMs?: number;
   /** Turns given per check once the loop is free. */
@@ -27,7 +28,7 @@ interface Waiting {
   go: () => void;
 }
 
-export class LoopPace {
+export class EventLoopPace {
   readonly #line: Waiting[] = [];
   #checking = false;
   readonly #checkMs: number;
@@ -38,10 +39,10 @@ export class LoopPace {
   #recent = 0;
   #since = Number.NEGATIVE_INFINITY;
 
-  /** `busy`: whether the loop is busy now (LoopBusy.busy at BACKGROUND_LOOP_PERCENT). */
+  /** `busy`: whether the loop is busy now (EventLoopBusy.busy at BACKGROUND_LOOP_PERCENT). */
   constructor(
     private readonly busy: () => boolean,
-    options: LoopPaceOptions = {},
+    options: EventLoopPaceOptions = {},
   ) {
     this.#checkMs = options.checkMs ?? 5;
     this.#perCheck = options.perCheck ?? 2;

@@ -1,10 +1,8 @@
-// The API's gate: at most `inFlight` requests worked on at once (one while the event loop is busy),
-// `queued` more, shared fairly between tokens, the rest refused; and how the loop's business is read.
+// The fair queue (the HTTP API's): at most `inFlight` pieces of work at once (one while the event
+// loop is busy), `queued` more, shared fairly between keys (tokens), the rest refused.
 
-import type { EventLoopUtilization } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { ApiGate, GateFull } from '../../src/api/gate.js';
-import { LoopBusy } from '../../src/api/loop-busy.js';
+import { FairQueue, QueueFull } from '../../src/throttles/fair-queue.js';
 
 function held() {
   let release = () => {};
@@ -14,9 +12,9 @@ function held() {
   return { promise, release };
 }
 
-describe('ApiGate', () => {
+describe('FairQueue', () => {
   it('runs inFlight at once, queues the next ones first come first served, refuses past the queue', async () => {
-    const gate = new ApiGate({ inFlight: 2, queued: 2 });
+    const gate = new FairQueue({ inFlight: 2, queued: 2 });
     const order: string[] = [];
     const holds = [held(), held()];
     const running = holds.map((h, i) =>
@@ -31,7 +29,7 @@ describe('ApiGate', () => {
       }),
     );
     expect(gate.load).toEqual({ active: 2, waiting: 2 });
-    await expect(gate.run(async () => 'never')).rejects.toBeInstanceOf(GateFull);
+    await expect(gate.run(async () => 'never')).rejects.toBeInstanceOf(QueueFull);
     expect(order).toEqual(['start 0', 'start 1']);
     holds[1]?.release();
     await running[1];
@@ -45,7 +43,7 @@ describe('ApiGate', () => {
   });
 
   it('frees the turn of work that fails', async () => {
-    const gate = new ApiGate({ inFlight: 1, queued: 0 });
+    const gate = new FairQueue({ inFlight: 1, queued: 0 });
     await expect(gate.run(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(await gate.run(async () => 'next')).toBe('next');
     expect(gate.load).toEqual({ active: 0, waiting: 0 });
@@ -53,7 +51,7 @@ describe('ApiGate', () => {
 
   it('gives one turn at a time while the event loop is busy, and the others once it is not', async () => {
     let busy = true;
-    const gate = new ApiGate({ inFlight: 3, queued: 10 }, () => busy);
+    const gate = new FairQueue({ inFlight: 3, queued: 10 }, () => busy);
     const holds = [held(), held(), held(), held()];
     const started: number[] = [];
     const runs = holds.slice(0, 3).map((h, i) =>
@@ -90,9 +88,9 @@ describe('ApiGate', () => {
   });
 });
 
-describe('ApiGate between tokens', () => {
+describe('FairQueue between tokens', () => {
   it('gives a free turn to the waiting token that holds the fewest, in turn: a burst queues behind itself', async () => {
-    const gate = new ApiGate({ inFlight: 1, queued: 10 });
+    const gate = new FairQueue({ inFlight: 1, queued: 10 });
     const order: string[] = [];
     const first = held();
     const running = gate.run(() => first.promise, { key: 'a' });
@@ -111,7 +109,7 @@ describe('ApiGate between tokens', () => {
   });
 
   it('gives a token holding turns none more while another waits', async () => {
-    const gate = new ApiGate({ inFlight: 2, queued: 10 });
+    const gate = new FairQueue({ inFlight: 2, queued: 10 });
     const holds = [held(), held()];
     const order: string[] = [];
     const running = holds.map((h) => gate.run(() => h.promise, { key: 'a' }));
@@ -126,14 +124,14 @@ describe('ApiGate between tokens', () => {
   });
 
   it('makes room in a full queue by refusing the newest of the longest line, never another token’s', async () => {
-    const gate = new ApiGate({ inFlight: 1, queued: 3 });
+    const gate = new FairQueue({ inFlight: 1, queued: 3 });
     const first = held();
     const running = gate.run(() => first.promise, { key: 'a' });
     const outcome = (key: string) =>
       gate
         .run(async () => 'ran', { key })
         .catch((error: unknown) => {
-          expect(error).toBeInstanceOf(GateFull);
+          expect(error).toBeInstanceOf(QueueFull);
           return 'refused';
         });
     const a = [outcome('a'), outcome('a'), outcome('a')];
@@ -157,7 +155,7 @@ describe('ApiGate between tokens', () => {
   });
 
   it('takes a request whose client left out of the line', async () => {
-    const gate = new ApiGate({ inFlight: 1, queued: 1 });
+    const gate = new FairQueue({ inFlight: 1, queued: 1 });
     const first = held();
     const running = gate.run(() => first.promise, { key: 'a' });
     const left = new AbortController();
@@ -170,32 +168,5 @@ describe('ApiGate between tokens', () => {
     first.release();
     await running;
     expect(await next).toBe('next');
-  });
-});
-
-describe('LoopBusy', () => {
-  it('says busy when the loop ran callbacks more than half of its last window of 50 ms or more', () => {
-    // Node's cumulative figures, as the test sets them: idle and active ms so far.
-    let idle = 0;
-    let active = 0;
-    const utilization = (now?: EventLoopUtilization, before?: EventLoopUtilization) => {
-      if (now && before) {
-        const window = { idle: now.idle - before.idle, active: now.active - before.active };
-        return { ...window, utilization: window.active / (window.idle + window.active) };
-      }
-      return { idle, active, utilization: active / Math.max(1, idle + active) };
-    };
-    const loop = new LoopBusy(0.5, utilization);
-    active = 40;
-    // A window shorter than 50 ms is not judged yet.
-    expect(loop.busy()).toBe(false);
-    idle = 20;
-    expect(loop.busy()).toBe(true);
-    // Until the next window is complete, the last one's verdict stands.
-    idle = 30;
-    expect(loop.busy()).toBe(true);
-    idle = 80;
-    active = 50;
-    expect(loop.busy()).toBe(false);
   });
 });

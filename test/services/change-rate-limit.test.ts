@@ -1,10 +1,10 @@
-// Flood control: 10 changes a minute per user by default, shared by every replica through the
-// database, smoothed over the previous minute, and saying how long to wait.
+// The change rate limit: 10 changes a minute per user by default, shared by every replica through
+// the database, smoothed over the previous minute, and saying how long to wait.
 
 import { describe, expect, it } from 'vitest';
 import { errorText } from '../../src/blocks/errors.js';
 import { AppError } from '../../src/errors.js';
-import { estimate, FloodControl, waitMs } from '../../src/services/flood.js';
+import { ChangeRateLimit } from '../../src/services/change-rate-limit.js';
 import { InstantClock } from '../helpers/clock.js';
 import { BACKENDS, testStore } from '../helpers/store.js';
 
@@ -18,28 +18,11 @@ const refusal = async (promise: Promise<unknown>): Promise<AppError> => {
   throw new Error('expected a refusal');
 };
 
-describe('the sliding-window arithmetic', () => {
-  it('weighs the previous minute by how much of it is still inside the last 60 s', () => {
-    expect(estimate(10, 0, 0)).toBe(10);
-    expect(estimate(10, 2, 30_000)).toBe(7);
-    expect(estimate(10, 2, 60_000)).toBe(2);
-  });
-
-  it('says how long until one more change fits', () => {
-    // 10 this minute, 12 s in: wait for the next minute, then until 10 × (1 − t) + 1 ≤ 10 (t = 6 s).
-    expect(waitMs(10, 0, 10, 12_000)).toBe(48_000 + 6_000);
-    // 10 last minute, 3 this minute, 30 s in: 10 × (1 − t) + 4 ≤ 10 → t ≥ 24 s: already.
-    expect(waitMs(10, 10, 3, 30_000)).toBe(0);
-    // 10 last minute, 5 this minute, 30 s in: t ≥ 60 × (1 − 4/10) = 36 s → 6 s more.
-    expect(waitMs(10, 10, 5, 30_000)).toBe(6_000);
-  });
-});
-
-describe.each(BACKENDS)('FloodControl on $backend', ({ backend, skip }) => {
+describe.each(BACKENDS)('ChangeRateLimit on $backend', ({ backend, skip }) => {
   it.skipIf(skip)('lets 10 changes through in a minute and refuses the 11th, clearly', async () => {
     const clock = new InstantClock(Date.parse('2026-11-22T12:00:05Z'));
     const { store } = await testStore(backend, { clock });
-    const flood = new FloodControl(store, clock, 10);
+    const flood = new ChangeRateLimit(store, clock, 10);
     for (let i = 0; i < 10; i++) await flood.take('T1', 'U1');
     const error = await refusal(flood.take('T1', 'U1'));
     expect(error.problem).toEqual({ code: 'too_many_changes', limit: 10, retryInSeconds: 61 });
@@ -67,7 +50,7 @@ describe.each(BACKENDS)('FloodControl on $backend', ({ backend, skip }) => {
           : (await testStore(backend, { clock, database: first.database })).store,
       ),
     );
-    const floods = replicas.map((store) => new FloodControl(store, clock, 10));
+    const floods = replicas.map((store) => new ChangeRateLimit(store, clock, 10));
     const outcomes = await Promise.allSettled(
       Array.from({ length: 30 }, (_, i) => floods[i % 3]?.take('T1', 'U1')),
     );
@@ -76,7 +59,7 @@ describe.each(BACKENDS)('FloodControl on $backend', ({ backend, skip }) => {
 
   it.skipIf(skip)('is off with a limit of 0', async () => {
     const { store, clock } = await testStore(backend);
-    const flood = new FloodControl(store, clock, 0);
+    const flood = new ChangeRateLimit(store, clock, 0);
     for (let i = 0; i < 50; i++) await flood.take('T1', 'U1');
     expect(await store.db.selectFrom('change_counters').selectAll().execute()).toEqual([]);
   });

@@ -1,15 +1,15 @@
-// Background work's turns on the event loop (BACKGROUND_LOOP_PERCENT): at once while the loop is
-// free; while it is busy, in line, a few per check once it is free again, and never past the
-// longest wait. A test's own `busy` and clock say how busy the loop is and what time it is.
+// The event-loop pace, background work's turns on the loop (BACKGROUND_LOOP_PERCENT): at once
+// while the loop is free; while it is busy, in line, a few per check once it is free again, and
+// never past the longest wait. A test's own `busy` and clock say how busy the loop is and what time it is.
 import { setMaxListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { LoopPace } from '../../src/jobs/loop-pace.js';
+import { EventLoopPace } from '../../src/throttles/event-loop-pace.js';
 
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('LoopPace', () => {
+describe('EventLoopPace', () => {
   it('gives turns at once while the loop is free', async () => {
-    const pace = new LoopPace(() => false);
+    const pace = new EventLoopPace(() => false);
     const order: number[] = [];
     await Promise.all([1, 2, 3].map((n) => pace.turn().then(() => order.push(n))));
     expect(order).toEqual([1, 2, 3]);
@@ -18,7 +18,7 @@ describe('LoopPace', () => {
 
   it('gives at most perCheck turns at once per checkMs, even while the loop is free', async () => {
     let now = 0;
-    const pace = new LoopPace(() => false, { checkMs: 5, perCheck: 2, now: () => now });
+    const pace = new EventLoopPace(() => false, { checkMs: 5, perCheck: 2, now: () => now });
     const given: number[] = [];
     for (const n of [1, 2, 3]) void pace.turn().then(() => given.push(n));
     await Promise.resolve();
@@ -32,7 +32,7 @@ describe('LoopPace', () => {
 
   it('holds turns while the loop is busy, then gives them in order, a few per check', async () => {
     let busy = true;
-    const pace = new LoopPace(() => busy, { checkMs: 5, perCheck: 2, maxWaitMs: 60_000 });
+    const pace = new EventLoopPace(() => busy, { checkMs: 5, perCheck: 2, maxWaitMs: 60_000 });
     const given: number[] = [];
     for (const n of [1, 2, 3, 4, 5]) void pace.turn().then(() => given.push(n));
     await tick(40);
@@ -57,7 +57,7 @@ describe('LoopPace', () => {
 
   it('never holds a turn past maxWaitMs, however busy the loop stays', async () => {
     let now = 0;
-    const pace = new LoopPace(() => true, { checkMs: 2, maxWaitMs: 100, now: () => now });
+    const pace = new EventLoopPace(() => true, { checkMs: 2, maxWaitMs: 100, now: () => now });
     let given = false;
     void pace.turn().then(() => {
       given = true;
@@ -71,7 +71,7 @@ describe('LoopPace', () => {
 
   it('leaves no listener on a job’s signal once its turn is given', async () => {
     let busy = true;
-    const pace = new LoopPace(() => busy, { checkMs: 1, perCheck: 100, maxWaitMs: 60_000 });
+    const pace = new EventLoopPace(() => busy, { checkMs: 1, perCheck: 100, maxWaitMs: 60_000 });
     const stop = new AbortController();
     // Twenty turns wait on it at once on purpose: not the leak Node warns of past ten.
     setMaxListeners(20, stop.signal);
@@ -94,7 +94,7 @@ describe('LoopPace', () => {
   });
 
   it('lets a stopping job out of the line at once', async () => {
-    const pace = new LoopPace(() => true, { maxWaitMs: 60_000 });
+    const pace = new EventLoopPace(() => true, { maxWaitMs: 60_000 });
     const stop = new AbortController();
     const turn = pace.turn(stop.signal);
     stop.abort();
