@@ -65,7 +65,15 @@ export interface Harness {
   /** Runs a message shortcut on `message`. */
   shortcut(
     callbackId: string,
-    message: { channel: string; ts: string; text: string },
+    message: {
+      channel: string;
+      ts: string;
+      text: string;
+      /** An integration's message: its bot, blocks and attachments (see SlackPayloads). */
+      botId?: string;
+      blocks?: Array<Record<string, unknown>>;
+      attachments?: Array<Record<string, unknown>>;
+    },
     options?: { user?: string },
   ): Promise<SignedResult>;
   /** Sets the workspace's CDN key directly, as a completed /cdn login would. */
