@@ -97,6 +97,11 @@ export interface Harness {
     values: Record<string, Record<string, unknown>>,
     options?: { user?: string },
   ): Promise<SignedResult>;
+  /**
+   * The person closes the modal `viewId`: Slack forgets it (views.update answers not_found) and,
+   * for a modal opened with notify_on_close, sends view_closed (the answer, else undefined).
+   */
+  closeView(viewId: string, options?: { user?: string }): Promise<SignedResult | undefined>;
   /** Asks for a select's options as `value` is typed; in the open modal `viewId` when given. */
   suggest(
     actionId: string,
@@ -352,6 +357,11 @@ export async function startHarness(
         secrets[`a key typed in an account modal (${Object.keys(secrets).length})`] =
           accountKey.value;
       return interaction(payloads.viewSubmission(viewId, values, { user }));
+    },
+    async closeView(viewId, { user = MEMBER } = {}) {
+      const closed = slack.closeView(viewId);
+      if (closed.view.notify_on_close !== true) return undefined;
+      return interaction(payloads.viewClosed(viewId, { user }));
     },
     suggest(actionId, value, { user = MEMBER, viewId, blockId } = {}) {
       return interaction(

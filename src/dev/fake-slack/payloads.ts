@@ -152,6 +152,23 @@ export class SlackPayloads {
   }
 
   /**
+   * A modal the person closed, for one opened with `notify_on_close`
+   * (json-logs/samples/app-backend/views/ViewClosedPayload.json: the view as it stood, and
+   * `is_cleared`, true when the whole stack was closed).
+   */
+  viewClosed(viewId: string, options: { user: string }): Json {
+    const view = this.slack.views.get(viewId);
+    if (!view) throw new Error(`no view ${viewId}`);
+    return {
+      type: 'view_closed',
+      ...this.#who(options.user),
+      api_app_id: 'A0FAKE',
+      view: { ...view.view, id: viewId, hash: view.hash, state: { values: {} } },
+      is_cleared: false,
+    };
+  }
+
+  /**
    * Type-ahead in an external select (of an open modal, when `viewId` is given): action_id,
    * block_id and the typed `value` (https://api.slack.com/reference/interaction-payloads/block_suggestion).
    */
