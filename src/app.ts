@@ -2,7 +2,7 @@
 // (Over 500 lines: the one place every service, job kind, tick and route is built and wired;
 // splitting it would scatter the composition a reader needs in one place.)
 import {
-  App,
+  type App,
   type AppOptions,
   type Authorize,
   type Receiver,
@@ -23,6 +23,7 @@ import { BackgroundWork } from './jobs/background.js';
 import { RetentionSweep } from './jobs/retention.js';
 import { JobRunner } from './jobs/runner.js';
 import { registerListeners } from './listeners/index.js';
+import { AnsweringApp } from './listeners/unanswered.js';
 import type { Logger } from './logger.js';
 import { defined } from './objects.js';
 import { BotMetrics } from './observability/metrics.js';
@@ -499,9 +500,11 @@ export function buildApp(options: BuildAppOptions): {
       ? [metricsRoute(metrics, defined('token', config.metrics.token), logger)]
       : []),
   ];
-  let app: App;
+  // Every delivery is acknowledged, even one no listener takes (see unanswered.ts).
+  const answering = { logger, metrics };
+  let app: AnsweringApp;
   if (options.receiver) {
-    app = new App({ ...common, receiver: options.receiver });
+    app = new AnsweringApp({ ...common, receiver: options.receiver }, answering);
   } else if (config.mode === 'socket') {
     // Built here rather than by the App, so that readiness can follow its connection. The health
     // routes (and the OAuth pages, with OAuth) are served on PORT.
@@ -513,16 +516,19 @@ export function buildApp(options: BuildAppOptions): {
       installerOptions: { ...installerOptions, port: config.port },
     });
     health.watchSocket(receiver.client);
-    app = new App({ ...common, receiver });
+    app = new AnsweringApp({ ...common, receiver }, answering);
   } else {
-    app = new App({
-      ...common,
-      signingSecret: slack.signingSecret ?? '',
-      endpoints: '/slack/events',
-      customRoutes: routes,
-      // Acknowledge first; slow work continues after Slack has its 200.
-      processBeforeResponse: false,
-    });
+    app = new AnsweringApp(
+      {
+        ...common,
+        signingSecret: slack.signingSecret ?? '',
+        endpoints: '/slack/events',
+        customRoutes: routes,
+        // Acknowledge first; slow work continues after Slack has its 200.
+        processBeforeResponse: false,
+      },
+      answering,
+    );
   }
   const backgroundClient = new WebClient(undefined, {
     slackApiUrl: slack.apiUrl,
@@ -548,7 +554,7 @@ export function buildApp(options: BuildAppOptions): {
   apiDeps = deps;
   // /livez's event-loop windows close on the clock, never because someone read them.
   deps.background.tick('liveness window', (signal) => health.windows(options.clock, signal));
-  registerListeners(app, deps, people);
+  registerListeners(app, deps, people, (type) => app.unhandledEvent(type));
   app.error(async (error) => {
     // The error policy answers listeners' errors; what reaches here failed in middleware itself.
     const original = (error as { original?: unknown }).original;

@@ -13,7 +13,12 @@ import { replayGuard } from './replay-guard.js';
 import * as shortcuts from './shortcuts/index.js';
 import * as views from './views/index.js';
 
-export function registerListeners(app: App, deps: AppDeps, groups: GroupMembersCache): void {
+export function registerListeners(
+  app: App,
+  deps: AppDeps,
+  groups: GroupMembersCache,
+  unhandledEvent: events.UnhandledEvent,
+): void {
   // Order matters: hand-made payloads are dropped first; then every request gets its workspace
   // context, the error policy wraps everything after it, and a repeated delivery stops there.
   app.use(payloadGuard(deps.logger, deps.isSlackResponseUrl));
@@ -25,5 +30,5 @@ export function registerListeners(app: App, deps: AppDeps, groups: GroupMembersC
   views.register(app, deps);
   options.register(app, deps);
   shortcuts.register(app, deps);
-  events.register(app, deps);
+  events.register(app, deps, unhandledEvent);
 }

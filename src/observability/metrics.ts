@@ -34,6 +34,7 @@ export class BotMetrics {
   readonly #commands: Counter<'subcommand' | 'outcome'>;
   readonly #ack: Histogram<'kind'>;
   readonly #slack: Counter<'method' | 'status'>;
+  readonly #unhandled: Counter<'type'>;
   readonly #cdn: Histogram<'operation' | 'status'>;
   readonly #cdnFeatures: Counter<'feature'>;
   readonly #purges: Counter<'kind' | 'outcome'>;
@@ -76,6 +77,12 @@ export class BotMetrics {
       name: name('slack_api_calls_total'),
       help: 'Slack Web API calls, by method and status (ok, a Slack error code, http_<code>, timeout, network)',
       labelNames: ['method', 'status'],
+      registers,
+    });
+    this.#unhandled = new Counter({
+      name: name('slack_deliveries_unhandled_total'),
+      help: 'Deliveries from Slack no listener handled (acknowledged all the same), by type (app_rate_limited, event:<type>, other)',
+      labelNames: ['type'],
       registers,
     });
     this.#cdn = new Histogram({
@@ -200,6 +207,11 @@ export class BotMetrics {
 
   slackCall(method: string, status: string): void {
     this.#slack.inc({ method, status });
+  }
+
+  /** A delivery no listener handled: an envelope Bolt cannot route, or an event nobody listens to. */
+  unanswered(type: string): void {
+    this.#unhandled.inc({ type });
   }
 
   cdnRequest(operation: string, status: string, seconds: number): void {

@@ -56,6 +56,15 @@ export function isTransientSlackError(error: unknown): boolean {
   return platform !== undefined && TRANSIENT_PLATFORM_ERRORS.has(platform);
 }
 
+/**
+ * Whether views.update (or views.push) refused because the modal is gone: the person closed it
+ * while the app worked, and Slack answers `not_found`
+ * (https://github.com/slackapi/bolt-js/issues/1309).
+ */
+export function isClosedView(error: unknown): boolean {
+  return slackErrorCode(error) === 'not_found';
+}
+
 /** views.open's answers for a trigger that can no longer open anything (3 s, used, or unknown). */
 const SPENT_TRIGGER = new Set(['expired_trigger_id', 'invalid_trigger_id', 'exchanged_trigger_id']);
 

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { APPROVAL_IDS, PURGE_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
 import { SlackPayloads } from '../../src/dev/fake-slack/payloads.js';
 import { validateOptions } from '../../src/dev/fake-slack/validate.js';
+import { parseExposition, sumOf } from '../helpers/prometheus.js';
 import {
   ADMIN,
   CHANNEL,
@@ -96,6 +97,19 @@ describe.each([
   const start = async () => {
     const h = await startHarness({ login: true, socket });
     return { h, live: new SlackPayloads(h.slack, h.workspaceId) };
+  };
+  const METRICS_TOKEN = 'contract-metrics-token-6c1d';
+  /** A harness with /metrics, and how many deliveries of a type it counted as unhandled. */
+  const startCounted = async () => {
+    const h = await startHarness({ login: true, socket, env: { METRICS_TOKEN } });
+    const unhandled = async (type: string) => {
+      const scraped = await fetch(`${h.url}/metrics`, {
+        headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+      });
+      const metrics = parseExposition(await scraped.text());
+      return sumOf(metrics, 'cdn_chatops_slack_deliveries_unhandled_total', { type });
+    };
+    return { h, unhandled };
   };
   const interaction = (h: Harness, name: string, live: Json) =>
     h.post(form({ payload: JSON.stringify(over(fixture(name), live)) }), FORM);
@@ -248,6 +262,37 @@ describe.each([
     expectAckInTime(answer);
     // Slack takes the challenge as plain text, form or JSON (https://api.slack.com/apis/http).
     expect(answer.body).toContain(String(challenge.challenge));
+  });
+
+  it.runIf(!socket)(
+    'app_rate_limited (no inner event): 200 at once, logged and counted',
+    async () => {
+      // The docs call it "Events API-only" and show it posted to the request URL; whether Socket Mode
+      // carries it, and in which envelope, is not documented, so it is sent over HTTP only.
+      const { h, unhandled } = await startCounted();
+      const limited = fixture('app-rate-limited');
+      const answer = await h.post(
+        JSON.stringify({ ...limited, team_id: h.workspaceId }),
+        'application/json',
+      );
+      expectAckInTime(answer);
+      expect(answer.body).toBe('');
+      expect(await unhandled('app_rate_limited')).toBe(1);
+      const line = await h.logs.waitFor('a delivery no listener answered');
+      expect(JSON.parse(line)).toMatchObject({ type: 'app_rate_limited', level: 40 });
+      // The envelope's token and fields are not logged, only its type.
+      expect(h.logs.text()).not.toContain(String(limited.token));
+      expect(h.logs.text()).not.toContain(String(limited.minute_rate_limited));
+    },
+  );
+
+  it('an event no listener takes: acknowledged, logged and counted by its type', async () => {
+    const { h, unhandled } = await startCounted();
+    const message = { type: 'message', channel: CHANNEL, user: MEMBER, text: 'hi', ts: '1.2' };
+    expectAckInTime(await event(h, message));
+    await h.logs.waitFor('an event no listener handles');
+    expect(await unhandled('event:message')).toBe(1);
+    expect(h.logs.text()).not.toContain('"text":"hi"');
   });
 
   // Over HTTP, test/e2e/uninstall.test.ts covers both events in full.

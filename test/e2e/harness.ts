@@ -65,7 +65,15 @@ export interface Harness {
   /** Runs a message shortcut on `message`. */
   shortcut(
     callbackId: string,
-    message: { channel: string; ts: string; text: string },
+    message: {
+      channel: string;
+      ts: string;
+      text: string;
+      /** An integration's message: its bot, blocks and attachments (see SlackPayloads). */
+      botId?: string;
+      blocks?: Array<Record<string, unknown>>;
+      attachments?: Array<Record<string, unknown>>;
+    },
     options?: { user?: string },
   ): Promise<SignedResult>;
   /** Sets the workspace's CDN key directly, as a completed /cdn login would. */
@@ -89,6 +97,11 @@ export interface Harness {
     values: Record<string, Record<string, unknown>>,
     options?: { user?: string },
   ): Promise<SignedResult>;
+  /**
+   * The person closes the modal `viewId`: Slack forgets it (views.update answers not_found) and,
+   * for a modal opened with notify_on_close, sends view_closed (the answer, else undefined).
+   */
+  closeView(viewId: string, options?: { user?: string }): Promise<SignedResult | undefined>;
   /** Asks for a select's options as `value` is typed; in the open modal `viewId` when given. */
   suggest(
     actionId: string,
@@ -344,6 +357,11 @@ export async function startHarness(
         secrets[`a key typed in an account modal (${Object.keys(secrets).length})`] =
           accountKey.value;
       return interaction(payloads.viewSubmission(viewId, values, { user }));
+    },
+    async closeView(viewId, { user = MEMBER } = {}) {
+      const closed = slack.closeView(viewId);
+      if (closed.view.notify_on_close !== true) return undefined;
+      return interaction(payloads.viewClosed(viewId, { user }));
     },
     suggest(actionId, value, { user = MEMBER, viewId, blockId } = {}) {
       return interaction(

@@ -75,6 +75,37 @@ describe('/cdn login', () => {
     expect((await h.store.credentials.get(h.workspaceId))?.apiKey).toBe(CDN_KEY);
   });
 
+  it('saves and confirms the key when the admin closed the form while the CDN was slow', async () => {
+    const h = await startHarness();
+    const viewId = await openLogin(h);
+    let answer!: () => void;
+    const cdnAnswers = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const held = new Promise<void>((onHeld) =>
+      h.sandbox.inject({ kind: 'hold', until: cdnAnswers, onHeld }),
+    );
+    const submitted = h.submit(viewId, keyValues(CDN_KEY), { user: ADMIN });
+    await held;
+    await h.clock.sleepers(1);
+    h.clock.advance(2_500);
+    expect(textOf(JSON.parse((await submitted).body).view.blocks)).toContain('Checking the key');
+    // The admin walks away: Slack forgets the modal (views.update answers not_found).
+    expect(await h.closeView(viewId, { user: ADMIN })).toBeUndefined();
+    answer();
+
+    const [confirmation] = await h.slack.waitForMessages(
+      (m) => m.text?.includes('key is saved') ?? false,
+    );
+    expect(confirmation?.ephemeralTo).toBe(ADMIN);
+    expect((await h.store.credentials.get(h.workspaceId))?.apiKey).toBe(CDN_KEY);
+    expect(h.slack.callsTo('views.update').map((c) => c.response.error)).toEqual(['not_found']);
+    expect(textOf(h.slack.messages)).not.toContain('Something went wrong');
+    expect(h.slack.messages.filter((m) => m.ephemeralTo === ADMIN || m.channel === ADMIN)).toEqual([
+      confirmation,
+    ]);
+  });
+
   it('refuses a malformed base URL inline without calling the CDN', async () => {
     const h = await startHarness();
     const viewId = await openLogin(h);

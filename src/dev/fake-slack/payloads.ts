@@ -152,6 +152,23 @@ export class SlackPayloads {
   }
 
   /**
+   * A modal the person closed, for one opened with `notify_on_close`
+   * (json-logs/samples/app-backend/views/ViewClosedPayload.json: the view as it stood, and
+   * `is_cleared`, true when the whole stack was closed).
+   */
+  viewClosed(viewId: string, options: { user: string }): Json {
+    const view = this.slack.views.get(viewId);
+    if (!view) throw new Error(`no view ${viewId}`);
+    return {
+      type: 'view_closed',
+      ...this.#who(options.user),
+      api_app_id: 'A0FAKE',
+      view: { ...view.view, id: viewId, hash: view.hash, state: { values: {} } },
+      is_cleared: false,
+    };
+  }
+
+  /**
    * Type-ahead in an external select (of an open modal, when `viewId` is given): action_id,
    * block_id and the typed `value` (https://api.slack.com/reference/interaction-payloads/block_suggestion).
    */
@@ -181,12 +198,34 @@ export class SlackPayloads {
    * A message shortcut run on `message`, whose `text` is what its author typed: the payload carries
    * it formatted as Slack stores a message's text (links, mentions, entities: escape.ts), unless
    * `raw` (text already formatted, as a bot may post it).
+   *
+   * An integration's message (`botId`) carries its `blocks` and `attachments` as posted, beside
+   * `bot_id`; one posted with blocks and no text has "This content can't be displayed." as its
+   * text (slackapi/java-slack-sdk slack-api-client/src/test/java/util/socket_mode/
+   * MockSocketMode.java, a bot's message in a block_actions payload; the same text in the message
+   * of https://docs.slack.dev/reference/interaction-payloads/block_actions-payload's example).
+   * Fields as in json-logs/samples/app-backend/interactive-components/MessageShortcutPayload.json.
    */
   messageShortcut(
     callbackId: string,
-    message: { channel: string; ts: string; text: string; user?: string },
+    message: {
+      channel: string;
+      ts: string;
+      text: string;
+      user?: string;
+      botId?: string;
+      blocks?: Json[];
+      attachments?: Json[];
+    },
     options: { user: string; raw?: boolean },
   ): Json {
+    const { blocks, attachments, botId } = message;
+    const text =
+      message.text === '' && blocks?.length
+        ? "This content can't be displayed."
+        : options.raw || botId
+          ? message.text
+          : escapeTyped(message.text, this.slack);
     return {
       type: 'message_action',
       callback_id: callbackId,
@@ -196,8 +235,11 @@ export class SlackPayloads {
       message: {
         type: 'message',
         ts: message.ts,
-        text: options.raw ? message.text : escapeTyped(message.text, this.slack),
+        text,
         user: message.user ?? 'UAUTHOR',
+        ...(botId ? { bot_id: botId } : {}),
+        ...(blocks ? { blocks } : {}),
+        ...(attachments ? { attachments } : {}),
       },
       message_ts: message.ts,
       trigger_id: this.slack.mintTrigger(options.user),

@@ -199,6 +199,11 @@ export class FakeSlack extends SlackRecords {
     this.#auth.addRefreshToken(refreshToken, teamId);
   }
 
+  /** The person closes the modal `viewId` (see ViewMethods.close). */
+  closeView(viewId: string): FakeView {
+    return this.#views.close(viewId);
+  }
+
   /** A message a person posts in a channel (the console's `/say`), for shortcuts to act on. */
   postAsUser(channel: string, user: string, text: string): Message {
     return this.#chat.record({ channel, via: 'user', user, text });

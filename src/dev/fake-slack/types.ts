@@ -121,6 +121,8 @@ export interface FakeView {
   hash: string;
   userId: string;
   view: Args;
+  /** The person closed the modal (views.ts: views.update then answers not_found). */
+  closed?: boolean;
 }
 
 export interface UploadedFile {

@@ -48,7 +48,10 @@ export class ViewMethods {
       [...this.records.views.values()].find(
         (v) => args.external_id !== undefined && v.view.external_id === args.external_id,
       );
-    if (!view) return { ok: false, error: 'not_found' };
+    // A modal the person closed is gone: updating it answers not_found, as Slack does
+    // (https://github.com/slackapi/bolt-js/issues/1309: "When I close the modal before
+    // client.views.update is called, I get this error: An API error occurred: not_found").
+    if (!view || view.closed) return { ok: false, error: 'not_found' };
     if (args.hash !== undefined && args.hash !== view.hash)
       return { ok: false, error: 'hash_conflict' };
     const errors = validateView(args.view);
@@ -56,6 +59,19 @@ export class ViewMethods {
     view.view = args.view as Args;
     view.hash = this.ids.hash();
     return { ok: true, view: { ...view.view, id: view.id, hash: view.hash } };
+  }
+
+  /**
+   * The person closes a modal (its Close button, the X, Escape): it is gone from their screen and
+   * from Slack. Returns the view, whose `notify_on_close` says whether Slack sends the app a
+   * view_closed payload (https://docs.slack.dev/reference/interaction-payloads/view-interactions-payload;
+   * slackapi/java-slack-sdk json-logs/samples/app-backend/views/ViewClosedPayload.json).
+   */
+  close(viewId: string): FakeView {
+    const view = this.records.views.get(viewId);
+    if (!view || view.closed) throw new Error(`no open view ${viewId}`);
+    view.closed = true;
+    return view;
   }
 
   publish(args: Args): Args {

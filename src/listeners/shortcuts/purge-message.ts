@@ -5,7 +5,7 @@ import { accountPickMessage } from '../../blocks/account-pick.js';
 import { purgeFormModal } from '../../blocks/purge.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import { httpUrlsIn, MAX_TEXT_LENGTH } from '../../text.js';
+import { urlsInMessage } from '../../services/message-urls.js';
 import { encodeOrigin } from '../commands/context.js';
 import { callerOf } from '../context.js';
 
@@ -19,16 +19,8 @@ export function purgeMessageShortcut(deps: AppDeps) {
   }: SlackShortcutMiddlewareArgs<MessageShortcut> & AllMiddlewareArgs) => {
     await ack();
     const caller = callerOf(context);
-    // The message's text is Slack-formatted: its links are `<https://…>` or `<https://…|label>`.
-    const text = `${shortcut.message.text ?? ''}`;
-    if (text.length > MAX_TEXT_LENGTH)
-      throw new AppError({
-        code: 'text_too_long',
-        what: 'message',
-        length: text.length,
-        max: MAX_TEXT_LENGTH,
-      });
-    const urls = httpUrlsIn(text);
+    // Its text, blocks and attachments: an integration's message says it all in the latter two.
+    const urls = urlsInMessage(shortcut.message);
     if (urls.length === 0) throw new AppError({ code: 'no_urls_in_message' });
     // Their zone's name in several CDN accounts: which one, asked as `/cdn purge <url>` asks.
     const start = await deps.purgeForm.forMessage(caller, shortcut.channel.id, urls);

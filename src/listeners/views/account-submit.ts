@@ -10,7 +10,12 @@ import {
   accountRemovedText,
   accountRenamedText,
 } from '../../blocks/accounts.js';
-import { inlineErrorText, noticeModal } from '../../blocks/errors.js';
+import {
+  inlineErrorText,
+  noticeMessage,
+  noticeModal,
+  warningMessage,
+} from '../../blocks/errors.js';
 import { ACCOUNTS_IDS } from '../../blocks/ids.js';
 import { keyRefusedText, keyUncheckedText } from '../../blocks/login.js';
 import { type Mrkdwn, plainText } from '../../blocks/text.js';
@@ -20,6 +25,8 @@ import { AppError } from '../../errors.js';
 import type { Caller } from '../../services/access.js';
 import type { AccountCheck } from '../../services/accounts.js';
 import { explain } from '../../slack/explain.js';
+import { postInConversation } from '../../slack/message-target.js';
+import { updateModal } from '../../slack/modal-update.js';
 import { decodeAccountOrigin } from '../actions/account-buttons.js';
 import { callerOf, type SubmitArgs } from '../context.js';
 import { publishHome } from '../events/app-home-opened.js';
@@ -110,10 +117,21 @@ async function checkThenSave<T>(
   }
   await ack({ response_action: 'update', view: accountCheckingView() });
   const result = await settled;
-  await client.views.update({
+  const shown = await updateModal(client, {
     view_id: view.id,
     view: result.ok ? accountDoneView(title, result.done) : noticeModal(title, result.reason),
   });
+  // Closed while the checks ran (opened from the App Home: no conversation): a DM says how it ended.
+  if (shown === 'closed')
+    await postInConversation(
+      client,
+      { userId: caller.userId },
+      result.ok ? noticeMessage(result.done, ':white_check_mark:') : warningMessage(result.reason),
+      'ephemeral',
+      deps.logger,
+    ).catch((error: unknown) =>
+      deps.logger.warn({ err: error }, 'account answer not posted after the form was closed'),
+    );
   if (result.ok) await refresh();
 }
 

@@ -1,7 +1,7 @@
 // The API-key form: the admin check, the base URL's DNS and the key itself are checked before it is
 // stored. Slack waits 3 s for the answer, counted from the submission's arrival: whatever is not
 // known by then is answered with a "checking" view that is updated when the checks end.
-import { inlineErrorText, noticeModal } from '../../blocks/errors.js';
+import { inlineErrorText, noticeModal, warningMessage } from '../../blocks/errors.js';
 import { LOGIN_IDS } from '../../blocks/ids.js';
 import {
   keyRefusedText,
@@ -11,11 +11,14 @@ import {
   loginDoneView,
   loginModal,
 } from '../../blocks/login.js';
-import { plainText } from '../../blocks/text.js';
+import type { Message } from '../../blocks/message.js';
+import { md, plainText } from '../../blocks/text.js';
 import { within } from '../../clock.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { explain } from '../../slack/explain.js';
+import { originTarget } from '../../slack/message-target.js';
+import { updateModal } from '../../slack/modal-update.js';
 import { postToResponseUrl } from '../../slack/respond.js';
 import { decodeOrigin } from '../commands/context.js';
 import { callerOf, type SubmitArgs } from '../context.js';
@@ -129,26 +132,39 @@ export function loginSubmit(deps: AppDeps) {
     // Slack, DNS or the CDN is slow: answer Slack now, and update the view when the checks end.
     await ack({ response_action: 'update', view: loginCheckingView() });
     const result = await settled;
+    // Closed while the checks ran: the key is saved (or not) all the same, and the person is told
+    // where the form came from (its response_url, the channel, else a DM).
+    const toldElsewhere = (message: Message) =>
+      originTarget(
+        client,
+        decodeOrigin(view.private_metadata, deps.isSlackResponseUrl),
+        caller.userId,
+        deps.logger,
+        'ephemeral',
+      )
+        .post(message)
+        .catch((error: unknown) =>
+          deps.logger.warn({ err: error }, 'login answer not posted after the form was closed'),
+        );
     if (result.ok) {
-      await client.views.update({ view_id: view.id, view: doneView(result) });
+      if ((await updateModal(client, { view_id: view.id, view: doneView(result) })) === 'closed')
+        return toldElsewhere(loginConfirmation(result.zoneCount));
       return confirm(result.zoneCount);
     }
-    // Not known to be an admin: the form is not shown again, only why.
-    if (result.step === 'slack') {
-      await client.views.update({
-        view_id: view.id,
-        view: noticeModal('CDN API key', result.reason),
-      });
-      return;
-    }
-    await client.views.update({
+    // Refused: the form again, with why; for someone not known to be an admin, only why.
+    const shown = await updateModal(client, {
       view_id: view.id,
-      view: loginModal({
-        ...(await deps.config.keyForm(caller)),
-        ...(baseUrlInput ? { currentBaseUrl: baseUrlInput } : {}),
-        metadata: view.private_metadata,
-        problem: result.reason,
-      }),
+      view:
+        result.step === 'slack'
+          ? noticeModal('CDN API key', result.reason)
+          : loginModal({
+              ...(await deps.config.keyForm(caller)),
+              ...(baseUrlInput ? { currentBaseUrl: baseUrlInput } : {}),
+              metadata: view.private_metadata,
+              problem: result.reason,
+            }),
     });
+    if (shown === 'closed')
+      await toldElsewhere(warningMessage(md`The CDN API key was not saved. ${result.reason}`));
   };
 }
