@@ -465,9 +465,12 @@ describe('secrets read from files (<NAME>_FILE)', () => {
 
   it('keeps a value without a newline as it is, and takes an empty _FILE as unset', () => {
     const path = file('bot-token-no-newline', 'xoxb-no-newline');
-    expect(loadConfig({ ...HTTP, SLACK_BOT_TOKEN: '', SLACK_BOT_TOKEN_FILE: path }).slack.botToken)
-      .toBe('xoxb-no-newline');
-    expect(loadConfig({ ...HTTP, SLACK_BOT_TOKEN_FILE: '' }).slack.botToken).toBe(HTTP.SLACK_BOT_TOKEN);
+    expect(
+      loadConfig({ ...HTTP, SLACK_BOT_TOKEN: '', SLACK_BOT_TOKEN_FILE: path }).slack.botToken,
+    ).toBe('xoxb-no-newline');
+    expect(loadConfig({ ...HTTP, SLACK_BOT_TOKEN_FILE: '' }).slack.botToken).toBe(
+      HTTP.SLACK_BOT_TOKEN,
+    );
   });
 
   it('reports both set, an unreadable or empty file, and a bad value, with the other problems, never the content', () => {
