@@ -262,6 +262,21 @@ describe('the image', () => {
     expect(yaml('compose.yaml').services.bot.image).toBe(image);
   });
 
+  it('is built for linux/amd64 and linux/arm64 as docs/deploy.md says, under the same name', () => {
+    const multi = [
+      ...read('docs/deploy.md').matchAll(/docker buildx build --platform (\S+) -t (\S+) --push \.$/gm),
+    ];
+    expect(multi).toHaveLength(1);
+    const [, platforms = '', tag = ''] = multi[0] ?? [];
+    expect(platforms.split(',')).toEqual(['linux/amd64', 'linux/arm64']);
+    expect(tag.endsWith(`/${image}`)).toBe(true);
+    // No instruction of the Dockerfile names one architecture.
+    const instructions = read('Dockerfile')
+      .split('\n')
+      .filter((line) => !line.trimStart().startsWith('#'));
+    expect(instructions.join('\n')).not.toMatch(/amd64|arm64|x86_64|aarch64|--platform=/);
+  });
+
   it('is named nowhere in deploy/ by a placeholder', () => {
     const files = ['deploy/kubernetes/base/deployment.yaml', 'compose.yaml'];
     for (const path of files) expect(read(path), path).not.toMatch(/your-org|<owner>|:latest\b/);
