@@ -1,6 +1,8 @@
 // The deployment files hold to what docs/deploy.md says of them: a multi-stage image that runs as
 // a non-root user with a /livez health check; compose with PostgreSQL and two Socket Mode replicas;
-// Kubernetes probes, grace and disruption budget, and the HTTP variant's patch hitting BOT_MODE.
+// Kubernetes rendered as `kubectl apply -k` applies it, in both modes: probes, grace, disruption
+// budget, the Ingress's paths followed to the bot's ports (the HTTP API in both, Slack's in HTTP
+// mode), the NetworkPolicy and the ServiceMonitor on the same ports and labels.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -264,7 +266,9 @@ describe('the image', () => {
 
   it('is built for linux/amd64 and linux/arm64 as docs/deploy.md says, under the same name', () => {
     const multi = [
-      ...read('docs/deploy.md').matchAll(/docker buildx build --platform (\S+) -t (\S+) --push \.$/gm),
+      ...read('docs/deploy.md').matchAll(
+        /docker buildx build --platform (\S+) -t (\S+) --push \.$/gm,
+      ),
     ];
     expect(multi).toHaveLength(1);
     const [, platforms = '', tag = ''] = multi[0] ?? [];

@@ -11,6 +11,8 @@ import { BotMetrics } from '../../src/observability/metrics.js';
 import { kustomize } from '../helpers/kustomize.js';
 
 const read = (path: string) => readFileSync(path, 'utf8');
+/** Grafana's reference to the dashboard's data source variable (not a template literal). */
+const DATASOURCE = '$' + '{datasource}';
 
 interface AlertRule {
   alert: string;
@@ -82,7 +84,7 @@ function selectors(expr: string): { metric: string; labels: string[] }[] {
   return found;
 }
 
-/** Runs `promtool check rules` where promtool is installed; undefined where it is not. */
+/** Whether promtool is installed, to check the rules and queries as Prometheus parses them. */
 const promtool = (() => {
   try {
     execFileSync('promtool', ['--version'], { stdio: 'ignore' });
@@ -123,14 +125,21 @@ describe('the alert rules', () => {
 
   it('are listed in docs/deploy.md, each with its severity and summary', () => {
     const docs = read('docs/deploy.md');
-    const section = docs.slice(docs.indexOf('### What to alert on'), docs.indexOf('\n## ', docs.indexOf('### What to alert on')));
+    const section = docs.slice(
+      docs.indexOf('### What to alert on'),
+      docs.indexOf('\n## ', docs.indexOf('### What to alert on')),
+    );
     const rows = [...section.matchAll(/^\| `(\w+)` \| (\w+) \| (.+) \|$/gm)].map((m) => ({
       alert: m[1],
       severity: m[2],
       summary: m[3],
     }));
     expect(rows).toEqual(
-      rules.map((r) => ({ alert: r.alert, severity: r.labels.severity, summary: r.annotations.summary })),
+      rules.map((r) => ({
+        alert: r.alert,
+        severity: r.labels.severity,
+        summary: r.annotations.summary,
+      })),
     );
     expect(section).toContain('deploy/prometheus/alert-rules.yaml');
   });
@@ -184,10 +193,10 @@ describe('the Grafana dashboard', () => {
     for (const panel of dashboard.panels) {
       expect(panel.gridPos.x + panel.gridPos.w, panel.title).toBeLessThanOrEqual(24);
       if (panel.type === 'row') continue;
-      expect(panel.datasource, panel.title).toEqual({ type: 'prometheus', uid: '${datasource}' });
+      expect(panel.datasource, panel.title).toEqual({ type: 'prometheus', uid: DATASOURCE });
       expect(panel.targets?.length, panel.title).toBeGreaterThan(0);
       for (const target of panel.targets ?? []) {
-        expect(target.datasource.uid).toBe('${datasource}');
+        expect(target.datasource.uid).toBe(DATASOURCE);
         // Every series is the bot's: never another job's metrics of the same name.
         for (const { metric, labels } of selectors(target.expr)) {
           expect(labels, `${panel.title}: ${metric}`).toContain('job');
@@ -217,9 +226,10 @@ describe('every metric the alert rules and the dashboard name', () => {
     for (const { metric, labels } of found) {
       expect([...exported.keys()], expr).toContain(metric);
       for (const label of labels) {
-        expect([...(exported.get(metric) ?? []), ...TARGET_LABELS], `${metric}{${label}}`).toContain(
-          label,
-        );
+        expect(
+          [...(exported.get(metric) ?? []), ...TARGET_LABELS],
+          `${metric}{${label}}`,
+        ).toContain(label);
       }
     }
   });
