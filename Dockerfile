@@ -2,6 +2,7 @@
 # Node 24 (the current LTS); the project also runs on Node 20.19+ and 22 (see docs/deploy.md).
 #   docker build -t cdn-chatops:0.1.0 .     (the tag is package.json's version; deploy/ runs it)
 #   docker run --env-file .env -p 3000:3000 cdn-chatops:0.1.0
+# For linux/amd64 and linux/arm64 at once: docker buildx build --platform (docs/deploy.md).
 
 ARG NODE_IMAGE=node:24-bookworm-slim
 

@@ -1,6 +1,7 @@
 // The environment contract (names fixed by DEVELOPERS.md), validated once at start-up.
 // One idea, kept whole on purpose: every variable, its schema and its cross-checks in one place,
 // so that one start reports every problem at once (issue 28, item 6).
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { checkBaseUrl } from './cdn/base-url.js';
 import { checkHostname } from './cdn/hostname.js';
@@ -204,9 +205,31 @@ export class ConfigError extends Error {
 /** Collects problems, the first for each variable, so one start reports them all. */
 class Problems {
   readonly #found = new Map<string, string>();
+  /** Variables whose value was read from a file: their problems say which `_FILE` it came from. */
+  readonly #fromFile = new Set<string>();
+  /** Variables whose `_FILE` could not be used: that problem is reported, not their absence. */
+  readonly #covered = new Set<string>();
 
   add(variable: string, problem: string): void {
-    if (!this.#found.has(variable)) this.#found.set(variable, problem);
+    if (this.#covered.has(variable) || this.#found.has(variable)) return;
+    const from = this.#fromFile.has(variable) ? ` (the value read from ${variable}_FILE)` : '';
+    this.#found.set(variable, `${problem}${from}`);
+  }
+
+  /** `variable` was read from its `_FILE`. */
+  readFromFile(variable: string): void {
+    this.#fromFile.add(variable);
+  }
+
+  /** Whether `variable` was given by a `_FILE` that could not be used (it is meant to be set). */
+  covers(variable: string): boolean {
+    return this.#covered.has(variable);
+  }
+
+  /** A problem with `variable`'s `_FILE`, which stands for any problem of `variable` itself. */
+  addForFile(variable: string, problem: string): void {
+    this.add(`${variable}_FILE`, problem);
+    this.#covered.add(variable);
   }
 
   /** Runs `parse`; a ConfigError it throws is kept (and `fallback` returned) instead. */
@@ -485,6 +508,58 @@ function isHost(value: string): boolean {
 
 type Env = z.infer<typeof envSchema>;
 
+/**
+ * The variables that hold secrets. Each may be given instead as a file, `<NAME>_FILE=<path>`, as
+ * Docker and Kubernetes mount secrets: the file's content is the value, its trailing newline
+ * removed. Setting both is a problem, and so is a file that cannot be read or is empty; neither
+ * ever shows the content.
+ */
+export const SECRET_VARIABLES = [
+  'SLACK_BOT_TOKEN',
+  'SLACK_SIGNING_SECRET',
+  'SLACK_APP_TOKEN',
+  'SLACK_CLIENT_SECRET',
+  'SLACK_STATE_SECRET',
+  'DATABASE_URL',
+  'ENCRYPTION_KEYS',
+  'METRICS_TOKEN',
+] as const;
+
+/** `source` with each of `names` given by its `_FILE` read in; what goes wrong is in `problems`. */
+function readSecretFiles(
+  source: NodeJS.ProcessEnv,
+  names: readonly string[],
+  problems: Problems,
+): NodeJS.ProcessEnv {
+  const env = { ...source };
+  for (const name of names) {
+    const fileVariable = `${name}_FILE`;
+    const path = source[fileVariable]?.trim();
+    delete env[fileVariable];
+    if (!path) continue;
+    if (source[name]?.trim()) {
+      problems.addForFile(name, `is set together with ${name}: set only one of them`);
+      continue;
+    }
+    let content: string;
+    try {
+      content = readFileSync(path, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'an error';
+      problems.addForFile(name, `cannot read ${path} (${code})`);
+      continue;
+    }
+    const value = content.replace(/\r?\n$/, '');
+    if (value.trim() === '') {
+      problems.addForFile(name, `names an empty file (${path})`);
+      continue;
+    }
+    env[name] = value;
+    problems.readFromFile(name);
+  }
+  return env;
+}
+
 /** What the store alone needs (the key CLI): no Slack, no CDN, whatever the mode. */
 export type StoreConfig = Pick<
   Config,
@@ -505,7 +580,11 @@ export function loadStoreConfig(source: NodeJS.ProcessEnv = process.env): StoreC
     ENCRYPTION_KEYS: true,
   });
   const problems = new Problems();
-  const env = parseEnv(schema, source, problems);
+  const env = parseEnv(
+    schema,
+    readSecretFiles(source, ['DATABASE_URL', 'ENCRYPTION_KEYS'], problems),
+    problems,
+  );
   const config = {
     nodeEnv: env.NODE_ENV ?? 'development',
     logLevel: env.LOG_LEVEL,
@@ -540,8 +619,8 @@ function parseEnv<T extends z.ZodType>(
 
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const problems = new Problems();
-  const env = parseEnv(envSchema, source, problems);
-  const mode = env.BOT_MODE ?? inferMode(env);
+  const env = parseEnv(envSchema, readSecretFiles(source, SECRET_VARIABLES, problems), problems);
+  const mode = env.BOT_MODE ?? inferMode(env, problems);
   if (env.SLACK_REQUEST_BUDGET_MS < env.SLACK_TIMEOUT_MS) {
     problems.add(
       'SLACK_REQUEST_BUDGET_MS',
@@ -707,9 +786,10 @@ function databaseLimits(
   };
 }
 
-function inferMode(env: Env): BotMode {
-  if (env.SLACK_APP_TOKEN) return 'socket';
-  if (env.SLACK_SIGNING_SECRET) return 'http';
+/** From the credentials given (a `_FILE` that could not be read still says which mode is meant). */
+function inferMode(env: Env, problems: Problems): BotMode {
+  if (env.SLACK_APP_TOKEN || problems.covers('SLACK_APP_TOKEN')) return 'socket';
+  if (env.SLACK_SIGNING_SECRET || problems.covers('SLACK_SIGNING_SECRET')) return 'http';
   return 'console';
 }
 

@@ -1,8 +1,10 @@
 // The environment contract: defaults, modes (never the console in production), and one-line errors.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseEnv } from 'node:util';
-import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, loadStoreConfig } from '../src/config.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, loadStoreConfig, SECRET_VARIABLES } from '../src/config.js';
 import { generateKey } from '../src/store/crypto.js';
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
@@ -409,5 +411,98 @@ describe('the watch interval', () => {
     expect(problem({ ...HTTP, WATCH_INTERVAL_MS: '3600001' }).message).toBe(
       'WATCH_INTERVAL_MS: must be at most 3600000',
     );
+  });
+});
+
+describe('secrets read from files (<NAME>_FILE)', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'cdn-chatops-secrets-'));
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+  /** A secret file as a container platform mounts it: the value and a newline. */
+  const file = (name: string, content: string) => {
+    const path = join(folder, name);
+    writeFileSync(path, content, { mode: 0o600 });
+    return path;
+  };
+  const SECRETS = {
+    SLACK_BOT_TOKEN: 'xoxb-from-a-file',
+    SLACK_SIGNING_SECRET: 'signing-secret-from-a-file',
+    SLACK_APP_TOKEN: 'xapp-from-a-file',
+    SLACK_CLIENT_SECRET: 'client-secret-from-a-file',
+    SLACK_STATE_SECRET: 'state-secret-from-a-file',
+    DATABASE_URL: 'postgres://bot:pw-from-a-file@db:5432/cdn',
+    ENCRYPTION_KEYS: `k9:${KEY}`,
+    METRICS_TOKEN: 'metrics-token-from-a-file',
+  };
+
+  it('reads every secret variable from the file its _FILE names, without the trailing newline', () => {
+    expect([...SECRET_VARIABLES].sort()).toEqual(Object.keys(SECRETS).sort());
+    const env: NodeJS.ProcessEnv = {
+      NODE_ENV: 'production',
+      SLACK_CLIENT_ID: '1.2',
+      CDN_API_BASE_URL: 'https://api.cdn.example/v1',
+      CDN_EDGE_CNAME_TARGET: 'edge.cdn.example',
+    };
+    for (const [name, value] of Object.entries(SECRETS)) {
+      env[`${name}_FILE`] = file(name, `${value}\n`);
+    }
+    const config = loadConfig(env);
+    expect(config.slack).toMatchObject({
+      botToken: SECRETS.SLACK_BOT_TOKEN,
+      signingSecret: SECRETS.SLACK_SIGNING_SECRET,
+      appToken: SECRETS.SLACK_APP_TOKEN,
+      clientSecret: SECRETS.SLACK_CLIENT_SECRET,
+      stateSecret: SECRETS.SLACK_STATE_SECRET,
+    });
+    expect(config.database).toEqual({ kind: 'postgres', url: SECRETS.DATABASE_URL });
+    expect(config.encryptionKeys.map((k) => k.id)).toEqual(['k9']);
+    expect(config.metrics.token).toBe(SECRETS.METRICS_TOKEN);
+    // The key CLI reads its two secrets the same way.
+    expect(loadStoreConfig(env)).toMatchObject({
+      database: { url: SECRETS.DATABASE_URL },
+      encryptionKeys: [{ id: 'k9' }],
+    });
+  });
+
+  it('keeps a value without a newline as it is, and takes an empty _FILE as unset', () => {
+    const path = file('bot-token-no-newline', 'xoxb-no-newline');
+    expect(
+      loadConfig({ ...HTTP, SLACK_BOT_TOKEN: '', SLACK_BOT_TOKEN_FILE: path }).slack.botToken,
+    ).toBe('xoxb-no-newline');
+    expect(loadConfig({ ...HTTP, SLACK_BOT_TOKEN_FILE: '' }).slack.botToken).toBe(
+      HTTP.SLACK_BOT_TOKEN,
+    );
+  });
+
+  it('reports both set, an unreadable or empty file, and a bad value, with the other problems, never the content', () => {
+    const token = file('bot-token', 'xoxb-set-twice\n');
+    const badKeys = file('keys', 'k1:not-a-key-c2VjcmV0\n');
+    const empty = file('empty', '\n');
+    const error = problem({
+      ...HTTP,
+      ...PRODUCTION,
+      SLACK_BOT_TOKEN_FILE: token,
+      SLACK_SIGNING_SECRET: '',
+      SLACK_SIGNING_SECRET_FILE: join(folder, 'missing'),
+      DATABASE_URL: '',
+      DATABASE_URL_FILE: empty,
+      ENCRYPTION_KEYS: '',
+      ENCRYPTION_KEYS_FILE: badKeys,
+      METRICS_TOKEN_FILE: folder,
+      PORT: 'x',
+    });
+    expect(Object.fromEntries(error.problems.map((p) => [p.variable, p.problem]))).toEqual({
+      SLACK_BOT_TOKEN_FILE: 'is set together with SLACK_BOT_TOKEN: set only one of them',
+      SLACK_SIGNING_SECRET_FILE: `cannot read ${join(folder, 'missing')} (ENOENT)`,
+      DATABASE_URL_FILE: `names an empty file (${empty})`,
+      METRICS_TOKEN_FILE: `cannot read ${folder} (EISDIR)`,
+      ENCRYPTION_KEYS:
+        'key "k1" must be 32 bytes encoded as base64 (the value read from ENCRYPTION_KEYS_FILE)',
+      PORT: 'must be a port number',
+    });
+    // A file that cannot be used is its own problem: not also "SLACK_SIGNING_SECRET is required".
+    expect(error.message.split('\n')).toHaveLength(6);
+    for (const secret of ['xoxb-set-twice', 'not-a-key', 'c2VjcmV0']) {
+      expect(error.message).not.toContain(secret);
+    }
   });
 });

@@ -1,14 +1,29 @@
 // The deployment files hold to what docs/deploy.md says of them: a multi-stage image that runs as
 // a non-root user with a /livez health check; compose with PostgreSQL and two Socket Mode replicas;
-// Kubernetes probes, grace and disruption budget, and the HTTP variant's patch hitting BOT_MODE.
+// Kubernetes rendered as `kubectl apply -k` applies it, in both modes: probes, grace, disruption
+// budget, the Ingress's paths followed to the bot's ports (the HTTP API in both, Slack's in HTTP
+// mode), the NetworkPolicy and the ServiceMonitor on the same ports and labels.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { loadConfig } from '../src/config.js';
+import { kustomize, type Resource } from './helpers/kustomize.js';
 
 const read = (path: string) => readFileSync(path, 'utf8');
 // biome-ignore lint/suspicious/noExplicitAny: YAML documents are checked field by field below
 const yaml = (path: string): any => parse(read(path));
+// biome-ignore lint/suspicious/noExplicitAny: as above
+const secretExample = (): any => parse(read('deploy/kubernetes/secret.example.yaml'));
+/** Whether `kubectl kustomize` can check the renderer the tests use. */
+const kubectl = (() => {
+  try {
+    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
 
 describe('Dockerfile', () => {
   const lines = read('Dockerfile')
@@ -68,45 +83,159 @@ describe('compose.yaml', () => {
 });
 
 describe('deploy/kubernetes', () => {
-  const deployment = yaml('deploy/kubernetes/deployment.yaml');
+  /** Each mode as `kubectl apply -k` applies it. */
+  const modes = {
+    socket: kustomize('deploy/kubernetes/base'),
+    http: kustomize('deploy/kubernetes/http'),
+  };
+  const only = (resources: Resource[], kind: string): Resource => {
+    const found = resources.filter((r) => r.kind === kind);
+    expect(found.map((r) => r.metadata.name)).toEqual(['cdn-chatops']);
+    return found[0] as Resource;
+  };
+  const deployment = only(modes.socket, 'Deployment');
   const pod = deployment.spec.template.spec;
   const [container] = pod.containers;
+  const envOf = (c: { env: { name: string; value: string }[] }) =>
+    Object.fromEntries(c.env.map((e) => [e.name, e.value]));
+
+  it.skipIf(!kubectl)('renders as kubectl kustomize renders it', () => {
+    for (const folder of ['base', 'http', 'monitoring']) {
+      const path = `deploy/kubernetes/${folder}`;
+      const output = execFileSync('kubectl', ['kustomize', path], { encoding: 'utf8' });
+      const byId = (resources: Resource[]) =>
+        Object.fromEntries(resources.map((r) => [`${r.kind}/${r.metadata.name}`, r]));
+      const rendered = parseAllDocuments(output).map((d) => d.toJS() as Resource);
+      expect(byId(kustomize(path)), path).toEqual(byId(rendered));
+    }
+  });
 
   it('probes /livez and /readyz, and gives a stop more time than SHUTDOWN_TIMEOUT_MS', () => {
     expect(container.livenessProbe.httpGet.path).toBe('/livez');
     expect(container.readinessProbe.httpGet.path).toBe('/readyz');
-    const env = Object.fromEntries(
-      container.env.map((e: { name: string; value: string }) => [e.name, e.value]),
-    );
-    const shutdownMs = Number(env.SHUTDOWN_TIMEOUT_MS);
+    const shutdownMs = Number(envOf(container).SHUTDOWN_TIMEOUT_MS);
     expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThanOrEqual(shutdownMs + 5_000);
     expect(container.envFrom).toEqual([{ secretRef: { name: 'cdn-chatops' } }]);
     expect(pod.securityContext.runAsNonRoot).toBe(true);
   });
 
   it('keeps one replica through voluntary disruptions', () => {
-    const pdb = yaml('deploy/kubernetes/pdb.yaml');
-    expect(pdb.kind).toBe('PodDisruptionBudget');
+    const pdb = only(modes.socket, 'PodDisruptionBudget');
     expect(pdb.spec.selector.matchLabels).toEqual(deployment.spec.selector.matchLabels);
     expect(pdb.spec.minAvailable).toBeLessThan(deployment.spec.replicas);
   });
 
-  it('has an HTTP variant whose patch turns BOT_MODE to http, behind a Service and an Ingress', () => {
-    const overlay = yaml('deploy/kubernetes/http/kustomization.yaml');
-    expect(overlay.resources).toEqual(['../', 'service.yaml', 'ingress.yaml']);
-    const [patch] = parse(overlay.patches[0].patch);
-    expect(patch.path).toBe('/spec/template/spec/containers/0/env/0');
-    expect(container.env[0].name).toBe('BOT_MODE');
-    expect(patch.value).toEqual({ name: 'BOT_MODE', value: 'http' });
-    expect(yaml('deploy/kubernetes/http/service.yaml').kind).toBe('Service');
-    const ingress = yaml('deploy/kubernetes/http/ingress.yaml');
-    expect(ingress.spec.rules[0].http.paths[0].path).toBe('/slack/');
+  it('has an HTTP variant that runs BOT_MODE=http, listening 5 s into a stop', () => {
+    const http = only(modes.http, 'Deployment');
+    const [bot] = http.spec.template.spec.containers;
+    expect(envOf(container).BOT_MODE).toBe('socket');
+    expect(envOf(bot).BOT_MODE).toBe('http');
+    expect(bot.lifecycle.preStop.exec.command).toEqual(['sleep', '5']);
+    expect(http.spec.template.spec.terminationGracePeriodSeconds).toBe(35);
+    // Nothing else differs from Socket Mode's Deployment.
+    const { env: _e, lifecycle: _l, ...rest } = bot;
+    const { env: _f, ...socketRest } = container;
+    expect(rest).toEqual(socketRest);
+  });
+
+  describe.each(Object.keys(modes) as (keyof typeof modes)[])('in %s mode', (mode) => {
+    const resources = modes[mode];
+    const bot = only(resources, 'Deployment');
+    const [botContainer] = bot.spec.template.spec.containers;
+    const service = only(resources, 'Service');
+    const ingress = only(resources, 'Ingress');
+    /** The container port a Service port (by name) sends to. */
+    const containerPort = (servicePort: string): number => {
+      const port = service.spec.ports.find((p: { name: string }) => p.name === servicePort);
+      expect(port, servicePort).toBeDefined();
+      const target = botContainer.ports.find((p: { name: string }) => p.name === port.targetPort);
+      expect(target, port.targetPort).toBeDefined();
+      return target.containerPort;
+    };
+    /** The container port the Ingress sends `path` to. */
+    const routed = (path: string): number | undefined => {
+      const rule = ingress.spec.rules[0].http.paths.find((p: { path: string }) => p.path === path);
+      if (!rule) return undefined;
+      expect(rule.pathType).toBe('Prefix');
+      expect(rule.backend.service.name).toBe(service.metadata.name);
+      return containerPort(rule.backend.service.port.name);
+    };
+
+    it('routes /api/v1 (the HTTP API, served on PORT in both modes) to the bot', () => {
+      expect(envOf(botContainer).BOT_MODE).toBe(mode);
+      expect(service.spec.selector).toEqual(bot.spec.template.metadata.labels);
+      expect(routed('/api/v1')).toBe(Number(envOf(botContainer).PORT));
+      // Slack's paths only where Slack sends requests.
+      expect(routed('/slack/')).toBe(
+        mode === 'http' ? Number(envOf(botContainer).PORT) : undefined,
+      );
+      expect(ingress.spec.tls[0].hosts).toContain(ingress.spec.rules[0].host);
+      // /metrics is not public.
+      const paths = ingress.spec.rules[0].http.paths.map((p: { path: string }) => p.path);
+      expect(paths.sort()).toEqual(mode === 'http' ? ['/api/v1', '/slack/'] : ['/api/v1']);
+    });
+
+    it('lets in only the ingress controller to PORT and monitoring to METRICS_PORT', () => {
+      const policy = only(resources, 'NetworkPolicy');
+      expect(policy.spec.podSelector.matchLabels).toEqual(bot.spec.template.metadata.labels);
+      expect(policy.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+      const env = envOf(botContainer);
+      const allowed = policy.spec.ingress.map(
+        (rule: {
+          from: { namespaceSelector: { matchLabels: object } }[];
+          ports: { port: string }[];
+        }) => ({
+          from: rule.from.map((f) => f.namespaceSelector.matchLabels),
+          ports: rule.ports.map(
+            (p) =>
+              botContainer.ports.find((c: { name: string }) => c.name === p.port)?.containerPort,
+          ),
+        }),
+      );
+      expect(ingress.spec.ingressClassName).toBe('nginx');
+      expect(allowed).toEqual([
+        { from: [{ 'kubernetes.io/metadata.name': 'ingress-nginx' }], ports: [Number(env.PORT)] },
+        {
+          from: [{ 'kubernetes.io/metadata.name': 'monitoring' }],
+          ports: [Number(env.METRICS_PORT)],
+        },
+      ]);
+      const egress = policy.spec.egress.flatMap((rule: { ports: object[] }) => rule.ports);
+      for (const port of [
+        { protocol: 'UDP', port: 53 },
+        { protocol: 'TCP', port: 53 },
+        { protocol: 'TCP', port: 443 },
+        { protocol: 'TCP', port: 5432 },
+      ]) {
+        expect(egress).toContainEqual(port);
+      }
+      // DNS goes to the cluster's resolver only.
+      expect(policy.spec.egress[0].to[0].podSelector.matchLabels).toEqual({
+        'k8s-app': 'kube-dns',
+      });
+    });
+
+    it('is scraped by the ServiceMonitor on METRICS_PORT, with METRICS_TOKEN from the Secret', () => {
+      const monitoring = kustomize('deploy/kubernetes/monitoring');
+      const monitor = only(monitoring, 'ServiceMonitor');
+      expect(monitor.apiVersion).toBe('monitoring.coreos.com/v1');
+      expect(only(monitoring, 'PrometheusRule').apiVersion).toBe('monitoring.coreos.com/v1');
+      for (const [label, value] of Object.entries(monitor.spec.selector.matchLabels)) {
+        expect(service.metadata.labels?.[label]).toBe(value);
+      }
+      const [endpoint] = monitor.spec.endpoints;
+      expect(endpoint.path).toBe('/metrics');
+      expect(containerPort(endpoint.port)).toBe(Number(envOf(botContainer).METRICS_PORT));
+      expect(endpoint.authorization.credentials).toEqual({
+        name: botContainer.envFrom[0].secretRef.name,
+        key: 'METRICS_TOKEN',
+      });
+      expect(secretExample().stringData).toHaveProperty('METRICS_TOKEN');
+    });
   });
 
   it('names in its Secret example only variables the config knows, in a valid shape', () => {
-    const [secret] = parseAllDocuments(read('deploy/kubernetes/secret.example.yaml')).map((d) =>
-      d.toJS(),
-    );
+    const secret = secretExample();
     const names = Object.keys(secret.stringData);
     const envExample = read('.env.example');
     for (const name of names) expect(envExample).toContain(`${name}=`);
@@ -128,15 +257,32 @@ describe('the image', () => {
   it('is built as the docs say, under the tag deploy/ and compose run', () => {
     expect(builds.length).toBeGreaterThan(0);
     for (const build of builds) expect(build, build.path).toEqual({ path: build.path, tag: image });
-    const deployment = yaml('deploy/kubernetes/deployment.yaml');
+    const deployment = yaml('deploy/kubernetes/base/deployment.yaml');
     expect(deployment.spec.template.spec.containers.map((c: { image: string }) => c.image)).toEqual(
       [image],
     );
     expect(yaml('compose.yaml').services.bot.image).toBe(image);
   });
 
+  it('is built for linux/amd64 and linux/arm64 as docs/deploy.md says, under the same name', () => {
+    const multi = [
+      ...read('docs/deploy.md').matchAll(
+        /docker buildx build --platform (\S+) -t (\S+) --push \.$/gm,
+      ),
+    ];
+    expect(multi).toHaveLength(1);
+    const [, platforms = '', tag = ''] = multi[0] ?? [];
+    expect(platforms.split(',')).toEqual(['linux/amd64', 'linux/arm64']);
+    expect(tag.endsWith(`/${image}`)).toBe(true);
+    // No instruction of the Dockerfile names one architecture.
+    const instructions = read('Dockerfile')
+      .split('\n')
+      .filter((line) => !line.trimStart().startsWith('#'));
+    expect(instructions.join('\n')).not.toMatch(/amd64|arm64|x86_64|aarch64|--platform=/);
+  });
+
   it('is named nowhere in deploy/ by a placeholder', () => {
-    const files = ['deploy/kubernetes/deployment.yaml', 'compose.yaml'];
+    const files = ['deploy/kubernetes/base/deployment.yaml', 'compose.yaml'];
     for (const path of files) expect(read(path), path).not.toMatch(/your-org|<owner>|:latest\b/);
   });
 });
