@@ -15,11 +15,12 @@ import { type EdgeProbeOptions, EdgeProber } from './cdn/edge-probe.js';
 import { EgressPolicy, type Resolver } from './cdn/egress.js';
 import type { CdnTransport } from './cdn/transport.js';
 import { type ChartRenderer, TrafficChartRenderer } from './charts/traffic-chart.js';
-import { type Clock, repeat } from './clock.js';
+import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './deps.js';
-import { Health } from './health.js';
+import { Health, LIVENESS_WINDOW_MS } from './health.js';
 import { BackgroundWork } from './jobs/background.js';
+import { livenessWindows, recurringWork } from './jobs/recurring.js';
 import { RetentionSweep } from './jobs/retention.js';
 import { JobRunner } from './jobs/runner.js';
 import { registerListeners } from './listeners/index.js';
@@ -332,9 +333,10 @@ export function buildDeps(
     },
   });
   // Every piece of background work, in one list: the kinds of durable job (each claimed by one
-  // replica, resumed after a crash) and the periodic ticks. The composition root starts it once.
+  // replica, resumed after a crash) and the recurring work (src/jobs/recurring.ts). The
+  // composition root starts it once.
   const credentials = new CredentialService({ store, cdn, egress, access, zones });
-  const background = new BackgroundWork(runner, logger);
+  const background = new BackgroundWork(runner, logger, clock);
   background.job(PURGE_JOB, purges.job);
   background.job(PURGE_HOLD_JOB, purgeHolds.job);
   background.job(ACCOUNT_PICK_JOB, accountPicks.job);
@@ -346,33 +348,17 @@ export function buildDeps(
   background.job(WATCH_POST_JOB, watchEvaluation.postJob);
   background.job(VERIFY_JOB, verify.job);
   background.job(AUDIT_EXPORT_JOB, auditExport.job);
-  // Expires purge-everything requests nobody approved.
-  background.tick('approval expiry', (signal) => approvals.sweep(signal));
-  // Turns due daily reports into jobs.
-  background.tick('reports due', (signal) => reports.run(signal));
-  // Builds zone indexes due at start, then refreshes stale ones (a lease per workspace).
-  background.tick('zone index refresh', (signal) => zoneIndex.builder.maintain(signal));
-  // Turns each watched zone's due interval into an evaluation job.
-  background.tick('watch evaluation', (signal) => watchEvaluation.run(signal));
-  // Fails API purges a crash left unstarted (no job, or no approval posted).
   const api = apiPurges;
-  background.tick('api purge recovery', (signal) =>
-    repeat(clock, 60_000, signal, async () => {
-      await api
-        .recover()
-        .catch((error: unknown) => logger.warn({ err: error }, 'API purges not recovered'));
-    }),
-  );
-  // Removes audit export folders a crash left in this host's temporary folder (hourly).
-  background.tick('audit export leftovers', (signal) =>
-    repeat(clock, 60 * 60_000, signal, async () => {
-      await auditExport
-        .removeLeftovers()
-        .catch((error: unknown) => logger.warn({ err: error }, 'audit export leftovers kept'));
-    }),
-  );
-  // Deletes old rows in small batches (finished jobs, expired keys, old alerts and audit rows).
-  background.tick('retention', (signal) => retention.run(signal));
+  const recurring = recurringWork({
+    approvals,
+    reports,
+    watches: { tick: () => watchEvaluation.tick(), intervalMs: options.config.watch.intervalMs },
+    zoneIndex: zoneIndex.builder,
+    apiPurges: api,
+    auditExports: auditExport,
+    retention,
+  });
+  for (const entry of recurring) background.every(entry);
   return {
     access,
     activity,
@@ -553,7 +539,7 @@ export function buildApp(options: BuildAppOptions): {
   });
   apiDeps = deps;
   // /livez's event-loop windows close on the clock, never because someone read them.
-  deps.background.tick('liveness window', (signal) => health.windows(options.clock, signal));
+  deps.background.every(livenessWindows(LIVENESS_WINDOW_MS, () => health.closeWindow()));
   registerListeners(app, deps, people, (type) => app.unhandledEvent(type));
   app.error(async (error) => {
     // The error policy answers listeners' errors; what reaches here failed in middleware itself.

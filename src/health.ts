@@ -7,7 +7,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { CustomRoute } from '@slack/bolt';
-import type { Clock } from './clock.js';
 import {
   databaseLoginRefusal,
   formatSeconds,
@@ -125,18 +124,6 @@ export class Health {
   closeWindow(): void {
     this.#lastWindow = figures(this.#delay);
     this.#delay.reset();
-  }
-
-  /** Closes a window every LIVENESS_WINDOW_MS on `clock` until the signal aborts (a background tick). */
-  async windows(clock: Clock, signal: AbortSignal): Promise<void> {
-    while (!signal.aborted) {
-      try {
-        await clock.sleep(LIVENESS_WINDOW_MS, signal);
-      } catch {
-        return;
-      }
-      this.closeWindow();
-    }
   }
 
   routes(): CustomRoute[] {

@@ -2,7 +2,11 @@ import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { Health, LIVENESS_WINDOW_MS } from '../src/health.js';
+import { BackgroundWork } from '../src/jobs/background.js';
+import { livenessWindows } from '../src/jobs/recurring.js';
+import type { JobRunner } from '../src/jobs/runner.js';
 import { ManualClock } from './helpers/clock.js';
+import { captureLogs } from './helpers/logs.js';
 import { freePort } from './helpers/net.js';
 import { BACKENDS, POSTGRES_URL } from './helpers/store.js';
 
@@ -73,8 +77,10 @@ describe('Health', () => {
   it('keeps a stall on /livez for every reader until its window of time closes (issue 32, item 7)', async () => {
     const health = new Health(async () => undefined, { store: 'sqlite' });
     const clock = new ManualClock();
-    const stop = new AbortController();
-    let windows: Promise<void> | undefined;
+    // The app's recurring entry, each process's own: no job, the runner is not used.
+    const runner = { start: () => undefined, stop: async () => undefined } as unknown as JobRunner;
+    const background = new BackgroundWork(runner, captureLogs().logger, clock);
+    background.every(livenessWindows(LIVENESS_WINDOW_MS, () => health.closeWindow()));
     try {
       // The sampler's first tick (every 20 ms) has to have run for it to measure a late one.
       await new Promise((resolve) => setTimeout(resolve, 60));
@@ -91,7 +97,7 @@ describe('Health', () => {
         expect(health.liveness().eventLoopDelayMs.max).toBeGreaterThanOrEqual(150);
       }
       expect(health.liveness().eventLoopDelayMs.last).toBeUndefined();
-      windows = health.windows(clock, stop.signal);
+      background.start();
       // The window closes on the clock: the stall is now the last window's, the new one is calm.
       await clock.sleepers(1);
       clock.advance(LIVENESS_WINDOW_MS);
@@ -101,8 +107,7 @@ describe('Health', () => {
       expect(live.max).toBeLessThan(150);
       expect(live.windowSeconds).toBe(LIVENESS_WINDOW_MS / 1000);
     } finally {
-      stop.abort();
-      await windows;
+      await background.stop(1_000);
     }
   });
 

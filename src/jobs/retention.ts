@@ -2,8 +2,7 @@
 // audit rows, and all the data of workspaces the app was uninstalled from once their grace period
 // is over, in batches, so no table grows forever and no statement holds a long lock.
 // Deletes by age are idempotent: replicas sweeping at once only share the work.
-import { type Clock, repeat } from '../clock.js';
-import { logLevelOf } from '../errors.js';
+import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
 import { WORKSPACE_TABLES } from '../store/uninstalled-workspaces.js';
@@ -35,8 +34,6 @@ export interface RetentionOptions {
   uninstalledMs: number;
   /** Rows one statement deletes at most. Default 1,000. */
   batch?: number;
-  /** Time between sweeps. Default 10 minutes. */
-  everyMs?: number;
 }
 
 /** Rows deleted by one sweep, by what they were. */
@@ -56,16 +53,6 @@ export class RetentionSweep {
 
   constructor(options: RetentionOptions) {
     this.#o = options;
-  }
-
-  /** Sweeps now and then every `everyMs` until the signal aborts (a sweep under way ends first). */
-  run(signal: AbortSignal): Promise<void> {
-    const { clock, logger } = this.#o;
-    return repeat(clock, this.#o.everyMs ?? 10 * 60_000, signal, () =>
-      this.sweep(signal).catch((error: unknown) =>
-        logger[logLevelOf(error)]({ err: error }, 'retention sweep failed; tried again later'),
-      ),
-    );
   }
 
   /** One sweep: each table in batches until nothing old is left (or the signal aborts). */

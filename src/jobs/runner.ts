@@ -192,6 +192,39 @@ export class JobRunner {
   }
 
   /**
+   * Runs `work` now, in this process, as the recurring job stored under `input.key` (an entry of
+   * BackgroundWork's list), if it is due and no other process holds it: claimed with a lease that
+   * the heartbeat keeps while it runs, then put back in the queue to run again at `next()`. `ran`
+   * false, with the job as it stands, otherwise (held elsewhere: running, or not due yet). Its kind
+   * has no handler: the loop never takes it. `work` handles its own failures; one that throws
+   * still puts the job back, at `next()`. The caller's stop waits for it, not `stop`.
+   */
+  async runRecurring(
+    input: NewJob & { key: string },
+    work: () => Promise<unknown>,
+    next: () => number,
+  ): Promise<{ ran: boolean; job: Job }> {
+    const { jobs, logger } = this.#options;
+    const { held, job } = await jobs.hold(input, this.owner, this.leaseMs);
+    if (!held) return { ran: false, job };
+    const lost = new AbortController();
+    const heartbeat = new AbortController();
+    void this.#heartbeat(job, lost, heartbeat.signal);
+    try {
+      await work().catch((error: unknown) =>
+        logger[logLevelOf(error)]({ err: error, job: job.key }, 'recurring job failed'),
+      );
+    } finally {
+      heartbeat.abort();
+    }
+    // Not a failed attempt: a recurring job runs for as long as the app does.
+    const released = await jobs.release(job.id, this.owner, next(), { paused: true });
+    if (!released)
+      logger.warn({ job: job.key }, 'recurring job lease lost; another process holds it now');
+    return { ran: true, job };
+  }
+
+  /**
    * Makes the loop look at the queue now instead of at the next poll, for jobs of `kind` (or, with
    * none, of every kind) stored without `enqueue` (a batch, in a transaction).
    */

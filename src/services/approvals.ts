@@ -4,8 +4,8 @@
 import { CdnError } from '../cdn/errors.js';
 import { outcomeUnknown } from '../cdn/outcome.js';
 import type { Zone } from '../cdn/schemas.js';
-import { type Clock, repeat } from '../clock.js';
-import { AppError, logLevelOf } from '../errors.js';
+import type { Clock } from '../clock.js';
+import { AppError } from '../errors.js';
 import { type JobContext, type JobKind, type JobRunner, retryDelay } from '../jobs/runner.js';
 import type { Logger } from '../logger.js';
 import type { ApiRequester, Approval } from '../store/approvals.js';
@@ -435,25 +435,9 @@ export class ApprovalService {
   }
 
   /**
-   * Every `intervalMs` until the signal aborts (and once at start): expires requests whose time is
-   * up, and stores the job of any approved purge that has none (a process that died between the
-   * approval and storing its job). Keyed by the approval, so a job that exists is left alone.
-   */
-  async sweep(signal: AbortSignal, intervalMs = 30_000): Promise<void> {
-    const { clock, logger } = this.options;
-    await repeat(clock, intervalMs, signal, async () => {
-      await this.expireDue().catch((error: unknown) =>
-        logger[logLevelOf(error)]({ err: error }, 'approval sweep failed'),
-      );
-      await this.recover().catch((error: unknown) =>
-        logger[logLevelOf(error)]({ err: error }, 'approved purges not recovered'),
-      );
-    });
-  }
-
-  /**
-   * Stores a job for each approved purge without an outcome. One being stored right now by the
-   * replica that approved it is no race: the job is keyed by the approval, so there is one.
+   * Stores a job for each approved purge without an outcome (a process that died between the
+   * approval and storing its job). One being stored right now by the replica that approved it is
+   * no race: the job is keyed by the approval, so there is one.
    */
   async recover(): Promise<number> {
     const stranded = await this.options.store.approvals.approvedWithoutOutcome(

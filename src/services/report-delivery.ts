@@ -5,8 +5,8 @@
 // intent asks Slack whether the post already landed before publishing, so an occurrence is posted
 // once. Every post and every final failure is audited once (keyed).
 import { CdnError, isTransientCdnError } from '../cdn/errors.js';
-import { type Clock, repeat } from '../clock.js';
-import { AppError, isStorageUnavailable, logLevelOf } from '../errors.js';
+import type { Clock } from '../clock.js';
+import { AppError, isStorageUnavailable } from '../errors.js';
 import {
   type JobContext,
   type JobKind,
@@ -154,15 +154,6 @@ export class ReportDelivery {
       if (result.queued > 0) runner.lookNow();
       if (taken.length < batch) return result;
     }
-  }
-
-  /** Ticks every `intervalMs` until the signal aborts. */
-  async run(signal: AbortSignal, intervalMs = 30_000): Promise<void> {
-    await repeat(this.#o.clock, intervalMs, signal, () =>
-      this.tick().catch((error: unknown) =>
-        this.#o.logger[logLevelOf(error)]({ err: error }, 'report tick failed'),
-      ),
-    );
   }
 
   /**

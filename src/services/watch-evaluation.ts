@@ -10,9 +10,8 @@
 import { createHash } from 'node:crypto';
 import type { CdnClient } from '../cdn/client.js';
 import { CdnError, isCdnError, isTransientCdnError } from '../cdn/errors.js';
-import { repeat } from '../clock.js';
 import type { WatchSettings } from '../config.js';
-import { AppError, isStorageUnavailable, logLevelOf } from '../errors.js';
+import { AppError, isStorageUnavailable } from '../errors.js';
 import {
   type JobContext,
   type JobKind,
@@ -161,16 +160,6 @@ export class WatchEvaluation {
       if (taken.length < batch) break;
     }
     return queued;
-  }
-
-  /** Ticks until the signal aborts, several times an interval. */
-  async run(signal: AbortSignal): Promise<void> {
-    const every = Math.min(5_000, Math.max(1_000, this.#o.settings.intervalMs / 6));
-    await repeat(this.#o.clock, every, signal, () =>
-      this.tick().catch((error: unknown) =>
-        this.#o.logger[logLevelOf(error)]({ err: error }, 'watch tick failed'),
-      ),
-    );
   }
 
   async #evaluate(context: JobContext<EvalPayload, EvalCheckpoint>): Promise<JobOutcome> {

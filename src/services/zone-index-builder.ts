@@ -21,9 +21,9 @@ export const DEFAULT_ZONE_INDEX_REFRESH_MS = 300_000;
 export const DEFAULT_ZONE_INDEX_CONCURRENCY = 4;
 /** Pages past the index's end a probe reads before it gives up and lists everything instead. */
 const PROBE_PAGES = 3;
-/** Workspaces the maintenance loop refreshes at once, and looks at per round. */
-const MAINTAIN_PARALLEL = 2;
-const MAINTAIN_BATCH = 50;
+/** Indexes a round of the recurring refresh refreshes at once, and looks at per round. */
+const REFRESH_PARALLEL = 2;
+const REFRESH_BATCH = 50;
 
 export interface ZoneIndexOptions {
   store: Store;
@@ -84,7 +84,7 @@ export class ZoneIndexBuilder {
   readonly #scheduled = new Set<Promise<void>>();
   /** The probe under way, one per workspace: misses at the same time share it. */
   readonly #probes = new Map<string, Promise<void>>();
-  /** Aborted when the maintenance loop stops: background listings stop with it. */
+  /** Aborted when the process stops (the recurring refresh's signal): background listings stop with it. */
   #stopping: AbortSignal | undefined;
 
   constructor(options: ZoneIndexOptions) {
@@ -171,45 +171,33 @@ export class ZoneIndexBuilder {
   }
 
   /**
-   * Until `signal` aborts: every round (each minute at most), refreshes the indexes that are due:
-   * never built (the workspaces known at the migration), or older than the refresh interval. The
-   * first round runs at once, at start. A lease keeps two replicas from refreshing one index.
+   * One round of the recurring refresh (src/jobs/recurring.ts): refreshes the indexes that are
+   * due: never built (the workspaces known at the migration), or older than the refresh interval.
+   * `signal` aborts when the process stops: background listings stop with it.
    */
-  async maintain(signal: AbortSignal): Promise<void> {
+  async refreshDue(signal: AbortSignal): Promise<void> {
     this.#stopping = signal;
-    const round = Math.min(this.refreshMs, 60_000);
-    while (!signal.aborted) {
-      try {
-        const now = this.#clock.now();
-        const due = [
-          ...(await this.#store.zoneIndex.due(
-            now - this.refreshMs,
-            now - this.retryMs,
-            MAINTAIN_BATCH,
-          )),
-          ...(
-            await this.#store.zoneIndex.dueAccounts(
-              now - this.refreshMs,
-              now - this.retryMs,
-              MAINTAIN_BATCH,
-            )
-          ).map(({ workspaceId, accountId }) => indexScope(workspaceId, accountId)),
-        ];
-        const limit = pLimit(MAINTAIN_PARALLEL);
-        await Promise.all(
-          due.map((scope) =>
-            limit(async () => {
-              if (signal.aborted || this.#running.has(scope)) return;
-              const view = await this.#repo(scope).view(workspaceOf(scope));
-              if (view) await this.#run(scope, view.generation, 'background');
-            }).catch((error: unknown) => this.#failed(scope, error, 'background')),
-          ),
-        );
-      } catch (error) {
-        this.#logger[logLevelOf(error)]({ err: error }, 'zone index maintenance round failed');
-      }
-      await this.#clock.sleep(round, signal).catch(() => undefined);
-    }
+    const now = this.#clock.now();
+    const due = [
+      ...(await this.#store.zoneIndex.due(now - this.refreshMs, now - this.retryMs, REFRESH_BATCH)),
+      ...(
+        await this.#store.zoneIndex.dueAccounts(
+          now - this.refreshMs,
+          now - this.retryMs,
+          REFRESH_BATCH,
+        )
+      ).map(({ workspaceId, accountId }) => indexScope(workspaceId, accountId)),
+    ];
+    const limit = pLimit(REFRESH_PARALLEL);
+    await Promise.all(
+      due.map((scope) =>
+        limit(async () => {
+          if (signal.aborted || this.#running.has(scope)) return;
+          const view = await this.#repo(scope).view(workspaceOf(scope));
+          if (view) await this.#run(scope, view.generation, 'background');
+        }).catch((error: unknown) => this.#failed(scope, error, 'background')),
+      ),
+    );
   }
 
   /**

@@ -32,13 +32,23 @@ describe('background work has one owner', () => {
   });
 
   it('nothing else starts the runner or a tick of its own', () => {
-    // The runner is started by BackgroundWork, and ticks are handed to it in buildDeps.
+    // The runner is started by BackgroundWork, and recurring work is declared in src/jobs.
     expect(occurrences(src, /\brunner\.start\(\)|this\.#runner\.start\(\)/)).toEqual({
       'src/jobs/background.ts': 1,
     });
-    const ticks =
-      /(?<!this)\.(sweep|maintain)\(\w*[sS]ignal\)|(watchEvaluation|reports|retention)\.run\(\w*[sS]ignal\)/;
-    expect(occurrences(src, ticks)).toEqual({ 'src/app.ts': 5 });
+    expect(occurrences(src, /\brecurringWork\(/)).toEqual({
+      'src/jobs/recurring.ts': 1,
+      'src/app.ts': 1,
+    });
+  });
+
+  it('has its loops and timers in src/jobs alone (and the clock they sleep on)', () => {
+    // Services expose one round of their work; src/jobs/recurring.ts says how often it runs.
+    const outside = src.filter(
+      ({ path }) =>
+        !path.startsWith('src/jobs/') && path !== 'src/clock.ts' && !path.startsWith('src/dev/'),
+    );
+    expect(occurrences(outside, /(?<![.\w])repeat\(|\bsetInterval\(/)).toEqual({});
   });
 });
 

@@ -22,6 +22,7 @@ import {
   startSandboxEdge,
 } from '../../src/dev/sandbox/edge.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/dev/sandbox/server.js';
+import { BackgroundWork } from '../../src/jobs/background.js';
 import { openStore, type Store, type StoreOptions } from '../../src/store/index.js';
 import { decodeEntities } from '../../src/text.js';
 import { afterEachTest } from '../helpers/after-each-test.js';
@@ -146,7 +147,7 @@ export async function startHarness(
     edge?: SandboxEdgeOptions;
     slack?: FakeSlackOptions;
     env?: Record<string, string>;
-    /** Run the approval-expiry sweeper (its sleep is one more sleeper on the manual clock). */
+    /** Run the recurring approval expiry (its sleep is one more sleeper on the manual clock). */
     sweep?: boolean;
     /** DNS for base-URL overrides, both when checked and at connect time. */
     resolve?: Resolver;
@@ -213,12 +214,15 @@ export async function startHarness(
     });
     await app.init();
     const server = (await app.start(port ?? 0)) as import('node:http').Server | undefined;
-    const sweeper = new AbortController();
-    if (options.sweep) void deps.approvals.sweep(sweeper.signal);
+    // The app's recurring approval expiry alone, run as the app runs it (BackgroundWork).
+    const sweeper = options.sweep ? new BackgroundWork(deps.runner, logs.logger, clock) : undefined;
+    for (const entry of deps.background.entries)
+      if (entry.name === 'approval expiry') sweeper?.every(entry);
+    sweeper?.start();
     deps.runner.start();
     const url = `http://127.0.0.1:${port ?? (server?.address() as AddressInfo | undefined)?.port}`;
     const stop = async () => {
-      sweeper.abort();
+      await sweeper?.stop(1_000);
       await app.stop();
       await deps.runner.stop();
     };

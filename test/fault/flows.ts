@@ -1,9 +1,11 @@
 // Purge-everything flows and checks the fault tests share: a request, an approval, the moment
 // a purge reaches, and what the world saw of it (Slack, the CDN's request log, the store).
+
 import { expect } from 'vitest';
 import { APPROVAL_IDS, PURGE_IDS } from '../../src/blocks/ids.js';
 import type { ApiCall, Message } from '../../src/dev/fake-slack/server.js';
 import type { Fault, RecordedRequest } from '../../src/dev/sandbox/server.js';
+import { RECURRING_JOB } from '../../src/jobs/background.js';
 import { decodeEntities } from '../../src/text.js';
 import { ADMIN, type Bot, CHANNEL, MEMBER, type SignedResult, type World } from './bot-process.js';
 
@@ -146,9 +148,11 @@ export async function approvedThen(
 /** A job taken over from a dead process is claimed again once its lease has run out. */
 export const resumed = (bot: Bot) => bot.waitForLog('job resumed');
 
-/** The stored jobs (there is one per approval). */
+/** The stored jobs of the work (there is one per approval), not the recurring entries'. */
 export const jobsOf = (world: World) =>
-  world.inspect((store) => store.db.selectFrom('jobs').selectAll().execute());
+  world.inspect((store) =>
+    store.db.selectFrom('jobs').selectAll().where('kind', '<>', RECURRING_JOB).execute(),
+  );
 
 /**
  * What the world saw of the purge, read once every bot has stopped (the world is gone once the

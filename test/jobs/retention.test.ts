@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { BackgroundWork } from '../../src/jobs/background.js';
 import { type RetentionOptions, RetentionSweep } from '../../src/jobs/retention.js';
-import type { JobRunner } from '../../src/jobs/runner.js';
+import { JobRunner } from '../../src/jobs/runner.js';
 import type { Store } from '../../src/store/index.js';
 import type { JobState } from '../../src/store/schema.js';
 import { ManualClock } from '../helpers/clock.js';
@@ -191,14 +191,15 @@ describe('the background work', () => {
     };
     const retention = sweepOf({ ...store, jobs } as Store, clock, { jobsSoonerMs: {} });
     let runnerStopped = false;
-    const runner = {
-      start: () => undefined,
-      stop: async () => {
-        runnerStopped = true;
-      },
-    } as unknown as JobRunner;
-    const background = new BackgroundWork(runner, captureLogs().logger);
-    background.tick('retention', (signal) => retention.run(signal));
+    const logger = captureLogs().logger;
+    const runner = new JobRunner({ jobs: store.jobs, clock, logger });
+    const stopRunner = runner.stop.bind(runner);
+    runner.stop = async (deadlineMs) => {
+      await stopRunner(deadlineMs);
+      runnerStopped = true;
+    };
+    const background = new BackgroundWork(runner, logger, clock);
+    background.every({ name: 'retention', every: DAY, run: (signal) => retention.sweep(signal) });
 
     background.start();
     await deleting.promise;
