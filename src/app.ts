@@ -38,7 +38,7 @@ import { ApiPurgeService } from './services/api-purges.js';
 import { ApiTokenService } from './services/api-tokens.js';
 import { APPROVAL_MESSAGE_JOB, PURGE_EVERYTHING_JOB } from './services/approvals.js';
 import { AUDIT_EXPORT_JOB, AuditExportService } from './services/audit-export.js';
-import { ChangeRateLimit as FloodControl } from './services/change-rate-limit.js';
+import { ChangeRateLimit } from './services/change-rate-limit.js';
 import { cdnServices, purgeServices } from './services/compose.js';
 import { CredentialService } from './services/credentials.js';
 import { DailyReportService } from './services/daily-report.js';
@@ -77,9 +77,9 @@ import { SlackWatchPoster } from './slack/watch-poster.js';
 import { webApiOptions } from './slack/web-api-options.js';
 import { appAuthorize, WorkspaceClients } from './slack/workspace-clients.js';
 import type { Store } from './store/index.js';
-import { CallPace as Pacer } from './throttles/call-pace.js';
-import { EventLoopBusy as LoopBusy } from './throttles/event-loop-busy.js';
-import { EventLoopPace as LoopPace, PACE_WINDOW_MS } from './throttles/event-loop-pace.js';
+import { CallPace } from './throttles/call-pace.js';
+import { EventLoopBusy } from './throttles/event-loop-busy.js';
+import { EventLoopPace, PACE_WINDOW_MS } from './throttles/event-loop-pace.js';
 
 /** Bot scopes: the least the features need (see manifest.yml). */
 export const BOT_SCOPES = [
@@ -161,7 +161,7 @@ export function buildDeps(
     readsPerMinute: options.config.cdnReadsPerMinute,
   });
   const { cdn, access, zoneIndex, reads, zones, channels, scopes } = services;
-  const flood = new FloodControl(store, clock, options.config.changesPerMinute);
+  const flood = new ChangeRateLimit(store, clock, options.config.changesPerMinute);
   const renderer = options.chartRenderer ?? new TrafficChartRenderer();
   const clients = new WorkspaceClients(backgroundSlack.client ?? client, {
     ...(backgroundSlack.authorize ? { authorize: backgroundSlack.authorize } : {}),
@@ -174,7 +174,7 @@ export function buildDeps(
   // Messages of work that outlives its request (purges, follow-ups).
   const messages = durableMessages(clients, clock, logger);
   // Background posts keep to Slack's rate limits across every replica (slots in the store).
-  const pacer = new Pacer(store.rateSlots, clock);
+  const pacer = new CallPace(store.rateSlots, clock);
   // Background work (claims, purge batches) takes the event loop only while Slack's requests would
   // find it free enough (BACKGROUND_LOOP_PERCENT); 100 never waits.
   const { loopShare } = options.config.jobs;
@@ -184,7 +184,7 @@ export function buildDeps(
     logger,
     leaseMs: options.config.jobs.leaseMs,
     ...(loopShare < 1
-      ? { pace: new LoopPace(new LoopBusy(loopShare, undefined, PACE_WINDOW_MS).busy) }
+      ? { pace: new EventLoopPace(new EventLoopBusy(loopShare, undefined, PACE_WINDOW_MS).busy) }
       : {}),
   });
   // A purge asked for over the HTTP API reports to its API record (apiPurges, made below).
@@ -480,7 +480,7 @@ export function buildApp(options: BuildAppOptions): {
       bodyTimeouts: config.api.body,
       // While Slack's acks would wait for the loop, the API works on one request at a time.
       // "Busy": past background work's share of the loop (BACKGROUND_LOOP_PERCENT).
-      busy: new LoopBusy(config.jobs.loopShare).busy,
+      busy: new EventLoopBusy(config.jobs.loopShare).busy,
     }),
     ...(metrics && config.metrics.port === undefined
       ? [metricsRoute(metrics, defined('token', config.metrics.token), logger)]

@@ -16,7 +16,7 @@ export type { Approval };
 import type { Store } from '../store/index.js';
 import type { AccessService, Caller } from './access.js';
 import type { CdnAccess } from './cdn-access.js';
-import type { ChangeRateLimit as FloodControl } from './change-rate-limit.js';
+import type { ChangeRateLimit } from './change-rate-limit.js';
 import type { ChannelService } from './channels.js';
 
 /** How the request message is kept current; implemented over the Slack Web API. */
@@ -57,7 +57,7 @@ export interface ApprovalServiceOptions {
   cdn: CdnAccess;
   access: AccessService;
   channels: ChannelService;
-  flood: FloodControl;
+  flood: ChangeRateLimit;
   notifier: ApprovalNotifier;
   clock: Clock;
   logger: Logger;
