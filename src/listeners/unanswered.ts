@@ -59,7 +59,11 @@ export class AnsweringApp extends App {
     };
     await super.processEvent({ ...event, ack });
     if (acked) return;
-    const type = this.#types.label((event.body as { type?: unknown }).type);
+    // Only what has the shape of a Slack delivery (a `type` as Slack spells one) is answered 200:
+    // a body that is no payload at all is left to Bolt's refusal.
+    const raw = (event.body as { type?: unknown } | undefined)?.type;
+    if (typeof raw !== 'string' || !SLACK_TYPE.test(raw)) return;
+    const type = this.#types.label(raw);
     this.#logger.warn({ type }, 'a delivery no listener answered; acknowledged');
     this.#metrics?.unanswered(type);
     await event.ack();
