@@ -48,6 +48,8 @@ const ATTEMPTS = 6;
 /** The pause after a 5xx or a lost connection, and after a 429 without Retry-After. */
 const PAUSE_S = 5;
 const REQUEST_TIMEOUT_S = 30;
+/** 503s that say how the bot is set up (no CDN key yet, calls forbidden): asking again won't help. */
+const LASTING = new Set(['no-cdn-key', 'not-ready']);
 
 class Usage extends Error {}
 
@@ -230,8 +232,9 @@ function retryAfter(/** @type {string | null} */ header) {
 }
 
 /**
- * One request, tried again after a 429 (its Retry-After), a 5xx or a lost connection (5 s), at
- * most 6 times and never past the deadline. Resolves with the last answer, `undefined` when the
+ * One request, tried again after a 429 (its Retry-After), a 5xx (its Retry-After, else 5 s;
+ * not one that says how the bot is set up) or a lost connection (5 s), at most 6 times and never
+ * past the deadline. Resolves with the last answer, `undefined` when the
  * bot never answered, or 'timeout'.
  * @param {Options} o
  * @param {string} url
@@ -254,7 +257,10 @@ async function call(o, url, init, deadline, timeoutS) {
           authorization: `Bearer ${o.token}`,
           accept: 'application/json',
         },
-        signal: AbortSignal.timeout(timeoutS * 1000),
+        // Never much past the deadline, whatever the request.
+        signal: AbortSignal.timeout(
+          Math.max(1_000, Math.min(timeoutS * 1000, deadline - Date.now() + 5_000)),
+        ),
       });
       const text = await response.text();
       let json;
@@ -264,7 +270,8 @@ async function call(o, url, init, deadline, timeoutS) {
         json = undefined;
       }
       last = { code: response.status, json };
-      if (response.status !== 429 && response.status < 500) return last;
+      const lasting = LASTING.has(problemName(last));
+      if ((response.status !== 429 && response.status < 500) || lasting) return last;
       pause = retryAfter(response.headers.get('retry-after')) ?? PAUSE_S;
       if (attempt >= ATTEMPTS) return last;
       const name = problemName(last);

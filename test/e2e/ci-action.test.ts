@@ -158,6 +158,16 @@ async function approvalRequest(h: Harness): Promise<Message> {
   return message;
 }
 
+/** `waiting`, unless the CLI ends first: then its output says why. */
+function meanwhile<T>(running: Promise<Ran>, waiting: Promise<T>): Promise<T> {
+  const ended = running.then((run): never => {
+    throw new Error(`the CLI ended first (exit ${run.code}):\n${run.stdout}${run.stderr}`);
+  });
+  // Once `waiting` won, the CLI's later end is no error.
+  ended.catch(() => undefined);
+  return Promise.race([waiting, ended]);
+}
+
 /** The lines of a run that are not the token's mask. */
 const shown = (run: Exited) =>
   run.stdout
@@ -205,7 +215,7 @@ describe('cli/cdn-purge.mjs', () => {
     const h = await startHarness({ login: true });
     const { secret } = await token(h, { everything: true });
     const running = cli(h, secret, ['--zone', 'example.com', '--everything', '--timeout', '5m']);
-    const request = await approvalRequest(h);
+    const request = await meanwhile(running, approvalRequest(h));
     const viewId = await openApprove(h, request, ADMIN);
     await h.submit(viewId, {}, { user: ADMIN });
     const run = await running;
@@ -222,7 +232,7 @@ describe('cli/cdn-purge.mjs', () => {
     const h = await startHarness({ login: true });
     const { secret } = await token(h, { everything: true });
     const running = cli(h, secret, ['--zone', 'example.com', '--everything']);
-    const request = await approvalRequest(h);
+    const request = await meanwhile(running, approvalRequest(h));
     const viewId = await modalOpenedBy(h, () =>
       h.click(request, APPROVAL_IDS.deny, { user: ADMIN }),
     );
@@ -248,7 +258,7 @@ describe('cli/cdn-purge.mjs', () => {
     const h = await startHarness({ login: true, env: { API_APPROVAL_EXPIRY_MINUTES: '5' } });
     const { secret } = await token(h, { everything: true });
     const running = cli(h, secret, ['--zone', 'example.com', '--everything']);
-    await approvalRequest(h);
+    await meanwhile(running, approvalRequest(h));
     h.clock.advance(5 * 60_000);
     const run = await running;
     expect(run.code).toBe(5);
@@ -332,6 +342,22 @@ describe('cli/cdn-purge.mjs', () => {
     expect(pauses.every((p) => p === '1')).toBe(true);
     expect(purged(h)).toEqual([['https://example.com/app.css']]);
     expect(await h.store.db.selectFrom('api_purges').selectAll().execute()).toHaveLength(1);
+  });
+
+  it('fails with exit 8 at once, saying why, when the bot cannot purge (no CDN key): no retries', async () => {
+    const h = await startHarness({ login: true });
+    const { secret } = await token(h);
+    const account = await h.store.accounts.defaultId(h.workspaceId);
+    if (!account) throw new Error('no default account');
+    await h.store.accounts.clearKey(h.workspaceId, account);
+    const run = await cli(h, secret, ['https://example.com/app.css']);
+    expect(run.code).toBe(8);
+    expect(run.stdout).toMatch(
+      /^::error title=CDN chat-ops bot unreachable::could not ask for the purge \(HTTP 503 no-cdn-key\): .+$/m,
+    );
+    // What the bot's setup says is not asked again.
+    expect(run.stdout).not.toContain('trying again');
+    expect(run.outputs).toMatchObject({ 'purge-id': '', result: 'unreachable' });
   });
 
   it('refuses to start without the bot, the token or what to purge: exit 2, and says which', async () => {
