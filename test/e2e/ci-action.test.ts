@@ -2,7 +2,7 @@
 // CDN sandbox over real HTTP (URLs purged, everything approved or denied in Slack, expiry, timeout,
 // refusals, a 429), and docs/ci.md's five-line workflow step run through action.yml as GitHub runs
 // a composite action.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -393,11 +393,13 @@ describe('cli/cdn-purge.mjs', () => {
   });
 });
 
-describe("docs/ci.md's five-line GitHub Actions step", () => {
-  it('is at most five lines, and purges its URLs and waits, through action.yml', async () => {
+describe('docs/ci.md, as written', () => {
+  it('its GitHub Actions step is at most five lines, and purges its URLs and waits, through action.yml', async () => {
     const block = (await docBlocks()).action;
     if (!block) throw new Error('no ci-doc=action block');
     expect(block.trimEnd().split('\n').length).toBeLessThanOrEqual(5);
+    // The README shows the same step.
+    expect(await readFile(join(ROOT, 'README.md'), 'utf8')).toContain(`\`\`\`yaml\n${block}\`\`\``);
     const steps = parse(block) as Array<{ uses: string; with?: Record<string, string> }>;
     expect(steps).toHaveLength(1);
     const [step] = steps;
@@ -423,5 +425,35 @@ describe("docs/ci.md's five-line GitHub Actions step", () => {
     const urls = (step.with?.urls ?? '').split(/\s+/).filter(Boolean);
     expect(urls.length).toBeGreaterThan(0);
     expect(purged(h)).toEqual([urls]);
+  });
+
+  it('its one command for any other CI purges its URLs and waits', async () => {
+    const block = (await docBlocks()).command;
+    if (!block) throw new Error('no ci-doc=command block');
+    // Its curl line fetches this repository's CLI at a tag; here, the file itself is there.
+    expect(block).toMatch(
+      /^curl .* https:\/\/raw\.githubusercontent\.com\/.+\/cli\/cdn-purge\.mjs$/m,
+    );
+    const script = block
+      .split('\n')
+      .filter((line) => !line.startsWith('curl ') && !line.startsWith('#'))
+      .join('\n');
+    const files = await stepFiles();
+    await copyFile(CLI, join(files.dir, 'cdn-purge.mjs'));
+    const h = await startHarness({ login: true });
+    const { secret } = await token(h);
+    const run = await runToEnd('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], {
+      env: { CDN_CHATOPS_URL: h.url, CDN_CHATOPS_TOKEN: secret },
+      cwd: files.dir,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    // Outside GitHub Actions: no mask, no summary, no outputs; the token never shown.
+    expect(run.stdout).not.toContain(secret);
+    expect(run.stdout).toMatch(/Purged 2 URLs of example\.com\.\n$/);
+    expect(purged(h)).toEqual([['https://example.com/app.css', 'https://example.com/app.js']]);
+    const [row] = await h.store.db.selectFrom('api_purges').selectAll().execute();
+    expect(row?.reason).toBe('release 4.2');
+    expect(row?.context).toBeNull();
   });
 });
