@@ -174,8 +174,8 @@ function options(/** @type {string[]} */ argv) {
   const context = actions ? githubContext() : undefined;
   const reason =
     pick(values.reason, 'REASON') ||
-    (context
-      ? `${env.GITHUB_WORKFLOW ?? 'workflow'} of ${context.repository} at ${(env.GITHUB_SHA ?? '').slice(0, 7)}`
+    (context?.repository && context.commit
+      ? `${env.GITHUB_WORKFLOW || 'workflow'} of ${context.repository} at ${context.commit.slice(0, 7)}`
       : '');
   if (reason) body.reason = reason.slice(0, 500);
   if (context) body.context = context;
@@ -208,17 +208,14 @@ function githubContext() {
 }
 
 /**
- * The Idempotency-Key when none is given. Under GitHub Actions: the run, its attempt and what is
- * purged, so that this tool's own retries never purge twice, two purges of one job stay two, and a
+ * The Idempotency-Key when none is given. Under GitHub Actions: the run, its attempt and the
+ * request, so that this tool's own retries never purge twice, two purges of one job stay two, and a
  * re-run (its purge may have failed or timed out) asks again. Elsewhere: one per invocation.
  */
 function defaultKey(/** @type {Record<string, unknown>} */ body) {
   if (!actions || !env.GITHUB_RUN_ID) return `cdn-purge-${randomUUID()}`;
-  const { zone, account, urls, tags, everything } = body;
-  const digest = createHash('sha256')
-    .update(JSON.stringify({ zone, account, urls, tags, everything }))
-    .digest('hex')
-    .slice(0, 16);
+  // The whole body: a key used again with another body would be refused (409).
+  const digest = createHash('sha256').update(JSON.stringify(body)).digest('hex').slice(0, 16);
   const repository = (env.GITHUB_REPOSITORY ?? '').replace(/[^\x21-\x7e]/g, '').slice(0, 150);
   return `github-${repository}-${env.GITHUB_RUN_ID}-${env.GITHUB_RUN_ATTEMPT ?? '1'}-${digest}`;
 }

@@ -211,6 +211,21 @@ describe('cli/cdn-purge.mjs', () => {
     expect(row?.idempotency_key).toMatch(/^github-acme\/shop-4242-1-[0-9a-f]{16}$/);
   });
 
+  it('purges once per run attempt: asked again in the same attempt, the same purge; a re-run, a new one', async () => {
+    const h = await startHarness({ login: true });
+    const { secret } = await token(h);
+    const args = ['https://example.com/app.css'];
+    const first = await cli(h, secret, args);
+    const again = await cli(h, secret, args);
+    expect([first.code, again.code]).toEqual([0, 0]);
+    expect(again.outputs['purge-id']).toBe(first.outputs['purge-id']);
+    expect(purged(h)).toHaveLength(1);
+    const rerun = await cli(h, secret, args, { env: { GITHUB_RUN_ATTEMPT: '2' } });
+    expect(rerun.code).toBe(0);
+    expect(rerun.outputs['purge-id']).not.toBe(first.outputs['purge-id']);
+    expect(purged(h)).toHaveLength(2);
+  });
+
   it('purges everything once someone approves it in Slack: waits, then exit 0', async () => {
     const h = await startHarness({ login: true });
     const { secret } = await token(h, { everything: true });
