@@ -8,18 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { type Contexts, docBlocks, evaluate, GITHUB } from './ci-flows.js';
 import { ADMIN, CHANNEL, type Harness, startHarness } from './harness.js';
-
-const DOC = new URL('../../docs/ci.md', import.meta.url);
-
-/** The fenced blocks of docs/ci.md marked `ci-doc=<name>` in their info string, by name. */
-async function docBlocks(): Promise<Record<string, string>> {
-  const text = await readFile(DOC, 'utf8');
-  const blocks: Record<string, string> = {};
-  for (const match of text.matchAll(/^```\w+ ci-doc=([\w-]+)\n([\s\S]*?)^```$/gm))
-    blocks[match[1] as string] = match[2] as string;
-  return blocks;
-}
 
 interface Step {
   id?: string;
@@ -36,18 +26,6 @@ function stepOf(yaml: string, id: string): Step {
     .find((s) => s.id === id);
   if (!step) throw new Error(`no step ${id} in the workflow`);
   return step;
-}
-
-type Contexts = Record<'github' | 'vars' | 'secrets', Record<string, string>>;
-
-/** `${{ context.name }}` in a value, as GitHub evaluates it; any other expression is an error. */
-function evaluate(value: string, contexts: Contexts): string {
-  return value.replace(/\$\{\{\s*([\w.]+)\s*\}\}/g, (_, path: string) => {
-    const [context, name, ...rest] = path.split('.');
-    const found = contexts[context as keyof Contexts]?.[name ?? ''];
-    if (found === undefined || rest.length > 0) throw new Error(`no value for ${path}`);
-    return found;
-  });
 }
 
 interface Run {
@@ -119,15 +97,6 @@ const token = (h: Harness, zones: string[] | null = null) =>
   });
 
 const purged = (h: Harness) => h.sandbox.state.purges.map((p) => p.items);
-
-const GITHUB = {
-  repository: 'acme/shop',
-  sha: '9f2c41b7e0d3a8c5f6e1b2a3c4d5e6f708192a3b',
-  server_url: 'https://github.com',
-  run_id: '4242',
-  run_attempt: '1',
-  actor: 'alice',
-};
 
 async function githubStep(h: Harness, secret: string, github = GITHUB) {
   const step = stepOf((await docBlocks())['github-actions'] ?? '', 'cdn-purge');
