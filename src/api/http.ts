@@ -3,7 +3,9 @@
 // size and time, before the request takes a turn (a fair queue between tokens,
 // src/throttles/fair-queue.ts); then, in its turn: the API is on (a token exists), the bearer
 // token, its rate limit, the body (JSON only, validated by the zod schemas of schemas.ts). Every
-// error is application/problem+json (RFC 9457).
+// error is application/problem+json (RFC 9457, problems.ts). The OpenAPI document (openapi.ts) is
+// served to anyone, always.
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';
 import { AppError } from '../errors.js';
@@ -19,13 +21,9 @@ import {
 } from '../services/api-tokens.js';
 import type { Store } from '../store/index.js';
 import { FairQueue, type FairQueueLimits, QueueFull } from '../throttles/fair-queue.js';
-import {
-  IdempotencyKeySchema,
-  openApiDocument,
-  PROBLEM_BASE,
-  PurgeRequestSchema,
-  WaitSchema,
-} from './schemas.js';
+import { openApiDocument } from './openapi.js';
+import { type ProblemName as Known, PROBLEM_BASE, PROBLEMS } from './problems.js';
+import { IdempotencyKeySchema, parsePurgeRequest, WaitSchema } from './schemas.js';
 
 /** The largest request body read; past it, 413 (the URL count is checked after, also 413). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -45,37 +43,7 @@ export const API_PATHS = {
   openapi: '/api/v1/openapi.json',
 } as const;
 
-/** A problem's HTTP status, its stable type name and title (docs/api.md lists them). */
-const PROBLEMS = {
-  off: [404, 'not-found', 'Not found'],
-  unauthorized: [401, 'unauthorized', 'Missing or invalid token'],
-  invalid_body: [400, 'invalid-body', 'The body is not a purge request'],
-  invalid_json: [400, 'invalid-json', 'The body is not JSON'],
-  invalid_header: [400, 'invalid-header', 'A header is not valid'],
-  invalid_query: [400, 'invalid-query', 'A query parameter is not valid'],
-  unsupported_media_type: [415, 'unsupported-media-type', 'The body must be application/json'],
-  body_too_large: [413, 'body-too-large', 'The body is too large'],
-  request_timeout: [408, 'request-timeout', 'The body did not arrive in time'],
-  too_many_items: [413, 'too-many-items', 'Too many URLs or tags'],
-  invalid_items: [400, 'invalid-items', 'Some URLs or tags cannot be purged in this zone'],
-  forbidden_kind: [403, 'forbidden-kind', 'The token may not request this kind of purge'],
-  forbidden_zone: [403, 'forbidden-zone', 'The token may not purge this zone'],
-  forbidden_account: [403, 'forbidden-account', 'The token may not purge zones of this account'],
-  no_approval_channel: [403, 'no-approval-channel', 'Nowhere to ask for approval'],
-  zone_not_found: [404, 'zone-not-found', 'No such zone'],
-  account_not_found: [404, 'account-not-found', 'No such CDN account'],
-  purge_not_found: [404, 'purge-not-found', 'No such purge'],
-  idempotency_conflict: [409, 'idempotency-conflict', 'Idempotency-Key reused with another body'],
-  approval_pending: [409, 'approval-pending', 'The zone already waits for an approval'],
-  ambiguous_zone: [409, 'ambiguous-zone', 'The zone is in several CDN accounts: name one'],
-  rate_limited: [429, 'rate-limited', 'Too many requests'],
-  not_ready: [503, 'not-ready', 'The CDN cannot be reached with this workspace’s settings'],
-  no_api_key: [503, 'no-cdn-key', 'The workspace has no CDN key'],
-  unavailable: [503, 'unavailable', 'Try again shortly'],
-  busy: [503, 'busy', 'The API is busy'],
-} as const satisfies Record<string, readonly [number, string, string]>;
-
-type ProblemName = keyof typeof PROBLEMS | ApiRefusalCode;
+type ProblemName = Known | ApiRefusalCode;
 
 class Problem extends Error {
   constructor(
@@ -128,6 +96,11 @@ class ApiHandlers {
   readonly #maxBodyBytes: number;
   readonly #timeouts: BodyTimeouts;
   readonly #queue: FairQueue | undefined;
+  /** No server URL: paths are relative to where it was fetched (a proxy may change the scheme). */
+  readonly #document = (() => {
+    const body = JSON.stringify(openApiDocument());
+    return { body, etag: `"${createHash('sha256').update(body).digest('base64url')}"` };
+  })();
   constructor(private readonly options: ApiRoutesOptions) {
     this.#maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
     this.#timeouts = options.bodyTimeouts;
@@ -175,7 +148,7 @@ class ApiHandlers {
       await this.options.services().purges.takeRequest(token);
       const key = this.#idempotencyKey(req);
       const body = this.#json(req, raw);
-      const parsed = PurgeRequestSchema.safeParse(body);
+      const parsed = parsePurgeRequest(body);
       if (!parsed.success)
         throw new Problem('invalid_body', 'The body does not match the PurgeRequest schema.', {
           errors: parsed.error.issues.slice(0, 20).map((issue) => ({
@@ -183,9 +156,10 @@ class ApiHandlers {
             message: issue.message,
           })),
         });
-      const { state, created } = await this.options
-        .services()
-        .purges.create(token, parsed.data, key);
+      // `kind` says again what the body says: the request (and its Idempotency-Key's body hash)
+      // is the same with it or without it.
+      const { kind: _, ...request } = parsed.data;
+      const { state, created } = await this.options.services().purges.create(token, request, key);
       const url = `/api/v1/purges/${encodeURIComponent(state.id)}`;
       if (!created) await this.#audit(token, 'api.purge.replayed', 'ok', { purge: state.id });
       send(res, 202, { id: state.id, status: state.status, url }, { location: url });
@@ -194,7 +168,7 @@ class ApiHandlers {
       // A refusal is audited, except the rate limit's own (a flood must not flood the audit log).
       if (problem && problem.kind !== 'rate_limited')
         await this.#audit(token, 'api.purge.refused', 'refused', {
-          problem: PROBLEMS_OF(problem.kind)[1],
+          problem: PROBLEMS[problem.kind].type,
         }).catch(() => undefined);
       throw error;
     }
@@ -225,11 +199,20 @@ class ApiHandlers {
     if (!res.writableEnded && !res.destroyed) send(res, 200, state);
   }
 
-  async openapi(_req: Request_, res: ServerResponse): Promise<void> {
-    await this.#on();
-    // No server URL: paths are relative to where the document was fetched (the Host header is
-    // the client's word, and a proxy in front may change the scheme).
-    send(res, 200, openApiDocument());
+  /**
+   * The OpenAPI document: to anyone, whether the API is on or not (it is the same for every
+   * workspace and holds no secret), outside the queue, cacheable and revalidated by its ETag.
+   */
+  async openapi(req: Request_, res: ServerResponse): Promise<void> {
+    const { body, etag } = this.#document;
+    const headers = { etag, 'cache-control': 'public, max-age=300' };
+    if (ifNoneMatch(req.headers['if-none-match'], etag)) {
+      res.writeHead(304, headers);
+      res.end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json', ...headers });
+    res.end(body);
   }
 
   /** Answers an error as a problem; anything unexpected is logged, and said without detail. */
@@ -239,7 +222,7 @@ class ApiHandlers {
       this.options.logger.error({ err: error, path: req.url }, 'API request failed');
       problem = new Problem('unavailable', 'Something went wrong on our side.');
     }
-    const [status, type, title] = PROBLEMS_OF(problem.kind);
+    const { status, type, title } = PROBLEMS[problem.kind];
     if (res.headersSent || res.destroyed) return;
     // A body not read to its end is left unread: the connection is closed after the answer.
     if (!req.complete) res.setHeader('connection', 'close');
@@ -370,7 +353,14 @@ class ApiHandlers {
 /** `ms` for people: "5 s", "0.2 s". */
 const seconds = (ms: number): string => `${ms / 1000} s`;
 
-const PROBLEMS_OF = (name: ProblemName): readonly [number, string, string] => PROBLEMS[name];
+/** Whether an If-None-Match header names this ETag (or is `*`). */
+function ifNoneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t === etag || t === `W/${etag}`;
+  });
+}
 
 /** An error the API answers with its own problem; undefined for anything unexpected. */
 function toProblem(error: unknown): Problem | undefined {

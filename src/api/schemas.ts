@@ -1,13 +1,15 @@
-// The HTTP API's shapes (issue 30) as zod schemas: the same schemas validate requests and, through
-// zod's own JSON Schema output (z.toJSONSchema, draft 2020-12, which OpenAPI 3.1 uses), make the
-// OpenAPI document served at GET /api/v1/openapi.json. Nothing here is written by hand twice.
+// The HTTP API's shapes as zod schemas: the same schemas validate requests and, through zod's own
+// JSON Schema output (z.toJSONSchema, draft 2020-12, which OpenAPI 3.1 uses), make the OpenAPI
+// document (openapi.ts). Nothing here is written by hand twice.
 import { z } from 'zod';
+import { PROBLEM_BASE } from './problems.js';
 
 /**
- * Every problem type of this API is this prefix and a name (docs/api.md lists them): a tag URI
- * (RFC 4151), stable and not meant to be fetched, as RFC 9457 allows.
+ * The schemas the OpenAPI document names as its components, by id: requests (as a client sends
+ * them) and answers (as the server sends them).
  */
-export const PROBLEM_BASE = 'tag:cdn-chatops,2026:problems/';
+export const REQUEST_COMPONENTS = z.registry<{ id: string }>();
+export const ANSWER_COMPONENTS = z.registry<{ id: string }>();
 
 const text = (max: number) => z.string().min(1).max(max);
 
@@ -34,16 +36,75 @@ const common = {
 /** A URL or tag list: its length is checked against API_MAX_ITEMS (413), not here (400). */
 const items = (item: z.ZodString) => z.array(item).min(1);
 
+/** What a purge asks for: the discriminator of PurgeRequest. */
+export const PURGE_KINDS = ['urls', 'tags', 'everything'] as const;
+
+const kind = (k: (typeof PURGE_KINDS)[number]) =>
+  z.literal(k).describe('What to purge (a body without it is still accepted: see PurgeRequest).');
+
+export const PurgeUrlsRequestSchema = z
+  .strictObject({
+    kind: kind('urls'),
+    ...common,
+    urls: items(text(4_096)).describe('URLs of the zone.'),
+  })
+  .register(REQUEST_COMPONENTS, { id: 'PurgeUrlsRequest' });
+
+export const PurgeTagsRequestSchema = z
+  .strictObject({
+    kind: kind('tags'),
+    ...common,
+    tags: items(text(1_024)).describe('Cache tags of the zone.'),
+  })
+  .register(REQUEST_COMPONENTS, { id: 'PurgeTagsRequest' });
+
+export const PurgeEverythingRequestSchema = z
+  .strictObject({
+    kind: kind('everything'),
+    ...common,
+    everything: z.literal(true).describe('Purge the whole zone: needs a second person in Slack.'),
+  })
+  .register(REQUEST_COMPONENTS, { id: 'PurgeEverythingRequest' });
+
+const componentRef = (id: string) => `#/components/schemas/${id}`;
+
 export const PurgeRequestSchema = z
-  .union([
-    z.strictObject({ ...common, urls: items(text(4_096)).describe('URLs of the zone.') }),
-    z.strictObject({ ...common, tags: items(text(1_024)).describe('Cache tags of the zone.') }),
-    z.strictObject({
-      ...common,
-      everything: z.literal(true).describe('Purge the whole zone: needs a second person in Slack.'),
-    }),
-  ])
-  .describe('Exactly one of urls, tags or everything.');
+  .discriminatedUnion(
+    'kind',
+    [PurgeUrlsRequestSchema, PurgeTagsRequestSchema, PurgeEverythingRequestSchema],
+    {
+      error:
+        '`kind` is `urls`, `tags` or `everything` (or, without `kind`, the body has exactly one of `urls`, `tags`, `everything`)',
+    },
+  )
+  .meta({
+    description:
+      'A purge of URLs, tags or everything, told apart by `kind`. A body without `kind` (the first form of this API) is still accepted: its kind is the one of `urls`, `tags` and `everything` it has, exactly one.',
+    discriminator: {
+      propertyName: 'kind',
+      mapping: {
+        urls: componentRef('PurgeUrlsRequest'),
+        tags: componentRef('PurgeTagsRequest'),
+        everything: componentRef('PurgeEverythingRequest'),
+      },
+    },
+  })
+  .register(REQUEST_COMPONENTS, { id: 'PurgeRequest' });
+
+/**
+ * A request body as the API accepts it: with `kind`, or without it, as the first form of the API
+ * had none: then its kind is the one of `urls`, `tags` and `everything` it has, if exactly one.
+ */
+export function parsePurgeRequest(body: unknown) {
+  return PurgeRequestSchema.safeParse(withKind(body));
+}
+
+function withKind(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || 'kind' in body)
+    return body;
+  const present = PURGE_KINDS.filter((k) => k in body);
+  return present.length === 1 ? { kind: present[0], ...body } : body;
+}
 
 export const PURGE_STATUSES = [
   'queued',
@@ -60,22 +121,26 @@ export const PurgeStatusSchema = z
   .enum(PURGE_STATUSES)
   .describe('`unknown`: the CDN did not confirm the purge (it may have happened).');
 
-export const PurgeAcceptedSchema = z.object({
-  id: z.string(),
-  status: PurgeStatusSchema,
-  url: z.string().describe('Where to read its status (GET).'),
-});
+export const PurgeAcceptedSchema = z
+  .object({
+    id: z.string(),
+    status: PurgeStatusSchema,
+    url: z.string().describe('Where to read its status (GET).'),
+  })
+  .register(ANSWER_COMPONENTS, { id: 'PurgeAccepted' });
 
-export const PurgeStateSchema = z.object({
-  id: z.string(),
-  status: PurgeStatusSchema,
-  zone: z.string(),
-  account: z.string().describe('The CDN account of the zone, by name, as when it was asked.'),
-  kind: z.enum(['urls', 'tags', 'everything']),
-  progress: z.object({ done: z.int().min(0), total: z.int().min(0) }),
-  approved_by: z.string().optional().describe('The Slack user id of the approver.'),
-  error: z.string().optional(),
-});
+export const PurgeStateSchema = z
+  .object({
+    id: z.string(),
+    status: PurgeStatusSchema,
+    zone: z.string(),
+    account: z.string().describe('The CDN account of the zone, by name, as when it was asked.'),
+    kind: z.enum(PURGE_KINDS),
+    progress: z.object({ done: z.int().min(0), total: z.int().min(0) }),
+    approved_by: z.string().optional().describe('The Slack user id of the approver.'),
+    error: z.string().optional(),
+  })
+  .register(ANSWER_COMPONENTS, { id: 'PurgeState' });
 
 export const ProblemSchema = z
   .object({
@@ -103,7 +168,8 @@ export const ProblemSchema = z
         "CDN account names: those holding the zone (`ambiguous-zone`), or the workspace's (`account-not-found`).",
       ),
   })
-  .describe('RFC 9457 problem details.');
+  .describe('RFC 9457 problem details.')
+  .register(ANSWER_COMPONENTS, { id: 'Problem' });
 
 export type PurgeRequestBody = z.infer<typeof PurgeRequestSchema>;
 
@@ -114,110 +180,3 @@ export const WaitSchema = z.coerce.number().int().min(0).max(60);
 export const IdempotencyKeySchema = z
   .string()
   .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 visible ASCII characters');
-
-/** The OpenAPI 3.1 document, built from the schemas above. */
-export function openApiDocument(serverUrl?: string): Record<string, unknown> {
-  const schema = (s: z.ZodType, io: 'input' | 'output') => {
-    const { $schema: _, ...json } = z.toJSONSchema(s, {
-      target: 'draft-2020-12',
-      io,
-      unrepresentable: 'any',
-    }) as Record<string, unknown>;
-    return json;
-  };
-  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-  const problem = (description: string) => ({
-    description,
-    content: { 'application/problem+json': { schema: ref('Problem') } },
-  });
-  const bearer = [{ bearer: [] }];
-  return {
-    openapi: '3.1.0',
-    info: {
-      title: 'cdn-chatops API',
-      version: '1',
-      description:
-        'Purges from CI and scripts, seen in Slack; purging everything needs a second person there.',
-    },
-    ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
-    paths: {
-      '/api/v1/purges': {
-        post: {
-          operationId: 'createPurge',
-          security: bearer,
-          parameters: [
-            {
-              name: 'Idempotency-Key',
-              in: 'header',
-              required: false,
-              schema: schema(IdempotencyKeySchema, 'input'),
-              description: 'The same key with the same token returns the same purge.',
-            },
-          ],
-          requestBody: {
-            required: true,
-            content: { 'application/json': { schema: ref('PurgeRequest') } },
-          },
-          responses: {
-            '202': {
-              description: 'Accepted (or, with an Idempotency-Key used before, the same purge).',
-              content: { 'application/json': { schema: ref('PurgeAccepted') } },
-            },
-            '400': problem(
-              'The body is not a purge request (`invalid-json`, `invalid-body`, `invalid-items`, `invalid-header`).',
-            ),
-            '401': problem('No token, or not a live one (`unauthorized`).'),
-            '403': problem(
-              'The token may not purge this zone (`forbidden-zone`), this kind (`forbidden-kind`) or zones of this CDN account (`forbidden-account`: a token of another account, or one whose account no longer exists); or nowhere to ask for approval (`no-approval-channel`).',
-            ),
-            '404': problem(
-              'No such zone (`zone-not-found`), no CDN account of that name (`account-not-found`, with `accounts`), or the API is off (`not-found`).',
-            ),
-            '409': problem(
-              'The Idempotency-Key was used with another body (`idempotency-conflict`), the zone already waits for an approval (`approval-pending`), or the zone name is in several CDN accounts the token may use (`ambiguous-zone`, with `accounts`: name one as `account`).',
-            ),
-            '413': problem(
-              'Too many URLs or tags (`too-many-items`), or the body is too large (`body-too-large`).',
-            ),
-            '415': problem('The body is not application/json (`unsupported-media-type`).'),
-            '429': problem('Too many requests with this token (`rate-limited`); see Retry-After.'),
-          },
-        },
-      },
-      '/api/v1/purges/{id}': {
-        get: {
-          operationId: 'getPurge',
-          security: bearer,
-          parameters: [
-            { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
-            {
-              name: 'wait',
-              in: 'query',
-              required: false,
-              schema: schema(WaitSchema, 'input'),
-              description: 'Hold the answer up to this many seconds until the status changes.',
-            },
-          ],
-          responses: {
-            '200': {
-              description: 'The purge.',
-              content: { 'application/json': { schema: ref('PurgeState') } },
-            },
-            '401': problem('No token, or not a live one.'),
-            '404': problem('No such purge of this token.'),
-            '429': problem('Too many requests with this token; see Retry-After.'),
-          },
-        },
-      },
-    },
-    components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      schemas: {
-        PurgeRequest: schema(PurgeRequestSchema, 'input'),
-        PurgeAccepted: schema(PurgeAcceptedSchema, 'output'),
-        PurgeState: schema(PurgeStateSchema, 'output'),
-        Problem: schema(ProblemSchema, 'output'),
-      },
-    },
-  };
-}
