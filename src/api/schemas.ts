@@ -1,4 +1,4 @@
-// The HTTP API's shapes (issue 30) as zod schemas: the same schemas validate requests and, through
+// The HTTP API's shapes as zod schemas: the same schemas validate requests and, through
 // zod's own JSON Schema output (z.toJSONSchema, draft 2020-12, which OpenAPI 3.1 uses), make the
 // OpenAPI document served at GET /api/v1/openapi.json. Nothing here is written by hand twice.
 import { z } from 'zod';

@@ -10,7 +10,7 @@
 //
 // Operators and approvers may be given per CDN account (`account_roles`): an account with its own
 // group is held to it; one without follows the workspace's. Every check names the account acted
-// on; none named means the account `default` (what every zone was before accounts).
+// on; none named means the account `default` (the account of a workspace's single key).
 import { type Action, AppError } from '../errors.js';
 import type { AccountRole, AccountRoleRepository } from '../store/account-roles.js';
 import type { AccountRepository } from '../store/accounts.js';

@@ -39,7 +39,7 @@ export const WATCH_EVAL_JOB = 'watch_eval';
 
 interface EvalPayload {
   zoneId: string;
-  /** The zone's CDN account (issue 29); absent (and in payloads stored before): `default`. */
+  /** The zone's CDN account; absent (and in payloads stored before): `default`. */
   accountId?: string;
   dueAt: number;
 }
