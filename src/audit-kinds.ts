@@ -16,8 +16,8 @@ export type AuditKindName = (typeof AUDIT_KIND_NAMES)[number];
  * (each ends with a dot, or is a whole action) and with none of its `except` prefixes.
  */
 export const AUDIT_KINDS: Record<AuditKindName, { prefixes: string[]; except?: string[] }> = {
-  // purge.urls, purge.tags, purge.urls_tags; and purges asked over the HTTP API (issue 30:
-  // api.purge.requested / replayed / refused, of everything too: its approval and outcome are the
+  // purge.urls, purge.tags, purge.urls_tags; and purges asked over the HTTP API
+  // (api.purge.requested / replayed / refused, of everything too: its approval and outcome are the
   // purge-everything entries)
   purge: { prefixes: ['purge.', 'api.purge.'], except: ['purge.everything.'] },
   // purge.everything.requested / approved / denied / cancelled / expired / done…

@@ -1,6 +1,6 @@
 // The environment contract (names fixed by DEVELOPERS.md), validated once at start-up.
 // One idea, kept whole on purpose: every variable, its schema and its cross-checks in one place,
-// so that one start reports every problem at once (issue 28, item 6).
+// so that one start reports every problem at once.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { checkBaseUrl } from './cdn/base-url.js';
@@ -73,7 +73,7 @@ export interface Config {
   /** Changing commands (purge, create, ratelimit) one user may run per minute; 0: no limit. */
   changesPerMinute: number;
   /**
-   * The HTTP API (issue 30): requests per token per minute (API_RATE_LIMIT_PER_MINUTE, 0: no
+   * The HTTP API: requests per token per minute (API_RATE_LIMIT_PER_MINUTE, 0: no
    * limit), how long a purge of everything waits for approval (API_APPROVAL_EXPIRY_MINUTES), URLs
    * or tags per request (API_MAX_ITEMS).
    */

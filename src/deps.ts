@@ -55,7 +55,7 @@ export interface AppDeps {
   purges: PurgeService;
   /** Purges held for their requester's word (some URLs not served by the zone named). */
   purgeHolds: PurgeHoldService;
-  /** Purges waiting for their requester to pick the CDN account (issue 29). */
+  /** Purges waiting for their requester to pick the CDN account. */
   accountPicks: AccountPickService;
   /** The purge form's zones across CDN accounts, and what the message shortcut opens. */
   purgeForm: PurgeFormService;
@@ -70,9 +70,9 @@ export interface AppDeps {
   /** Tears a workspace down when Slack revokes the app's access. */
   uninstall: UninstallService;
   zones: ZoneService;
-  /** Which CDN account a command acts on (issue 29). */
+  /** Which CDN account a command acts on. */
   accountScopes: AccountScopes;
-  /** What the zone pickers offer, across CDN accounts (issue 29). */
+  /** What the zone pickers offer, across CDN accounts. */
   zoneChoices: ZoneChoices;
   /** Each workspace's zone index (its maintenance is a tick of `background`). */
   zoneIndex: ZoneIndex;

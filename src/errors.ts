@@ -80,7 +80,7 @@ export type Problem =
    */
   | { code: 'guest'; action: Action; grantable: boolean }
   | { code: 'zone_not_found'; query: string; suggestions: string[] }
-  /** A CDN account was named that the workspace does not have (issue 29): its accounts are listed. */
+  /** A CDN account was named that the workspace does not have: its accounts are listed. */
   | { code: 'account_unknown'; name: string; accounts: string[] }
   /** The channel is bound to `bound`; another account (`asked`) is never used from it. */
   | { code: 'account_bound'; bound: string; asked: string }

@@ -1,17 +1,5 @@
 // The one reader of Slack-formatted text people wrote (command text, message text): words, links
 // and mentions as typed tokens, with Slack's entities decoded exactly once.
-//
-// Slack formats it so (slackhq/slack-api-docs page_formatting.md, "How to escape characters",
-// "Linking to channels and users", "Linking to URLs", "Variables"): `&`, `<`, `>` arrive as
-// `&amp;`, `&lt;`, `&gt;`; a typed URL as `<http://foo.com/>`; a typed bare domain as
-// `<http://www.foo.com|www.foo.com>` (the URL, then what was typed); an email as
-// `<mailto:bob@example.com|bob@example.com>`; `<#C024BE7LR|general>`, `<@U024BE7LH|bob>`,
-// `<!subteam^ID|handle>`, `<!here>`. A slash command with `should_escape: true` gets the same
-// (docs.slack.dev, AgentsConversationsSetCommandsArguments.should_escape: "channel, user, and link
-// references in the command's text are escaped/parsed ... matching the slash-command should_escape
-// behavior"); recorded in slackapi/hubot-slack#213 (`test.hostname.com` arrives as
-// `<http://test.hostname.com|test.hostname.com>`) and hubot-archive/hubot-pager-me#39 (a slash
-// command's `user@vsco.co` arrives as `<mailto:user@vsco.co|user@vsco.co>`).
 
 /**
  * The longest command or message text the bot reads; longer is refused before it is parsed. Slack
@@ -22,7 +10,21 @@
  */
 export const MAX_TEXT_LENGTH = 40_000;
 
-/** One whitespace-separated word of Slack text; `text` is what the person typed or saw. */
+/**
+ * One whitespace-separated word of Slack text; `text` is what the person typed or saw.
+ *
+ * Slack formats it so (slackhq/slack-api-docs page_formatting.md, "How to escape characters",
+ * "Linking to channels and users", "Linking to URLs", "Variables"): `&`, `<`, `>` arrive as
+ * `&amp;`, `&lt;`, `&gt;`; a typed URL as `<http://foo.com/>`; a typed bare domain as
+ * `<http://www.foo.com|www.foo.com>` (the URL, then what was typed); an email as
+ * `<mailto:bob@example.com|bob@example.com>`; `<#C024BE7LR|general>`, `<@U024BE7LH|bob>`,
+ * `<!subteam^ID|handle>`, `<!here>`. A slash command with `should_escape: true` gets the same
+ * (docs.slack.dev, AgentsConversationsSetCommandsArguments.should_escape: "channel, user, and link
+ * references in the command's text are escaped/parsed ... matching the slash-command should_escape
+ * behavior"); recorded in slackapi/hubot-slack#213 (`test.hostname.com` arrives as
+ * `<http://test.hostname.com|test.hostname.com>`) and hubot-archive/hubot-pager-me#39 (a slash
+ * command's `user@vsco.co` arrives as `<mailto:user@vsco.co|user@vsco.co>`).
+ */
 export type SlackToken =
   | { kind: 'word'; text: string }
   | { kind: 'link'; text: string; url: string; label?: string }

@@ -1,4 +1,4 @@
-// A purge whose zone name is in several CDN accounts (issue 29): one button per account ("… in
+// A purge whose zone name is in several CDN accounts: one button per account ("… in
 // staging"); the requester's click continues the same purge in that account.
 import type { KnownBlock } from '@slack/types';
 import type { AccountPick } from '../services/account-picks.js';

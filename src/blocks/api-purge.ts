@@ -37,7 +37,7 @@ export function apiPurgeHeader(
 ): KnownBlock[] {
   const context = purge.context ?? {};
   const facts: Mrkdwn[] = [md`:robot_face: Asked by ${tokenLabel(purge.tokenName, context.actor)}`];
-  // The zone's CDN account (issue 29): two accounts may hold zones of the same name.
+  // The zone's CDN account: two accounts may hold zones of the same name.
   if (purge.accountName) facts.push(md`CDN account ${code(purge.accountName)}`);
   if (context.repository) facts.push(md`repository ${code(truncate(context.repository, 200))}`);
   if (context.commit) facts.push(md`commit ${code(context.commit.slice(0, COMMIT_CHARS))}`);

@@ -8,7 +8,7 @@ import { type Message, message } from './message.js';
 import { clip, code, type Mrkdwn, md, mrkdwn, plain, quote, slackDate } from './text.js';
 
 /**
- * " in the CDN account `staging`" for a request whose zone's account was recorded (issue 29: asked
+ * " in the CDN account `staging`" for a request whose zone's account was recorded (asked
  * in a workspace with several accounts, or over the HTTP API); nothing otherwise.
  */
 function inAccount(approval: Pick<Approval, 'api' | 'accountName'>): Mrkdwn | '' {

@@ -334,7 +334,7 @@ export function purgeFormModal(options: {
 
 export function purgeEverythingModal(options: { zone: Zone; metadata: string }): ModalView {
   const name = zoneLabel(options.zone.name);
-  // Whose zone, when it was found among CDN accounts (issue 29): two may hold the same name.
+  // Whose zone, when it was found among CDN accounts: two may hold the same name.
   const { accountName } = options.zone;
   const where = accountName ? md` in the CDN account ${code(accountName)}` : '';
   return {

@@ -16,7 +16,7 @@ export function rateLimitStateMessage({ zone, last }: RateLimitState): Message {
     type: 'button' as const,
     action_id: enabled ? RATELIMIT_IDS.on : RATELIMIT_IDS.off,
     text: plain(enabled ? 'On' : 'Off'),
-    // A zone of an account other than `default` (issue 29): `<account>/<zone id>`.
+    // A zone of an account other than `default`: `<account>/<zone id>`.
     value:
       zone.accountId !== undefined && zone.accountName !== undefined
         ? `${zone.accountName}/${zone.id}`

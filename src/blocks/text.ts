@@ -1,13 +1,4 @@
 // Text for Block Kit: mrkdwn escaped exactly once by construction (md``), Slack limits, dates.
-//
-// Slack uses `&`, `<` and `>` as mrkdwn's control characters; any other use of them must be sent as
-// `&amp;`, `&lt;`, `&gt;` ("Formatting text for app surfaces" → "Escaping text",
-// https://docs.slack.dev/messaging/formatting-message-text#escaping). That applies to mrkdwn text
-// objects and to a message's top-level `text`, which Slack parses as mrkdwn unless `mrkdwn: false`
-// (https://docs.slack.dev/tools/node-slack-sdk/reference/web-api/type-aliases/ChatPostMessageArguments).
-// plain_text is not mrkdwn (the text object reference gives markup to `mrkdwn` only,
-// https://docs.slack.dev/reference/block-kit/composition-objects/text-object): it is never escaped
-// and never carries an entity, so plain() takes a string and never a Mrkdwn.
 import type { MrkdwnElement, PlainTextElement } from '@slack/types';
 import { decodeEntities } from '../text.js';
 
@@ -16,6 +7,12 @@ const TRUSTED = Symbol('mrkdwn');
 /**
  * mrkdwn ready for Slack. Only md``, the helpers below and escaping make one, so a person's or the
  * CDN's text is escaped once on its way in, and a Mrkdwn is never escaped again.
+ *
+ * Slack uses `&`, `<` and `>` as mrkdwn's control characters; any other use of them must be sent
+ * as `&amp;`, `&lt;`, `&gt;` ("Formatting text for app surfaces" → "Escaping text",
+ * https://docs.slack.dev/messaging/formatting-message-text#escaping). That applies to mrkdwn text
+ * objects and to a message's top-level `text`, which Slack parses as mrkdwn unless `mrkdwn: false`
+ * (https://docs.slack.dev/tools/node-slack-sdk/reference/web-api/type-aliases/ChatPostMessageArguments).
  */
 export class Mrkdwn {
   constructor(
@@ -132,7 +129,12 @@ export function plainText(text: Mrkdwn): string {
 /** How long a text on its own (a notification, a file comment, a line of a list) may grow. */
 export const MAX_SENTENCE = 3000;
 
-/** A plain_text object: never escaped (Slack shows it as given), at most `max` characters. */
+/**
+ * A plain_text object: never escaped (Slack shows it as given), at most `max` characters.
+ * plain_text is not mrkdwn (the text object reference gives markup to `mrkdwn` only,
+ * https://docs.slack.dev/reference/block-kit/composition-objects/text-object): it never carries an
+ * entity, so this takes a string and never a Mrkdwn.
+ */
 export function plain(text: string, max = 3000): PlainTextElement {
   return { type: 'plain_text', text: truncate(text || ' ', max), emoji: true };
 }

@@ -32,7 +32,7 @@ export interface ZonesFilter {
 /** What a pager button carries, so the next page needs no server-side state. */
 export interface ZonesPagerValue extends ZonesFilter {
   page: number;
-  /** The CDN account listed (issue 29): the next page is of the same account. */
+  /** The CDN account listed: the next page is of the same account. */
   account?: string;
 }
 
@@ -131,9 +131,9 @@ export function zonesMessage(
 
 /**
  * A zone as a picker option: its name and status; `<account>/<zone>` when several CDN accounts are
- * in play (`labelled`, issue 29). Its value `<account>/<zone id>` then, or when the zone is of an
- * account other than `default` (an account's name is a slug: no slash), else the id alone, as
- * before accounts (read back by src/services/account-lookup.ts `pickedZone`).
+ * in play (`labelled`). Its value `<account>/<zone id>` then, or when the zone is of an
+ * account other than `default` (an account's name is a slug: no slash), else the id alone
+ * (read back by src/services/account-lookup.ts `pickedZone`).
  */
 export function zoneOption(zone: Zone, labelled = false): PlainTextOption {
   const account =

@@ -29,7 +29,7 @@ export interface Zone {
   createdAt: string;
   /**
    * Not the CDN's: the bot's CDN account the zone was listed by (cdn_accounts.id), and its name.
-   * Absent: the workspace's account `default` (issue 29). Stored job payloads keep it.
+   * Absent: the workspace's account `default`. Stored job payloads keep it.
    */
   accountId?: string;
   accountName?: string;

@@ -1,9 +1,6 @@
 // Charts are drawn off the event loop, in a pool of worker threads (piscina), so that a chart's
-// 40 ms of CPU never holds up another user's ack. The charts someone waits for are bounded: one
-// holds a place from before its data is fetched until it is drawn, at most the workers plus the
-// queue of them at once; past that a chart is refused at once ("busy, try again in a minute"),
-// before the CDN is asked for anything, while background work (reports) waits for room. A render
-// in a worker is the same renderer's, so its PNG is byte for byte the one drawn in-process.
+// 40 ms of CPU never holds up another user's ack. A render in a worker is the same renderer's, so
+// its PNG is byte for byte the one drawn in-process.
 // The pool loads `canvas` in this thread too: a native addon loaded by worker threads alone is
 // unloaded when one of them exits, which crashes the process.
 import 'canvas';
@@ -51,6 +48,12 @@ interface Task {
   reject: (error: unknown) => void;
 }
 
+/**
+ * The charts someone waits for are bounded: one holds a place from before its data is fetched
+ * until it is drawn, at most the workers plus the queue of them at once; past that a chart is
+ * refused at once ("busy, try again in a minute"), before the CDN is asked for anything, while
+ * background work (reports) waits for room.
+ */
 export class ChartPool implements ChartRenderer {
   readonly #pool: Piscina;
   readonly threads: number;

@@ -30,7 +30,7 @@ export type AuditActorQuery =
 /** The filters as typed; dates are calendar days (`YYYY-MM-DD`), `until` included. */
 export interface AuditQueryText {
   zone?: string;
-  /** A CDN account by name (issue 29): `account:<name>`, or a zone written `<account>/<zone>`. */
+  /** A CDN account by name: `account:<name>`, or a zone written `<account>/<zone>`. */
   account?: string;
   actor?: AuditActorQuery;
   kind?: AuditKindName;

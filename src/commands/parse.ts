@@ -51,7 +51,7 @@ function swapped(a: string, b: string): boolean {
   return diff.length === 2 && i !== undefined && j === i + 1 && a[i] === b[j] && a[j] === b[i];
 }
 
-/** What a command says of the CDN account it is for (issue 29), and its words without it. */
+/** What a command says of the CDN account it is for, and its words without it. */
 export interface AccountWords {
   /** The account typed, as typed: `account:staging`, or `staging` of `staging/example.com`. */
   account?: string;

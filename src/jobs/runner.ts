@@ -1,15 +1,6 @@
 // The durable job runner, one per process: claims due or abandoned jobs with a lease, keeps the
 // lease alive with a heartbeat while a handler runs, retries failures with backoff, and on a
 // graceful stop asks handlers to pause at a step boundary and puts their jobs back in the queue.
-// Handlers make their steps idempotent; the runner only guarantees that one process at a time
-// holds a job, and that a crashed holder's job is taken over once its lease expires. `runKeyed`
-// gives work a request runs at once (a button's change) the same claim, under the work's key.
-// The whole mechanism, feature by feature: docs/architecture.md, "Exactly once".
-// Times written to the store come from the injected clock; the cadence of polling and heartbeats
-// is the process's own timers (a test clock standing still must not stop the runner).
-// (Over 400 lines: the claim loop, an attempt, the stop and `runKeyed` share the running map, the
-// lease and its heartbeat; which kinds are worth a claim is in unseen-kinds.ts, the pace in
-// src/throttles/event-loop-pace.ts.)
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
@@ -111,6 +102,17 @@ interface Running {
   done: Promise<void>;
 }
 
+/**
+ * Handlers make their steps idempotent; the runner only guarantees that one process at a time
+ * holds a job, and that a crashed holder's job is taken over once its lease expires. `runKeyed`
+ * gives work a request runs at once (a button's change) the same claim, under the work's key.
+ * The whole mechanism, feature by feature: docs/architecture.md, "Exactly once".
+ * Times written to the store come from the injected clock; the cadence of polling and heartbeats
+ * is the process's own timers (a test clock standing still must not stop the runner).
+ * (Over 400 lines: the claim loop, an attempt, the stop and `runKeyed` share the running map, the
+ * lease and its heartbeat; which kinds are worth a claim is in unseen-kinds.ts, the pace in
+ * src/throttles/event-loop-pace.ts.)
+ */
 export class JobRunner {
   readonly owner: string;
   readonly leaseMs: number;

@@ -1,22 +1,5 @@
 // The same delivery twice (Slack's retries, or a captured request replayed inside the signature
 // window) runs once: the repeat is acknowledged with an empty answer and goes no further.
-// A delivery whose answer is always empty (a command, a shortcut, a button) is acknowledged before
-// the store is asked, so that no user's ack waits on a database write; a modal's submission, whose
-// ack carries the answer, is checked first.
-//
-// What names a delivery, per payload (Slack's evidence):
-// - Events: `event_id`; Slack's retries resend the same one, with `x-slack-retry-num` and
-//   `x-slack-retry-reason` headers (HTTP) or `retry_attempt`/`retry_reason` (Socket Mode):
-//   https://api.slack.com/events-api#graceful_retries, slackapi/java-slack-sdk#677,
-//   slackapi/bolt-python#731 and #868, slackapi/bolt-js#2487.
-// - Interactions and slash commands: `trigger_id`, "a temporary ID generated for the
-//   interaction" (https://api.slack.com/reference/interaction-payloads/shortcuts), so one per
-//   press; a view_submission carries one too (slackapi/java-slack-sdk
-//   json-logs/samples/app-backend/views/ViewSubmissionPayload.json). A button's `action_ts` is the
-//   click's own time (https://docs.slack.dev/reference/interaction-payloads/block_actions-payload).
-// A retried or replayed request carries the same body, so the same key; a second press of Submit
-// with the same values (after `response_action: errors`, the view and its hash unchanged) is a new
-// delivery with a new trigger_id, and is run.
 import { performance } from 'node:perf_hooks';
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import type { Logger } from '../logger.js';
@@ -31,7 +14,22 @@ type Body = {
   actions?: Array<{ action_id?: string; action_ts?: string }>;
 };
 
-/** What makes a delivery the same delivery; none for what is safe to run twice (options). */
+/**
+ * What makes a delivery the same delivery; none for what is safe to run twice (options). Slack's
+ * evidence, per payload:
+ * - Events: `event_id`; Slack's retries resend the same one, with `x-slack-retry-num` and
+ *   `x-slack-retry-reason` headers (HTTP) or `retry_attempt`/`retry_reason` (Socket Mode):
+ *   https://api.slack.com/events-api#graceful_retries, slackapi/java-slack-sdk#677,
+ *   slackapi/bolt-python#731 and #868, slackapi/bolt-js#2487.
+ * - Interactions and slash commands: `trigger_id`, "a temporary ID generated for the
+ *   interaction" (https://api.slack.com/reference/interaction-payloads/shortcuts), so one per
+ *   press; a view_submission carries one too (slackapi/java-slack-sdk
+ *   json-logs/samples/app-backend/views/ViewSubmissionPayload.json). A button's `action_ts` is the
+ *   click's own time (https://docs.slack.dev/reference/interaction-payloads/block_actions-payload).
+ * A retried or replayed request carries the same body, so the same key; a second press of Submit
+ * with the same values (after `response_action: errors`, the view and its hash unchanged) is a new
+ * delivery with a new trigger_id, and is run.
+ */
 export function deliveryKey(body: Body): string | undefined {
   if (body.command && body.trigger_id) return `command:${body.trigger_id}`;
   switch (body.type) {
@@ -54,7 +52,11 @@ export function deliveryKey(body: Body): string | undefined {
   }
 }
 
-/** Deliveries whose ack is always empty, so it can go before anything is looked up. */
+/**
+ * Deliveries whose ack is always empty (a command, a shortcut, a button), so it can go before the
+ * store is asked: no user's ack waits on a database write. A modal's submission, whose ack carries
+ * the answer, is checked first.
+ */
 const ACKED_EMPTY = new Set(['command', 'shortcut', 'action']);
 
 export function replayGuard(guard: ReplayGuard, logger: Logger): Middleware<AnyMiddlewareArgs> {

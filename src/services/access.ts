@@ -1,16 +1,5 @@
 // Who may do what: admins configure, operators change, approvers decide, everyone reads zones and
-// charts. Only this workspace's own people may do more than read: someone Slack does not know here
-// (users.info cannot find them, or calls them a stranger), whose account is deactivated, or who
-// belongs to another workspace sharing the channel is refused, and told why. The workspace's guests (multi- and single-channel)
-// read zones too; they change things only where an admin allowed it (`/cdn config guests
-// operate`), and never approve or configure: the second pair of eyes on a purge of everything, and
-// the settings, stay with full members. The workspace's records (the audit log, the settings, the
-// reports and watches) are for full members only, and even they see nothing of a conversation
-// they are not in (`visibleConversations`).
-//
-// Operators and approvers may be given per CDN account (`account_roles`): an account with its own
-// group is held to it; one without follows the workspace's. Every check names the account acted
-// on; none named means the account `default` (what every zone was before accounts).
+// charts; only this workspace's own people may do more than read (AccessService says who is who).
 import { type Action, AppError } from '../errors.js';
 import type { AccountRole, AccountRoleRepository } from '../store/account-roles.js';
 import type { AccountRepository } from '../store/accounts.js';
@@ -69,12 +58,27 @@ export interface Caller {
   directory: SlackDirectory;
 }
 
-/** Where per-account roles are read; without it, only the workspace's roles apply. */
+/**
+ * Where per-account roles are read; without it, only the workspace's roles apply. Operators and
+ * approvers may be given per CDN account (`account_roles`): an account with its own group is held
+ * to it; one without follows the workspace's. Every check names the account acted on; none named
+ * means the account `default` (the account of a workspace's single key).
+ */
 export interface AccountRoles {
   accounts: Pick<AccountRepository, 'defaultId' | 'get'>;
   roles: Pick<AccountRoleRepository, 'get'>;
 }
 
+/**
+ * Only this workspace's own people may do more than read: someone Slack does not know here
+ * (users.info cannot find them, or calls them a stranger), whose account is deactivated, or who
+ * belongs to another workspace sharing the channel is refused, and told why. The workspace's guests (multi- and single-channel) read zones
+ * too; they change things only where an admin allowed it (`/cdn config guests operate`), and never
+ * approve or configure: the second pair of eyes on a purge of everything, and the settings, stay
+ * with full members. The workspace's records (the audit log, the settings, the reports and
+ * watches) are for full members only, and even they see nothing of a conversation they are not in
+ * (`visibleConversations`).
+ */
 export class AccessService {
   constructor(
     private readonly workspaces: WorkspaceRepository,

@@ -1,4 +1,4 @@
-// How a command looks zones up across CDN accounts (issue 29), beside AccountScopes: whether a
+// How a command looks zones up across CDN accounts, beside AccountScopes: whether a
 // scope is searched account by account, and a zone picker's value (`<account>/<zone id>`) read back.
 import { DEFAULT_ACCOUNT } from '../store/accounts.js';
 
@@ -10,7 +10,7 @@ interface ScopeAccounts {
 
 /**
  * Whether zones are looked for account by account (AccountScopes.resolve) rather than in
- * `default`'s index as before accounts: several accounts, one named, or a workspace whose one
+ * `default`'s index alone: several accounts, one named, or a workspace whose one
  * account is not `default` (it has no `default` to fall back to).
  */
 export function byAccount(scope: ScopeAccounts): boolean {
@@ -21,7 +21,7 @@ export function byAccount(scope: ScopeAccounts): boolean {
 
 /**
  * A zone picker's value: `<account>/<zone id>` for a zone of an account named (several accounts
- * in play, or one other than `default`), else the zone id alone, as before accounts.
+ * in play, or one other than `default`), else the zone id alone.
  */
 export function pickedZone(value: string): { zoneId: string; account?: string } {
   const at = value.indexOf('/');

@@ -1,5 +1,5 @@
-// A command whose zone name is in several CDN accounts waits for its requester to pick the account
-// (issue 29), then continues as if typed with it, once. The waiting command is a job of the store
+// A command whose zone name is in several CDN accounts waits for its requester to pick the account,
+// then continues as if typed with it, once. The waiting command is a job of the store
 // (like a held purge, src/services/purge-holds.ts), so any replica continues it after a restart;
 // what the pick starts is stored under the pick's own key, so a double click or a Slack retry
 // continues it once. Only the requester picks, and a pick lapses after PURGE_HOLD_MS. A purge of

@@ -1,4 +1,4 @@
-// Which CDN account a command acts on (issue 29): the channel's account if it is bound to one, else
+// Which CDN account a command acts on: the channel's account if it is bound to one, else
 // the account typed (`account:<name>`, `<account>/<zone>`), else every account, a zone name being
 // looked for in each (in exactly one: that one; in several: the person is asked to say which).
 import type { ZonePage } from '../cdn/client.js';
@@ -16,7 +16,7 @@ import type { ZonePlan, ZoneService } from './zones.js';
 /** The accounts a command may use, and whether the choice is already made (one of them). */
 export interface AccountScope {
   accounts: Account[];
-  /** False for a workspace with one account and nothing typed: everything as before accounts. */
+  /** False for a workspace with one account and nothing typed: everything as for the account `default` alone. */
   multi: boolean;
 }
 
@@ -127,7 +127,7 @@ export class AccountScopes {
 
   /**
    * The zone a command names, in the account it may use (`scope`, then `resolve`); a workspace
-   * with no account holding a key resolves as before accounts (`default`'s index, no_api_key).
+   * with no account holding a key resolves in `default` (`default`'s index, no_api_key).
    */
   async zone(
     workspaceId: string,
@@ -141,8 +141,8 @@ export class AccountScopes {
   }
 
   /**
-   * The id a new row stores for the zone's account: its own, else `default`'s (issue 29: new rows
-   * name their account; null is left to rows written before it).
+   * The id a new row stores for the zone's account: its own, else `default`'s (every new row
+   * names its account; null is left to rows written before accounts existed).
    */
   async idOf(workspaceId: string, zone: { accountId?: string | null }): Promise<string | null> {
     if (zone.accountId) return zone.accountId;
@@ -153,7 +153,7 @@ export class AccountScopes {
    * The one account a command that names no zone acts on (`/cdn zones`, `/cdn create`): the
    * channel's or the one typed, else the workspace's only account, else `default`; AppError
    * account_needed, naming them, when it has several and no `default`. None: no account holds a
-   * key (the command goes on as before accounts). `accountId`: an account chosen earlier (a form
+   * key (the command goes on with `default`'s index). `accountId`: an account chosen earlier (a form
    * opened for it), AppError account_not_found once it is gone.
    */
   async one(
@@ -277,7 +277,7 @@ function isDefaultName(name: string): boolean {
   return name.toLowerCase() === DEFAULT_ACCOUNT;
 }
 
-/** The account whose zone index to read: undefined for `default` (zone_index, as before). */
+/** The account whose zone index to read: undefined for `default` (its index is zone_index). */
 export function indexOf(account: Account): string | undefined {
   return isDefaultName(account.name) ? undefined : account.id;
 }

@@ -1,4 +1,4 @@
-// Administering a workspace's CDN accounts (issue 29): add, rename, re-key and remove them, give
+// Administering a workspace's CDN accounts: add, rename, re-key and remove them, give
 // them their own operators or approvers, and tell whether each key still works (checked, not
 // assumed). Workspace admins only change them; everything is audited, never a key.
 // (About 400 lines: the key-health probe, #probe, is the part to move out if it grows.)

@@ -26,7 +26,7 @@ import { markKeyed } from './account-lookup.js';
  */
 export type VisibleAuditEntry = AuditEntry & {
   withheld?: boolean;
-  /** The entry's CDN account by name, given when the workspace has more than one (issue 29). */
+  /** The entry's CDN account by name, given when the workspace has more than one. */
   accountName?: string;
 };
 
@@ -45,7 +45,7 @@ const NEUTRAL_DETAIL = [
 /** The filters of `/cdn audit` as typed (src/commands/audit-query.ts reads them from the words). */
 export interface AuditQuery {
   zone?: string;
-  /** A CDN account by name (issue 29): its entries only (`default`'s: and those naming none). */
+  /** A CDN account by name: its entries only (`default`'s: and those naming none). */
   account?: string;
   /** A person by id, by name as typed (not resolvable: Slack sends a picked mention as an id), or a CI token. */
   actor?:
@@ -96,7 +96,7 @@ export interface HomeOverview {
   permissions: Permissions;
   /** Whether the workspace has a CDN API key (`/cdn login`'s, the account `default`'s). */
   keySet: boolean;
-  /** The CDN accounts other than `default` that hold a key (issue 29): commands use them. */
+  /** The CDN accounts other than `default` that hold a key: commands use them. */
   accountKeys?: string[];
   /** Who set it and when (full members only). */
   key?: CredentialStatus;

@@ -135,7 +135,7 @@ export class AnalyticsService {
     private readonly clock: Clock,
     private readonly zones: ZoneService,
     private readonly reads: CdnReadRateLimit,
-    /** Which CDN account a zone named is in (issue 29); without it, `default` only. */
+    /** Which CDN account a zone named is in; without it, `default` only. */
     private readonly accountScopes?: AccountScopes,
   ) {}
 

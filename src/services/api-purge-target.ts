@@ -1,5 +1,5 @@
-// Which zone, in which CDN account, a purge asked for over the HTTP API is about (issue 29 met
-// issue 30): the accounts the token reaches (its own account, `default` for a token stored without
+// Which zone, in which CDN account, a purge asked for over the HTTP API is about:
+// the accounts the token reaches (its own account, `default` for a token stored without
 // one, and every account of the workspace only for a token an admin made so), narrowed to the one
 // the request names; a zone name held by several of them is refused as ambiguous (the caller names
 // the account), never guessed.

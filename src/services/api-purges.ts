@@ -1,4 +1,4 @@
-// Purges asked for over the HTTP API (issue 30): checked against the token's scope, stored once per
+// Purges asked for over the HTTP API: checked against the token's scope, stored once per
 // (token, Idempotency-Key), run as today's durable purge jobs (URLs, tags) or as the same
 // two-person approval as in Slack (everything), and read back with a status any replica can tell.
 // (Over 400 lines: the request's checks, its two ways of running, the status read from either and
@@ -45,7 +45,7 @@ export interface ApiPurgeRequest {
   context?: ApiPurgeContext | undefined;
 }
 
-/** What GET /api/v1/purges/{id} answers (the contract of issue 30). */
+/** What GET /api/v1/purges/{id} answers (the contract in docs/api.md). */
 export interface ApiPurgeState {
   id: string;
   status: ApiPurgeStatus;
@@ -99,7 +99,7 @@ export class ApiPurgeService {
     private readonly deps: {
       store: Store;
       zones: ZoneService;
-      /** The CDN accounts a token's zone is looked for in (issue 29). */
+      /** The CDN accounts a token's zone is looked for in. */
       accounts: AccountScopes;
       purges: PurgeService;
       approvals: ApprovalService;

@@ -1,8 +1,8 @@
-// Tokens of the HTTP API (issue 30): made by a workspace admin, shown once, stored only as a
+// Tokens of the HTTP API: made by a workspace admin, shown once, stored only as a
 // SHA-256 hash; scoped to one CDN account (or, chosen so by the admin, every account), to zones of
 // it (or every zone) and to kinds of purge; revoked at once on every replica (authentication reads
 // the database on every request). A token's reach never grows unless an admin chooses it: one
-// stored without an account is `default`'s, as the single key it was made for (issue 29).
+// stored without an account is `default`'s, as the single key it was made for.
 import { createHash, randomBytes } from 'node:crypto';
 import { TOKEN_ACTOR_PREFIX } from '../audit-kinds.js';
 import { AppError } from '../errors.js';

@@ -185,7 +185,7 @@ export class ApprovalService {
     },
   ): Promise<Approval> {
     const workspace = await this.options.store.workspaces.ensure(workspaceId);
-    // The zone's account (issue 29): `default`'s id for `default`, so each account's zone has
+    // The zone's account: `default`'s id for `default`, so each account's zone has
     // its own open request.
     const accountId =
       input.zone.accountId ?? (await this.options.store.accounts.defaultId(workspaceId));

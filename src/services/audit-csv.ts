@@ -87,7 +87,7 @@ export function auditCsvRow(entry: VisibleAuditEntry): string {
 }
 
 /**
- * The entry's CDN account (issue 29): its name; the id of one removed since (the audit outlives
+ * The entry's CDN account: its name; the id of one removed since (the audit outlives
  * it); `default` for a zone's entry that names none (written before accounts, or by `default`);
  * empty for a workspace-wide change (a setting, a role).
  */

@@ -188,7 +188,7 @@ export class AuditExportService {
     const out = createWriteStream(path);
     const closed = once(out, 'close');
     let rows = 0;
-    // Read once: each row names its CDN account (issue 29).
+    // Read once: each row names its CDN account.
     const accounts = await this.deps.activity.accountNames(caller.workspaceId);
     try {
       const write = async (chunk: string) => {

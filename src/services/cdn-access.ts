@@ -56,7 +56,7 @@ export class CdnAccess {
   /**
    * The client of one of the workspace's CDN accounts: its key, and its base URL held to the same
    * outbound-address rules as any an admin typed. Without an account, the account `default` (the
-   * workspace's key before accounts). AppError no_api_key when the account has no key (or is
+   * workspace's single key). AppError no_api_key when the account has no key (or is
    * gone). `feature`: what its requests are for, as the metrics count them.
    */
   async clientFor(

@@ -1,6 +1,6 @@
 // Channels and zones: a channel's default zone (`/cdn use`), used when a command names none, and
 // the channels purges may be run from (`/cdn config purge-channels`). A channel may be bound to a
-// CDN account (issue 29), with or without a default zone of it: its commands then use that account
+// CDN account, with or without a default zone of it: its commands then use that account
 // only (AccountScopes), and its default zone is read from that account's zone index.
 import { AppError } from '../errors.js';
 import type { Account } from '../store/accounts.js';
@@ -55,7 +55,7 @@ export class ChannelService {
       audit: AuditLogRepository;
       access: AccessService;
       zones: ZoneService;
-      /** The workspace's CDN accounts (issue 29); without it, the account `default` only. */
+      /** The workspace's CDN accounts; without it, the account `default` only. */
       scopes?: AccountScopes;
     },
   ) {}

@@ -47,7 +47,7 @@ export function cdnServices(options: CdnServicesOptions) {
   const zoneIndex = new ZoneIndex({ store, cdn, clock, logger, ...options.zoneIndex });
   const reads = new CdnReadRateLimit(store.rateSlots, access, options.readsPerMinute);
   const zones = new ZoneService({ cdn, audit: store.audit, index: zoneIndex, reads });
-  // Which CDN account a zone is in (issue 29): every feature that names a zone asks it.
+  // Which CDN account a zone is in: every feature that names a zone asks it.
   const scopes = new AccountScopes({ store, zones, index: zoneIndex, access });
   const channels = new ChannelService({
     bindings: store.channelBindings,

@@ -1,6 +1,6 @@
 // Setting and removing a workspace's CDN API key (the account `default`'s): checked against the API
 // before it is stored; removed only once an admin saw what stops with it, which is only what
-// belongs to `default` (issue 29: other accounts keep their keys and their work).
+// belongs to `default` (other accounts keep their keys and their work).
 import type { EgressPolicy } from '../cdn/egress.js';
 import { isCdnError } from '../cdn/errors.js';
 import { type Account, DEFAULT_ACCOUNT } from '../store/accounts.js';

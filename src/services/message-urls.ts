@@ -1,11 +1,5 @@
 // The http(s) URLs a Slack message shows, wherever it shows them: its text, its blocks and its
-// attachments. A message from an integration (CI, deploys, monitoring) often carries everything in
-// blocks, with "This content can't be displayed." as its text, or in attachments: both as Slack
-// hands them to a message shortcut (slackapi/java-slack-sdk
-// json-logs/samples/app-backend/interactive-components/MessageShortcutPayload.json: `message`
-// with `text`, `blocks` and `attachments`; slackapi/java-slack-sdk
-// slack-api-client/src/test/java/util/socket_mode/MockSocketMode.java: a bot's message whose text
-// is "This content can't be displayed." and whose content is in `blocks`).
+// attachments.
 import { AppError } from '../errors.js';
 import { httpUrlsIn, MAX_TEXT_LENGTH } from '../text.js';
 
@@ -130,7 +124,14 @@ function readAttachments(reading: Reading, attachments: unknown, depth: number):
 
 /**
  * Every http(s) URL the message shows, once each, in the order they come: text first, then blocks,
- * then attachments. Throws text_too_long past MAX_MESSAGE_TEXT characters in all.
+ * then attachments. Throws text_too_long past MAX_MESSAGE_TEXT characters in all. A message from
+ * an integration (CI, deploys, monitoring) often carries everything in blocks, with "This content
+ * can't be displayed." as its text, or in attachments: both as Slack hands them to a message
+ * shortcut (slackapi/java-slack-sdk
+ * json-logs/samples/app-backend/interactive-components/MessageShortcutPayload.json: `message`
+ * with `text`, `blocks` and `attachments`; slackapi/java-slack-sdk
+ * slack-api-client/src/test/java/util/socket_mode/MockSocketMode.java: a bot's message whose text
+ * is "This content can't be displayed." and whose content is in `blocks`).
  */
 export function urlsInMessage(message: unknown): string[] {
   const reading = new Reading();

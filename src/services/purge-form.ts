@@ -1,4 +1,4 @@
-// The purge form across CDN accounts (issue 29): the zones its picker offers (those of every
+// The purge form across CDN accounts: the zones its picker offers (those of every
 // account the person may purge in from the channel), the zone it opens on (named, the channel's
 // default, or the one zone a message's URLs fall in), and the zone picked, found again in its own
 // account when the form is submitted. A message whose URLs are served by a zone of the same name
@@ -76,7 +76,7 @@ export class PurgeFormService {
     const { workspaceId } = caller;
     const scope = await scopes.scope(workspaceId, channelId, undefined);
     if (scope.accounts.length === 0) {
-      // No account holds a key: as before accounts (the index of `default`, if any).
+      // No account holds a key: the index of `default`, if any.
       await purges.mayPurge(caller, channelId);
       return { zones: await zones.search(workspaceId, query, limit), labelled: false };
     }
@@ -99,8 +99,8 @@ export class PurgeFormService {
   }
 
   /**
-   * The zone picked in a submitted form (its account as the option named it; none: a form from
-   * before accounts), found again in that account for a caller who may purge in it from
+   * The zone picked in a submitted form (its account as the option named it; none: an option
+   * value without one, `default`), found again in that account for a caller who may purge in it from
    * `channelId` (PurgeService.zoneFor; a channel bound to another account refuses it).
    */
   async picked(

@@ -64,7 +64,7 @@ export class PurgeHoldService {
     plan: PurgePlan & { fromDefault?: boolean },
     options: { key?: string } = {},
   ): Promise<HeldPurge & { created: boolean }> {
-    // In the account of each zone held (issue 29).
+    // In the account of each zone held.
     await this.deps.purges.mayPurgeZones(
       caller,
       channelId,

@@ -147,7 +147,7 @@ export class PurgeService {
       zones: ZoneService;
       access: AccessService;
       channels: ChannelService;
-      /** Which CDN accounts a purge may use (issue 29); without it, the account `default` only. */
+      /** Which CDN accounts a purge may use; without it, the account `default` only. */
       accounts?: AccountScopes;
       flood: ChangeRateLimit;
       store: Store;
@@ -177,7 +177,7 @@ export class PurgeService {
    * Refuses a caller who may purge (mayPurge) in none of the CDN accounts a command may use from
    * `channelId` (`account`: the one typed): checked before any zone is looked for. Once the zones
    * are known, each one's own account is checked (mayPurgeZones): operators of `staging` purge
-   * its zones and not `default`'s (issue 29).
+   * its zones and not `default`'s.
    */
   async mayPurgeAny(
     caller: Caller,
@@ -325,7 +325,7 @@ export class PurgeService {
   }
 
   /**
-   * `plan` where several CDN accounts may hold the zones (issue 29): the zone named is looked for
+   * `plan` where several CDN accounts may hold the zones: the zone named is looked for
    * in the scope's accounts; URLs find their zone across them, and a URL whose zone name is in
    * several accounts is AppError zone_ambiguous (the person names the account).
    */

@@ -83,7 +83,7 @@ export class RateLimitService {
       audit: AuditLogRepository;
       access: AccessService;
       zones: ZoneService;
-      /** Which CDN account a zone named is in (issue 29); without it, `default` only. */
+      /** Which CDN account a zone named is in; without it, `default` only. */
       accountScopes?: AccountScopes;
       flood: ChangeRateLimit;
       reads: CdnReadRateLimit;
@@ -159,7 +159,7 @@ export class RateLimitService {
       : await this.#zone(caller.workspaceId, zoneNameOrId, where);
     await this.deps.access.requireOperator(caller, 'ratelimit', zone.accountId);
     await this.deps.flood.take(caller.workspaceId, caller.userId);
-    // The zone's own account (issue 29): absent, `default`.
+    // The zone's own account: absent, `default`.
     const client = await this.deps.cdn.clientFor(caller.workspaceId, zone.accountId, 'ratelimit');
     const audit = (outcome: 'ok' | 'failed', detail?: Record<string, unknown>) =>
       this.deps.audit.record({
@@ -168,7 +168,7 @@ export class RateLimitService {
         action: enabled ? 'ratelimit.on' : 'ratelimit.off',
         zoneId: zone.id,
         zoneName: zone.name,
-        // The zone's own account (issue 29; none: `default`).
+        // The zone's own account (none: `default`).
         ...(zone.accountId === undefined ? {} : { accountId: zone.accountId }),
         outcome,
         ...(detail ? { detail } : {}),
@@ -215,7 +215,7 @@ export class RateLimitService {
     return zone;
   }
 
-  /** The zone named, in the account the channel or the words give (none: as before accounts). */
+  /** The zone named, in the account the channel or the words give (none: `default`). */
   async #zone(workspaceId: string, nameOrId: string, where?: Where): Promise<Zone> {
     const { zones } = this.deps;
     // A zone of a known account (an alert's): looked up there alone.

@@ -117,7 +117,7 @@ export class VerifyService {
     purgeRecordId: string,
     replyTo: ReplyTo,
   ): Promise<{ jobId: string; created: boolean }> {
-    // In the purge's own CDN account (issue 29; none recorded: `default`), never from a channel
+    // In the purge's own CDN account (none recorded: `default`), never from a channel
     // bound to another one.
     const record = await this.deps.purges.recordFor(caller, channelId, purgeRecordId);
     const urls = await this.#purgedUrls(purgeRecordId, record.failed.files);
@@ -153,7 +153,7 @@ export class VerifyService {
     if (!job || job.workspaceId !== caller.workspaceId || job.kind !== 'verify')
       throw new AppError({ code: 'nothing_to_repurge' });
     const payload = job.payload as VerifyJobPayload;
-    // In the purge's own CDN account (issue 29), never from a channel bound to another one.
+    // In the purge's own CDN account, never from a channel bound to another one.
     const record = await this.deps.purges.recordFor(caller, channelId, payload.purgeRecordId);
     const steps = await this.deps.store.jobs.steps<{ url: string }, ProbeResult>(job.id);
     const cached = steps.flatMap((s) => (s.result?.verdict === 'cached' ? [s.input.url] : []));

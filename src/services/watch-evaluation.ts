@@ -1,12 +1,6 @@
 // Watched zones evaluated once per interval, however many replicas run: a tick turns each zone's
 // due interval into a job keyed by zone and interval (as daily reports are keyed by occurrence),
-// stored in the transaction that moves the zone on. The job makes one analytics request for every
-// channel watching the zone (the baseline is read once a day), applies each rule's hold/clear step
-// once per interval (a conditional write), and leaves each alert, resolution and 'now live' notice
-// to a post job keyed by what it posts. Polling is spread over the interval (each zone has its own
-// phase) and kept within a per-key budget; a 429 delays the evaluation instead of dropping it.
-// Each rule's step lives in watch-rule-states.ts, the posts in watch-posting.ts, the rules themselves
-// (pure) in watch-rules.ts.
+// stored in the transaction that moves the zone on.
 import { createHash } from 'node:crypto';
 import type { CdnClient } from '../cdn/client.js';
 import { CdnError, isCdnError, isTransientCdnError } from '../cdn/errors.js';
@@ -39,7 +33,7 @@ export const WATCH_EVAL_JOB = 'watch_eval';
 
 interface EvalPayload {
   zoneId: string;
-  /** The zone's CDN account (issue 29); absent (and in payloads stored before): `default`. */
+  /** The zone's CDN account; absent (and in payloads stored before): `default`. */
   accountId?: string;
   dueAt: number;
 }
@@ -102,6 +96,15 @@ class BudgetSpentError extends Error {
   }
 }
 
+/**
+ * A zone's job makes one analytics request for every channel watching the zone (the baseline is
+ * read once a day), applies each rule's hold/clear step once per interval (a conditional write),
+ * and leaves each alert, resolution and 'now live' notice to a post job keyed by what it posts.
+ * Polling is spread over the interval (each zone has its own phase) and kept within a per-key
+ * budget; a 429 delays the evaluation instead of dropping it. Each rule's step lives in
+ * watch-rule-states.ts, the posts in watch-posting.ts, the rules themselves (pure) in
+ * watch-rules.ts.
+ */
 export class WatchEvaluation {
   readonly #o: WatchEvaluationOptions;
   readonly #rules: WatchRuleStates;

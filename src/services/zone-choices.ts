@@ -1,4 +1,4 @@
-// The zones a zone picker offers across CDN accounts (issue 29): those of every account the
+// The zones a zone picker offers across CDN accounts: those of every account the
 // workspace uses (of the one account a channel is bound to), each carrying its account, and a
 // picked value (`<account>/<zone id>`, or an id alone) found again in its account.
 import type { Account } from '../store/accounts.js';
@@ -19,8 +19,8 @@ export class ZoneChoices {
 
   /**
    * The live zones matching `query` in every account the workspace uses from `channelId` (best
-   * matches of each account in turn), at most `limit`; a workspace whose accounts hold no key, as
-   * before accounts (`default`'s index).
+   * matches of each account in turn), at most `limit`; a workspace whose accounts hold no key:
+   * `default`'s index.
    */
   async search(
     workspaceId: string,

@@ -17,12 +17,12 @@ export interface ZoneWorkDeps {
   audit: AuditLogRepository;
   access: AccessService;
   zones: ZoneService;
-  /** Which CDN account a zone named is in (issue 29); without it, `default` only. */
+  /** Which CDN account a zone named is in; without it, `default` only. */
   accountScopes?: AccountScopes;
 }
 
 /**
- * The zone named, in the account the channel or the words give (no scopes: as before accounts).
+ * The zone named, in the account the channel or the words give (no scopes: `default`).
  * Commands and charts look a zone up so too (ratelimit.ts, analytics.ts).
  */
 export function zoneForChannel(
@@ -51,7 +51,7 @@ export function newZoneWork(caller: Caller, zone: Zone, channelId: string): Omit
  * Operators among the workspace's full members (never a guest): the work of the conversations the
  * caller is in (`shown`), how many others there are (`hidden`), and whether the workspace has a
  * `default` key (`keySet`; without one, its work of `default` waits for one). Work of another CDN
- * account says whether that account holds a key (`keyed`, issue 29).
+ * account says whether that account holds a key (`keyed`).
  */
 export async function visibleZoneWork<T extends ZoneWork>(
   deps: {
@@ -88,7 +88,7 @@ export async function auditZoneChange(
     action,
     zoneId: subject.zoneId,
     zoneName: subject.zoneName,
-    // The zone's own account (issue 29; none: `default`).
+    // The zone's own account (none: `default`).
     ...(subject.accountId === undefined ? {} : { accountId: subject.accountId }),
     outcome: 'ok',
     detail,

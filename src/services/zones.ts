@@ -52,7 +52,7 @@ export class ZoneService {
   async page(
     caller: Caller,
     params: { status?: string; name?: string; page: number },
-    /** The CDN account to list (issue 29); absent, `default`'s zones as before accounts. */
+    /** The CDN account to list; absent, `default`'s zones. */
     accountId?: string,
   ): Promise<ZonePage> {
     const { workspaceId } = caller;
@@ -138,8 +138,7 @@ export class ZoneService {
   /**
    * Live zones whose name contains `query` in either form (or whose id it is), best matches
    * first, at most `limit`: for pickers, so an index still being built is waited for at most
-   * PICKER_WAIT_MS. `accountId`: the CDN account whose zones (absent: `default`'s, as before
-   * accounts).
+   * PICKER_WAIT_MS. `accountId`: the CDN account whose zones (absent: `default`'s).
    */
   async search(
     workspaceId: string,
@@ -177,7 +176,7 @@ export class ZoneService {
     const { accountId } = input;
     // Read before the key is used: a zone created with an older key never enters a newer index.
     const generation = await this.#index.generation(workspaceId, accountId);
-    // In the account named (issue 29); absent, `default`.
+    // In the account named; absent, `default`.
     const client = await this.#cdn.clientFor(workspaceId, accountId, 'create');
     const audit = (
       outcome: 'ok' | 'failed',
@@ -190,7 +189,7 @@ export class ZoneService {
         action: 'zone.create',
         zoneId,
         zoneName: ascii,
-        // The account it is created in (issue 29; none: `default`).
+        // The account it is created in (none: `default`).
         ...(accountId === undefined ? {} : { accountId }),
         outcome,
         detail: { plan: input.plan, ...detail },

@@ -2,10 +2,6 @@
 // the zone's bound channel), the same progress and result as `/cdn purge`, with the API's header
 // (the token, the CI's actor, a few URLs, the repository, commit and run link) above it. With no
 // channel, or one the bot cannot post in, nothing is said: the API's answer is all there is.
-// "Purging…" waits for the purge's first progress milestone: a purge that ends before it (most
-// from CI: a few hundred URLs) posts its result alone, one Web API call instead of three or four.
-// A burst of CI purges in one channel would otherwise spend Slack's limits on edits (chat.update:
-// Tier 3, 50 a minute per workspace; https://api.slack.com/methods/chat.update) and be refused.
 import { apiPurgeHeader, withApiHeader } from '../blocks/api-purge.js';
 import type { KnownBlock } from '../blocks/message.js';
 import type { Logger } from '../logger.js';
@@ -16,7 +12,13 @@ import type { DurableMessages } from './durable-message.js';
 import type { MessageTarget } from './message-target.js';
 import { purgeMessages } from './purge-progress.js';
 
-/** Opens the Slack message of an API purge job, or nothing when it has no channel. */
+/**
+ * Opens the Slack message of an API purge job, or nothing when it has no channel. "Purging…" waits
+ * for the purge's first progress milestone: a purge that ends before it (most from CI: a few
+ * hundred URLs) posts its result alone, one Web API call instead of three or four. A burst of CI
+ * purges in one channel would otherwise spend Slack's limits on edits (chat.update: Tier 3, 50 a
+ * minute per workspace; https://api.slack.com/methods/chat.update) and be refused.
+ */
 export function apiPurgeMessages(
   messages: DurableMessages,
   logger: Logger,

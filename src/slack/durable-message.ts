@@ -1,26 +1,6 @@
 // A message that outlives the request and the process that started it, kept as ONE message where
-// Slack lets a bot edit it: a bot message (chat.postMessage) in the conversation, then chat.update.
-// Where the bot cannot post there (not a member, a DM between other people, a private channel), or
-// the answer is ephemeral, it is said where it cannot be edited (the request's response_url, an
-// ephemeral message): then only the opening and the final version are said, never the interim
-// ones, so such an answer is at most two messages. Last comes the requester's DM, a bot message
-// edited like any other. Its state is saved after every change, before any edit relies on it, so
-// the job that owns it carries it across a restart and edits the same message. Its Web API calls
-// are bounded (the background client): a failure throws, and the job retries later.
-//
-// Paced (an API purge's message, `pace`): each post takes its channel's slot and each edit the
-// workspace's chat.update slot (the gaps of web-api-paces.ts, shared by every replica), and no
-// call waits for one.
-// A progress version goes only in a slot free now and is skipped otherwise, or when Slack answers
-// 429; the final version reserves its slot (no sooner than a 429's Retry-After), saves it, and
-// throws ViewNotNow: its job comes back at that slot, instead of holding anything while it waits.
-//
-// Why not the response_url's `replace_original`: for a slash command Slack posts a new message
-// instead (https://github.com/slackapi/bolt-js/issues/2287, and for ephemeral answers
-// https://github.com/slackapi/bolt-python/issues/1268, where Slack's answer is to use chat.update
-// or a new interaction's response_url). Only an interaction on a message can replace that message
-// (https://docs.slack.dev/messaging/modifying-messages, "Updating messages using response_url"),
-// and an ephemeral message cannot be edited with chat.update at all (same page).
+// Slack lets a bot edit it (chat.postMessage, then chat.update), its state saved by the job that
+// owns it so that a restart edits the same message. How and where it is said: DurableMessage.
 import type { WebClient } from '@slack/web-api';
 import type { Message } from '../blocks/message.js';
 import type { Clock } from '../clock.js';
@@ -46,8 +26,8 @@ export type DurableMessages = (
 export type PaceSlots = Pick<RateSlotRepository, 'take' | 'takeWithin'>;
 
 /**
- * `paced`: messages that keep Slack's pace without waiting (see above), over `client` (one whose
- * calls never wait for a rate-limit window: web-api-options.ts, `paced`).
+ * `paced`: messages that keep Slack's pace without waiting (DurableMessageOptions.pace), over
+ * `client` (one whose calls never wait for a rate-limit window: web-api-options.ts, `paced`).
  */
 export function durableMessages(
   clients: WorkspaceClients,
@@ -106,10 +86,31 @@ export interface DurableMessageOptions {
   clock: Clock;
   /** Why a way of saying it was refused, before the next takes over. */
   log: FallbackLog;
-  /** Keeps Slack's pace, never waiting for it (see above); without it, every call goes at once. */
+  /**
+   * Keeps Slack's pace, never waiting for it (an API purge's message): each post takes its
+   * channel's slot and each edit the workspace's chat.update slot (the gaps of web-api-paces.ts,
+   * shared by every replica), and no call waits for one (`#paced`). Without it, every call goes at
+   * once.
+   */
   pace?: { slots: PaceSlots; workspaceId: string };
 }
 
+/**
+ * A bot message (chat.postMessage) in the conversation, then chat.update. Where the bot cannot post
+ * there (not a member, a DM between other people, a private channel), or the answer is ephemeral,
+ * it is said where it cannot be edited (the request's response_url, an ephemeral message): then
+ * only the opening and the final version are said, never the interim ones, so such an answer is at
+ * most two messages. Last comes the requester's DM, a bot message edited like any other. Its state
+ * is saved after every change, before any edit relies on it. Its Web API calls are bounded (the
+ * background client): a failure throws, and the job retries later.
+ *
+ * Why not the response_url's `replace_original`: for a slash command Slack posts a new message
+ * instead (https://github.com/slackapi/bolt-js/issues/2287, and for ephemeral answers
+ * https://github.com/slackapi/bolt-python/issues/1268, where Slack's answer is to use chat.update
+ * or a new interaction's response_url). Only an interaction on a message can replace that message
+ * (https://docs.slack.dev/messaging/modifying-messages, "Updating messages using response_url"),
+ * and an ephemeral message cannot be edited with chat.update at all (same page).
+ */
 export class DurableMessage implements MessageTarget {
   readonly #options: DurableMessageOptions;
   #state: DurableMessageState;

@@ -1,4 +1,4 @@
-// Repository: roles given per CDN account (issue 29): an account's own operators or approvers group.
+// Repository: roles given per CDN account: an account's own operators or approvers group.
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { AccountRolesTable, Database } from './schema.js';

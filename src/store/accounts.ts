@@ -1,4 +1,4 @@
-// Repository: a workspace's named CDN accounts (issue 29), each with its own sealed API key.
+// Repository: a workspace's named CDN accounts, each with its own sealed API key.
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Clock } from '../clock.js';

@@ -9,7 +9,7 @@ import type { ApprovalStatus, ApprovalsTable, Database } from './schema.js';
 export interface ApiRequester {
   tokenId: string;
   tokenName: string;
-  /** The zone's CDN account, by name when asked (issue 29); absent in requests made before. */
+  /** The zone's CDN account, by name when asked; absent in requests made before. */
   account?: string;
   /** The CI's `context.actor`, as sent (a free string). */
   actor?: string;
@@ -39,7 +39,7 @@ export interface Approval {
   expiresAt: number;
   createdAt: number;
   updatedAt: number;
-  /** The zone's CDN account (issue 29); absent: none recorded (older rows: `default`). */
+  /** The zone's CDN account; absent: none recorded (older rows: `default`). */
   accountId?: string;
   /**
    * That account's name when asked, for its messages (0028); absent: one account in play, or a

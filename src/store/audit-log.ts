@@ -18,7 +18,7 @@ export interface AuditEntry {
   /** Structured detail (purge ids, counts, error codes). */
   detail: Record<string, unknown> | null;
   at: number;
-  /** The CDN account of the zone acted on (issue 29); absent: none recorded (older rows, `default`). */
+  /** The CDN account of the zone acted on; absent: none recorded (older rows, `default`). */
   accountId?: string;
 }
 
@@ -36,7 +36,7 @@ export interface AuditFilter {
   /** A zone by id, or by name in either form. */
   zone?: string;
   /**
-   * The entries of one CDN account (issue 29); `orNone`: and those that name none (`default`'s,
+   * The entries of one CDN account; `orNone`: and those that name none (`default`'s,
    * and rows written before accounts).
    */
   account?: { id: string; orNone: boolean };

@@ -1,8 +1,8 @@
 // Repository: each channel's default zone (`/cdn use`) and the channels purges may be run from.
 // A binding carries the key generation it was chosen under; read with the key's current one, so a
 // binding from before a key change is seen as stale on every replica at once. A binding to a CDN
-// account other than `default` (issue 29) is read with that account's generation (cdn_accounts);
-// one to `default` (or to none: null) with the workspace key's (cdn_credentials), as before.
+// account other than `default` is read with that account's generation (cdn_accounts);
+// one to `default` (or to none: null) with the workspace key's (cdn_credentials).
 import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
 import { DEFAULT_ACCOUNT } from './account-model.js';
@@ -18,7 +18,7 @@ export interface ChannelBinding {
   generation: string;
   setBy: string;
   setAt: number;
-  /** The CDN account the channel is bound to (issue 29); null: none named (`default`'s zone). */
+  /** The CDN account the channel is bound to; null: none named (`default`'s zone). */
   accountId?: string | null;
   /**
    * That account's name when an admin removed it: the channel's zone commands are refused until

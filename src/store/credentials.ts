@@ -24,8 +24,8 @@ export interface Credential extends CredentialStatus {
 export const API_KEY_COLUMN = LEGACY_KEY_COLUMN;
 
 /**
- * The workspace's key, as it was before a workspace had accounts: since 0016, the key of its
- * account `default`. It is written through the account (accounts.ts), which writes cdn_credentials
+ * The workspace's key: the key of its account `default` (migration 0016).
+ * It is written through the account (accounts.ts), which writes cdn_credentials
  * in the same transaction; it is read from cdn_credentials, which stays authoritative for
  * `default` while an older replica may still write it (a rolling upgrade: docs/deploy.md).
  */
@@ -40,7 +40,7 @@ export class CredentialRepository {
   /**
    * Stores the key under a new generation and, in the same transaction, drops the workspace's zone
    * index: whatever the old key listed is never read again, on any replica. The account `default`
-   * takes the workspace's base URL (set just before by the caller, as before accounts).
+   * takes the workspace's base URL (set just before by the caller).
    */
   async set(
     workspaceId: string,

@@ -6,7 +6,7 @@ import type { SqlDialect } from './db.js';
 import type { Database } from './schema.js';
 
 /**
- * Rows whose CDN account has a key (issue 29): `default`'s rows (null, or `default`'s id) while
+ * Rows whose CDN account has a key: `default`'s rows (null, or `default`'s id) while
  * the workspace has its key (cdn_credentials, which stays authoritative for `default` until the
  * contract release), another account's while that account has one. Removed (`/cdn logout`, the
  * account's key cleared), its work waits as it is, and runs again by itself once a key is set (a

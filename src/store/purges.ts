@@ -20,7 +20,7 @@ export interface PurgeJob {
   retryOf: string | null;
   createdAt: number;
   finishedAt: number | null;
-  /** The CDN account of the zone (issue 29); absent: none recorded (older rows: `default`). */
+  /** The CDN account of the zone; absent: none recorded (older rows: `default`). */
   accountId?: string;
 }
 
@@ -39,7 +39,7 @@ export type NewPurgeJob = Pick<
   /** How many of `failed` may have been purged all the same (the CDN did not answer). */
   unconfirmed?: number;
   retryOf?: string;
-  /** The zone's CDN account (issue 29): `default`'s id for `default`. */
+  /** The zone's CDN account: `default`'s id for `default`. */
   accountId?: string;
 };
 

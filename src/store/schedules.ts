@@ -93,7 +93,7 @@ export class ScheduleRepository {
         .insertInto('schedules')
         .values(row)
         // Any unique index: schedules_account_live_unique (this code's), and schedules_live_unique,
-        // kept for an older replica until the contract release (issue 29). No target: a row of an
+        // kept for an older replica until the contract release. No target: a row of an
         // older replica (null account) or the same zone id in another account (the older index)
         // is a conflict as well; the first is found below, the second is not (until the older
         // index goes, one live report per zone id, channel and time across accounts).

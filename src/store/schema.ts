@@ -60,7 +60,7 @@ export interface CdnCredentialsTable {
   generation: string | null;
 }
 
-/** A named CDN account of a workspace (issue 29). Added by 0016_cdn_accounts. */
+/** A named CDN account of a workspace. Added by 0016_cdn_accounts. */
 export interface CdnAccountsTable {
   /** Random; what every zone-holding row refers to (`account_id`). */
   id: string;
@@ -85,7 +85,7 @@ export interface CdnAccountsTable {
   updated_at: number;
 }
 
-/** An account's own operators or approvers group (issue 29). Added by 0023_account_roles. */
+/** An account's own operators or approvers group. Added by 0023_account_roles. */
 export interface AccountRolesTable {
   workspace_id: string;
   account_id: string;
@@ -382,7 +382,7 @@ export interface PurgeChannelsTable {
   set_at: number;
 }
 
-/** A channel watching a zone (issue 19). */
+/** A channel watching a zone. */
 export interface WatchesTable extends ZoneWorkColumns {
   /** JSON array of explicit threshold rules as typed (`requests>50k/5m`, `hitrate<80%`). */
   rules: string;
@@ -492,7 +492,7 @@ export interface ApiTokensTable {
 }
 
 export type ApiPurgeKind = 'urls' | 'tags' | 'everything';
-/** What the API says of a purge (the contract of issue 30). */
+/** What the API says of a purge (the contract in docs/api.md). */
 export type ApiPurgeStatus =
   | 'queued'
   | 'waiting_for_approval'

@@ -11,7 +11,7 @@ export interface WatchAlert {
   watchId: string;
   zoneId: string;
   zoneName: string;
-  /** The zone's CDN account (issue 29), from its watch; absent: `default`. */
+  /** The zone's CDN account, from its watch; absent: `default`. */
   accountId?: string;
   channelId: string;
   rule: string;

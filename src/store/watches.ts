@@ -2,7 +2,7 @@
 // A zone's due interval becomes its job (keyed by zone and interval) in the transaction that moves
 // the zone on; a status moves by one conditional write. Where each rule stands is in
 // watch-rules.ts, the alerts posted in watch-alerts.ts. Over 400 lines: the watches and their
-// zones' schedules (two tables since 0026, `default`'s and the other accounts') move together.
+// zones' schedules (two tables, `default`'s and the other accounts') move together.
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock.js';

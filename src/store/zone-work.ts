@@ -10,7 +10,7 @@ export interface ZoneWork {
   workspaceId: string;
   zoneId: string;
   zoneName: string;
-  /** The zone's CDN account (issue 29); absent: `default` (as a Zone has it). */
+  /** The zone's CDN account; absent: `default` (as a Zone has it). */
   accountId?: string;
   channelId: string;
   createdBy: string;

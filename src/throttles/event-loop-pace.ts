@@ -1,12 +1,7 @@
 // A pace on background work's turns on the event loop (BACKGROUND_LOOP_PERCENT): Slack's requests
 // share this loop with the work nobody waits on at that moment (purge jobs, the HTTP API's
 // purges), and want their acks within Slack's 3 seconds and, better, as fast as when the bot is
-// idle. A turn is given at once while the loop is not busy (its utilisation over its last short
-// window is under the share) and few turns went lately (`perCheck` per `checkMs`: no burst);
-// otherwise turns wait in line and are given a few per check while the loop is not busy, each
-// check a timer (which itself takes no turn), so that background work fills the loop's idle time
-// instead of queueing ahead of an ack. No turn waits past `maxWaitMs`: background work always
-// moves on.
+// idle: background work fills the loop's idle time instead of queueing ahead of an ack.
 import { setTimeout as delay } from 'node:timers/promises';
 
 /** The loop's utilisation is judged over windows this short: a turn follows the load closely. */
@@ -28,6 +23,12 @@ interface Waiting {
   go: () => void;
 }
 
+/**
+ * A turn is given at once while the loop is not busy (its utilisation over its last short window
+ * is under the share) and few turns went lately (`perCheck` per `checkMs`: no burst); otherwise
+ * turns wait in line and are given a few per check while the loop is not busy, each check a timer
+ * (which itself takes no turn). No turn waits past `maxWaitMs`: background work always moves on.
+ */
 export class EventLoopPace {
   readonly #line: Waiting[] = [];
   #checking = false;

@@ -1,11 +1,6 @@
 // The payloads Slack sends an app (slash commands, interactions, events), built the way Slack
 // builds them, with trigger ids and response_urls minted by the fake Slack. The e2e harness signs
 // and POSTs them; the local console hands them to the app directly.
-// Their fields are those of Slack's recorded payloads (slackapi/java-slack-sdk json-logs/samples/
-// app-backend: slash-commands/SlashCommandPayload.json, interactive-components/
-// BlockActionPayload.json, views/ViewSubmissionPayload.json, message-actions/
-// MessageActionPayload.json; events/*Payload.json), reduced to what the bot reads: the contract
-// tests (test/e2e/contract.test.ts) send the whole recorded shapes (test/fixtures/slack).
 import { escapeTyped } from './escape.js';
 import type { FakeSlack, Message } from './server.js';
 
@@ -27,6 +22,13 @@ export function findAction(
   throw new Error(`no ${actionId} element here`);
 }
 
+/**
+ * Their fields are those of Slack's recorded payloads (slackapi/java-slack-sdk json-logs/samples/
+ * app-backend: slash-commands/SlashCommandPayload.json, interactive-components/
+ * BlockActionPayload.json, views/ViewSubmissionPayload.json, message-actions/
+ * MessageActionPayload.json; events/*Payload.json), reduced to what the bot reads: the contract
+ * tests (test/e2e/contract.test.ts) send the whole recorded shapes (test/fixtures/slack).
+ */
 export class SlackPayloads {
   constructor(
     private readonly slack: FakeSlack,

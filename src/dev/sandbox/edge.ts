@@ -1,12 +1,5 @@
 // The sandbox CDN's edge: serves any URL of the sandbox's live zones (by Host header) from a
-// pretend cache, with cache headers, so purge verification has something real to read. One edge
-// serves every CDN account's zones (as a real CDN's edge network does): a purge in any account
-// whose zone serves the host takes effect, so verifying a purge of `staging` works. Every URL
-// starts cached long ago; a purge (of the URL, or everything) takes effect `purgeDelayMs` after the
-// sandbox recorded it; the next request is then a miss that refills the cache, later ones hits.
-// Headers by mode, per host: RFC 9211 Cache-Status (`SandboxEdge; hit; ttl=…`,
-// `SandboxEdge; fwd=miss; stored`) with Age; the older Age + X-Cache; or none at all. Per-path
-// behaviours make a redirect, a refused HEAD, a slow answer or a huge body.
+// pretend cache, with cache headers, so purge verification has something real to read.
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -50,6 +43,15 @@ const DAY_SECONDS = 86_400;
 /** How old every copy is at the start: cached an hour before the edge started. */
 const SEEDED_AGE_MS = 3_600_000;
 
+/**
+ * One edge serves every CDN account's zones (as a real CDN's edge network does): a purge in any
+ * account whose zone serves the host takes effect, so verifying a purge of `staging` works. Every
+ * URL starts cached long ago; a purge (of the URL, or everything) takes effect `purgeDelayMs`
+ * after the sandbox recorded it; the next request is then a miss that refills the cache, later
+ * ones hits. Headers by mode, per host: RFC 9211 Cache-Status (`SandboxEdge; hit; ttl=…`,
+ * `SandboxEdge; fwd=miss; stored`) with Age; the older Age + X-Cache; or none at all. Per-path
+ * behaviours make a redirect, a refused HEAD, a slow answer or a huge body.
+ */
 export class SandboxEdge extends EventEmitter<{
   /** A request came in (its answer is still to come). */
   arrived: [{ method: string; host: string; path: string }];

@@ -1,4 +1,4 @@
-// The CDN account a subcommand's words name (issue 29), for the handlers the router does not yet
+// The CDN account a subcommand's words name, for the handlers the router does not yet
 // read it for: what the router read (`context.account`), else `readAccount` on the words here.
 import { readAccount } from '../../commands/parse.js';
 import { AppError } from '../../errors.js';

@@ -35,7 +35,7 @@ export interface ModalOrigin {
   responseUrl?: string;
   /** The zone the modal is about, when it is about one. */
   zoneId?: string;
-  /** That zone's CDN account, when not `default` (issue 29). */
+  /** That zone's CDN account, when not `default`. */
   accountId?: string;
   /** The held purge the modal asks about (src/services/purge-holds.ts). */
   heldId?: string;
@@ -47,7 +47,7 @@ export function encodeOrigin(origin: ModalOrigin): string {
 
 /**
  * The purge-everything form for `zone`, opened from `origin`: its metadata names the zone, and the
- * zone's CDN account when it has one (issue 29).
+ * zone's CDN account when it has one.
  */
 export function everythingModal(
   zone: Parameters<typeof purgeEverythingModal>[0]['zone'],

@@ -48,7 +48,7 @@ export function routeCommand(deps: AppDeps) {
       );
       return;
     }
-    // The commands that take a zone read the account out of their words (issue 29); their
+    // The commands that take a zone read the account out of their words; their
     // services resolve it (a channel bound to an account refuses another).
     const words = ACCOUNT_COMMANDS.has(subcommand.name) ? readAccount(args) : { args };
     if (words.conflict) {

@@ -1,5 +1,5 @@
 // Options for the purge form's zone picker: the zones of every CDN account the person may purge in
-// from the form's channel (issue 29), `<account>/<zone>` when several accounts are in play.
+// from the form's channel, `<account>/<zone>` when several accounts are in play.
 import type { AllMiddlewareArgs, SlackOptionsMiddlewareArgs } from '@slack/bolt';
 import { purgeZoneOptions } from '../../blocks/zones.js';
 import type { AppDeps } from '../../deps.js';

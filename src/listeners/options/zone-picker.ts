@@ -1,5 +1,5 @@
 // Options for every zone picker: type-ahead over the workspace's zone index (at most 100, best
-// first), across its CDN accounts (issue 29): `<account>/<zone>` when several are in play.
+// first), across its CDN accounts: `<account>/<zone>` when several are in play.
 import type { AllMiddlewareArgs, SlackOptionsMiddlewareArgs } from '@slack/bolt';
 import { zoneOptions } from '../../blocks/zones.js';
 import type { AppDeps } from '../../deps.js';

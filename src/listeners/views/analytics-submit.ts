@@ -13,7 +13,7 @@ export function analyticsSubmit(deps: AppDeps) {
   return async ({ ack, view, client, context }: SubmitArgs) => {
     const caller = callerOf(context);
     const values = view.state.values;
-    // `<account>/<zone id>` for a zone of a named CDN account (issue 29), else the id alone.
+    // `<account>/<zone id>` for a zone of a named CDN account, else the id alone.
     const zoneValue =
       values[ANALYTICS_IDS.zoneBlock]?.[ZONE_PICKER_IDS.action]?.selected_option?.value;
     const picked =

@@ -33,7 +33,7 @@ export function purgeEverythingSubmit(deps: AppDeps) {
       );
     let zone: Zone;
     try {
-      // In the zone's own account (issue 29): `default` when the form names none.
+      // In the zone's own account: `default` when the form names none.
       zone = await deps.purges.zoneById(caller.workspaceId, origin.zoneId, origin.accountId);
     } catch (error) {
       return inline(PURGE_IDS.confirmBlock, inlineErrorText(error));
@@ -46,7 +46,7 @@ export function purgeEverythingSubmit(deps: AppDeps) {
     if (reason === '') return inline(PURGE_IDS.reasonBlock, 'Say why: the approvers will read it.');
     try {
       // Checked again here, the form complete: access or the purge channels may have changed.
-      // The operators of the zone's own account (issue 29): `default`'s when it has none.
+      // The operators of the zone's own account: `default`'s when it has none.
       await deps.approvals.prepareRequest(caller, origin.channelId, zone.accountId);
     } catch (error) {
       return inline(PURGE_IDS.confirmBlock, inlineErrorText(error));

@@ -36,7 +36,7 @@ export function purgeFormSubmit(deps: AppDeps) {
     let zone: Zone;
     try {
       // Checked again on submit: access or the purge channels may have changed while it was open.
-      // In the account the option named (issue 29).
+      // In the account the option named.
       zone = await deps.purgeForm.picked(caller, origin.channelId, readPurgeZoneValue(zoneValue));
     } catch (error) {
       return inline(PURGE_IDS.zoneBlock, inlineErrorText(error));

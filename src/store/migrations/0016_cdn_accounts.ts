@@ -1,4 +1,4 @@
-// Migration 0016_cdn_accounts. Several named CDN accounts per workspace (issue 29): each
+// Migration 0016_cdn_accounts. Several named CDN accounts per workspace: each
 // workspace's key (cdn_credentials) and base URL (workspaces.cdn_base_url) become its account
 // `default`, and every table that holds a zone gets the account it belongs to.
 // Shipped: never changed; a change to the schema is a new migration.

@@ -1,5 +1,5 @@
-// Migration 0022_account_zone_index. The zone index of each CDN account other than `default`
-// (issue 29): the same rows as zone_index, keyed by (workspace, account, zone), so two accounts may
+// Migration 0022_account_zone_index. The zone index of each CDN account other than `default`:
+// the same rows as zone_index, keyed by (workspace, account, zone), so two accounts may
 // hold a zone of the same name and id. The account `default` keeps zone_index until the contract
 // release (an older replica still reads and writes it); an index is a cache, rebuilt from the CDN.
 // Shipped: never changed; a change to the schema is a new migration.

@@ -1,4 +1,4 @@
-// Migration 0023_account_roles. Roles per CDN account (issue 29): an account may name its own
+// Migration 0023_account_roles. Roles per CDN account: an account may name its own
 // operators or approvers group; an account without a row follows the workspace's roles.
 // Shipped: never changed; a change to the schema is a new migration.
 import type { Kysely } from 'kysely';

@@ -1,5 +1,5 @@
 // Migration 0025_approvals_per_account. One open purge-everything request per zone of each CDN
-// account (issue 29), not per zone id of the workspace: two accounts may hold zones of the same
+// account, not per zone id of the workspace: two accounts may hold zones of the same
 // name and id. The partial unique index is replaced by one that includes the account (null, as
 // rows written before accounts were threaded, counts as its own value). Older replicas insert with
 // `ON CONFLICT DO NOTHING` and no target, which any unique index satisfies.

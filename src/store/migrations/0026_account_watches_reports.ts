@@ -1,4 +1,4 @@
-// Migration 0026_account_watches_reports. Watches and daily reports per CDN account (issue 29): the
+// Migration 0026_account_watches_reports. Watches and daily reports per CDN account: the
 // zones watched in an account other than `default` get their own schedule table keyed by
 // (workspace, account, zone), as 0022 did for the zone index; a channel's watch and a live report
 // are unique per account; rows written before name `default`'s id instead of null.

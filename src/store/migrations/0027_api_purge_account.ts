@@ -1,5 +1,5 @@
 // Migration 0027_api_purge_account. A purge asked for over the HTTP API records the CDN account of
-// its zone (issue 29 met issue 30): two accounts may hold zones of the same name and id, and its
+// its zone: two accounts may hold zones of the same name and id, and its
 // status, Slack message and audit say which one it went to.
 // Shipped: never changed; a change to the schema is a new migration.
 import type { Kysely } from 'kysely';

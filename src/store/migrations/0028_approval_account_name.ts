@@ -1,5 +1,5 @@
 // Migration 0028_approval_account_name. A purge-everything request records the name of its zone's
-// CDN account (issue 29): two accounts may hold zones of the same name, and the request, the
+// CDN account: two accounts may hold zones of the same name, and the request, the
 // confirmation and the approver's modal must say which one would be emptied.
 // Shipped: never changed; a change to the schema is a new migration.
 import type { Kysely } from 'kysely';

@@ -1,5 +1,5 @@
 // Migration 0029_api_token_account_scope. A token of the HTTP API reaches one CDN account, or every
-// account only when an admin chose so (issue 30 met issue 29). Tokens stored without an account
+// account only when an admin chose so. Tokens stored without an account
 // were made for the workspace's single key, now its account `default`: they are bound to it, so an
 // account added later (`prod` beside `default`) is never within their reach.
 // Shipped: never changed; a change to the schema is a new migration.
