@@ -43,6 +43,14 @@ function readConfig(): Config {
   }
 }
 
+/**
+ * Before an exit at start: a process that exits while its chart workers are still loading their
+ * modules aborts (SIGABRT) instead of exiting with its code; close() waits for them, bounded.
+ */
+async function stopCharts(charts: ChartPool): Promise<void> {
+  await charts.close().catch(() => undefined);
+}
+
 async function startSlack(
   config: Config,
   store: Store,
@@ -73,11 +81,13 @@ async function startSlack(
     // auth.test with the bot token (not in OAuth mode, whose tokens come with each installation).
     await app.init();
   } catch (error) {
+    await stopCharts(charts);
     exitWith(slackFailure(error, 'bot token'));
   }
   try {
     await app.start(config.port);
   } catch (error) {
+    await stopCharts(charts);
     // Socket Mode opens its connection with the app-level token; HTTP mode only listens.
     exitWith(
       config.mode === 'socket'
