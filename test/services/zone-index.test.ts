@@ -5,9 +5,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ZonePage } from '../../src/cdn/client.js';
 import type { Sandbox, SandboxOptions } from '../../src/dev/sandbox/server.js';
 import { AppError } from '../../src/errors.js';
+import { JobRunner } from '../../src/jobs/runner.js';
 import { createLogger } from '../../src/logger.js';
 import type { CdnAccess } from '../../src/services/cdn-access.js';
 import { ZoneIndex } from '../../src/services/zone-index.js';
+import { ZONE_INDEX_JOB } from '../../src/services/zone-index-builder.js';
 import type { Store } from '../../src/store/index.js';
 import { ManualClock } from '../helpers/clock.js';
 import { BACKENDS, type Backend, testDatabase, testStore } from '../helpers/store.js';
@@ -36,7 +38,7 @@ const isList = (r: { method: string; path: string }) => r.method === 'GET' && r.
 async function setup(
   backend: Backend,
   sandboxOptions: SandboxOptions = {},
-  options: { maxPages?: number; store?: Store; clock?: ManualClock; owner?: string } = {},
+  options: { maxPages?: number; store?: Store; clock?: ManualClock } = {},
 ) {
   const clock = options.clock ?? new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
   const { sandbox, transport, store, services } = await cdnSetup({
@@ -48,7 +50,6 @@ async function setup(
       limits: { maxPages: options.maxPages ?? 100, operationTimeoutMs: 30_000 },
       refreshMs: REFRESH_MS,
       concurrency: 4,
-      ...(options.owner ? { owner: options.owner } : {}),
     },
   });
   const { zoneIndex: index, zones } = services;
@@ -292,18 +293,18 @@ for (const { backend, skip } of BACKENDS) {
       });
     });
 
-    it('is refreshed by one replica at a time (a lease in the store)', async () => {
+    it('is refreshed by one replica at a time (the job runner’s lease)', async () => {
       const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
       const database = await testDatabase(backend);
       const a = await setup(
         backend,
         {},
-        { clock, store: (await testStore(backend, { database, clock })).store, owner: 'a' },
+        { clock, store: (await testStore(backend, { database, clock })).store },
       );
       const b = await setup(
         backend,
         {},
-        { clock, store: (await testStore(backend, { database, clock })).store, owner: 'b' },
+        { clock, store: (await testStore(backend, { database, clock })).store },
       );
       // Both replicas talk to the same CDN: b's sandbox is not used.
       await a.login();
@@ -319,7 +320,14 @@ for (const { backend, skip } of BACKENDS) {
       expect(a.lists()).toHaveLength(2);
       expect(b.sandbox.requests).toEqual([]);
       const state = (await b.store.zoneIndex.view('T1'))?.state;
-      expect(state).toMatchObject({ refreshedAt: clock.now(), leaseOwner: null });
+      expect(state).toMatchObject({ refreshedAt: clock.now() });
+      // Held as a job of the runner, back in the queue once done: the next refresh may take it.
+      expect(await b.store.jobs.byKey('zone-index:T1')).toMatchObject({
+        kind: ZONE_INDEX_JOB,
+        state: 'queued',
+        leaseOwner: null,
+        attempts: 0,
+      });
     });
 
     it('lets a picker wait for a first build only so long, then offers what it finds', async () => {
@@ -343,8 +351,8 @@ for (const { backend, skip } of BACKENDS) {
       await t.login();
       // Known but never built (as after the migration): a state without rows.
       const view = await t.store.zoneIndex.view('T1');
-      await t.store.zoneIndex.claim('T1', view?.generation ?? '', 'someone', 1);
-      t.clock.advance(1);
+      await t.store.zoneIndex.failed('T1', view?.generation ?? '', 'unavailable: 503');
+      t.clock.advance(REFRESH_MS);
       // Rounds of the recurring refresh (src/jobs/recurring.ts).
       const running = new AbortController().signal;
       await t.index.builder.refreshDue(running);
@@ -397,6 +405,7 @@ describe('a build’s page requests', () => {
       cdn,
       clock,
       logger: createLogger({ level: 'silent' }),
+      runner: new JobRunner({ jobs: store.jobs, clock, logger: createLogger({ level: 'silent' }) }),
       limits: { maxPages: 100, operationTimeoutMs: 30_000 },
       concurrency: 3,
     });
