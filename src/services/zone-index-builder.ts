@@ -1,11 +1,10 @@
 // Keeps each workspace's zone index: built from the CDN's zone list (the first page, the second,
 // then the rest a few at a time) as soon as a key is saved, kept in the store for every replica and
-// restart, refreshed in the background once stale (held with the job runner's lease, so that two
-// replicas do not refresh one index at once), and probed at the end of the list for a name it does not know. Reads go through
-// ZoneIndex (zone-index.ts). See docs/zone-index.md.
+// restart, refreshed in the background once stale (each refresh a job held with the job runner's
+// lease, so that two replicas do not refresh one index at once), and probed at the end of the list
+// for a name it does not know. Reads go through ZoneIndex (zone-index.ts). See docs/zone-index.md.
 // Over 400 lines: builds, background refreshes and probes share one per-process bookkeeping of the
 // runs under way (joined, queued, awaited by idle()), which splitting would spread over files.
-import { randomBytes } from 'node:crypto';
 import pLimit from 'p-limit';
 import { type CdnClient, MAX_PER_PAGE, type ZonePage } from '../cdn/client.js';
 import { CdnError } from '../cdn/errors.js';

@@ -328,7 +328,7 @@ export class ZoneIndexRepository {
     const nothing = { written: false, inserted: 0, updated: 0, deleted: 0 };
     return this.db.transaction().execute(async (trx) => {
       if (!(await this.#keyIs(trx, workspaceId, generation))) return nothing;
-      const state = await this.#ownState(trx, workspaceId, generation, now);
+      await this.#ownState(trx, workspaceId, generation, now);
       const listed = new Map<string, IndexedZone>();
       for (const zone of zones) if (!listed.has(zone.id)) listed.set(zone.id, zone);
       const count = listed.size;
@@ -577,14 +577,14 @@ export class ZoneIndexRepository {
     workspaceId: string,
     generation: string,
     now: number,
-  ): Promise<Selectable<ZoneIndexStateTable>> {
+  ): Promise<void> {
     const state = await trx
       .selectFrom(this.#states)
-      .selectAll()
+      .select('generation')
       .where('workspace_id', '=', workspaceId)
       .$if(this.#account !== undefined, (q) => q.where('account_id', '=', this.#account as string))
       .executeTakeFirst();
-    if (state && state.generation === generation) return state;
+    if (state && state.generation === generation) return;
     if (state) {
       await trx
         .deleteFrom(this.#states)
@@ -594,21 +594,21 @@ export class ZoneIndexRepository {
         )
         .execute();
     }
-    const fresh: Selectable<ZoneIndexStateTable> = {
-      workspace_id: workspaceId,
-      account_id: this.#account ?? null,
-      generation,
-      refreshed_at: null,
-      cdn_total: 0,
-      zone_count: 0,
-      lease_owner: null,
-      lease_until: null,
-      failed_at: null,
-      error: null,
-      updated_at: now,
-    };
-    await trx.insertInto(this.#states).values(fresh).execute();
-    return fresh;
+    // Not the unused lease columns: a later release drops them.
+    await trx
+      .insertInto(this.#states)
+      .values({
+        workspace_id: workspaceId,
+        account_id: this.#account ?? null,
+        generation,
+        refreshed_at: null,
+        cdn_total: 0,
+        zone_count: 0,
+        failed_at: null,
+        error: null,
+        updated_at: now,
+      })
+      .execute();
   }
 }
 
@@ -616,7 +616,8 @@ type DueColumns = Pick<ZoneIndexStateTable, 'refreshed_at' | 'failed_at'>;
 
 /**
  * An index state (`s`) due a background refresh: never built or refreshed before `staleBefore`,
- * no failure since `retryBefore` (the refresh itself is held by one replica: ZoneIndexBuilder). The same for `default`'s and other accounts'.
+ * no failure since `retryBefore`; the same for `default`'s and other accounts'. Which replica
+ * refreshes it is the job runner's lease (ZoneIndexBuilder), not this table's.
  */
 function dueState(staleBefore: number, retryBefore: number) {
   return (eb: ExpressionBuilder<{ s: DueColumns }, 's'>) =>

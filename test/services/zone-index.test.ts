@@ -313,6 +313,18 @@ for (const { backend, skip } of BACKENDS) {
       const hold = holdLists(a.sandbox, 0);
       a.index.refreshSoon('T1');
       await hold.held(1);
+      // a holds the index's job under the runner's lease; the state's old lease columns stay empty.
+      expect(await b.store.jobs.byKey('zone-index:T1')).toMatchObject({
+        kind: ZONE_INDEX_JOB,
+        state: 'running',
+        leaseOwner: expect.any(String),
+      });
+      expect(
+        await b.store.db
+          .selectFrom('zone_index_state')
+          .select(['lease_owner', 'lease_until'])
+          .execute(),
+      ).toEqual([{ lease_owner: null, lease_until: null }]);
       b.index.refreshSoon('T1');
       await b.index.idle();
       hold.release();
@@ -327,6 +339,38 @@ for (const { backend, skip } of BACKENDS) {
         state: 'queued',
         leaseOwner: null,
         attempts: 0,
+      });
+    });
+
+    it('leaves a refresh held elsewhere to its holder until its lease runs out; a reader without an index does not wait for it', async () => {
+      const t = await setup(backend);
+      await t.login();
+      // Another replica holds the index's job (a lease of 15 s), and dies with it.
+      const job = { workspaceId: 'T1', kind: ZONE_INDEX_JOB, key: 'zone-index:T1', payload: {} };
+      expect((await t.store.jobs.hold(job, 'dead-replica', 15_000)).held).toBe(true);
+      // No index yet: the reader's build lists anyway.
+      expect((await t.zones.resolve('T1', 'example.com')).name).toBe('example.com');
+      expect(t.lists()).toHaveLength(1);
+      // Stale, while the lease holds: the background refresh is left to the holder.
+      t.clock.advance(REFRESH_MS - 15_000);
+      await t.store.jobs.renew(
+        (await t.store.jobs.byKey(job.key))?.id ?? '',
+        'dead-replica',
+        15_000,
+      );
+      t.clock.advance(15_000);
+      t.index.refreshSoon('T1');
+      await t.index.idle();
+      expect(t.lists()).toHaveLength(1);
+      // Its lease run out: taken over, and given back once done.
+      t.clock.advance(1);
+      t.index.refreshSoon('T1');
+      await t.index.idle();
+      expect(t.lists()).toHaveLength(2);
+      expect((await t.store.zoneIndex.view('T1'))?.state?.refreshedAt).toBe(t.clock.now());
+      expect(await t.store.jobs.byKey(job.key)).toMatchObject({
+        state: 'queued',
+        leaseOwner: null,
       });
     });
 
