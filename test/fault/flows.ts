@@ -149,7 +149,10 @@ export async function approvedThen(
 /** A job taken over from a dead process is claimed again once its lease has run out. */
 export const resumed = (bot: Bot) => bot.waitForLog('job resumed');
 
-/** The stored jobs of the work (there is one per approval): not the recurring entries' nor the zone index's. */
+/**
+ * The stored jobs of the work (there is one per approval): not the rows the recurring entries and
+ * the zone indexes are held with.
+ */
 export const jobsOf = (world: World) =>
   world.inspect((store) =>
     store.db
