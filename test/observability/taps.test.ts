@@ -91,14 +91,22 @@ describe('tapStore', () => {
     const tapped = tapStore(store, metrics);
     const value = async (name: string, labels: Record<string, string> = {}) =>
       sumOf(parseExposition((await metrics.exposition()).body), name, labels);
-    const runner = new JobRunner({ jobs: tapped.jobs, clock, logger: captureLogs('silent').logger });
+    const runner = new JobRunner({
+      jobs: tapped.jobs,
+      clock,
+      logger: captureLogs('silent').logger,
+    });
     // Held rows stay in the database, queued until next due: bookkeeping, not a backlog.
     for (const input of [
       { workspaceId: '', kind: RECURRING_JOB, key: recurringKey('retention'), payload: {} },
       { workspaceId: 'T1', kind: ZONE_INDEX_JOB, key: 'zone-index:T1', payload: {} },
     ]) {
       expect(
-        await runner.runHeld(input, async () => undefined, () => clock.now() + 60_000),
+        await runner.runHeld(
+          input,
+          async () => undefined,
+          () => clock.now() + 60_000,
+        ),
       ).toMatchObject({ ran: true });
     }
     await tapped.jobs.enqueue({ workspaceId: 'T1', kind: 'demo', key: 'waiting', payload: {} });
