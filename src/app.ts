@@ -149,6 +149,18 @@ export function buildDeps(
     ...(options.resolve ? { resolve: options.resolve } : {}),
     logger,
   });
+  // Background work (claims, purge batches) takes the event loop only while Slack's requests would
+  // find it free enough (BACKGROUND_LOOP_PERCENT); 100 never waits.
+  const { loopShare } = options.config.jobs;
+  const runner = new JobRunner({
+    jobs: store.jobs,
+    clock,
+    logger,
+    leaseMs: options.config.jobs.leaseMs,
+    ...(loopShare < 1
+      ? { pace: new EventLoopPace(new EventLoopBusy(loopShare, undefined, PACE_WINDOW_MS).busy) }
+      : {}),
+  });
   const services = cdnServices({
     store,
     transport: options.transport,
@@ -156,7 +168,7 @@ export function buildDeps(
     egress,
     clock,
     logger,
-    zoneIndex: { limits: options.transport.limits, ...options.config.zoneIndex },
+    zoneIndex: { limits: options.transport.limits, ...options.config.zoneIndex, runner },
     // Reads of the CDN for people, bounded per person and per workspace (slots in the store).
     readsPerMinute: options.config.cdnReadsPerMinute,
   });
@@ -175,18 +187,6 @@ export function buildDeps(
   const messages = durableMessages(clients, clock, logger);
   // Background posts keep to Slack's rate limits across every replica (slots in the store).
   const pacer = new CallPace(store.rateSlots, clock);
-  // Background work (claims, purge batches) takes the event loop only while Slack's requests would
-  // find it free enough (BACKGROUND_LOOP_PERCENT); 100 never waits.
-  const { loopShare } = options.config.jobs;
-  const runner = new JobRunner({
-    jobs: store.jobs,
-    clock,
-    logger,
-    leaseMs: options.config.jobs.leaseMs,
-    ...(loopShare < 1
-      ? { pace: new EventLoopPace(new EventLoopBusy(loopShare, undefined, PACE_WINDOW_MS).busy) }
-      : {}),
-  });
   // A purge asked for over the HTTP API reports to its API record (apiPurges, made below).
   const slackViews = purgeViews(messages, logger);
   let apiPurges: ApiPurgeService | undefined;

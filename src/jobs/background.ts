@@ -146,14 +146,15 @@ export class BackgroundWork {
     while (!signal.aborted) {
       let wait = entry.every;
       try {
-        const { ran, job } = await this.#runner.runRecurring(
+        const held = await this.#runner.runHeld(
           input,
           () => this.#round(entry, signal),
           () => clock.now() + entry.every,
         );
         // Not due yet: until it is (a replica that ran it set when). Held elsewhere: a period,
         // by when a dead holder's lease has expired or the next is due.
-        if (!ran && job.state === 'queued') wait = Math.max(1, job.runAt - clock.now());
+        if (!held.ran && held.job.state === 'queued')
+          wait = Math.max(1, held.job.runAt - clock.now());
       } catch (error) {
         this.#logger[logLevelOf(error)](
           { err: error, entry: entry.name },

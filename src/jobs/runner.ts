@@ -194,18 +194,19 @@ export class JobRunner {
   }
 
   /**
-   * Runs `work` now, in this process, as the recurring job stored under `input.key` (an entry of
-   * BackgroundWork's list), if it is due and no other process holds it: claimed with a lease that
-   * the heartbeat keeps while it runs, then put back in the queue to run again at `next()`. `ran`
-   * false, with the job as it stands, otherwise (held elsewhere: running, or not due yet). Its kind
-   * has no handler: the loop never takes it. `work` handles its own failures; one that throws
-   * still puts the job back, at `next()`. The caller's stop waits for it, not `stop`.
+   * Runs `work` now, in this process, as the job stored under `input.key` if it is due and no
+   * other process holds it, then puts the job back in the queue, due at `next()`: work that comes
+   * round again under one key (a recurring entry of BackgroundWork, a zone index's refresh).
+   * Claimed with a lease (`JobRepository.hold`) that the heartbeat keeps while it runs; `ran`
+   * false, with the job as it stands, when another process holds it or it is not due yet. A `work`
+   * that throws puts it back all the same, and the error reaches the caller. Its kind has no
+   * handler: the loop never takes it; the caller's stop waits for it, not `stop`.
    */
-  async runRecurring(
+  async runHeld<T>(
     input: NewJob & { key: string },
-    work: () => Promise<unknown>,
+    work: () => Promise<T>,
     next: () => number,
-  ): Promise<{ ran: boolean; job: Job }> {
+  ): Promise<{ ran: true; result: T } | { ran: false; job: Job }> {
     const { jobs, logger } = this.#options;
     const { held, job } = await jobs.hold(input, this.owner, this.leaseMs);
     if (!held) return { ran: false, job };
@@ -213,17 +214,15 @@ export class JobRunner {
     const heartbeat = new AbortController();
     void this.#heartbeat(job, lost, heartbeat.signal);
     try {
-      await work().catch((error: unknown) =>
-        logger[logLevelOf(error)]({ err: error, job: job.key }, 'recurring job failed'),
-      );
+      return { ran: true, result: await work() };
     } finally {
       heartbeat.abort();
+      // Not a failed attempt: the work comes round again.
+      const released = await jobs
+        .release(job.id, this.owner, next(), { paused: true })
+        .catch(() => false);
+      if (!released) logger.warn({ job: job.key }, 'held job not released; its lease will expire');
     }
-    // Not a failed attempt: a recurring job runs for as long as the app does.
-    const released = await jobs.release(job.id, this.owner, next(), { paused: true });
-    if (!released)
-      logger.warn({ job: job.key }, 'recurring job lease lost; another process holds it now');
-    return { ran: true, job };
   }
 
   /**

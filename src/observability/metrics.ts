@@ -168,7 +168,7 @@ export class BotMetrics {
     });
     this.#jobsInQueue = new Gauge({
       name: name('jobs_in_database'),
-      help: 'Jobs in the shared database waiting (queued) or held (running): the same for every replica',
+      help: "Jobs in the shared database waiting (queued) or held (running), without the recurring entries' and zone indexes' own rows: the same for every replica",
       labelNames: ['state'],
       registers,
     });

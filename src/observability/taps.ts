@@ -9,7 +9,9 @@ import { isCdnError } from '../cdn/errors.js';
 import type { CdnFeature, CdnTransport } from '../cdn/transport.js';
 import { parseCommand } from '../commands/parse.js';
 import { AppError } from '../errors.js';
+import { RECURRING_JOB } from '../jobs/background.js';
 import { findSubcommand, isHelp } from '../listeners/commands/registry.js';
+import { ZONE_INDEX_JOB } from '../services/zone-index-builder.js';
 import type { WebApiOptions } from '../slack/web-api-options.js';
 import type { AuditEntry } from '../store/audit-log.js';
 import type { Store } from '../store/index.js';
@@ -26,6 +28,13 @@ function override<T extends object>(target: T, overrides: Partial<T>): T {
     },
   });
 }
+
+/**
+ * Kinds whose rows are bookkeeping held with `JobRunner.runHeld`, not a queue: one row per recurring
+ * entry and per zone index, queued until next due, never claimed by the loop. The queue gauge
+ * leaves them out, so that it (and the alert on it) counts work waiting.
+ */
+const HELD_JOB_KINDS = [RECURRING_JOB, ZONE_INDEX_JOB];
 
 // ── The store ────────────────────────────────────────────────────────────────────────────────
 
@@ -52,7 +61,7 @@ export function tapStore(store: Store, metrics: BotMetrics): Store {
       if (!ok) ended(args[0], { leaseLost: true });
       return ok;
     };
-  metrics.watchJobQueue(() => jobs.countByState());
+  metrics.watchJobQueue(() => jobs.countByState(HELD_JOB_KINDS));
   if (store.poolStats) metrics.watchPool(store.poolStats);
   return {
     ...store,

@@ -23,7 +23,7 @@ import type { ZoneIndexOptions } from './zone-index-builder.js';
 import { ZoneService } from './zones.js';
 
 export interface CdnServicesOptions extends CdnAccessOptions {
-  /** The zone index's settings: the client's bounds, refresh age, concurrency, lease owner. */
+  /** The zone index's settings: the client's bounds, refresh age, concurrency, the runner it holds refreshes with. */
   zoneIndex: Omit<ZoneIndexOptions, 'store' | 'cdn' | 'clock' | 'logger'>;
   /** CDN reads for people per minute, per person and per workspace (0: unbounded). */
   readsPerMinute: CdnReadLimits;

@@ -1,17 +1,17 @@
 // Keeps each workspace's zone index: built from the CDN's zone list (the first page, the second,
 // then the rest a few at a time) as soon as a key is saved, kept in the store for every replica and
-// restart, refreshed in the background once stale (a lease keeps two replicas from refreshing one
-// index), and probed at the end of the list for a name it does not know. Reads go through
-// ZoneIndex (zone-index.ts). See docs/zone-index.md.
+// restart, refreshed in the background once stale (each refresh a job held with the job runner's
+// lease, so that two replicas do not refresh one index at once), and probed at the end of the list
+// for a name it does not know. Reads go through ZoneIndex (zone-index.ts). See docs/zone-index.md.
 // Over 400 lines: builds, background refreshes and probes share one per-process bookkeeping of the
 // runs under way (joined, queued, awaited by idle()), which splitting would spread over files.
-import { randomBytes } from 'node:crypto';
 import pLimit from 'p-limit';
 import { type CdnClient, MAX_PER_PAGE, type ZonePage } from '../cdn/client.js';
 import { CdnError } from '../cdn/errors.js';
 import type { Zone } from '../cdn/schemas.js';
 import { type Clock, within } from '../clock.js';
 import { AppError, logLevelOf } from '../errors.js';
+import type { JobRunner } from '../jobs/runner.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
 import type { IndexView } from '../store/zone-index.js';
@@ -36,9 +36,12 @@ export interface ZoneIndexOptions {
   refreshMs?: number;
   /** ZONE_INDEX_CONCURRENCY: page requests in flight at once while a build lists the zones. */
   concurrency?: number;
-  /** This process's name on the refresh leases it holds. */
-  owner?: string;
+  /** Holds a refresh with the runner's lease: one replica refreshes an index at a time. */
+  runner: Pick<JobRunner, 'runHeld'>;
 }
+
+/** The kind of the job that holds an index's refreshes: never claimed by the runner's loop. */
+export const ZONE_INDEX_JOB = 'zone_index';
 
 /** A whole listing, as one build read it. */
 interface Listing {
@@ -68,8 +71,8 @@ function unscope(scope: string): { workspaceId: string; accountId?: string } {
 const workspaceOf = (scope: string): string => unscope(scope).workspaceId;
 
 export class ZoneIndexBuilder {
-  readonly owner: string;
   readonly refreshMs: number;
+  readonly #runner: ZoneIndexOptions['runner'];
   readonly #store: Store;
   readonly #cdn: CdnAccess;
   readonly #clock: Clock;
@@ -95,15 +98,10 @@ export class ZoneIndexBuilder {
     this.#limits = options.limits;
     this.refreshMs = options.refreshMs ?? DEFAULT_ZONE_INDEX_REFRESH_MS;
     this.#concurrency = options.concurrency ?? DEFAULT_ZONE_INDEX_CONCURRENCY;
-    this.owner = options.owner ?? `index-${process.pid}-${randomBytes(3).toString('hex')}`;
+    this.#runner = options.runner;
     if (!(this.refreshMs >= 1_000) || !(this.#concurrency >= 1)) {
       throw new TypeError('ZoneIndex: refreshMs must be at least 1000 and concurrency at least 1');
     }
-  }
-
-  /** A refresh lease outlasts the listing's own deadline, with room to write it. */
-  get leaseMs(): number {
-    return this.#limits.operationTimeoutMs + 10_000;
   }
 
   /** After a failed refresh, none is tried in the background for this long. */
@@ -242,7 +240,6 @@ export class ZoneIndexBuilder {
     const state = view.state;
     const now = this.#clock.now();
     if (!state || state.refreshedAt === null || now - state.refreshedAt < this.refreshMs) return;
-    if (state.leaseUntil !== null && state.leaseUntil > now) return;
     if (state.failedAt !== null && now - state.failedAt < this.retryMs) return;
     if (this.#running.has(scope)) return;
     void this.#run(scope, view.generation, 'background').catch(() => undefined);
@@ -250,7 +247,7 @@ export class ZoneIndexBuilder {
 
   /**
    * Builds or refreshes the index for `generation`, or joins the run of this process already doing
-   * so. A background run leaves it to a replica holding the lease; a foreground one (a reader is
+   * so. A background run leaves it to a replica holding its job; a foreground one (a reader is
    * waiting, there is no index) lists anyway.
    */
   #run(scope: string, generation: string, mode: Mode): Promise<void> {
@@ -272,12 +269,30 @@ export class ZoneIndexBuilder {
     return done;
   }
 
+  /**
+   * Held with the runner's lease under the index's key (released, due again, once it ends): a
+   * background refresh held elsewhere is left to that replica.
+   */
   async #refresh(scope: string, generation: string, mode: Mode): Promise<void> {
+    const { workspaceId, accountId } = unscope(scope);
+    const held = await this.#runner.runHeld(
+      {
+        workspaceId,
+        kind: ZONE_INDEX_JOB,
+        key: `zone-index:${workspaceId}${accountId === undefined ? '' : `:${accountId}`}`,
+        payload: accountId === undefined ? {} : { accountId },
+      },
+      () => this.#list(scope, generation, mode, true),
+      () => this.#clock.now(),
+    );
+    if (!held.ran && mode === 'foreground') await this.#list(scope, generation, mode, false);
+  }
+
+  /** Lists every zone and replaces the index; a failure is recorded by the refresh's holder. */
+  async #list(scope: string, generation: string, mode: Mode, holder: boolean): Promise<void> {
     const started = this.#clock.now();
     const index = this.#repo(scope);
     const workspaceId = workspaceOf(scope);
-    const leased = await index.claim(workspaceId, generation, this.owner, this.leaseMs);
-    if (!leased && mode === 'background') return;
     try {
       const client = await this.#clientFor(scope, generation);
       if (!client) return;
@@ -288,7 +303,6 @@ export class ZoneIndexBuilder {
         generation,
         listing.zones,
         listing.zones.length,
-        leased ? this.owner : undefined,
       );
       this.#logger.info(
         {
@@ -302,13 +316,10 @@ export class ZoneIndexBuilder {
         result.written ? 'zone index refreshed' : 'zone index not written: the key changed',
       );
     } catch (error) {
-      // A stop is no failure: the lease goes back without one, and the next process refreshes.
+      // A stop is no failure: the next process refreshes.
       const stopped = mode === 'background' && this.#stopping?.aborted === true;
-      if (leased) {
-        await index
-          .release(workspaceId, this.owner, stopped ? undefined : { error: describe(error) })
-          .catch(() => undefined);
-      }
+      if (holder && !stopped)
+        await index.failed(workspaceId, generation, describe(error)).catch(() => undefined);
       throw error;
     }
   }

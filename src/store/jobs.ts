@@ -423,11 +423,14 @@ export class JobRepository {
     return Number(result.numDeletedRows);
   }
 
-  /** Counts by state (tests, metrics). */
-  async countByState(): Promise<Partial<Record<JobState, number>>> {
+  /** Counts by state (tests, metrics), of every kind but `exceptKinds`. */
+  async countByState(
+    exceptKinds: readonly string[] = [],
+  ): Promise<Partial<Record<JobState, number>>> {
     const rows = await this.db
       .selectFrom('jobs')
       .select(['state', sql<number>`count(*)`.as('count')])
+      .$if(exceptKinds.length > 0, (q) => q.where('kind', 'not in', exceptKinds))
       .groupBy('state')
       .execute();
     return Object.fromEntries(rows.map((r) => [r.state, Number(r.count)]));

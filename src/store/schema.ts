@@ -305,7 +305,10 @@ export interface ZoneIndexStateTable {
   /** `meta.total` of the CDN's zone list at the last refresh or probe. */
   cdn_total: number;
   zone_count: number;
-  /** The process refreshing the index, and until when (a lease: one replica refreshes at a time). */
+  /**
+   * Unused: a refresh is held with the job runner's lease (`zone-index:<workspace>[:<account>]`).
+   * Kept for an older replica during a rolling upgrade; a later release drops them.
+   */
   lease_owner: string | null;
   lease_until: number | null;
   /** When a background refresh last failed (no other is tried for a while), and why. */

@@ -3,7 +3,7 @@
 // a key drops them in its own transaction (credentials.ts); every write here first locks the key's
 // row and checks its generation, so a refresh that started under an old key writes nothing.
 // Over 400 lines on purpose: its reads (one account's index, or several at once) and its writes
-// (build, probe, lease, drop) share that one invariant and the row shapes, and are clearer side by
+// (build, probe, failure, drop) share that one invariant and the row shapes, and are clearer side by
 // side than split over files.
 import {
   type ExpressionBuilder,
@@ -33,8 +33,6 @@ export interface ZoneIndexState {
   refreshedAt: number | null;
   cdnTotal: number;
   zoneCount: number;
-  leaseOwner: string | null;
-  leaseUntil: number | null;
   failedAt: number | null;
   error: string | null;
 }
@@ -296,69 +294,41 @@ export class ZoneIndexRepository {
   }
 
   /**
-   * Takes the refresh lease for `owner` until now + `leaseMs`, if it is free, expired or already
-   * `owner`'s; creates the state (not built yet) when there is none. False when another process
-   * holds it or the key changed.
+   * Records a failed refresh for the key of `generation` (no background refresh for a while),
+   * creating the state (not built yet) when there is none. Nothing when the key changed.
    */
-  async claim(
-    workspaceId: string,
-    generation: string,
-    owner: string,
-    leaseMs: number,
-  ): Promise<boolean> {
+  async failed(workspaceId: string, generation: string, error: string): Promise<void> {
     const now = this.clock.now();
-    return this.db.transaction().execute(async (trx) => {
-      if (!(await this.#keyIs(trx, workspaceId, generation))) return false;
-      const state = await this.#ownState(trx, workspaceId, generation, now);
-      if (state.lease_owner !== null && state.lease_owner !== owner) {
-        if ((state.lease_until ?? 0) > now) return false;
-      }
+    await this.db.transaction().execute(async (trx) => {
+      if (!(await this.#keyIs(trx, workspaceId, generation))) return;
+      await this.#ownState(trx, workspaceId, generation, now);
       await trx
         .updateTable(this.#states)
-        .set({ lease_owner: owner, lease_until: now + leaseMs, updated_at: now })
+        .set({ failed_at: now, error: error.slice(0, 500), updated_at: now })
         .where('workspace_id', '=', workspaceId)
         .$if(this.#account !== undefined, (q) =>
           q.where('account_id', '=', this.#account as string),
         )
         .execute();
-      return true;
     });
-  }
-
-  /** Gives the lease up; with `failure`, records it (no background refresh for a while). */
-  async release(workspaceId: string, owner: string, failure?: { error: string }): Promise<void> {
-    const now = this.clock.now();
-    await this.db
-      .updateTable(this.#states)
-      .set({
-        lease_owner: null,
-        lease_until: null,
-        updated_at: now,
-        ...(failure ? { failed_at: now, error: failure.error.slice(0, 500) } : {}),
-      })
-      .where('workspace_id', '=', workspaceId)
-      .$if(this.#account !== undefined, (q) => q.where('account_id', '=', this.#account as string))
-      .where('lease_owner', '=', owner)
-      .execute();
   }
 
   /**
    * Makes the index exactly `zones` (a full listing whose `meta.total` was `total`), in one
    * transaction: a reader sees the old index or the new one, never a mix. Only what changed is
-   * written. Releases `owner`'s lease. Writes nothing if the key is no longer `generation`.
+   * written. Writes nothing if the key is no longer `generation`.
    */
   async replace(
     workspaceId: string,
     generation: string,
     zones: IndexedZone[],
     total: number,
-    owner?: string,
   ): Promise<ReplaceResult> {
     const now = this.clock.now();
     const nothing = { written: false, inserted: 0, updated: 0, deleted: 0 };
     return this.db.transaction().execute(async (trx) => {
       if (!(await this.#keyIs(trx, workspaceId, generation))) return nothing;
-      const state = await this.#ownState(trx, workspaceId, generation, now);
+      await this.#ownState(trx, workspaceId, generation, now);
       const listed = new Map<string, IndexedZone>();
       for (const zone of zones) if (!listed.has(zone.id)) listed.set(zone.id, zone);
       const count = listed.size;
@@ -418,7 +388,6 @@ export class ZoneIndexRepository {
           )
           .execute();
       }
-      const ours = owner !== undefined && state.lease_owner === owner;
       await trx
         .updateTable(this.#states)
         .set({
@@ -428,7 +397,6 @@ export class ZoneIndexRepository {
           failed_at: null,
           error: null,
           updated_at: now,
-          ...(ours ? { lease_owner: null, lease_until: null } : {}),
         })
         .where('workspace_id', '=', workspaceId)
         .$if(this.#account !== undefined, (q) =>
@@ -517,10 +485,9 @@ export class ZoneIndexRepository {
 
   /**
    * Workspaces whose index is for their current key and due a background refresh: never built or
-   * refreshed before `staleBefore`, no live lease, no failure since `retryBefore`. Oldest first.
+   * refreshed before `staleBefore`, no failure since `retryBefore`. Oldest first.
    */
   async due(staleBefore: number, retryBefore: number, limit: number): Promise<string[]> {
-    const now = this.clock.now();
     const rows = await this.db
       .selectFrom('zone_index_state as s')
       .innerJoin('cdn_credentials as c', 'c.workspace_id', 's.workspace_id')
@@ -530,7 +497,7 @@ export class ZoneIndexRepository {
         '=',
         sql<string>`coalesce(${sql.ref('c.generation')}, ${sql.ref('c.workspace_id')} || ':' || cast(${sql.ref('c.set_at')} as text))`,
       )
-      .where(dueState(staleBefore, retryBefore, now))
+      .where(dueState(staleBefore, retryBefore))
       .orderBy(sql`coalesce(${sql.ref('s.refreshed_at')}, 0)`)
       .limit(limit)
       .execute();
@@ -558,14 +525,13 @@ export class ZoneIndexRepository {
     retryBefore: number,
     limit: number,
   ): Promise<Array<{ workspaceId: string; accountId: string }>> {
-    const now = this.clock.now();
     const rows = await this.db
       .selectFrom('account_zone_index_state as s')
       .innerJoin('cdn_accounts as a', (join) =>
         join.onRef('a.id', '=', 's.account_id').onRef('a.generation', '=', 's.generation'),
       )
       .select(['s.workspace_id', 's.account_id'])
-      .where(dueState(staleBefore, retryBefore, now))
+      .where(dueState(staleBefore, retryBefore))
       .orderBy(sql`coalesce(${sql.ref('s.refreshed_at')}, 0)`)
       .limit(limit)
       .execute();
@@ -611,14 +577,14 @@ export class ZoneIndexRepository {
     workspaceId: string,
     generation: string,
     now: number,
-  ): Promise<Selectable<ZoneIndexStateTable>> {
+  ): Promise<void> {
     const state = await trx
       .selectFrom(this.#states)
-      .selectAll()
+      .select('generation')
       .where('workspace_id', '=', workspaceId)
       .$if(this.#account !== undefined, (q) => q.where('account_id', '=', this.#account as string))
       .executeTakeFirst();
-    if (state && state.generation === generation) return state;
+    if (state && state.generation === generation) return;
     if (state) {
       await trx
         .deleteFrom(this.#states)
@@ -628,35 +594,35 @@ export class ZoneIndexRepository {
         )
         .execute();
     }
-    const fresh: Selectable<ZoneIndexStateTable> = {
-      workspace_id: workspaceId,
-      account_id: this.#account ?? null,
-      generation,
-      refreshed_at: null,
-      cdn_total: 0,
-      zone_count: 0,
-      lease_owner: null,
-      lease_until: null,
-      failed_at: null,
-      error: null,
-      updated_at: now,
-    };
-    await trx.insertInto(this.#states).values(fresh).execute();
-    return fresh;
+    // Not the unused lease columns: a later release drops them.
+    await trx
+      .insertInto(this.#states)
+      .values({
+        workspace_id: workspaceId,
+        account_id: this.#account ?? null,
+        generation,
+        refreshed_at: null,
+        cdn_total: 0,
+        zone_count: 0,
+        failed_at: null,
+        error: null,
+        updated_at: now,
+      })
+      .execute();
   }
 }
 
-type DueColumns = Pick<ZoneIndexStateTable, 'refreshed_at' | 'lease_until' | 'failed_at'>;
+type DueColumns = Pick<ZoneIndexStateTable, 'refreshed_at' | 'failed_at'>;
 
 /**
  * An index state (`s`) due a background refresh: never built or refreshed before `staleBefore`,
- * no live lease, no failure since `retryBefore`. The same for `default`'s and other accounts'.
+ * no failure since `retryBefore`; the same for `default`'s and other accounts'. Which replica
+ * refreshes it is the job runner's lease (ZoneIndexBuilder), not this table's.
  */
-function dueState(staleBefore: number, retryBefore: number, now: number) {
+function dueState(staleBefore: number, retryBefore: number) {
   return (eb: ExpressionBuilder<{ s: DueColumns }, 's'>) =>
     eb.and([
       eb.or([eb('s.refreshed_at', 'is', null), eb('s.refreshed_at', '<=', staleBefore)]),
-      eb.or([eb('s.lease_until', 'is', null), eb('s.lease_until', '<=', now)]),
       eb.or([eb('s.failed_at', 'is', null), eb('s.failed_at', '<=', retryBefore)]),
     ]);
 }
@@ -683,17 +649,15 @@ const STATE_COLUMNS = [
   's.refreshed_at',
   's.cdn_total',
   's.zone_count',
-  's.lease_owner',
-  's.lease_until',
   's.failed_at',
   's.error',
 ] as const;
 
 /** `findAcross`'s columns: a key's view (its index state as `s`), or a zone matching. */
 const STATE_SQL = sql.raw(
-  's.generation, s.refreshed_at, s.cdn_total, s.zone_count, s.lease_owner, s.lease_until, s.failed_at, s.error',
+  's.generation, s.refreshed_at, s.cdn_total, s.zone_count, s.failed_at, s.error',
 );
-const NO_STATE_SQL = sql.raw('null, null, null, null, null, null, null, null');
+const NO_STATE_SQL = sql.raw('null, null, null, null, null, null');
 const ZONE_SQL = sql.raw('zone_id, name, status, zone_created_at');
 const NO_ZONE_SQL = sql.raw(
   'cast(null as text) as zone_id, cast(null as text) as name, cast(null as text) as status, cast(null as text) as zone_created_at',
@@ -729,8 +693,6 @@ function indexView(workspaceId: string, generation: string, row: StateColumns): 
       refreshedAt: row.refreshed_at,
       cdnTotal: row.cdn_total ?? 0,
       zoneCount: row.zone_count ?? 0,
-      leaseOwner: row.lease_owner,
-      leaseUntil: row.lease_until,
       failedAt: row.failed_at,
       error: row.error,
     },

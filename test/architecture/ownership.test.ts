@@ -1,5 +1,5 @@
-// Who owns what, read from the source: background work is started in one place per mode, and the
-// jobs tables are written by the jobs repository alone.
+// Who owns what, read from the source: background work is started in one place per mode, the
+// jobs tables are written by the jobs repository alone, and the job runner's lease is the only one.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -59,5 +59,31 @@ describe('the jobs tables', () => {
     );
     const tables = /\b(selectFrom|insertInto|updateTable|deleteFrom)\(\s*'(jobs|job_steps)'/;
     expect(Object.keys(occurrences(store, tables))).toEqual(['src/store/jobs.ts']);
+  });
+});
+
+describe('leases', () => {
+  // Outside the runner and its repository (and the migrations, which keep old tables' history).
+  const outside = sources('src').filter(
+    ({ path }) =>
+      !path.startsWith('src/jobs/') &&
+      path !== 'src/store/jobs.ts' &&
+      !path.startsWith('src/store/migrations/') &&
+      !path.startsWith('src/dev/'),
+  );
+
+  it('are the job runner’s alone: no other table’s lease columns are read or written', () => {
+    // The schema declares the jobs table's, and the zone index states' unused pair (kept for an
+    // older replica during a rolling upgrade; a later release drops it): nothing else names them.
+    expect(occurrences(outside, /\blease_?(owner|until)\b/i)).toEqual({
+      'src/store/schema.ts': 4,
+    });
+  });
+
+  it('are never taken by a store or a service: work held by one replica is a job of the runner', () => {
+    const storesAndServices = outside.filter(
+      ({ path }) => path.startsWith('src/store/') || path.startsWith('src/services/'),
+    );
+    expect(occurrences(storesAndServices, /\blease(Ms|_ms)\b|\bclaim\(/)).toEqual({});
   });
 });

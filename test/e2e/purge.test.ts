@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PURGE_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
+import { PURGE_JOB } from '../../src/services/purge.js';
 import { openForm, purgeFormValues } from './flows.js';
 import { CHANNEL, MEMBER, startHarness, textOf } from './harness.js';
 
@@ -191,7 +192,12 @@ describe('/cdn purge with URLs and tags', () => {
       (m) => m.text === 'Purge on example.com: 170 of 200 failed',
     );
     expect(textOf(final?.blocks)).toContain('Retry the 170 that failed');
-    const [job] = await h.store.db.selectFrom('jobs').selectAll().execute();
+    const [job, ...others] = await h.store.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('kind', '=', PURGE_JOB)
+      .execute();
+    expect(others).toEqual([]);
     expect(job).toMatchObject({ state: 'failed', error: 'too many attempts' });
     const [audit] = await h.store.audit.recent(h.workspaceId);
     expect(audit).toMatchObject({ action: 'purge.urls', outcome: 'partial' });

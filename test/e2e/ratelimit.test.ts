@@ -1,11 +1,20 @@
 import { describe, expect, it, vi } from 'vitest';
 import { RATELIMIT_IDS } from '../../src/blocks/ids.js';
+import { RATELIMIT_FOLLOW_UP_JOB } from '../../src/services/ratelimit.js';
 import { commandReply } from './flows.js';
 import { type Harness, MEMBER, startHarness, textOf } from './harness.js';
 
 /** The correction is stored as a job just after the message is posted: waits for it. */
 const followUpQueued = (h: Harness) =>
-  vi.waitFor(async () => expect(await h.store.jobs.countByState()).toEqual({ queued: 1 }));
+  vi.waitFor(async () =>
+    expect(
+      await h.store.db
+        .selectFrom('jobs')
+        .select('state')
+        .where('kind', '=', RATELIMIT_FOLLOW_UP_JOB)
+        .execute(),
+    ).toEqual([{ state: 'queued' }]),
+  );
 
 describe('/cdn ratelimit', () => {
   it('turns the rate limit on, says it is propagating, and says so again after 30 s', async () => {

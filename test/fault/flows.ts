@@ -6,6 +6,7 @@ import { APPROVAL_IDS, PURGE_IDS } from '../../src/blocks/ids.js';
 import type { ApiCall, Message } from '../../src/dev/fake-slack/server.js';
 import type { Fault, RecordedRequest } from '../../src/dev/sandbox/server.js';
 import { RECURRING_JOB } from '../../src/jobs/background.js';
+import { ZONE_INDEX_JOB } from '../../src/services/zone-index-builder.js';
 import { decodeEntities } from '../../src/text.js';
 import { ADMIN, type Bot, CHANNEL, MEMBER, type SignedResult, type World } from './bot-process.js';
 
@@ -148,10 +149,17 @@ export async function approvedThen(
 /** A job taken over from a dead process is claimed again once its lease has run out. */
 export const resumed = (bot: Bot) => bot.waitForLog('job resumed');
 
-/** The stored jobs of the work (there is one per approval), not the recurring entries'. */
+/**
+ * The stored jobs of the work (there is one per approval): not the rows the recurring entries and
+ * the zone indexes are held with.
+ */
 export const jobsOf = (world: World) =>
   world.inspect((store) =>
-    store.db.selectFrom('jobs').selectAll().where('kind', '<>', RECURRING_JOB).execute(),
+    store.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('kind', 'not in', [RECURRING_JOB, ZONE_INDEX_JOB])
+      .execute(),
   );
 
 /**

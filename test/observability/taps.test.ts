@@ -2,9 +2,11 @@
 // methods and subcommands are checked against their shapes and the registry; the store taps count
 // jobs and leases as the runner uses them.
 import { describe, expect, it } from 'vitest';
+import { RECURRING_JOB, recurringKey } from '../../src/jobs/background.js';
 import { JobRunner } from '../../src/jobs/runner.js';
 import { BotMetrics } from '../../src/observability/metrics.js';
 import { cdnOperation, slackMethod, subcommandOf, tapStore } from '../../src/observability/taps.js';
+import { ZONE_INDEX_JOB } from '../../src/services/zone-index-builder.js';
 import { ManualClock } from '../helpers/clock.js';
 import { captureLogs } from '../helpers/logs.js';
 import { parseExposition, sumOf } from '../helpers/prometheus.js';
@@ -80,5 +82,36 @@ describe('tapStore', () => {
     expect(await value('cdn_chatops_jobs_lease_expired_total', { kind: 'held' })).toBe(1);
     expect(await value('cdn_chatops_jobs_in_database', { state: 'running' })).toBe(1);
     await runner.stop();
+  });
+
+  it('counts the queue without the rows held for recurring entries and zone indexes', async () => {
+    const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
+    const { store } = await testStore('sqlite', { clock });
+    const metrics = new BotMetrics({ processMetrics: false });
+    const tapped = tapStore(store, metrics);
+    const value = async (name: string, labels: Record<string, string> = {}) =>
+      sumOf(parseExposition((await metrics.exposition()).body), name, labels);
+    const runner = new JobRunner({
+      jobs: tapped.jobs,
+      clock,
+      logger: captureLogs('silent').logger,
+    });
+    // Held rows stay in the database, queued until next due: bookkeeping, not a backlog.
+    for (const input of [
+      { workspaceId: '', kind: RECURRING_JOB, key: recurringKey('retention'), payload: {} },
+      { workspaceId: 'T1', kind: ZONE_INDEX_JOB, key: 'zone-index:T1', payload: {} },
+    ]) {
+      expect(
+        await runner.runHeld(
+          input,
+          async () => undefined,
+          () => clock.now() + 60_000,
+        ),
+      ).toMatchObject({ ran: true });
+    }
+    await tapped.jobs.enqueue({ workspaceId: 'T1', kind: 'demo', key: 'waiting', payload: {} });
+    expect(await store.jobs.countByState()).toEqual({ queued: 3 });
+    expect(await value('cdn_chatops_jobs_in_database', { state: 'queued' })).toBe(1);
+    expect(await value('cdn_chatops_jobs_in_database', { state: 'running' })).toBe(0);
   });
 });

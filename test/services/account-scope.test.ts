@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CdnTransport } from '../../src/cdn/transport.js';
 import { startSandbox } from '../../src/dev/sandbox/server.js';
 import { AppError, type Problem } from '../../src/errors.js';
+import { JobRunner } from '../../src/jobs/runner.js';
 import { createLogger } from '../../src/logger.js';
 import { cdnServices } from '../../src/services/compose.js';
 import type { Store } from '../../src/store/index.js';
@@ -65,6 +66,7 @@ async function setup(backend: Backend) {
     clock,
     logger: createLogger({ level: 'silent' }),
     zoneIndex: {
+      runner: new JobRunner({ jobs: real.jobs, clock, logger: createLogger({ level: 'silent' }) }),
       limits: { maxPages: 100, operationTimeoutMs: 30_000 },
       refreshMs: REFRESH_MS,
       concurrency: 4,

@@ -2,6 +2,7 @@
 // a real store: where the service tests that reach the CDN start (zone index, analytics, purges).
 import { CdnTransport } from '../../src/cdn/transport.js';
 import { type SandboxOptions, startSandbox } from '../../src/dev/sandbox/server.js';
+import { JobRunner } from '../../src/jobs/runner.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { type CdnServicesOptions, cdnServices } from '../../src/services/compose.js';
 import type { Store } from '../../src/store/index.js';
@@ -16,7 +17,8 @@ export async function cdnSetup(options: {
   sandbox?: SandboxOptions;
   /** Default: silent. */
   logger?: Logger;
-  zoneIndex: CdnServicesOptions['zoneIndex'];
+  /** Without a runner: one of its own on the store, as each replica has (not started). */
+  zoneIndex: Omit<CdnServicesOptions['zoneIndex'], 'runner'> & { runner?: JobRunner };
 }) {
   const { clock } = options;
   const sandbox = await startSandbox({ clock, ...options.sandbox });
@@ -29,7 +31,7 @@ export async function cdnSetup(options: {
     defaultBaseUrl: sandbox.baseUrl,
     clock,
     logger,
-    zoneIndex: options.zoneIndex,
+    zoneIndex: { runner: new JobRunner({ jobs: store.jobs, clock, logger }), ...options.zoneIndex },
     // Unbounded reads: these tests are about other things.
     readsPerMinute: { person: 0, workspace: 0 },
   });

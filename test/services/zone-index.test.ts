@@ -5,9 +5,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ZonePage } from '../../src/cdn/client.js';
 import type { Sandbox, SandboxOptions } from '../../src/dev/sandbox/server.js';
 import { AppError } from '../../src/errors.js';
+import { JobRunner } from '../../src/jobs/runner.js';
 import { createLogger } from '../../src/logger.js';
 import type { CdnAccess } from '../../src/services/cdn-access.js';
 import { ZoneIndex } from '../../src/services/zone-index.js';
+import { ZONE_INDEX_JOB } from '../../src/services/zone-index-builder.js';
 import type { Store } from '../../src/store/index.js';
 import { ManualClock } from '../helpers/clock.js';
 import { BACKENDS, type Backend, testDatabase, testStore } from '../helpers/store.js';
@@ -36,7 +38,7 @@ const isList = (r: { method: string; path: string }) => r.method === 'GET' && r.
 async function setup(
   backend: Backend,
   sandboxOptions: SandboxOptions = {},
-  options: { maxPages?: number; store?: Store; clock?: ManualClock; owner?: string } = {},
+  options: { maxPages?: number; store?: Store; clock?: ManualClock } = {},
 ) {
   const clock = options.clock ?? new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
   const { sandbox, transport, store, services } = await cdnSetup({
@@ -48,7 +50,6 @@ async function setup(
       limits: { maxPages: options.maxPages ?? 100, operationTimeoutMs: 30_000 },
       refreshMs: REFRESH_MS,
       concurrency: 4,
-      ...(options.owner ? { owner: options.owner } : {}),
     },
   });
   const { zoneIndex: index, zones } = services;
@@ -292,18 +293,18 @@ for (const { backend, skip } of BACKENDS) {
       });
     });
 
-    it('is refreshed by one replica at a time (a lease in the store)', async () => {
+    it('is refreshed by one replica at a time (the job runner’s lease)', async () => {
       const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
       const database = await testDatabase(backend);
       const a = await setup(
         backend,
         {},
-        { clock, store: (await testStore(backend, { database, clock })).store, owner: 'a' },
+        { clock, store: (await testStore(backend, { database, clock })).store },
       );
       const b = await setup(
         backend,
         {},
-        { clock, store: (await testStore(backend, { database, clock })).store, owner: 'b' },
+        { clock, store: (await testStore(backend, { database, clock })).store },
       );
       // Both replicas talk to the same CDN: b's sandbox is not used.
       await a.login();
@@ -312,6 +313,18 @@ for (const { backend, skip } of BACKENDS) {
       const hold = holdLists(a.sandbox, 0);
       a.index.refreshSoon('T1');
       await hold.held(1);
+      // a holds the index's job under the runner's lease; the state's old lease columns stay empty.
+      expect(await b.store.jobs.byKey('zone-index:T1')).toMatchObject({
+        kind: ZONE_INDEX_JOB,
+        state: 'running',
+        leaseOwner: expect.any(String),
+      });
+      expect(
+        await b.store.db
+          .selectFrom('zone_index_state')
+          .select(['lease_owner', 'lease_until'])
+          .execute(),
+      ).toEqual([{ lease_owner: null, lease_until: null }]);
       b.index.refreshSoon('T1');
       await b.index.idle();
       hold.release();
@@ -319,7 +332,46 @@ for (const { backend, skip } of BACKENDS) {
       expect(a.lists()).toHaveLength(2);
       expect(b.sandbox.requests).toEqual([]);
       const state = (await b.store.zoneIndex.view('T1'))?.state;
-      expect(state).toMatchObject({ refreshedAt: clock.now(), leaseOwner: null });
+      expect(state).toMatchObject({ refreshedAt: clock.now() });
+      // Held as a job of the runner, back in the queue once done: the next refresh may take it.
+      expect(await b.store.jobs.byKey('zone-index:T1')).toMatchObject({
+        kind: ZONE_INDEX_JOB,
+        state: 'queued',
+        leaseOwner: null,
+        attempts: 0,
+      });
+    });
+
+    it('leaves a refresh held elsewhere to its holder until its lease runs out; a reader without an index does not wait for it', async () => {
+      const t = await setup(backend);
+      await t.login();
+      // Another replica holds the index's job (a lease of 15 s), and dies with it.
+      const job = { workspaceId: 'T1', kind: ZONE_INDEX_JOB, key: 'zone-index:T1', payload: {} };
+      expect((await t.store.jobs.hold(job, 'dead-replica', 15_000)).held).toBe(true);
+      // No index yet: the reader's build lists anyway.
+      expect((await t.zones.resolve('T1', 'example.com')).name).toBe('example.com');
+      expect(t.lists()).toHaveLength(1);
+      // Stale, while the lease holds: the background refresh is left to the holder.
+      t.clock.advance(REFRESH_MS - 15_000);
+      await t.store.jobs.renew(
+        (await t.store.jobs.byKey(job.key))?.id ?? '',
+        'dead-replica',
+        15_000,
+      );
+      t.clock.advance(15_000);
+      t.index.refreshSoon('T1');
+      await t.index.idle();
+      expect(t.lists()).toHaveLength(1);
+      // Its lease run out: taken over, and given back once done.
+      t.clock.advance(1);
+      t.index.refreshSoon('T1');
+      await t.index.idle();
+      expect(t.lists()).toHaveLength(2);
+      expect((await t.store.zoneIndex.view('T1'))?.state?.refreshedAt).toBe(t.clock.now());
+      expect(await t.store.jobs.byKey(job.key)).toMatchObject({
+        state: 'queued',
+        leaseOwner: null,
+      });
     });
 
     it('lets a picker wait for a first build only so long, then offers what it finds', async () => {
@@ -343,8 +395,8 @@ for (const { backend, skip } of BACKENDS) {
       await t.login();
       // Known but never built (as after the migration): a state without rows.
       const view = await t.store.zoneIndex.view('T1');
-      await t.store.zoneIndex.claim('T1', view?.generation ?? '', 'someone', 1);
-      t.clock.advance(1);
+      await t.store.zoneIndex.failed('T1', view?.generation ?? '', 'unavailable: 503');
+      t.clock.advance(REFRESH_MS);
       // Rounds of the recurring refresh (src/jobs/recurring.ts).
       const running = new AbortController().signal;
       await t.index.builder.refreshDue(running);
@@ -397,6 +449,7 @@ describe('a build’s page requests', () => {
       cdn,
       clock,
       logger: createLogger({ level: 'silent' }),
+      runner: new JobRunner({ jobs: store.jobs, clock, logger: createLogger({ level: 'silent' }) }),
       limits: { maxPages: 100, operationTimeoutMs: 30_000 },
       concurrency: 3,
     });

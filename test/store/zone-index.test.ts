@@ -1,5 +1,5 @@
 // The zone index repository on both databases: tied to the key's generation, replaced atomically,
-// searched best match first, leased to one refresher at a time.
+// searched best match first, a failed refresh recorded.
 import { describe, expect, it } from 'vitest';
 import type { IndexedZone } from '../../src/store/zone-index.js';
 import { BACKENDS, testStore } from '../helpers/store.js';
@@ -44,7 +44,7 @@ for (const { backend, skip } of BACKENDS) {
         refreshedAt: clock.now(),
         cdnTotal: 7,
         zoneCount: 7,
-        leaseOwner: null,
+        failedAt: null,
       });
       expect(await store.zoneIndex.find('T1', 'x', 'static.example.com')).toEqual([ZONES[1]]);
       expect(await store.zoneIndex.find('T1', 'z3', 'z3')).toEqual([ZONES[2]]);
@@ -72,7 +72,7 @@ for (const { backend, skip } of BACKENDS) {
       ];
       await stagingIndex.replace('T1', stagingView?.generation ?? '', held, 3);
       const prodView = await store.zoneIndex.forAccount(prod.id).view('T1');
-      await store.zoneIndex.forAccount(prod.id).claim('T1', prodView?.generation ?? '', 'p', 1);
+      await store.zoneIndex.forAccount(prod.id).failed('T1', prodView?.generation ?? '', 'p');
       await store.credentials.set('T2', 'key-two', by);
       const t2 = await store.zoneIndex.view('T2');
       await store.zoneIndex.replace('T2', t2?.generation ?? '', [zone('o1', 'example.com')], 1);
@@ -92,7 +92,7 @@ for (const { backend, skip } of BACKENDS) {
       expect(found[1]?.view?.generation).toBe(generation);
       expect(found[2]?.view).toEqual({
         generation: prodView?.generation,
-        state: expect.objectContaining({ refreshedAt: null, leaseOwner: 'p' }),
+        state: expect.objectContaining({ refreshedAt: null, error: 'p' }),
       });
       expect(found[3]?.view).toBeUndefined();
       expect(found[4]?.view).toBeUndefined();
@@ -207,7 +207,8 @@ for (const { backend, skip } of BACKENDS) {
         written: false,
       });
       expect(await store.zoneIndex.upsert('T1', generation, ZONES)).toBe(false);
-      expect(await store.zoneIndex.claim('T1', generation, 'p1', 1_000)).toBe(false);
+      await store.zoneIndex.failed('T1', generation, 'unavailable: 503');
+      expect((await store.zoneIndex.view('T1'))?.state).toBeUndefined();
       expect(await store.zoneIndex.all('T1')).toEqual([]);
 
       await store.zoneIndex.replace('T1', view?.generation ?? '', ZONES.slice(0, 2), 2);
@@ -237,7 +238,7 @@ for (const { backend, skip } of BACKENDS) {
       );
     });
 
-    it('leases a refresh to one process at a time, and lists the indexes that are due', async () => {
+    it('records a failed refresh, and lists the indexes that are due', async () => {
       const { store, clock, generation } = await built();
       const staleBefore = () => clock.now() - 300_000;
       const retryBefore = () => clock.now() - 60_000;
@@ -245,21 +246,8 @@ for (const { backend, skip } of BACKENDS) {
       clock.advance(300_000);
       expect(await store.zoneIndex.due(staleBefore(), retryBefore(), 10)).toEqual(['T1']);
 
-      expect(await store.zoneIndex.claim('T1', generation, 'p1', 40_000)).toBe(true);
-      expect(await store.zoneIndex.claim('T1', generation, 'p2', 40_000)).toBe(false);
-      expect(await store.zoneIndex.claim('T1', generation, 'p1', 40_000)).toBe(true);
-      expect(await store.zoneIndex.due(staleBefore(), retryBefore(), 10)).toEqual([]);
-      clock.advance(40_000);
-      // The holder died: its lease runs out and another takes it.
-      expect(await store.zoneIndex.claim('T1', generation, 'p2', 40_000)).toBe(true);
-      await store.zoneIndex.release('T1', 'p1', { error: 'not mine' });
+      await store.zoneIndex.failed('T1', generation, 'unavailable: 503');
       expect((await store.zoneIndex.view('T1'))?.state).toMatchObject({
-        leaseOwner: 'p2',
-        failedAt: null,
-      });
-      await store.zoneIndex.release('T1', 'p2', { error: 'unavailable: 503' });
-      expect((await store.zoneIndex.view('T1'))?.state).toMatchObject({
-        leaseOwner: null,
         failedAt: clock.now(),
         error: 'unavailable: 503',
       });
@@ -268,12 +256,12 @@ for (const { backend, skip } of BACKENDS) {
       clock.advance(60_000);
       expect(await store.zoneIndex.due(staleBefore(), retryBefore(), 10)).toEqual(['T1']);
 
-      // A claim for a key never indexed creates its state, not built yet: due at once.
+      // A failure for a key never indexed creates its state, not built yet: due once retried.
       await store.credentials.set('T2', 'key', { userId: 'U1', validated: true });
       const other = await store.zoneIndex.view('T2');
-      expect(await store.zoneIndex.claim('T2', other?.generation ?? '', 'p1', 1_000)).toBe(true);
+      await store.zoneIndex.failed('T2', other?.generation ?? '', 'unavailable: 503');
       expect((await store.zoneIndex.view('T2'))?.state).toMatchObject({ refreshedAt: null });
-      clock.advance(1_000);
+      clock.advance(60_000);
       expect((await store.zoneIndex.due(staleBefore(), retryBefore(), 10)).sort()).toEqual([
         'T1',
         'T2',
