@@ -13,6 +13,7 @@ import type { AccessService, Caller } from './access.js';
 import type { ApprovalService } from './approvals.js';
 import type { CdnReadRateLimit } from './cdn-read-rate-limit.js';
 import type { CredentialService, KeyRefusal } from './credentials.js';
+import { zoneIndexJobKey } from './zone-index-builder.js';
 import type { ZoneService } from './zones.js';
 
 /** Whether an account's key still works, as last checked: `none` when it has no key. */
@@ -233,6 +234,7 @@ export class AccountService {
         name: account.name,
         by: caller.userId,
         messageJob: (approval) => approvals.messageJob(approval),
+        heldJobKeys: [zoneIndexJobKey(caller.workspaceId, accountId)],
       }),
     );
     if (usage.approvals > 0) approvals.messagesStored();

@@ -43,6 +43,11 @@ export interface ZoneIndexOptions {
 /** The kind of the job that holds an index's refreshes: never claimed by the runner's loop. */
 export const ZONE_INDEX_JOB = 'zone_index';
 
+/** The key of the job holding one index's refresh (`default`'s: the workspace's alone). */
+export function zoneIndexJobKey(workspaceId: string, accountId?: string): string {
+  return `zone-index:${workspaceId}${accountId === undefined ? '' : `:${accountId}`}`;
+}
+
 /** A whole listing, as one build read it. */
 interface Listing {
   zones: Zone[];
@@ -279,7 +284,7 @@ export class ZoneIndexBuilder {
       {
         workspaceId,
         kind: ZONE_INDEX_JOB,
-        key: `zone-index:${workspaceId}${accountId === undefined ? '' : `:${accountId}`}`,
+        key: zoneIndexJobKey(workspaceId, accountId),
         payload: accountId === undefined ? {} : { accountId },
       },
       () => this.#list(scope, generation, mode, true),

@@ -43,6 +43,8 @@ export interface Removal {
   by: string;
   /** The job bringing a cancelled request's message up to date, stored in the same transaction. */
   messageJob: (approval: { id: string; workspaceId: string }) => NewJob;
+  /** Keys of the jobs held for the account's own recurring work (its zone index's refresh). */
+  heldJobKeys: string[];
 }
 
 /** Which account's rows: its id, and for `default` also the rows without one. */
@@ -186,6 +188,13 @@ export class AccountUsageRepository {
         .where('workspace_id', '=', ref.workspaceId)
         .where('account_id', '=', ref.accountId)
         .execute();
+      // The jobs held for its own recurring work would wait for ever: nothing of it runs again.
+      if (removal.heldJobKeys.length > 0)
+        await trx
+          .deleteFrom('jobs')
+          .where('workspace_id', '=', ref.workspaceId)
+          .where('key', 'in', removal.heldJobKeys)
+          .execute();
       // Its tokens are left as they are (revoking is an admin's act of its own): they reach nothing.
       const tokens = Number(
         (

@@ -75,6 +75,13 @@ async function rowsOf(h: Harness, accountId: string, watchIds: string[]) {
     .where('watch_id', 'in', watchIds)
     .executeTakeFirst();
   counts.watch_rule_states = Number(states?.n ?? 0);
+  // The job that holds its zone index's refresh (the runner's lease, due again after each round).
+  const held = await h.store.db
+    .selectFrom('jobs')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('key', 'like', `zone-index:%:${accountId}`)
+    .executeTakeFirst();
+  counts.zone_index_job = Number(held?.n ?? 0);
   return counts;
 }
 
@@ -205,7 +212,7 @@ for (const { backend, skip } of BACKENDS)
       }
     });
 
-    it('leaves no row of its watches, alerts, roles or zone index behind', async () => {
+    it('leaves no row of its watches, alerts, roles, zone index or its refresh job behind', async () => {
       const { h, staging } = await twoAccounts([], { backend, slack: { fileReadyMs: 0 } });
       try {
         const id = await stagingId(h);
@@ -230,6 +237,7 @@ for (const { backend, skip } of BACKENDS)
           'account_roles',
           'account_zone_index',
           'account_zone_index_state',
+          'zone_index_job',
         ])
           expect(before[table], table).toBeGreaterThan(0);
 
