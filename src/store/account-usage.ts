@@ -189,12 +189,7 @@ export class AccountUsageRepository {
         .where('account_id', '=', ref.accountId)
         .execute();
       // The jobs held for its own recurring work would wait for ever: nothing of it runs again.
-      if (removal.heldJobKeys.length > 0)
-        await trx
-          .deleteFrom('jobs')
-          .where('workspace_id', '=', ref.workspaceId)
-          .where('key', 'in', removal.heldJobKeys)
-          .execute();
+      await this.jobs.deleteByKeys(ref.workspaceId, removal.heldJobKeys, trx);
       // Its tokens are left as they are (revoking is an admin's act of its own): they reach nothing.
       const tokens = Number(
         (

@@ -63,6 +63,20 @@ export class JobRepository {
     private readonly newId: () => string = randomUUID,
   ) {}
 
+  /** Deletes a workspace's jobs of these keys, whatever their state (work that is gone for good). */
+  async deleteByKeys(
+    workspaceId: string,
+    keys: readonly string[],
+    db: Kysely<Database> = this.db,
+  ): Promise<void> {
+    if (keys.length === 0) return;
+    await db
+      .deleteFrom('jobs')
+      .where('workspace_id', '=', workspaceId)
+      .where('key', 'in', [...keys])
+      .execute();
+  }
+
   /**
    * Stores jobs without steps in as few statements as it can, inside the caller's transaction
    * (`db`); a job whose key is already used is left out. Returns how many were stored.
