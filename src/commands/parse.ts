@@ -71,7 +71,7 @@ const ACCOUNT_ZONE = /^([a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?)\/([^/:]*)$/i;
 
 /**
  * Reads the account out of a command's words: `account:<name>` anywhere, or a zone written
- * `<account>/<zone>`. One place for every command (docs: README "Several CDN accounts").
+ * `<account>/<zone>`. One place for every command (docs: docs/commands.md, "Several CDN accounts").
  */
 export function readAccount(args: readonly string[]): AccountWords {
   let account: string | undefined;

@@ -20,7 +20,7 @@ export interface WorkspaceLimits extends Record<LimitName, number> {
 
 export type { LimitName };
 
-/** The limits of a workspace whose admin set none (documented in README and docs/security.md). */
+/** The limits of a workspace whose admin set none (documented in docs/commands.md and docs/security.md). */
 export const DEFAULT_LIMITS: Readonly<WorkspaceLimits> = {
   rulesPerWatch: 10,
   watches: 200,
