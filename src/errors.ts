@@ -69,9 +69,10 @@ export type Problem =
   | { code: 'not_approver'; account?: string }
   /**
    * Not one of this workspace's people: users.info does not know them or calls them a stranger,
-   * or (`external`) they belong to another workspace sharing the channel. Refused `action`.
+   * or (`external`) they belong to another workspace sharing the channel, of another organization
+   * (`organization`: Grid on either side, through Slack Connect). Refused `action`.
    */
-  | { code: 'stranger'; action?: Action; external?: boolean }
+  | { code: 'stranger'; action?: Action; external?: boolean; organization?: boolean }
   /** One of this workspace's people whose account is deactivated (users.info `deleted`). Refused `action`. */
   | { code: 'deactivated'; action?: Action }
   /**

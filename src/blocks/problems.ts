@@ -126,6 +126,8 @@ function sentence(problem: Problem): Mrkdwn {
       return md`Only members of this workspace's purge approvers group can approve or deny. \`/cdn config\` shows which group that is.`;
     case 'stranger': {
       const doing = problem.action ? DOING[problem.action] : 'do that';
+      if (problem.organization)
+        return md`You are from another organization (this channel is shared with it through Slack Connect), so you can't ${doing} here. Ask someone from this workspace.`;
       return problem.external
         ? md`You are from another workspace (this channel is shared with it), so you can't ${doing} here. Ask someone from this workspace.`
         : md`I can't see your profile from this workspace (a guest from another organization?), so you can't ${doing} here.`;

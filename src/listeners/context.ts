@@ -14,6 +14,7 @@ import type {
 import type { WebClient } from '@slack/web-api';
 import type { Message } from '../blocks/message.js';
 import type { Caller, SlackDirectory } from '../services/access.js';
+import { type Relation, relationOf, type WorkspaceIdentity } from '../services/relation.js';
 import { type GroupMembersCache, webDirectory } from '../slack/directory.js';
 import {
   type Conversation,
@@ -59,31 +60,63 @@ export function conversationIn(body: unknown): Conversation {
 }
 
 /**
- * Whether the payload itself says its user is of another organization than the workspace the
- * request is for: an interaction's `user.team_id` is the person's own workspace (their Enterprise
- * org's id on Grid), beside `team`, the workspace the interaction came from
- * (https://docs.slack.dev/reference/interaction-payloads/block_actions-payload and
- * block_suggestion-payload; both fields in slackapi/java-slack-sdk json-logs/samples/app-backend/
- * interactive-components/BlockActionPayload.json). Someone of another organization pressing a
- * button in a Slack Connect channel is one; so is nobody whose team is this workspace or its org.
+ * The workspace a request is for, and its Enterprise Grid organization: the one Bolt authorized
+ * (the installation's), else the payload's `enterprise.id` / `team.enterprise_id` / a command's
+ * `enterprise_id`, which name where the app is (Bolt's buildSource picks the installation by them;
+ * slackapi/bolt-python tests/slack_bolt/request/test_internals.py: `team: {id: "T111",
+ * enterprise_id: "E111"}`, `enterprise: {id: "E111"}` beside `user.team_id: "T111"`). Never the
+ * person's organization: in a Slack Connect channel it is the app's side.
  */
-export function isOutsider(body: unknown, context: Context): boolean {
-  const fields = (body ?? {}) as Body;
-  const theirs = fields.user?.team_id;
-  if (!theirs) return false;
-  const enterpriseId = context.enterpriseId ?? fields.team?.enterprise_id ?? fields.enterprise?.id;
-  return theirs !== workspaceIn(context, fields) && theirs !== enterpriseId;
+function workspaceOf(context: Context, body: Body): WorkspaceIdentity {
+  const enterpriseId =
+    context.enterpriseId ??
+    body.team?.enterprise_id ??
+    body.enterprise?.id ??
+    (body as { enterprise_id?: string }).enterprise_id;
+  return { teamId: workspaceIn(context, body), ...(enterpriseId ? { enterpriseId } : {}) };
 }
 
-/** The directory, except that the caller is someone of another workspace, whatever it says. */
-function asOutsider(directory: SlackDirectory, userId: string): SlackDirectory {
+/**
+ * What the payload itself says of its user (`relationOf`): an interaction's `user.team_id` is the
+ * person's own workspace (or their Grid organization's id), beside `team`, the workspace the
+ * interaction came from (https://docs.slack.dev/reference/interaction-payloads/block_actions-payload;
+ * both in slackapi/java-slack-sdk json-logs/samples/app-backend/interactive-components/
+ * BlockActionPayload.json). A command names no team of the person's: unknown.
+ */
+export function payloadRelation(body: unknown, context: Context): Relation {
+  const fields = (body ?? {}) as Body;
+  return relationOf({ teamId: fields.user?.team_id }, workspaceOf(context, fields));
+}
+
+/** Whether the payload itself says its user is of another organization (`payloadRelation`). */
+export function isOutsider(body: unknown, context: Context): boolean {
+  return payloadRelation(body, context) === 'outsider';
+}
+
+/**
+ * The directory, except for the caller, whom the payload placed: an outsider stays one whatever
+ * users.info says; someone of another team of this Grid organization's workspaces (`unknown` by
+ * the payload) is a colleague only if users.info says so (`enterprise_user`), else an outsider.
+ */
+function asPlaced(
+  directory: SlackDirectory,
+  userId: string,
+  relation: 'outsider' | 'unknown',
+): SlackDirectory {
   return {
     ...directory,
     async user(id) {
       const user = await directory.user(id);
-      return id === userId ? { ...user, stranger: user.stranger ?? 'external' } : user;
+      if (id !== userId) return user;
+      if (relation === 'outsider') return { ...user, stranger: user.stranger ?? 'external' };
+      return user.colleague || user.stranger ? user : { ...user, stranger: 'organization' };
     },
   };
+}
+
+/** Whether the payload names the person's own team (`user.team_id`: interactions do). */
+function hasUserTeam(body: unknown): boolean {
+  return Boolean((body as Body | undefined)?.user?.team_id);
 }
 
 /** Told of every request's workspace and install (WorkspaceClients, for work done later). */
@@ -96,15 +129,17 @@ export function requestContext(
   installs?: InstallsSeen,
 ): Middleware<AnyMiddlewareArgs> {
   return async ({ body, context, client, next }) => {
-    const workspaceId = workspaceIn(context, body as Body);
+    const workspace = workspaceOf(context, body as Body);
     const userId = userIn(body as Body);
-    const directory = webDirectory(client, workspaceId, groups, context.enterpriseId);
-    const caller: Caller = {
-      workspaceId,
-      userId,
-      // The payload's word that they are an outsider holds even where users.info would not say so.
-      directory: isOutsider(body, context) ? asOutsider(directory, userId) : directory,
-    };
+    const directory = webDirectory(client, workspace.teamId, groups, workspace.enterpriseId);
+    // The payload's word on who they are holds even where users.info would say otherwise; a
+    // command's, which names no team of theirs, leaves it to users.info.
+    const relation = payloadRelation(body, context);
+    const placed =
+      relation === 'outsider' || (relation === 'unknown' && hasUserTeam(body))
+        ? asPlaced(directory, userId, relation)
+        : directory;
+    const caller: Caller = { workspaceId: workspace.teamId, userId, directory: placed };
     context.caller = caller;
     // Only what Bolt authorized: a payload's own claims name no install.
     if (context.teamId)

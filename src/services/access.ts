@@ -12,9 +12,16 @@ export interface SlackUser {
   timeZone: string;
   /**
    * Set when the person is not one of this workspace's own: `unknown` (users.info does not find
-   * them, or marks them `is_stranger`) or `external` (of another workspace, in a shared channel).
+   * them, or marks them `is_stranger`), `external` (of another workspace, in a shared channel) or
+   * `organization` (of another organization than this Grid workspace's, or a Grid one: Slack
+   * Connect). A colleague (`relationOf`) is none of these.
    */
-  stranger?: 'unknown' | 'external';
+  stranger?: 'unknown' | 'external' | 'organization';
+  /**
+   * Of another workspace of this workspace's Enterprise Grid organization (`relationOf`): one of
+   * its people for every permission, their roles (admin, guest) as users.info gives them.
+   */
+  colleague?: boolean;
   /** How Slack shows them: their display name, else their full name; absent when unknown. */
   name?: string;
   /** Their account is deactivated (users.info `deleted`): no longer one of this workspace's people. */
@@ -72,7 +79,8 @@ export interface AccountRoles {
 /**
  * Only this workspace's own people may do more than read: someone Slack does not know here
  * (users.info cannot find them, or calls them a stranger), whose account is deactivated, or who
- * belongs to another workspace sharing the channel is refused, and told why. The workspace's guests (multi- and single-channel) read zones
+ * belongs to another organization sharing the channel (Slack Connect) is refused, and told why;
+ * a colleague of another workspace of the same Grid organization is one of its people. The workspace's guests (multi- and single-channel) read zones
  * too; they change things only where an admin allowed it (`/cdn config guests operate`), and never
  * approve or configure: the second pair of eyes on a purge of everything, and the settings, stay
  * with full members. The workspace's records (the audit log, the settings, the reports and
@@ -259,7 +267,12 @@ export class AccessService {
   async #member(caller: Caller, action: Action): Promise<SlackUser> {
     const user = await caller.directory.user(caller.userId);
     if (user.stranger)
-      throw new AppError({ code: 'stranger', action, external: user.stranger === 'external' });
+      throw new AppError({
+        code: 'stranger',
+        action,
+        external: user.stranger !== 'unknown',
+        ...(user.stranger === 'organization' ? { organization: true } : {}),
+      });
     if (user.deactivated) throw new AppError({ code: 'deactivated', action });
     return user;
   }

@@ -5,6 +5,7 @@ import type { WebClient } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.js';
 import type { SlackDirectory, SlackUser } from '../services/access.js';
+import { outsiderKind, relationOf } from '../services/relation.js';
 import { slackErrorCode } from './web-api-errors.js';
 
 /** conversations.members' largest page ("a max value of 999", the SDK's CursorPaginationEnabled). */
@@ -102,8 +103,8 @@ interface UserInfo {
 
 /**
  * Why someone is not this workspace's own, if they are not: Slack calls them a stranger, or they
- * belong to another team, unless both are in the same Enterprise Grid organization (`enterpriseId`,
- * the request's).
+ * are an outsider by `relationOf` (their `team_id` and `enterprise_user.enterprise_id` against the
+ * workspace and its Enterprise Grid organization, `enterpriseId`). A colleague is none.
  */
 export function strangerOf(
   user: UserInfo,
@@ -111,9 +112,23 @@ export function strangerOf(
   enterpriseId?: string,
 ): SlackUser['stranger'] {
   if (user.is_stranger) return 'unknown';
-  if (user.team_id === undefined || user.team_id === teamId) return undefined;
-  const theirs = user.enterprise_user?.enterprise_id;
-  return enterpriseId !== undefined && theirs === enterpriseId ? undefined : 'external';
+  if (user.team_id === undefined) return undefined;
+  const person = {
+    teamId: user.team_id,
+    enterpriseId: user.enterprise_user?.enterprise_id ?? null,
+  };
+  const workspace = { teamId, enterpriseId };
+  return relationOf(person, workspace) === 'outsider' ? outsiderKind(person, workspace) : undefined;
+}
+
+/** Whether users.info shows someone of another workspace of this one's Grid organization. */
+function isColleague(user: UserInfo, teamId: string, enterpriseId?: string): boolean {
+  if (user.is_stranger) return false;
+  const person = {
+    teamId: user.team_id,
+    enterpriseId: user.enterprise_user?.enterprise_id ?? null,
+  };
+  return relationOf(person, { teamId, enterpriseId }) === 'colleague';
 }
 
 export function webDirectory(
@@ -146,6 +161,7 @@ export function webDirectory(
         ...(user?.is_restricted || user?.is_ultra_restricted ? { isGuest: true } : {}),
         timeZone: user?.tz ?? 'UTC',
         ...(stranger ? { stranger } : {}),
+        ...(user && isColleague(user, teamId, enterpriseId) ? { colleague: true } : {}),
         ...(name ? { name } : {}),
         ...(user?.deleted ? { deactivated: true } : {}),
       };

@@ -154,7 +154,7 @@ describe('requestContext: the directory', () => {
     [
       'another team of another organization',
       { team_id: 'T0OTHER', enterprise_user: { enterprise_id: 'E0THEIRS' } },
-      'external',
+      'organization',
       'E0OURS',
     ],
     [

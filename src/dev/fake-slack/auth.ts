@@ -43,7 +43,8 @@ export class SlackAuth {
 
   /**
    * auth.test for a bot token. Fields: slackapi/java-slack-sdk json-logs/samples/api/auth.test.json
-   * (url, team, user, team_id, user_id, bot_id, app_id, is_enterprise_install).
+   * (url, team, user, team_id, user_id, bot_id, app_id, is_enterprise_install, and
+   * `enterprise_id` for a workspace of an Enterprise Grid organization).
    */
   authTest(identity: Identity): Args {
     return {
@@ -56,6 +57,7 @@ export class SlackAuth {
       bot_id: 'B0FAKE',
       app_id: APP_ID,
       is_enterprise_install: false,
+      ...(identity.enterpriseId ? { enterprise_id: identity.enterpriseId } : {}),
     };
   }
 

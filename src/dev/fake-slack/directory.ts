@@ -1,7 +1,7 @@
 // The fake Slack's read-only workspace methods: users.info, usergroups, conversations.info and
 // conversations.members.
 import type { SlackRecords } from './records.js';
-import type { Args } from './types.js';
+import type { Args, Identity } from './types.js';
 
 /**
  * users.info, as the asking workspace (`teamId`) sees the person. The fields and their shape are
@@ -13,18 +13,25 @@ import type { Args } from './types.js';
  * `is_restricted` alone. A deactivated account is still found, with `deleted: true` (the user
  * object's `deleted` field, https://api.slack.com/types/user: its example answer carries
  * `"deleted": false`; `deleted` is a boolean of `objs_user` in slackapi/slack-api-specs
- * web-api/slack_web_openapi_v2.json, and the sample above has it): nothing else marks it.
+ * web-api/slack_web_openapi_v2.json, and the sample above has it): nothing else marks it. On Grid,
+ * a person carries `enterprise_user.enterprise_id` (the sample's field): their own organization's,
+ * else (one of the workspace's own) the workspace's.
  */
-export function usersInfo(records: SlackRecords, teamId: string, args: Args): Args {
+export function usersInfo(
+  records: SlackRecords,
+  { teamId, enterpriseId }: Pick<Identity, 'teamId' | 'enterpriseId'>,
+  args: Args,
+): Args {
   const user = records.users.get(String(args.user));
   if (!user) return { ok: false, error: 'user_not_found' };
+  const org = user.enterpriseId ?? (user.teamId ? undefined : enterpriseId);
   return {
     ok: true,
     user: {
       id: user.id,
       team_id: user.teamId ?? teamId,
       ...(user.isStranger ? { is_stranger: true } : {}),
-      ...(user.enterpriseId ? { enterprise_user: { enterprise_id: user.enterpriseId } } : {}),
+      ...(org ? { enterprise_user: { enterprise_id: org } } : {}),
       name: user.name,
       deleted: !!user.deleted,
       real_name: user.name,
@@ -47,11 +54,15 @@ export function usersInfo(records: SlackRecords, teamId: string, args: Args): Ar
  * example `{ "ok": false, "error": "users_not_found" }`; the method needs `users:read.email`,
  * its `security`). Matched exactly: in doubt, stricter than Slack.
  */
-export function usersLookupByEmail(records: SlackRecords, teamId: string, args: Args): Args {
+export function usersLookupByEmail(
+  records: SlackRecords,
+  identity: Pick<Identity, 'teamId' | 'enterpriseId'>,
+  args: Args,
+): Args {
   const email = String(args.email ?? '');
   const user = [...records.users.values()].find((u) => u.email !== undefined && u.email === email);
   if (!user) return { ok: false, error: 'users_not_found' };
-  return usersInfo(records, teamId, { user: user.id });
+  return usersInfo(records, identity, { user: user.id });
 }
 
 export function usergroupMembers(records: SlackRecords, args: Args): Args {

@@ -41,13 +41,19 @@ export class SlackPayloads {
    * initiated the interaction": https://docs.slack.dev/reference/interaction-payloads/block_actions-payload;
    * slackapi/bolt-python#767: a shared channel's people of other workspaces reach the app with
    * their own team). `team` stays the app's workspace here: Bolt then authorizes the request as
-   * the app's, the case where the bot must check the person itself.
+   * the app's, the case where the bot must check the person itself. In a workspace of a Grid
+   * organization, `team.enterprise_id` and `enterprise` name the workspace's organization and
+   * `is_enterprise_install` is false for a workspace install (the fields of BlockActionPayload.json;
+   * slackapi/bolt-python tests/slack_bolt/request/test_internals.py: `team: {"id": "T111",
+   * "enterprise_id": "E111"}`, `enterprise: {"id": "E111"}`, `"is_enterprise_install": False`).
    */
   #who(user: string) {
     const teamId = this.slack.users.get(user)?.teamId ?? this.teamId;
+    const org = this.slack.enterpriseId;
     return {
       user: { id: user, team_id: teamId, username: user },
-      team: { id: this.teamId, domain: 'fake' },
+      team: { id: this.teamId, domain: 'fake', ...(org ? { enterprise_id: org } : {}) },
+      ...(org ? { enterprise: { id: org, name: 'Fake Org' }, is_enterprise_install: false } : {}),
     };
   }
 
@@ -68,6 +74,8 @@ export class SlackPayloads {
       token: 'legacy-unused',
       team_id: options.team ?? this.teamId,
       team_domain: 'fake',
+      // A command from a Grid workspace names its organization (the command of test_internals.py).
+      ...(this.slack.enterpriseId ? { enterprise_id: this.slack.enterpriseId } : {}),
       channel_id: options.channel,
       channel_name: options.channel,
       user_id: options.user,

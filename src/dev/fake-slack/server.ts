@@ -45,6 +45,8 @@ type Method = (args: Args, identity: Identity) => Args;
 
 export class FakeSlack extends SlackRecords {
   readonly teamId: string;
+  /** The workspace's Enterprise Grid organization, if it is in one. */
+  readonly enterpriseId: string | undefined;
   readonly botToken: string;
   readonly botUserId: string;
   readonly #auth: SlackAuth;
@@ -65,10 +67,16 @@ export class FakeSlack extends SlackRecords {
     const ids = new SlackIds(options.clock ?? systemClock);
     this.#ids = ids;
     this.teamId = options.teamId ?? 'T0FAKE';
+    this.enterpriseId = options.enterpriseId;
     this.botToken = options.botToken ?? 'xoxb-fake-bot-token';
     this.botUserId = options.botUserId ?? 'UBOT';
     this.#auth = new SlackAuth(
-      { token: this.botToken, teamId: this.teamId, botUserId: this.botUserId },
+      {
+        token: this.botToken,
+        teamId: this.teamId,
+        botUserId: this.botUserId,
+        ...(this.enterpriseId ? { enterpriseId: this.enterpriseId } : {}),
+      },
       options,
       this.issuedTokens,
     );
@@ -91,8 +99,8 @@ export class FakeSlack extends SlackRecords {
     );
     this.#methods = new Map<string, Method>([
       ['auth.test', (_, identity) => this.#auth.authTest(identity)],
-      ['users.info', (args, identity) => usersInfo(this, identity.teamId, args)],
-      ['users.lookupByEmail', (args, identity) => usersLookupByEmail(this, identity.teamId, args)],
+      ['users.info', (args, identity) => usersInfo(this, identity, args)],
+      ['users.lookupByEmail', (args, identity) => usersLookupByEmail(this, identity, args)],
       ['usergroups.users.list', (args) => usergroupMembers(this, args)],
       ['conversations.info', (args) => conversationsInfo(this, args)],
       ['conversations.open', (args) => conversationsOpen(this, args)],

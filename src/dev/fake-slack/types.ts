@@ -59,6 +59,8 @@ export type Args = Record<string, unknown>;
 export interface Identity {
   teamId: string;
   botUserId: string;
+  /** The workspace's Enterprise Grid organization, when it is in one (auth.test `enterprise_id`). */
+  enterpriseId?: string;
 }
 
 export interface ApiCall {
@@ -154,6 +156,12 @@ export type SlackEvents = {
 export interface FakeSlackOptions {
   clock?: Clock;
   teamId?: string;
+  /**
+   * The Enterprise Grid organization the workspace is in (a workspace install in it), if any: its
+   * id rides in every payload (`enterprise`, `team.enterprise_id`, a command's `enterprise_id`),
+   * auth.test's `enterprise_id`, and the `enterprise_user` of the workspace's own people.
+   */
+  enterpriseId?: string;
   botToken?: string;
   botUserId?: string;
   /** Extra accepted tokens (OAuth installs), each of one team. */
