@@ -1,14 +1,12 @@
 // The README is a front page: its first screen says what the bot is, how to run it and how to
 // install it in Slack, and its two commands work on a fresh clone: `npm ci && npm start` (no Slack
 // credentials: the local console, run here as `npm start` runs it, built) and `npm test`.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { builtDist } from './helpers/build.js';
+import { builtDist, runWithInput } from './helpers/build.js';
 
 const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
 const README = read('README.md');
@@ -43,20 +41,12 @@ describe('README.md', () => {
   it('npm start with no Slack credentials opens the local console', async () => {
     const { dist } = await builtDist();
     const cwd = await mkdtemp(join(tmpdir(), 'readme-start-'));
-    const child = spawn(process.execPath, [join(dist, 'main.js')], {
-      cwd,
-      env: { PATH: process.env.PATH ?? '' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.stdin.end('/cdn help\n');
-    const [code] = await once(child, 'exit');
+    const { code, stdout, stderr } = await runWithInput(
+      process.execPath,
+      [join(dist, 'main.js')],
+      '/cdn help\n',
+      { cwd, env: { PATH: process.env.PATH ?? '' } },
+    );
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(stdout).toContain('/cdn purge');
   }, 120_000);

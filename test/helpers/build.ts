@@ -37,6 +37,47 @@ export async function runToEnd(
 }
 
 /**
+ * Runs `command` with `input` on its standard input (closed after it), to its end: its exit code
+ * and what it wrote on each stream.
+ */
+export async function runWithInput(
+  command: string,
+  args: string[],
+  input: string,
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(command, args, { ...options, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  child.stdin?.end(input);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stdout, stderr };
+}
+
+/**
+ * `npm start` from source in `cwd` (src/main.ts through tsx), fed these lines: with no Slack
+ * variables in `env` (PATH and LOG_LEVEL=info are given), the local console.
+ */
+export function startFromSource(
+  cwd: string,
+  lines: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return runWithInput(
+    process.execPath,
+    ['--import', import.meta.resolve('tsx'), resolve('src/main.ts')],
+    [...lines, ''].join('\n'),
+    { cwd, env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env } },
+  );
+}
+
+/**
  * Compiles src/ into `outDir` (src/main.ts lands at <outDir>/main.js); resolves with tsc's output.
  * The same JavaScript as `npm run build`, byte for byte, without its type check (--noCheck): with
  * isolatedModules and verbatimModuleSyntax (tsconfig.json) tsc emits each file without reading

@@ -1,37 +1,24 @@
 // `npm start` with no Slack credentials: src/main.ts starts the console, reads piped commands,
 // writes logs to ./data/console.log, charts to ./data/out and its data to ./data/console.sqlite,
 // and exits when the input ends.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SANDBOX_DEMO_KEY } from '../../../src/dev/sandbox/server.js';
+import { startFromSource } from '../../helpers/build.js';
 
 describe('npm start without Slack credentials', () => {
   it('runs the console on piped input and exits 0 at its end', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'console-main-'));
-    const child = spawn(
-      process.execPath,
-      ['--import', import.meta.resolve('tsx'), resolve('src/main.ts')],
-      // No BOT_MODE and no Slack variables: console mode is inferred.
-      { cwd, env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info' } },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.stdin.end(
-      ['/cdn login', SANDBOX_DEMO_KEY, '', 'submit', '/cdn analytics example.com 6h', ''].join(
-        '\n',
-      ),
-    );
-    const [code] = await once(child, 'exit');
+    // No BOT_MODE and no Slack variables: console mode is inferred.
+    const { code, stdout, stderr } = await startFromSource(cwd, [
+      '/cdn login',
+      SANDBOX_DEMO_KEY,
+      '',
+      'submit',
+      '/cdn analytics example.com 6h',
+    ]);
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(stdout).toContain('✅ The CDN API key is saved (encrypted) and works: 9 zones visible.');
     expect(stdout).toContain('📊 example.com · last 6 h by 5 minutes');

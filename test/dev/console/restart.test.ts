@@ -2,17 +2,16 @@
 // console's database (data/console/sandbox.json), so a zone created in one session is still the
 // CDN's in the next, as the database (its audit entry, its zone index) says; with one of the two
 // gone, both start afresh and the console says so (consoleData).
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { consoleData } from '../../../src/dev/console/data.js';
 import { SANDBOX_DEMO_KEY, Sandbox } from '../../../src/dev/sandbox/server.js';
 import { writeSandboxFile } from '../../../src/dev/sandbox/state-file.js';
 import { holdSqliteFile } from '../../../src/store/process-lock.js';
+import { startFromSource } from '../../helpers/build.js';
 
 const folders: string[] = [];
 afterEach(async () => {
@@ -21,21 +20,7 @@ afterEach(async () => {
 
 /** Runs the console in `cwd` on these lines; resolves with what it printed once it exited 0. */
 async function npmStart(cwd: string, lines: string[]): Promise<string> {
-  const child = spawn(
-    process.execPath,
-    ['--import', import.meta.resolve('tsx'), resolve('src/main.ts')],
-    { cwd, env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info' } },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  child.stdin.end([...lines, ''].join('\n'));
-  const [code] = await once(child, 'exit');
+  const { code, stdout, stderr } = await startFromSource(cwd, lines);
   expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
   return stdout;
 }

@@ -2,18 +2,17 @@
 // database and a key of its own, so its session and background jobs leave the deployment's
 // database (a workspace with a CDN key, a due daily report, a pending approval) byte for byte.
 
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseEncryptionKeys } from '../../../src/config.js';
 import { generateKey, Keyring } from '../../../src/store/crypto.js';
 import { openStore } from '../../../src/store/index.js';
 import { DEFAULT_LIMITS } from '../../../src/store/workspaces.js';
+import { startFromSource } from '../../helpers/build.js';
 
 const PROD_TEAM = 'T0PROD';
 const folders: string[] = [];
@@ -87,30 +86,11 @@ describe('the console beside a deployment', () => {
     // Nothing uncheckpointed beside the database: the hashes cover all of it.
     expect(Object.keys(before).sort()).toEqual(['cdn-bot.sqlite', 'encryption-keys']);
 
-    const child = spawn(
-      process.execPath,
-      ['--import', import.meta.resolve('tsx'), resolve('src/main.ts')],
-      {
-        cwd,
-        // What a deployment's environment (or .env) says; the console must ignore both.
-        env: {
-          PATH: process.env.PATH ?? '',
-          LOG_LEVEL: 'info',
-          DATABASE_URL: 'sqlite:./data/cdn-bot.sqlite',
-          ENCRYPTION_KEYS: deploymentKey,
-        },
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
+    // What a deployment's environment (or .env) says; the console must ignore both.
+    const { code, stdout, stderr } = await startFromSource(cwd, ['/cdn help', '/cdn zones'], {
+      DATABASE_URL: 'sqlite:./data/cdn-bot.sqlite',
+      ENCRYPTION_KEYS: deploymentKey,
     });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.stdin.end(['/cdn help', '/cdn zones', ''].join('\n'));
-    const [code] = await once(child, 'exit');
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(stdout).toContain('alice in #ops › /cdn zones');
 
