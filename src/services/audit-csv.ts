@@ -1,6 +1,7 @@
-// The audit export's CSV: one header row, then one row an entry, every cell quoted (RFC 4180),
-// ISO 8601 UTC times, and nothing a spreadsheet would run as a formula, whatever separator it
-// splits on.
+// The audit export's CSV: one header row, then one row an entry, every cell quoted (RFC 4180, by
+// csv-stringify), ISO 8601 UTC times, and nothing a spreadsheet would run as a formula, whatever
+// separator it splits on (neutralise: no CSV library guards the pieces of a cell).
+import { stringify } from 'csv-stringify/sync';
 import { auditKindOf } from '../audit-kinds.js';
 import { DEFAULT_ACCOUNT } from '../store/accounts.js';
 import type { VisibleAuditEntry } from './activity.js';
@@ -56,14 +57,17 @@ export function neutralise(cell: string): string {
   return out + cell.slice(from);
 }
 
-/** One cell, neutralised, always quoted, its quotes doubled (RFC 4180, 2.5 to 2.7). */
+/** Every cell quoted, empty ones too, its quotes doubled; each record ended by CRLF (RFC 4180). */
+const RFC_4180 = { quoted: true, quoted_empty: true, record_delimiter: 'windows' } as const;
+
+/** One cell as a record holds it: neutralised, quoted, its quotes doubled. */
 export function csvCell(value: string): string {
-  return `"${neutralise(value).replaceAll('"', '""')}"`;
+  return csvRow([value]).slice(0, -2);
 }
 
-/** One record, ended by CRLF (RFC 4180, 2.1). */
+/** One record of neutralised cells. */
 export function csvRow(cells: readonly string[]): string {
-  return `${cells.map(csvCell).join(',')}\r\n`;
+  return stringify([cells.map(neutralise)], RFC_4180);
 }
 
 export function auditCsvHeader(): string {
