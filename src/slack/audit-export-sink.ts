@@ -34,7 +34,9 @@ export class SlackAuditExportSink implements AuditExportSink {
 
   async directory(workspaceId: string) {
     const token = await this.clients.tokenFor(workspaceId);
-    return webDirectory(this.clients.client, workspaceId, this.people, undefined, token);
+    // Its organization, so that a colleague from another of its workspaces is one of its people.
+    const enterpriseId = await this.clients.enterpriseOf(workspaceId);
+    return webDirectory(this.clients.client, workspaceId, this.people, enterpriseId, token);
   }
 
   async upload(workspaceId: string, file: ExportFile, signal?: AbortSignal): Promise<string> {

@@ -51,7 +51,7 @@ export class SlackReportPoster implements ReportPoster {
       this.clients.client,
       schedule.workspaceId,
       this.people,
-      undefined,
+      await this.clients.enterpriseOf(schedule.workspaceId),
       token,
     );
     return directory

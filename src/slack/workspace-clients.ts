@@ -86,6 +86,11 @@ export class WorkspaceClients {
     throw new Error(`no bot token for workspace ${workspaceId}`, { cause: failure });
   }
 
+  /** The Grid organization the workspace belongs to (none: not Grid), for background work's checks. */
+  async enterpriseOf(workspaceId: string): Promise<string | undefined> {
+    return this.#seen.get(workspaceId)?.enterpriseId ?? (await this.#storedEnterprise(workspaceId));
+  }
+
   async #storedEnterprise(workspaceId: string): Promise<string | undefined> {
     const { enterpriseOf } = this.options;
     if (!enterpriseOf) return undefined;

@@ -62,6 +62,19 @@ describe('a workspace of an Enterprise Grid organization', () => {
     expect(h.sandbox.requests.filter((r) => r.method !== 'GET')).toEqual([]);
   });
 
+  it('shares a colleague’s audit export with them: the background job knows the organization too', async () => {
+    const h = await gridWorkspace();
+    await h.command('ratelimit example.com on');
+    await answerTo(h, COLLEAGUE, () => h.command('audit export', { user: COLLEAGUE }));
+    // Past the people cache of the request: the job asks users.info itself.
+    h.clock.advance(61_000);
+    await h.deps.runner.settled();
+    const [complete] = await h.slack.waitForCalls(
+      (call) => call.method === 'files.completeUploadExternal',
+    );
+    expect(complete?.args.channel_id).toBe(`D${COLLEAGUE}`);
+  });
+
   it('still lets its own admin approve', async () => {
     const h = await gridWorkspace();
     const message = await requestEverything(h);
