@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { Agent, request } from 'undici';
+import { HELD_JOB_KINDS } from '../src/observability/taps.js';
 import type { AccessService } from '../src/services/access.js';
 import { ApiTokenService } from '../src/services/api-tokens.js';
 import { type BotHost, type BotProcess, CHANNEL, startBotHost, USER } from './bot-process.js';
@@ -113,14 +114,16 @@ async function transactions(host: BotHost): Promise<number> {
   return Number(rows[0]?.n ?? 0);
 }
 
-/** Resolves once the bots' database holds no queued or running job (read every 200 ms, 120 s at most). */
+/**
+ * Resolves once the bots' database holds no queued or running job but the rows held for recurring
+ * work (HELD_JOB_KINDS: always there, due again after each round); read every 200 ms, 120 s at most.
+ */
 async function drained(host: BotHost): Promise<void> {
   const until = performance.now() + 120_000;
   for (;;) {
     const { rows } = await sql<{ n: string }>`
-      select count(*)::text as n from jobs where state in ('queued', 'running')`.execute(
-      host.store.db,
-    );
+      select count(*)::text as n from jobs where state in ('queued', 'running')
+        and kind not in (${sql.join(HELD_JOB_KINDS)})`.execute(host.store.db);
     if (Number(rows[0]?.n ?? 0) === 0) return;
     if (performance.now() > until) throw new Error('api-load: the warm-up left jobs running');
     await new Promise((resolve) => setTimeout(resolve, 200));

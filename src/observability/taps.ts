@@ -34,7 +34,7 @@ function override<T extends object>(target: T, overrides: Partial<T>): T {
  * entry and per zone index, queued until next due, never claimed by the loop. The queue gauge
  * leaves them out, so that it (and the alert on it) counts work waiting.
  */
-const HELD_JOB_KINDS = [RECURRING_JOB, ZONE_INDEX_JOB];
+export const HELD_JOB_KINDS = [RECURRING_JOB, ZONE_INDEX_JOB];
 
 // ── The store ────────────────────────────────────────────────────────────────────────────────
 
