@@ -4,7 +4,7 @@
 // src/throttles/fair-queue.ts); then, in its turn: the API is on (a token exists), the bearer
 // token, its rate limit, the body (JSON only, validated by the zod schemas of schemas.ts). Every
 // error is application/problem+json (RFC 9457, problems.ts). The OpenAPI document (openapi.ts) is
-// served to anyone, always.
+// served to anyone, always. (Over 400 lines: the body read, the turn and the routes are one request's path.)
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';

@@ -2,11 +2,12 @@
 // its modal (the key checked against a second sandbox), renames it, re-keys it and removes it
 // after a confirmation that says what stops; a non-admin is refused; the App Home lists the
 // accounts with their zone counts and whether each key works, checked against the CDN.
+
 import { describe, expect, it } from 'vitest';
 import { ACCOUNTS_IDS, LOGIN_IDS } from '../../src/blocks/ids.js';
-import type { Resolver } from '../../src/cdn/egress.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import { startSandbox } from '../../src/dev/sandbox/server.js';
+import { NON_PUBLIC_ANSWERS } from '../helpers/net.js';
 import { commandReply, modalOpenedBy, openHome } from './flows.js';
 import { ADMIN, CHANNEL, type Harness, MEMBER, startHarness, textOf, viewIdOf } from './harness.js';
 
@@ -258,14 +259,7 @@ describe('roles per account', () => {
 
 describe('a base URL whose host is not public (account and login modals)', () => {
   /** What the bot's DNS answers for target.example. */
-  const answers: Record<string, Resolver> = {
-    loopback: async () => [{ address: '127.0.0.1', family: 4 }],
-    private: async () => [{ address: '10.0.0.7', family: 4 }],
-    'link-local': async () => [{ address: '169.254.169.254', family: 4 }],
-    'does not resolve': async (hostname) => {
-      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-    },
-  };
+  const answers = NON_PUBLIC_ANSWERS;
   const FORBIDDEN =
     /127\.0\.0\.1|10\.0\.0\.7|169\.254|loopback|private|link-local|does not resolve|ENOTFOUND/i;
   const REFUSAL =

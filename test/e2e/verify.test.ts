@@ -1,10 +1,11 @@
 // Purge verification end to end: signed Slack requests into the real app, the fake Slack, the CDN
 // sandbox and its edge over real HTTP. The Verify button, --verify, the summary and its thread, and
 // "Purge again" through the purge service.
+
 import { describe, expect, it } from 'vitest';
 import { PURGE_IDS, VERIFY_IDS } from '../../src/blocks/ids.js';
-import type { Resolver } from '../../src/cdn/egress.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
+import { NON_PUBLIC_ANSWERS } from '../helpers/net.js';
 import { openForm, purgeFormValues } from './flows.js';
 import { CHANNEL, startHarness, textOf } from './harness.js';
 
@@ -87,14 +88,7 @@ describe('verifying a purge at the edge', () => {
 
 describe('verifying at the edge as production does (each host resolved, public addresses only)', () => {
   /** What the bot's DNS answers for www.example.com, a name under the purged zone. */
-  const answers: Record<string, Resolver> = {
-    loopback: async () => [{ address: '127.0.0.1', family: 4 }],
-    private: async () => [{ address: '10.0.0.7', family: 4 }],
-    'link-local': async () => [{ address: '169.254.169.254', family: 4 }],
-    'does not resolve': async (hostname) => {
-      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-    },
-  };
+  const answers = NON_PUBLIC_ANSWERS;
 
   it('says the same of a loopback, a private, a link-local and an unresolved name: not public, nothing more', async () => {
     const said = new Map<string, string>();
