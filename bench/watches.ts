@@ -17,7 +17,7 @@ import { loadConfig, parseEncryptionKeys } from '../src/config.js';
 import { startFakeSlack } from '../src/dev/fake-slack/server.js';
 import { SANDBOX_DEMO_KEY, startSandbox } from '../src/dev/sandbox/server.js';
 import { createLogger } from '../src/logger.js';
-import { firstRunAt } from '../src/services/watch-evaluation.js';
+import { firstRunAt } from '../src/services/watches/watch-evaluation.js';
 import { generateKey, Keyring } from '../src/store/crypto.js';
 import { openStore } from '../src/store/index.js';
 import { machineState, median, type Section, table } from './stats.js';

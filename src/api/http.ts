@@ -10,15 +10,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { ApiPurgeService } from '../services/api-purges.js';
-import { ApiRefusal, type ApiRefusalCode } from '../services/api-refusal.js';
+import type { ApiPurgeService } from '../services/api/api-purges.js';
+import { ApiRefusal, type ApiRefusalCode } from '../services/api/api-refusal.js';
 import {
   type ApiToken,
   type ApiTokenService,
   hashApiToken,
   presentedToken,
   tokenActorId,
-} from '../services/api-tokens.js';
+} from '../services/api/api-tokens.js';
 import type { Store } from '../store/index.js';
 import { FairQueue, type FairQueueLimits, QueueFull } from '../throttles/fair-queue.js';
 import { openApiDocument } from './openapi.js';

@@ -1,7 +1,7 @@
 // A purge whose zone name is in several CDN accounts: one button per account ("… in
 // staging"); the requester's click continues the same purge in that account.
 import type { KnownBlock } from '@slack/types';
-import type { AccountPick } from '../services/account-picks.js';
+import type { AccountPick } from '../services/accounts/account-picks.js';
 import { zoneLabel } from '../zone-names.js';
 import { PURGE_IDS } from './ids.js';
 import { type Message, message } from './message.js';

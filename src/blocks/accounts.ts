@@ -7,7 +7,7 @@ import type {
   KeyHealth,
   RemovalPreview,
   RoleHolder,
-} from '../services/accounts.js';
+} from '../services/accounts/accounts.js';
 import type { AccountUsage } from '../store/account-usage.js';
 import type { Account } from '../store/accounts.js';
 import { andMore } from './fit.js';

@@ -1,6 +1,6 @@
 // The analytics form, from the App Home: which zone, which range, and where to post the chart.
 import type { ModalView, PlainTextOption } from '@slack/types';
-import { RANGES, type RangeKey } from '../services/analytics.js';
+import { RANGES, type RangeKey } from '../services/analytics/analytics.js';
 import { ANALYTICS_IDS } from './ids.js';
 import { plain } from './text.js';
 import { zonePicker } from './zones.js';

@@ -1,7 +1,7 @@
 // The words that go with a traffic chart: totals first, so it reads well without the image.
 import { formatBytes, formatCount, formatPercent, timeFormatter } from '../charts/format.js';
 import { BUCKET_WORDS, windowText } from '../charts/window.js';
-import type { AnalyticsReport } from '../services/analytics.js';
+import type { AnalyticsReport } from '../services/analytics/analytics.js';
 import { zoneLabel } from '../zone-names.js';
 import { summarise } from './fit.js';
 import { clip, MAX_SENTENCE, type Mrkdwn, md, user } from './text.js';

@@ -6,7 +6,7 @@ import type {
   AuditPageAt,
   AuditQuery,
   VisibleAuditEntry,
-} from '../services/activity.js';
+} from '../services/audit/activity.js';
 import type { AuditEntry } from '../store/audit-log.js';
 import { zoneLabel } from '../zone-names.js';
 import { actorLabel, tokenLabel } from './actors.js';

@@ -1,6 +1,10 @@
 // A channel's default zone (`/cdn use`) and the channels purges may be run from, in words.
 import type { Zone } from '../cdn/schemas.js';
-import type { AccountBinding, ChannelDefault, ChannelsOverview } from '../services/channels.js';
+import type {
+  AccountBinding,
+  ChannelDefault,
+  ChannelsOverview,
+} from '../services/access/channels.js';
 import { zoneLabel } from '../zone-names.js';
 import { summarise } from './fit.js';
 import { type Message, message } from './message.js';

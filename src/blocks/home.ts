@@ -2,10 +2,10 @@
 // the workspace's full members its records: recent activity, reports, channels, watches.
 
 import type { Button, HomeView, KnownBlock } from '@slack/types';
-import type { AccountsOverview } from '../services/accounts.js';
-import type { HomeOverview } from '../services/activity.js';
-import type { ListedToken } from '../services/api-tokens.js';
-import type { ChannelsOverview } from '../services/channels.js';
+import type { ChannelsOverview } from '../services/access/channels.js';
+import type { AccountsOverview } from '../services/accounts/accounts.js';
+import type { ListedToken } from '../services/api/api-tokens.js';
+import type { HomeOverview } from '../services/audit/activity.js';
 import type { Schedule } from '../store/schedules.js';
 import { zoneLabel } from '../zone-names.js';
 import { accountsBlocks } from './accounts.js';

@@ -2,7 +2,7 @@
 // `default`, and which other accounts are left as they are), its answer, and how the lists say
 // that work waits for a key.
 import type { KnownBlock } from '@slack/types';
-import type { LogoutOutcome, LogoutPreview } from '../services/credentials.js';
+import type { LogoutOutcome, LogoutPreview } from '../services/accounts/credentials.js';
 import { noticeMessage } from './errors.js';
 import { summarise } from './fit.js';
 import { LOGOUT_IDS } from './ids.js';

@@ -1,8 +1,8 @@
 // A purge held because the zone named does not serve some of its URLs: each refused with the zone
 // that serves it, and the rest purged only on the requester's word (a message, or the form's modal).
 import type { KnownBlock, ModalView } from '@slack/types';
-import type { HeldPurge } from '../services/purge-holds.js';
-import type { ElsewhereUrl } from '../services/purge-targets.js';
+import type { HeldPurge } from '../services/purge/purge-holds.js';
+import type { ElsewhereUrl } from '../services/purge/purge-targets.js';
 import { zoneLabel } from '../zone-names.js';
 import { summarise } from './fit.js';
 import { PURGE_IDS } from './ids.js';

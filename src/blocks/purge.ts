@@ -1,8 +1,8 @@
 // Purge messages and forms: progress, results with a retry, refusals, and the two modals.
 import type { Button, KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import type { Zone } from '../cdn/schemas.js';
-import type { PurgeRun, PurgeStatus } from '../services/purge.js';
-import type { PurgePlan } from '../services/purge-targets.js';
+import type { PurgeRun, PurgeStatus } from '../services/purge/purge.js';
+import type { PurgePlan } from '../services/purge/purge-targets.js';
 import { zoneEitherForm, zoneLabel, zoneUnicode } from '../zone-names.js';
 import { actorLabel } from './actors.js';
 import { errorText } from './errors.js';

@@ -1,7 +1,7 @@
 // The rate-limit change: said at once, then updated when every edge has it; and a zone's state
 // with On and Off buttons.
 import type { Zone } from '../cdn/schemas.js';
-import type { RateLimitState } from '../services/ratelimit.js';
+import type { RateLimitState } from '../services/zones/ratelimit.js';
 import { zoneLabel } from '../zone-names.js';
 import { RATELIMIT_IDS } from './ids.js';
 import { type Message, message } from './message.js';

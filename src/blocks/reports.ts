@@ -1,6 +1,6 @@
 // Daily report schedules as users see them: confirmation, the list, and the Stop buttons' ids.
 import { formatBytes, formatCount, formatPercent } from '../charts/format.js';
-import type { DailyReport } from '../services/daily-report.js';
+import type { DailyReport } from '../services/reports/daily-report.js';
 import type { Schedule } from '../store/schedules.js';
 import { zoneLabel } from '../zone-names.js';
 import { noticeMessage } from './errors.js';

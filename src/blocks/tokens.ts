@@ -8,7 +8,7 @@ import type {
   ListedToken,
   TokenFormChoices,
   TokenReach,
-} from '../services/api-tokens.js';
+} from '../services/api/api-tokens.js';
 import type { Account } from '../store/accounts.js';
 import { zoneLabel } from '../zone-names.js';
 import { listBlocks } from './fit.js';

@@ -2,7 +2,7 @@
 // still cached, and the per-URL details for its thread.
 import type { KnownBlock } from '@slack/types';
 import type { ProbeResult } from '../cdn/edge-probe.js';
-import type { VerifySummary } from '../services/verify.js';
+import type { VerifySummary } from '../services/verify/verify.js';
 import { zoneLabel } from '../zone-names.js';
 import { summarise } from './fit.js';
 import { VERIFY_IDS } from './ids.js';

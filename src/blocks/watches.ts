@@ -3,7 +3,7 @@
 // follow-ups (the muted notice with its Unmute button), and 'now live' notices.
 import type { KnownBlock } from '@slack/types';
 import { formatCount } from '../charts/format.js';
-import { isAutoRule, ruleTitle } from '../services/watch-chart.js';
+import { isAutoRule, ruleTitle } from '../services/watches/watch-chart.js';
 import type { WatchAlert } from '../store/watch-alerts.js';
 import type { Watch } from '../store/watches.js';
 import { zoneLabel } from '../zone-names.js';

@@ -133,7 +133,7 @@ export function zonesMessage(
  * A zone as a picker option: its name and status; `<account>/<zone>` when several CDN accounts are
  * in play (`labelled`). Its value `<account>/<zone id>` then, or when the zone is of an
  * account other than `default` (an account's name is a slug: no slash), else the id alone
- * (read back by src/services/account-lookup.ts `pickedZone`).
+ * (read back by src/services/accounts/account-lookup.ts `pickedZone`).
  */
 export function zoneOption(zone: Zone, labelled = false): PlainTextOption {
   const account =

@@ -315,7 +315,7 @@ export class CdnClient {
    * The spec shows no defaults for since, until or granularity, so all three are always sent.
    * Buckets that lie wholly outside [since, until) are dropped (a CDN may answer with the bucket
    * starting at `until`, or whole buckets around the range); `totals` are the CDN's own, which may
-   * count those too (src/services/traffic-window.ts gets exact ones).
+   * count those too (src/services/analytics/traffic-window.ts gets exact ones).
    */
   async trafficAnalytics(
     zoneId: string,

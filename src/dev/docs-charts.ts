@@ -10,8 +10,8 @@ import type { Granularity, TrafficAnalytics } from '../cdn/schemas.js';
 import type { ChartInput, ChartMarker, TrafficChartInput } from '../charts/traffic-chart.js';
 import { TrafficChartRenderer } from '../charts/traffic-chart.js';
 import { type ChartGranularity, windowText } from '../charts/window.js';
-import { trafficOver, windowEndingAt } from '../services/traffic-window.js';
-import { alertChart, HITRATE_STEP_MS } from '../services/watch-chart.js';
+import { trafficOver, windowEndingAt } from '../services/analytics/traffic-window.js';
+import { alertChart, HITRATE_STEP_MS } from '../services/watches/watch-chart.js';
 import type { WatchAlert } from '../store/watch-alerts.js';
 import { syntheticTraffic, type TrafficShape } from './sandbox/traffic.js';
 

@@ -13,8 +13,8 @@ import type {
 } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Message } from '../blocks/message.js';
-import type { Caller, SlackDirectory } from '../services/access.js';
-import { type Relation, relationOf, type WorkspaceIdentity } from '../services/relation.js';
+import type { Caller, SlackDirectory } from '../services/access/access.js';
+import { type Relation, relationOf, type WorkspaceIdentity } from '../services/access/relation.js';
 import { type GroupMembersCache, webDirectory } from '../slack/directory.js';
 import {
   type Conversation,

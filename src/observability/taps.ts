@@ -11,7 +11,7 @@ import { parseCommand } from '../commands/parse.js';
 import { AppError } from '../errors.js';
 import { RECURRING_JOB } from '../jobs/background.js';
 import { findSubcommand, isHelp } from '../listeners/commands/registry.js';
-import { ZONE_INDEX_JOB } from '../services/zone-index-builder.js';
+import { ZONE_INDEX_JOB } from '../services/zones/zone-index-builder.js';
 import type { WebApiOptions } from '../slack/web-api-options.js';
 import type { AuditEntry } from '../store/audit-log.js';
 import type { Store } from '../store/index.js';

@@ -2,7 +2,7 @@
 // long as the request lives (a response_url would stop working after 30 minutes).
 import { approvalMessage } from '../blocks/approval.js';
 import { AppError } from '../errors.js';
-import type { ApprovalNotifier } from '../services/approvals.js';
+import type { ApprovalNotifier } from '../services/approvals/approvals.js';
 import type { Approval } from '../store/approvals.js';
 import { asPostRefusal, isTransientSlackError, slackRetryAfterMs } from './web-api-errors.js';
 import type { WorkspaceClients } from './workspace-clients.js';

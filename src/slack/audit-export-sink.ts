@@ -12,8 +12,8 @@ import {
   auditExportRefusedText,
 } from '../blocks/audit.js';
 import type { AppError } from '../errors.js';
-import type { AuditQuery } from '../services/activity.js';
-import type { AuditExportSink, ExportFile } from '../services/audit-export.js';
+import type { AuditQuery } from '../services/audit/activity.js';
+import type { AuditExportSink, ExportFile } from '../services/audit/audit-export.js';
 import type { CallPace } from '../throttles/call-pace.js';
 import { type GroupMembersCache, webDirectory } from './directory.js';
 import { failureReason } from './explain.js';

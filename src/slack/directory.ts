@@ -4,8 +4,8 @@
 import type { WebClient } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.js';
-import type { SlackDirectory, SlackUser } from '../services/access.js';
-import { outsiderKind, relationOf } from '../services/relation.js';
+import type { SlackDirectory, SlackUser } from '../services/access/access.js';
+import { outsiderKind, relationOf } from '../services/access/relation.js';
 import { slackErrorCode } from './web-api-errors.js';
 
 /** conversations.members' largest page ("a max value of 999", the SDK's CursorPaginationEnabled). */

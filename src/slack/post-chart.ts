@@ -2,7 +2,7 @@
 import type { WebClient } from '@slack/web-api';
 import { analyticsComment, noTrafficText } from '../blocks/analytics.js';
 import type { Mrkdwn } from '../blocks/text.js';
-import type { AnalyticsReport } from '../services/analytics.js';
+import type { AnalyticsReport } from '../services/analytics/analytics.js';
 import { zoneLabel } from '../zone-names.js';
 import { asPostRefusal } from './web-api-errors.js';
 

@@ -6,8 +6,8 @@
 // and a DM when a schedule pauses. A report names its creator as Slack shows them (users.info,
 // kept a minute), never with a mention, which would notify them every day.
 import { dailyReportText, reportPausedText } from '../blocks/reports.js';
-import type { DailyReport } from '../services/daily-report.js';
-import type { ReportPoster, StagedPost } from '../services/report-delivery.js';
+import type { DailyReport } from '../services/reports/daily-report.js';
+import type { ReportPoster, StagedPost } from '../services/reports/report-delivery.js';
 import type { Schedule } from '../store/schedules.js';
 import type { CallPace } from '../throttles/call-pace.js';
 import { type GroupMembersCache, webDirectory } from './directory.js';

@@ -8,7 +8,7 @@ import {
   verifyProgressMessage,
   verifySummaryMessage,
 } from '../blocks/verify.js';
-import type { VerifyView, VerifyViews } from '../services/verify.js';
+import type { VerifyView, VerifyViews } from '../services/verify/verify.js';
 import type { DurableMessageState, DurableMessages } from './durable-message.js';
 import type { WorkspaceClients } from './workspace-clients.js';
 

@@ -13,8 +13,8 @@ import {
   alertSnoozedText,
   zoneLiveText,
 } from '../blocks/watches.js';
-import type { WatchPoster } from '../services/watch-posting.js';
-import type { AlertFollowUps } from '../services/watches.js';
+import type { WatchPoster } from '../services/watches/watch-posting.js';
+import type { AlertFollowUps } from '../services/watches/watches.js';
 import type { WatchAlert } from '../store/watch-alerts.js';
 import type { Watch } from '../store/watches.js';
 import type { CallPace } from '../throttles/call-pace.js';

@@ -39,10 +39,10 @@ import {
   validateOptions,
   validateView,
 } from '../../src/dev/fake-slack/validate.js';
-import type { AccountView } from '../../src/services/accounts.js';
-import type { ListedToken } from '../../src/services/api-tokens.js';
-import type { PurgeRun } from '../../src/services/purge.js';
-import type { HeldPurge } from '../../src/services/purge-holds.js';
+import type { AccountView } from '../../src/services/accounts/accounts.js';
+import type { ListedToken } from '../../src/services/api/api-tokens.js';
+import type { PurgeRun } from '../../src/services/purge/purge.js';
+import type { HeldPurge } from '../../src/services/purge/purge-holds.js';
 import type { Approval } from '../../src/store/approvals.js';
 import type { AuditEntry } from '../../src/store/audit-log.js';
 import type { WatchAlert } from '../../src/store/watch-alerts.js';

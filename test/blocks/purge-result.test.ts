@@ -6,7 +6,7 @@ import { purgeResultMessage } from '../../src/blocks/purge.js';
 import { CdnError } from '../../src/cdn/errors.js';
 import { type PurgeBatchResult, reportOf } from '../../src/cdn/purge.js';
 import { validateBlocks } from '../../src/dev/fake-slack/validate.js';
-import type { PurgeRun } from '../../src/services/purge.js';
+import type { PurgeRun } from '../../src/services/purge/purge.js';
 
 const URLS = Array.from({ length: 3_000 }, (_, i) => `https://example.com/assets/${i}.js`);
 const BATCH = 30;
@@ -46,7 +46,7 @@ function runOf(failing: Record<number, CdnError>): PurgeRun {
 const timeout = () => new CdnError('timeout', 'The CDN did not answer within 10 s');
 const outage = () => new CdnError('unavailable', 'The CDN API is having trouble', { status: 503 });
 const refused = () => new CdnError('invalid_request', 'files must be in the zone', { status: 400 });
-/** A batch a given-up job never sent (src/services/purge.ts NOT_SENT). */
+/** A batch a given-up job never sent (src/services/purge/purge.ts NOT_SENT). */
 const notSent = () =>
   new CdnError('unavailable', 'not sent: the purge stopped after repeated failures', {
     notSent: true,

@@ -1,6 +1,6 @@
 // Stored records for the Block Kit tables (hostile.test.ts, oversized.test.ts), every field a person
 // or the CDN supplies set to the text given: one shape of each record, two kinds of text.
-import type { DailyReport } from '../../src/services/daily-report.js';
+import type { DailyReport } from '../../src/services/reports/daily-report.js';
 import type { Approval } from '../../src/store/approvals.js';
 import type { Schedule } from '../../src/store/schedules.js';
 import type { Watch } from '../../src/store/watches.js';

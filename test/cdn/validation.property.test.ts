@@ -5,7 +5,7 @@ import { checkBaseUrl } from '../../src/cdn/base-url.js';
 import { EgressPolicy, isPublicAddress } from '../../src/cdn/egress.js';
 import { checkHostname } from '../../src/cdn/hostname.js';
 import type { Zone } from '../../src/cdn/schemas.js';
-import { planPurge } from '../../src/services/purge-targets.js';
+import { planPurge } from '../../src/services/purge/purge-targets.js';
 import { anyText, fc, RUNS } from '../helpers/property.js';
 
 const ZONES: Zone[] = [

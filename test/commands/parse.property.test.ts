@@ -7,7 +7,7 @@ import { escapeTyped } from '../../src/dev/fake-slack/escape.js';
 import { SlackRecords } from '../../src/dev/fake-slack/records.js';
 import { SUBCOMMAND_NAMES } from '../../src/listeners/commands/registry.js';
 import { parseZonesArgs } from '../../src/listeners/commands/zones.js';
-import { parsePurgeArgs } from '../../src/services/purge-targets.js';
+import { parsePurgeArgs } from '../../src/services/purge/purge-targets.js';
 import { anyText, fc, RUNS } from '../helpers/property.js';
 
 /**

@@ -3,9 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseCommand, suggestSubcommand } from '../../src/commands/parse.js';
 import { SUBCOMMAND_NAMES } from '../../src/listeners/commands/registry.js';
-import { parseAnalyticsArgs, RANGES } from '../../src/services/analytics.js';
-import { parsePurgeArgs } from '../../src/services/purge-targets.js';
-import { parseRateLimitArgs } from '../../src/services/ratelimit.js';
+import { parseAnalyticsArgs, RANGES } from '../../src/services/analytics/analytics.js';
+import { parsePurgeArgs } from '../../src/services/purge/purge-targets.js';
+import { parseRateLimitArgs } from '../../src/services/zones/ratelimit.js';
 import { anyText, fc, RUNS } from '../helpers/property.js';
 
 /** Zone names as people type them: lowercase or not, with a trailing dot or not, or an id. */

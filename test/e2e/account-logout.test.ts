@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { LOGOUT_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import { type Sandbox, startSandbox } from '../../src/dev/sandbox/server.js';
-import type { NewTokenInput } from '../../src/services/api-tokens.js';
+import type { NewTokenInput } from '../../src/services/api/api-tokens.js';
 import { BACKENDS, type Backend } from '../helpers/store.js';
 import { commandReply, interval } from './flows.js';
 import { ADMIN, CHANNEL, type Harness, MEMBER, startHarness, textOf } from './harness.js';

@@ -4,7 +4,7 @@
 // one of `default`; after the removal the token list shows them as reaching nothing, the API
 // refuses them, and the token for every account still purges.
 import { describe, expect, it } from 'vitest';
-import type { NewTokenInput } from '../../src/services/api-tokens.js';
+import type { NewTokenInput } from '../../src/services/api/api-tokens.js';
 import { purges, removeButtonOf, twoAccounts } from './account-flows.js';
 import { postPurge } from './api-flows.js';
 import { modalOpenedBy, openHome } from './flows.js';

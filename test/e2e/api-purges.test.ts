@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { APPROVAL_IDS } from '../../src/blocks/ids.js';
-import type { ApiTokenKind } from '../../src/services/api-tokens.js';
+import type { ApiTokenKind } from '../../src/services/api/api-tokens.js';
 import { type ApiPurgeStatus, FINAL_STATUSES } from '../../src/store/api-purges.js';
 import { BACKENDS } from '../helpers/store.js';
 import { holdPurges } from './api-flows.js';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { TOKENS_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import { startSandbox } from '../../src/dev/sandbox/server.js';
-import { API_TOKEN_PREFIX, hashApiToken } from '../../src/services/api-tokens.js';
+import { API_TOKEN_PREFIX, hashApiToken } from '../../src/services/api/api-tokens.js';
 import { addAccount } from './account-flows.js';
 import { accountSelectOf, commandReply, tokenFormValues } from './flows.js';
 import { ADMIN, type Harness, startHarness, textOf, viewIdOf } from './harness.js';

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/dev/sandbox/server.js';
-import { API_TOKEN_PREFIX, hashApiToken } from '../../src/services/api-tokens.js';
+import { API_TOKEN_PREFIX, hashApiToken } from '../../src/services/api/api-tokens.js';
 import { BACKENDS } from '../helpers/store.js';
 import { addAccount } from './account-flows.js';
 import { expectProblem, finalPurge, postPurge } from './api-flows.js';

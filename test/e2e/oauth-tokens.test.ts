@@ -3,7 +3,7 @@
 // refreshed first, and a workspace inside an org-wide install finds its organization's token.
 import type { Installation } from '@slack/bolt';
 import { describe, expect, it, vi } from 'vitest';
-import { RATELIMIT_FOLLOW_UP_JOB } from '../../src/services/ratelimit.js';
+import { RATELIMIT_FOLLOW_UP_JOB } from '../../src/services/zones/ratelimit.js';
 import { installOverOAuth, OAUTH, OAUTH_ENV } from './flows.js';
 import { ADMIN, CHANNEL, type Harness, startHarness } from './harness.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { RATELIMIT_IDS } from '../../src/blocks/ids.js';
-import { RATELIMIT_FOLLOW_UP_JOB } from '../../src/services/ratelimit.js';
+import { RATELIMIT_FOLLOW_UP_JOB } from '../../src/services/zones/ratelimit.js';
 import { commandReply } from './flows.js';
 import { type Harness, MEMBER, startHarness, textOf } from './harness.js';
 

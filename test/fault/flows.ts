@@ -6,7 +6,7 @@ import { APPROVAL_IDS, PURGE_IDS } from '../../src/blocks/ids.js';
 import type { ApiCall, Message } from '../../src/dev/fake-slack/server.js';
 import type { Fault, RecordedRequest } from '../../src/dev/sandbox/server.js';
 import { RECURRING_JOB } from '../../src/jobs/background.js';
-import { ZONE_INDEX_JOB } from '../../src/services/zone-index-builder.js';
+import { ZONE_INDEX_JOB } from '../../src/services/zones/zone-index-builder.js';
 import { decodeEntities } from '../../src/text.js';
 import { ADMIN, type Bot, CHANNEL, MEMBER, type SignedResult, type World } from './bot-process.js';
 

@@ -5,7 +5,7 @@
 // alert is posted exactly once, in its own channel.
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../../src/dev/sandbox/server.js';
-import { WATCH_POST_JOB } from '../../src/services/watch-posting.js';
+import { WATCH_POST_JOB } from '../../src/services/watches/watch-posting.js';
 import { BACKENDS } from '../helpers/store.js';
 import { startWorld, type World } from './bot-process.js';
 import { within } from './flows.js';

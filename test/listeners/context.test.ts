@@ -8,7 +8,7 @@ import {
   requestContext,
   tracked,
 } from '../../src/listeners/context.js';
-import type { Caller } from '../../src/services/access.js';
+import type { Caller } from '../../src/services/access/access.js';
 import { GroupMembersCache } from '../../src/slack/directory.js';
 import { InstantClock } from '../helpers/clock.js';
 import {

@@ -6,7 +6,7 @@ import { RECURRING_JOB, recurringKey } from '../../src/jobs/background.js';
 import { JobRunner } from '../../src/jobs/runner.js';
 import { BotMetrics } from '../../src/observability/metrics.js';
 import { cdnOperation, slackMethod, subcommandOf, tapStore } from '../../src/observability/taps.js';
-import { ZONE_INDEX_JOB } from '../../src/services/zone-index-builder.js';
+import { ZONE_INDEX_JOB } from '../../src/services/zones/zone-index-builder.js';
 import { ManualClock } from '../helpers/clock.js';
 import { captureLogs } from '../helpers/logs.js';
 import { parseExposition, sumOf } from '../helpers/prometheus.js';

@@ -5,11 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { problemText } from '../../src/blocks/problems.js';
 import type { DatabaseConfig, WatchSettings } from '../../src/config.js';
 import { AppError, type Problem } from '../../src/errors.js';
-import { AccessService, type Caller } from '../../src/services/access.js';
-import { ReportScheduleService } from '../../src/services/report-schedules.js';
-import { WatchService } from '../../src/services/watches.js';
-import { WorkspaceConfigService } from '../../src/services/workspace-config.js';
-import type { ZoneService } from '../../src/services/zones.js';
+import { AccessService, type Caller } from '../../src/services/access/access.js';
+import { ReportScheduleService } from '../../src/services/reports/report-schedules.js';
+import { WatchService } from '../../src/services/watches/watches.js';
+import { WorkspaceConfigService } from '../../src/services/workspace/workspace-config.js';
+import type { ZoneService } from '../../src/services/zones/zones.js';
 import { DEFAULT_LIMITS } from '../../src/store/workspaces.js';
 import { BACKENDS, type Backend, testDatabase, testStore } from '../helpers/store.js';
 

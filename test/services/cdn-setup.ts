@@ -4,7 +4,7 @@ import { CdnTransport } from '../../src/cdn/transport.js';
 import { type SandboxOptions, startSandbox } from '../../src/dev/sandbox/server.js';
 import { JobRunner } from '../../src/jobs/runner.js';
 import { createLogger, type Logger } from '../../src/logger.js';
-import { type CdnServicesOptions, cdnServices } from '../../src/services/compose.js';
+import { type CdnServicesOptions, cdnServices } from '../../src/services/purge/compose.js';
 import type { Store } from '../../src/store/index.js';
 import type { ManualClock } from '../helpers/clock.js';
 import { type Backend, testStore } from '../helpers/store.js';

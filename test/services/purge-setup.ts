@@ -3,13 +3,17 @@
 import { type EdgeProbeOptions, EdgeProber } from '../../src/cdn/edge-probe.js';
 import { startSandboxEdge } from '../../src/dev/sandbox/edge.js';
 import { JobRunner } from '../../src/jobs/runner.js';
-import type { Caller, SlackUser } from '../../src/services/access.js';
-import { ChangeRateLimit } from '../../src/services/change-rate-limit.js';
-import { purgeServices } from '../../src/services/compose.js';
-import type { PurgeOutcome } from '../../src/services/purge.js';
-import { PURGE_HOLD_JOB } from '../../src/services/purge-holds.js';
-import { parsePurgeArgs } from '../../src/services/purge-targets.js';
-import { VERIFY_JOB, type VerifyLimits, type VerifySummary } from '../../src/services/verify.js';
+import type { Caller, SlackUser } from '../../src/services/access/access.js';
+import { ChangeRateLimit } from '../../src/services/access/change-rate-limit.js';
+import { purgeServices } from '../../src/services/purge/compose.js';
+import type { PurgeOutcome } from '../../src/services/purge/purge.js';
+import { PURGE_HOLD_JOB } from '../../src/services/purge/purge-holds.js';
+import { parsePurgeArgs } from '../../src/services/purge/purge-targets.js';
+import {
+  VERIFY_JOB,
+  type VerifyLimits,
+  type VerifySummary,
+} from '../../src/services/verify/verify.js';
 import { ManualClock } from '../helpers/clock.js';
 import type { Backend } from '../helpers/store.js';
 import { cdnSetup } from './cdn-setup.js';

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { reachAmong } from '../../src/services/api-tokens.js';
+import { reachAmong } from '../../src/services/api/api-tokens.js';
 import { Keyring } from '../../src/store/crypto.js';
 import { openDatabase } from '../../src/store/db.js';
 import { openStore } from '../../src/store/index.js';

@@ -1,6 +1,6 @@
 // A sliding-window rate limit's arithmetic: the previous window weighed by how much of it is still
 // inside the last one, and how long until one more fits. The store's side: the change rate limit
-// (test/services/change-rate-limit.test.ts).
+// (test/services/access/change-rate-limit.test.ts).
 
 import { describe, expect, it } from 'vitest';
 import { estimate, waitMs } from '../../src/throttles/sliding-window-rate-limit.js';

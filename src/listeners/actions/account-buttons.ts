@@ -8,7 +8,7 @@ import {
   accountRenameModal,
 } from '../../blocks/accounts.js';
 import type { AppDeps } from '../../deps.js';
-import type { Caller } from '../../services/access.js';
+import type { Caller } from '../../services/access/access.js';
 import { type ButtonArgs, callerOf } from '../context.js';
 
 /** What an account modal carries: the account, and whether it was opened from the App Home. */

@@ -3,7 +3,7 @@
 import type { ModalView } from '@slack/types';
 import { approveModal, denyModal } from '../../blocks/approval.js';
 import type { AppDeps } from '../../deps.js';
-import type { Approval } from '../../services/approvals.js';
+import type { Approval } from '../../services/approvals/approvals.js';
 import { type ButtonArgs, callerOf } from '../context.js';
 
 /** Approve… and Deny… open their modal, for an eligible person only. */

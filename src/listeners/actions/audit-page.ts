@@ -1,7 +1,7 @@
 // The audit page's Previous/Next buttons: the same message, the page before or after, same filters.
 import { type AuditPagerValue, auditPageMessage } from '../../blocks/audit.js';
 import type { AppDeps } from '../../deps.js';
-import type { AuditPageAt } from '../../services/activity.js';
+import type { AuditPageAt } from '../../services/audit/activity.js';
 import { AUDIT_PAGE_SIZE } from '../commands/audit.js';
 import { type ButtonArgs, callerOf } from '../context.js';
 

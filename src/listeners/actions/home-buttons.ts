@@ -7,7 +7,7 @@ import { loginModal } from '../../blocks/login.js';
 import { zonesMessage } from '../../blocks/zones.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import type { Caller } from '../../services/access.js';
+import type { Caller } from '../../services/access/access.js';
 import { encodeOrigin } from '../commands/context.js';
 import { type ButtonArgs, callerOf } from '../context.js';
 

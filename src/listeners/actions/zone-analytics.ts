@@ -3,7 +3,7 @@ import { noticeMessage } from '../../blocks/errors.js';
 import { readAccount } from '../../commands/parse.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import { defaultGranularity } from '../../services/analytics.js';
+import { defaultGranularity } from '../../services/analytics/analytics.js';
 import { postChart } from '../../slack/post-chart.js';
 import { type ButtonArgs, callerOf } from '../context.js';
 

@@ -3,7 +3,7 @@
 import { noticeMessage } from '../../blocks/errors.js';
 import { problemText } from '../../blocks/problems.js';
 import { md } from '../../blocks/text.js';
-import { parseAnalyticsArgs } from '../../services/analytics.js';
+import { parseAnalyticsArgs } from '../../services/analytics/analytics.js';
 import { postChart } from '../../slack/post-chart.js';
 import { accountWords } from './account-words.js';
 import type { SubcommandHandler } from './context.js';

@@ -5,7 +5,7 @@
 import { accountRoleSavedMessage } from '../../blocks/accounts.js';
 import { configMessage, LIMIT_WORDS, purgeChannelsSavedMessage } from '../../blocks/config.js';
 import { noticeMessage } from '../../blocks/errors.js';
-import { GUEST_ACCESS } from '../../services/workspace-config.js';
+import { GUEST_ACCESS } from '../../services/workspace/workspace-config.js';
 import type { SubcommandHandler } from './context.js';
 
 const USAGE =

@@ -4,7 +4,7 @@ import type { ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import { purgeEverythingModal } from '../../blocks/purge.js';
 import type { AppDeps } from '../../deps.js';
-import type { Caller } from '../../services/access.js';
+import type { Caller } from '../../services/access/access.js';
 import type { ReplyTo } from '../../services/reply.js';
 import type { SlackToken } from '../../text.js';
 import { type ButtonArgs, callerOf } from '../context.js';
@@ -37,7 +37,7 @@ export interface ModalOrigin {
   zoneId?: string;
   /** That zone's CDN account, when not `default`. */
   accountId?: string;
-  /** The held purge the modal asks about (src/services/purge-holds.ts). */
+  /** The held purge the modal asks about (src/services/purge/purge-holds.ts). */
   heldId?: string;
 }
 

@@ -2,7 +2,7 @@
 import { createModal, zoneCreatedMessage } from '../../blocks/create.js';
 import { noticeMessage } from '../../blocks/errors.js';
 import { code, md } from '../../blocks/text.js';
-import { onboardableDomain, ZONE_PLANS, type ZonePlan } from '../../services/zones.js';
+import { onboardableDomain, ZONE_PLANS, type ZonePlan } from '../../services/zones/zones.js';
 import { accountWords } from './account-words.js';
 import { commandOrigin, encodeOrigin, type SubcommandHandler } from './context.js';
 

@@ -6,7 +6,7 @@ import { accountPickMessage } from '../../blocks/account-pick.js';
 import { noticeMessage } from '../../blocks/errors.js';
 import { purgeFormModal, purgeRefusedMessage } from '../../blocks/purge.js';
 import { purgeHoldMessage } from '../../blocks/purge-hold.js';
-import { parsePurgeArgs } from '../../services/purge-targets.js';
+import { parsePurgeArgs } from '../../services/purge/purge-targets.js';
 import {
   commandOrigin,
   encodeOrigin,

@@ -2,7 +2,7 @@
 // named, the channel's default. `/cdn ratelimit <zone>` alone shows its state with On and Off.
 import { noticeMessage } from '../../blocks/errors.js';
 import { rateLimitStateMessage } from '../../blocks/ratelimit.js';
-import { parseRateLimitArgs } from '../../services/ratelimit.js';
+import { parseRateLimitArgs } from '../../services/zones/ratelimit.js';
 import { accountWords } from './account-words.js';
 import { commandOrigin, replyTo, type SubcommandHandler } from './context.js';
 

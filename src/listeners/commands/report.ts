@@ -6,7 +6,7 @@ import {
   scheduleStoppedMessage,
 } from '../../blocks/reports.js';
 import { code, md } from '../../blocks/text.js';
-import { parseTimeOfDay } from '../../services/report-times.js';
+import { parseTimeOfDay } from '../../services/reports/report-times.js';
 import { accountWords } from './account-words.js';
 import type { SubcommandHandler } from './context.js';
 

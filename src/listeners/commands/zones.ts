@@ -1,7 +1,7 @@
 // /cdn zones [active|pending|deleted] [name] [page N]
 import { noticeMessage } from '../../blocks/errors.js';
 import { zonesMessage } from '../../blocks/zones.js';
-import { ZONE_STATUSES } from '../../services/zones.js';
+import { ZONE_STATUSES } from '../../services/zones/zones.js';
 import { accountWords } from './account-words.js';
 import type { SubcommandHandler } from './context.js';
 

@@ -3,7 +3,7 @@ import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { homeView } from '../../blocks/home.js';
 import type { AppDeps } from '../../deps.js';
-import type { Caller } from '../../services/access.js';
+import type { Caller } from '../../services/access/access.js';
 import { HELP_ENTRIES } from '../commands/registry.js';
 import { callerOf } from '../context.js';
 

@@ -2,7 +2,7 @@
 // gone), and the workspace's secrets and pending work are torn down.
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import type { AppDeps } from '../../deps.js';
-import type { RevokedWorkspace } from '../../services/uninstall.js';
+import type { RevokedWorkspace } from '../../services/workspace/uninstall.js';
 import { callerOf } from '../context.js';
 
 type Body = { team_id?: string; enterprise_id?: string; is_enterprise_install?: boolean };

@@ -5,7 +5,7 @@ import { accountPickMessage } from '../../blocks/account-pick.js';
 import { purgeFormModal } from '../../blocks/purge.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import { urlsInMessage } from '../../services/message-urls.js';
+import { urlsInMessage } from '../../services/purge/message-urls.js';
 import { encodeOrigin } from '../commands/context.js';
 import { callerOf } from '../context.js';
 

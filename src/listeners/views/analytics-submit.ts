@@ -4,8 +4,8 @@ import { ANALYTICS_IDS, ZONE_PICKER_IDS } from '../../blocks/ids.js';
 import { problemText } from '../../blocks/problems.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import { pickedZone } from '../../services/account-lookup.js';
-import { defaultGranularity, RANGES, type RangeKey } from '../../services/analytics.js';
+import { pickedZone } from '../../services/accounts/account-lookup.js';
+import { defaultGranularity, RANGES, type RangeKey } from '../../services/analytics/analytics.js';
 import { postChart } from '../../slack/post-chart.js';
 import { callerOf, type SubmitArgs } from '../context.js';
 

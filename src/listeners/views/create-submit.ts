@@ -4,7 +4,7 @@ import { inlineErrorText } from '../../blocks/errors.js';
 import { CREATE_IDS } from '../../blocks/ids.js';
 import type { AppDeps } from '../../deps.js';
 import { defined } from '../../objects.js';
-import { onboardableDomain, ZONE_PLANS, type ZonePlan } from '../../services/zones.js';
+import { onboardableDomain, ZONE_PLANS, type ZonePlan } from '../../services/zones/zones.js';
 import { explainMessage } from '../../slack/explain.js';
 import { originTarget } from '../../slack/message-target.js';
 import { decodeOrigin } from '../commands/context.js';

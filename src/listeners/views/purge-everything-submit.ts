@@ -3,7 +3,7 @@
 import { inlineErrorText } from '../../blocks/errors.js';
 import { PURGE_IDS } from '../../blocks/ids.js';
 import type { AppDeps } from '../../deps.js';
-import type { Zone } from '../../services/zones.js';
+import type { Zone } from '../../services/zones/zones.js';
 import { explainMessage } from '../../slack/explain.js';
 import { originTarget } from '../../slack/message-target.js';
 import { zoneEitherForm, zoneKey } from '../../zone-names.js';

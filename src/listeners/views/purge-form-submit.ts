@@ -7,8 +7,8 @@ import { purgeHoldModal } from '../../blocks/purge-hold.js';
 import { truncate } from '../../blocks/text.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import { splitItems } from '../../services/purge-targets.js';
-import type { Zone } from '../../services/zones.js';
+import { splitItems } from '../../services/purge/purge-targets.js';
+import type { Zone } from '../../services/zones/zones.js';
 import { decodeOrigin, encodeOrigin, everythingModal, replyTo } from '../commands/context.js';
 import { callerOf, type SubmitArgs } from '../context.js';
 

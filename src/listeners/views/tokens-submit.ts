@@ -5,7 +5,7 @@ import { TOKENS_IDS, ZONE_PICKER_IDS } from '../../blocks/ids.js';
 import { tokenCreatedView } from '../../blocks/tokens.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import type { ApiTokenKind } from '../../services/api-tokens.js';
+import type { ApiTokenKind } from '../../services/api/api-tokens.js';
 import { callerOf, type SubmitArgs } from '../context.js';
 import { publishHome } from '../events/app-home-opened.js';
 

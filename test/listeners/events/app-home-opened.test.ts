@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { AppDeps } from '../../../src/deps.js';
 import { appHomeOpened } from '../../../src/listeners/events/app-home-opened.js';
-import type { HomeOverview } from '../../../src/services/activity.js';
+import type { HomeOverview } from '../../../src/services/audit/activity.js';
 
 const overview: HomeOverview = {
   permissions: { readZones: true, readRecords: true, setKey: false, operate: true },

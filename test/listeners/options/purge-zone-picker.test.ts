@@ -5,8 +5,8 @@ import { describe, expect, it, vi } from 'vitest';
 import type { AppDeps } from '../../../src/deps.js';
 import { validateOptions } from '../../../src/dev/fake-slack/validate.js';
 import { purgeZonePicker } from '../../../src/listeners/options/purge-zone-picker.js';
-import type { FormZones } from '../../../src/services/purge-form.js';
-import type { Zone } from '../../../src/services/zones.js';
+import type { FormZones } from '../../../src/services/purge/purge-form.js';
+import type { Zone } from '../../../src/services/zones/zones.js';
 
 const zone = (i: number, accountName: string, accountId?: string): Zone => ({
   id: `zone_${i}`,

@@ -4,7 +4,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { AppDeps } from '../../../src/deps.js';
 import { zonePicker } from '../../../src/listeners/options/zone-picker.js';
-import type { Zone } from '../../../src/services/zones.js';
+import type { Zone } from '../../../src/services/zones/zones.js';
 
 const zone = (i: number): Zone => ({
   id: `zone_${i}`,
