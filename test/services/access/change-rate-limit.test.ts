@@ -40,6 +40,19 @@ describe.each(BACKENDS)('ChangeRateLimit on $backend', ({ backend, skip }) => {
     await refusal(flood.take('T1', 'U1'));
   });
 
+  it.skipIf(skip)('refuses a second burst just past the minute of the first', async () => {
+    const clock = new InstantClock(Date.parse('2026-11-22T12:00:00Z'));
+    const { store } = await testStore(backend, { clock });
+    const flood = new ChangeRateLimit(store, clock, 10);
+    await flood.take('T1', 'U1');
+    clock.advance(59_000);
+    for (let i = 0; i < 9; i++) await flood.take('T1', 'U1');
+    // A fixed window begun by the first change would start afresh here and let 10 more through.
+    clock.advance(1_500);
+    const error = await refusal(flood.take('T1', 'U1'));
+    expect(error.problem).toMatchObject({ code: 'too_many_changes', limit: 10 });
+  });
+
   it.skipIf(skip)('holds across replicas racing on one database', async () => {
     const clock = new InstantClock(Date.parse('2026-11-22T12:00:05Z'));
     const first = await testStore(backend, { clock });
