@@ -1,5 +1,5 @@
 // The retention sweep: deletes finished jobs, expired seen-request keys, alerts that are over, old
-// audit rows, and all the data of workspaces the app was uninstalled from once their grace period
+// audit rows, rate-limit rows long past, and all the data of workspaces the app was uninstalled from once their grace period
 // is over, in batches, so no table grows forever and no statement holds a long lock.
 // Deletes by age are idempotent: replicas sweeping at once only share the work.
 import type { Clock } from '../clock.js';
@@ -12,11 +12,20 @@ const DAY = 86_400_000;
 const KEEP_ALERTS_MS = 30 * DAY;
 /** Uninstalled workspaces one sweep deletes at most (the next sweep takes the others). */
 const WORKSPACES_PER_SWEEP = 100;
+/** Change counts' windows (a minute, two read) are deleted this long after they began. */
+const KEEP_COUNTS_MS = 3_600_000;
 
 export interface RetentionOptions {
   store: Pick<
     Store,
-    'jobs' | 'seenRequests' | 'audit' | 'watchAlerts' | 'uninstalled' | 'apiPurges'
+    | 'jobs'
+    | 'seenRequests'
+    | 'audit'
+    | 'watchAlerts'
+    | 'uninstalled'
+    | 'apiPurges'
+    | 'rateSlots'
+    | 'changeCounters'
   >;
   clock: Clock;
   logger: Logger;
@@ -46,6 +55,8 @@ export interface Swept {
   uninstalled: number;
   /** Purges asked for over the HTTP API (kept as long as finished jobs), their keys with them. */
   apiPurges: number;
+  /** Rate limits' and paces' slots long past, and change counts' old windows. */
+  rateLimits: number;
 }
 
 export class RetentionSweep {
@@ -75,6 +86,9 @@ export class RetentionSweep {
           : 0,
       uninstalled: await this.#uninstalled(now - this.#o.uninstalledMs, signal),
       apiPurges: await batches((limit) => store.apiPurges.prune(now - this.#o.jobsMs, limit)),
+      rateLimits:
+        (await batches((limit) => store.rateSlots.prune(limit))) +
+        (await batches((limit) => store.changeCounters.pruneAll(now - KEEP_COUNTS_MS, limit))),
     };
     if (Object.values(swept).some((count) => count > 0)) logger.info(swept, 'old rows deleted');
     return swept;

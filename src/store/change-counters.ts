@@ -1,5 +1,5 @@
-// Repository: how many changes each user made per minute, counted atomically in the database so
-// that every replica enforces one limit.
+// Repository: how many changes each person made per minute, counted atomically in the database so
+// that every replica enforces one limit (the sliding-window rate limit's counts).
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema.js';
 
@@ -52,5 +52,28 @@ export class ChangeCounterRepository {
       .where('user_id', '=', userId)
       .where('window_start', '<', before)
       .execute();
+  }
+
+  /**
+   * Drops `limit` windows at most, of anyone, that began before `before` (the retention sweep: a
+   * person who stopped keeps the last two windows otherwise). Returns how many.
+   */
+  async pruneAll(before: number, limit: number): Promise<number> {
+    const old = this.db
+      .selectFrom('change_counters')
+      .select(['workspace_id', 'user_id', 'window_start'])
+      .where('window_start', '<', before)
+      .limit(limit);
+    const result = await this.db
+      .deleteFrom('change_counters')
+      .where((eb) =>
+        eb(
+          eb.refTuple('workspace_id', 'user_id', 'window_start'),
+          'in',
+          old.$asTuple('workspace_id', 'user_id', 'window_start'),
+        ),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 }

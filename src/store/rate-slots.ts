@@ -1,7 +1,7 @@
-// Repository: time slots for calls that must be spaced out across every replica (Slack's one post
-// per second per channel, a Web API method's rate tier), and bounds on calls that are refused
-// rather than delayed (CDN reads). Taking a slot is one statement: the key's next free time moves
-// on by the gap, so racing replicas get different slots.
+// Repository: time slots shared by every replica, for calls spaced out (Slack's one post a second
+// a channel, a Web API method's tier: CallPace) and for per-key rate limits refused rather than
+// delayed (takeRateLimit). Taking a slot is one statement: the key's next free time moves on by
+// the gap, so racing replicas get different slots. Why not a library's: src/throttles/.
 import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { SqlDialect } from './db.js';
@@ -68,11 +68,19 @@ export class RateSlotRepository {
     return Math.max(1, Number(row?.next_at ?? now) - toleranceMs - now);
   }
 
-  /** Forgets keys whose slots are long past; returns how many. */
-  async prune(): Promise<number> {
+  /**
+   * Forgets keys whose slots are long past (a key whose next slot is past is as good as new);
+   * `limit` at most when given. Returns how many.
+   */
+  async prune(limit?: number): Promise<number> {
+    const past = this.db
+      .selectFrom('rate_slots')
+      .select('key')
+      .where('next_at', '<', this.clock.now() - FORGET_AFTER_MS)
+      .$if(limit !== undefined, (q) => q.limit(limit as number));
     const result = await this.db
       .deleteFrom('rate_slots')
-      .where('next_at', '<', this.clock.now() - FORGET_AFTER_MS)
+      .where('key', 'in', past)
       .executeTakeFirst();
     return Number(result.numDeletedRows);
   }

@@ -1,8 +1,9 @@
-// A pace on calls per key, across every replica: each call first takes a slot of each of its keys
-// (the store's RateSlotRepository, one statement on the shared database: the key's next slot is a
-// gap later) and waits for the last of them, so replicas calling under one key never go closer
-// than its gap. Calls wait their turn; none is refused. Slack's gaps and keys are
-// src/slack/web-api-paces.ts.
+// A pace on calls per key, across every replica: a call takes a slot of each of its keys in turn
+// (the store's RateSlotRepository: one statement moves the key's next slot a gap on) and waits for
+// the last of them, so replicas never call closer than a key's gap; none is refused. Slack's gaps
+// and keys: src/slack/web-api-paces.ts. Written here: maintained limiters queue calls in one
+// process (rate-limiter-flexible's RateLimiterQueue) or need Redis (bottleneck), and none chains
+// keys, hands out a slot without waiting (durable messages) or sleeps on an injected clock.
 import type { Clock } from '../clock.js';
 
 /** Where slots are kept: the store (every replica), or this process alone (tests, tools). */
@@ -12,7 +13,6 @@ export interface SlotSource {
    * `gapMs` after it.
    */
   take(key: string, gapMs: number, notBefore?: number): Promise<number>;
-  prune?(): Promise<number>;
 }
 
 /** Slots in this process's memory: for one process alone. */
@@ -27,17 +27,12 @@ export class LocalSlots implements SlotSource {
   }
 }
 
-const PRUNE_EVERY_MS = 15 * 60_000;
-
+/** Slots long past are deleted by the retention sweep (src/jobs/retention.ts). */
 export class CallPace {
-  #pruned: number;
-
   constructor(
     private readonly slots: SlotSource,
     private readonly clock: Clock,
-  ) {
-    this.#pruned = clock.now();
-  }
+  ) {}
 
   /**
    * Runs `call` once every key's slot has come. The keys are taken in order, each slot no sooner
@@ -55,10 +50,6 @@ export class CallPace {
     const wait = at - this.clock.now();
     if (wait > 0) await this.clock.sleep(wait, signal);
     signal?.throwIfAborted();
-    if (this.slots.prune && this.clock.now() - this.#pruned > PRUNE_EVERY_MS) {
-      this.#pruned = this.clock.now();
-      await this.slots.prune().catch(() => 0);
-    }
     return call();
   }
 }

@@ -1,7 +1,10 @@
-// A rate limit on one key (a token, a person, a workspace): `perWindow` requests per `windowMs`,
-// one every windowMs/perWindow with a burst of `perWindow` at once (a generic cell rate
-// algorithm). Kept as slots in the store, so every replica shares one limit and racing requests
-// never both take the last slot. Past it a request is refused, never delayed.
+// A rate limit on one key (a token, a person, a workspace): `perWindow` per `windowMs`, a burst of
+// `perWindow` then one a gap (windowMs/perWindow), as a generic cell rate algorithm. One statement
+// on the shared store, so replicas racing for the last slot never both get it; past it a request
+// is refused at once, with the gap to wait. Written here because the maintained limiters with SQL
+// stores (rate-limiter-flexible's PostgreSQL and SQLite ones) count fixed windows: a refusal waits
+// out the whole window, a new window gives a whole burst at once, and they read Date.now(), not an
+// injected clock.
 
 /** Where the slots are kept: the store's RateSlotRepository (every replica), or a test's own. */
 export interface RateSlots {

@@ -1,7 +1,7 @@
 // A rate limit on what people may ask of the bot, per person and per workspace over a window,
 // checked before the work is done: each is a per-key rate limit (per-key-rate-limit.ts, slots in
-// the store). The person's limit first: one person's loop is refused before it spends the
-// workspace's.
+// the store, and why it is not a library's). The person's limit first: one person's loop is
+// refused before it spends the workspace's.
 import { type RateSlots, retryInSeconds, takeRateLimit } from './per-key-rate-limit.js';
 
 /** Requests per window, for one person and for a whole workspace; 0: no limit. */

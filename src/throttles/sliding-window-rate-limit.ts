@@ -1,7 +1,9 @@
-// A rate limit per person over a sliding window: how many one person may do per window, counted
-// per window in the store (every replica shares the counts) and smoothed over the previous window
-// (a sliding-window counter), so 10 at 12:00:59 and 10 more at 12:01:00 are not both let through.
-// A refused attempt is taken back, so refusals do not lengthen the wait.
+// A rate limit per person over a sliding window: counts per window in the store (every replica
+// shares them), the previous window weighed by how much of it is still inside the last one, so 10
+// at 12:00:59 and 10 more at 12:01:00 are not both let through. A refused attempt is taken back,
+// so refusals do not lengthen the wait. Written here: no maintained limiter with PostgreSQL and
+// SQLite stores keeps a sliding window (rate-limiter-flexible's fixed windows let that second 10
+// through) or takes an injected clock.
 import type { Clock } from '../clock.js';
 
 /** Counts per person per window: the store's ChangeCounterRepository. */

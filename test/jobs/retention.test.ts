@@ -127,6 +127,25 @@ for (const { backend, skip } of BACKENDS) {
           })
           .execute();
       }
+      // A key's slot an hour past is as good as none; a change count's window an hour old is unread.
+      for (const [key, age] of [
+        ['gone-a', HOUR + 1],
+        ['gone-b', 2 * HOUR],
+        ['gone-c', DAY],
+        ['live', HOUR - 1],
+      ] as const)
+        await store.db
+          .insertInto('rate_slots')
+          .values({ key, next_at: now - age })
+          .execute();
+      for (const [user, age] of [
+        ['U-gone', HOUR + 60_000],
+        ['U-live', 60_000],
+      ] as const)
+        await store.db
+          .insertInto('change_counters')
+          .values({ workspace_id: 'T1', user_id: user, window_start: now - age, count: 3 })
+          .execute();
       clock.advance(now - T0);
 
       expect(await sweepOf(store, clock).sweep()).toEqual({
@@ -136,7 +155,12 @@ for (const { backend, skip } of BACKENDS) {
         audit: 3,
         uninstalled: 0,
         apiPurges: 0,
+        rateLimits: 4,
       });
+      const slots = await store.db.selectFrom('rate_slots').select('key').execute();
+      expect(slots.map((r) => r.key)).toEqual(['live']);
+      const counts = await store.db.selectFrom('change_counters').select('user_id').execute();
+      expect(counts.map((r) => r.user_id)).toEqual(['U-live']);
       expect(await ids(store, 'jobs')).toEqual([
         'eval-new',
         'new-failed',
@@ -160,6 +184,7 @@ for (const { backend, skip } of BACKENDS) {
         audit: 0,
         uninstalled: 0,
         apiPurges: 0,
+        rateLimits: 0,
       });
     });
 

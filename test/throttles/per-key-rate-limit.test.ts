@@ -9,17 +9,20 @@ import { BACKENDS, testStore } from '../helpers/store.js';
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 
 describe.each(BACKENDS)('a per-key rate limit on $backend', ({ backend, skip }) => {
-  it.skipIf(skip)('refuses past the burst with the gap to wait, then lets one through', async () => {
-    const clock = new ManualClock(T0);
-    const { store } = await testStore(backend, { clock });
-    // 2 an hour, as a person's audit exports: the third waits half an hour, not the hour.
-    const take = () => takeRateLimit(store.rateSlots, 'exports:T1:U1', 2, 3_600_000);
-    expect([await take(), await take()]).toEqual([0, 0]);
-    expect(await take()).toBe(30 * 60_000);
-    clock.advance(30 * 60_000);
-    expect(await take()).toBe(0);
-    expect(await take()).toBe(30 * 60_000);
-  });
+  it.skipIf(skip)(
+    'refuses past the burst with the gap to wait, then lets one through',
+    async () => {
+      const clock = new ManualClock(T0);
+      const { store } = await testStore(backend, { clock });
+      // 2 an hour, as a person's audit exports: the third waits half an hour, not the hour.
+      const take = () => takeRateLimit(store.rateSlots, 'exports:T1:U1', 2, 3_600_000);
+      expect([await take(), await take()]).toEqual([0, 0]);
+      expect(await take()).toBe(30 * 60_000);
+      clock.advance(30 * 60_000);
+      expect(await take()).toBe(0);
+      expect(await take()).toBe(30 * 60_000);
+    },
+  );
 
   it.skipIf(skip)('lets no fresh burst through at the start of the next window', async () => {
     const clock = new ManualClock(T0);
