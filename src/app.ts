@@ -81,7 +81,10 @@ import { CallPace } from './throttles/call-pace.js';
 import { EventLoopBusy } from './throttles/event-loop-busy.js';
 import { EventLoopPace, PACE_WINDOW_MS } from './throttles/event-loop-pace.js';
 
-/** Bot scopes: the least the features need (see manifest.yml). */
+/** Where Slack's requests arrive in HTTP mode: every request URL of manifest-http.yml. */
+export const SLACK_EVENTS_PATH = '/slack/events';
+
+/** Bot scopes: the least the features need (each one's reason: docs/scopes.md). */
 export const BOT_SCOPES = [
   'commands',
   'chat:write',
@@ -508,7 +511,7 @@ export function buildApp(options: BuildAppOptions): {
       {
         ...common,
         signingSecret: slack.signingSecret ?? '',
-        endpoints: '/slack/events',
+        endpoints: SLACK_EVENTS_PATH,
         customRoutes: routes,
         // Acknowledge first; slow work continues after Slack has its 200.
         processBeforeResponse: false,
