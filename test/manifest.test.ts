@@ -1,8 +1,10 @@
 // Both Slack app manifests against the app itself: manifest.yml (Socket Mode) and
 // manifest-http.yml (HTTP) declare exactly the commands, shortcuts and events the real app
 // (buildApp) registers listeners for, ask for the scopes it asks for, and differ only in the
-// settings of their mode (fields: https://docs.slack.dev/reference/app-manifest).
-import { readFile } from 'node:fs/promises';
+// settings of their mode (fields: https://docs.slack.dev/reference/app-manifest). Every scope has
+// its line in docs/scopes.md, and every Web API method the bot calls is named there.
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { App } from '@slack/bolt';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
@@ -166,5 +168,65 @@ describe('the app manifests', () => {
       expect(command.usage_hint, name).toBe(usageHint());
       expect(command.should_escape, name).toBe(true);
     }
+  });
+});
+
+/** docs/scopes.md: its table's scopes, the methods of each, and the methods that need none. */
+async function scopesDoc(): Promise<{ scopes: string[]; methods: string[] }> {
+  const text = await readFile(new URL('../docs/scopes.md', import.meta.url), 'utf8');
+  const rows = [...text.matchAll(/^\| `([a-z:.]+)` \|.*\|(.*)\|$/gm)];
+  const methodsIn = (cell: string) =>
+    [...cell.matchAll(/`([a-z]+(?:\.[a-zA-Z0-9]+)+)`/g)].map((m) => m[1] ?? '');
+  const noScope = text.slice(text.indexOf('Methods the bot calls that need no scope'));
+  return {
+    scopes: rows.map(([, scope]) => scope ?? ''),
+    methods: [
+      ...rows.flatMap(([, , cell]) => methodsIn(cell ?? '')),
+      ...methodsIn(noScope.split('\n\n')[0] ?? ''),
+    ],
+  };
+}
+
+/** Production sources (src/ but src/dev/), dots joined across line breaks (`client.users\n.info(`). */
+async function productionSource(): Promise<string> {
+  const root = new URL('../src/', import.meta.url).pathname;
+  const files = (await readdir(root, { recursive: true })).filter(
+    (name) => name.endsWith('.ts') && !name.startsWith('dev/'),
+  );
+  const texts = await Promise.all(files.map((name) => readFile(join(root, name), 'utf8')));
+  return texts.join('\n').replace(/\s*\.\s*/g, '.');
+}
+
+/** Web API methods Bolt calls for the app, never in its own source. */
+const CALLED_BY_BOLT = ['auth.test', 'oauth.v2.access'];
+
+describe('docs/scopes.md', () => {
+  it('justifies exactly the scopes the manifests ask for, one line each', async () => {
+    const { scopes } = await scopesDoc();
+    expect(new Set(scopes).size).toBe(scopes.length);
+    expect([...scopes].sort()).toEqual([...BOT_SCOPES].sort());
+    for (const name of ['manifest.yml', 'manifest-http.yml']) {
+      expect([...(await read(name)).oauth_config.scopes.bot].sort(), name).toEqual(
+        [...scopes].sort(),
+      );
+    }
+  });
+
+  it('names every Web API method the bot calls, and only those', async () => {
+    const { methods } = await scopesDoc();
+    const source = await productionSource();
+    const called = new Set(
+      [
+        ...source.matchAll(
+          /\bclient\.((?:chat|conversations|files|users|usergroups|views|auth|oauth|team|apps|reactions|pins|bookmarks|admin)(?:\.[a-zA-Z]+)+)\(/g,
+        ),
+      ].map(([, method]) => method ?? ''),
+    );
+    expect(called.size).toBeGreaterThan(5);
+    expect([...called].filter((method) => !methods.includes(method))).toEqual([]);
+    const stale = methods.filter(
+      (method) => !called.has(method) && !CALLED_BY_BOLT.includes(method),
+    );
+    expect(stale).toEqual([]);
   });
 });
