@@ -30,6 +30,7 @@ import { defined } from './objects.js';
 import { BotMetrics } from './observability/metrics.js';
 import { metricsRoute } from './observability/server.js';
 import { requestMetrics, tapStore, tapTransport, tapWebApiOptions } from './observability/taps.js';
+import { marketplacePages } from './pages.js';
 import { ChangeRateLimit } from './services/access/change-rate-limit.js';
 import { ACCOUNT_PICK_JOB } from './services/accounts/account-picks.js';
 import { AccountService } from './services/accounts/accounts.js';
@@ -472,6 +473,8 @@ export function buildApp(options: BuildAppOptions): {
   let apiDeps: AppDeps | undefined;
   const routes = [
     ...health.routes(),
+    // The Marketplace listing's privacy and support pages.
+    ...marketplacePages({ retention: config.retention, supportContact: config.supportContact }),
     ...apiRoutes({
       services: () => {
         if (!apiDeps) throw new Error('the API was called before the app was built');
