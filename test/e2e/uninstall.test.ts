@@ -35,6 +35,17 @@ async function kept(h: Harness) {
 
 const BOT_TOKEN = 'xoxb-installed-secret-token';
 
+/** The workspace's Slack installation (its tokens) is gone. */
+async function expectNoInstallation(h: Harness): Promise<void> {
+  await expect(
+    h.store.installations.fetchInstallation({
+      teamId: h.workspaceId,
+      enterpriseId: undefined,
+      isEnterpriseInstall: false,
+    }),
+  ).rejects.toThrow('No installation');
+}
+
 async function workspaceWithEverything(h: Harness) {
   await h.login();
   await h.store.installations.storeInstallation({
@@ -58,13 +69,7 @@ describe('when Slack revokes the app', () => {
     await h.logs.waitFor('workspace access revoked');
 
     expect(await h.store.credentials.get(h.workspaceId)).toBeUndefined();
-    await expect(
-      h.store.installations.fetchInstallation({
-        teamId: h.workspaceId,
-        enterpriseId: undefined,
-        isEnterpriseInstall: false,
-      }),
-    ).rejects.toThrow('No installation');
+    await expectNoInstallation(h);
     const [schedule] = await h.store.schedules.listForWorkspace(h.workspaceId);
     // Not paused (nothing would resume it after a reinstall): without a key, it waits.
     expect(schedule).toMatchObject({ status: 'active', pausedReason: null });
@@ -190,15 +195,7 @@ describe('when Slack revokes the app', () => {
     await h.logs.waitFor('workspace access revoked');
     /** One check for each promise the page makes: a new promise fails here until it has one. */
     const checks: Record<keyof typeof DELETED_AT_UNINSTALL, () => Promise<void>> = {
-      slackTokens: async () => {
-        await expect(
-          h.store.installations.fetchInstallation({
-            teamId: h.workspaceId,
-            enterpriseId: undefined,
-            isEnterpriseInstall: false,
-          }),
-        ).rejects.toThrow('No installation');
-      },
+      slackTokens: () => expectNoInstallation(h),
       cdnKeys: async () => {
         expect(await h.store.credentials.get(h.workspaceId)).toBeUndefined();
         for (const account of await h.store.accounts.list(h.workspaceId)) {
