@@ -30,6 +30,7 @@ import { defined } from './objects.js';
 import { BotMetrics } from './observability/metrics.js';
 import { metricsRoute } from './observability/server.js';
 import { requestMetrics, tapStore, tapTransport, tapWebApiOptions } from './observability/taps.js';
+import { marketplacePages } from './pages.js';
 import { ChangeRateLimit } from './services/access/change-rate-limit.js';
 import { ACCOUNT_PICK_JOB } from './services/accounts/account-picks.js';
 import { AccountService } from './services/accounts/accounts.js';
@@ -81,7 +82,10 @@ import { CallPace } from './throttles/call-pace.js';
 import { EventLoopBusy } from './throttles/event-loop-busy.js';
 import { EventLoopPace, PACE_WINDOW_MS } from './throttles/event-loop-pace.js';
 
-/** Bot scopes: the least the features need (see manifest.yml). */
+/** Where Slack's requests arrive in HTTP mode: every request URL of manifest-http.yml. */
+export const SLACK_EVENTS_PATH = '/slack/events';
+
+/** Bot scopes: the least the features need (each one's reason: docs/scopes.md). */
 export const BOT_SCOPES = [
   'commands',
   'chat:write',
@@ -469,6 +473,8 @@ export function buildApp(options: BuildAppOptions): {
   let apiDeps: AppDeps | undefined;
   const routes = [
     ...health.routes(),
+    // The Marketplace listing's privacy and support pages.
+    ...marketplacePages({ retention: config.retention, supportContact: config.supportContact }),
     ...apiRoutes({
       services: () => {
         if (!apiDeps) throw new Error('the API was called before the app was built');
@@ -508,7 +514,7 @@ export function buildApp(options: BuildAppOptions): {
       {
         ...common,
         signingSecret: slack.signingSecret ?? '',
-        endpoints: '/slack/events',
+        endpoints: SLACK_EVENTS_PATH,
         customRoutes: routes,
         // Acknowledge first; slow work continues after Slack has its 200.
         processBeforeResponse: false,
