@@ -72,6 +72,7 @@ import { SlackRateLimits } from './slack/rate-limits.js';
 import { rateLimitNotices } from './slack/ratelimit-notices.js';
 import { SlackReportPoster } from './slack/report-poster.js';
 import { slackResponseUrls } from './slack/response-urls.js';
+import { RotatingInstallationStore } from './slack/token-rotation.js';
 import { verifyViews } from './slack/verify-messages.js';
 import { SlackWatchPoster } from './slack/watch-poster.js';
 import { webApiOptions } from './slack/web-api-options.js';
@@ -439,6 +440,13 @@ export function buildApp(options: BuildAppOptions): {
     ...web.interactive,
     ...options.clientOptions,
   };
+  // Work outside a request, and the refresh of rotating tokens: no token of its own.
+  const backgroundClient = new WebClient(undefined, {
+    slackApiUrl: slack.apiUrl,
+    logger: boltLogger(logger, 'web-api'),
+    ...web.background,
+    ...options.clientOptions,
+  });
   const oauth =
     slack.clientId && slack.clientSecret && slack.stateSecret
       ? {
@@ -446,8 +454,18 @@ export function buildApp(options: BuildAppOptions): {
           clientSecret: slack.clientSecret,
           stateSecret: slack.stateSecret,
           scopes: BOT_SCOPES,
-          // Read before every request's listeners (before the ack): kept a moment (see the cache).
-          installationStore: new CachedInstallationStore(store.installations, options.clock),
+          // Read before every request's listeners (before the ack): kept a moment (see the cache);
+          // a rotating token is refreshed there, by one replica at a time.
+          installationStore: new CachedInstallationStore(
+            new RotatingInstallationStore(store.installations, {
+              client: backgroundClient,
+              clientId: slack.clientId,
+              clientSecret: slack.clientSecret,
+              clock: options.clock,
+              logger,
+            }),
+            options.clock,
+          ),
         }
       : undefined;
   const installerOptions = { directInstall: true, clientOptions };
@@ -516,12 +534,6 @@ export function buildApp(options: BuildAppOptions): {
       answering,
     );
   }
-  const backgroundClient = new WebClient(undefined, {
-    slackApiUrl: slack.apiUrl,
-    logger: boltLogger(logger, 'web-api'),
-    ...web.background,
-    ...options.clientOptions,
-  });
   const pacedClient = new WebClient(undefined, {
     slackApiUrl: slack.apiUrl,
     logger: boltLogger(logger, 'web-api'),

@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock } from '../../clock.js';
-import { APP_ID, SlackAuth } from './auth.js';
+import { APP_ID, type InstallGrant, SlackAuth } from './auth.js';
 import { ChatMethods } from './chat.js';
 import {
   conversationsInfo,
@@ -61,6 +61,7 @@ export class FakeSlack extends SlackRecords {
   readonly #methods: Map<string, Method>;
   readonly #server: Server;
   #url = '';
+  #installer: InstallGrant | 'deny' | undefined;
 
   constructor(options: FakeSlackOptions = {}) {
     super();
@@ -79,6 +80,7 @@ export class FakeSlack extends SlackRecords {
       },
       options,
       this.issuedTokens,
+      ids,
     );
     this.#chat = new ChatMethods(this, ids);
     this.#responseUrls = new ResponseUrls(this, ids, this.#chat);
@@ -159,6 +161,29 @@ export class FakeSlack extends SlackRecords {
   /** The code Slack hands the app's redirect URL after a user approves an install. */
   mintOAuthCode(teamId: string, userId: string): string {
     return this.#auth.mintOAuthCode(teamId, userId);
+  }
+
+  /**
+   * Who is signed in to Slack in the browser that reaches the authorize page, and what they do
+   * there: approve an install (into a workspace, or org-wide), or cancel (`deny`).
+   */
+  signInForInstall(grant: InstallGrant | 'deny'): void {
+    this.#installer = grant;
+  }
+
+  /** A rotating bot token (and its refresh token) of the fake's workspace, expiring at `expiresAt` (ms). */
+  addRotatingToken(
+    token: string,
+    refreshToken: string,
+    expiresAt: number,
+    identity: Partial<Identity> = {},
+  ): void {
+    this.#auth.addRotatingToken(
+      token,
+      refreshToken,
+      { teamId: this.teamId, botUserId: this.botUserId, ...identity },
+      expiresAt,
+    );
   }
 
   /**
@@ -275,6 +300,12 @@ export class FakeSlack extends SlackRecords {
       res.writeHead(result.status, { 'content-type': 'text/plain' }).end(result.body);
       return;
     }
+    if (url.pathname === '/oauth/v2/authorize') {
+      const page = this.#auth.authorizePage(url.searchParams, this.#installer);
+      if ('location' in page) res.writeHead(302, { location: page.location }).end();
+      else res.writeHead(400, { 'content-type': 'text/plain' }).end(page.error);
+      return;
+    }
     if (url.pathname.startsWith('/upload/')) {
       const file = this.files.get(url.pathname.slice('/upload/'.length));
       if (!file) return reply(res, 404, { ok: false, error: 'file_not_found' });
@@ -331,7 +362,7 @@ export class FakeSlack extends SlackRecords {
           ? this.#auth.openConnection(fromHeader, () => this.#socketMode.open(this.#url))
           : identity
             ? this.#call(method, args, identity)
-            : { ok: false, error: token ? 'invalid_auth' : 'not_authed' };
+            : { ok: false, error: this.#auth.refusal(token) };
     const call: ApiCall = {
       method,
       args,

@@ -61,6 +61,8 @@ export interface Identity {
   botUserId: string;
   /** The workspace's Enterprise Grid organization, when it is in one (auth.test `enterprise_id`). */
   enterpriseId?: string;
+  /** A token of an organization-wide install (auth.test `is_enterprise_install: true`). */
+  orgWide?: boolean;
 }
 
 export interface ApiCall {
@@ -166,8 +168,11 @@ export interface FakeSlackOptions {
   botUserId?: string;
   /** Extra accepted tokens (OAuth installs), each of one team. */
   tokens?: Record<string, Identity>;
-  /** The app's OAuth credentials, for oauth.v2.access. */
-  oauth?: { clientId: string; clientSecret: string };
+  /**
+   * The app's OAuth credentials, for oauth.v2.access; its redirect URL (the app config's, where
+   * the authorize page sends the person back); whether its tokens rotate (`token_rotation_enabled`).
+   */
+  oauth?: { clientId: string; clientSecret: string; redirectUrl?: string; tokenRotation?: boolean };
   /**
    * Socket Mode: the app-level token, and the WebSocket URL apps.connections.open hands out
    * (default: the fake's own, which says hello and delivers envelopes: FakeSlack.deliver).
