@@ -65,6 +65,7 @@ import { SlackAuditExportSink } from './slack/audit-export-sink.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { GroupMembersCache } from './slack/directory.js';
 import { durableMessages } from './slack/durable-message.js';
+import { installCallbacks } from './slack/install-pages.js';
 import { CachedInstallationStore } from './slack/installation-cache.js';
 import { SlackPeopleByEmail } from './slack/people-by-email.js';
 import { purgeViews } from './slack/purge-progress.js';
@@ -468,7 +469,15 @@ export function buildApp(options: BuildAppOptions): {
           ),
         }
       : undefined;
-  const installerOptions = { directInstall: true, clientOptions };
+  // /slack/install goes straight to Slack's consent page (the Marketplace's "direct install");
+  // the pages after it say what to do next (install-pages.ts). Slack's authorize page is beside
+  // its Web API (https://slack.com/oauth/v2/authorize), so a stand-in Slack serves both.
+  const installerOptions = {
+    directInstall: true,
+    clientOptions,
+    callbackOptions: installCallbacks(logger),
+    authorizationUrl: new URL('../oauth/v2/authorize', slack.apiUrl).toString(),
+  };
   const auth: Partial<AppOptions> = oauth
     ? { ...oauth, installerOptions }
     : { token: slack.botToken ?? 'xoxb-console' };

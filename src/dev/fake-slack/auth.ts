@@ -24,6 +24,8 @@ export class SlackAuth {
   readonly #refreshTokens = new Map<string, Identity>();
   /** When each rotating token expires (ms, on the fake's clock). */
   readonly #expiresAt = new Map<string, number>();
+  /** The app config's Redirect URL (OAuth & Permissions), once the app's address is known. */
+  redirectUrl: string | undefined;
 
   constructor(
     bot: { token: string } & Identity,
@@ -32,6 +34,7 @@ export class SlackAuth {
     private readonly issuedTokens: string[],
     private readonly clock: Pick<Clock, 'now'>,
   ) {
+    this.redirectUrl = options.oauth?.redirectUrl;
     this.#tokens = new Map([
       [bot.token, { teamId: bot.teamId, botUserId: bot.botUserId }],
       ...Object.entries(options.tokens ?? {}),
@@ -81,7 +84,7 @@ export class SlackAuth {
     const oauth = this.options.oauth;
     if (!oauth || query.get('client_id') !== oauth.clientId) return { error: 'invalid_client_id' };
     const asked = query.get('redirect_uri');
-    const redirect = oauth.redirectUrl ?? asked;
+    const redirect = this.redirectUrl ?? asked;
     if (!redirect || (asked && asked !== redirect)) return { error: 'bad_redirect_uri' };
     if (!query.get('scope')) return { error: 'invalid_scope' };
     if (!grant) return { error: 'not_signed_in' };

@@ -171,6 +171,11 @@ export class FakeSlack extends SlackRecords {
     this.#installer = grant;
   }
 
+  /** The app config's Redirect URL, where the authorize page sends the person back. */
+  setOAuthRedirect(url: string): void {
+    this.#auth.redirectUrl = url;
+  }
+
   /** A rotating bot token (and its refresh token) of the fake's workspace, expiring at `expiresAt` (ms). */
   addRotatingToken(
     token: string,
