@@ -47,6 +47,8 @@ export class FakeSlack extends SlackRecords {
   readonly teamId: string;
   /** The workspace's Enterprise Grid organization, if it is in one. */
   readonly enterpriseId: string | undefined;
+  /** The app is installed for the whole organization (payloads say `is_enterprise_install`). */
+  readonly orgWideInstall: boolean;
   readonly botToken: string;
   readonly botUserId: string;
   readonly #auth: SlackAuth;
@@ -69,6 +71,7 @@ export class FakeSlack extends SlackRecords {
     this.#ids = ids;
     this.teamId = options.teamId ?? 'T0FAKE';
     this.enterpriseId = options.enterpriseId;
+    this.orgWideInstall = options.orgWideInstall ?? false;
     this.botToken = options.botToken ?? 'xoxb-fake-bot-token';
     this.botUserId = options.botUserId ?? 'UBOT';
     this.#auth = new SlackAuth(

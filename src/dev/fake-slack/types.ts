@@ -8,6 +8,9 @@ export interface FakeUser {
   name: string;
   isAdmin?: boolean;
   isOwner?: boolean;
+  /** An admin, or owner, of their Grid organization (users.info `enterprise_user.is_admin` / `is_owner`). */
+  isOrgAdmin?: boolean;
+  isOrgOwner?: boolean;
   /** IANA time zone, e.g. Europe/Paris. */
   tz?: string;
   /** Their own workspace, when it is not the one asking (a shared channel's other side). */
@@ -164,6 +167,12 @@ export interface FakeSlackOptions {
    * auth.test's `enterprise_id`, and the `enterprise_user` of the workspace's own people.
    */
   enterpriseId?: string;
+  /**
+   * The app is installed for that whole organization (an org-wide install), not in the workspace
+   * alone: interactions carry `team: null` and `is_enterprise_install: true`, commands
+   * `is_enterprise_install=true`, events an org-wide `authorizations` entry (payloads.ts).
+   */
+  orgWideInstall?: boolean;
   botToken?: string;
   botUserId?: string;
   /** Extra accepted tokens (OAuth installs), each of one team. */
