@@ -165,6 +165,23 @@ describe('installed once for a whole Enterprise Grid organization', () => {
     expect(refused).toMatch(/^Only .*admins and owners can/);
   });
 
+  it('its background work finds the organization’s token, after a restart too', async () => {
+    const h = await orgInstalled();
+    const [orgToken] = h.slack.issuedTokens;
+    expect(await h.deps.clients.tokenFor(ORG)).toBe(orgToken);
+    await h.restart();
+    expect(await h.deps.clients.tokenFor(ORG)).toBe(orgToken);
+  });
+
+  it('tokens_revoked for the organization’s bot removes its installation and its key', async () => {
+    const h = await orgInstalled();
+    const bot = h.slack.botUserId;
+    expect((await h.event({ type: 'tokens_revoked', tokens: { bot: [bot] } })).status).toBe(200);
+    await h.logs.waitFor('workspace access revoked');
+    expect(await h.store.db.selectFrom('slack_installations').selectAll().execute()).toEqual([]);
+    expect(await h.store.credentials.get(ORG)).toBeUndefined();
+  });
+
   it('an uninstall for the organization removes its installation and its key', async () => {
     const h = await orgInstalled();
     expect((await h.event({ type: 'app_uninstalled' })).status).toBe(200);
