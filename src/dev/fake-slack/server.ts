@@ -166,6 +166,11 @@ export class FakeSlack extends SlackRecords {
     return this.#auth.mintOAuthCode(teamId, userId);
   }
 
+  /** The code for any install a person approved: a workspace's, or an organization-wide one. */
+  mintGrant(grant: InstallGrant): string {
+    return this.#auth.mintGrant(grant);
+  }
+
   /**
    * Who is signed in to Slack in the browser that reaches the authorize page, and what they do
    * there: approve an install (into a workspace, or org-wide), or cancel (`deny`).
