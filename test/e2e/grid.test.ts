@@ -7,6 +7,7 @@
 // (src/dev/fake-slack/payloads.ts cites them).
 import { describe, expect, it } from 'vitest';
 import { APPROVAL_IDS } from '../../src/blocks/ids.js';
+import type { Message } from '../../src/dev/fake-slack/server.js';
 import {
   answerTo,
   everythingRequests,
@@ -35,6 +36,15 @@ async function gridWorkspace(): Promise<Harness> {
   return h;
 }
 
+/** The colleague approves the request in `message`: the purge of everything runs, once. */
+async function colleagueApproves(h: Harness, message: Message): Promise<void> {
+  const viewId = await openApprove(h, message, COLLEAGUE);
+  expect((await h.submit(viewId, {}, { user: COLLEAGUE })).body).toBe('');
+  await h.slack.waitForMessages((m) => m === message && (m.text?.includes('was purged') ?? false));
+  expect(everythingRequests(h)).toHaveLength(1);
+  expect(textOf(message.blocks)).toContain(`Approved by <@${COLLEAGUE}>`);
+}
+
 const OTHER_ORG = (doing: string) =>
   `You are from another organization (this channel is shared with it through Slack Connect), so you can't ${doing} here. Ask someone from this workspace.`;
 
@@ -42,13 +52,7 @@ describe('a workspace of an Enterprise Grid organization', () => {
   it('lets a colleague of another of its workspaces approve a purge of everything', async () => {
     const h = await gridWorkspace();
     const message = await requestEverything(h);
-    const viewId = await openApprove(h, message, COLLEAGUE);
-    expect((await h.submit(viewId, {}, { user: COLLEAGUE })).body).toBe('');
-    await h.slack.waitForMessages(
-      (m) => m === message && (m.text?.includes('was purged') ?? false),
-    );
-    expect(everythingRequests(h)).toHaveLength(1);
-    expect(textOf(message.blocks)).toContain(`Approved by <@${COLLEAGUE}>`);
+    await colleagueApproves(h, message);
   });
 
   it('lets a colleague list zones, as one of its people', async () => {
@@ -147,13 +151,7 @@ describe('installed once for a whole Enterprise Grid organization', () => {
     expect(refused).toBe(OTHER_ORG('approve or deny purges'));
     expect(everythingRequests(h)).toEqual([]);
 
-    const viewId = await openApprove(h, message, COLLEAGUE);
-    expect((await h.submit(viewId, {}, { user: COLLEAGUE })).body).toBe('');
-    await h.slack.waitForMessages(
-      (m) => m === message && (m.text?.includes('was purged') ?? false),
-    );
-    expect(everythingRequests(h)).toHaveLength(1);
-    expect(textOf(message.blocks)).toContain(`Approved by <@${COLLEAGUE}>`);
+    await colleagueApproves(h, message);
   });
 
   it('its admins administer it from any workspace; a workspace’s admin alone does not', async () => {
