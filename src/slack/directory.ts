@@ -173,6 +173,7 @@ export function webDirectory(
       const name = user?.profile?.display_name || user?.profile?.real_name || user?.real_name;
       const found: SlackUser = {
         isAdmin: user ? administers(user, teamId, enterpriseId) : false,
+        ...(enterpriseId !== undefined && teamId === enterpriseId ? { orgAdministered: true } : {}),
         ...(user?.is_restricted || user?.is_ultra_restricted ? { isGuest: true } : {}),
         timeZone: user?.tz ?? 'UTC',
         ...(stranger ? { stranger } : {}),
