@@ -66,6 +66,7 @@ import { SlackAuditExportSink } from './slack/audit-export-sink.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { GroupMembersCache } from './slack/directory.js';
 import { durableMessages } from './slack/durable-message.js';
+import { installCallbacks } from './slack/install-pages.js';
 import { CachedInstallationStore } from './slack/installation-cache.js';
 import { SlackPeopleByEmail } from './slack/people-by-email.js';
 import { purgeViews } from './slack/purge-progress.js';
@@ -73,6 +74,7 @@ import { SlackRateLimits } from './slack/rate-limits.js';
 import { rateLimitNotices } from './slack/ratelimit-notices.js';
 import { SlackReportPoster } from './slack/report-poster.js';
 import { slackResponseUrls } from './slack/response-urls.js';
+import { RotatingInstallationStore } from './slack/token-rotation.js';
 import { verifyViews } from './slack/verify-messages.js';
 import { SlackWatchPoster } from './slack/watch-poster.js';
 import { webApiOptions } from './slack/web-api-options.js';
@@ -443,6 +445,13 @@ export function buildApp(options: BuildAppOptions): {
     ...web.interactive,
     ...options.clientOptions,
   };
+  // Work outside a request, and the refresh of rotating tokens: no token of its own.
+  const backgroundClient = new WebClient(undefined, {
+    slackApiUrl: slack.apiUrl,
+    logger: boltLogger(logger, 'web-api'),
+    ...web.background,
+    ...options.clientOptions,
+  });
   const oauth =
     slack.clientId && slack.clientSecret && slack.stateSecret
       ? {
@@ -450,11 +459,29 @@ export function buildApp(options: BuildAppOptions): {
           clientSecret: slack.clientSecret,
           stateSecret: slack.stateSecret,
           scopes: BOT_SCOPES,
-          // Read before every request's listeners (before the ack): kept a moment (see the cache).
-          installationStore: new CachedInstallationStore(store.installations, options.clock),
+          // Read before every request's listeners (before the ack): kept a moment (see the cache);
+          // a rotating token is refreshed there, by one replica at a time.
+          installationStore: new CachedInstallationStore(
+            new RotatingInstallationStore(store.installations, {
+              client: backgroundClient,
+              clientId: slack.clientId,
+              clientSecret: slack.clientSecret,
+              clock: options.clock,
+              logger,
+            }),
+            options.clock,
+          ),
         }
       : undefined;
-  const installerOptions = { directInstall: true, clientOptions };
+  // /slack/install goes straight to Slack's consent page (the Marketplace's "direct install");
+  // the pages after it say what to do next (install-pages.ts). Slack's authorize page is beside
+  // its Web API (https://slack.com/oauth/v2/authorize), so a stand-in Slack serves both.
+  const installerOptions = {
+    directInstall: true,
+    clientOptions,
+    callbackOptions: installCallbacks(logger),
+    authorizationUrl: new URL('../oauth/v2/authorize', slack.apiUrl).toString(),
+  };
   const auth: Partial<AppOptions> = oauth
     ? { ...oauth, installerOptions }
     : { token: slack.botToken ?? 'xoxb-console' };
@@ -522,12 +549,6 @@ export function buildApp(options: BuildAppOptions): {
       answering,
     );
   }
-  const backgroundClient = new WebClient(undefined, {
-    slackApiUrl: slack.apiUrl,
-    logger: boltLogger(logger, 'web-api'),
-    ...web.background,
-    ...options.clientOptions,
-  });
   const pacedClient = new WebClient(undefined, {
     slackApiUrl: slack.apiUrl,
     logger: boltLogger(logger, 'web-api'),
