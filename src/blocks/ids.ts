@@ -78,6 +78,12 @@ export const VERIFY_IDS = {
   summaryActions: 'verify_summary_actions',
 } as const;
 
+export const FREEZE_IDS = {
+  exceptionActions: 'freeze_exception_actions',
+  approve: 'freeze_exception_approve',
+  deny: 'freeze_exception_deny',
+} as const;
+
 export const APPROVAL_IDS = {
   actionsBlock: 'approval_actions',
   approve: 'approval_approve',

@@ -2,6 +2,15 @@
 // weekly one), the time zone, the channel, the flag, the reason. Pure: time zones are checked later.
 import type { SlackToken } from '../text.js';
 
+/** The actions an exception is asked for, as typed. */
+export const FREEZE_ACTION_WORDS = ['everything', 'ratelimit', 'create', 'purge'] as const;
+export type FreezeActionWord = (typeof FREEZE_ACTION_WORDS)[number];
+
+export function readAction(word: string | undefined): FreezeActionWord | undefined {
+  const lower = word?.toLowerCase();
+  return FREEZE_ACTION_WORDS.find((action) => action === lower);
+}
+
 export type FreezeTargetWords =
   | { kind: 'workspace' }
   | { kind: 'account'; name: string }

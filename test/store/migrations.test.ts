@@ -242,9 +242,9 @@ for (const { backend, skip } of BACKENDS) {
           .insertInto('channel_bindings')
           .values([binding('C1', null), binding('C2', 'acc-staging')])
           .execute();
-        expect(await migrate(db, dialect, { upTo: '0030_channel_binding_removed_account' })).toEqual([
-          '0030_channel_binding_removed_account',
-        ]);
+        expect(
+          await migrate(db, dialect, { upTo: '0030_channel_binding_removed_account' }),
+        ).toEqual(['0030_channel_binding_removed_account']);
         const rows = await raw
           .selectFrom('channel_bindings')
           .select(['channel_id', 'removed_account'])

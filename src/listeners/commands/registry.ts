@@ -7,6 +7,7 @@ import { audit } from './audit.js';
 import { config } from './config.js';
 import type { SubcommandHandler } from './context.js';
 import { create } from './create.js';
+import { freeze } from './freeze.js';
 import { login } from './login.js';
 import { logout } from './logout.js';
 import { purge } from './purge.js';
@@ -109,6 +110,14 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
       'Show or set who may change things, who may approve purges (for the workspace, or for one CDN account with `account:<name>`), whether guests may change things, the only channels purges may be run from, and how much may be stored.',
     audience: 'admins',
     handler: config,
+  },
+  {
+    name: 'freeze',
+    usage:
+      '/cdn freeze add <zone>|account:<name>|workspace <YYYY-MM-DD HH:MM> → <YYYY-MM-DD HH:MM> [tz:<Area/City>] [#channel] [--purges] <reason> | add … every fri 16:00 → mon 08:00 … | list | remove <id> | except <zone> everything|ratelimit|create|purge <reason>',
+    summary:
+      'Change freezes: admins declare a window (once, or every week) in a time zone; during it rate-limit changes, zone creation and purge-everything (and with `--purges`, every purge) are refused unless a second person approves an exception, used once.',
+    handler: freeze,
   },
   {
     name: 'tokens',

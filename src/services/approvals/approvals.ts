@@ -18,6 +18,7 @@ import type { AccessService, Caller } from '../access/access.js';
 import type { ChangeRateLimit } from '../access/change-rate-limit.js';
 import type { ChannelService } from '../access/channels.js';
 import type { CdnAccess } from '../accounts/cdn-access.js';
+import type { FreezeGate } from '../freezes/gate.js';
 
 /** How the request message is kept current; implemented over the Slack Web API. */
 export interface ApprovalNotifier {
@@ -59,6 +60,8 @@ export interface ApprovalServiceOptions {
   channels: ChannelService;
   flood: ChangeRateLimit;
   notifier: ApprovalNotifier;
+  /** Change freezes: a purge of everything asked during one needs an approved exception. */
+  freezes?: FreezeGate;
   clock: Clock;
   logger: Logger;
 }
@@ -185,6 +188,15 @@ export class ApprovalService {
     },
   ): Promise<Approval> {
     const workspace = await this.options.store.workspaces.ensure(workspaceId);
+    // Asked in Slack during a freeze: refused, or let through by the requester's exception (used
+    // up here). The HTTP API checks freezes itself, before it stores anything.
+    if (!input.api)
+      await this.options.freezes?.require({
+        workspaceId,
+        actorId: input.requesterId,
+        action: 'everything',
+        zone: input.zone,
+      });
     // The zone's account: `default`'s id for `default`, so each account's zone has
     // its own open request.
     const accountId =

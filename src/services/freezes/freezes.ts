@@ -11,6 +11,7 @@ import { MAX_FREEZES } from '../../store/freezes.js';
 import type { Store } from '../../store/index.js';
 import type { AccessService, Caller } from '../access/access.js';
 import type { AccountScopes } from '../accounts/account-scope.js';
+import type { FreezeCheck, FreezeGate } from './gate.js';
 import {
   activeWindow,
   currentOrNext,
@@ -20,7 +21,7 @@ import {
   localInstant,
 } from './windows.js';
 
-export type { Freeze, FreezeAction, FreezeException };
+export type { Freeze, FreezeAction, FreezeCheck, FreezeException };
 
 /** What is frozen, as the admin names it. */
 export type FreezeTarget =
@@ -76,20 +77,9 @@ const ACTION_PERMISSION: Record<FreezeAction, Action> = {
   create: 'create_zone',
 };
 
-/** What the gate is asked about: an action on a zone, or (zone creation) on an account. */
-export interface FreezeCheck {
-  workspaceId: string;
-  /** Who acts: a Slack user, or `token:<name>` (an API token never holds an exception). */
-  actorId: string;
-  action: FreezeAction;
-  zone?: { id: string; name: string; accountId?: string | undefined };
-  /** The account of a zone creation (absent: `default`). */
-  accountId?: string | undefined;
-}
-
 const ROUND_PAGE = 200;
 
-export class FreezeService {
+export class FreezeService implements FreezeGate {
   constructor(private readonly options: FreezeServiceOptions) {}
 
   /** Admins only. `timeZone` absent: the admin's own Slack time zone (users.info `tz`, else UTC). */
