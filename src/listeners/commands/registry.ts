@@ -114,9 +114,9 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
   {
     name: 'freeze',
     usage:
-      '/cdn freeze add <zone>|account:<name>|workspace <YYYY-MM-DD HH:MM> → <YYYY-MM-DD HH:MM> [tz:<Area/City>] [#channel] [--purges] <reason> | add … every fri 16:00 → mon 08:00 … | list | remove <id> | except <zone> everything|ratelimit|create|purge <reason>',
+      '/cdn freeze add <zone>|account:<name>|workspace <window> [tz:<Area/City>] [#channel] [--purges] <reason> | list | remove <id> | except <zone>|account:<name> everything|ratelimit|create|purge <reason>',
     summary:
-      'Change freezes: admins declare a window (once, or every week) in a time zone; during it rate-limit changes, zone creation and purge-everything (and with `--purges`, every purge) are refused unless a second person approves an exception, used once.',
+      'Change freezes: admins declare a window, once (`2026-12-20 18:00 → 2027-01-04 08:00`) or every week (`every fri 16:00 → mon 08:00`), in a time zone (default: theirs in Slack); during it rate-limit changes, zone creation and purge-everything (with `--purges`, every purge) are refused unless a second person approves an exception, used once.',
     handler: freeze,
   },
   {
