@@ -10,7 +10,9 @@ import { FREEZE_IDS } from './ids.js';
 import { type Message, message } from './message.js';
 import {
   channel,
+  clip,
   code,
+  MAX_SENTENCE,
   type Mrkdwn,
   md,
   mrkdwn,
@@ -38,9 +40,10 @@ export function ruleText(rule: FreezeRule, timeZone: string): Mrkdwn {
 }
 
 function targetText(freeze: Pick<Freeze, 'scope' | 'targetName'>): Mrkdwn {
+  const name = truncate(freeze.targetName, 255);
   if (freeze.scope === 'workspace') return md`the whole workspace`;
-  if (freeze.scope === 'account') return md`the CDN account *${freeze.targetName}*`;
-  return md`*${freeze.targetName}*`;
+  if (freeze.scope === 'account') return md`the CDN account *${name}*`;
+  return md`*${name}*`;
 }
 
 function frozenText(freeze: Freeze): Mrkdwn {
@@ -75,10 +78,12 @@ export function freezeAddedMessage(
 export function freezeLines(listed: readonly ListedFreeze[], now: number): Mrkdwn {
   if (listed.length === 0)
     return md`No change freezes. Admins declare them with \`/cdn freeze add\`.`;
-  return summarise(listed, 20, ({ freeze, window, active }) => {
+  const lines = summarise(listed, 20, ({ freeze, window, active }) => {
     const state = active ? md`:snowflake: *frozen*` : md`:calendar:`;
     return md`${state} ${code(freeze.id.slice(0, 8))} ${targetText(freeze)}: ${ruleText(freeze.rule, freeze.timeZone)}, ${windowText(window, now)}${freeze.purges ? md`, purges too` : md``}. ${truncate(freeze.reason, 200)}`;
   });
+  // One section's text at most: twenty long names and reasons could pass it.
+  return clip(lines, MAX_SENTENCE);
 }
 
 export function freezeListMessage(listed: readonly ListedFreeze[], now: number): Message {

@@ -5,7 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { FREEZE_IDS, PURGE_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import { expectProblem, postPurge } from './api-flows.js';
-import { answerTo, commandReply, everythingRequests, openApprove, openForm } from './flows.js';
+import {
+  answerTo,
+  commandReply,
+  everythingRequests,
+  openApprove,
+  openForm,
+  openHome,
+} from './flows.js';
 import { ADMIN, CHANNEL, type Harness, MEMBER, startHarness, textOf } from './harness.js';
 
 /** Clocks in Paris go forward at 02:00 CET on Sunday 28 March 2027 (the last Sunday of March). */
@@ -152,5 +159,10 @@ describe('change freezes', () => {
 
     const list = await commandReply(h, 'freeze list', { user: MEMBER });
     expect(textOf(list.blocks)).toContain('every Fri 16:00 → Mon 08:00 (Europe/Paris)');
+    const home = await openHome(h, MEMBER);
+    expect(textOf(home.view)).toContain('Change freezes');
+    expect(textOf(home.view)).toContain(
+      '*example.com*: every Fri 16:00 → Mon 08:00 (Europe/Paris)',
+    );
   });
 });

@@ -77,7 +77,7 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
     usage:
       '/cdn audit [export] [zone] [@person] [kind:<kind>] [since:YYYY-MM-DD] [until:YYYY-MM-DD]',
     summary:
-      'The changes made from Slack, 20 a page, filtered by zone, person (or `token:<name>`), kind (purge, purge-everything, ratelimit, key, config), dates (your time zone) and CDN account (`account:<name>`, or `<account>/<zone>`); `export` sends them to your DM as a CSV file.',
+      'The changes made from Slack, 20 a page, filtered by zone, person (or `token:<name>`), kind (purge, purge-everything, ratelimit, key, config, freeze), dates (your time zone) and CDN account (`account:<name>`, or `<account>/<zone>`); `export` sends them to your DM as a CSV file.',
     handler: audit,
   },
   {

@@ -81,6 +81,10 @@ export function currentOrNext(
   zone: string,
   now: number,
 ): FreezeWindow | undefined {
+  if (rule.kind === 'once') {
+    const window = { start: localInstant(rule.start, zone), end: localInstant(rule.end, zone) };
+    return now < window.end ? window : undefined;
+  }
   const horizon = DateTime.fromMillis(now, { zone }).plus({ days: 8 }).toMillis();
   return windowsBetween(rule, zone, now, horizon).find((w) => now < w.end);
 }

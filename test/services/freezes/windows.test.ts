@@ -101,5 +101,9 @@ describe('freeze windows across daylight-saving changes', () => {
     // 02:30 happens twice on 25 October 2026: luxon reads it in standard time, CET.
     expect(localInstant('2026-10-25T02:30', PARIS)).toBe(at('2026-10-25T01:30:00Z'));
     expect(activeWindow(once, PARIS, at('2027-01-04T07:00:00Z'))).toBeUndefined();
+    // Years ahead, it is still the next window.
+    expect(currentOrNext(once, PARIS, at('2024-01-01T00:00:00Z'))?.start).toBe(
+      at('2026-12-20T17:00:00Z'),
+    );
   });
 });
