@@ -165,4 +165,55 @@ describe('change freezes', () => {
       '*example.com*: every Fri 16:00 → Mon 08:00 (Europe/Paris)',
     );
   });
+
+  it('overlapping freezes: deny beats allow; rate limits and flagged URL purges refused; guests may not declare', async () => {
+    const h = await startHarness();
+    await h.login();
+    h.slack.addUser({ id: 'UGUEST', name: 'gus', isRestricted: true });
+    const guest = await commandReply(
+      h,
+      'freeze add workspace 2026-11-22 09:00 → 2026-11-23 09:00 X',
+      {
+        user: 'UGUEST',
+      },
+    );
+    expect(guest.text).toContain("Guests can't declare or remove change freezes");
+
+    // Now is Sunday 22 November 2026, 11:00 in Paris (the admin's Slack time zone).
+    const workspace = await commandReply(
+      h,
+      'freeze add workspace 2026-11-22 09:00 → 2026-11-23 09:00 Maintenance',
+      { user: ADMIN },
+    );
+    expect(workspace.text).toContain('(Europe/Paris) (your Slack time zone');
+    await commandReply(
+      h,
+      'freeze add example.com 2026-11-22 00:00 to 2026-11-24 00:00 tz:UTC --purges Cache rebuild',
+      { user: ADMIN },
+    );
+    const bad = await commandReply(
+      h,
+      'freeze add example.com 2026-11-22 00:00 → 2026-11-24 00:00 tz:Mars/Olympus X',
+      {
+        user: ADMIN,
+      },
+    );
+    expect(bad.text).toContain('is not a time zone I know');
+
+    const ratelimit = await answerTo(h, MEMBER, () => h.command('ratelimit example.com on'));
+    expect(ratelimit).toContain('Changing rate limits is frozen on');
+    // The workspace's freeze allows URL purges, example.com's does not: refused.
+    const purge = await answerTo(h, MEMBER, () => h.command('purge https://example.com/a.css'));
+    expect(purge).toContain('Purging URLs and tags is frozen on *example.com*');
+    expect(purge).toContain('Cache rebuild');
+    expect(h.sandbox.requests.filter((r) => r.path.endsWith('/purge'))).toEqual([]);
+
+    // Removed by an admin, the zone's freeze no longer refuses them.
+    const zoneFreeze = (await h.store.freezes.list(h.workspaceId)).find((f) => f.scope === 'zone');
+    await commandReply(h, `freeze remove ${zoneFreeze?.id}`, { user: ADMIN });
+    await h.command('purge https://example.com/a.css');
+    await h.slack.waitForMessages(
+      (m) => m.via === 'api' && (m.text?.startsWith('Purged') ?? false),
+    );
+  });
 });
