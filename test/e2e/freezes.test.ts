@@ -216,4 +216,20 @@ describe('change freezes', () => {
       (m) => m.via === 'api' && (m.text?.startsWith('Purged') ?? false),
     );
   });
+
+  it('a purge-everything asked before a freeze started is not approved during it', async () => {
+    const h = await startHarness();
+    await h.login();
+    // Asked at 11:00 in Paris; the freeze starts at 11:05.
+    await submitEverything(h, 'Broken bundle');
+    const request = await inChannel(h, 'Approval needed');
+    await commandReply(h, 'freeze add example.com 2026-11-22 11:05 → 2026-11-22 18:00 Launch', {
+      user: ADMIN,
+    });
+    h.clock.advance(6 * 60_000);
+    const viewId = await openApprove(h, request, ADMIN);
+    const refused = JSON.parse((await h.submit(viewId, {}, { user: ADMIN })).body);
+    expect(textOf(refused)).toContain('Purging everything is frozen on *example.com*');
+    expect(everythingRequests(h)).toEqual([]);
+  });
 });

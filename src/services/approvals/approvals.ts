@@ -137,6 +137,7 @@ export class ApprovalService {
    */
   async approve(caller: Caller, id: string): Promise<Approval> {
     const approval = await this.decidable(caller, id);
+    await this.#requireNotFrozenSince(approval);
     return this.#requireDecided(
       await this.decide(approval.id, 'approved', { userId: caller.userId }),
     );
@@ -160,6 +161,35 @@ export class ApprovalService {
     );
     await this.closed(cancelled);
     return cancelled;
+  }
+
+  /**
+   * A request asked before a freeze window started over its zone is not approved during it: it
+   * passed no freeze check (one asked during the window did, or used its exception then).
+   */
+  async #requireNotFrozenSince(approval: Approval): Promise<void> {
+    const blocking =
+      (await this.options.freezes?.blocking({
+        workspaceId: approval.workspaceId,
+        actorId: approval.requesterId,
+        action: 'everything',
+        zone: {
+          id: approval.zoneId,
+          name: approval.zoneName,
+          ...(approval.accountId ? { accountId: approval.accountId } : {}),
+        },
+      })) ?? [];
+    const since = blocking.find((b) => b.window.start > approval.createdAt);
+    if (since)
+      throw new AppError({
+        code: 'frozen',
+        action: 'everything',
+        freezeId: since.freeze.id,
+        target: since.freeze.targetName,
+        reason: since.freeze.reason,
+        endsAt: since.window.end,
+        timeZone: since.freeze.timeZone,
+      });
   }
 
   /** The approval as this caller decided it; a decider who lost the race is told why not. */
