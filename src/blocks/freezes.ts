@@ -1,6 +1,6 @@
 // Change freezes in words: declared, listed, removed, started and ended, and the exceptions asked
 // during one (with Approve and Deny while pending). Windows are shown in each reader's time zone.
-import type { KnownBlock } from '@slack/types';
+import type { KnownBlock, ModalView } from '@slack/types';
 import type { FreezeEvent, ListedFreeze } from '../services/freezes/freezes.js';
 import type { FreezeWindow } from '../services/freezes/windows.js';
 import type { Freeze, FreezeAction, FreezeException, FreezeRule } from '../store/freezes.js';
@@ -171,4 +171,77 @@ export function freezeExceptionMessage(exception: FreezeException): Message {
 export function freezeExceptionAskedMessage(exception: FreezeException): Message {
   const text = md`Asked in ${channel(exception.channelId)}: once someone else approves, you may ${ACTION_WORDS[exception.action]} on *${exception.targetName}* once during this freeze.`;
   return message(text, [{ type: 'section', text: mrkdwn(text) }]);
+}
+
+/** The form `/cdn freeze add` alone opens: the same fields as the command, the admin's zone filled. */
+export function freezeAddModal(options: {
+  timeZone: string;
+  channelId?: string;
+  metadata: string;
+}): ModalView {
+  const text = (blockId: string, actionId: string, label: string, hint: string, extra = {}) => ({
+    type: 'input' as const,
+    block_id: blockId,
+    label: plain(label),
+    hint: plain(hint),
+    element: { type: 'plain_text_input' as const, action_id: actionId, ...extra },
+  });
+  return {
+    type: 'modal',
+    callback_id: FREEZE_IDS.addCallback,
+    title: plain('Declare a change freeze'),
+    submit: plain('Declare'),
+    close: plain('Cancel'),
+    private_metadata: options.metadata,
+    blocks: [
+      text(
+        FREEZE_IDS.targetBlock,
+        FREEZE_IDS.targetInput,
+        'What to freeze',
+        'A zone (example.com), account:<name>, or workspace.',
+      ),
+      text(
+        FREEZE_IDS.windowBlock,
+        FREEZE_IDS.windowInput,
+        'When',
+        'Once: 2026-12-20 18:00 → 2027-01-04 08:00. Every week: every fri 16:00 → mon 08:00.',
+      ),
+      text(
+        FREEZE_IDS.zoneBlock,
+        FREEZE_IDS.zoneInput,
+        'Time zone',
+        'An IANA name (Europe/Paris, UTC); filled with yours in Slack.',
+        { initial_value: truncate(options.timeZone, 150) },
+      ),
+      {
+        type: 'input',
+        block_id: FREEZE_IDS.channelBlock,
+        label: plain('Announce in'),
+        element: {
+          type: 'conversations_select',
+          action_id: FREEZE_IDS.channelInput,
+          filter: { include: ['public', 'private'], exclude_bot_users: true },
+          ...(options.channelId ? { initial_conversation: options.channelId } : {}),
+        },
+      },
+      {
+        type: 'input',
+        block_id: FREEZE_IDS.purgesBlock,
+        optional: true,
+        label: plain('Purges'),
+        element: {
+          type: 'checkboxes',
+          action_id: FREEZE_IDS.purgesInput,
+          options: [{ text: plain('Freeze URL and tag purges too'), value: 'purges' }],
+        },
+      },
+      text(
+        FREEZE_IDS.reasonBlock,
+        FREEZE_IDS.reasonInput,
+        'Reason',
+        'Shown in the channel, in refusals and in the audit log.',
+        { multiline: true, max_length: 500 },
+      ),
+    ],
+  };
 }

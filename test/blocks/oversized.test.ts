@@ -333,6 +333,9 @@ const CASES: Record<string, () => unknown[]> = {
       freezes.freezeExceptionMessage({ ...EXCEPTION, status, decidedBy: 'U2', usedAt: 1 }),
     ),
   freezeExceptionAskedMessage: () => [freezes.freezeExceptionAskedMessage(EXCEPTION)],
+  freezeAddModal: () => [
+    freezes.freezeAddModal({ timeZone: LONG, channelId: 'C1', metadata: 'm' }),
+  ],
   accountsBlocks: () => [{ type: 'home', blocks: accounts.accountsBlocks(ACCOUNTS) }],
   accountRoleSavedMessage: () => [
     accounts.accountRoleSavedMessage('xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', 'operators', {

@@ -232,4 +232,56 @@ describe('change freezes', () => {
     expect(textOf(refused)).toContain('Purging everything is frozen on *example.com*');
     expect(everythingRequests(h)).toEqual([]);
   });
+
+  it("the form: /cdn freeze add alone, filled with the admin's time zone, refusals inline", async () => {
+    const h = await startHarness();
+    await h.login();
+    const viewId = await openForm(h, 'freeze add', { user: ADMIN });
+    const opened = h.slack.callsTo('views.open').at(-1);
+    expect(JSON.stringify(opened?.args)).toContain('Europe/Paris');
+    const values = (window: string, zone: string) => ({
+      [FREEZE_IDS.targetBlock]: {
+        [FREEZE_IDS.targetInput]: { type: 'plain_text_input', value: 'example.com' },
+      },
+      [FREEZE_IDS.windowBlock]: {
+        [FREEZE_IDS.windowInput]: { type: 'plain_text_input', value: window },
+      },
+      [FREEZE_IDS.zoneBlock]: { [FREEZE_IDS.zoneInput]: { type: 'plain_text_input', value: zone } },
+      [FREEZE_IDS.channelBlock]: {
+        [FREEZE_IDS.channelInput]: { type: 'conversations_select', selected_conversation: CHANNEL },
+      },
+      [FREEZE_IDS.purgesBlock]: {
+        [FREEZE_IDS.purgesInput]: { type: 'checkboxes', selected_options: [{ value: 'purges' }] },
+      },
+      [FREEZE_IDS.reasonBlock]: {
+        [FREEZE_IDS.reasonInput]: { type: 'plain_text_input', value: 'Black Friday' },
+      },
+    });
+    const bad = JSON.parse(
+      (await h.submit(viewId, values('friday', 'Europe/Paris'), { user: ADMIN })).body,
+    );
+    expect(bad.errors[FREEZE_IDS.windowBlock]).toContain('2026-12-20 18:00 → 2027-01-04 08:00');
+    expect(
+      (
+        await h.submit(viewId, values('every fri 00:00 → mon 00:00', 'America/New_York'), {
+          user: ADMIN,
+        })
+      ).body,
+    ).toBe('');
+    await h.slack.waitForMessages(
+      (m) => m.ephemeralTo === ADMIN && (m.text?.includes('declared') ?? false),
+    );
+    const [stored] = await h.store.freezes.list(h.workspaceId);
+    expect(stored).toMatchObject({
+      timeZone: 'America/New_York',
+      purges: true,
+      channelId: CHANNEL,
+      rule: { kind: 'weekly', start: { weekday: 5, time: '00:00' } },
+    });
+    // Only admins open it.
+    const refused = await answerTo(h, MEMBER, () => h.command('freeze add'));
+    expect(refused).toContain(
+      'Only workspace admins and owners can declare or remove change freezes',
+    );
+  });
 });

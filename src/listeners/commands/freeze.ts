@@ -2,17 +2,18 @@
 import { noticeMessage } from '../../blocks/errors.js';
 import {
   freezeAddedMessage,
+  freezeAddModal,
   freezeExceptionAskedMessage,
   freezeListMessage,
   freezeRemovedMessage,
 } from '../../blocks/freezes.js';
 import { FREEZE_ADD_USAGE, parseFreezeAdd, readAction, readTarget } from '../../commands/freeze.js';
-import type { SubcommandHandler } from './context.js';
+import { commandOrigin, encodeOrigin, type SubcommandHandler } from './context.js';
 
 const USAGE = `Usage: ${FREEZE_ADD_USAGE}, \`/cdn freeze list\`, \`/cdn freeze remove <id>\`, \`/cdn freeze except <zone>|account:<name> everything|ratelimit|create|purge <reason>\``;
 
 export const freeze: SubcommandHandler = async (context) => {
-  const { deps, caller, command, respond, args, tokens } = context;
+  const { deps, caller, command, respond, args, tokens, client } = context;
   const [first, ...rest] = args;
   const verb = first?.toLowerCase();
   const now = deps.clock.now();
@@ -22,6 +23,18 @@ export const freeze: SubcommandHandler = async (context) => {
   }
   if (verb === 'remove') {
     await respond(freezeRemovedMessage(await deps.freezes.remove(caller, rest[0] ?? '')));
+    return;
+  }
+  if (verb === 'add' && rest.length === 0) {
+    const { timeZone } = await deps.freezes.formDefaults(caller);
+    await client.views.open({
+      trigger_id: command.trigger_id,
+      view: freezeAddModal({
+        timeZone,
+        channelId: command.channel_id,
+        metadata: encodeOrigin(commandOrigin(command)),
+      }),
+    });
     return;
   }
   if (verb === 'add') {

@@ -137,6 +137,12 @@ export class FreezeService implements FreezeGate {
     };
   }
 
+  /** For the form: admins only; the time zone it is filled with (the admin's in Slack, else UTC). */
+  async formDefaults(caller: Caller): Promise<{ timeZone: string }> {
+    await this.options.access.requireAdmin(caller, 'manage_freezes');
+    return { timeZone: (await caller.directory.user(caller.userId)).timeZone };
+  }
+
   /** The workspace's freezes, for its full members (guests and outsiders are refused). */
   async list(caller: Caller): Promise<ListedFreeze[]> {
     await this.options.access.requireFullMember(caller, 'read_config');
