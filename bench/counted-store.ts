@@ -15,6 +15,7 @@ import { ChangeCounterRepository } from '../src/store/change-counters.js';
 import { ChannelBindingRepository } from '../src/store/channel-bindings.js';
 import { CredentialRepository } from '../src/store/credentials.js';
 import type { Keyring } from '../src/store/crypto.js';
+import { FreezeRepository } from '../src/store/freezes.js';
 import type { Store } from '../src/store/index.js';
 import { InstallationRepository } from '../src/store/installations.js';
 import { JobRepository } from '../src/store/jobs.js';
@@ -91,6 +92,7 @@ export async function openCountedStore(
     channelBindings: new ChannelBindingRepository(db, clock),
     apiTokens: new ApiTokenRepository(db, clock),
     apiPurges: new ApiPurgeRepository(db, clock),
+    freezes: new FreezeRepository(db, clock),
   };
 }
 

@@ -41,6 +41,8 @@ import { ApiTokenService } from './services/api/api-tokens.js';
 import { APPROVAL_MESSAGE_JOB, PURGE_EVERYTHING_JOB } from './services/approvals/approvals.js';
 import { ActivityService } from './services/audit/activity.js';
 import { AUDIT_EXPORT_JOB, AuditExportService } from './services/audit/audit-export.js';
+import { FREEZE_ANNOUNCE_JOB, FreezeService } from './services/freezes/freezes.js';
+import type { FreezeGate } from './services/freezes/gate.js';
 import { cdnServices, purgeServices } from './services/purge/compose.js';
 import { PURGE_JOB } from './services/purge/purge.js';
 import { PURGE_HOLD_JOB } from './services/purge/purge-holds.js';
@@ -66,6 +68,7 @@ import { SlackAuditExportSink } from './slack/audit-export-sink.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { GroupMembersCache } from './slack/directory.js';
 import { durableMessages } from './slack/durable-message.js';
+import { SlackFreezeNotifier } from './slack/freeze-notifier.js';
 import { installCallbacks } from './slack/install-pages.js';
 import { CachedInstallationStore } from './slack/installation-cache.js';
 import { SlackPeopleByEmail } from './slack/people-by-email.js';
@@ -167,7 +170,15 @@ export function buildDeps(
       ? { pace: new EventLoopPace(new EventLoopBusy(loopShare, undefined, PACE_WINDOW_MS).busy) }
       : {}),
   });
+  // Change freezes: asked by the services that make changes, which are built before the freeze
+  // service itself (it finds zones through them), hence the gate bound once it exists.
+  let freezes: FreezeService | undefined;
+  const freezeGate: FreezeGate = {
+    require: async (check) => freezes?.require(check),
+    blocking: async (check) => (freezes ? freezes.blocking(check) : []),
+  };
   const services = cdnServices({
+    freezes: freezeGate,
     store,
     transport: options.transport,
     defaultBaseUrl: options.cdnBaseUrl,
@@ -179,6 +190,7 @@ export function buildDeps(
     readsPerMinute: options.config.cdnReadsPerMinute,
   });
   const { cdn, access, zoneIndex, reads, zones, channels, scopes } = services;
+
   const flood = new ChangeRateLimit(store, clock, options.config.changesPerMinute);
   const renderer = options.chartRenderer ?? new TrafficChartRenderer();
   const clients = new WorkspaceClients(backgroundSlack.client ?? client, {
@@ -187,6 +199,15 @@ export function buildDeps(
     // An org-wide install is found by the workspace's enterprise, as stored when it was first seen.
     enterpriseOf: async (workspaceId) =>
       (await store.workspaces.get(workspaceId))?.enterpriseId ?? undefined,
+  });
+  freezes = new FreezeService({
+    store,
+    access,
+    scopes,
+    runner,
+    notifier: new SlackFreezeNotifier(clients),
+    clock,
+    logger,
   });
   const defaultBaseUrl = options.cdnBaseUrl;
   // Messages of work that outlives its request (purges, follow-ups).
@@ -247,6 +268,7 @@ export function buildDeps(
     logger,
     settings: options.config.api,
     people: new SlackPeopleByEmail(clients, logger),
+    freezes: freezeGate,
   });
   // A picked zone (`<account>/<zone id>`) is found in its own account.
   const zoneChoices = new ZoneChoices({ scopes, zones });
@@ -258,6 +280,7 @@ export function buildDeps(
     zones,
     accountScopes: scopes,
     flood,
+    freezes: freezeGate,
     reads,
     runner,
     notices: rateLimitNotices(messages),
@@ -354,6 +377,7 @@ export function buildDeps(
   background.job(WATCH_POST_JOB, watchEvaluation.postJob);
   background.job(VERIFY_JOB, verify.job);
   background.job(AUDIT_EXPORT_JOB, auditExport.job);
+  background.job(FREEZE_ANNOUNCE_JOB, freezes.announceJob);
   const api = apiPurges;
   const recurring = recurringWork({
     approvals,
@@ -361,6 +385,7 @@ export function buildDeps(
     watches: { tick: () => watchEvaluation.tick(), intervalMs: options.config.watch.intervalMs },
     zoneIndex: zoneIndex.builder,
     apiPurges: api,
+    freezes,
     auditExports: auditExport,
     retention,
   });
@@ -380,6 +405,7 @@ export function buildDeps(
       defaultBaseUrl,
     }),
     flood,
+    freezes,
     purges,
     purgeHolds,
     accountPicks,

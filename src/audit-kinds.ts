@@ -8,6 +8,7 @@ export const AUDIT_KIND_NAMES = [
   'ratelimit',
   'key',
   'config',
+  'freeze',
 ] as const;
 export type AuditKindName = (typeof AUDIT_KIND_NAMES)[number];
 
@@ -31,6 +32,9 @@ export const AUDIT_KINDS: Record<AuditKindName, { prefixes: string[]; except?: s
   config: {
     prefixes: ['config.', 'channel.', 'zone.', 'report.', 'watch.', 'watches_reports.'],
   },
+  // change freezes: freeze.declared / removed / started / ended, and their exceptions
+  // (freeze.exception.requested / approved / denied / used)
+  freeze: { prefixes: ['freeze.'] },
 };
 
 /** The kind of an action, or undefined when it is in none (a new action not mapped yet). */

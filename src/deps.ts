@@ -18,6 +18,7 @@ import type { ApiTokenService } from './services/api/api-tokens.js';
 import type { ApprovalService } from './services/approvals/approvals.js';
 import type { ActivityService } from './services/audit/activity.js';
 import type { AuditExportService } from './services/audit/audit-export.js';
+import type { FreezeService } from './services/freezes/freezes.js';
 import type { PurgeService } from './services/purge/purge.js';
 import type { PurgeFormService } from './services/purge/purge-form.js';
 import type { PurgeHoldService } from './services/purge/purge-holds.js';
@@ -50,6 +51,8 @@ export interface AppDeps {
   approvals: ApprovalService;
   config: WorkspaceConfigService;
   credentials: CredentialService;
+  /** Change freezes: declared by admins, enforced on changes, their exceptions and announcements. */
+  freezes: FreezeService;
   /** Per-user limit on changes (purge, create, ratelimit), shared by every replica. */
   flood: ChangeRateLimit;
   purges: PurgeService;

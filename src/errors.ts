@@ -31,7 +31,9 @@ export type Action =
   /** Creating, listing and revoking tokens of the HTTP API. */
   | 'manage_api_tokens'
   /** Reads the bot makes of the CDN for someone: zone lists, charts. */
-  | 'read_cdn';
+  | 'read_cdn'
+  /** Declaring and removing change freezes. */
+  | 'manage_freezes';
 
 /** Where the bot could not post (the Slack error code says why). */
 export type PostPlace = 'chart' | 'approval' | 'report' | 'alert';
@@ -155,6 +157,34 @@ export type Problem =
   /** A request cancelled because an admin (`by`) removed its CDN account (`account`, if named). */
   | { code: 'approval_account_removed'; by: string; account?: string }
   | { code: 'approval_decided_meanwhile' }
+  /**
+   * A change freeze is in force over the zone or account (`target`): `action` is refused until
+   * `endsAt` (epoch ms; its window as read in `timeZone`) unless an exception was approved.
+   */
+  | {
+      code: 'frozen';
+      action: 'everything' | 'ratelimit' | 'create' | 'purge';
+      freezeId: string;
+      target: string;
+      reason: string;
+      endsAt: number;
+      timeZone: string;
+    }
+  /**
+   * A freeze that cannot be declared: an unknown time zone (`word`), an end before its start, a
+   * window already over, too many freezes, or an exception asked on something it cannot cover.
+   */
+  | {
+      code: 'freeze_invalid';
+      why: 'time_zone' | 'order' | 'past' | 'too_many' | 'exception_target';
+      word?: string;
+    }
+  /** No single freeze of this workspace has an id starting with `prefix`. */
+  | { code: 'freeze_unknown'; prefix: string }
+  /** An exception asked where no freeze is in force (`target`: the zone or account). */
+  | { code: 'freeze_none'; target: string }
+  /** An exception already decided, used, or past its freeze's window. */
+  | { code: 'freeze_exception_closed'; status: 'approved' | 'denied' | 'expired' | 'used' }
   /** The zone already has an open purge-everything request (at most one per zone). */
   | { code: 'approval_pending'; zoneName: string; channelId: string; link?: string }
   | { code: 'not_requester' }

@@ -376,6 +376,7 @@ function toProblem(error: unknown): Problem | undefined {
       {
         ...(error.extra.items ? { items: error.extra.items } : {}),
         ...(error.extra.accounts ? { accounts: error.extra.accounts } : {}),
+        ...(error.extra.freeze ? { freeze: error.extra.freeze } : {}),
       },
       headers,
     );

@@ -144,6 +144,13 @@ export const PROBLEMS = {
     title: 'The zone already waits for an approval',
     when: 'the zone already waits for a purge-everything approval',
   },
+  frozen: {
+    status: 409,
+    type: 'change-freeze',
+    title: 'A change freeze is in force',
+    when: 'a change freeze covers the zone now: purge-everything always, URLs and tags when the freeze says so (`freeze` names it and when it ends; Retry-After is its end)',
+    headers: ['Retry-After'],
+  },
   ambiguous_zone: {
     status: 409,
     type: 'ambiguous-zone',
@@ -204,6 +211,7 @@ export const OPERATION_PROBLEMS = {
     'request_timeout',
     'idempotency_conflict',
     'approval_pending',
+    'frozen',
     'ambiguous_zone',
     'body_too_large',
     'too_many_items',

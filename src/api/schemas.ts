@@ -167,6 +167,16 @@ export const ProblemSchema = z
       .describe(
         "CDN account names: those holding the zone (`ambiguous-zone`), or the workspace's (`account-not-found`).",
       ),
+    freeze: z
+      .object({
+        id: z.string(),
+        target: z.string().describe('The zone, CDN account or `workspace` it covers.'),
+        reason: z.string(),
+        time_zone: z.string().describe('The IANA time zone its window is declared in.'),
+        ends_at: z.string().describe('When its window ends (RFC 3339, UTC).'),
+      })
+      .optional()
+      .describe('The change freeze that refuses the request (`change-freeze`).'),
   })
   .describe('RFC 9457 problem details.')
   .register(ANSWER_COMPONENTS, { id: 'Problem' });

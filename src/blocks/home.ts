@@ -6,12 +6,14 @@ import type { ChannelsOverview } from '../services/access/channels.js';
 import type { AccountsOverview } from '../services/accounts/accounts.js';
 import type { ListedToken } from '../services/api/api-tokens.js';
 import type { HomeOverview } from '../services/audit/activity.js';
+import type { ListedFreeze } from '../services/freezes/freezes.js';
 import type { Schedule } from '../store/schedules.js';
 import { zoneLabel } from '../zone-names.js';
 import { accountsBlocks } from './accounts.js';
 import { auditLine } from './audit.js';
 import { channelsOverviewText } from './channels.js';
 import { fitBlocks, headedList, summarise } from './fit.js';
+import { freezeLines } from './freezes.js';
 import { type SubcommandInfo, usageLine } from './help.js';
 import { HOME_IDS } from './ids.js';
 import { scheduleLine } from './reports.js';
@@ -34,6 +36,8 @@ export function homeView(
     accounts?: AccountsOverview;
     /** The tokens of the HTTP API, for admins (absent: left out). */
     tokens?: readonly ListedToken[];
+    /** The change freezes and the time they were read at (absent: left out, for non-members). */
+    freezes?: { listed: readonly ListedFreeze[]; now: number };
   },
 ): HomeView {
   const { key, permissions } = options;
@@ -159,6 +163,13 @@ function records(options: Parameters<typeof homeView>[0], operate: boolean): Kno
           ),
         ],
       },
+    );
+  }
+  if (options.freezes) {
+    blocks.push(
+      { type: 'divider' },
+      { type: 'header', text: plain('Change freezes') },
+      { type: 'section', text: mrkdwn(freezeLines(options.freezes.listed, options.freezes.now)) },
     );
   }
   if (options.watches) {

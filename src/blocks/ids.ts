@@ -78,6 +78,25 @@ export const VERIFY_IDS = {
   summaryActions: 'verify_summary_actions',
 } as const;
 
+export const FREEZE_IDS = {
+  exceptionActions: 'freeze_exception_actions',
+  approve: 'freeze_exception_approve',
+  deny: 'freeze_exception_deny',
+  addCallback: 'freeze_add_modal',
+  targetBlock: 'freeze_target',
+  targetInput: 'freeze_target_input',
+  windowBlock: 'freeze_window',
+  windowInput: 'freeze_window_input',
+  zoneBlock: 'freeze_time_zone',
+  zoneInput: 'freeze_time_zone_input',
+  channelBlock: 'freeze_channel',
+  channelInput: 'freeze_channel_input',
+  purgesBlock: 'freeze_purges',
+  purgesInput: 'freeze_purges_input',
+  reasonBlock: 'freeze_reason',
+  reasonInput: 'freeze_reason_input',
+} as const;
+
 export const APPROVAL_IDS = {
   actionsBlock: 'approval_actions',
   approve: 'approval_approve',

@@ -5,7 +5,17 @@ import { zoneLabel } from '../zone-names.js';
 import { actorLabel } from './actors.js';
 import { channelAccountRemoved, purgeChannelsText } from './channels.js';
 import { LIMIT_WORDS } from './config.js';
-import { channel, clip, code, join, link, MAX_SENTENCE, type Mrkdwn, md } from './text.js';
+import {
+  channel,
+  clip,
+  code,
+  join,
+  link,
+  MAX_SENTENCE,
+  type Mrkdwn,
+  md,
+  slackDate,
+} from './text.js';
 
 const DOING: Record<Action, string> = {
   set_key: 'set the CDN API key',
@@ -23,6 +33,43 @@ const DOING: Record<Action, string> = {
   read_config: 'see the CDN settings',
   manage_api_tokens: 'manage API tokens',
   read_cdn: "use this workspace's CDN (zone lists, charts)",
+  manage_freezes: 'declare or remove change freezes',
+};
+
+const FROZEN_DOING: Record<Extract<Problem, { code: 'frozen' }>['action'], string> = {
+  everything: 'Purging everything',
+  ratelimit: 'Changing rate limits',
+  create: 'Onboarding domains',
+  purge: 'Purging URLs and tags',
+};
+
+const FROZEN_WORD: Record<Extract<Problem, { code: 'frozen' }>['action'], string> = {
+  everything: 'everything',
+  ratelimit: 'ratelimit',
+  create: 'create',
+  purge: 'purge',
+};
+
+const FREEZE_INVALID: Record<
+  Exclude<Extract<Problem, { code: 'freeze_invalid' }>['why'], 'time_zone'>,
+  string
+> = {
+  order: 'A freeze must end after it starts.',
+  past: 'That window is already over.',
+  too_many:
+    'This workspace has as many freezes as it may keep: remove one first (`/cdn freeze list`).',
+  exception_target:
+    'An exception is asked for a zone (`everything`, `ratelimit`, `purge`) or, for `create`, an `account:<name>`.',
+};
+
+const EXCEPTION_STATUS: Record<
+  Extract<Problem, { code: 'freeze_exception_closed' }>['status'],
+  string
+> = {
+  approved: 'This exception was already approved.',
+  denied: 'This exception was denied.',
+  expired: 'This exception lapsed with its freeze window.',
+  used: 'This exception was already used.',
 };
 
 const PLACE: Record<PostPlace, string> = {
@@ -229,6 +276,18 @@ function sentence(problem: Problem): Mrkdwn {
       return md`This request was cancelled: its CDN account${problem.account ? md` ${code(problem.account)}` : ''} was removed by ${actorLabel(problem.by)}.`;
     case 'approval_decided_meanwhile':
       return md`Someone else decided this request a moment ago.`;
+    case 'frozen':
+      return md`${FROZEN_DOING[problem.action]} is frozen on *${problem.target}* until ${slackDate(problem.endsAt)} (${problem.timeZone} window): ${problem.reason}. To go ahead anyway, ask for an exception a second person approves: \`/cdn freeze except ${problem.target} ${FROZEN_WORD[problem.action]} <reason>\`.`;
+    case 'freeze_invalid':
+      return problem.why === 'time_zone'
+        ? md`${code(problem.word ?? '')} is not a time zone I know: use an IANA name such as \`Europe/Paris\` or \`UTC\`.`
+        : md`${FREEZE_INVALID[problem.why]}`;
+    case 'freeze_unknown':
+      return md`No single freeze has the id ${code(problem.prefix)}. \`/cdn freeze list\` shows them.`;
+    case 'freeze_none':
+      return md`No freeze is in force over *${problem.target}* for that: go ahead without an exception.`;
+    case 'freeze_exception_closed':
+      return md`${EXCEPTION_STATUS[problem.status]}`;
     case 'approval_pending': {
       const where = problem.link
         ? link(problem.link, md`in ${channel(problem.channelId)}`)

@@ -19,6 +19,8 @@ const KIND_ALIASES: Record<string, AuditKindName> = {
   credentials: 'key',
   config: 'config',
   settings: 'config',
+  freeze: 'freeze',
+  freezes: 'freeze',
 };
 
 /** Who made the change: a person by id (a mention), by name as typed, or a CI token by name. */

@@ -2,6 +2,7 @@
 // runner) and the recurring entries (what, how often). The composition root starts it once;
 // `stop` takes no new work, waits for what runs (up to a deadline), and only then may the store
 // close. The only loops of background work are here: services expose one round of their work.
+import { setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Clock, repeat } from '../clock.js';
 import { logLevelOf } from '../errors.js';
@@ -79,6 +80,9 @@ export class BackgroundWork {
     if (this.#running) throw new Error('BackgroundWork: already started');
     this.#runner.start();
     const signal = this.#stopping.signal;
+    // Each entry's loop listens on this one signal (its sleep, its round): a listener or two an
+    // entry is expected, not a leak, so Node's warning past ten is moved past what they hold.
+    setMaxListeners(10 + 2 * this.#entries.size, signal);
     this.#running = new Map(
       [...this.#entries].map(([name, entry]) => [
         name,

@@ -20,6 +20,8 @@ export interface RecurringParts {
   watches: { tick(): Promise<unknown>; intervalMs: number };
   /** Refreshes the zone indexes that are due (never built, or older than `refreshMs`). */
   zoneIndex: { refreshDue(signal: AbortSignal): Promise<unknown>; refreshMs: number };
+  /** Says in their channels the freeze windows that started or ended since the last round. */
+  freezes: { announceDue(): Promise<unknown> };
   /** Fails API purges a crash left unstarted. */
   apiPurges: { recover(): Promise<unknown> };
   /** Removes audit export folders a crash left in this host's temporary folder. */
@@ -46,6 +48,7 @@ export function recurringWork(parts: RecurringParts): Recurring[] {
       run: (signal) => parts.zoneIndex.refreshDue(signal),
     },
     { name: 'api purge recovery', every: MINUTE, run: () => parts.apiPurges.recover() },
+    { name: 'freeze announcements', every: 30 * SECOND, run: () => parts.freezes.announceDue() },
     {
       name: 'audit export leftovers',
       every: 60 * MINUTE,

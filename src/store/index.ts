@@ -15,6 +15,7 @@ import { ChannelBindingRepository } from './channel-bindings.js';
 import { CredentialRepository } from './credentials.js';
 import type { Keyring } from './crypto.js';
 import { type OpenDatabaseOptions, openDatabase, type PoolStats, type SqlDialect } from './db.js';
+import { FreezeRepository } from './freezes.js';
 import { InstallationRepository } from './installations.js';
 import { JobRepository } from './jobs.js';
 import { migrate } from './migrations.js';
@@ -66,6 +67,8 @@ export interface Store {
   apiTokens: ApiTokenRepository;
   /** Purges asked for over the HTTP API. */
   apiPurges: ApiPurgeRepository;
+  /** Change freezes and the exceptions asked during them. */
+  freezes: FreezeRepository;
 }
 
 export interface StoreOptions {
@@ -153,6 +156,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     channelBindings: new ChannelBindingRepository(db, clock),
     apiTokens: new ApiTokenRepository(db, clock, options.newId),
     apiPurges: new ApiPurgeRepository(db, clock, options.newId),
+    freezes: new FreezeRepository(db, clock, options.newId),
   };
 }
 

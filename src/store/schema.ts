@@ -352,6 +352,8 @@ export interface Database {
   watch_alerts: WatchAlertsTable;
   api_tokens: ApiTokensTable;
   api_purges: ApiPurgesTable;
+  freezes: FreezesTable;
+  freeze_exceptions: FreezeExceptionsTable;
 }
 
 /** A channel's default zone (`/cdn use`), chosen under one key generation. */
@@ -532,4 +534,49 @@ export interface ApiPurgesTable {
   account_id: string | null;
   /** That account's name when asked; null as account_id. */
   account_name: string | null;
+}
+
+/** A change freeze (0032): what it covers, its window rule and time zone, and what was announced. */
+export interface FreezesTable {
+  id: string;
+  workspace_id: string;
+  scope: 'workspace' | 'account' | 'zone';
+  account_id: string | null;
+  zone_id: string | null;
+  target_name: string;
+  /** JSON FreezeRule (src/store/freezes.ts). */
+  rule: string;
+  time_zone: string;
+  reason: string;
+  channel_id: string;
+  purges: number;
+  created_by: string;
+  created_at: number;
+  removed_at: number | null;
+  removed_by: string | null;
+  announced_start: number;
+  announced_end: number;
+}
+
+export type FreezeExceptionStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'used';
+
+/** An exception asked for during a freeze (0032): approved by a second person, used once. */
+export interface FreezeExceptionsTable {
+  id: string;
+  workspace_id: string;
+  freeze_id: string;
+  action: string;
+  zone_id: string | null;
+  account_id: string | null;
+  target_name: string;
+  requester_id: string;
+  reason: string;
+  channel_id: string;
+  message_ts: string | null;
+  status: FreezeExceptionStatus;
+  decided_by: string | null;
+  decided_at: number | null;
+  used_at: number | null;
+  expires_at: number;
+  created_at: number;
 }

@@ -71,7 +71,7 @@ describe('the OpenAPI document', () => {
       '403': ['forbidden-zone', 'forbidden-kind', 'forbidden-account', 'no-approval-channel'],
       '404': ['not-found', 'zone-not-found', 'account-not-found'],
       '408': ['request-timeout'],
-      '409': ['idempotency-conflict', 'approval-pending', 'ambiguous-zone'],
+      '409': ['idempotency-conflict', 'approval-pending', 'change-freeze', 'ambiguous-zone'],
       '413': ['body-too-large', 'too-many-items'],
       '415': ['unsupported-media-type'],
       '429': ['rate-limited'],

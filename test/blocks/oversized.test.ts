@@ -18,6 +18,7 @@ import * as config from '../../src/blocks/config.js';
 import * as create from '../../src/blocks/create.js';
 import * as delivery from '../../src/blocks/delivery.js';
 import * as errors from '../../src/blocks/errors.js';
+import * as freezes from '../../src/blocks/freezes.js';
 import * as help from '../../src/blocks/help.js';
 import * as home from '../../src/blocks/home.js';
 import * as login from '../../src/blocks/login.js';
@@ -45,6 +46,7 @@ import type { PurgeRun } from '../../src/services/purge/purge.js';
 import type { HeldPurge } from '../../src/services/purge/purge-holds.js';
 import type { Approval } from '../../src/store/approvals.js';
 import type { AuditEntry } from '../../src/store/audit-log.js';
+import type { Freeze, FreezeException } from '../../src/store/freezes.js';
 import type { WatchAlert } from '../../src/store/watch-alerts.js';
 import { DEFAULT_LIMITS } from '../../src/store/workspaces.js';
 import { zoneLabel } from '../../src/zone-names.js';
@@ -271,7 +273,69 @@ const bigApiPurge = {
 const bigApi = { tokenId: 't1', tokenName: LONG, actor: LONG, actorUserId: 'U9' };
 
 /** One or more oversized calls per exported function, named after it. */
+const FREEZE: Freeze = {
+  id: LONG,
+  workspaceId: 'T1',
+  scope: 'zone',
+  accountId: null,
+  zoneId: 'z1',
+  targetName: LONG,
+  rule: {
+    kind: 'weekly',
+    start: { weekday: 5, time: '16:00' },
+    end: { weekday: 1, time: '08:00' },
+  },
+  timeZone: LONG,
+  reason: LONG,
+  channelId: 'C1',
+  purges: true,
+  createdBy: 'U1',
+  createdAt: 0,
+  announcedStart: 0,
+  announcedEnd: 0,
+};
+const EXCEPTION: FreezeException = {
+  id: '0f8fad5b-d9cb-469f-a165-70867728950e',
+  workspaceId: 'T1',
+  freezeId: LONG,
+  action: 'everything',
+  zoneId: 'z1',
+  accountId: null,
+  targetName: LONG,
+  requesterId: 'U1',
+  reason: LONG,
+  channelId: 'C1',
+  messageTs: '1.2',
+  status: 'pending',
+  decidedBy: null,
+  decidedAt: null,
+  usedAt: null,
+  expiresAt: 1,
+  createdAt: 0,
+};
+const WINDOW = { start: 1_800_000_000_000, end: 1_800_100_000_000 };
+const LISTED = many(100, () => ({ freeze: FREEZE, window: WINDOW, active: true }));
+
 const CASES: Record<string, () => unknown[]> = {
+  ruleText: () => [freezes.ruleText(FREEZE.rule, LONG)],
+  freezeAddedMessage: () => [
+    freezes.freezeAddedMessage({ freeze: FREEZE, window: WINDOW, timeZoneFrom: 'slack' }, 0),
+  ],
+  freezeLines: () => [freezes.freezeLines(LISTED, 0)],
+  freezeListMessage: () => [freezes.freezeListMessage(LISTED, 0)],
+  freezeRemovedMessage: () => [freezes.freezeRemovedMessage(FREEZE)],
+  freezeAnnouncement: () =>
+    (['declared', 'started', 'ended', 'removed'] as const).map((event) =>
+      freezes.freezeAnnouncement(FREEZE, event, WINDOW),
+    ),
+  freezeExceptionMessage: () =>
+    (['pending', 'approved', 'denied', 'used', 'expired'] as const).map((status) =>
+      freezes.freezeExceptionMessage({ ...EXCEPTION, status, decidedBy: 'U2', usedAt: 1 }),
+    ),
+  freezeExceptionAskedMessage: () => [freezes.freezeExceptionAskedMessage(EXCEPTION)],
+  freezeAddModal: () => [
+    freezes.freezeAddModal({ timeZone: LONG, channelId: 'C1', metadata: 'm' }),
+  ],
   accountsBlocks: () => [{ type: 'home', blocks: accounts.accountsBlocks(ACCOUNTS) }],
   accountRoleSavedMessage: () => [
     accounts.accountRoleSavedMessage('xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', 'operators', {

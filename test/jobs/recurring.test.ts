@@ -173,6 +173,7 @@ describe("the app's recurring work", () => {
       watches: { tick: round, intervalMs: 60_000 },
       zoneIndex: { refreshDue: round, refreshMs: 300_000 },
       apiPurges: { recover: round },
+      freezes: { announceDue: round },
       auditExports: { removeLeftovers: round },
       retention: { sweep: round },
     });
@@ -183,6 +184,7 @@ describe("the app's recurring work", () => {
       { name: 'watch evaluation', every: 5_000, each: undefined },
       { name: 'zone index refresh', every: 60_000, each: undefined },
       { name: 'api purge recovery', every: 60_000, each: undefined },
+      { name: 'freeze announcements', every: 30_000, each: undefined },
       { name: 'audit export leftovers', every: 3_600_000, each: 'process' },
       { name: 'retention', every: 600_000, each: undefined },
     ]);

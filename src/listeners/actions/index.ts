@@ -5,6 +5,7 @@ import {
   APPROVAL_IDS,
   AUDIT_IDS,
   CONFIG_IDS,
+  FREEZE_IDS,
   HOME_IDS,
   LOGOUT_IDS,
   PURGE_IDS,
@@ -22,6 +23,7 @@ import { accountPickButton } from './account-pick-buttons.js';
 import { approveButton, cancelButton, denyButton } from './approval-buttons.js';
 import { auditPage } from './audit-page.js';
 import { configPurgeChannels } from './config-purge-channels.js';
+import { freezeExceptionButton } from './freeze-buttons.js';
 import { homeAnalytics, homeCreateZone, homeListZones, homeLogin } from './home-buttons.js';
 import { homeStopReport } from './home-stop-report.js';
 import { logoutButton, logoutCancel } from './logout-buttons.js';
@@ -111,6 +113,8 @@ export function register(app: App, deps: AppDeps): void {
   on('message', APPROVAL_IDS.deny, denyButton(deps));
   on('message', APPROVAL_IDS.cancel, cancelButton(deps));
   on('message', CONFIG_IDS.purgeChannels, configPurgeChannels(deps));
+  on('message', FREEZE_IDS.approve, freezeExceptionButton(deps, 'approved'));
+  on('message', FREEZE_IDS.deny, freezeExceptionButton(deps, 'denied'));
   on('message', RATELIMIT_IDS.on, rateLimitButton(deps, true));
   on('message', RATELIMIT_IDS.off, rateLimitButton(deps, false));
   on('message', WATCH_IDS.snooze, watchSnooze(deps));

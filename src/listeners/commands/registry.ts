@@ -7,6 +7,7 @@ import { audit } from './audit.js';
 import { config } from './config.js';
 import type { SubcommandHandler } from './context.js';
 import { create } from './create.js';
+import { freeze } from './freeze.js';
 import { login } from './login.js';
 import { logout } from './logout.js';
 import { purge } from './purge.js';
@@ -76,7 +77,7 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
     usage:
       '/cdn audit [export] [zone] [@person] [kind:<kind>] [since:YYYY-MM-DD] [until:YYYY-MM-DD]',
     summary:
-      'The changes made from Slack, 20 a page, filtered by zone, person (or `token:<name>`), kind (purge, purge-everything, ratelimit, key, config), dates (your time zone) and CDN account (`account:<name>`, or `<account>/<zone>`); `export` sends them to your DM as a CSV file.',
+      'The changes made from Slack, 20 a page, filtered by zone, person (or `token:<name>`), kind (purge, purge-everything, ratelimit, key, config, freeze), dates (your time zone) and CDN account (`account:<name>`, or `<account>/<zone>`); `export` sends them to your DM as a CSV file.',
     handler: audit,
   },
   {
@@ -109,6 +110,14 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
       'Show or set who may change things, who may approve purges (for the workspace, or for one CDN account with `account:<name>`), whether guests may change things, the only channels purges may be run from, and how much may be stored.',
     audience: 'admins',
     handler: config,
+  },
+  {
+    name: 'freeze',
+    usage:
+      '/cdn freeze add <zone>|account:<name>|workspace <window> [tz:<Area/City>] [#channel] [--purges] <reason> | list | remove <id> | except <zone>|account:<name> everything|ratelimit|create|purge <reason>',
+    summary:
+      'Change freezes: admins declare a window, once (`2026-12-20 18:00 → 2027-01-04 08:00`) or every week (`every fri 16:00 → mon 08:00`), in a time zone (default: theirs in Slack); during it rate-limit changes, zone creation and purge-everything (with `--purges`, every purge) are refused unless a second person approves an exception, used once.',
+    handler: freeze,
   },
   {
     name: 'tokens',

@@ -29,6 +29,9 @@ export async function publishHome(deps: AppDeps, client: WebClient, caller: Call
     : [undefined, undefined];
   // Admins manage the tokens of the HTTP API here too (setKey: the same admin check).
   const tokens = overview.permissions.setKey ? await deps.apiTokens.list(caller) : undefined;
+  const freezes = overview.permissions.readRecords
+    ? { listed: await deps.freezes.listed(caller.workspaceId), now: deps.clock.now() }
+    : undefined;
   await client.views.publish({
     user_id: caller.userId,
     view: homeView({
@@ -37,6 +40,7 @@ export async function publishHome(deps: AppDeps, client: WebClient, caller: Call
       ...(channels ? { channels } : {}),
       ...(accounts ? { accounts } : {}),
       ...(tokens ? { tokens } : {}),
+      ...(freezes ? { freezes } : {}),
     }),
   });
 }

@@ -5,6 +5,7 @@ import {
   ANALYTICS_IDS,
   APPROVAL_IDS,
   CREATE_IDS,
+  FREEZE_IDS,
   LOGIN_IDS,
   PURGE_IDS,
   TOKENS_IDS,
@@ -21,6 +22,7 @@ import {
 import { analyticsSubmit } from './analytics-submit.js';
 import { approveSubmit, denySubmit } from './approval-submit.js';
 import { createSubmit } from './create-submit.js';
+import { freezeAddSubmit } from './freeze-add-submit.js';
 import { loginSubmit } from './login-submit.js';
 import { purgeEverythingSubmit } from './purge-everything-submit.js';
 import { purgeFormSubmit } from './purge-form-submit.js';
@@ -50,6 +52,7 @@ export function register(app: App, deps: AppDeps): void {
   on(ACCOUNTS_IDS.rekeyCallback, accountRekeySubmit(deps));
   on(ACCOUNTS_IDS.removeCallback, accountRemoveSubmit(deps));
   on(TOKENS_IDS.callback, tokensSubmit(deps));
+  on(FREEZE_IDS.addCallback, freezeAddSubmit(deps));
   // Last, and only for what nothing above handles: Bolt runs every listener that matches.
   app.view(unmatched(handled), tracked(unknownView(deps)));
   // Slack sends view_closed only for a modal opened with notify_on_close (none is, today); left

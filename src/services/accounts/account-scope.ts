@@ -1,6 +1,7 @@
 // Which CDN account a command acts on: the channel's account if it is bound to one, else
 // the account typed (`account:<name>`, `<account>/<zone>`), else every account, a zone name being
 // looked for in each (in exactly one: that one; in several: the person is asked to say which).
+
 import type { ZonePage } from '../../cdn/client.js';
 import type { Zone } from '../../cdn/schemas.js';
 import { AppError } from '../../errors.js';
@@ -10,6 +11,7 @@ import type { ChannelBinding } from '../../store/channel-bindings.js';
 import type { Store } from '../../store/index.js';
 import { zoneKey } from '../../zone-names.js';
 import type { AccessService, Caller } from '../access/access.js';
+import type { FreezeGate } from '../freezes/gate.js';
 import type { ZoneIndex } from '../zones/zone-index.js';
 import type { ZonePlan, ZoneService } from '../zones/zones.js';
 
@@ -27,6 +29,8 @@ export class AccountScopes {
       zones: ZoneService;
       index: ZoneIndex;
       access: AccessService;
+      /** Change freezes: zone creation is refused during one (absent: none). */
+      freezes?: FreezeGate;
     },
   ) {}
 
@@ -211,6 +215,12 @@ export class AccountScopes {
   ): Promise<Awaited<ReturnType<ZoneService['create']>>> {
     const { account: chosen } = await this.forCreate(caller, where);
     const accountId = chosen && indexOf(chosen);
+    await this.deps.freezes?.require({
+      workspaceId: caller.workspaceId,
+      actorId: caller.userId,
+      action: 'create',
+      ...(chosen ? { accountId: chosen.id } : {}),
+    });
     return this.deps.zones.create(caller.workspaceId, {
       ...input,
       actorId: caller.userId,

@@ -24,6 +24,7 @@ import type { Store } from '../../store/index.js';
 import { retryInSeconds, takeRateLimit } from '../../throttles/per-key-rate-limit.js';
 import type { AccountScopes } from '../accounts/account-scope.js';
 import type { ApprovalService } from '../approvals/approvals.js';
+import type { FreezeGate } from '../freezes/gate.js';
 import type { PurgeProgressView, PurgeService } from '../purge/purge.js';
 import { planPurge } from '../purge/purge-targets.js';
 import type { ZoneService } from '../zones/zones.js';
@@ -108,6 +109,8 @@ export class ApiPurgeService {
       settings: ApiPurgeSettings;
       /** Who the CI's `context.actor` is in Slack; absent: nobody is mapped. */
       people?: PeopleByEmail;
+      /** Change freezes: what they refuse is refused here, before anything is stored. */
+      freezes?: FreezeGate;
     },
   ) {
     this.#pollMs = deps.settings.waitPollMs ?? 500;
@@ -177,6 +180,7 @@ export class ApiPurgeService {
     // Named by its id, it must still be one the token covers.
     if (!tokenCoversZone(token, zone.name))
       throw new ApiRefusal('forbidden_zone', 'this token may not purge that zone');
+    await this.#refuseFrozen(token, zone, kind);
     const plan =
       kind === 'everything'
         ? undefined
@@ -491,6 +495,40 @@ export class ApiPurgeService {
     return found === 'not_found' || found === 'unchecked'
       ? { ...base, actor, unmapped: found }
       : { ...base, actor, actorUserId: found };
+  }
+
+  /**
+   * Refuses, naming it, a purge a change freeze in force refuses: purge-everything always, URLs
+   * and tags when the freeze says so. A token holds no exception: those are asked for in Slack.
+   */
+  async #refuseFrozen(
+    token: ApiToken,
+    zone: Parameters<ApprovalService['request']>[1]['zone'],
+    kind: ApiPurgeKind,
+  ): Promise<void> {
+    const [first] =
+      (await this.deps.freezes?.blocking({
+        workspaceId: token.workspaceId,
+        actorId: actorOf(token),
+        action: kind === 'everything' ? 'everything' : 'purge',
+        zone,
+      })) ?? [];
+    if (!first) return;
+    const now = this.deps.clock.now();
+    throw new ApiRefusal(
+      'frozen',
+      `a change freeze on ${first.freeze.targetName} refuses this purge until ${new Date(first.window.end).toISOString()}: ${first.freeze.reason}`,
+      {
+        retryAfterSeconds: Math.max(1, Math.ceil((first.window.end - now) / 1000)),
+        freeze: {
+          id: first.freeze.id,
+          target: first.freeze.targetName,
+          reason: first.freeze.reason,
+          time_zone: first.freeze.timeZone,
+          ends_at: new Date(first.window.end).toISOString(),
+        },
+      },
+    );
   }
 
   async #askApproval(

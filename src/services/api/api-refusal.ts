@@ -16,6 +16,7 @@ export type ApiRefusalCode =
   | 'rate_limited'
   | 'no_approval_channel'
   | 'approval_pending'
+  | 'frozen'
   | 'not_ready';
 
 export class ApiRefusal extends Error {
@@ -28,6 +29,8 @@ export class ApiRefusal extends Error {
       items?: Array<{ item: string; reason: string }>;
       /** CDN account names: those holding an ambiguous zone, or the workspace's. */
       accounts?: string[];
+      /** The change freeze that refuses the request, and when its window ends (ISO 8601). */
+      freeze?: { id: string; target: string; reason: string; time_zone: string; ends_at: string };
     } = {},
   ) {
     super(detail);

@@ -18,6 +18,7 @@ import type { AccessService, Caller } from '../access/access.js';
 import type { ChangeRateLimit } from '../access/change-rate-limit.js';
 import type { ChannelService } from '../access/channels.js';
 import type { CdnAccess } from '../accounts/cdn-access.js';
+import type { FreezeGate } from '../freezes/gate.js';
 
 /** How the request message is kept current; implemented over the Slack Web API. */
 export interface ApprovalNotifier {
@@ -59,6 +60,8 @@ export interface ApprovalServiceOptions {
   channels: ChannelService;
   flood: ChangeRateLimit;
   notifier: ApprovalNotifier;
+  /** Change freezes: a purge of everything asked during one needs an approved exception. */
+  freezes?: FreezeGate;
   clock: Clock;
   logger: Logger;
 }
@@ -134,6 +137,7 @@ export class ApprovalService {
    */
   async approve(caller: Caller, id: string): Promise<Approval> {
     const approval = await this.decidable(caller, id);
+    await this.#requireNotFrozenSince(approval);
     return this.#requireDecided(
       await this.decide(approval.id, 'approved', { userId: caller.userId }),
     );
@@ -157,6 +161,35 @@ export class ApprovalService {
     );
     await this.closed(cancelled);
     return cancelled;
+  }
+
+  /**
+   * A request asked before a freeze window started over its zone is not approved during it: it
+   * passed no freeze check (one asked during the window did, or used its exception then).
+   */
+  async #requireNotFrozenSince(approval: Approval): Promise<void> {
+    const blocking =
+      (await this.options.freezes?.blocking({
+        workspaceId: approval.workspaceId,
+        actorId: approval.requesterId,
+        action: 'everything',
+        zone: {
+          id: approval.zoneId,
+          name: approval.zoneName,
+          ...(approval.accountId ? { accountId: approval.accountId } : {}),
+        },
+      })) ?? [];
+    const since = blocking.find((b) => b.window.start > approval.createdAt);
+    if (since)
+      throw new AppError({
+        code: 'frozen',
+        action: 'everything',
+        freezeId: since.freeze.id,
+        target: since.freeze.targetName,
+        reason: since.freeze.reason,
+        endsAt: since.window.end,
+        timeZone: since.freeze.timeZone,
+      });
   }
 
   /** The approval as this caller decided it; a decider who lost the race is told why not. */
@@ -185,6 +218,15 @@ export class ApprovalService {
     },
   ): Promise<Approval> {
     const workspace = await this.options.store.workspaces.ensure(workspaceId);
+    // Asked in Slack during a freeze: refused, or let through by the requester's exception (used
+    // up here). The HTTP API checks freezes itself, before it stores anything.
+    if (!input.api)
+      await this.options.freezes?.require({
+        workspaceId,
+        actorId: input.requesterId,
+        action: 'everything',
+        zone: input.zone,
+      });
     // The zone's account: `default`'s id for `default`, so each account's zone has
     // its own open request.
     const accountId =

@@ -14,6 +14,7 @@ import { AccountScopes } from '../accounts/account-scope.js';
 import { CdnAccess, type CdnAccessOptions } from '../accounts/cdn-access.js';
 import { type CdnReadLimits, CdnReadRateLimit } from '../analytics/cdn-read-rate-limit.js';
 import { type ApprovalNotifier, ApprovalService } from '../approvals/approvals.js';
+import type { FreezeGate } from '../freezes/gate.js';
 import {
   type EdgeProbe,
   type VerifyLimits,
@@ -32,6 +33,8 @@ export interface CdnServicesOptions extends CdnAccessOptions {
   zoneIndex: Omit<ZoneIndexOptions, 'store' | 'cdn' | 'clock' | 'logger'>;
   /** CDN reads for people per minute, per person and per workspace (0: unbounded). */
   readsPerMinute: CdnReadLimits;
+  /** Change freezes, which zone creation and purges ask (absent: none). */
+  freezes?: FreezeGate;
 }
 
 /** Each workspace's CDN client, who may do what, the zone index, bounded reads, zones, channels. */
@@ -53,7 +56,13 @@ export function cdnServices(options: CdnServicesOptions) {
   const reads = new CdnReadRateLimit(store.rateSlots, access, options.readsPerMinute);
   const zones = new ZoneService({ cdn, audit: store.audit, index: zoneIndex, reads });
   // Which CDN account a zone is in: every feature that names a zone asks it.
-  const scopes = new AccountScopes({ store, zones, index: zoneIndex, access });
+  const scopes = new AccountScopes({
+    store,
+    zones,
+    index: zoneIndex,
+    access,
+    ...(options.freezes ? { freezes: options.freezes } : {}),
+  });
   const channels = new ChannelService({
     bindings: store.channelBindings,
     audit: store.audit,
@@ -61,7 +70,7 @@ export function cdnServices(options: CdnServicesOptions) {
     zones,
     scopes,
   });
-  return { cdn, access, zoneIndex, reads, zones, channels, scopes };
+  return { cdn, access, zoneIndex, reads, zones, channels, scopes, freezes: options.freezes };
 }
 
 export interface PurgeServicesOptions {
@@ -92,7 +101,7 @@ export interface PurgeServicesOptions {
 /** Purges, held purges, account picks, the purge form, purge-everything approvals and verifications; their jobs are for the caller to register. */
 export function purgeServices(options: PurgeServicesOptions) {
   const { store, runner, flood, clock, logger } = options;
-  const { cdn, access, zones, channels, scopes } = options.cdn;
+  const { cdn, access, zones, channels, scopes, freezes } = options.cdn;
   const purges = new PurgeService({
     cdn,
     zones,
@@ -102,6 +111,7 @@ export function purgeServices(options: PurgeServicesOptions) {
     flood,
     store,
     runner,
+    ...(freezes ? { freezes } : {}),
     views: options.views,
     onViewError: options.onViewError,
     logger,
@@ -119,6 +129,7 @@ export function purgeServices(options: PurgeServicesOptions) {
     channels,
     flood,
     notifier: options.notifier,
+    ...(freezes ? { freezes } : {}),
     clock,
     logger,
   });

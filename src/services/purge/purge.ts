@@ -37,6 +37,7 @@ import {
   named,
 } from '../accounts/account-scope.js';
 import type { CdnAccess } from '../accounts/cdn-access.js';
+import type { FreezeGate } from '../freezes/gate.js';
 import type { ReplyTo } from '../reply.js';
 import { DEFAULT_VERIFY_DELAY_MS, verifyAfterPurge } from '../verify/verify-job.js';
 import { ViewNotNow } from '../view-not-now.js';
@@ -162,6 +163,8 @@ export class PurgeService {
       flood: ChangeRateLimit;
       store: Store;
       runner: JobRunner;
+      /** Change freezes: URL and tag purges are refused during one that says so. */
+      freezes?: FreezeGate;
       views: PurgeViews;
       /** Progress updates must never stop a purge; their failures are only logged. */
       onViewError: (error: unknown) => void;
@@ -392,6 +395,13 @@ export class PurgeService {
       channelId,
       groups.map((group) => group.zone),
     );
+    for (const group of groups)
+      await this.deps.freezes?.require({
+        workspaceId: caller.workspaceId,
+        actorId: caller.userId,
+        action: 'purge',
+        zone: group.zone,
+      });
     await this.deps.flood.take(caller.workspaceId, caller.userId);
     return this.#enqueue(caller.workspaceId, groups, caller.userId, replyTo, options);
   }

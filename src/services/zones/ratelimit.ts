@@ -1,4 +1,5 @@
 // Turning a zone's rate limit on or off, audited. Propagation to every edge takes up to 30 s.
+
 import type { Zone } from '../../cdn/schemas.js';
 import type { Clock } from '../../clock.js';
 import type { JobKind, JobRunner } from '../../jobs/runner.js';
@@ -10,6 +11,7 @@ import { requireOperatorWhere } from '../access/operators.js';
 import type { AccountScopes } from '../accounts/account-scope.js';
 import type { CdnAccess } from '../accounts/cdn-access.js';
 import type { CdnReadRateLimit } from '../analytics/cdn-read-rate-limit.js';
+import type { FreezeGate } from '../freezes/gate.js';
 import type { ReplyTo } from '../reply.js';
 import { zoneForChannel } from './zone-work.js';
 import type { ZoneService } from './zones.js';
@@ -86,6 +88,8 @@ export class RateLimitService {
       /** Which CDN account a zone named is in; without it, `default` only. */
       accountScopes?: AccountScopes;
       flood: ChangeRateLimit;
+      /** Change freezes: rate-limit changes are refused during one (absent: none). */
+      freezes?: FreezeGate;
       reads: CdnReadRateLimit;
       runner: JobRunner;
       notices: RateLimitNotices;
@@ -158,6 +162,12 @@ export class RateLimitService {
       ? await zoneNameOrId()
       : await this.#zone(caller.workspaceId, zoneNameOrId, where);
     await this.deps.access.requireOperator(caller, 'ratelimit', zone.accountId);
+    await this.deps.freezes?.require({
+      workspaceId: caller.workspaceId,
+      actorId: caller.userId,
+      action: 'ratelimit',
+      zone,
+    });
     await this.deps.flood.take(caller.workspaceId, caller.userId);
     // The zone's own account: absent, `default`.
     const client = await this.deps.cdn.clientFor(caller.workspaceId, zone.accountId, 'ratelimit');

@@ -161,6 +161,12 @@ describe('the console, driven by docs/demo.txt', () => {
       '✅ Edge check of static.example.com: 1 fresh',
       '── #ops · in a thread · cdn',
       '✅ `https://static.example.com/app.css`: fresh (HEAD 200, `cache-status: SandboxEdge; fwd=miss; stored`)',
+      // A change freeze, read in alice's Slack time zone, announced in the channel and listed.
+      'alice in #ops › /cdn freeze add example.com 2030-12-20 18:00 → 2031-01-04 08:00 Year-end freeze',
+      'A change freeze was declared on example.com',
+      'declared on example.com: 2030-12-20 18:00 → 2031-01-04 08:00 (Europe/Paris) (your Slack time zone',
+      'alice in #ops › /cdn freeze list',
+      'Change freezes',
     ]);
     // No answer was an error (the one purge refused above is the script's point, said with 🚫),
     // nothing was refused by Slack, nothing crashed, and the key was never shown again.
