@@ -4,7 +4,12 @@ import { approvalMessage } from '../blocks/approval.js';
 import { AppError } from '../errors.js';
 import type { ApprovalNotifier } from '../services/approvals/approvals.js';
 import type { Approval } from '../store/approvals.js';
-import { asPostRefusal, isTransientSlackError, slackRetryAfterMs } from './web-api-errors.js';
+import {
+  asPostRefusal,
+  isTransientSlackError,
+  slackErrorCode,
+  slackRetryAfterMs,
+} from './web-api-errors.js';
 import type { WorkspaceClients } from './workspace-clients.js';
 
 /**
@@ -15,6 +20,13 @@ import type { WorkspaceClients } from './workspace-clients.js';
  * (https://github.com/slackapi/bolt-js/issues/365), and `/invite` cannot add it.
  */
 const isDm = (channelId: string) => channelId.startsWith('D');
+
+/**
+ * chat.getPermalink's answers for a message nobody can see any more: a person deleted it, or its
+ * channel went (slackapi/slack-api-specs web-api/slack_web_openapi_v2.json, /chat.getPermalink:
+ * message_not_found, channel_not_found).
+ */
+const GONE = new Set(['message_not_found', 'channel_not_found']);
 
 export class SlackApprovalNotifier implements ApprovalNotifier {
   constructor(private readonly clients: WorkspaceClients) {}
@@ -44,6 +56,10 @@ export class SlackApprovalNotifier implements ApprovalNotifier {
 
   retryAfterMs(error: unknown): number | undefined {
     return slackRetryAfterMs(error);
+  }
+
+  gone(error: unknown): boolean {
+    return GONE.has(slackErrorCode(error) ?? '');
   }
 
   async link(approval: Approval): Promise<string | undefined> {

@@ -218,6 +218,16 @@ export class FakeSlack extends SlackRecords {
   }
 
   /**
+   * A person deletes a message (its author, or an admin any bot's): Slack forgets it, and
+   * chat.update, chat.getPermalink and chat.delete answer `message_not_found` for it (each method's
+   * errors in slackapi/slack-api-specs web-api/slack_web_openapi_v2.json).
+   */
+  deleteAsPerson(message: Message): void {
+    message.deleted = true;
+    this.emit('response', message);
+  }
+
+  /**
    * A view replaced by a view_submission's `response_action: "update"` (or pushed, with
    * `push`), checked as views.update would check it. Returns Slack's error, if any.
    */
