@@ -28,6 +28,24 @@ const isDm = (channelId: string) => channelId.startsWith('D');
  */
 const GONE = new Set(['message_not_found', 'channel_not_found']);
 
+/**
+ * chat.update's answers for a message that can no longer be edited where it was: deleted, not the
+ * bot's, its channel gone or archived (`is_inactive`), or past the workspace's edit window
+ * (slack_web_openapi_v2.json, /chat.update errors), or the bot removed from a private channel.
+ */
+export const UNEDITABLE = new Set([
+  ...GONE,
+  'cant_update_message',
+  'is_inactive',
+  'edit_window_closed',
+  'not_in_channel',
+  'is_archived',
+]);
+
+/** Whether a request has ended: decided otherwise than approved, or approved and purged. */
+const isFinal = (approval: Approval) =>
+  approval.status !== 'pending' && (approval.status !== 'approved' || approval.outcome !== null);
+
 export class SlackApprovalNotifier implements ApprovalNotifier {
   constructor(private readonly clients: WorkspaceClients) {}
 
@@ -76,11 +94,24 @@ export class SlackApprovalNotifier implements ApprovalNotifier {
   async changed(approval: Approval, details: { purging?: boolean } = {}): Promise<void> {
     if (!approval.messageTs) return;
     const token = await this.clients.tokenFor(approval.workspaceId);
-    await this.clients.client.chat.update({
-      token,
-      channel: approval.channelId,
-      ts: approval.messageTs,
-      ...approvalMessage(approval, details),
-    });
+    const message = approvalMessage(approval, details);
+    try {
+      await this.clients.client.chat.update({
+        token,
+        channel: approval.channelId,
+        ts: approval.messageTs,
+        ...message,
+      });
+    } catch (error) {
+      if (!UNEDITABLE.has(slackErrorCode(error) ?? '')) throw error;
+      // The request message is gone (deleted, its channel archived or the app removed): how it
+      // ended still reaches the person who asked, by DM. Progress is not said there.
+      if (!isFinal(approval) || details.purging || approval.api) return;
+      await this.clients.client.chat.postMessage({
+        token,
+        channel: approval.requesterId,
+        ...message,
+      });
+    }
   }
 }

@@ -1,8 +1,8 @@
 // What a person can do in Slack behind the bot's back (delete its message, archive the channel,
 // remove the bot), and how the work they asked for still finishes and still reaches them.
 import { describe, expect, it } from 'vitest';
-import { pendingApprovals, requestEverything } from './flows.js';
-import { startHarness } from './harness.js';
+import { everythingRequests, openApprove, pendingApprovals, requestEverything } from './flows.js';
+import { ADMIN, MEMBER, startHarness } from './harness.js';
 
 describe('a deleted request message', () => {
   it('frees its zone: a new request replaces the one nobody can see or decide', async () => {
@@ -18,5 +18,22 @@ describe('a deleted request message', () => {
       .where('action', '=', 'purge.everything.cancelled')
       .execute();
     expect(cancelled).toHaveLength(1);
+  });
+});
+
+describe('a request message deleted while it was being decided', () => {
+  it('tells the requester by DM how it ended: the purge still ran', async () => {
+    const h = await startHarness({ login: true });
+    const request = await requestEverything(h);
+    const viewId = await openApprove(h, request, ADMIN);
+    h.slack.deleteAsPerson(request);
+    await h.submit(viewId, {}, { user: ADMIN });
+    const [dm] = await h.slack.waitForMessages(
+      (m) => m.channel === MEMBER && (m.text?.includes('was purged') ?? false),
+    );
+    expect(dm?.via).toBe('api');
+    expect(everythingRequests(h)).toHaveLength(1);
+    // Only the outcome: the interim "purging" version is not said by DM.
+    expect(h.slack.messages.filter((m) => m.channel === MEMBER)).toHaveLength(1);
   });
 });
