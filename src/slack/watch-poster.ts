@@ -22,9 +22,17 @@ import { zoneLabel } from '../zone-names.js';
 import { failureReason } from './explain.js';
 import { chartBody } from './report-poster.js';
 import { UploadFailedError, uploadBytes } from './uploads.js';
-import { asPostRefusal, isTransientSlackError, slackRetryAfterMs } from './web-api-errors.js';
+import {
+  asPostRefusal,
+  isTransientSlackError,
+  slackErrorCode,
+  slackRetryAfterMs,
+} from './web-api-errors.js';
 import { paceKeys } from './web-api-paces.js';
 import type { WorkspaceClients } from './workspace-clients.js';
+
+/** chat.update's answers for an alert that is no longer there to edit, in a channel that still is. */
+const DELETED = new Set(['message_not_found', 'cant_update_message', 'edit_window_closed']);
 
 export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
   constructor(
@@ -54,17 +62,42 @@ export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
     const client = this.clients.client;
     await this.pace.turn([paceKeys.channel(alert.workspaceId, alert.channelId)], async () => {
       try {
-        await client.chat.update({
-          token,
-          channel: alert.channelId,
-          ts: alert.messageTs ?? '',
-          ...alertMessage(alert, chartFileId),
-        });
-        await this.#thread(token, alert, alertResolvedText(alert).text);
+        const shown = await this.#resolvedInPlace(token, alert, chartFileId);
+        await this.#thread(token, shown, alertResolvedText(alert).text);
       } catch (error) {
         throw asPostRefusal(error, 'alert');
       }
     });
+  }
+
+  /**
+   * The alert's message edited as resolved; when a person deleted it meanwhile (chat.update:
+   * message_not_found, slack_web_openapi_v2.json), the resolved alert is posted anew in the
+   * channel. Returns the alert as its message now is.
+   */
+  async #resolvedInPlace(
+    token: string,
+    alert: WatchAlert,
+    chartFileId: string | undefined,
+  ): Promise<WatchAlert> {
+    const message = alertMessage(alert, chartFileId);
+    try {
+      await this.clients.client.chat.update({
+        token,
+        channel: alert.channelId,
+        ts: alert.messageTs ?? '',
+        ...message,
+      });
+      return alert;
+    } catch (error) {
+      if (!DELETED.has(slackErrorCode(error) ?? '')) throw error;
+      const posted = await this.clients.client.chat.postMessage({
+        token,
+        channel: alert.channelId,
+        ...message,
+      });
+      return { ...alert, messageTs: posted.ts ?? null };
+    }
   }
 
   async notice(watch: Watch, status: 'active' | 'deleted'): Promise<void> {

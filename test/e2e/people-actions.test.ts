@@ -1,7 +1,17 @@
 // What a person can do in Slack behind the bot's back (delete its message, archive the channel,
 // remove the bot), and how the work they asked for still finishes and still reaches them.
 import { describe, expect, it } from 'vitest';
-import { everythingRequests, openApprove, pendingApprovals, requestEverything } from './flows.js';
+import {
+  alerts,
+  everythingRequests,
+  interval,
+  openApprove,
+  pendingApprovals,
+  requestEverything,
+  shape,
+  thread,
+  watching,
+} from './flows.js';
 import { ADMIN, MEMBER, startHarness } from './harness.js';
 
 describe('a deleted request message', () => {
@@ -35,5 +45,23 @@ describe('a request message deleted while it was being decided', () => {
     expect(everythingRequests(h)).toHaveLength(1);
     // Only the outcome: the interim "purging" version is not said by DM.
     expect(h.slack.messages.filter((m) => m.channel === MEMBER)).toHaveLength(1);
+  });
+});
+
+describe('a watch alert deleted before it resolved', () => {
+  it('posts the resolution anew in the channel, its thread saying so', async () => {
+    const h = await startHarness({ slack: { fileReadyMs: 0 } });
+    const zoneId = await watching(h, 'example.com');
+    shape(h, zoneId, 5, 'spike');
+    await interval(h, 3);
+    const [alert] = alerts(h);
+    if (!alert) throw new Error('no alert');
+    h.slack.deleteAsPerson(alert);
+    await interval(h, 10);
+    const resolved = alerts(h).filter((m) => !m.deleted);
+    expect(resolved.map((m) => m.text)).toEqual(['Resolved: example.com · Requests spike']);
+    const [again] = resolved;
+    if (!again) throw new Error('no resolution');
+    expect(thread(h, again)).toEqual([expect.stringContaining('Resolved: back within bounds')]);
   });
 });
