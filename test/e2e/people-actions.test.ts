@@ -12,7 +12,7 @@ import {
   thread,
   watching,
 } from './flows.js';
-import { ADMIN, MEMBER, startHarness } from './harness.js';
+import { ADMIN, CHANNEL, MEMBER, startHarness } from './harness.js';
 
 describe('a deleted request message', () => {
   it('frees its zone: a new request replaces the one nobody can see or decide', async () => {
@@ -63,5 +63,25 @@ describe('a watch alert deleted before it resolved', () => {
     const [again] = resolved;
     if (!again) throw new Error('no resolution');
     expect(thread(h, again)).toEqual([expect.stringContaining('Resolved: back within bounds')]);
+  });
+});
+
+describe('a channel archived while a purge runs in it', () => {
+  it('still gets the result to the requester (the response_url): progress edits stop', async () => {
+    const h = await startHarness({ login: true });
+    const ops = h.slack.channels.get(CHANNEL);
+    if (!ops) throw new Error('no channel');
+    const urls = Array.from({ length: 120 }, (_, i) => `https://example.com/assets/${i}.js`);
+    void h.slack
+      .waitForMessages((m) => m.text?.startsWith('Purging') ?? false)
+      .then(() => {
+        ops.archived = true;
+      });
+    await h.command(`purge example.com ${urls.join(' ')}`);
+    const [result] = await h.slack.waitForMessages(
+      (m) => m.text === 'Purged 120 items on example.com',
+    );
+    expect(result?.via).toBe('response_url');
+    expect(h.slack.callsTo('chat.update').map((c) => c.response.error)).toEqual(['is_inactive']);
   });
 });

@@ -9,6 +9,8 @@ export class ChatMethods {
   constructor(
     private readonly records: SlackRecords,
     private readonly ids: SlackIds,
+    /** The workspace's message edit window (FakeSlackOptions.editWindowMs), if it has one. */
+    private readonly editWindowMs?: number,
   ) {}
 
   /** Adds a new message, and tells whoever waits for messages. */
@@ -114,11 +116,25 @@ export class ChatMethods {
     return { ok: true, message_ts: message.ts };
   }
 
+  /**
+   * chat.update's errors (slack_web_openapi_v2.json, /chat.update: message_not_found,
+   * cant_update_message, channel_not_found, edit_window_closed, is_inactive). A message in an
+   * archived channel cannot be edited: the list has no `is_archived` for this method, and its
+   * `is_inactive` is the one for a conversation that is no longer active. A private channel the app
+   * was removed from no longer exists for it (channel_not_found, as for posts).
+   */
   update(args: Args): Args {
+    const where = this.records.channels.get(String(args.channel));
+    if (where?.archived) return { ok: false, error: 'is_inactive' };
+    if (where && !where.botMember && (where.isPrivate || where.kind))
+      return { ok: false, error: 'channel_not_found' };
     const message = this.#find(String(args.channel), String(args.ts));
     if (!message) return { ok: false, error: 'message_not_found' };
     if (message.via !== 'api' || message.ephemeralTo)
       return { ok: false, error: 'cant_update_message' };
+    const postedAt = Number(message.ts.split('.')[0]) * 1_000;
+    if (this.editWindowMs !== undefined && this.ids.now() - postedAt > this.editWindowMs)
+      return { ok: false, error: 'edit_window_closed' };
     const problem = this.messageProblems(args);
     if (problem) return problem;
     replaceContent(message, args);

@@ -80,7 +80,7 @@ export class FakeSlack extends SlackRecords {
       options,
       this.issuedTokens,
     );
-    this.#chat = new ChatMethods(this, ids);
+    this.#chat = new ChatMethods(this, ids, options.editWindowMs);
     this.#responseUrls = new ResponseUrls(this, ids, this.#chat);
     this.#views = new ViewMethods(this, ids);
     this.#rateLimit = new SlackRateLimit(

@@ -179,6 +179,12 @@ export interface FakeSlackOptions {
    */
   rateLimits?: boolean;
   /**
+   * The workspace's setting for how long a message stays editable, past which chat.update
+   * answers `edit_window_closed` (one of /chat.update's errors in slack_web_openapi_v2.json).
+   * Default: none (messages stay editable).
+   */
+  editWindowMs?: number;
+  /**
    * Slack's one post a second per channel (429 with Retry-After). Default off: tests run on a
    * manual clock that stands still, so a second post in a channel would wait forever (with it on,
    * 2 of 26 tests of watch/purge/report/home failed so); the console, on the wall clock, and the
