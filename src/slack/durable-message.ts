@@ -55,13 +55,14 @@ export function durableMessages(
 const CANNOT_POST_THERE: readonly string[] = [...POST_REFUSED_THERE, 'user_not_in_channel'];
 /**
  * Why a bot message cannot be edited any more: deleted meanwhile, not the bot's, its channel
- * archived (`is_inactive`; chat.update's errors, slack_web_openapi_v2.json), or a refusal of the
- * place itself.
+ * archived (`is_inactive`), past the workspace's edit window (`edit_window_closed`; chat.update's
+ * errors, slack_web_openapi_v2.json), or a refusal of the place itself.
  */
 const CANNOT_EDIT = [
   'message_not_found',
   'cant_update_message',
   'is_inactive',
+  'edit_window_closed',
   ...CANNOT_POST_THERE,
 ];
 

@@ -85,3 +85,19 @@ describe('a channel archived while a purge runs in it', () => {
     expect(h.slack.callsTo('chat.update').map((c) => c.response.error)).toEqual(['is_inactive']);
   });
 });
+
+describe('a workspace whose messages may be edited for a minute only', () => {
+  it('says a long purge’s result as a new message once its progress can no longer be edited', async () => {
+    const h = await startHarness({ login: true, slack: { editWindowMs: 60_000 } });
+    const urls = Array.from({ length: 120 }, (_, i) => `https://example.com/assets/${i}.js`);
+    void h.slack
+      .waitForMessages((m) => m.text?.startsWith('Purging') ?? false)
+      .then(() => h.clock.advance(120_000));
+    await h.command(`purge example.com ${urls.join(' ')}`);
+    const [result] = await h.slack.waitForMessages(
+      (m) => m.text === 'Purged 120 items on example.com',
+    );
+    expect(result).toMatchObject({ via: 'api', channel: CHANNEL });
+    expect(h.slack.callsTo('chat.update')[0]?.response.error).toBe('edit_window_closed');
+  });
+});
