@@ -1,6 +1,7 @@
 // What a person can do in Slack behind the bot's back (delete its message, archive the channel,
 // remove the bot), and how the work they asked for still finishes and still reaches them.
 import { describe, expect, it } from 'vitest';
+import { WATCH_IDS } from '../../src/blocks/ids.js';
 import {
   alerts,
   everythingRequests,
@@ -99,5 +100,25 @@ describe('a workspace whose messages may be edited for a minute only', () => {
     );
     expect(result).toMatchObject({ via: 'api', channel: CHANNEL });
     expect(h.slack.callsTo('chat.update')[0]?.response.error).toBe('edit_window_closed');
+  });
+});
+
+describe('an alert’s button pressed after the bot was removed from the channel', () => {
+  it('snoozes all the same, and says so by DM since the thread refuses the bot', async () => {
+    const h = await startHarness({ slack: { fileReadyMs: 0 } });
+    const zoneId = await watching(h, 'example.com');
+    shape(h, zoneId, 5, 'spike');
+    await interval(h, 3);
+    const [alert] = alerts(h);
+    if (!alert) throw new Error('no alert');
+    const ops = h.slack.channels.get(CHANNEL);
+    if (!ops) throw new Error('no channel');
+    ops.botMember = false;
+    await h.click(alert, WATCH_IDS.snooze);
+    const [dm] = await h.slack.waitForMessages(
+      (m) => m.channel === MEMBER && (m.text?.includes('snoozed') ?? false),
+    );
+    expect(dm?.text).toContain(`<#${CHANNEL}>`);
+    expect(h.slack.messages.filter((m) => m.ephemeralTo === MEMBER)).toEqual([]);
   });
 });
