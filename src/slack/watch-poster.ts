@@ -66,7 +66,6 @@ export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
   async resolved(alert: WatchAlert, chartFileId: string | undefined): Promise<void> {
     if (!alert.messageTs) return;
     const token = await this.clients.tokenFor(alert.workspaceId);
-    const client = this.clients.client;
     await this.pace.turn([paceKeys.channel(alert.workspaceId, alert.channelId)], async () => {
       try {
         const shown = await this.#resolvedInPlace(token, alert, chartFileId);
