@@ -13,7 +13,7 @@ import {
   thread,
   watching,
 } from './flows.js';
-import { ADMIN, CHANNEL, MEMBER, startHarness } from './harness.js';
+import { ADMIN, CHANNEL, MEMBER, startHarness, textOf } from './harness.js';
 
 describe('a deleted request message', () => {
   it('frees its zone: a new request replaces the one nobody can see or decide', async () => {
@@ -120,5 +120,31 @@ describe('an alert’s button pressed after the bot was removed from the channel
     );
     expect(dm?.text).toContain(`<#${CHANNEL}>`);
     expect(h.slack.messages.filter((m) => m.ephemeralTo === MEMBER)).toEqual([]);
+  });
+});
+
+describe('a channel whose content the organization’s admins revoked (EKM)', () => {
+  it('a purge there still tells its result through the response_url', async () => {
+    const h = await startHarness({ login: true });
+    h.slack.addChannel({ id: 'CEKM', name: 'keys-revoked', botMember: true, ekmRevoked: true });
+    await h.command('purge example.com https://example.com/a.css', { channel: 'CEKM' });
+    const [result] = await h.slack.waitForMessages(
+      (m) => m.text?.startsWith('Purged 1 item') ?? false,
+    );
+    expect(result).toMatchObject({ via: 'response_url', channel: 'CEKM' });
+    expect(h.slack.callsTo('chat.postMessage')[0]?.response.error).toBe('ekm_access_denied');
+  });
+
+  it('a daily report there is paused, and its creator told why by DM', async () => {
+    const h = await startHarness({ login: true });
+    h.slack.addChannel({ id: 'CEKM', name: 'keys-revoked', botMember: true, ekmRevoked: true });
+    await h.command('report example.com daily', { channel: 'CEKM' });
+    await h.slack.waitForMessages((m) => textOf(m.blocks).includes('at 09:00'));
+    h.clock.advance(4 * 3_600_000);
+    await h.deps.reports.tick();
+    await h.slack.waitForCalls((c) => c.method === 'files.completeUploadExternal');
+    await h.deps.runner.settled();
+    const [dm] = await h.slack.waitForMessages((m) => m.channel === MEMBER);
+    expect(dm?.text).toContain('administrators');
   });
 });

@@ -57,6 +57,7 @@ export class ChatMethods {
     if (!channel.botMember && (channel.isPrivate || channel.kind))
       return { ok: false, error: 'channel_not_found' };
     if (channel.archived) return { ok: false, error: 'is_archived' };
+    if (channel.ekmRevoked) return { ok: false, error: 'ekm_access_denied' };
     if (forPost && !channel.botMember) return { ok: false, error: 'not_in_channel' };
     return undefined;
   }
@@ -126,6 +127,7 @@ export class ChatMethods {
   update(args: Args): Args {
     const where = this.records.channels.get(String(args.channel));
     if (where?.archived) return { ok: false, error: 'is_inactive' };
+    if (where?.ekmRevoked) return { ok: false, error: 'ekm_access_denied' };
     if (where && !where.botMember && (where.isPrivate || where.kind))
       return { ok: false, error: 'channel_not_found' };
     const message = this.#find(String(args.channel), String(args.ts));

@@ -50,6 +50,15 @@ export interface FakeChannel {
    * "behaves identically to chat.postMessage").
    */
   postingRestricted?: 'read_only' | 'thread_only';
+  /**
+   * The organization's administrators revoked the keys of this channel's content (Enterprise Key
+   * Management): every post, ephemeral or edit there answers `ekm_access_denied`, "Administrators
+   * have suspended the ability to post a message" (the Errors table of Slack's method pages, e.g.
+   * https://docs.slack.dev/reference/methods/chat.postMessage; the content then shows as the
+   * ekm_access_denied message subtype, slackapi/java-slack-sdk
+   * json-logs/samples/events/MessageEkmAccessDeniedPayload.json).
+   */
+  ekmRevoked?: boolean;
 }
 
 /** A Web API method's arguments or answer. */
