@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { WATCH_IDS } from '../../src/blocks/ids.js';
 import {
   alerts,
+  commandReply,
   everythingRequests,
   interval,
   openApprove,
@@ -146,5 +147,17 @@ describe('a channel whose content the organization’s admins revoked (EKM)', ()
     await h.deps.runner.settled();
     const [dm] = await h.slack.waitForMessages((m) => m.channel === MEMBER);
     expect(dm?.text).toContain('administrators');
+  });
+});
+
+describe('an operators group an admin deleted in Slack', () => {
+  it('refuses as for anyone outside the group, saying where to look: not "something went wrong"', async () => {
+    const h = await startHarness({ login: true });
+    h.slack.addUsergroup('S0SRE', 'sre', [MEMBER]);
+    await h.store.workspaces.update(h.workspaceId, { operatorGroupId: 'S0SRE' });
+    h.slack.usergroups.delete('S0SRE');
+    const reply = await commandReply(h, 'purge example.com https://example.com/a.css');
+    expect(reply.text).toContain("Only members of this workspace's CDN operators group");
+    expect(h.sandbox.requests.filter((r) => r.path.endsWith('/purge'))).toEqual([]);
   });
 });
