@@ -99,6 +99,7 @@ describe('a durable message', () => {
     // Posted to the user id, edited by the DM's id the post answered (a user id: channel_not_found).
     expect(fake.callsTo('chat.update').map((c) => [c.args.channel, c.response.ok])).toEqual([
       ['DU1', true],
+      ['DU1', true],
     ]);
     expect(logs.text()).toContain('not_in_channel');
     expect(logs.text()).toContain('expired_url');
