@@ -161,3 +161,22 @@ describe('an operators group an admin deleted in Slack', () => {
     expect(h.sandbox.requests.filter((r) => r.path.endsWith('/purge'))).toEqual([]);
   });
 });
+
+describe('the bot removed from the channel just as a verification’s summary was shown', () => {
+  it('says the per-URL details through the response_url instead of its thread', async () => {
+    const h = await startHarness({ login: true });
+    const ops = h.slack.channels.get(CHANNEL);
+    if (!ops) throw new Error('no channel');
+    h.slack.on('response', (m) => {
+      if (m.text === 'Edge check of example.com: 1 fresh') ops.botMember = false;
+    });
+    await h.command('purge example.com https://example.com/a.css --verify');
+    await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false);
+    await h.deps.runner.settled();
+    const [details] = await h.slack.waitForMessages(
+      (m) => m.via === 'response_url' && textOf(m.blocks).includes('https://example.com/a.css'),
+    );
+    expect(details?.channel).toBe(CHANNEL);
+    expect(h.slack.messages.filter((m) => m.threadTs !== undefined)).toEqual([]);
+  });
+});
