@@ -2,6 +2,7 @@
 // remove the bot), and how the work they asked for still finishes and still reaches them.
 import { describe, expect, it } from 'vitest';
 import { WATCH_IDS } from '../../src/blocks/ids.js';
+import type { Message } from '../../src/dev/fake-slack/server.js';
 import {
   alerts,
   commandReply,
@@ -14,7 +15,25 @@ import {
   thread,
   watching,
 } from './flows.js';
-import { ADMIN, CHANNEL, MEMBER, startHarness, textOf } from './harness.js';
+import { ADMIN, CHANNEL, type Harness, MEMBER, startHarness, textOf } from './harness.js';
+
+/** The harness's CHANNEL as the fake Slack holds it, for a person to archive or remove the bot. */
+function opsChannel(h: Harness) {
+  const ops = h.slack.channels.get(CHANNEL);
+  if (!ops) throw new Error('no channel');
+  return ops;
+}
+
+/** A watch of example.com that alerted in CHANNEL (files processed at once: whole intervals). */
+async function alerted(): Promise<{ h: Harness; alert: Message }> {
+  const h = await startHarness({ slack: { fileReadyMs: 0 } });
+  const zoneId = await watching(h, 'example.com');
+  shape(h, zoneId, 5, 'spike');
+  await interval(h, 3);
+  const [alert] = alerts(h);
+  if (!alert) throw new Error('no alert');
+  return { h, alert };
+}
 
 describe('a deleted request message', () => {
   it('frees its zone: a new request replaces the one nobody can see or decide', async () => {
@@ -52,12 +71,7 @@ describe('a request message deleted while it was being decided', () => {
 
 describe('a watch alert deleted before it resolved', () => {
   it('posts the resolution anew in the channel, its thread saying so', async () => {
-    const h = await startHarness({ slack: { fileReadyMs: 0 } });
-    const zoneId = await watching(h, 'example.com');
-    shape(h, zoneId, 5, 'spike');
-    await interval(h, 3);
-    const [alert] = alerts(h);
-    if (!alert) throw new Error('no alert');
+    const { h, alert } = await alerted();
     h.slack.deleteAsPerson(alert);
     await interval(h, 10);
     const resolved = alerts(h).filter((m) => !m.deleted);
@@ -71,8 +85,7 @@ describe('a watch alert deleted before it resolved', () => {
 describe('a channel archived while a purge runs in it', () => {
   it('still gets the result to the requester (the response_url): progress edits stop', async () => {
     const h = await startHarness({ login: true });
-    const ops = h.slack.channels.get(CHANNEL);
-    if (!ops) throw new Error('no channel');
+    const ops = opsChannel(h);
     const urls = Array.from({ length: 120 }, (_, i) => `https://example.com/assets/${i}.js`);
     void h.slack
       .waitForMessages((m) => m.text?.startsWith('Purging') ?? false)
@@ -106,14 +119,8 @@ describe('a workspace whose messages may be edited for a minute only', () => {
 
 describe('an alert’s button pressed after the bot was removed from the channel', () => {
   it('snoozes all the same, and says so by DM since the thread refuses the bot', async () => {
-    const h = await startHarness({ slack: { fileReadyMs: 0 } });
-    const zoneId = await watching(h, 'example.com');
-    shape(h, zoneId, 5, 'spike');
-    await interval(h, 3);
-    const [alert] = alerts(h);
-    if (!alert) throw new Error('no alert');
-    const ops = h.slack.channels.get(CHANNEL);
-    if (!ops) throw new Error('no channel');
+    const { h, alert } = await alerted();
+    const ops = opsChannel(h);
     ops.botMember = false;
     await h.click(alert, WATCH_IDS.snooze);
     const [dm] = await h.slack.waitForMessages(
@@ -165,8 +172,7 @@ describe('an operators group an admin deleted in Slack', () => {
 describe('the bot removed from the channel just as a verification’s summary was shown', () => {
   it('says the per-URL details through the response_url instead of its thread', async () => {
     const h = await startHarness({ login: true });
-    const ops = h.slack.channels.get(CHANNEL);
-    if (!ops) throw new Error('no channel');
+    const ops = opsChannel(h);
     h.slack.on('response', (m) => {
       if (m.text === 'Edge check of example.com: 1 fresh') ops.botMember = false;
     });
