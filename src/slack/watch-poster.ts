@@ -38,8 +38,19 @@ import type { WorkspaceClients } from './workspace-clients.js';
 
 const REFUSED_THERE: readonly string[] = POST_REFUSED_THERE;
 
-/** chat.update's answers for an alert that is no longer there to edit, in a channel that still is. */
-const DELETED = new Set(['message_not_found', 'cant_update_message', 'edit_window_closed']);
+/**
+ * chat.update's answers for an alert that can no longer be edited (slack_web_openapi_v2.json,
+ * /chat.update errors): deleted, past the edit window, or its channel archived (`is_inactive`) or
+ * gone. It is posted anew: where the channel still takes it, the resolution is seen; where not,
+ * the post's own refusal (is_archived, channel_not_found) pauses the watch as for any alert.
+ */
+const UNEDITABLE = new Set([
+  'message_not_found',
+  'cant_update_message',
+  'edit_window_closed',
+  'is_inactive',
+  'channel_not_found',
+]);
 
 export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
   constructor(
@@ -77,9 +88,9 @@ export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
   }
 
   /**
-   * The alert's message edited as resolved; when a person deleted it meanwhile (chat.update:
-   * message_not_found, slack_web_openapi_v2.json), the resolved alert is posted anew in the
-   * channel. Returns the alert as its message now is.
+   * The alert's message edited as resolved; when it cannot be (UNEDITABLE: deleted meanwhile, its
+   * channel archived), the resolved alert is posted anew in the channel. Returns the alert as its
+   * message now is.
    */
   async #resolvedInPlace(
     token: string,
@@ -96,7 +107,7 @@ export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
       });
       return alert;
     } catch (error) {
-      if (!DELETED.has(slackErrorCode(error) ?? '')) throw error;
+      if (!UNEDITABLE.has(slackErrorCode(error) ?? '')) throw error;
       const posted = await this.clients.client.chat.postMessage({
         token,
         channel: alert.channelId,

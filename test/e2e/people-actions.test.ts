@@ -186,3 +186,16 @@ describe('the bot removed from the channel just as a verification’s summary wa
     expect(h.slack.messages.filter((m) => m.threadTs !== undefined)).toEqual([]);
   });
 });
+
+describe('a channel archived while its watch alert stood', () => {
+  it('pauses the watch when the alert resolves, and tells its creator why by DM', async () => {
+    const { h } = await alerted();
+    opsChannel(h).archived = true;
+    await interval(h, 10);
+    const [dm] = await h.slack.waitForMessages(
+      (m) => m.channel === MEMBER && (m.text?.includes('archived') ?? false),
+    );
+    expect(dm?.text).toContain('example.com');
+    expect(h.slack.callsTo('chat.update').map((c) => c.response.error)).toContain('is_inactive');
+  });
+});
