@@ -42,7 +42,8 @@ export type PostPlace = 'chart' | 'approval' | 'report' | 'alert';
  * Slack's refusals of a post because of where it goes (chat.postMessage's errors,
  * https://docs.slack.dev/reference/methods/chat.postMessage): the bot is not in the conversation or
  * cannot see it, it is archived, or only some may post there (a workspace preference, a read-only
- * channel, a thread-only channel).
+ * channel, a thread-only channel), or the organization's administrators revoked its content's keys
+ * (`ekm_access_denied`, in the Errors table of every method page).
  */
 export const POST_REFUSED_THERE = [
   'not_in_channel',
@@ -51,6 +52,7 @@ export const POST_REFUSED_THERE = [
   'restricted_action',
   'restricted_action_read_only_channel',
   'restricted_action_thread_only_channel',
+  'ekm_access_denied',
 ] as const;
 export type PostRefusedThere = (typeof POST_REFUSED_THERE)[number];
 

@@ -94,6 +94,7 @@ const CANNOT_POST_THERE: Record<PostRefusedThere, string> = {
   restricted_action: 'a workspace setting keeps me from posting there',
   restricted_action_read_only_channel: 'that channel only lets some people post',
   restricted_action_thread_only_channel: 'that channel only takes replies in threads',
+  ekm_access_denied: 'your organization’s administrators have suspended posting there',
 };
 
 /** Why Slack refused a post, for the Slack error codes that are about where we post. */

@@ -217,6 +217,23 @@ export function alertMutedText(alert: WatchAlert, userId: string): Mrkdwn {
   return md`:no_bell: ${user(userId)} muted ${title(alert)} alerts of *${zoneLabel(alert.zoneName)}* in this channel. Unmute them here, or from \`/cdn watch list\`.`;
 }
 
+/**
+ * A follow-up said by DM because the alert's channel refuses the bot (removed, archived): which
+ * alert it is about comes first, since the DM has no thread to say it. `blocks`: the follow-up's
+ * own (else its text in a section).
+ */
+export function alertFollowUpByDm(
+  alert: WatchAlert,
+  followUp: Mrkdwn,
+  blocks?: KnownBlock[],
+): Message {
+  const about = md`About the ${title(alert)} alert of *${zoneLabel(alert.zoneName)}* in ${channel(alert.channelId)} (I can no longer post there):`;
+  return message(md`${about} ${followUp}`, [
+    { type: 'context', elements: [mrkdwn(about)] },
+    ...(blocks ?? [{ type: 'section', text: mrkdwn(followUp) }]),
+  ]);
+}
+
 /** The muted notice in the alert's thread, with its Unmute button. */
 export function alertMutedMessage(alert: WatchAlert, userId: string): Message {
   const text = alertMutedText(alert, userId);

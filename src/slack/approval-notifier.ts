@@ -4,7 +4,12 @@ import { approvalMessage } from '../blocks/approval.js';
 import { AppError } from '../errors.js';
 import type { ApprovalNotifier } from '../services/approvals/approvals.js';
 import type { Approval } from '../store/approvals.js';
-import { asPostRefusal, isTransientSlackError, slackRetryAfterMs } from './web-api-errors.js';
+import {
+  asPostRefusal,
+  isTransientSlackError,
+  slackErrorCode,
+  slackRetryAfterMs,
+} from './web-api-errors.js';
 import type { WorkspaceClients } from './workspace-clients.js';
 
 /**
@@ -15,6 +20,31 @@ import type { WorkspaceClients } from './workspace-clients.js';
  * (https://github.com/slackapi/bolt-js/issues/365), and `/invite` cannot add it.
  */
 const isDm = (channelId: string) => channelId.startsWith('D');
+
+/**
+ * chat.getPermalink's answers for a message nobody can see any more: a person deleted it, or its
+ * channel went (slackapi/slack-api-specs web-api/slack_web_openapi_v2.json, /chat.getPermalink:
+ * message_not_found, channel_not_found).
+ */
+const GONE = new Set(['message_not_found', 'channel_not_found']);
+
+/**
+ * chat.update's answers for a message that can no longer be edited where it was: deleted, not the
+ * bot's, its channel gone or archived (`is_inactive`), or past the workspace's edit window
+ * (slack_web_openapi_v2.json, /chat.update errors), or the bot removed from a private channel.
+ */
+export const UNEDITABLE = new Set([
+  ...GONE,
+  'cant_update_message',
+  'is_inactive',
+  'edit_window_closed',
+  'not_in_channel',
+  'is_archived',
+]);
+
+/** Whether a request has ended: decided otherwise than approved, or approved and purged. */
+const isFinal = (approval: Approval) =>
+  approval.status !== 'pending' && (approval.status !== 'approved' || approval.outcome !== null);
 
 export class SlackApprovalNotifier implements ApprovalNotifier {
   constructor(private readonly clients: WorkspaceClients) {}
@@ -46,6 +76,10 @@ export class SlackApprovalNotifier implements ApprovalNotifier {
     return slackRetryAfterMs(error);
   }
 
+  gone(error: unknown): boolean {
+    return GONE.has(slackErrorCode(error) ?? '');
+  }
+
   async link(approval: Approval): Promise<string | undefined> {
     if (!approval.messageTs) return undefined;
     const token = await this.clients.tokenFor(approval.workspaceId);
@@ -60,11 +94,24 @@ export class SlackApprovalNotifier implements ApprovalNotifier {
   async changed(approval: Approval, details: { purging?: boolean } = {}): Promise<void> {
     if (!approval.messageTs) return;
     const token = await this.clients.tokenFor(approval.workspaceId);
-    await this.clients.client.chat.update({
-      token,
-      channel: approval.channelId,
-      ts: approval.messageTs,
-      ...approvalMessage(approval, details),
-    });
+    const message = approvalMessage(approval, details);
+    try {
+      await this.clients.client.chat.update({
+        token,
+        channel: approval.channelId,
+        ts: approval.messageTs,
+        ...message,
+      });
+    } catch (error) {
+      if (!UNEDITABLE.has(slackErrorCode(error) ?? '')) throw error;
+      // The request message is gone (deleted, its channel archived or the app removed): how it
+      // ended still reaches the person who asked, by DM. Progress is not said there.
+      if (!isFinal(approval) || details.purging || approval.api) return;
+      await this.clients.client.chat.postMessage({
+        token,
+        channel: approval.requesterId,
+        ...message,
+      });
+    }
   }
 }

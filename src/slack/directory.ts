@@ -188,9 +188,19 @@ export function webDirectory(
       const key = `${teamId}:${groupId}`;
       const cached = groups.cache.get(key);
       if (cached) return cached;
-      const { users } = await client.usergroups.users.list({ usergroup: groupId, ...auth });
-      groups.cache.set(key, users ?? []);
-      return users ?? [];
+      // A group an admin deleted (or disabled) has nobody in it: usergroups.users.list answers
+      // `no_such_subteam`, "No usergroup found with the given ID" (its page's Errors; the same
+      // answer for an unknown id in slackapi/java-slack-sdk slack-api-client/src/test/java/
+      // test_with_remote_apis/methods/usergroups_Test.java). Refused, never everyone let in.
+      const users = await client.usergroups.users
+        .list({ usergroup: groupId, ...auth })
+        .then((answer) => answer.users ?? [])
+        .catch((error: unknown) => {
+          if (slackErrorCode(error) === 'no_such_subteam') return [];
+          throw error;
+        });
+      groups.cache.set(key, users);
+      return users;
     },
     async inConversation(channelId, userId) {
       const key = `${teamId}:${channelId}`;

@@ -53,8 +53,18 @@ export function durableMessages(
  * the next way of saying it takes over.
  */
 const CANNOT_POST_THERE: readonly string[] = [...POST_REFUSED_THERE, 'user_not_in_channel'];
-/** Why a bot message cannot be edited any more (deleted meanwhile, or not the bot's). */
-const CANNOT_EDIT = ['message_not_found', 'cant_update_message', ...CANNOT_POST_THERE];
+/**
+ * Why a bot message cannot be edited any more: deleted meanwhile, not the bot's, its channel
+ * archived (`is_inactive`), past the workspace's edit window (`edit_window_closed`; chat.update's
+ * errors, slack_web_openapi_v2.json), or a refusal of the place itself.
+ */
+const CANNOT_EDIT = [
+  'message_not_found',
+  'cant_update_message',
+  'is_inactive',
+  'edit_window_closed',
+  ...CANNOT_POST_THERE,
+];
 
 /** Slack's limits on a response_url, less a margin for the request in flight. */
 const RESPONSE_URL_USES = 5;

@@ -4,15 +4,20 @@
 // same message is updated in place (a fresh chart, no buttons) and its thread says so. Slack
 // processes an uploaded file for a moment before a block may show it: that refusal is told apart
 // (isChartNotReady) so the post waits; a chart never ready is shared in the alert's thread.
+import type { KnownBlock } from '@slack/types';
 import { chartInThreadText, watchPausedText } from '../blocks/delivery.js';
+import type { Mrkdwn } from '../blocks/text.js';
 import {
+  alertFollowUpByDm,
   alertMessage,
   alertMutedMessage,
+  alertMutedText,
   alertRateLimitedText,
   alertResolvedText,
   alertSnoozedText,
   zoneLiveText,
 } from '../blocks/watches.js';
+import { POST_REFUSED_THERE } from '../errors.js';
 import type { WatchPoster } from '../services/watches/watch-posting.js';
 import type { AlertFollowUps } from '../services/watches/watches.js';
 import type { WatchAlert } from '../store/watch-alerts.js';
@@ -22,9 +27,30 @@ import { zoneLabel } from '../zone-names.js';
 import { failureReason } from './explain.js';
 import { chartBody } from './report-poster.js';
 import { UploadFailedError, uploadBytes } from './uploads.js';
-import { asPostRefusal, isTransientSlackError, slackRetryAfterMs } from './web-api-errors.js';
+import {
+  asPostRefusal,
+  isTransientSlackError,
+  slackErrorCode,
+  slackRetryAfterMs,
+} from './web-api-errors.js';
 import { paceKeys } from './web-api-paces.js';
 import type { WorkspaceClients } from './workspace-clients.js';
+
+const REFUSED_THERE: readonly string[] = POST_REFUSED_THERE;
+
+/**
+ * chat.update's answers for an alert that can no longer be edited (slack_web_openapi_v2.json,
+ * /chat.update errors): deleted, past the edit window, or its channel archived (`is_inactive`) or
+ * gone. It is posted anew: where the channel still takes it, the resolution is seen; where not,
+ * the post's own refusal (is_archived, channel_not_found) pauses the watch as for any alert.
+ */
+const UNEDITABLE = new Set([
+  'message_not_found',
+  'cant_update_message',
+  'edit_window_closed',
+  'is_inactive',
+  'channel_not_found',
+]);
 
 export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
   constructor(
@@ -51,20 +77,44 @@ export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
   async resolved(alert: WatchAlert, chartFileId: string | undefined): Promise<void> {
     if (!alert.messageTs) return;
     const token = await this.clients.tokenFor(alert.workspaceId);
-    const client = this.clients.client;
     await this.pace.turn([paceKeys.channel(alert.workspaceId, alert.channelId)], async () => {
       try {
-        await client.chat.update({
-          token,
-          channel: alert.channelId,
-          ts: alert.messageTs ?? '',
-          ...alertMessage(alert, chartFileId),
-        });
-        await this.#thread(token, alert, alertResolvedText(alert).text);
+        const shown = await this.#resolvedInPlace(token, alert, chartFileId);
+        await this.#thread(token, shown, alertResolvedText(alert).text);
       } catch (error) {
         throw asPostRefusal(error, 'alert');
       }
     });
+  }
+
+  /**
+   * The alert's message edited as resolved; when it cannot be (UNEDITABLE: deleted meanwhile, its
+   * channel archived), the resolved alert is posted anew in the channel. Returns the alert as its
+   * message now is.
+   */
+  async #resolvedInPlace(
+    token: string,
+    alert: WatchAlert,
+    chartFileId: string | undefined,
+  ): Promise<WatchAlert> {
+    const message = alertMessage(alert, chartFileId);
+    try {
+      await this.clients.client.chat.update({
+        token,
+        channel: alert.channelId,
+        ts: alert.messageTs ?? '',
+        ...message,
+      });
+      return alert;
+    } catch (error) {
+      if (!UNEDITABLE.has(slackErrorCode(error) ?? '')) throw error;
+      const posted = await this.clients.client.chat.postMessage({
+        token,
+        channel: alert.channelId,
+        ...message,
+      });
+      return { ...alert, messageTs: posted.ts ?? null };
+    }
   }
 
   async notice(watch: Watch, status: 'active' | 'deleted'): Promise<void> {
@@ -98,22 +148,16 @@ export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
   }
 
   async snoozed(alert: WatchAlert, userId: string, until: number): Promise<void> {
-    await this.#followUp(alert, alertSnoozedText(userId, until).text);
+    await this.#followUp(alert, userId, alertSnoozedText(userId, until));
   }
 
   async muted(alert: WatchAlert, userId: string): Promise<void> {
-    if (!alert.messageTs) return;
-    const token = await this.clients.tokenFor(alert.workspaceId);
-    await this.clients.client.chat.postMessage({
-      token,
-      channel: alert.channelId,
-      thread_ts: alert.messageTs,
-      ...alertMutedMessage(alert, userId),
-    });
+    const notice = alertMutedMessage(alert, userId);
+    await this.#followUp(alert, userId, alertMutedText(alert, userId), notice.blocks);
   }
 
   async rateLimited(alert: WatchAlert, userId: string): Promise<void> {
-    await this.#followUp(alert, alertRateLimitedText(alert, userId).text);
+    await this.#followUp(alert, userId, alertRateLimitedText(alert, userId));
   }
 
   chartNotReady(error: unknown): boolean {
@@ -132,9 +176,34 @@ export class SlackWatchPoster implements WatchPoster, AlertFollowUps {
     return slackRetryAfterMs(error);
   }
 
-  async #followUp(alert: WatchAlert, text: string): Promise<void> {
+  /**
+   * What a person did to an alert, said in its thread; where the channel refuses the bot (removed
+   * by a person: not_in_channel, or channel_not_found for a private one; archived: is_archived;
+   * chat.postMessage's errors, slack_web_openapi_v2.json), by DM to that person instead.
+   */
+  async #followUp(
+    alert: WatchAlert,
+    userId: string,
+    text: Mrkdwn,
+    blocks?: KnownBlock[],
+  ): Promise<void> {
+    if (!alert.messageTs) return;
     const token = await this.clients.tokenFor(alert.workspaceId);
-    await this.#thread(token, alert, text);
+    try {
+      await this.clients.client.chat.postMessage({
+        token,
+        channel: alert.channelId,
+        thread_ts: alert.messageTs,
+        ...(blocks ? { text: text.text, blocks } : { text: text.text }),
+      });
+    } catch (error) {
+      if (!REFUSED_THERE.includes(slackErrorCode(error) ?? '')) throw error;
+      await this.clients.client.chat.postMessage({
+        token,
+        channel: userId,
+        ...alertFollowUpByDm(alert, text, blocks),
+      });
+    }
   }
 
   async #thread(token: string, alert: WatchAlert, text: string): Promise<void> {

@@ -719,6 +719,14 @@ const CASES: Record<string, () => unknown[]> = {
   alertSnoozedText: () => [watchBlocks.alertSnoozedText('U1', 1)],
   alertMutedText: () => [watchBlocks.alertMutedText(alert(H), 'U1')],
   alertMutedMessage: () => [watchBlocks.alertMutedMessage(alert(H), 'U1')],
+  alertFollowUpByDm: () => [
+    watchBlocks.alertFollowUpByDm(alert(H), watchBlocks.alertSnoozedText('U1', 1)),
+    watchBlocks.alertFollowUpByDm(
+      alert(H),
+      watchBlocks.alertMutedText(alert(H), 'U1'),
+      watchBlocks.alertMutedMessage(alert(H), 'U1').blocks,
+    ),
+  ],
   alertUnmutedMessage: () => [
     watchBlocks.alertUnmutedMessage(alert(H), 'U1'),
     watchBlocks.alertUnmutedMessage(alert(H), 'U1', true),

@@ -588,6 +588,13 @@ const CASES: Record<string, () => unknown[]> = {
   alertSnoozedText: () => [watches.alertSnoozedText('U1', 0)],
   alertMutedText: () => [watches.alertMutedText(alert, 'U1')],
   alertMutedMessage: () => [watches.alertMutedMessage(alert, 'U1')],
+  alertFollowUpByDm: () => [
+    watches.alertFollowUpByDm(
+      alert,
+      watches.alertMutedText(alert, 'U1'),
+      watches.alertMutedMessage(alert, 'U1').blocks,
+    ),
+  ],
   alertUnmutedMessage: () => [watches.alertUnmutedMessage(alert, 'U1')],
   logoutConfirmMessage: () => {
     const work = {

@@ -148,7 +148,10 @@ export async function requestEverything(
   expect((await h.submit(viewId, values('Example.com', reason), { user: MEMBER })).body).toBe('');
   const [message] = await h.slack.waitForMessages(
     (m) =>
-      m.via === 'api' && m.channel === CHANNEL && (m.text?.includes('Approval needed') ?? false),
+      m.via === 'api' &&
+      m.channel === CHANNEL &&
+      !m.deleted &&
+      (m.text?.includes('Approval needed') ?? false),
   );
   if (!message) throw new Error('no request message');
   return message;

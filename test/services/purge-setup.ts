@@ -111,6 +111,7 @@ export async function purgeSetup(
       transient: () => false,
       retryAfterMs: () => undefined,
       link: async () => undefined,
+      gone: () => false,
     },
     verify: {
       prober,

@@ -96,6 +96,11 @@ describe('a durable message', () => {
     await target.replace(message('Purging: 2/3'), { interim: true });
     await target.replace(message('Purged 3 items'));
     expect(shown()).toEqual([['U1', 'api', 'Purged 3 items']]);
+    // Posted to the user id, edited by the DM's id the post answered (a user id: channel_not_found).
+    expect(fake.callsTo('chat.update').map((c) => [c.args.channel, c.response.ok])).toEqual([
+      ['DU1', true],
+      ['DU1', true],
+    ]);
     expect(logs.text()).toContain('not_in_channel');
     expect(logs.text()).toContain('expired_url');
   });

@@ -1,4 +1,5 @@
 // The fake Slack's chat.* methods, and the checks Slack makes of any message and where it goes.
+import { dmIdOf } from './directory.js';
 import { slackFileProblems } from './file-readiness.js';
 import type { SlackIds } from './ids.js';
 import type { SlackRecords } from './records.js';
@@ -9,6 +10,8 @@ export class ChatMethods {
   constructor(
     private readonly records: SlackRecords,
     private readonly ids: SlackIds,
+    /** The workspace's message edit window (FakeSlackOptions.editWindowMs), if it has one. */
+    private readonly editWindowMs?: number,
   ) {}
 
   /** Adds a new message, and tells whoever waits for messages. */
@@ -55,6 +58,7 @@ export class ChatMethods {
     if (!channel.botMember && (channel.isPrivate || channel.kind))
       return { ok: false, error: 'channel_not_found' };
     if (channel.archived) return { ok: false, error: 'is_archived' };
+    if (channel.ekmRevoked) return { ok: false, error: 'ekm_access_denied' };
     if (forPost && !channel.botMember) return { ok: false, error: 'not_in_channel' };
     return undefined;
   }
@@ -89,9 +93,11 @@ export class ChatMethods {
       ...textAndBlocks(args),
       ...(typeof args.thread_ts === 'string' ? { threadTs: args.thread_ts } : {}),
     });
+    // Posted to a person's user id, the message is in the app's DM with them, and its answer names
+    // that DM (D…): only that id edits it later (#byUserId).
     return {
       ok: true,
-      channel,
+      channel: this.records.users.has(channel) ? dmIdOf(channel) : channel,
       ts: message.ts,
       message: { text: message.text, blocks: message.blocks },
     };
@@ -114,11 +120,27 @@ export class ChatMethods {
     return { ok: true, message_ts: message.ts };
   }
 
+  /**
+   * chat.update's errors (slack_web_openapi_v2.json, /chat.update: message_not_found,
+   * cant_update_message, channel_not_found, edit_window_closed, is_inactive). A message in an
+   * archived channel cannot be edited: the list has no `is_archived` for this method, and its
+   * `is_inactive` is the one for a conversation that is no longer active. A private channel the app
+   * was removed from no longer exists for it (channel_not_found, as for posts).
+   */
   update(args: Args): Args {
+    if (this.#byUserId(args)) return { ok: false, error: 'channel_not_found' };
+    const where = this.records.channels.get(String(args.channel));
+    if (where?.archived) return { ok: false, error: 'is_inactive' };
+    if (where?.ekmRevoked) return { ok: false, error: 'ekm_access_denied' };
+    if (where && !where.botMember && (where.isPrivate || where.kind))
+      return { ok: false, error: 'channel_not_found' };
     const message = this.#find(String(args.channel), String(args.ts));
     if (!message) return { ok: false, error: 'message_not_found' };
     if (message.via !== 'api' || message.ephemeralTo)
       return { ok: false, error: 'cant_update_message' };
+    const postedAt = Number(message.ts.split('.')[0]) * 1_000;
+    if (this.editWindowMs !== undefined && this.ids.now() - postedAt > this.editWindowMs)
+      return { ok: false, error: 'edit_window_closed' };
     const problem = this.messageProblems(args);
     if (problem) return problem;
     replaceContent(message, args);
@@ -127,6 +149,7 @@ export class ChatMethods {
   }
 
   delete(args: Args): Args {
+    if (this.#byUserId(args)) return { ok: false, error: 'channel_not_found' };
     const message = this.#find(String(args.channel), String(args.ts));
     if (!message) return { ok: false, error: 'message_not_found' };
     message.deleted = true;
@@ -142,8 +165,21 @@ export class ChatMethods {
     return { ok: true, channel: message.channel, permalink };
   }
 
+  /**
+   * An edit naming a person's user id instead of the DM's id: Slack answers channel_not_found
+   * ("If I use the channel ID in place of the User ID the workflow works just fine",
+   * https://github.com/slackapi/python-slack-sdk/issues/528; https://github.com/slackapi/bolt-python/issues/626).
+   */
+  #byUserId(args: Args): boolean {
+    return this.records.users.has(String(args.channel));
+  }
+
+  /** A message by its conversation (a DM by its D… id, whichever id it was posted to) and ts. */
   #find(channel: string, ts: string): Message | undefined {
-    return this.records.messages.find((m) => m.channel === channel && m.ts === ts && !m.deleted);
+    const dm = (id: string) => (this.records.users.has(id) ? dmIdOf(id) : id);
+    return this.records.messages.find(
+      (m) => dm(m.channel) === dm(channel) && m.ts === ts && !m.deleted,
+    );
   }
 }
 

@@ -75,6 +75,12 @@ export function usersLookupByEmail(
   return usersInfo(records, identity, { user: user.id });
 }
 
+/**
+ * usergroups.users.list: a group that does not exist (never did, or an admin deleted it) answers
+ * `no_such_subteam` ("No usergroup found with the given ID", the method page's Errors;
+ * slackapi/java-slack-sdk slack-api-client/src/test/java/test_with_remote_apis/methods/
+ * usergroups_Test.java asserts it for an unknown id).
+ */
 export function usergroupMembers(records: SlackRecords, args: Args): Args {
   const group = records.usergroups.get(String(args.usergroup));
   return group ? { ok: true, users: group.members } : { ok: false, error: 'no_such_subteam' };

@@ -85,7 +85,7 @@ export class FakeSlack extends SlackRecords {
       this.issuedTokens,
       ids,
     );
-    this.#chat = new ChatMethods(this, ids);
+    this.#chat = new ChatMethods(this, ids, options.editWindowMs);
     this.#responseUrls = new ResponseUrls(this, ids, this.#chat);
     this.#views = new ViewMethods(this, ids);
     this.#rateLimit = new SlackRateLimit(
@@ -253,6 +253,16 @@ export class FakeSlack extends SlackRecords {
   /** A message a person posts in a channel (the console's `/say`), for shortcuts to act on. */
   postAsUser(channel: string, user: string, text: string): Message {
     return this.#chat.record({ channel, via: 'user', user, text });
+  }
+
+  /**
+   * A person deletes a message (its author, or an admin any bot's): Slack forgets it, and
+   * chat.update, chat.getPermalink and chat.delete answer `message_not_found` for it (each method's
+   * errors in slackapi/slack-api-specs web-api/slack_web_openapi_v2.json).
+   */
+  deleteAsPerson(message: Message): void {
+    message.deleted = true;
+    this.emit('response', message);
   }
 
   /**

@@ -53,6 +53,15 @@ export interface FakeChannel {
    * "behaves identically to chat.postMessage").
    */
   postingRestricted?: 'read_only' | 'thread_only';
+  /**
+   * The organization's administrators revoked the keys of this channel's content (Enterprise Key
+   * Management): every post, ephemeral or edit there answers `ekm_access_denied`, "Administrators
+   * have suspended the ability to post a message" (the Errors table of Slack's method pages, e.g.
+   * https://docs.slack.dev/reference/methods/chat.postMessage; the content then shows as the
+   * ekm_access_denied message subtype, slackapi/java-slack-sdk
+   * json-logs/samples/events/MessageEkmAccessDeniedPayload.json).
+   */
+  ekmRevoked?: boolean;
 }
 
 /** A Web API method's arguments or answer. */
@@ -192,6 +201,12 @@ export interface FakeSlackOptions {
    * which a call is answered 429 with Retry-After. Default on: tests stay far below every tier.
    */
   rateLimits?: boolean;
+  /**
+   * The workspace's setting for how long a message stays editable, past which chat.update
+   * answers `edit_window_closed` (one of /chat.update's errors in slack_web_openapi_v2.json).
+   * Default: none (messages stay editable).
+   */
+  editWindowMs?: number;
   /**
    * Slack's one post a second per channel (429 with Retry-After). Default off: tests run on a
    * manual clock that stands still, so a second post in a channel would wait forever (with it on,

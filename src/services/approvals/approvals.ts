@@ -32,6 +32,8 @@ export interface ApprovalNotifier {
   retryAfterMs(error: unknown): number | undefined;
   /** A link to the request message, when it can be had. */
   link(approval: Approval): Promise<string | undefined>;
+  /** Whether a failure says the request message is gone (deleted by a person, or its channel). */
+  gone(error: unknown): boolean;
 }
 
 export type Decided =
@@ -215,6 +217,8 @@ export class ApprovalService {
       ttlMs?: number;
       /** Asked for over the HTTP API: the token and the CI's actor. */
       api?: ApiRequester;
+      /** An unseen open request was cancelled for this one (it is not done twice). */
+      replaced?: boolean;
     },
   ): Promise<Approval> {
     const workspace = await this.options.store.workspaces.ensure(workspaceId);
@@ -245,7 +249,16 @@ export class ApprovalService {
       ...(input.api ? { api: input.api } : {}),
     });
     if ('pending' in made) {
-      const link = await this.options.notifier.link(made.pending).catch(() => undefined);
+      let link: string | undefined;
+      try {
+        link = await this.options.notifier.link(made.pending);
+      } catch (error) {
+        // Nobody can see or decide that request any more: it is cancelled, and this one asked.
+        if (this.options.notifier.gone(error) && !input.replaced) {
+          await this.#cancelUnseen(made.pending);
+          return this.request(workspaceId, { ...input, replaced: true });
+        }
+      }
       throw new AppError({
         code: 'approval_pending',
         zoneName: made.pending.zoneName,
@@ -275,6 +288,18 @@ export class ApprovalService {
       ...(input.api?.actor !== undefined ? { actor: input.api.actor } : {}),
     });
     return { ...approval, channelId: input.channelId, messageTs: ts };
+  }
+
+  /** Cancels an open request whose message is gone, so that it holds its zone no longer. */
+  async #cancelUnseen(pending: Approval): Promise<void> {
+    const cancelled = await this.options.store.approvals.decide(pending.id, 'cancelled', {
+      userId: pending.requesterId,
+      note: 'request message deleted',
+    });
+    if (cancelled)
+      await this.#audit(cancelled, 'system', 'purge.everything.cancelled', 'ok', {
+        reason: 'message_deleted',
+      });
   }
 
   /** Moves the request out of pending for the one caller that wins; everyone else learns why not. */
