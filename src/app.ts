@@ -55,6 +55,7 @@ import {
 } from './services/watches/watch-evaluation.js';
 import { WATCH_POST_JOB } from './services/watches/watch-posting.js';
 import { WatchService } from './services/watches/watches.js';
+import { WORKFLOW_STEP_JOB, WorkflowStepService } from './services/workflows/workflow-steps.js';
 import { UninstallService } from './services/workspace/uninstall.js';
 import { WorkspaceConfigService } from './services/workspace/workspace-config.js';
 import { RATELIMIT_FOLLOW_UP_JOB, RateLimitService } from './services/zones/ratelimit.js';
@@ -72,6 +73,7 @@ import { SlackRateLimits } from './slack/rate-limits.js';
 import { rateLimitNotices } from './slack/ratelimit-notices.js';
 import { SlackReportPoster } from './slack/report-poster.js';
 import { slackResponseUrls } from './slack/response-urls.js';
+import { SlackStepCompletions } from './slack/step-completions.js';
 import { verifyViews } from './slack/verify-messages.js';
 import { SlackWatchPoster } from './slack/watch-poster.js';
 import { webApiOptions } from './slack/web-api-options.js';
@@ -124,6 +126,8 @@ export interface BuildAppOptions {
   edgeProbe?: EdgeProbeOptions;
   /** After a purge asked with --verify, how long the edge is given (DEFAULT_VERIFY_DELAY_MS). */
   verifyDelayMs?: number;
+  /** How often a waiting workflow step looks at its purge or approval again (default 2 s). */
+  workflowStepPollMs?: number;
 }
 
 /** How work outside a request reaches Slack: Bolt's authorize for tokens, a client of its own. */
@@ -348,6 +352,15 @@ export function buildDeps(
   background.job(WATCH_POST_JOB, watchEvaluation.postJob);
   background.job(VERIFY_JOB, verify.job);
   background.job(AUDIT_EXPORT_JOB, auditExport.job);
+  const analytics = new AnalyticsService(cdn, store, renderer, clock, zones, reads, scopes);
+  const workflowSteps = new WorkflowStepService({
+    ...{ store, runner, purges, approvals, analytics, clock, logger },
+    completions: new SlackStepCompletions(clients),
+    ...(options.workflowStepPollMs === undefined
+      ? {}
+      : { settings: { pollMs: options.workflowStepPollMs } }),
+  });
+  background.job(WORKFLOW_STEP_JOB, workflowSteps.job);
   const api = apiPurges;
   const recurring = recurringWork({
     approvals,
@@ -363,7 +376,7 @@ export function buildDeps(
     access,
     activity,
     auditExport,
-    analytics: new AnalyticsService(cdn, store, renderer, clock, zones, reads, scopes),
+    analytics,
     apiTokens,
     apiPurges: api,
     approvals,
@@ -408,6 +421,7 @@ export function buildDeps(
     channels,
     watches,
     watchEvaluation,
+    workflowSteps,
   };
 }
 

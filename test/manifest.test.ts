@@ -4,6 +4,7 @@ import { parse } from 'yaml';
 import { BOT_SCOPES } from '../src/app.js';
 import { PURGE_IDS } from '../src/blocks/ids.js';
 import { usageHint } from '../src/listeners/commands/registry.js';
+import { STEP_DEFINITIONS } from '../src/listeners/functions/steps.js';
 
 describe('manifest.yml', () => {
   it('asks for exactly the scopes the app uses, and subscribes to what it listens for', async () => {
@@ -18,7 +19,12 @@ describe('manifest.yml', () => {
       'app_home_opened',
       'app_uninstalled',
       'tokens_revoked',
+      'function_executed',
     ]);
+    // The Workflow Builder steps are the ones the listeners register, inputs and outputs alike;
+    // custom steps need an org-ready app.
+    expect(manifest.functions).toEqual(STEP_DEFINITIONS);
+    expect(manifest.settings.org_deploy_enabled).toBe(true);
     expect(manifest.features.shortcuts).toEqual([
       expect.objectContaining({ type: 'message', callback_id: PURGE_IDS.shortcut }),
     ]);

@@ -30,6 +30,11 @@ export class SlackAuth {
     return token ? this.#tokens.get(token) : undefined;
   }
 
+  /** A token Slack issued for this workspace's bot elsewhere (a step's workflow token). */
+  addToken(token: string, identity: Identity): void {
+    this.#tokens.set(token, identity);
+  }
+
   /** The code Slack hands the app's redirect URL after a user approves an install. */
   mintOAuthCode(teamId: string, userId: string): string {
     const code = `code-${randomBytes(8).toString('hex')}`;

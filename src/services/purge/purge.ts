@@ -105,6 +105,8 @@ export interface PurgeJobPayload {
   fromDefault?: boolean;
   /** Asked with --verify: once done, its URLs are checked at the edge (a verify job per zone). */
   verify?: boolean;
+  /** Asked with --warm: once done, its URLs are asked of the edge again to refill its cache. */
+  warm?: boolean;
   /** Asked for over the HTTP API: the API's record of it (see ApiPurgeService). */
   api?: {
     purgeId: string;
@@ -385,7 +387,7 @@ export class PurgeService {
     channelId: string | undefined,
     groups: PurgeGroup[],
     replyTo: ReplyTo,
-    options: { fromDefault?: boolean; key?: string; verify?: boolean } = {},
+    options: { fromDefault?: boolean; key?: string; verify?: boolean; warm?: boolean } = {},
   ): Promise<{ jobId: string; created: boolean; kind: string }> {
     await this.mayPurgeZones(
       caller,
@@ -457,6 +459,7 @@ export class PurgeService {
       key?: string;
       api?: PurgeJobPayload['api'];
       verify?: boolean;
+      warm?: boolean;
     } = {},
   ): Promise<{ jobId: string; created: boolean; kind: string }> {
     // No key, or a base URL the bot won't call: said now, before anything is stored.
@@ -472,6 +475,7 @@ export class PurgeService {
       ...(options.retryOf ? { retryOf: options.retryOf } : {}),
       ...(options.fromDefault ? { fromDefault: true } : {}),
       ...(options.verify ? { verify: true } : {}),
+      ...(options.warm ? { warm: true } : {}),
       ...(options.api ? { api: options.api } : {}),
       groups: groups.map((g) => ({ zone: g.zone, files: g.files.length, tags: g.tags.length })),
     };
@@ -625,6 +629,13 @@ export class PurgeService {
       await verifyAfterPurge(this.deps.runner, job, steps, runs, {
         now: this.deps.clock?.now() ?? Date.now(),
         delayMs: this.deps.verifyDelayMs ?? DEFAULT_VERIFY_DELAY_MS,
+      });
+    }
+    if (payload.warm) {
+      await verifyAfterPurge(this.deps.runner, job, steps, runs, {
+        now: this.deps.clock?.now() ?? Date.now(),
+        delayMs: 0,
+        warm: true,
       });
     }
     return 'done';
