@@ -184,7 +184,11 @@ export class EdgeProber {
         signal: controller.signal,
       });
       if (method === 'HEAD') await response.body.dump({ limit: 0 }).catch(() => undefined);
-      else response.body.destroy();
+      else {
+        // Destroying an unread body makes undici emit its abort as an error: nothing to report.
+        response.body.on('error', () => undefined);
+        response.body.destroy();
+      }
     } finally {
       clearTimeout(timer);
       outer?.removeEventListener('abort', forward);

@@ -53,7 +53,12 @@ export interface VerifySummary {
 
 /** How a verification is shown: "Checking…", then the summary and its details (src/slack). */
 export interface VerifyView {
-  started(status: { zoneName: string; urls: number; actorId: string }): Promise<void>;
+  started(status: {
+    zoneName: string;
+    urls: number;
+    actorId: string;
+    warm?: boolean;
+  }): Promise<void>;
   finished(summary: VerifySummary): Promise<void>;
 }
 
@@ -221,6 +226,7 @@ export class VerifyService {
       zoneName: payload.zone.name,
       urls: steps.length,
       actorId: payload.actorId,
+      ...(payload.warm ? { warm: true } : {}),
     });
     const zone = payload.zone.name.toLowerCase();
     const onZone = (host: string) => {
