@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { PURGE_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import { STEP_IDS } from '../../src/listeners/functions/steps.js';
+import { finalPurge, startPurge } from './api-flows.js';
 import { openForm, purgeFormValues } from './flows.js';
-import { CHANNEL, MEMBER, startHarness, textOf } from './harness.js';
+import { ADMIN, CHANNEL, MEMBER, startHarness, textOf } from './harness.js';
 
 const A = 'https://example.com/a.css';
 const B = 'https://example.com/b.js';
@@ -62,5 +63,26 @@ describe('purge and warm', () => {
     const tick = setInterval(() => h.clock.advance(2_000), 100);
     await ended.finally(() => clearInterval(tick));
     expect(execution.outputs).toMatchObject({ status: 'succeeded', warmed: 2, cached: 2 });
+  });
+
+  it('the API takes `warm: true`, and its status tells how many came back cached', async () => {
+    const h = await startHarness({ login: true });
+    const { secret } = await h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
+      name: 'deploy',
+      zones: null,
+      kinds: ['urls_tags'],
+      channelId: CHANNEL,
+    });
+    const id = await startPurge(h, secret, { zone: 'example.com', urls: [A, B], warm: true });
+    expect(await finalPurge(h, secret, id)).toMatchObject({ status: 'succeeded' });
+    await h.slack.waitForMessages(isWarmed);
+    await h.deps.runner.settled();
+    const read = await fetch(`${h.url}/api/v1/purges/${id}`, {
+      headers: { authorization: `Bearer ${secret}` },
+    });
+    expect(await read.json()).toMatchObject({
+      status: 'succeeded',
+      warm: { done: true, warmed: 2, cached: 2 },
+    });
   });
 });

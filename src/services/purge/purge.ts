@@ -415,10 +415,12 @@ export class PurgeService {
       key: string;
       /** The zone's account id, as the API's record stored it. */
       accountId?: string | null;
+      warm?: boolean;
     },
   ): Promise<{ jobId: string; created: boolean; kind: string }> {
     return this.#enqueue(workspaceId, [group], input.actorId, input.replyTo, {
       key: input.key,
+      ...(input.warm ? { warm: true } : {}),
       api: {
         purgeId: input.apiPurgeId,
         ...(input.sample ? { sample: input.sample } : {}),
