@@ -75,6 +75,17 @@ describe('Workflow Builder steps', () => {
     expect(h.slack.calls.filter((c) => c.method.startsWith('functions.'))).toHaveLength(1);
   });
 
+  it('runs over Socket Mode too: the event comes in an envelope', async () => {
+    const h = await startHarness({ login: true, socket: true });
+    const execution = await runStep(h, STEP_IDS.purge, {
+      user_id: MEMBER,
+      channel_id: CHANNEL,
+      items: 'https://example.com/app.css',
+    });
+    expect((await stepEnd(h, execution)).method).toBe('functions.completeSuccess');
+    expect(execution.outputs).toMatchObject({ status: 'succeeded', purged: 1 });
+  });
+
   it('ends with an error, purging nothing, for someone who may not purge', async () => {
     const h = await startHarness({ login: true });
     h.slack.addUsergroup('S0OPS', 'cdn-operators', [ADMIN]);
