@@ -5,7 +5,7 @@ import { PURGE_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
 import { STEP_IDS } from '../../src/listeners/functions/steps.js';
 import { finalPurge, startPurge } from './api-flows.js';
-import { openForm, purgeFormValues } from './flows.js';
+import { openForm, purgeFormValues, runStep, stepEnd } from './flows.js';
 import { ADMIN, CHANNEL, MEMBER, startHarness, textOf } from './harness.js';
 
 const A = 'https://example.com/a.css';
@@ -52,16 +52,13 @@ describe('purge and warm', () => {
 
   it('a workflow step with warming ends with how many came back cached', async () => {
     const h = await startHarness({ login: true });
-    const { execution, event } = h.slack.runStep(STEP_IDS.purge, {
+    const execution = await runStep(h, STEP_IDS.purge, {
       user_id: MEMBER,
       channel_id: CHANNEL,
       items: `${A} ${B}`,
       warm: true,
     });
-    await h.event(event);
-    const ended = h.slack.waitForCalls((c) => c.method === 'functions.completeSuccess');
-    const tick = setInterval(() => h.clock.advance(2_000), 100);
-    await ended.finally(() => clearInterval(tick));
+    expect((await stepEnd(h, execution)).method).toBe('functions.completeSuccess');
     expect(execution.outputs).toMatchObject({ status: 'succeeded', warmed: 2, cached: 2 });
   });
 

@@ -1,45 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { APPROVAL_IDS } from '../../src/blocks/ids.js';
-import type { ApiCall, FunctionExecution } from '../../src/dev/fake-slack/server.js';
 import { STEP_IDS } from '../../src/listeners/functions/steps.js';
-import { openApprove } from './flows.js';
-import {
-  ADMIN,
-  CHANNEL,
-  type Harness,
-  MEMBER,
-  OTHER,
-  startHarness,
-  textOf,
-  viewIdOf,
-} from './harness.js';
-
-/**
- * The step's end as Slack took it (functions.completeSuccess or completeError). A waiting step
- * looks at its purge or approval again every 2 s of the bot's clock: the clock moves meanwhile.
- */
-async function stepEnd(h: Harness, execution: FunctionExecution): Promise<ApiCall> {
-  const ended = h.slack.waitForCalls(
-    (call) =>
-      call.method.startsWith('functions.complete') &&
-      call.args.function_execution_id === execution.id &&
-      call.response.ok === true,
-  );
-  const tick = setInterval(() => h.clock.advance(2_000), 100);
-  try {
-    const [call] = await ended;
-    if (!call) throw new Error('no end');
-    return call;
-  } finally {
-    clearInterval(tick);
-  }
-}
-
-async function runStep(h: Harness, callbackId: string, inputs: Record<string, unknown>) {
-  const { execution, event } = h.slack.runStep(callbackId, inputs);
-  expect((await h.event(event)).status).toBe(200);
-  return execution;
-}
+import { openApprove, runStep, stepEnd } from './flows.js';
+import { ADMIN, CHANNEL, MEMBER, OTHER, startHarness, textOf, viewIdOf } from './harness.js';
 
 describe('Workflow Builder steps', () => {
   it('purges URLs for the person who ran the workflow, and ends with the outputs', async () => {
