@@ -111,6 +111,37 @@ describe('Workflow Builder steps', () => {
     expect(h.sandbox.state.purges.filter((p) => p.kind === 'everything')).toHaveLength(1);
   });
 
+  it('refuses, purging nothing, a URL the zone named does not serve', async () => {
+    const h = await startHarness({ login: true });
+    const execution = await runStep(h, STEP_IDS.purge, {
+      user_id: MEMBER,
+      channel_id: CHANNEL,
+      zone: 'example.com',
+      items: 'https://example.com/a.css https://elsewhere.test/b.js',
+    });
+    const end = await stepEnd(h, execution);
+    expect(end.method).toBe('functions.completeError');
+    expect(end.args.error).toContain('Nothing was purged');
+    expect(end.args.error).toContain('https://elsewhere.test/b.js');
+    expect(h.sandbox.state.purges).toEqual([]);
+  });
+
+  it('a full purge nobody approved in time fails', async () => {
+    const h = await startHarness({ login: true });
+    const execution = await runStep(h, STEP_IDS.fullPurge, {
+      user_id: MEMBER,
+      channel_id: CHANNEL,
+      zone: 'example.com',
+      reason: 'Nobody around',
+    });
+    await h.slack.waitForMessages((m) => textOf(m.blocks).includes('Nobody around'));
+    h.clock.advance(31 * 60_000);
+    const end = await stepEnd(h, execution);
+    expect(end.method).toBe('functions.completeError');
+    expect(end.args.error).toBe('The request expired before a second person approved it.');
+    expect(h.sandbox.state.purges).toEqual([]);
+  });
+
   it('reads a zone traffic for the window', async () => {
     const h = await startHarness({ login: true });
     const execution = await runStep(h, STEP_IDS.traffic, {
