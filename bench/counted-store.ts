@@ -73,7 +73,7 @@ export async function openCountedStore(
     accounts,
     accountRoles: new AccountRoleRepository(db, clock),
     accountUsage: new AccountUsageRepository(db, clock, accounts, jobs),
-    installations: new InstallationRepository(db, keyring, clock, uninstalled),
+    installations: new InstallationRepository(db, keyring, clock, uninstalled, 'sqlite'),
     uninstalled,
     approvals: new ApprovalRepository(db, clock),
     schedules: new ScheduleRepository(db, clock, jobs, 'sqlite'),

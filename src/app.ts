@@ -30,6 +30,7 @@ import { defined } from './objects.js';
 import { BotMetrics } from './observability/metrics.js';
 import { metricsRoute } from './observability/server.js';
 import { requestMetrics, tapStore, tapTransport, tapWebApiOptions } from './observability/taps.js';
+import { marketplacePages } from './pages.js';
 import { ChangeRateLimit } from './services/access/change-rate-limit.js';
 import { ACCOUNT_PICK_JOB } from './services/accounts/account-picks.js';
 import { AccountService } from './services/accounts/accounts.js';
@@ -66,6 +67,7 @@ import { SlackAuditExportSink } from './slack/audit-export-sink.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { GroupMembersCache } from './slack/directory.js';
 import { durableMessages } from './slack/durable-message.js';
+import { installCallbacks } from './slack/install-pages.js';
 import { CachedInstallationStore } from './slack/installation-cache.js';
 import { SlackPeopleByEmail } from './slack/people-by-email.js';
 import { purgeViews } from './slack/purge-progress.js';
@@ -74,6 +76,7 @@ import { rateLimitNotices } from './slack/ratelimit-notices.js';
 import { SlackReportPoster } from './slack/report-poster.js';
 import { slackResponseUrls } from './slack/response-urls.js';
 import { SlackStepCompletions } from './slack/step-completions.js';
+import { RotatingInstallationStore } from './slack/token-rotation.js';
 import { verifyViews } from './slack/verify-messages.js';
 import { SlackWatchPoster } from './slack/watch-poster.js';
 import { webApiOptions } from './slack/web-api-options.js';
@@ -83,7 +86,10 @@ import { CallPace } from './throttles/call-pace.js';
 import { EventLoopBusy } from './throttles/event-loop-busy.js';
 import { EventLoopPace, PACE_WINDOW_MS } from './throttles/event-loop-pace.js';
 
-/** Bot scopes: the least the features need (see manifest.yml). */
+/** Where Slack's requests arrive in HTTP mode: every request URL of manifest-http.yml. */
+export const SLACK_EVENTS_PATH = '/slack/events';
+
+/** Bot scopes: the least the features need (each one's reason: docs/scopes.md). */
 export const BOT_SCOPES = [
   'commands',
   'chat:write',
@@ -453,6 +459,13 @@ export function buildApp(options: BuildAppOptions): {
     ...web.interactive,
     ...options.clientOptions,
   };
+  // Work outside a request, and the refresh of rotating tokens: no token of its own.
+  const backgroundClient = new WebClient(undefined, {
+    slackApiUrl: slack.apiUrl,
+    logger: boltLogger(logger, 'web-api'),
+    ...web.background,
+    ...options.clientOptions,
+  });
   const oauth =
     slack.clientId && slack.clientSecret && slack.stateSecret
       ? {
@@ -460,11 +473,29 @@ export function buildApp(options: BuildAppOptions): {
           clientSecret: slack.clientSecret,
           stateSecret: slack.stateSecret,
           scopes: BOT_SCOPES,
-          // Read before every request's listeners (before the ack): kept a moment (see the cache).
-          installationStore: new CachedInstallationStore(store.installations, options.clock),
+          // Read before every request's listeners (before the ack): kept a moment (see the cache);
+          // a rotating token is refreshed there, by one replica at a time.
+          installationStore: new CachedInstallationStore(
+            new RotatingInstallationStore(store.installations, {
+              client: backgroundClient,
+              clientId: slack.clientId,
+              clientSecret: slack.clientSecret,
+              clock: options.clock,
+              logger,
+            }),
+            options.clock,
+          ),
         }
       : undefined;
-  const installerOptions = { directInstall: true, clientOptions };
+  // /slack/install goes straight to Slack's consent page (the Marketplace's "direct install");
+  // the pages after it say what to do next (install-pages.ts). Slack's authorize page is beside
+  // its Web API (https://slack.com/oauth/v2/authorize), so a stand-in Slack serves both.
+  const installerOptions = {
+    directInstall: true,
+    clientOptions,
+    callbackOptions: installCallbacks(logger),
+    authorizationUrl: new URL('../oauth/v2/authorize', slack.apiUrl).toString(),
+  };
   const auth: Partial<AppOptions> = oauth
     ? { ...oauth, installerOptions }
     : { token: slack.botToken ?? 'xoxb-console' };
@@ -483,6 +514,8 @@ export function buildApp(options: BuildAppOptions): {
   let apiDeps: AppDeps | undefined;
   const routes = [
     ...health.routes(),
+    // The Marketplace listing's privacy and support pages.
+    ...marketplacePages({ retention: config.retention, supportContact: config.supportContact }),
     ...apiRoutes({
       services: () => {
         if (!apiDeps) throw new Error('the API was called before the app was built');
@@ -522,7 +555,7 @@ export function buildApp(options: BuildAppOptions): {
       {
         ...common,
         signingSecret: slack.signingSecret ?? '',
-        endpoints: '/slack/events',
+        endpoints: SLACK_EVENTS_PATH,
         customRoutes: routes,
         // Acknowledge first; slow work continues after Slack has its 200.
         processBeforeResponse: false,
@@ -530,12 +563,6 @@ export function buildApp(options: BuildAppOptions): {
       answering,
     );
   }
-  const backgroundClient = new WebClient(undefined, {
-    slackApiUrl: slack.apiUrl,
-    logger: boltLogger(logger, 'web-api'),
-    ...web.background,
-    ...options.clientOptions,
-  });
   const pacedClient = new WebClient(undefined, {
     slackApiUrl: slack.apiUrl,
     logger: boltLogger(logger, 'web-api'),

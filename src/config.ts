@@ -147,6 +147,8 @@ export interface Config {
    * set; with METRICS_TOKEN every scrape must carry it. Neither set: not served.
    */
   metrics: MetricsConfig;
+  /** Who answers people's questions (SUPPORT_CONTACT), named on /support and /privacy. */
+  supportContact?: SupportContact;
 }
 
 /** `/cdn watch`: the evaluation cadence, the alert rules' defaults, and the CDN request budget. */
@@ -309,6 +311,18 @@ const httpUrl = (what: string) =>
     { message: `must be an http(s) URL ${what}` },
   );
 
+/** A way to reach whoever runs the bot: an e-mail address, or an https page. */
+export interface SupportContact {
+  href: string;
+  label: string;
+}
+
+function supportContact(value: string): SupportContact | undefined {
+  if (z.email().safeParse(value).success) return { href: `mailto:${value}`, label: value };
+  const url = URL.parse(value);
+  return url?.protocol === 'https:' ? { href: url.href, label: url.href } : undefined;
+}
+
 // Every field is parsed on its own so that an error names exactly one variable.
 const envSchema = z.object({
   BOT_MODE: blankIsUnset(
@@ -447,6 +461,10 @@ const envSchema = z.object({
   API_BODY_TIMEOUT_MS: milliseconds(100, 20_000),
   AUDIT_RETENTION_DAYS: wholeNumber('days', 0, 36_500, 365),
   UNINSTALLED_DATA_RETENTION_DAYS: wholeNumber('days', 1, 3_650, 30),
+  SUPPORT_CONTACT: optionalText.refine(
+    (value) => value === undefined || supportContact(value) !== undefined,
+    { message: 'must be an e-mail address or an https URL' },
+  ),
   SLACK_TIMEOUT_MS: milliseconds(100, 3_000),
   SLACK_REQUEST_BUDGET_MS: milliseconds(100, 10_000),
   SLACK_BACKGROUND_TIMEOUT_MS: milliseconds(100, 10_000),
@@ -730,6 +748,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       ...defined('port', env.METRICS_PORT),
       ...defined('token', env.METRICS_TOKEN),
     },
+    ...defined(
+      'supportContact',
+      env.SUPPORT_CONTACT === undefined ? undefined : supportContact(env.SUPPORT_CONTACT),
+    ),
   };
   problems.throwIfAny();
   return config;

@@ -61,7 +61,8 @@ export type Problem =
   | { code: 'charts_busy' }
   /** The workspace's stored base URL is plain http: it is not called. */
   | { code: 'insecure_base_url' }
-  | { code: 'not_admin'; action: Action }
+  /** `organization`: the app is installed for a whole Grid organization, which its admins administer. */
+  | { code: 'not_admin'; action: Action; organization?: boolean }
   /** `account`: the CDN account has its own operators group, and the caller is not in it. */
   | { code: 'not_operator'; action: Action; account?: string }
   /** The requester of a purge-everything tried to approve it. */

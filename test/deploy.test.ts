@@ -153,15 +153,15 @@ describe('deploy/kubernetes', () => {
       return target.containerPort;
     };
     /** The container port the Ingress sends `path` to. */
-    const routed = (path: string): number | undefined => {
+    const routed = (path: string, pathType = 'Prefix'): number | undefined => {
       const rule = ingress.spec.rules[0].http.paths.find((p: { path: string }) => p.path === path);
       if (!rule) return undefined;
-      expect(rule.pathType).toBe('Prefix');
+      expect(rule.pathType).toBe(pathType);
       expect(rule.backend.service.name).toBe(service.metadata.name);
       return containerPort(rule.backend.service.port.name);
     };
 
-    it('routes /api/v1 (the HTTP API, served on PORT in both modes) to the bot', () => {
+    it('routes /api/v1 (the HTTP API, served on PORT in both modes) to the bot, and Slack’s paths and the pages in HTTP mode', () => {
       expect(envOf(botContainer).BOT_MODE).toBe(mode);
       expect(service.spec.selector).toEqual(bot.spec.template.metadata.labels);
       expect(routed('/api/v1')).toBe(Number(envOf(botContainer).PORT));
@@ -169,10 +169,18 @@ describe('deploy/kubernetes', () => {
       expect(routed('/slack/')).toBe(
         mode === 'http' ? Number(envOf(botContainer).PORT) : undefined,
       );
+      // The Marketplace's pages (a listing is an HTTP app), and nothing else of PORT.
+      for (const page of ['/privacy', '/support']) {
+        expect(routed(page, 'Exact'), page).toBe(
+          mode === 'http' ? Number(envOf(botContainer).PORT) : undefined,
+        );
+      }
       expect(ingress.spec.tls[0].hosts).toContain(ingress.spec.rules[0].host);
       // /metrics is not public.
       const paths = ingress.spec.rules[0].http.paths.map((p: { path: string }) => p.path);
-      expect(paths.sort()).toEqual(mode === 'http' ? ['/api/v1', '/slack/'] : ['/api/v1']);
+      expect(paths.sort()).toEqual(
+        mode === 'http' ? ['/api/v1', '/privacy', '/slack/', '/support'] : ['/api/v1'],
+      );
     });
 
     it('lets in only the ingress controller to PORT and monitoring to METRICS_PORT', () => {

@@ -112,6 +112,8 @@ function sentence(problem: Problem): Mrkdwn {
     case 'insecure_base_url':
       return md`This workspace's CDN base URL does not use https, so I won't call it. A workspace admin can set another with \`/cdn login\`.`;
     case 'not_admin':
+      if (problem.organization)
+        return md`Only your organization's admins and owners can ${DOING[problem.action]}: cdn-chatops is installed for the whole organization.`;
       return md`Only workspace admins and owners can ${DOING[problem.action]}.`;
     case 'not_operator':
       // Named in words: a <!subteam^…> mention would notify the whole group.

@@ -73,6 +73,11 @@ function workspaceOf(context: Context, body: Body): WorkspaceIdentity {
     body.team?.enterprise_id ??
     body.enterprise?.id ??
     (body as { enterprise_id?: string }).enterprise_id;
+  // Installed for a whole organization: its data is the organization's, one configuration for
+  // every workspace of it (docs/grid.md). Its interactions name no workspace anyway (`team: null`,
+  // and `user.team_id` is the person's own: slackapi/bolt-python#23).
+  if (context.isEnterpriseInstall === true && enterpriseId)
+    return { teamId: enterpriseId, enterpriseId };
   return { teamId: workspaceIn(context, body), ...(enterpriseId ? { enterpriseId } : {}) };
 }
 
@@ -141,9 +146,10 @@ export function requestContext(
         : directory;
     const caller: Caller = { workspaceId: workspace.teamId, userId, directory: placed };
     context.caller = caller;
-    // Only what Bolt authorized: a payload's own claims name no install.
+    // Only what Bolt authorized: a payload's own claims name no install. Remembered under the
+    // key the request's data is kept by (the organization's, for an org-wide install).
     if (context.teamId)
-      installs?.remember(context.teamId, {
+      installs?.remember(workspace.teamId, {
         enterpriseId: context.enterpriseId,
         isEnterpriseInstall: context.isEnterpriseInstall === true,
       });

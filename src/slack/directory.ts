@@ -76,7 +76,7 @@ async function conversationMembers(
  * What users.info says of a person, as far as standing goes (the fields of slackapi/java-slack-sdk
  * json-logs/samples/api/users.info.json; https://api.slack.com/types/user).
  */
-interface UserInfo {
+export interface UserInfo {
   team_id?: string;
   /**
    * The account is deactivated: users.info still answers for it, with `deleted: true` (the user
@@ -85,7 +85,8 @@ interface UserInfo {
    */
   deleted?: boolean;
   is_stranger?: boolean;
-  enterprise_user?: { enterprise_id?: string };
+  /** On Grid: their organization, and whether they are its admin or owner (users.info.json). */
+  enterprise_user?: { enterprise_id?: string; is_admin?: boolean; is_owner?: boolean };
   is_admin?: boolean;
   is_owner?: boolean;
   is_primary_owner?: boolean;
@@ -119,6 +120,20 @@ export function strangerOf(
   };
   const workspace = { teamId, enterpriseId };
   return relationOf(person, workspace) === 'outsider' ? outsiderKind(person, workspace) : undefined;
+}
+
+/**
+ * Whether the person administers where the request's data lives: an admin or owner of the Grid
+ * organization it belongs to (users.info `enterprise_user.is_admin` / `is_owner`) anywhere; a
+ * workspace's admin or owner (`is_admin`, `is_owner`, `is_primary_owner`) only where the data is
+ * that workspace's, not an organization's (an org-wide install's: `teamId` is the organization).
+ */
+export function administers(user: UserInfo, teamId: string, enterpriseId?: string): boolean {
+  const org = user.enterprise_user;
+  if (enterpriseId && org?.enterprise_id === enterpriseId && (org.is_admin || org.is_owner))
+    return true;
+  if (enterpriseId !== undefined && teamId === enterpriseId) return false;
+  return Boolean(user.is_admin || user.is_owner || user.is_primary_owner);
 }
 
 /** Whether users.info shows someone of another workspace of this one's Grid organization. */
@@ -157,7 +172,8 @@ export function webDirectory(
       const stranger = user ? strangerOf(user, teamId, enterpriseId) : 'unknown';
       const name = user?.profile?.display_name || user?.profile?.real_name || user?.real_name;
       const found: SlackUser = {
-        isAdmin: Boolean(user?.is_admin || user?.is_owner || user?.is_primary_owner),
+        isAdmin: user ? administers(user, teamId, enterpriseId) : false,
+        ...(enterpriseId !== undefined && teamId === enterpriseId ? { orgAdministered: true } : {}),
         ...(user?.is_restricted || user?.is_ultra_restricted ? { isGuest: true } : {}),
         timeZone: user?.tz ?? 'UTC',
         ...(stranger ? { stranger } : {}),

@@ -70,6 +70,11 @@ export class WorkspaceClients {
       ...(enterpriseId && !seen?.isEnterpriseInstall
         ? [{ teamId: workspaceId, enterpriseId, isEnterpriseInstall: true }]
         : []),
+      // Not seen since this process started, nothing stored of it: an org-wide install's data is
+      // kept under its organization's id (docs/grid.md), so the key may be an organization's.
+      ...(seen || enterpriseId
+        ? []
+        : [{ teamId: undefined, enterpriseId: workspaceId, isEnterpriseInstall: true }]),
     ];
     let failure: unknown;
     for (const source of sources) {

@@ -131,7 +131,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     accounts,
     accountRoles: new AccountRoleRepository(db, clock),
     accountUsage: new AccountUsageRepository(db, clock, accounts, jobs),
-    installations: new InstallationRepository(db, options.keyring, clock, uninstalled),
+    installations: new InstallationRepository(db, options.keyring, clock, uninstalled, dialect),
     uninstalled,
     approvals: new ApprovalRepository(db, clock, options.newId),
     schedules: new ScheduleRepository(db, clock, jobs, dialect, options.newId),

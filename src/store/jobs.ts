@@ -262,22 +262,22 @@ export class JobRepository {
       updated_at: now,
     };
     const row = { ...newRow(input, now, this.newId()), ...lease, attempts: 1 };
-    const inserted = await this.db
+    // One statement whether the job is new or taken again: work that comes round under one key
+    // (a recurring entry) is held every period, so a round trip saved here is saved each time.
+    const taken = await this.db
       .insertInto('jobs')
       .values(row)
-      .onConflict((c) => c.column('key').doNothing())
-      .executeTakeFirst();
-    if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n) return { held: true, job: toJob(row) };
-    const taken = await this.db
-      .updateTable('jobs')
-      .set((eb) => ({
-        ...lease,
-        payload: row.payload,
-        checkpoint: row.checkpoint,
-        attempts: eb('attempts', '+', 1),
-      }))
-      .where('key', '=', input.key)
-      .where((eb) => dueOrAbandoned(eb, now))
+      .onConflict((c) =>
+        c
+          .column('key')
+          .doUpdateSet((eb) => ({
+            ...lease,
+            payload: row.payload,
+            checkpoint: row.checkpoint,
+            attempts: eb('jobs.attempts', '+', 1),
+          }))
+          .where((eb) => dueOrAbandoned(eb, now)),
+      )
       .returningAll()
       .executeTakeFirst();
     if (taken) return { held: true, job: toJob(taken) };
@@ -465,9 +465,10 @@ function stepsHeldBy(eb: ExpressionBuilder<Database, 'job_steps'>, jobId: string
 
 /** Due (queued, its time come) or abandoned (running, its lease expired). */
 function dueOrAbandoned(eb: ExpressionBuilder<Database, 'jobs'>, now: number) {
+  // Qualified: in an upsert's conflict clause, a bare name could also be the row proposed.
   return eb.or([
-    eb.and([eb('state', '=', 'queued'), eb('run_at', '<=', now)]),
-    eb.and([eb('state', '=', 'running'), eb('lease_until', '<', now)]),
+    eb.and([eb('jobs.state', '=', 'queued'), eb('jobs.run_at', '<=', now)]),
+    eb.and([eb('jobs.state', '=', 'running'), eb('jobs.lease_until', '<', now)]),
   ]);
 }
 

@@ -1,6 +1,7 @@
 // Multi-step flows several e2e tests share.
 import { expect } from 'vitest';
 import { APPROVAL_IDS, PURGE_IDS, TOKENS_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
+import type { InstallGrant } from '../../src/dev/fake-slack/auth.js';
 import type { ApiCall, FunctionExecution, Message } from '../../src/dev/fake-slack/server.js';
 import type { FakeView } from '../../src/dev/fake-slack/types.js';
 import type { TrafficShape } from '../../src/dev/sandbox/traffic.js';
@@ -17,15 +18,29 @@ export const OAUTH_ENV = {
   SLACK_STATE_SECRET: 'state-secret-for-tests',
 };
 
+/**
+ * A browser going through the install: the app's install page, Slack's authorize page (where
+ * `grant` approves, or cancels with `deny`), then back to the app's redirect URL with the state
+ * cookie the install page set. Resolves with the last page: its status and HTML.
+ */
+export async function installThroughBrowser(
+  h: Harness,
+  grant: InstallGrant | 'deny',
+): Promise<{ status: number; html: string }> {
+  h.slack.setOAuthRedirect(`${h.url}/slack/oauth_redirect`);
+  h.slack.signInForInstall(grant);
+  const install = await fetch(`${h.url}/slack/install`, { redirect: 'manual' });
+  expect(install.status).toBe(302);
+  const cookie = (install.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  const authorize = await fetch(install.headers.get('location') ?? '', { redirect: 'manual' });
+  expect(authorize.status).toBe(302);
+  const back = await fetch(authorize.headers.get('location') ?? '', { headers: { cookie } });
+  return { status: back.status, html: await back.text() };
+}
+
 /** Installs the app into `teamId` as Slack's OAuth flow does, over HTTP, by ADMIN. */
 export async function installOverOAuth(h: Harness, teamId = h.workspaceId): Promise<void> {
-  const install = await fetch(`${h.url}/slack/install`, { redirect: 'manual' });
-  const state = new URL(install.headers.get('location') ?? '').searchParams.get('state') ?? '';
-  const cookie = (install.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-  const code = h.slack.mintOAuthCode(teamId, ADMIN);
-  const done = await fetch(`${h.url}/slack/oauth_redirect?code=${code}&state=${state}`, {
-    headers: { cookie },
-  });
+  const done = await installThroughBrowser(h, { teamId, userId: ADMIN });
   expect(done.status).toBe(200);
 }
 

@@ -67,7 +67,7 @@ describe('tokens for background work, through Bolt’s authorize', () => {
           userId: 'UBOTT0ROT',
           token: 'xoxe.xoxb-T0ROT-expired',
           refreshToken: 'xoxe-1-seed-refresh',
-          expiresAt: Math.floor(Date.now() / 1000) - 60,
+          expiresAt: Math.floor(h.clock.now() / 1000) - 60,
           scopes: ['chat:write'],
         },
       }),

@@ -3,19 +3,23 @@
 // purge-everything requests expired (an old Approve button can no longer purge), and it is audited.
 // The rest of the workspace's data stays for the grace period (UNINSTALLED_DATA_RETENTION_DAYS),
 // then the retention sweep deletes it; a reinstall (over OAuth) within the grace keeps it all.
+import { randomBytes } from 'node:crypto';
 import type { Installation } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
 import { APPROVAL_IDS } from '../../src/blocks/ids.js';
+import { DELETED_AT_UNINSTALL, PAGE_PATHS } from '../../src/pages.js';
+import { API_TOKEN_PREFIX, hashApiToken } from '../../src/services/api/api-tokens.js';
 import {
   everythingRequests,
   installOverOAuth,
   interval,
   OAUTH,
   OAUTH_ENV,
+  pendingApprovals,
   requestEverything,
   watching,
 } from './flows.js';
-import { ADMIN, CDN_KEY, type Harness, OTHER, startHarness } from './harness.js';
+import { ADMIN, CDN_KEY, CHANNEL, type Harness, OTHER, startHarness } from './harness.js';
 
 const DAY = 86_400_000;
 /** What the workspace keeps besides its keys: settings, default zones, reports, watches, history. */
@@ -30,6 +34,17 @@ async function kept(h: Harness) {
 }
 
 const BOT_TOKEN = 'xoxb-installed-secret-token';
+
+/** The workspace's Slack installation (its tokens) is gone. */
+async function expectNoInstallation(h: Harness): Promise<void> {
+  await expect(
+    h.store.installations.fetchInstallation({
+      teamId: h.workspaceId,
+      enterpriseId: undefined,
+      isEnterpriseInstall: false,
+    }),
+  ).rejects.toThrow('No installation');
+}
 
 async function workspaceWithEverything(h: Harness) {
   await h.login();
@@ -54,13 +69,7 @@ describe('when Slack revokes the app', () => {
     await h.logs.waitFor('workspace access revoked');
 
     expect(await h.store.credentials.get(h.workspaceId)).toBeUndefined();
-    await expect(
-      h.store.installations.fetchInstallation({
-        teamId: h.workspaceId,
-        enterpriseId: undefined,
-        isEnterpriseInstall: false,
-      }),
-    ).rejects.toThrow('No installation');
+    await expectNoInstallation(h);
     const [schedule] = await h.store.schedules.listForWorkspace(h.workspaceId);
     // Not paused (nothing would resume it after a reinstall): without a key, it waits.
     expect(schedule).toMatchObject({ status: 'active', pausedReason: null });
@@ -157,5 +166,66 @@ describe('when Slack revokes the app', () => {
     expect(caughtUp.queued + caughtUp.skipped).toBe(1);
     h.clock.advance(DAY);
     expect(await h.deps.reports.tick()).toEqual({ queued: 1, skipped: 0 });
+  });
+
+  it('keeps the privacy page: what it says goes at once goes, and the rest after the grace it names', async () => {
+    const h = await startHarness({ login: true });
+    await workspaceWithEverything(h);
+    const secret = `${API_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+    await h.store.apiTokens.create({
+      workspaceId: h.workspaceId,
+      name: 'ci',
+      hash: hashApiToken(secret),
+      hint: secret.slice(0, 9),
+      accountId: null,
+      allAccounts: true,
+      zones: null,
+      kinds: ['urls_tags'],
+      channelId: CHANNEL,
+      createdBy: ADMIN,
+    });
+    await h.command('zones', { user: ADMIN });
+    await h.slack.waitForMessages((m) => m.text?.includes('example.com') ?? false);
+    // Something of each promise exists before: the checks below could fail.
+    expect((await h.store.zoneIndex.all(h.workspaceId)).length).toBeGreaterThan(0);
+    expect(await pendingApprovals(h)).toHaveLength(1);
+    const page = await (await fetch(`${h.url}${PAGE_PATHS.privacy}`)).text();
+
+    await h.event({ type: 'app_uninstalled' });
+    await h.logs.waitFor('workspace access revoked');
+    /** One check for each promise the page makes: a new promise fails here until it has one. */
+    const checks: Record<keyof typeof DELETED_AT_UNINSTALL, () => Promise<void>> = {
+      slackTokens: () => expectNoInstallation(h),
+      cdnKeys: async () => {
+        expect(await h.store.credentials.get(h.workspaceId)).toBeUndefined();
+        for (const account of await h.store.accounts.list(h.workspaceId)) {
+          expect(await h.store.accounts.credential(h.workspaceId, account.id)).toBeUndefined();
+        }
+        expect(await h.store.zoneIndex.all(h.workspaceId)).toEqual([]);
+      },
+      apiTokens: async () => {
+        const tokens = await h.store.apiTokens.list(h.workspaceId);
+        expect(tokens.map((token) => token.revokedAt !== null)).toEqual([true]);
+      },
+      approvals: async () => {
+        expect(await pendingApprovals(h)).toEqual([]);
+      },
+    };
+    expect(Object.keys(checks)).toEqual(Object.keys(DELETED_AT_UNINSTALL));
+    for (const [key, check] of Object.entries(checks)) {
+      expect(page, key).toContain(DELETED_AT_UNINSTALL[key as keyof typeof checks]);
+      await check();
+    }
+
+    // "30 days later, everything else of the workspace is deleted" (the harness's default grace).
+    expect(page).toContain('30 days later, everything else of the workspace is deleted');
+    h.clock.advance(30 * DAY - 1);
+    await h.deps.retention.sweep();
+    expect((await kept(h)).workspace).toBe(true);
+    h.clock.advance(2);
+    await h.deps.retention.sweep();
+    expect(await kept(h)).toEqual({ workspace: false, reports: [], watches: 0, audit: 0 });
+    expect(await h.store.apiTokens.list(h.workspaceId)).toEqual([]);
+    expect(await h.store.accounts.list(h.workspaceId)).toEqual([]);
   });
 });

@@ -90,6 +90,49 @@ for (const { backend, skip } of BACKENDS) {
       expect(clock.nextWake()).toBeUndefined();
     });
 
+    it('costs the jobs table two statements a replica a period: hold and release, or hold and a look', async () => {
+      const clock = new ManualClock(T0);
+      const statements: string[] = [];
+      const { store } = await testStore(backend, {
+        clock,
+        onQuery: (event) => {
+          if (/\bjobs\b/.test(event.query.sql)) statements.push(event.query.sql);
+        },
+      });
+      const logs = captureLogs('info');
+      // Two replicas: each period one runs the round, the other finds it taken and waits.
+      const rounds: string[] = [];
+      const replicas = ['a', 'b'].map((name) => {
+        const runner = new JobRunner({ jobs: store.jobs, clock, logger: logs.logger, owner: name });
+        const background = new BackgroundWork(runner, logs.logger, clock);
+        background.every({
+          name: 'shared',
+          every: PERIOD,
+          run: async () => {
+            rounds.push(name);
+          },
+        });
+        stops.push(() => background.stop(1_000));
+        return background;
+      });
+      for (const replica of replicas) replica.start();
+      await inTime(clock.sleepers(2), 'both wait for the next period');
+      statements.length = 0;
+      for (let period = 1; period <= 4; period++) {
+        clock.advance(PERIOD);
+        await inTime(
+          (async () => {
+            while (rounds.length < period + 1) await new Promise((r) => setImmediate(r));
+          })(),
+          `period ${period}'s round`,
+        );
+        await inTime(clock.sleepers(2), 'both wait again');
+      }
+      expect(rounds).toHaveLength(5);
+      // A period: the holder's hold and release, the other's hold and its look at the job.
+      expect(statements).toHaveLength(4 * 4);
+    });
+
     it('takes over a round whose holder died once its lease has expired', async () => {
       const clock = new ManualClock(T0);
       const { store } = await testStore(backend, { clock });

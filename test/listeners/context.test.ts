@@ -212,11 +212,25 @@ describe('requestContext: the directory', () => {
   it('tells WorkspaceClients where an authorized workspace is installed', async () => {
     const built = buildArguments({
       body: slashCommand(),
-      context: { isEnterpriseInstall: true, teamId: 'T0GRID', enterpriseId: 'E0ORG' },
+      context: { isEnterpriseInstall: false, teamId: 'T0GRID', enterpriseId: 'E0ORG' },
     });
     const remember = vi.fn();
     await requestContext(new GroupMembersCache(new InstantClock()), { remember })(built.args);
     expect(remember).toHaveBeenCalledExactlyOnceWith('T0GRID', {
+      enterpriseId: 'E0ORG',
+      isEnterpriseInstall: false,
+    });
+  });
+
+  it('keeps an org-wide install’s requests under the organization, from any of its workspaces', async () => {
+    const built = buildArguments({
+      body: slashCommand(),
+      context: { isEnterpriseInstall: true, teamId: 'T0GRID', enterpriseId: 'E0ORG' },
+    });
+    const remember = vi.fn();
+    await requestContext(new GroupMembersCache(new InstantClock()), { remember })(built.args);
+    expect(callerOf(built.args.context).workspaceId).toBe('E0ORG');
+    expect(remember).toHaveBeenCalledExactlyOnceWith('E0ORG', {
       enterpriseId: 'E0ORG',
       isEnterpriseInstall: true,
     });

@@ -1,5 +1,6 @@
 import type { Installation } from '@slack/bolt';
-import { describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { describe, expect, it, vi } from 'vitest';
 import { BACKENDS, testStore } from '../helpers/store.js';
 
 const teamInstall: Installation<'v2', false> = {
@@ -78,6 +79,48 @@ for (const { backend, skip } of BACKENDS) {
         isEnterpriseInstall: false,
       });
       expect(fetched.bot?.token).toBe('xoxb-new-secret');
+    });
+
+    it('updates one caller at a time: a second replica waits, then sees what the first stored', async () => {
+      const { store: first, database } = await testStore(backend);
+      await first.installations.storeInstallation(orgInstall);
+      // A second process on PostgreSQL; SQLite serves one process, whose own queue is the lock.
+      const second =
+        backend === 'postgres' ? (await testStore(backend, { database })).store : first;
+      const q = { teamId: undefined, enterpriseId: 'E1', isEnterpriseInstall: true } as const;
+      const seen: string[] = [];
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const one = first.installations.updateLocked(q, async (current) => {
+        seen.push(`first saw ${current.bot?.token}`);
+        await held;
+        return { ...current, bot: { ...current.bot, token: 'xoxb-refreshed' } } as Installation;
+      });
+      await vi.waitFor(() => expect(seen).toHaveLength(1));
+      const two = second.installations.updateLocked(q, async (current) => {
+        seen.push(`second saw ${current.bot?.token}`);
+        return undefined;
+      });
+      // The second waits on the row's lock (PostgreSQL) before the first is let go.
+      if (backend === 'postgres')
+        await vi.waitFor(async () => {
+          const { rows } = await sql<{
+            waiting: string;
+          }>`select count(*) as waiting from pg_locks where not granted`.execute(first.db);
+          expect(Number(rows[0]?.waiting)).toBeGreaterThan(0);
+        });
+      release();
+      const [a, b] = await Promise.all([one, two]);
+      expect(a.bot?.token).toBe('xoxb-refreshed');
+      expect(b.bot?.token).toBe('xoxb-refreshed');
+      // On SQLite the second joined the first's update; on PostgreSQL it ran after it.
+      expect(seen).toEqual(
+        backend === 'postgres'
+          ? ['first saw xoxb-org-secret', 'second saw xoxb-refreshed']
+          : ['first saw xoxb-org-secret'],
+      );
     });
   });
 }

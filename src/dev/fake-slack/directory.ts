@@ -14,8 +14,9 @@ import type { Args, Identity } from './types.js';
  * object's `deleted` field, https://api.slack.com/types/user: its example answer carries
  * `"deleted": false`; `deleted` is a boolean of `objs_user` in slackapi/slack-api-specs
  * web-api/slack_web_openapi_v2.json, and the sample above has it): nothing else marks it. On Grid,
- * a person carries `enterprise_user.enterprise_id` (the sample's field): their own organization's,
- * else (one of the workspace's own) the workspace's.
+ * a person carries `enterprise_user` (the sample's fields: `enterprise_id`, their own
+ * organization's, else (one of the workspace's own) the workspace's; `is_admin` and `is_owner` of
+ * that organization).
  */
 export function usersInfo(
   records: SlackRecords,
@@ -31,7 +32,16 @@ export function usersInfo(
       id: user.id,
       team_id: user.teamId ?? teamId,
       ...(user.isStranger ? { is_stranger: true } : {}),
-      ...(org ? { enterprise_user: { enterprise_id: org } } : {}),
+      ...(org
+        ? {
+            enterprise_user: {
+              id: user.id,
+              enterprise_id: org,
+              is_admin: !!user.isOrgAdmin || !!user.isOrgOwner,
+              is_owner: !!user.isOrgOwner,
+            },
+          }
+        : {}),
       name: user.name,
       deleted: !!user.deleted,
       real_name: user.name,

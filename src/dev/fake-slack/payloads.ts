@@ -50,11 +50,30 @@ export class SlackPayloads {
   #who(user: string) {
     const teamId = this.slack.users.get(user)?.teamId ?? this.teamId;
     const org = this.slack.enterpriseId;
+    // Installed for the whole organization: `team` is null, `enterprise` and
+    // `is_enterprise_install: true` say which install it is (the org-level app's payload of
+    // slackapi/bolt-python#23: `'team': None`, `'is_enterprise_install': True`, `'user': {'id':
+    // 'Wxxx', 'team_id': 'Txxx'}`; bolt-js buildSource: "When the app is installed using org-wide
+    // deployment, team property will be null").
+    if (org && this.slack.orgWideInstall)
+      return {
+        user: { id: user, team_id: teamId, username: user },
+        team: null,
+        enterprise: { id: org, name: 'Fake Org' },
+        is_enterprise_install: true,
+      };
     return {
       user: { id: user, team_id: teamId, username: user },
       team: { id: this.teamId, domain: 'fake', ...(org ? { enterprise_id: org } : {}) },
       ...(org ? { enterprise: { id: org, name: 'Fake Org' }, is_enterprise_install: false } : {}),
     };
+  }
+
+  /** An org-wide install's mark on a command: the string "true" (Bolt's isBodyWithTypeEnterpriseInstall). */
+  #commandInstall(): Record<string, string> {
+    return this.slack.enterpriseId && this.slack.orgWideInstall
+      ? { is_enterprise_install: 'true' }
+      : {};
   }
 
   #actionTs(): string {
@@ -76,6 +95,7 @@ export class SlackPayloads {
       team_domain: 'fake',
       // A command from a Grid workspace names its organization (the command of test_internals.py).
       ...(this.slack.enterpriseId ? { enterprise_id: this.slack.enterpriseId } : {}),
+      ...this.#commandInstall(),
       channel_id: options.channel,
       channel_name: options.channel,
       user_id: options.user,
@@ -259,14 +279,32 @@ export class SlackPayloads {
 
   /** An Events API callback: the `event_callback` wrapper with a unique event_id (events/AppHomeOpenedPayload.json). */
   eventCallback(event: Json): Json {
+    const org = this.slack.enterpriseId;
     return {
       token: 'legacy-unused',
       team_id: this.teamId,
+      ...(org ? { enterprise_id: org } : {}),
       api_app_id: 'A0FAKE',
       type: 'event_callback',
       event_id: `Ev${Math.random().toString(36).slice(2)}`,
       event_time: Math.floor(Date.now() / 1000),
       event,
+      // Whom the event is for: an org-wide install names the organization and no team
+      // (slackapi/bolt-python tests/scenario_tests/test_events_org_apps.py: `authorizations:
+      // [{enterprise_id: "E111", team_id: None, is_bot: True, is_enterprise_install: True}]`).
+      ...(org && this.slack.orgWideInstall
+        ? {
+            authorizations: [
+              {
+                enterprise_id: org,
+                team_id: null,
+                user_id: this.slack.botUserId,
+                is_bot: true,
+                is_enterprise_install: true,
+              },
+            ],
+          }
+        : {}),
     };
   }
 }

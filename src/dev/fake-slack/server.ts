@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock } from '../../clock.js';
-import { APP_ID, SlackAuth } from './auth.js';
+import { APP_ID, type InstallGrant, SlackAuth } from './auth.js';
 import { ChatMethods } from './chat.js';
 import {
   conversationsInfo,
@@ -49,6 +49,8 @@ export class FakeSlack extends SlackRecords {
   readonly teamId: string;
   /** The workspace's Enterprise Grid organization, if it is in one. */
   readonly enterpriseId: string | undefined;
+  /** The app is installed for the whole organization (payloads say `is_enterprise_install`). */
+  readonly orgWideInstall: boolean;
   readonly botToken: string;
   readonly botUserId: string;
   readonly #auth: SlackAuth;
@@ -65,6 +67,7 @@ export class FakeSlack extends SlackRecords {
   readonly #methods: Map<string, Method>;
   readonly #server: Server;
   #url = '';
+  #installer: InstallGrant | 'deny' | undefined;
 
   constructor(options: FakeSlackOptions = {}) {
     super();
@@ -72,6 +75,7 @@ export class FakeSlack extends SlackRecords {
     this.#ids = ids;
     this.teamId = options.teamId ?? 'T0FAKE';
     this.enterpriseId = options.enterpriseId;
+    this.orgWideInstall = options.orgWideInstall ?? false;
     this.botToken = options.botToken ?? 'xoxb-fake-bot-token';
     this.botUserId = options.botUserId ?? 'UBOT';
     this.#auth = new SlackAuth(
@@ -83,6 +87,7 @@ export class FakeSlack extends SlackRecords {
       },
       options,
       this.issuedTokens,
+      ids,
     );
     this.#chat = new ChatMethods(this, ids);
     this.#responseUrls = new ResponseUrls(this, ids, this.#chat);
@@ -165,6 +170,39 @@ export class FakeSlack extends SlackRecords {
   /** The code Slack hands the app's redirect URL after a user approves an install. */
   mintOAuthCode(teamId: string, userId: string): string {
     return this.#auth.mintOAuthCode(teamId, userId);
+  }
+
+  /** The code for any install a person approved: a workspace's, or an organization-wide one. */
+  mintGrant(grant: InstallGrant): string {
+    return this.#auth.mintGrant(grant);
+  }
+
+  /**
+   * Who is signed in to Slack in the browser that reaches the authorize page, and what they do
+   * there: approve an install (into a workspace, or org-wide), or cancel (`deny`).
+   */
+  signInForInstall(grant: InstallGrant | 'deny'): void {
+    this.#installer = grant;
+  }
+
+  /** The app config's Redirect URL, where the authorize page sends the person back. */
+  setOAuthRedirect(url: string): void {
+    this.#auth.redirectUrl = url;
+  }
+
+  /** A rotating bot token (and its refresh token) of the fake's workspace, expiring at `expiresAt` (ms). */
+  addRotatingToken(
+    token: string,
+    refreshToken: string,
+    expiresAt: number,
+    identity: Partial<Identity> = {},
+  ): void {
+    this.#auth.addRotatingToken(
+      token,
+      refreshToken,
+      { teamId: this.teamId, botUserId: this.botUserId, ...identity },
+      expiresAt,
+    );
   }
 
   /**
@@ -298,6 +336,12 @@ export class FakeSlack extends SlackRecords {
       res.writeHead(result.status, { 'content-type': 'text/plain' }).end(result.body);
       return;
     }
+    if (url.pathname === '/oauth/v2/authorize') {
+      const page = this.#auth.authorizePage(url.searchParams, this.#installer);
+      if ('location' in page) res.writeHead(302, { location: page.location }).end();
+      else res.writeHead(400, { 'content-type': 'text/plain' }).end(page.error);
+      return;
+    }
     if (url.pathname.startsWith('/upload/')) {
       const file = this.files.get(url.pathname.slice('/upload/'.length));
       if (!file) return reply(res, 404, { ok: false, error: 'file_not_found' });
@@ -354,7 +398,7 @@ export class FakeSlack extends SlackRecords {
           ? this.#auth.openConnection(fromHeader, () => this.#socketMode.open(this.#url))
           : identity
             ? this.#call(method, args, identity)
-            : { ok: false, error: token ? 'invalid_auth' : 'not_authed' };
+            : { ok: false, error: this.#auth.refusal(token) };
     const call: ApiCall = {
       method,
       args,

@@ -8,6 +8,9 @@ export interface FakeUser {
   name: string;
   isAdmin?: boolean;
   isOwner?: boolean;
+  /** An admin, or owner, of their Grid organization (users.info `enterprise_user.is_admin` / `is_owner`). */
+  isOrgAdmin?: boolean;
+  isOrgOwner?: boolean;
   /** IANA time zone, e.g. Europe/Paris. */
   tz?: string;
   /** Their own workspace, when it is not the one asking (a shared channel's other side). */
@@ -61,6 +64,8 @@ export interface Identity {
   botUserId: string;
   /** The workspace's Enterprise Grid organization, when it is in one (auth.test `enterprise_id`). */
   enterpriseId?: string;
+  /** A token of an organization-wide install (auth.test `is_enterprise_install: true`). */
+  orgWide?: boolean;
 }
 
 export interface ApiCall {
@@ -162,12 +167,21 @@ export interface FakeSlackOptions {
    * auth.test's `enterprise_id`, and the `enterprise_user` of the workspace's own people.
    */
   enterpriseId?: string;
+  /**
+   * The app is installed for that whole organization (an org-wide install), not in the workspace
+   * alone: interactions carry `team: null` and `is_enterprise_install: true`, commands
+   * `is_enterprise_install=true`, events an org-wide `authorizations` entry (payloads.ts).
+   */
+  orgWideInstall?: boolean;
   botToken?: string;
   botUserId?: string;
   /** Extra accepted tokens (OAuth installs), each of one team. */
   tokens?: Record<string, Identity>;
-  /** The app's OAuth credentials, for oauth.v2.access. */
-  oauth?: { clientId: string; clientSecret: string };
+  /**
+   * The app's OAuth credentials, for oauth.v2.access; its redirect URL (the app config's, where
+   * the authorize page sends the person back); whether its tokens rotate (`token_rotation_enabled`).
+   */
+  oauth?: { clientId: string; clientSecret: string; redirectUrl?: string; tokenRotation?: boolean };
   /**
    * Socket Mode: the app-level token, and the WebSocket URL apps.connections.open hands out
    * (default: the fake's own, which says hello and delivers envelopes: FakeSlack.deliver).

@@ -26,6 +26,8 @@ export interface SlackUser {
   name?: string;
   /** Their account is deactivated (users.info `deleted`): no longer one of this workspace's people. */
   deactivated?: boolean;
+  /** Only the organization's admins administer here: the app is installed for a whole Grid organization. */
+  orgAdministered?: boolean;
 }
 
 /** What the services need to know about Slack users; implemented over the Web API in src/slack. */
@@ -97,7 +99,12 @@ export class AccessService {
     const user = await this.#member(caller, action);
     // Slack makes no guest an admin; were one marked so, they would still be refused, as a guest.
     if (user.isGuest) throw new AppError({ code: 'guest', action, grantable: false });
-    if (!user.isAdmin) throw new AppError({ code: 'not_admin', action });
+    if (!user.isAdmin)
+      throw new AppError({
+        code: 'not_admin',
+        action,
+        ...(user.orgAdministered ? { organization: true } : {}),
+      });
   }
 
   /**

@@ -14,6 +14,7 @@ import {
   retryDelay,
 } from '../../jobs/runner.js';
 import type { Watch, WatchedZone } from '../../store/watches.js';
+import { takeRateLimit } from '../../throttles/per-key-rate-limit.js';
 import {
   type PostPayload,
   WATCH_POST_JOB,
@@ -53,8 +54,8 @@ export interface WatchEvaluationOptions extends WatchPostingOptions {
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
-/** The budget's counter, beside the per-user change counters. */
-const BUDGET_COUNTER = '~watch-cdn';
+/** The key of a workspace's budget among the store's rate slots. */
+const budgetKey = (workspaceId: string) => `watch-cdn:${workspaceId}`;
 /**
  * Finished evaluations (one a zone an interval) leave the job table this long after they ran, by
  * the retention sweep; posts stay as long as other jobs: their keys hold off a second post.
@@ -221,17 +222,23 @@ export class WatchEvaluation {
     }
   }
 
-  /** Takes one CDN request from the workspace's budget for this minute, or says when to come back. */
+  /**
+   * Takes one CDN request from the workspace's budget (a per-key rate limit), or says when to come
+   * back: at the next minute, with the workspace's jitter, not as each slot frees, so that the
+   * evaluations it refused wake once a minute rather than racing for every slot.
+   */
   async #spend(workspaceId: string): Promise<void> {
     const { store, clock, settings } = this.#o;
+    const waitMs = await takeRateLimit(
+      store.rateSlots,
+      budgetKey(workspaceId),
+      settings.cdnRequestsPerMinute,
+      MINUTE,
+    );
+    if (waitMs === 0) return;
     const now = clock.now();
-    const window = Math.floor(now / MINUTE) * MINUTE;
-    const count = await store.changeCounters.increment(workspaceId, BUDGET_COUNTER, window);
-    if (count === 1) await store.changeCounters.prune(workspaceId, BUDGET_COUNTER, window);
-    if (count > settings.cdnRequestsPerMinute) {
-      await store.changeCounters.decrement(workspaceId, BUDGET_COUNTER, window);
-      throw new BudgetSpentError(window + MINUTE - now + phaseOf(workspaceId, '', 5_000));
-    }
+    const nextMinute = Math.floor(now / MINUTE) * MINUTE + MINUTE - now;
+    throw new BudgetSpentError(Math.max(waitMs, nextMinute) + phaseOf(workspaceId, '', 5_000));
   }
 
   /** A pending zone's status now: still in the pending list, else found by id. */

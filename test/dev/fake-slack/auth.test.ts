@@ -117,3 +117,55 @@ describe("the fake Slack's tokens", () => {
     socket.close();
   });
 });
+
+describe("the fake Slack's authorize page", () => {
+  const authorize = (params: Record<string, string>) =>
+    fetch(new URL(`/oauth/v2/authorize?${new URLSearchParams(params)}`, slack.apiUrl), {
+      redirect: 'manual',
+    });
+  const asked = { client_id: 'cid', scope: 'commands', state: 's1' };
+
+  it('sends the person back to the app config’s redirect URL with a code, or access_denied', async () => {
+    await start();
+    slack.setOAuthRedirect('https://bot.example/slack/oauth_redirect');
+    slack.signInForInstall({ teamId: 'T2', userId: 'U2' });
+    const approved = new URL((await authorize(asked)).headers.get('location') ?? '');
+    expect(`${approved.origin}${approved.pathname}`).toBe(
+      'https://bot.example/slack/oauth_redirect',
+    );
+    expect(approved.searchParams.get('state')).toBe('s1');
+    expect(approved.searchParams.get('code')).toMatch(/^code-/);
+    slack.signInForInstall('deny');
+    const denied = new URL((await authorize(asked)).headers.get('location') ?? '');
+    expect(denied.searchParams.get('error')).toBe('access_denied');
+    expect(denied.searchParams.get('code')).toBeNull();
+  });
+
+  it('shows an error page for an unknown client, or a redirect_uri that is not the configured one', async () => {
+    await start();
+    slack.setOAuthRedirect('https://bot.example/slack/oauth_redirect');
+    slack.signInForInstall({ teamId: 'T2', userId: 'U2' });
+    const unknown = await authorize({ ...asked, client_id: 'other' });
+    expect([unknown.status, await unknown.text()]).toEqual([400, 'invalid_client_id']);
+    const elsewhere = await authorize({ ...asked, redirect_uri: 'https://evil.example/cb' });
+    expect([elsewhere.status, await elsewhere.text()]).toEqual([400, 'bad_redirect_uri']);
+  });
+
+  it('an org-wide grant gives an organization’s token: team null, is_enterprise_install', async () => {
+    await start();
+    const web = new WebClient(undefined, {
+      slackApiUrl: slack.apiUrl,
+      retryConfig: { retries: 0 },
+    });
+    const code = slack.mintGrant({ orgWide: true, enterpriseId: 'E1', userId: 'W1' });
+    const answer = await web.oauth.v2.access({ client_id: 'cid', client_secret: 'right', code });
+    expect(answer).toMatchObject({
+      ok: true,
+      team: null,
+      enterprise: { id: 'E1' },
+      is_enterprise_install: true,
+    });
+    const test = await web.auth.test({ token: String(answer.access_token) });
+    expect(test).toMatchObject({ is_enterprise_install: true, enterprise_id: 'E1' });
+  });
+});
