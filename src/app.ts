@@ -58,6 +58,7 @@ import {
 } from './services/watches/watch-evaluation.js';
 import { WATCH_POST_JOB } from './services/watches/watch-posting.js';
 import { WatchService } from './services/watches/watches.js';
+import { WORKFLOW_STEP_JOB, WorkflowStepService } from './services/workflows/workflow-steps.js';
 import { UninstallService } from './services/workspace/uninstall.js';
 import { WorkspaceConfigService } from './services/workspace/workspace-config.js';
 import { RATELIMIT_FOLLOW_UP_JOB, RateLimitService } from './services/zones/ratelimit.js';
@@ -77,6 +78,7 @@ import { SlackRateLimits } from './slack/rate-limits.js';
 import { rateLimitNotices } from './slack/ratelimit-notices.js';
 import { SlackReportPoster } from './slack/report-poster.js';
 import { slackResponseUrls } from './slack/response-urls.js';
+import { SlackStepCompletions } from './slack/step-completions.js';
 import { RotatingInstallationStore } from './slack/token-rotation.js';
 import { verifyViews } from './slack/verify-messages.js';
 import { SlackWatchPoster } from './slack/watch-poster.js';
@@ -133,6 +135,8 @@ export interface BuildAppOptions {
   edgeProbe?: EdgeProbeOptions;
   /** After a purge asked with --verify, how long the edge is given (DEFAULT_VERIFY_DELAY_MS). */
   verifyDelayMs?: number;
+  /** How often a waiting workflow step looks at its purge or approval again (default 2 s). */
+  workflowStepPollMs?: number;
 }
 
 /** How work outside a request reaches Slack: Bolt's authorize for tokens, a client of its own. */
@@ -378,6 +382,15 @@ export function buildDeps(
   background.job(VERIFY_JOB, verify.job);
   background.job(AUDIT_EXPORT_JOB, auditExport.job);
   background.job(FREEZE_ANNOUNCE_JOB, freezes.announceJob);
+  const analytics = new AnalyticsService(cdn, store, renderer, clock, zones, reads, scopes);
+  const workflowSteps = new WorkflowStepService({
+    ...{ store, runner, purges, approvals, analytics, clock, logger },
+    completions: new SlackStepCompletions(clients),
+    ...(options.workflowStepPollMs === undefined
+      ? {}
+      : { settings: { pollMs: options.workflowStepPollMs } }),
+  });
+  background.job(WORKFLOW_STEP_JOB, workflowSteps.job);
   const api = apiPurges;
   const recurring = recurringWork({
     approvals,
@@ -394,7 +407,7 @@ export function buildDeps(
     access,
     activity,
     auditExport,
-    analytics: new AnalyticsService(cdn, store, renderer, clock, zones, reads, scopes),
+    analytics,
     apiTokens,
     apiPurges: api,
     approvals,
@@ -440,6 +453,7 @@ export function buildDeps(
     channels,
     watches,
     watchEvaluation,
+    workflowSteps,
   };
 }
 

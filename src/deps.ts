@@ -28,6 +28,7 @@ import type { ReportScheduleService } from './services/reports/report-schedules.
 import type { VerifyService } from './services/verify/verify.js';
 import type { WatchEvaluation } from './services/watches/watch-evaluation.js';
 import type { WatchService } from './services/watches/watches.js';
+import type { WorkflowStepService } from './services/workflows/workflow-steps.js';
 import type { UninstallService } from './services/workspace/uninstall.js';
 import type { WorkspaceConfigService } from './services/workspace/workspace-config.js';
 import type { RateLimitService } from './services/zones/ratelimit.js';
@@ -99,4 +100,6 @@ export interface AppDeps {
   watches: WatchService;
   /** Watched zones evaluated once an interval (the tick and its jobs are in `background`). */
   watchEvaluation: WatchEvaluation;
+  /** Workflow Builder steps: purges and requests started by a workflow, ended durably. */
+  workflowSteps: WorkflowStepService;
 }

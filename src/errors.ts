@@ -136,6 +136,8 @@ export type Problem =
   | { code: 'nothing_to_retry' }
   /** A purge with no URL that went through (tags only, or all failed): nothing to check at the edge. */
   | { code: 'nothing_to_verify' }
+  /** A workflow step's items, some of which cannot be purged as asked (a step holds nothing). */
+  | { code: 'workflow_step_refused'; items: string[] }
   /** A verification that found no URL still cached (or one not known here). */
   | { code: 'nothing_to_repurge' }
   | { code: 'no_urls_in_message' }

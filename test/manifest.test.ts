@@ -12,6 +12,7 @@ import { BOT_SCOPES, SLACK_EVENTS_PATH } from '../src/app.js';
 import { CdnTransport } from '../src/cdn/transport.js';
 import type { ChartRenderer } from '../src/charts/traffic-chart.js';
 import { usageHint } from '../src/listeners/commands/registry.js';
+import { STEP_DEFINITIONS } from '../src/listeners/functions/steps.js';
 import { buildTestApp, testConfig } from './helpers/app.js';
 import { InstantClock } from './helpers/clock.js';
 import { captureLogs } from './helpers/logs.js';
@@ -33,6 +34,8 @@ interface Registered {
   commands: string[];
   shortcuts: Array<{ type: string; callback_id: string }>;
   events: string[];
+  /** Workflow Builder steps (`app.function`), by callback id. */
+  functions: string[];
   /** Listeners of interactivity (actions, views) and of options loads, named or not. */
   interactive: number;
   options: number;
@@ -51,6 +54,7 @@ async function registered(): Promise<Registered> {
     action: vi.spyOn(App.prototype, 'action'),
     view: vi.spyOn(App.prototype, 'view'),
     options: vi.spyOn(App.prototype, 'options'),
+    function: vi.spyOn(App.prototype, 'function'),
   };
   const { store, clock } = await testStore('sqlite', { clock: new InstantClock() });
   const config = testConfig(
@@ -81,6 +85,7 @@ async function registered(): Promise<Registered> {
         : [];
     }),
     events: spies.event.mock.calls.map(([type]): unknown => type).filter(named),
+    functions: spies.function.mock.calls.map(([id]): unknown => id).filter(named),
     interactive: spies.action.mock.calls.length + spies.view.mock.calls.length,
     options: spies.options.mock.calls.length,
   };
@@ -117,9 +122,14 @@ describe('the app manifests', () => {
         ({ type, callback_id }: { type: string; callback_id: string }) => ({ type, callback_id }),
       );
       expect(shortcuts, name).toEqual(app.shortcuts);
+      // A step's runs come as `function_executed` events, to which the app subscribes.
+      const events = app.functions.length > 0 ? [...app.events, 'function_executed'] : app.events;
       expect([...manifest.settings.event_subscriptions.bot_events].sort(), name).toEqual(
-        [...app.events].sort(),
+        [...events].sort(),
       );
+      // Its Workflow Builder steps: one listener each, inputs and outputs from one list.
+      expect(Object.keys(manifest.functions ?? {}).sort(), name).toEqual([...app.functions].sort());
+      expect(manifest.functions, name).toEqual(STEP_DEFINITIONS);
       expect(manifest.settings.interactivity.is_enabled, name).toBe(app.interactive > 0);
       expect([...manifest.oauth_config.scopes.bot].sort(), name).toEqual([...BOT_SCOPES].sort());
       expect(manifest.oauth_config.scopes.user, name).toBeUndefined();
@@ -218,7 +228,7 @@ describe('docs/scopes.md', () => {
     const called = new Set(
       [
         ...source.matchAll(
-          /\bclient\.((?:chat|conversations|files|users|usergroups|views|auth|oauth|team|apps|reactions|pins|bookmarks|admin)(?:\.[a-zA-Z]+)+)\(/g,
+          /\bclient\.((?:chat|conversations|files|functions|users|usergroups|views|auth|oauth|team|apps|reactions|pins|bookmarks|admin)(?:\.[a-zA-Z]+)+)\(/g,
         ),
       ].map(([, method]) => method ?? ''),
     );

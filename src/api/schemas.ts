@@ -47,6 +47,12 @@ export const PurgeUrlsRequestSchema = z
     kind: kind('urls'),
     ...common,
     urls: items(text(4_096)).describe('URLs of the zone.'),
+    warm: z
+      .boolean()
+      .optional()
+      .describe(
+        'Once purged, ask the edge for each URL again (filling its cache); the status then tells how many came back cached (`warm`).',
+      ),
   })
   .register(REQUEST_COMPONENTS, { id: 'PurgeUrlsRequest' });
 
@@ -138,6 +144,14 @@ export const PurgeStateSchema = z
     kind: z.enum(PURGE_KINDS),
     progress: z.object({ done: z.int().min(0), total: z.int().min(0) }),
     approved_by: z.string().optional().describe('The Slack user id of the approver.'),
+    warm: z
+      .object({
+        done: z.boolean().describe('Whether every URL was asked of the edge again.'),
+        warmed: z.int().min(0).describe('URLs asked again.'),
+        cached: z.int().min(0).describe('Of those, how many the edge then served from its cache.'),
+      })
+      .optional()
+      .describe('Asked with `warm`, once the purge succeeded: the warming of its URLs.'),
     error: z.string().optional(),
   })
   .register(ANSWER_COMPONENTS, { id: 'PurgeState' });

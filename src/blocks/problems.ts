@@ -247,6 +247,11 @@ function sentence(problem: Problem): Mrkdwn {
       return md`Nothing failed in that purge: there is nothing to retry.`;
     case 'nothing_to_verify':
       return md`That purge has no purged URL to check at the edge (tags cannot be checked).`;
+    case 'workflow_step_refused':
+      return md`Nothing was purged: ${join(
+        problem.items.map((item) => code(item)),
+        ', ',
+      )} cannot be purged as asked.`;
     case 'nothing_to_repurge':
       return md`No URL of that check was still cached: there is nothing to purge again.`;
     case 'no_urls_in_message':

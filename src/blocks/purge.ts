@@ -316,7 +316,7 @@ export function purgeFormModal(options: {
         type: 'input',
         block_id: PURGE_IDS.verifyBlock,
         optional: true,
-        label: plain('Verify'),
+        label: plain('Once purged'),
         element: {
           type: 'checkboxes',
           action_id: PURGE_IDS.verifyInput,
@@ -324,6 +324,10 @@ export function purgeFormModal(options: {
             {
               text: plain('Check the URLs at the edge once purged'),
               value: 'verify',
+            },
+            {
+              text: plain('Warm the cache: ask the edge for the URLs again'),
+              value: 'warm',
             },
           ],
         },

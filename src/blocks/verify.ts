@@ -27,8 +27,13 @@ export function verifyProgressMessage(status: {
   zoneName: string;
   urls: number;
   actorId: string;
+  warm?: boolean;
 }): Message {
   const urls = `${status.urls.toLocaleString('en')} URL${status.urls === 1 ? '' : 's'}`;
+  if (status.warm) {
+    const text = md`:fire: Warming the cache of *${zoneLabel(status.zoneName)}*: asking the edge for ${urls}…`;
+    return message(md`Warming ${urls}…`, [{ type: 'section', text: mrkdwn(text) }]);
+  }
   const text = md`:mag: Checking ${urls} on *${zoneLabel(status.zoneName)}* at the edge for ${user(status.actorId)}…`;
   return message(md`Checking ${urls} at the edge…`, [{ type: 'section', text: mrkdwn(text) }]);
 }
@@ -47,7 +52,22 @@ function countsText(counts: VerifySummary['counts']): string {
     .join(', ');
 }
 
+/** A warming's summary: how many URLs the edge now serves from its cache. */
+function warmSummaryMessage(summary: VerifySummary): Message {
+  const { counts } = summary;
+  const total = summary.results.length;
+  const zone = md`*${zoneLabel(summary.zoneName)}*`;
+  const mark = counts.cached === total ? ':fire:' : ':grey_question:';
+  const cached = `${counts.cached.toLocaleString('en')} of ${total.toLocaleString('en')} URL${total === 1 ? '' : 's'}`;
+  const line = md`${mark} Cache warmed on ${zone}: ${cached} came back cached`;
+  return message(md`Cache warmed on ${zoneLabel(summary.zoneName)}: ${cached} came back cached`, [
+    { type: 'section', text: mrkdwn(line) },
+    { type: 'context', elements: [mrkdwn(md`Asked with the purge · each URL in the thread`)] },
+  ]);
+}
+
 export function verifySummaryMessage(summary: VerifySummary): Message {
+  if (summary.warm) return warmSummaryMessage(summary);
   const { counts } = summary;
   const cached = summary.results.filter((r) => r.verdict === 'cached').map((r) => r.url);
   const zone = md`*${zoneLabel(summary.zoneName)}*`;

@@ -35,8 +35,10 @@ export type ProbeResult =
 export interface ProbeRequest {
   /** Whether a host name is one of the purged zone's (the zone's name or below it). */
   onZone: (hostname: string) => boolean;
-  /** How long ago the purge finished, when the answer comes (ms). */
-  sincePurgeMs: () => number;
+  /** How long ago the purge finished, when the answer comes (ms); absent: any hit is `cached`. */
+  sincePurgeMs?: () => number;
+  /** GET in place of HEAD (its body dropped unread): asks the edge to fill its cache. */
+  method?: 'GET';
   /** The whole verification's deadline: aborting it ends the probe as unchecked. */
   signal?: AbortSignal;
 }
@@ -109,12 +111,12 @@ export class EdgeProber {
     for (let hop = 0; ; hop++) {
       if (request.signal?.aborted) return unchecked('the verification ran out of time');
       let answer: { status: number; headers: Record<string, string | undefined> };
-      let method: 'HEAD' | 'GET' = 'HEAD';
+      let method: 'HEAD' | 'GET' = request.method ?? 'HEAD';
       try {
         if (this.#checksAddresses) assertPublicLiteral(url);
-        answer = await this.#ask(url, 'HEAD', request.signal);
+        answer = await this.#ask(url, method, request.signal);
         // HEAD refused: GET, its body left unread (the connection is closed instead).
-        if (answer.status === 405 || answer.status === 501) {
+        if (method === 'HEAD' && (answer.status === 405 || answer.status === 501)) {
           method = 'GET';
           answer = await this.#ask(url, 'GET', request.signal);
         }
@@ -133,9 +135,26 @@ export class EdgeProber {
         url = next;
         continue;
       }
-      const reading = readCacheHeaders(answer.headers, { sincePurgeMs: request.sincePurgeMs() });
+      const since = request.sincePurgeMs?.();
+      const reading = readCacheHeaders(
+        answer.headers,
+        since === undefined ? {} : { sincePurgeMs: since },
+      );
       return { url: input, status: answer.status, method, ...reading };
     }
+  }
+
+  /**
+   * Warms one URL: a GET through the edge, with the same checks as a probe, then a HEAD to see
+   * whether the edge now serves it from its cache (`cached`: warmed).
+   */
+  async warm(
+    input: string,
+    request: { onZone: (hostname: string) => boolean; signal?: AbortSignal },
+  ): Promise<ProbeResult> {
+    const filled = await this.probe(input, { ...request, method: 'GET' });
+    if ('reason' in filled) return filled;
+    return this.probe(input, request);
   }
 
   /** One request; its body is never read (HEAD has none; a GET's is dropped with the socket). */
@@ -165,7 +184,11 @@ export class EdgeProber {
         signal: controller.signal,
       });
       if (method === 'HEAD') await response.body.dump({ limit: 0 }).catch(() => undefined);
-      else response.body.destroy();
+      else {
+        // Destroying an unread body makes undici emit its abort as an error: nothing to report.
+        response.body.on('error', () => undefined);
+        response.body.destroy();
+      }
     } finally {
       clearTimeout(timer);
       outer?.removeEventListener('abort', forward);

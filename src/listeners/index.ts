@@ -7,6 +7,7 @@ import * as commands from './commands/index.js';
 import { requestContext } from './context.js';
 import { errorPolicy } from './error-policy.js';
 import * as events from './events/index.js';
+import * as functions from './functions/index.js';
 import * as options from './options/index.js';
 import { payloadGuard } from './payload-guard.js';
 import { replayGuard } from './replay-guard.js';
@@ -30,5 +31,6 @@ export function registerListeners(
   views.register(app, deps);
   options.register(app, deps);
   shortcuts.register(app, deps);
+  functions.register(app, deps);
   events.register(app, deps, unhandledEvent);
 }

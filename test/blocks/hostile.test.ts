@@ -198,6 +198,7 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   purge_unknown: { code: 'purge_unknown' },
   nothing_to_retry: { code: 'nothing_to_retry' },
   nothing_to_verify: { code: 'nothing_to_verify' },
+  workflow_step_refused: { code: 'workflow_step_refused', items: ['<@U1> *x*'] },
   nothing_to_repurge: { code: 'nothing_to_repurge' },
   no_urls_in_message: { code: 'no_urls_in_message' },
   not_in_conversation: { code: 'not_in_conversation' },

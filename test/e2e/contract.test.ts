@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { APPROVAL_IDS, PURGE_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
 import { SlackPayloads } from '../../src/dev/fake-slack/payloads.js';
 import { validateOptions } from '../../src/dev/fake-slack/validate.js';
+import { STEP_IDS } from '../../src/listeners/functions/steps.js';
 import { parseExposition, sumOf } from '../helpers/prometheus.js';
 import {
   ADMIN,
@@ -251,6 +252,21 @@ describe.each([
     expectAckInTime(retried);
     await h.logs.waitFor('repeated delivery acknowledged');
     expect(h.slack.callsTo('views.publish')).toHaveLength(1);
+    expectAllAccepted(h);
+  });
+
+  it('function_executed, as Slack documents it, runs the step and ends it', async () => {
+    const { h } = await start();
+    const { execution } = h.slack.runStep(STEP_IDS.traffic, {});
+    const executed = over(fixture('function-executed'), {
+      function: { callback_id: STEP_IDS.traffic, app_id: 'A0FAKE' },
+      inputs: { user_id: MEMBER, zone: 'example.com', window: '1h' },
+      function_execution_id: execution.id,
+      bot_access_token: execution.token,
+    });
+    expectAckInTime(await event(h, executed));
+    await h.slack.waitForCalls((c) => c.method === 'functions.completeSuccess');
+    expect(execution.outputs).toMatchObject({ zone: 'example.com' });
     expectAllAccepted(h);
   });
 

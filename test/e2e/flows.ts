@@ -2,7 +2,7 @@
 import { expect } from 'vitest';
 import { APPROVAL_IDS, PURGE_IDS, TOKENS_IDS, ZONE_PICKER_IDS } from '../../src/blocks/ids.js';
 import type { InstallGrant } from '../../src/dev/fake-slack/auth.js';
-import type { Message } from '../../src/dev/fake-slack/server.js';
+import type { ApiCall, FunctionExecution, Message } from '../../src/dev/fake-slack/server.js';
 import type { FakeView } from '../../src/dev/fake-slack/types.js';
 import type { TrafficShape } from '../../src/dev/sandbox/traffic.js';
 import { ADMIN, CHANNEL, type Harness, MEMBER, viewIdOf } from './harness.js';
@@ -285,4 +285,32 @@ export function accountSelectOf(call: { args: Record<string, unknown> } | undefi
     options: Array<{ value: string; text: { text: string } }>;
     initial_option?: { value: string };
   };
+}
+
+/**
+ * The step's end as Slack took it (functions.completeSuccess or completeError). A waiting step
+ * looks at its purge or approval again every 2 s of the bot's clock: the clock moves meanwhile.
+ */
+export async function stepEnd(h: Harness, execution: FunctionExecution): Promise<ApiCall> {
+  const ended = h.slack.waitForCalls(
+    (call) =>
+      call.method.startsWith('functions.complete') &&
+      call.args.function_execution_id === execution.id &&
+      call.response.ok === true,
+  );
+  const tick = setInterval(() => h.clock.advance(2_000), 100);
+  try {
+    const [call] = await ended;
+    if (!call) throw new Error('no end');
+    return call;
+  } finally {
+    clearInterval(tick);
+  }
+}
+
+/** A workflow runs the app's step `callbackId`: its execution, once the event was delivered. */
+export async function runStep(h: Harness, callbackId: string, inputs: Record<string, unknown>) {
+  const { execution, event } = h.slack.runStep(callbackId, inputs);
+  expect((await h.event(event)).status).toBe(200);
+  return execution;
 }

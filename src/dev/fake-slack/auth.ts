@@ -60,6 +60,11 @@ export class SlackAuth {
     return this.#expiresAt.has(token) && this.#tokens.has(token) ? 'token_expired' : 'invalid_auth';
   }
 
+  /** A token Slack issued for this workspace's bot elsewhere (a step's workflow token). */
+  addToken(token: string, identity: Identity): void {
+    this.#tokens.set(token, identity);
+  }
+
   /** The code Slack hands the app's redirect URL after a user approves an install. */
   mintOAuthCode(teamId: string, userId: string): string {
     return this.mintGrant({ teamId, userId });

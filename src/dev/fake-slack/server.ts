@@ -19,6 +19,7 @@ import {
 } from './directory.js';
 import { applyFault, type FaultHit, type SlackFault, SlackFaults } from './faults.js';
 import { FileUploads, uploadedBytes } from './files.js';
+import { type FunctionExecution, FunctionExecutions } from './functions.js';
 import { bearer, parseArgs, parseJsonObject, readBody, reply } from './http.js';
 import { SlackIds } from './ids.js';
 import { SLACK_METHOD_TIERS, SlackRateLimit } from './rate-limit.js';
@@ -29,6 +30,7 @@ import type { ApiCall, Args, FakeSlackOptions, FakeView, Identity, Message } fro
 import { ViewMethods } from './views.js';
 
 export type { FaultHit, SlackFault } from './faults.js';
+export type { FunctionExecution } from './functions.js';
 export type {
   ApiCall,
   FakeChannel,
@@ -59,6 +61,8 @@ export class FakeSlack extends SlackRecords {
   readonly #ids: SlackIds;
   readonly #faults = new SlackFaults();
   readonly #socketMode = new SocketModeLink(APP_ID);
+  /** Executions of the app's workflow steps (functions.ts). */
+  readonly functions = new FunctionExecutions();
   /** The Web API methods a valid bot token may call. */
   readonly #methods: Map<string, Method>;
   readonly #server: Server;
@@ -125,6 +129,8 @@ export class FakeSlack extends SlackRecords {
       ['files.getUploadURLExternal', (args) => files.getUploadUrl(args)],
       ['files.completeUploadExternal', (args) => files.complete(args)],
       ['files.info', (args) => files.info(args)],
+      ['functions.completeSuccess', (args) => this.functions.completeSuccess(args)],
+      ['functions.completeError', (args) => this.functions.completeError(args)],
     ]);
     this.#server = createServer((req, res) => {
       this.#handle(req, res).catch((error: unknown) => {
@@ -226,6 +232,23 @@ export class FakeSlack extends SlackRecords {
    * Delivers a payload to the app over its Socket Mode connection, in an envelope of `type`;
    * resolves with the app's acknowledgement (and how long it took).
    */
+  /**
+   * A workflow runs the app's step `callbackId` with `inputs`: the execution and its
+   * `function_executed` event (to deliver as an Events API callback). Its workflow token is the
+   * bot's for this workspace.
+   */
+  runStep(
+    callbackId: string,
+    inputs: Record<string, unknown>,
+  ): { execution: FunctionExecution; event: Record<string, unknown> } {
+    const started = this.functions.start(callbackId, inputs, APP_ID);
+    this.#auth.addToken(started.execution.token, {
+      teamId: this.teamId,
+      botUserId: this.botUserId,
+    });
+    return started;
+  }
+
   deliver(type: EnvelopeType, payload: Record<string, unknown>, retry?: Retry): Promise<SocketAck> {
     return this.#socketMode.deliver(type, payload, retry);
   }

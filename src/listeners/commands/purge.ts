@@ -16,7 +16,7 @@ import {
 } from './context.js';
 
 const USAGE =
-  'Usage: `/cdn purge <zone> <url|/path>…`, `/cdn purge <url>…`, `/cdn purge <zone> tag:<tag>…`, `/cdn purge <zone> everything`, or `/cdn purge` for a form; add `--verify` to check the URLs at the edge once purged. With a default zone (`/cdn use <zone>`), the zone may be left out: `/cdn purge /assets/app.css`.';
+  'Usage: `/cdn purge <zone> <url|/path>…`, `/cdn purge <url>…`, `/cdn purge <zone> tag:<tag>…`, `/cdn purge <zone> everything`, or `/cdn purge` for a form; add `--verify` to check the URLs at the edge once purged, `--warm` to ask the edge for them again (refilling its cache). With a default zone (`/cdn use <zone>`), the zone may be left out: `/cdn purge /assets/app.css`.';
 
 export const purge: SubcommandHandler = async (context) => {
   const { args, deps, caller, command, respond, client, account } = context;
@@ -76,6 +76,7 @@ export const purge: SubcommandHandler = async (context) => {
     {
       ...(plan.fromDefault ? { fromDefault: true } : {}),
       ...(parsed.verify ? { verify: true } : {}),
+      ...(parsed.warm ? { warm: true } : {}),
     },
   );
 };

@@ -26,8 +26,11 @@ export function purgeFormSubmit(deps: AppDeps) {
     const words = (values[PURGE_IDS.itemsBlock]?.[PURGE_IDS.itemsInput]?.value ?? '')
       .split(/[\s,]+/)
       .filter(Boolean);
-    const verify =
-      (values[PURGE_IDS.verifyBlock]?.[PURGE_IDS.verifyInput]?.selected_options?.length ?? 0) > 0;
+    const afterwards = (
+      values[PURGE_IDS.verifyBlock]?.[PURGE_IDS.verifyInput]?.selected_options ?? []
+    ).map((option) => option.value);
+    const verify = afterwards.includes('verify');
+    const warm = afterwards.includes('warm');
     const inline = (block: string, message: string) =>
       ack({ response_action: 'errors', errors: { [block]: truncate(message, 2000) } });
 
@@ -75,7 +78,9 @@ export function purgeFormSubmit(deps: AppDeps) {
         origin.channelId,
         plan.groups,
         reply,
-        verify && mode === 'urls' ? { verify: true } : {},
+        mode === 'urls'
+          ? { ...(verify ? { verify: true } : {}), ...(warm ? { warm: true } : {}) }
+          : {},
       );
     } catch (error) {
       // A refusal (the flood limit, no key) is said in the form; anything else, by the error policy.

@@ -177,6 +177,31 @@ export class AnalyticsService {
     }
   }
 
+  /**
+   * A zone's totals over a window, for a caller (a workflow step): counted as a CDN read, the
+   * zone found as `forCaller` finds a named one; no chart is drawn.
+   */
+  async totalsFor(
+    caller: Caller,
+    request: { zone: string; range: RangeKey; where?: { channelId?: string; account?: string } },
+  ): Promise<{ zone: string; requests: number; bandwidth: number; cacheHitRate: number }> {
+    await this.reads.take(caller);
+    const zone = await zoneForChannel(
+      { zones: this.zones, accountScopes: this.accountScopes },
+      caller.workspaceId,
+      { ...request.where, zone: request.zone },
+    );
+    const { since, until } = windowEndingAt(this.clock.now(), RANGES[request.range], 'hour');
+    const client = await this.cdn.clientFor(caller.workspaceId, zone.accountId, 'analytics');
+    const traffic = await trafficOver(client, zone.id, {
+      since,
+      until,
+      granularity: 'hour',
+      endsNow: true,
+    });
+    return { zone: zone.name, ...traffic.totals };
+  }
+
   /** `place`: where the chart is drawn, held already (see forCaller); absent, the renderer's. */
   async report(
     workspaceId: string,

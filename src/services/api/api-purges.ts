@@ -27,6 +27,7 @@ import type { ApprovalService } from '../approvals/approvals.js';
 import type { FreezeGate } from '../freezes/gate.js';
 import type { PurgeProgressView, PurgeService } from '../purge/purge.js';
 import { planPurge } from '../purge/purge-targets.js';
+import { WARM_JOB_KEY } from '../verify/verify-job.js';
 import type { ZoneService } from '../zones/zones.js';
 import { apiPurgeScope, apiPurgeTarget } from './api-purge-target.js';
 import { ApiRefusal } from './api-refusal.js';
@@ -42,6 +43,8 @@ export interface ApiPurgeRequest {
   urls?: string[] | undefined;
   tags?: string[] | undefined;
   everything?: true | undefined;
+  /** URLs only: once purged, asked of the edge again (see PurgeJobPayload.warm). */
+  warm?: boolean | undefined;
   reason?: string | undefined;
   context?: ApiPurgeContext | undefined;
 }
@@ -57,6 +60,8 @@ export interface ApiPurgeState {
   progress: { done: number; total: number };
   /** The Slack user id of the person who approved a purge of everything. */
   approved_by?: string;
+  /** Asked with `warm`: the warming of its URLs, once the purge is done. */
+  warm?: { done: boolean; warmed: number; cached: number };
   error?: string;
 }
 
@@ -221,7 +226,7 @@ export class ApiPurgeService {
     // Another replica stored the same key a moment ago: its purge is this one.
     if (!created) return { state: await this.#replayed(purge, bodyHash), created: false };
     try {
-      if (group) await this.#startJob(token, purge, group);
+      if (group) await this.#startJob(token, purge, group, request.warm === true);
       else {
         const approval = await this.#askApproval(token, purge, zone, request);
         await this.deps.store.apiPurges.setApproval(purge.id, approval.id);
@@ -448,6 +453,7 @@ export class ApiPurgeService {
       files: string[];
       tags: string[];
     },
+    warm: boolean,
   ): Promise<void> {
     // Announced in the token's channel, else a channel that has the zone as its default; with
     // neither, nowhere (the API's answer is all there is).
@@ -458,6 +464,7 @@ export class ApiPurgeService {
       actorId: actorOf(token),
       key: jobKey(purge.id),
       accountId: purge.accountId,
+      ...(warm ? { warm: true } : {}),
       replyTo: {
         userId: actorOf(token),
         ...(channelId ? { channelId } : {}),
@@ -589,11 +596,33 @@ export class ApiPurgeService {
       kind: purge.kind,
       progress: { done: purge.done, total: purge.total },
     };
-    if (purge.kind !== 'everything' || purge.approvalId === null)
-      return { ...base, status: purge.status, ...(purge.error ? { error: purge.error } : {}) };
+    if (purge.kind !== 'everything' || purge.approvalId === null) {
+      const warm = purge.status === 'succeeded' ? await this.#warmOf(purge.id) : undefined;
+      return {
+        ...base,
+        status: purge.status,
+        ...(warm ? { warm } : {}),
+        ...(purge.error ? { error: purge.error } : {}),
+      };
+    }
     const approval = await this.deps.store.approvals.get(purge.approvalId);
     if (!approval) return { ...base, status: 'failed', error: 'the approval request is gone' };
     return { ...base, ...approvalState(approval, this.deps.clock.now()) };
+  }
+
+  /** A purge asked with `warm`: how its warming stands (its job's steps), else undefined. */
+  async #warmOf(purgeId: string): Promise<ApiPurgeState['warm']> {
+    const { jobs } = this.deps.store;
+    const job = await jobs.byKey(jobKey(purgeId));
+    if (!job || (job.payload as { warm?: boolean }).warm !== true) return undefined;
+    const warming = await jobs.byKey(WARM_JOB_KEY(`${job.id}-0`));
+    if (!warming) return { done: false, warmed: 0, cached: 0 };
+    const steps = await jobs.steps<unknown, { verdict?: string }>(warming.id);
+    return {
+      done: warming.state === 'succeeded' || warming.state === 'failed',
+      warmed: steps.filter((step) => step.result !== undefined).length,
+      cached: steps.filter((step) => step.result?.verdict === 'cached').length,
+    };
   }
 
   async #audit(

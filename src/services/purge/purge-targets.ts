@@ -17,6 +17,8 @@ export type PurgeArgs =
       zone?: string;
       /** `--verify`: check the URLs at the edge once purged. */
       verify?: boolean;
+      /** `--warm`: ask the edge for the URLs again once purged, to fill its cache. */
+      warm?: boolean;
       urls: string[];
       tags: string[];
       unknown: string[];
@@ -44,13 +46,18 @@ function notAZone(word: string, alone: boolean): boolean {
  * tag, or `everything` alone: then the zone is inferred from the URLs or is the channel's default.
  */
 export function parsePurgeArgs(words: string[]): PurgeArgs {
-  // `--verify` anywhere; Slack clients on some systems turn a typed `--` into an em dash.
-  const verify = words.some(isVerifyFlag);
-  const parsed = parseItems(words.filter((word) => !isVerifyFlag(word)));
-  return verify && parsed.kind === 'items' ? { ...parsed, verify: true } : parsed;
+  // `--verify` and `--warm` anywhere; Slack clients on some systems turn a typed `--` into an em dash.
+  const verify = words.some(isFlag('verify'));
+  const warm = words.some(isFlag('warm'));
+  const parsed = parseItems(
+    words.filter((word) => !isFlag('verify')(word) && !isFlag('warm')(word)),
+  );
+  if (parsed.kind !== 'items') return parsed;
+  return { ...parsed, ...(verify ? { verify: true } : {}), ...(warm ? { warm: true } : {}) };
 }
 
-const isVerifyFlag = (word: string) => /^(?:--|\u2014|\u2013)verify$/i.test(word);
+const isFlag = (name: string) => (word: string) =>
+  new RegExp(`^(?:--|\u2014|\u2013)${name}$`, 'i').test(word);
 
 function parseItems(args: string[]): PurgeArgs {
   const [first, ...rest] = args;

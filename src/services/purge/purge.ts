@@ -106,6 +106,8 @@ export interface PurgeJobPayload {
   fromDefault?: boolean;
   /** Asked with --verify: once done, its URLs are checked at the edge (a verify job per zone). */
   verify?: boolean;
+  /** Asked with --warm: once done, its URLs are asked of the edge again to refill its cache. */
+  warm?: boolean;
   /** Asked for over the HTTP API: the API's record of it (see ApiPurgeService). */
   api?: {
     purgeId: string;
@@ -388,7 +390,7 @@ export class PurgeService {
     channelId: string | undefined,
     groups: PurgeGroup[],
     replyTo: ReplyTo,
-    options: { fromDefault?: boolean; key?: string; verify?: boolean } = {},
+    options: { fromDefault?: boolean; key?: string; verify?: boolean; warm?: boolean } = {},
   ): Promise<{ jobId: string; created: boolean; kind: string }> {
     await this.mayPurgeZones(
       caller,
@@ -423,10 +425,12 @@ export class PurgeService {
       key: string;
       /** The zone's account id, as the API's record stored it. */
       accountId?: string | null;
+      warm?: boolean;
     },
   ): Promise<{ jobId: string; created: boolean; kind: string }> {
     return this.#enqueue(workspaceId, [group], input.actorId, input.replyTo, {
       key: input.key,
+      ...(input.warm ? { warm: true } : {}),
       api: {
         purgeId: input.apiPurgeId,
         ...(input.sample ? { sample: input.sample } : {}),
@@ -467,6 +471,7 @@ export class PurgeService {
       key?: string;
       api?: PurgeJobPayload['api'];
       verify?: boolean;
+      warm?: boolean;
     } = {},
   ): Promise<{ jobId: string; created: boolean; kind: string }> {
     // No key, or a base URL the bot won't call: said now, before anything is stored.
@@ -482,6 +487,7 @@ export class PurgeService {
       ...(options.retryOf ? { retryOf: options.retryOf } : {}),
       ...(options.fromDefault ? { fromDefault: true } : {}),
       ...(options.verify ? { verify: true } : {}),
+      ...(options.warm ? { warm: true } : {}),
       ...(options.api ? { api: options.api } : {}),
       groups: groups.map((g) => ({ zone: g.zone, files: g.files.length, tags: g.tags.length })),
     };
@@ -635,6 +641,13 @@ export class PurgeService {
       await verifyAfterPurge(this.deps.runner, job, steps, runs, {
         now: this.deps.clock?.now() ?? Date.now(),
         delayMs: this.deps.verifyDelayMs ?? DEFAULT_VERIFY_DELAY_MS,
+      });
+    }
+    if (payload.warm) {
+      await verifyAfterPurge(this.deps.runner, job, steps, runs, {
+        now: this.deps.clock?.now() ?? Date.now(),
+        delayMs: 0,
+        warm: true,
       });
     }
     return 'done';

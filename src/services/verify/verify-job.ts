@@ -23,7 +23,15 @@ export interface VerifyJobPayload {
   skipped: number;
   /** Started by the purge itself (--verify), not by a click. */
   auto?: boolean;
+  /**
+   * Warming (--warm), not checking: each URL is asked for in full once, then asked again to see
+   * whether the edge now serves it from its cache.
+   */
+  warm?: boolean;
 }
+
+/** The key of a purge's warming, one per zone record. */
+export const WARM_JOB_KEY = (purgeRecordId: string) => `warm:auto:${purgeRecordId}`;
 
 /** Stores a verification of `urls` (one step each), to run at `runAt`; once per `key`. */
 export async function enqueueVerify(
@@ -48,6 +56,7 @@ export async function enqueueVerify(
 /**
  * After a purge asked with --verify: each zone's URLs that went through, checked at the edge
  * `delayMs` from now, once per zone record (keyed, so a resumed purge job enqueues nothing new).
+ * With `warm` (--warm): the same URLs warmed at once instead.
  */
 export async function verifyAfterPurge(
   runner: JobRunner,
@@ -57,7 +66,7 @@ export async function verifyAfterPurge(
     result: { ok: boolean } | undefined;
   }>,
   runs: ReadonlyArray<{ job: { id: string; zoneId: string; zoneName: string } }>,
-  { now, delayMs }: { now: number; delayMs: number },
+  { now, delayMs, warm }: { now: number; delayMs: number; warm?: boolean },
 ): Promise<void> {
   for (const [index, run] of runs.entries()) {
     const urls = steps.flatMap(({ input, result }) =>
@@ -74,9 +83,12 @@ export async function verifyAfterPurge(
         purgeRecordId: run.job.id,
         purgedAt: now,
         auto: true,
+        ...(warm ? { warm: true } : {}),
       },
       urls,
-      { key: `verify:auto:${run.job.id}`, runAt: now + delayMs },
+      warm
+        ? { key: WARM_JOB_KEY(run.job.id) }
+        : { key: `verify:auto:${run.job.id}`, runAt: now + delayMs },
     );
   }
 }

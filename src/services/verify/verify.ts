@@ -29,6 +29,11 @@ export interface EdgeProbe {
       signal?: AbortSignal;
     },
   ): Promise<ProbeResult>;
+  /** Asks for the URL in full (refilling the edge's cache), then whether it is now cached. */
+  warm(
+    url: string,
+    request: { onZone: (hostname: string) => boolean; signal?: AbortSignal },
+  ): Promise<ProbeResult>;
 }
 
 export type VerifyVerdict = 'fresh' | 'cached' | 'unknown' | 'unchecked';
@@ -38,6 +43,8 @@ export interface VerifySummary {
   actorId: string;
   zoneName: string;
   auto: boolean;
+  /** A warming (--warm): `cached` is what the edge now holds, the good outcome. */
+  warm?: boolean;
   results: ProbeResult[];
   counts: Record<VerifyVerdict, number>;
   /** URLs purged beyond those checked (MAX_VERIFIED_URLS). */
@@ -46,7 +53,12 @@ export interface VerifySummary {
 
 /** How a verification is shown: "Checking…", then the summary and its details (src/slack). */
 export interface VerifyView {
-  started(status: { zoneName: string; urls: number; actorId: string }): Promise<void>;
+  started(status: {
+    zoneName: string;
+    urls: number;
+    actorId: string;
+    warm?: boolean;
+  }): Promise<void>;
   finished(summary: VerifySummary): Promise<void>;
 }
 
@@ -214,6 +226,7 @@ export class VerifyService {
       zoneName: payload.zone.name,
       urls: steps.length,
       actorId: payload.actorId,
+      ...(payload.warm ? { warm: true } : {}),
     });
     const zone = payload.zone.name.toLowerCase();
     const onZone = (host: string) => {
@@ -234,11 +247,13 @@ export class VerifyService {
         .map((step) =>
           limit(async () => {
             if (context.stopping.aborted || context.lost.aborted) return;
-            const result = await prober.probe(step.input.url, {
-              onZone,
-              sincePurgeMs: () => clock.now() - payload.purgedAt,
-              signal: deadline.signal,
-            });
+            const result = payload.warm
+              ? await prober.warm(step.input.url, { onZone, signal: deadline.signal })
+              : await prober.probe(step.input.url, {
+                  onZone,
+                  sincePurgeMs: () => clock.now() - payload.purgedAt,
+                  signal: deadline.signal,
+                });
             await context.completeStep(step.idx, result);
             step.result = result;
           }),
@@ -271,6 +286,7 @@ export class VerifyService {
       actorId: job.payload.actorId,
       zoneName: job.payload.zone.name,
       auto: job.payload.auto === true,
+      ...(job.payload.warm ? { warm: true } : {}),
       results,
       counts,
       skipped: job.payload.skipped,
