@@ -40,9 +40,11 @@ import { ApiTokenService } from './services/api/api-tokens.js';
 import { APPROVAL_MESSAGE_JOB, PURGE_EVERYTHING_JOB } from './services/approvals/approvals.js';
 import { ActivityService } from './services/audit/activity.js';
 import { AUDIT_EXPORT_JOB, AuditExportService } from './services/audit/audit-export.js';
+import type { ChangeWindow } from './services/purge/change-window.js';
 import { cdnServices, purgeServices } from './services/purge/compose.js';
 import { PURGE_JOB } from './services/purge/purge.js';
 import { PURGE_HOLD_JOB } from './services/purge/purge-holds.js';
+import { SCHEDULED_PURGE_JOB, ScheduledPurgeService } from './services/purge/scheduled-purges.js';
 import { ReplayGuard } from './services/replays.js';
 import { DailyReportService } from './services/reports/daily-report.js';
 import { REPORT_JOB, ReportDelivery } from './services/reports/report-delivery.js';
@@ -72,6 +74,7 @@ import { SlackRateLimits } from './slack/rate-limits.js';
 import { rateLimitNotices } from './slack/ratelimit-notices.js';
 import { SlackReportPoster } from './slack/report-poster.js';
 import { slackResponseUrls } from './slack/response-urls.js';
+import { SlackScheduledPurges } from './slack/scheduled-purge-notices.js';
 import { verifyViews } from './slack/verify-messages.js';
 import { SlackWatchPoster } from './slack/watch-poster.js';
 import { webApiOptions } from './slack/web-api-options.js';
@@ -99,6 +102,11 @@ export const BOT_SCOPES = [
 
 export interface BuildAppOptions {
   config: Config;
+  /**
+   * Asked when a scheduled purge comes due whether changes may be made now (freeze windows);
+   * default: always open.
+   */
+  changeWindow?: ChangeWindow;
   store: Store;
   transport: CdnTransport;
   clock: Clock;
@@ -242,6 +250,23 @@ export function buildDeps(
     settings: options.config.api,
     people: new SlackPeopleByEmail(clients, logger),
   });
+  // Purges for a later time, checked again when they come due.
+  const scheduledPurges = new ScheduledPurgeService({
+    purges,
+    approvals,
+    access,
+    accounts: scopes,
+    flood,
+    store,
+    runner,
+    slack: new SlackScheduledPurges(
+      clients,
+      backgroundSlack.people ?? new GroupMembersCache(clock),
+    ),
+    ...(options.changeWindow ? { changeWindow: options.changeWindow } : {}),
+    clock,
+    logger,
+  });
   // A picked zone (`<account>/<zone id>`) is found in its own account.
   const zoneChoices = new ZoneChoices({ scopes, zones });
   const apiTokens = new ApiTokenService({ store, access, zones: zoneChoices });
@@ -341,6 +366,7 @@ export function buildDeps(
   background.job(PURGE_HOLD_JOB, purgeHolds.job);
   background.job(ACCOUNT_PICK_JOB, accountPicks.job);
   background.job(PURGE_EVERYTHING_JOB, approvals.job);
+  background.job(SCHEDULED_PURGE_JOB, scheduledPurges.job);
   background.job(APPROVAL_MESSAGE_JOB, approvals.messages);
   background.job(RATELIMIT_FOLLOW_UP_JOB, ratelimit.followUp);
   background.job(REPORT_JOB, reports.job);
@@ -375,6 +401,7 @@ export function buildDeps(
     }),
     flood,
     purges,
+    scheduledPurges,
     purgeHolds,
     accountPicks,
     purgeForm,

@@ -9,7 +9,7 @@ import { errorText } from './errors.js';
 import { andMore, summarise } from './fit.js';
 import { PURGE_IDS, VERIFY_IDS } from './ids.js';
 import { type Message, message } from './message.js';
-import { code, join, type Mrkdwn, md, mrkdwn, plain, truncate } from './text.js';
+import { code, join, type Mrkdwn, md, mrkdwn, plain, slackDate, truncate } from './text.js';
 import { purgeZonePicker } from './zones.js';
 
 const SHOWN = 15;
@@ -332,11 +332,20 @@ export function purgeFormModal(options: {
   };
 }
 
-export function purgeEverythingModal(options: { zone: Zone; metadata: string }): ModalView {
+export function purgeEverythingModal(options: {
+  zone: Zone;
+  metadata: string;
+  /** For a later time: it runs then, if approved before. */
+  notBefore?: number;
+}): ModalView {
   const name = zoneLabel(options.zone.name);
   // Whose zone, when it was found among CDN accounts: two may hold the same name.
   const { accountName } = options.zone;
   const where = accountName ? md` in the CDN account ${code(accountName)}` : '';
+  const later =
+    options.notBefore === undefined
+      ? md`A second person must approve it before it runs.`
+      : md`It runs ${slackDate(options.notBefore)}, if a second person approves it before then; unapproved by then, it does not run.`;
   return {
     type: 'modal',
     callback_id: PURGE_IDS.everythingCallback,
@@ -348,7 +357,7 @@ export function purgeEverythingModal(options: { zone: Zone; metadata: string }):
       {
         type: 'section',
         text: mrkdwn(
-          md`:rotating_light: This empties the cache of *${name}*${where} at every edge location. Until it refills, every request goes to the origin. A second person must approve it before it runs.`,
+          md`:rotating_light: This empties the cache of *${name}*${where} at every edge location. Until it refills, every request goes to the origin. ${later}`,
         ),
       },
       {

@@ -182,6 +182,8 @@ export class ApprovalService {
       ttlMs?: number;
       /** Asked for over the HTTP API: the token and the CI's actor. */
       api?: ApiRequester;
+      /** For a later time: approved, it waits till then (see `execute`). */
+      notBefore?: number;
     },
   ): Promise<Approval> {
     const workspace = await this.options.store.workspaces.ensure(workspaceId);
@@ -201,6 +203,7 @@ export class ApprovalService {
       channelId: input.channelId,
       ttlMs: input.ttlMs ?? workspace.approvalTtlMinutes * 60_000,
       ...(input.api ? { api: input.api } : {}),
+      ...(input.notBefore === undefined ? {} : { notBefore: input.notBefore }),
     });
     if ('pending' in made) {
       const link = await this.options.notifier.link(made.pending).catch(() => undefined);
@@ -256,6 +259,14 @@ export class ApprovalService {
    * approval enqueues nothing new), which any replica finishes if this one dies.
    */
   async execute(approval: Approval): Promise<void> {
+    // A request for a later time is run then by its scheduled purge's job (`runScheduled`), once
+    // that job has checked the requester, the channel and the change window again.
+    if (approval.notBefore !== undefined) return;
+    await this.#enqueue(approval);
+  }
+
+  /** A scheduled purge-everything, approved and due, checked again: its purge job, stored once. */
+  async runScheduled(approval: Approval): Promise<void> {
     await this.#enqueue(approval);
   }
 

@@ -50,7 +50,8 @@ export function parsePurgeArgs(words: string[]): PurgeArgs {
   return verify && parsed.kind === 'items' ? { ...parsed, verify: true } : parsed;
 }
 
-const isVerifyFlag = (word: string) => /^(?:--|\u2014|\u2013)verify$/i.test(word);
+/** `--verify`, as typed or as some Slack clients turn its dashes. */
+export const isVerifyFlag = (word: string) => /^(?:--|\u2014|\u2013)verify$/i.test(word);
 
 function parseItems(args: string[]): PurgeArgs {
   const [first, ...rest] = args;
