@@ -261,7 +261,11 @@ export class ApprovalService {
   async execute(approval: Approval): Promise<void> {
     // A request for a later time is run then by its scheduled purge's job (`runScheduled`), once
     // that job has checked the requester, the channel and the change window again.
-    if (approval.notBefore !== undefined) return;
+    // Its message says when it will run, said by a job of its own (any replica, after the ack).
+    if (approval.notBefore !== undefined) {
+      await this.options.runner.enqueue(this.messageJob(approval));
+      return;
+    }
     await this.#enqueue(approval);
   }
 
