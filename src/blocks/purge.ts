@@ -7,7 +7,7 @@ import { zoneEitherForm, zoneLabel, zoneUnicode } from '../zone-names.js';
 import { actorLabel } from './actors.js';
 import { errorText } from './errors.js';
 import { andMore, summarise } from './fit.js';
-import { PURGE_IDS, VERIFY_IDS } from './ids.js';
+import { PURGE_IDS, SCHEDULED_PURGE_IDS, VERIFY_IDS } from './ids.js';
 import { type Message, message } from './message.js';
 import { code, join, type Mrkdwn, md, mrkdwn, plain, slackDate, truncate } from './text.js';
 import { purgeZonePicker } from './zones.js';
@@ -326,6 +326,21 @@ export function purgeFormModal(options: {
               value: 'verify',
             },
           ],
+        },
+      },
+      {
+        type: 'input',
+        block_id: SCHEDULED_PURGE_IDS.whenBlock,
+        optional: true,
+        label: plain('When'),
+        hint: plain(
+          'Empty: now. Or later: `in 30m`, `in 2h`, `at 02:00` or `at 2026-12-24 02:00` (your Slack time zone), at most 7 days ahead.',
+        ),
+        element: {
+          type: 'plain_text_input',
+          action_id: SCHEDULED_PURGE_IDS.whenInput,
+          max_length: 40,
+          placeholder: plain('now'),
         },
       },
     ],

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { PURGE_IDS, SCHEDULED_PURGE_IDS } from '../../src/blocks/ids.js';
 import { SCHEDULED_PURGE_JOB } from '../../src/services/purge/scheduled-purges.js';
-import { commandReply, everythingRequests, openApprove, openForm } from './flows.js';
+import {
+  commandReply,
+  everythingRequests,
+  openApprove,
+  openForm,
+  purgeFormValues,
+} from './flows.js';
 import { ADMIN, CHANNEL, type Harness, MEMBER, OTHER, startHarness, textOf } from './harness.js';
 
 const purgeRequests = (h: Harness) =>
@@ -61,6 +67,32 @@ describe('scheduled purges', () => {
     const bad = await commandReply(h, 'purge example.com /a.css at teatime');
     expect(bad.text).toContain('is not a time I can read');
     expect(await queued(h)).toHaveLength(1);
+  });
+
+  it('from the form: its When field schedules it, and an unreadable time is said in the form', async () => {
+    const h = await startHarness();
+    await h.login();
+    const viewId = await openForm(h, 'purge example.com');
+    const values = (when: string) => ({
+      ...purgeFormValues(h, 'https://example.com/a.css'),
+      [SCHEDULED_PURGE_IDS.whenBlock]: {
+        [SCHEDULED_PURGE_IDS.whenInput]: { type: 'plain_text_input', value: when },
+      },
+    });
+    const bad = JSON.parse((await h.submit(viewId, values('at noonish'))).body);
+    expect(bad.errors[SCHEDULED_PURGE_IDS.whenBlock]).toContain('is not a time I can read');
+    expect((await h.submit(viewId, values('in 45m'))).body).toBe('');
+    const [confirmation] = await h.slack.waitForMessages(
+      (m) => m.text?.includes('Purge scheduled for') ?? false,
+    );
+    expect(textOf(confirmation?.blocks)).toContain('at 2026-11-22 05:45 America/New_York');
+    await passTime(h, 44 * 60_000);
+    expect(purgeRequests(h)).toEqual([]);
+    await passTime(h, 60_000);
+    await h.slack.waitForMessages(
+      (m) => m.via === 'api' && (m.text?.startsWith('Purged') ?? false),
+    );
+    expect(purgeRequests(h)).toHaveLength(1);
   });
 
   it('lists them; only the requester or an admin cancels, by command or button', async () => {
