@@ -60,6 +60,7 @@ for (const { backend, skip } of BACKENDS) {
         '0028_approval_account_name',
         '0029_api_token_account_scope',
         '0030_channel_binding_removed_account',
+        '0033_approval_not_before',
       ]);
       const again = await openStore({ database, keyring: new Keyring([testKey('k1', 1)]) });
       await again.close();
@@ -241,7 +242,9 @@ for (const { backend, skip } of BACKENDS) {
           .insertInto('channel_bindings')
           .values([binding('C1', null), binding('C2', 'acc-staging')])
           .execute();
-        expect(await migrate(db, dialect)).toEqual(['0030_channel_binding_removed_account']);
+        expect(
+          await migrate(db, dialect, { upTo: '0030_channel_binding_removed_account' }),
+        ).toEqual(['0030_channel_binding_removed_account']);
         const rows = await raw
           .selectFrom('channel_bindings')
           .select(['channel_id', 'removed_account'])
