@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PURGE_IDS, SCHEDULED_PURGE_IDS } from '../../src/blocks/ids.js';
+import type { PlannedChange } from '../../src/services/purge/change-window.js';
 import { SCHEDULED_PURGE_JOB } from '../../src/services/purge/scheduled-purges.js';
 import {
   commandReply,
@@ -137,6 +138,40 @@ describe('scheduled purges', () => {
       actorId: MEMBER,
       outcome: 'refused',
       detail: { reason: 'not_operator' },
+    });
+  });
+
+  it('asks the change window when it comes due: a freeze refuses it, and the requester is told', async () => {
+    const asked: PlannedChange[] = [];
+    // Stands in for a freeze (its own problem, worded by problems.ts).
+    const frozen = { code: 'too_many_changes', limit: 0, retryInSeconds: 3_600 } as const;
+    const h = await startHarness({
+      changeWindow: {
+        refusal: async (change) => {
+          asked.push(change);
+          return frozen;
+        },
+      },
+    });
+    await h.login();
+    await commandReply(h, 'purge example.com tag:css in 30m');
+    expect(asked).toEqual([]);
+    await passTime(h, 30 * 60_000);
+    await skippedNotice(h);
+    expect(asked).toEqual([
+      expect.objectContaining({
+        workspaceId: h.workspaceId,
+        zoneName: 'example.com',
+        kind: 'tags',
+        requesterId: MEMBER,
+        at: h.clock.now(),
+      }),
+    ]);
+    expect(purgeRequests(h)).toEqual([]);
+    const [skipped] = await h.store.audit.recent(h.workspaceId);
+    expect(skipped).toMatchObject({
+      action: 'purge.scheduled.skipped',
+      detail: { reason: 'too_many_changes' },
     });
   });
 
