@@ -10,12 +10,16 @@ import { type Message, message } from './message.js';
 import { problemText } from './problems.js';
 import { channel, clip, code, MAX_SENTENCE, type Mrkdwn, md, mrkdwn, plain, user } from './text.js';
 
+/** How many zones a purge's line names (the rest counted). */
+const ZONES_NAMED = 3;
 /** How many purges a list shows, each with its button (Slack takes 50 blocks). */
 const SHOWN = 20;
 
 /** "3 URLs and 1 tag on *example.com*", or "everything on *example.com*". */
 function whatOf(purge: ScheduledPurge): Mrkdwn {
-  const zones = purge.zoneNames.map((name) => zoneLabel(name)).join(', ');
+  const named = purge.zoneNames.slice(0, ZONES_NAMED).map((name) => zoneLabel(name).slice(0, 253));
+  const more = purge.zoneNames.length - named.length;
+  const zones = `${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
   if (purge.everything) return md`everything on *${zones}*`;
   const parts = [
     ...(purge.files > 0 ? [`${purge.files} URL${purge.files === 1 ? '' : 's'}`] : []),

@@ -6,7 +6,7 @@
 import { scheduledPurgeSkippedMessage } from '../blocks/scheduled-purges.js';
 import type { Problem } from '../errors.js';
 import type { ScheduledPurge, ScheduledPurgeSlack } from '../services/purge/scheduled-purges.js';
-import { type GroupMembersCache, webDirectory } from './directory.js';
+import { backgroundDirectory, type GroupMembersCache } from './directory.js';
 import type { WorkspaceClients } from './workspace-clients.js';
 
 export class SlackScheduledPurges implements ScheduledPurgeSlack {
@@ -15,10 +15,8 @@ export class SlackScheduledPurges implements ScheduledPurgeSlack {
     private readonly people: GroupMembersCache,
   ) {}
 
-  async directory(workspaceId: string) {
-    const token = await this.clients.tokenFor(workspaceId);
-    const enterpriseId = await this.clients.enterpriseOf(workspaceId);
-    return webDirectory(this.clients.client, workspaceId, this.people, enterpriseId, token);
+  directory(workspaceId: string) {
+    return backgroundDirectory(this.clients, this.people, workspaceId);
   }
 
   async skipped(purge: ScheduledPurge, problem: Problem): Promise<void> {
