@@ -41,11 +41,14 @@ import { ApiTokenService } from './services/api/api-tokens.js';
 import { APPROVAL_MESSAGE_JOB, PURGE_EVERYTHING_JOB } from './services/approvals/approvals.js';
 import { ActivityService } from './services/audit/activity.js';
 import { AUDIT_EXPORT_JOB, AuditExportService } from './services/audit/audit-export.js';
+import { freezeWindow } from './services/freezes/change-window.js';
 import { FREEZE_ANNOUNCE_JOB, FreezeService } from './services/freezes/freezes.js';
 import type { FreezeGate } from './services/freezes/gate.js';
+import type { ChangeWindow } from './services/purge/change-window.js';
 import { cdnServices, purgeServices } from './services/purge/compose.js';
 import { PURGE_JOB } from './services/purge/purge.js';
 import { PURGE_HOLD_JOB } from './services/purge/purge-holds.js';
+import { SCHEDULED_PURGE_JOB, ScheduledPurgeService } from './services/purge/scheduled-purges.js';
 import { ReplayGuard } from './services/replays.js';
 import { DailyReportService } from './services/reports/daily-report.js';
 import { REPORT_JOB, ReportDelivery } from './services/reports/report-delivery.js';
@@ -78,6 +81,7 @@ import { SlackRateLimits } from './slack/rate-limits.js';
 import { rateLimitNotices } from './slack/ratelimit-notices.js';
 import { SlackReportPoster } from './slack/report-poster.js';
 import { slackResponseUrls } from './slack/response-urls.js';
+import { SlackScheduledPurges } from './slack/scheduled-purge-notices.js';
 import { SlackStepCompletions } from './slack/step-completions.js';
 import { RotatingInstallationStore } from './slack/token-rotation.js';
 import { verifyViews } from './slack/verify-messages.js';
@@ -110,6 +114,11 @@ export const BOT_SCOPES = [
 
 export interface BuildAppOptions {
   config: Config;
+  /**
+   * Asked when a scheduled purge comes due whether changes may be made now (freeze windows);
+   * default: always open.
+   */
+  changeWindow?: ChangeWindow;
   store: Store;
   transport: CdnTransport;
   clock: Clock;
@@ -274,6 +283,23 @@ export function buildDeps(
     people: new SlackPeopleByEmail(clients, logger),
     freezes: freezeGate,
   });
+  // Purges for a later time, checked again when they come due.
+  const scheduledPurges = new ScheduledPurgeService({
+    purges,
+    approvals,
+    access,
+    accounts: scopes,
+    flood,
+    store,
+    runner,
+    slack: new SlackScheduledPurges(
+      clients,
+      backgroundSlack.people ?? new GroupMembersCache(clock),
+    ),
+    changeWindow: options.changeWindow ?? freezeWindow(freezeGate),
+    clock,
+    logger,
+  });
   // A picked zone (`<account>/<zone id>`) is found in its own account.
   const zoneChoices = new ZoneChoices({ scopes, zones });
   const apiTokens = new ApiTokenService({ store, access, zones: zoneChoices });
@@ -374,6 +400,7 @@ export function buildDeps(
   background.job(PURGE_HOLD_JOB, purgeHolds.job);
   background.job(ACCOUNT_PICK_JOB, accountPicks.job);
   background.job(PURGE_EVERYTHING_JOB, approvals.job);
+  background.job(SCHEDULED_PURGE_JOB, scheduledPurges.job);
   background.job(APPROVAL_MESSAGE_JOB, approvals.messages);
   background.job(RATELIMIT_FOLLOW_UP_JOB, ratelimit.followUp);
   background.job(REPORT_JOB, reports.job);
@@ -420,6 +447,7 @@ export function buildDeps(
     flood,
     freezes,
     purges,
+    scheduledPurges,
     purgeHolds,
     accountPicks,
     purgeForm,

@@ -19,7 +19,8 @@ export type AuditKindName = (typeof AUDIT_KIND_NAMES)[number];
 export const AUDIT_KINDS: Record<AuditKindName, { prefixes: string[]; except?: string[] }> = {
   // purge.urls, purge.tags, purge.urls_tags; and purges asked over the HTTP API
   // (api.purge.requested / replayed / refused, of everything too: its approval and outcome are the
-  // purge-everything entries)
+  // purge-everything entries); scheduled purges (purge.scheduled, .cancelled, .ran, .skipped), of
+  // everything too
   purge: { prefixes: ['purge.', 'api.purge.'], except: ['purge.everything.'] },
   // purge.everything.requested / approved / denied / cancelled / expired / done…
   'purge-everything': { prefixes: ['purge.everything.'] },

@@ -22,6 +22,7 @@ import type { FreezeService } from './services/freezes/freezes.js';
 import type { PurgeService } from './services/purge/purge.js';
 import type { PurgeFormService } from './services/purge/purge-form.js';
 import type { PurgeHoldService } from './services/purge/purge-holds.js';
+import type { ScheduledPurgeService } from './services/purge/scheduled-purges.js';
 import type { ReplayGuard } from './services/replays.js';
 import type { ReportDelivery } from './services/reports/report-delivery.js';
 import type { ReportScheduleService } from './services/reports/report-schedules.js';
@@ -57,6 +58,8 @@ export interface AppDeps {
   /** Per-user limit on changes (purge, create, ratelimit), shared by every replica. */
   flood: ChangeRateLimit;
   purges: PurgeService;
+  /** Purges for a later time (`at 02:00`, `in 30m`): listed, cancelled, checked again when due. */
+  scheduledPurges: ScheduledPurgeService;
   /** Purges held for their requester's word (some URLs not served by the zone named). */
   purgeHolds: PurgeHoldService;
   /** Purges waiting for their requester to pick the CDN account. */

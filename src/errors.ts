@@ -147,6 +147,24 @@ export type Problem =
   | { code: 'purge_hold_closed'; status: 'confirmed' | 'cancelled' | 'expired' }
   /** Someone other than its requester tried to confirm or cancel a held purge. */
   | { code: 'not_purge_requester' }
+  /** A purge's time (`at …`, `in …`, the form's field, `not_before`) that is not one. */
+  | { code: 'schedule_time_invalid'; text: string }
+  /** A purge's time in the past, or further ahead than a scheduled purge may wait. */
+  | { code: 'schedule_time_out_of_range'; reason: 'past' | 'too_far'; maxDays: number }
+  /** A scheduled purge takes only URLs its zone serves (no held purge waits for a later time). */
+  | { code: 'schedule_elsewhere'; count: number }
+  /** No scheduled purge of this workspace has this id. */
+  | { code: 'scheduled_purge_unknown'; id: string }
+  /** Only its requester or an admin cancels a scheduled purge. */
+  | { code: 'scheduled_purge_not_yours' }
+  /** A scheduled purge of everything nobody approved before its time: it did not run. */
+  | {
+      code: 'scheduled_purge_unapproved';
+      zoneName: string;
+      status: 'expired' | 'denied' | 'cancelled';
+    }
+  /** Too late to cancel: it is running or over. */
+  | { code: 'scheduled_purge_closed'; state: 'running' | 'over' }
   | { code: 'approval_unknown' }
   /** An API token that is not this workspace's (or no longer exists). */
   | { code: 'api_token_unknown' }

@@ -34,6 +34,9 @@ export function approvalMessage(
   if (details.purging) {
     status = md`:hourglass_flowing_sand: Approved by ${decider}. Purging everything…`;
     text = md`Purging everything on ${name}`;
+  } else if (approval.status === 'pending' && approval.notBefore !== undefined) {
+    status = md`:calendar: Scheduled for ${slackDate(approval.notBefore, '{date_short_pretty} {time}')}. Waiting for a second person: unapproved by then, it does not run.`;
+    text = md`Purge everything on ${name} at a later time? Approval needed`;
   } else if (approval.status === 'pending') {
     status = md`Waiting for a second person. Expires ${slackDate(approval.expiresAt, '{time}')}.`;
     text = md`Purge everything on ${name}? Approval needed`;
@@ -47,6 +50,9 @@ export function approvalMessage(
     // Never "failed, ask again": the CDN may well have purged.
     status = md`:grey_question: Approved by ${decider}, but the CDN did not confirm the purge (${approval.outcomeDetail ?? 'no answer'}); it may already have purged everything. Check the zone before purging again: that takes a new request and a fresh approval (${again}).`;
     text = md`Purge everything on ${name}: the CDN did not confirm`;
+  } else if (approval.status === 'approved' && approval.notBefore !== undefined) {
+    status = md`:calendar: Approved by ${decider}. Runs ${slackDate(approval.notBefore, '{date_short_pretty} {time}')}, if the requester may still purge then.`;
+    text = md`Purge everything on ${name}: approved, scheduled`;
   } else if (approval.status === 'approved') {
     status = md`:hourglass_flowing_sand: Approved by ${decider}. Purging everything…`;
     text = md`Purging everything on ${name}`;

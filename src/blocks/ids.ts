@@ -70,6 +70,14 @@ export const PURGE_IDS = {
   shortcut: 'purge_message_urls',
 } as const;
 
+export const SCHEDULED_PURGE_IDS = {
+  /** One per scheduled purge shown (`scheduled_purge_cancel_<n>`); the value is its id. */
+  cancel: 'scheduled_purge_cancel',
+  /** The purge form's optional "When" field (`in 30m`, `at 02:00`). */
+  whenBlock: 'purge_when',
+  whenInput: 'purge_when_input',
+} as const;
+
 export const VERIFY_IDS = {
   /** One per zone in a purge's result: verify_purge_0, verify_purge_1, … (beside its Retry). */
   verify: 'verify_purge',

@@ -262,6 +262,26 @@ function sentence(problem: Problem): Mrkdwn {
       return md`${HOLD_STATUS[problem.status]}`;
     case 'not_purge_requester':
       return md`Only the person who asked for this purge can confirm or cancel it.`;
+    case 'schedule_time_invalid':
+      return md`${code(problem.text.slice(0, 40))} is not a time I can read. Say \`at 02:00\`, \`at 2026-12-24 02:00\` (your time zone) or \`in 30m\` (\`m\`, \`h\`, \`d\`). Nothing was scheduled.`;
+    case 'schedule_time_out_of_range':
+      return problem.reason === 'past'
+        ? md`That time has passed. Nothing was scheduled.`
+        : md`A purge can be scheduled at most ${problem.maxDays} days ahead. Nothing was scheduled.`;
+    case 'schedule_elsewhere':
+      return md`${problem.count} of these URLs are not served by the zone named. A scheduled purge takes only URLs its zone serves: leave them out, or name no zone. Nothing was scheduled.`;
+    case 'scheduled_purge_unknown':
+      return md`No scheduled purge here has the id ${code(problem.id.slice(0, 40))}. \`/cdn purge scheduled\` lists them.`;
+    case 'scheduled_purge_unapproved':
+      return problem.status === 'expired'
+        ? md`Nobody approved the purge of everything on ${zoneLabel(problem.zoneName)} before its time, so it did not run. Nothing was purged.`
+        : md`The purge of everything on ${zoneLabel(problem.zoneName)} was ${problem.status} before its time, so it did not run. Nothing was purged.`;
+    case 'scheduled_purge_not_yours':
+      return md`Only the person who scheduled this purge, or an admin, can cancel it.`;
+    case 'scheduled_purge_closed':
+      return problem.state === 'running'
+        ? md`That scheduled purge is running now: too late to cancel it.`
+        : md`That scheduled purge is over (it ran, was skipped or was cancelled).`;
     case 'api_token_invalid':
       return problem.field === 'name'
         ? md`A token's name has 1 to 64 characters.`

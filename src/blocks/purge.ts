@@ -7,9 +7,9 @@ import { zoneEitherForm, zoneLabel, zoneUnicode } from '../zone-names.js';
 import { actorLabel } from './actors.js';
 import { errorText } from './errors.js';
 import { andMore, summarise } from './fit.js';
-import { PURGE_IDS, VERIFY_IDS } from './ids.js';
+import { PURGE_IDS, SCHEDULED_PURGE_IDS, VERIFY_IDS } from './ids.js';
 import { type Message, message } from './message.js';
-import { code, join, type Mrkdwn, md, mrkdwn, plain, truncate } from './text.js';
+import { code, join, type Mrkdwn, md, mrkdwn, plain, slackDate, truncate } from './text.js';
 import { purgeZonePicker } from './zones.js';
 
 const SHOWN = 15;
@@ -332,15 +332,39 @@ export function purgeFormModal(options: {
           ],
         },
       },
+      {
+        type: 'input',
+        block_id: SCHEDULED_PURGE_IDS.whenBlock,
+        optional: true,
+        label: plain('When'),
+        hint: plain(
+          'Empty: now. Or later: `in 30m`, `in 2h`, `at 02:00` or `at 2026-12-24 02:00` (your Slack time zone), at most 7 days ahead.',
+        ),
+        element: {
+          type: 'plain_text_input',
+          action_id: SCHEDULED_PURGE_IDS.whenInput,
+          max_length: 40,
+          placeholder: plain('now'),
+        },
+      },
     ],
   };
 }
 
-export function purgeEverythingModal(options: { zone: Zone; metadata: string }): ModalView {
+export function purgeEverythingModal(options: {
+  zone: Zone;
+  metadata: string;
+  /** For a later time: it runs then, if approved before. */
+  notBefore?: number;
+}): ModalView {
   const name = zoneLabel(options.zone.name);
   // Whose zone, when it was found among CDN accounts: two may hold the same name.
   const { accountName } = options.zone;
   const where = accountName ? md` in the CDN account ${code(accountName)}` : '';
+  const later =
+    options.notBefore === undefined
+      ? md`A second person must approve it before it runs.`
+      : md`It runs ${slackDate(options.notBefore)}, if a second person approves it before then; unapproved by then, it does not run.`;
   return {
     type: 'modal',
     callback_id: PURGE_IDS.everythingCallback,
@@ -352,7 +376,7 @@ export function purgeEverythingModal(options: { zone: Zone; metadata: string }):
       {
         type: 'section',
         text: mrkdwn(
-          md`:rotating_light: This empties the cache of *${name}*${where} at every edge location. Until it refills, every request goes to the origin. A second person must approve it before it runs.`,
+          md`:rotating_light: This empties the cache of *${name}*${where} at every edge location. Until it refills, every request goes to the origin. ${later}`,
         ),
       },
       {

@@ -15,7 +15,7 @@ import type { AppError } from '../errors.js';
 import type { AuditQuery } from '../services/audit/activity.js';
 import type { AuditExportSink, ExportFile } from '../services/audit/audit-export.js';
 import type { CallPace } from '../throttles/call-pace.js';
-import { type GroupMembersCache, webDirectory } from './directory.js';
+import { backgroundDirectory, type GroupMembersCache } from './directory.js';
 import { failureReason } from './explain.js';
 import { UploadFailedError, uploadFile } from './uploads.js';
 import { isTransientSlackError, slackErrorCode } from './web-api-errors.js';
@@ -32,11 +32,8 @@ export class SlackAuditExportSink implements AuditExportSink {
     private readonly people: GroupMembersCache,
   ) {}
 
-  async directory(workspaceId: string) {
-    const token = await this.clients.tokenFor(workspaceId);
-    // Its organization, so that a colleague from another of its workspaces is one of its people.
-    const enterpriseId = await this.clients.enterpriseOf(workspaceId);
-    return webDirectory(this.clients.client, workspaceId, this.people, enterpriseId, token);
+  directory(workspaceId: string) {
+    return backgroundDirectory(this.clients, this.people, workspaceId);
   }
 
   async upload(workspaceId: string, file: ExportFile, signal?: AbortSignal): Promise<string> {

@@ -7,6 +7,7 @@ import type { Clock } from '../clock.js';
 import type { SlackDirectory, SlackUser } from '../services/access/access.js';
 import { outsiderKind, relationOf } from '../services/access/relation.js';
 import { slackErrorCode } from './web-api-errors.js';
+import type { WorkspaceClients } from './workspace-clients.js';
 
 /** conversations.members' largest page ("a max value of 999", the SDK's CursorPaginationEnabled). */
 const MEMBERS_PAGE = 999;
@@ -214,4 +215,18 @@ export function webDirectory(
       return members.has(userId);
     },
   };
+}
+
+/**
+ * The directory of a workspace for work outside a request (its bot token), knowing its Grid
+ * organization, so that a colleague from another of its workspaces is one of its people.
+ */
+export async function backgroundDirectory(
+  clients: WorkspaceClients,
+  people: GroupMembersCache,
+  workspaceId: string,
+): Promise<SlackDirectory> {
+  const token = await clients.tokenFor(workspaceId);
+  const enterpriseId = await clients.enterpriseOf(workspaceId);
+  return webDirectory(clients.client, workspaceId, people, enterpriseId, token);
 }

@@ -48,6 +48,8 @@ export interface Approval {
   accountName?: string;
   /** Set when it was asked for over the HTTP API: then `requesterId` is `token:<name>`. */
   api?: ApiRequester;
+  /** For a later time: once approved it waits till then, run by its scheduled purge's job. */
+  notBefore?: number;
   /** Cancelled because an admin (`decidedBy`) removed its CDN account, not by its requester. */
   accountRemoved?: true;
 }
@@ -66,6 +68,7 @@ export type NewApproval = Pick<
   | 'api'
   | 'accountId'
   | 'accountName'
+  | 'notBefore'
 > & { ttlMs: number };
 
 /** The ways out of `pending` a person can take; `expired` is the clock's. */
@@ -106,6 +109,7 @@ export class ApprovalRepository {
       updated_at: now,
       api_requester: input.api ? JSON.stringify(input.api) : null,
       account_name: input.accountName ?? null,
+      not_before: input.notBefore ?? null,
     };
     await this.#expireZone(input, now);
     const inserted = await this.db
@@ -242,6 +246,8 @@ export class ApprovalRepository {
       .where('status', '=', 'approved')
       .where('outcome', 'is', null)
       .where('decided_at', '<', before)
+      // A request for a later time is its scheduled purge's to run (or not), checked again then.
+      .where('not_before', 'is', null)
       .limit(100)
       .execute();
     return rows.map(toApproval);
@@ -270,6 +276,7 @@ function toApproval(row: Selectable<ApprovalsTable>): Approval {
     updatedAt: row.updated_at,
     ...(row.account_id === null ? {} : { accountId: row.account_id }),
     ...(row.account_name === null ? {} : { accountName: row.account_name }),
+    ...(row.not_before === null ? {} : { notBefore: Number(row.not_before) }),
     ...(row.api_requester ? { api: apiRequesterOf(row.api_requester) } : {}),
     ...(row.status === 'cancelled' && row.decision_note === ACCOUNT_REMOVED_NOTE
       ? { accountRemoved: true as const }

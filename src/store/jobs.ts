@@ -419,6 +419,36 @@ export class JobRepository {
     });
   }
 
+  /** A workspace's queued jobs of `kind`, soonest first, at most `limit` (what waits for its time). */
+  async queuedOf(workspaceId: string, kind: string, limit: number): Promise<Job[]> {
+    const rows = await this.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('kind', '=', kind)
+      .where('state', '=', 'queued')
+      .orderBy('run_at')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => toJob(row));
+  }
+
+  /**
+   * Ends a job that is queued (not running, not over) as failed with `reason`, in one conditional
+   * UPDATE: false when a runner claimed it first, or it is over.
+   */
+  async cancelQueued(id: string, reason: string): Promise<boolean> {
+    const now = this.clock.now();
+    const result = await this.db
+      .updateTable('jobs')
+      .set({ state: 'failed', error: reason, finished_at: now, updated_at: now })
+      .where('id', '=', id)
+      .where('state', '=', 'queued')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
   /**
    * Deletes up to `limit` jobs finished (succeeded or failed) before `before`, of one kind or of
    * all; their steps go with them. Returns how many: fewer than `limit` means none are left.

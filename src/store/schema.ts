@@ -139,6 +139,8 @@ export interface ApprovalsTable {
   api_requester: string | null;
   /** The name of the account of account_id when asked (0028), for its messages; null: not said. */
   account_name: string | null;
+  /** A request for a later time (0033): approved, it runs then, by its scheduled purge's job; null: at once. */
+  not_before: number | null;
 }
 
 /** The columns a channel's standing work on a zone (a daily report, a watch) begins with. */

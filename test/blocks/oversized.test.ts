@@ -28,6 +28,7 @@ import * as purge from '../../src/blocks/purge.js';
 import * as purgeHold from '../../src/blocks/purge-hold.js';
 import * as ratelimit from '../../src/blocks/ratelimit.js';
 import * as reports from '../../src/blocks/reports.js';
+import * as scheduledPurges from '../../src/blocks/scheduled-purges.js';
 import { Mrkdwn } from '../../src/blocks/text.js';
 import * as tokens from '../../src/blocks/tokens.js';
 import * as verify from '../../src/blocks/verify.js';
@@ -524,6 +525,24 @@ const CASES: Record<string, () => unknown[]> = {
       LONG,
     ),
   ],
+  dueText: () => [scheduledPurges.dueText(scheduledPurge(0))],
+  scheduledPurgeMessage: () => [
+    scheduledPurges.scheduledPurgeMessage(scheduledPurge(0)),
+    scheduledPurges.scheduledPurgeMessage({ ...scheduledPurge(0), everything: true }),
+  ],
+  scheduledPurgeListMessage: () => [
+    scheduledPurges.scheduledPurgeListMessage({ shown: many(N, scheduledPurge), hidden: N }),
+  ],
+  scheduledPurgeCancelledMessage: () => [
+    scheduledPurges.scheduledPurgeCancelledMessage(scheduledPurge(0), LONG),
+  ],
+  scheduledPurgeSkippedMessage: () => [
+    scheduledPurges.scheduledPurgeSkippedMessage(scheduledPurge(0), {
+      code: 'scheduled_purge_unapproved',
+      zoneName: LONG,
+      status: 'expired',
+    }),
+  ],
   purgeHoldDecidedMessage: () => [
     purgeHold.purgeHoldDecidedMessage(held, 'confirmed'),
     purgeHold.purgeHoldDecidedMessage(held, 'cancelled'),
@@ -656,6 +675,22 @@ const CASES: Record<string, () => unknown[]> = {
     zones.purgeZonePicker({ ...zone(), accountId: 'a1', accountName: 'staging' }, true),
   ],
 };
+
+/** A scheduled purge of N URLs on long-named zones (the first on N of them), all else long. */
+const scheduledPurge = (i: number) => ({
+  id: `job-${i}`,
+  workspaceId: 'T1',
+  shortId: LONG,
+  requesterId: LONG,
+  channelId: LONG,
+  dueAt: 1_800_000_000_000,
+  timeZone: LONG,
+  localTime: LONG,
+  zoneNames: many(i === 0 ? N : 3, () => LONG),
+  everything: false,
+  files: N,
+  tags: N,
+});
 
 /** Modules that hold no renderer (ids, shared text and list helpers), by file name. */
 const NOT_RENDERERS = new Set(['ids.ts', 'message.ts', 'text.ts', 'fit.ts']);

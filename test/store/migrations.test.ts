@@ -61,6 +61,7 @@ for (const { backend, skip } of BACKENDS) {
         '0029_api_token_account_scope',
         '0030_channel_binding_removed_account',
         '0032_freezes',
+        '0033_approval_not_before',
       ]);
       const again = await openStore({ database, keyring: new Keyring([testKey('k1', 1)]) });
       await again.close();

@@ -10,6 +10,7 @@ import {
   LOGOUT_IDS,
   PURGE_IDS,
   RATELIMIT_IDS,
+  SCHEDULED_PURGE_IDS,
   TOKENS_IDS,
   VERIFY_IDS,
   WATCH_IDS,
@@ -30,6 +31,7 @@ import { logoutButton, logoutCancel } from './logout-buttons.js';
 import { purgeHoldCancel, purgeHoldConfirm } from './purge-hold-buttons.js';
 import { purgeRetry } from './purge-retry.js';
 import { rateLimitButton } from './ratelimit-buttons.js';
+import { scheduledPurgeCancel } from './scheduled-purge-cancel.js';
 import { tokensCreate, tokensRevoke } from './token-buttons.js';
 import { unknownAction } from './unknown.js';
 import { verifyButton, verifyPurgeAgain } from './verify-buttons.js';
@@ -108,6 +110,8 @@ export function register(app: App, deps: AppDeps): void {
   // One button per CDN account holding an ambiguous zone name: purge_pick_account_0, _1, …
   on('message', new RegExp(`^${PURGE_IDS.pickAccount}_\\d+$`), accountPickButton(deps));
   on('message', PURGE_IDS.holdCancel, purgeHoldCancel(deps));
+  // One per scheduled purge shown: scheduled_purge_cancel_0, _1, …
+  on('message', new RegExp(`^${SCHEDULED_PURGE_IDS.cancel}_\\d+$`), scheduledPurgeCancel(deps));
   on('message', new RegExp(`^${ZONES_IDS.analytics}_\\d+$`), zoneAnalytics(deps));
   on('message', APPROVAL_IDS.approve, approveButton(deps));
   on('message', APPROVAL_IDS.deny, denyButton(deps));

@@ -39,6 +39,8 @@ export interface ModalOrigin {
   accountId?: string;
   /** The held purge the modal asks about (src/services/purge/purge-holds.ts). */
   heldId?: string;
+  /** A purge-everything for later: when (ms since the epoch), read from the command. */
+  notBefore?: number;
 }
 
 export function encodeOrigin(origin: ModalOrigin): string {
@@ -58,7 +60,11 @@ export function everythingModal(
     zoneId: zone.id,
     ...(zone.accountId ? { accountId: zone.accountId } : {}),
   });
-  return purgeEverythingModal({ zone, metadata });
+  return purgeEverythingModal({
+    zone,
+    metadata,
+    ...(origin.notBefore === undefined ? {} : { notBefore: origin.notBefore }),
+  });
 }
 
 /** The origin of a command: its channel and response_url. */
@@ -130,6 +136,9 @@ export function decodeOrigin(
       ...(typeof value.zoneId === 'string' ? { zoneId: value.zoneId } : {}),
       ...(typeof value.accountId === 'string' ? { accountId: value.accountId } : {}),
       ...(typeof value.heldId === 'string' ? { heldId: value.heldId } : {}),
+      ...(typeof value.notBefore === 'number' && Number.isFinite(value.notBefore)
+        ? { notBefore: value.notBefore }
+        : {}),
     };
   } catch {
     return {};

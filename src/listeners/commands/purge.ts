@@ -6,7 +6,14 @@ import { accountPickMessage } from '../../blocks/account-pick.js';
 import { noticeMessage } from '../../blocks/errors.js';
 import { purgeFormModal, purgeRefusedMessage } from '../../blocks/purge.js';
 import { purgeHoldMessage } from '../../blocks/purge-hold.js';
-import { parsePurgeArgs } from '../../services/purge/purge-targets.js';
+import {
+  scheduledPurgeCancelledMessage,
+  scheduledPurgeListMessage,
+  scheduledPurgeMessage,
+} from '../../blocks/scheduled-purges.js';
+import { AppError } from '../../errors.js';
+import { isPurgeFlag, parsePurgeArgs } from '../../services/purge/purge-targets.js';
+import { splitSchedule } from '../../services/purge/schedule-time.js';
 import {
   commandOrigin,
   encodeOrigin,
@@ -16,13 +23,25 @@ import {
 } from './context.js';
 
 const USAGE =
-  'Usage: `/cdn purge <zone> <url|/path>…`, `/cdn purge <url>…`, `/cdn purge <zone> tag:<tag>…`, `/cdn purge <zone> everything`, or `/cdn purge` for a form; add `--verify` to check the URLs at the edge once purged, `--warm` to ask the edge for them again (refilling its cache). With a default zone (`/cdn use <zone>`), the zone may be left out: `/cdn purge /assets/app.css`.';
+  'Usage: `/cdn purge <zone> <url|/path>…`, `/cdn purge <url>…`, `/cdn purge <zone> tag:<tag>…`, `/cdn purge <zone> everything`, or `/cdn purge` for a form; add `--verify` to check the URLs at the edge once purged, `--warm` to ask the edge for them again (refilling its cache), and `at 02:00` or `in 30m` to purge later (`/cdn purge scheduled` lists those, `/cdn purge cancel <id>` cancels one). With a default zone (`/cdn use <zone>`), the zone may be left out: `/cdn purge /assets/app.css`.';
 
 export const purge: SubcommandHandler = async (context) => {
   const { args, deps, caller, command, respond, client, account } = context;
-  const parsed = parsePurgeArgs(args);
   const origin = commandOrigin(command);
   const channelId = command.channel_id;
+  const [first, ...rest] = args;
+  if (first?.toLowerCase() === 'scheduled' && rest.length === 0) {
+    await respond(scheduledPurgeListMessage(await deps.scheduledPurges.list(caller)));
+    return;
+  }
+  if (first?.toLowerCase() === 'cancel' && rest.length === 1) {
+    const cancelled = await deps.scheduledPurges.cancel(caller, rest[0] ?? '');
+    await respond(scheduledPurgeCancelledMessage(cancelled, caller.userId));
+    return;
+  }
+  // `at 02:00` or `in 30m` at the end: for later.
+  const { words, when } = splitSchedule(args, isPurgeFlag);
+  const parsed = parsePurgeArgs(words);
 
   if (parsed.kind === 'form') {
     // Its picker offers the zones of every CDN account the person may purge in.
@@ -41,9 +60,11 @@ export const purge: SubcommandHandler = async (context) => {
       return;
     }
     const { zone } = found;
+    // For later: the time is read now (in the person's time zone), the request asked at once.
+    const later = when ? await deps.scheduledPurges.when(caller, when) : undefined;
     await client.views.open({
       trigger_id: command.trigger_id,
-      view: everythingModal(zone, origin),
+      view: everythingModal(zone, later ? { ...origin, notBefore: later.at } : origin),
     });
     return;
   }
@@ -60,6 +81,16 @@ export const purge: SubcommandHandler = async (context) => {
   }
   if (plan.groups.length === 0) {
     await respond(noticeMessage(USAGE));
+    return;
+  }
+  if (when) {
+    // No hold waits for a later time: such URLs are refused outright.
+    if (plan.elsewhere.length > 0)
+      throw new AppError({ code: 'schedule_elsewhere', count: plan.elsewhere.length });
+    const scheduled = await deps.scheduledPurges.schedule(caller, channelId, plan, when, {
+      ...(parsed.verify ? { verify: true } : {}),
+    });
+    await respond(scheduledPurgeMessage(scheduled));
     return;
   }
   // URLs the zone named does not serve: refused, and the rest waits for the person's word.

@@ -43,9 +43,9 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
   {
     name: 'purge',
     usage:
-      '/cdn purge <zone> <url>… | <url>… | [zone] /path… | [zone] tag:<tag>… | [zone] everything',
+      '/cdn purge <zone> <url>… | <url>… | [zone] /path… | [zone] tag:<tag>… | [zone] everything [at HH:MM|in 30m] | scheduled | cancel <id>',
     summary:
-      'Purge cached URLs or tags now; purging everything needs a second person. Alone, it opens a form. Add `--verify` to check the URLs at the edge once purged.',
+      'Purge cached URLs or tags now, or later with `at 02:00` or `in 30m` (`scheduled` lists those, `cancel <id>` cancels one); purging everything needs a second person. Alone, it opens a form. Add `--verify` to check the URLs at the edge once purged.',
     audience: 'operators',
     handler: purge,
   },

@@ -2,6 +2,7 @@
 // posted in the channel for a second person.
 import { inlineErrorText } from '../../blocks/errors.js';
 import { PURGE_IDS } from '../../blocks/ids.js';
+import { scheduledPurgeMessage } from '../../blocks/scheduled-purges.js';
 import type { AppDeps } from '../../deps.js';
 import type { Zone } from '../../services/zones/zones.js';
 import { explainMessage } from '../../slack/explain.js';
@@ -52,12 +53,22 @@ export function purgeEverythingSubmit(deps: AppDeps) {
       return inline(PURGE_IDS.confirmBlock, inlineErrorText(error));
     }
     await ack();
-    const request = { zone, requesterId: caller.userId, reason, channelId: origin.channelId };
-    await deps.approvals.request(caller.workspaceId, request).catch((error: unknown) =>
-      // Said where the form was started, as the user's own message.
-      originTarget(client, origin, caller.userId, deps.logger, 'ephemeral').post(
-        explainMessage(deps.logger, error, 'purge-everything request'),
-      ),
+    // Said where the form was started, as the user's own message.
+    const said = () => originTarget(client, origin, caller.userId, deps.logger, 'ephemeral');
+    const channelId = origin.channelId;
+    const asked =
+      origin.notBefore === undefined
+        ? deps.approvals.request(caller.workspaceId, {
+            zone,
+            requesterId: caller.userId,
+            reason,
+            channelId,
+          })
+        : deps.scheduledPurges
+            .requestEverything(caller, { zone, reason, channelId, notBefore: origin.notBefore })
+            .then((scheduled) => said().post(scheduledPurgeMessage(scheduled)));
+    await asked.catch((error: unknown) =>
+      said().post(explainMessage(deps.logger, error, 'purge-everything request')),
     );
   };
 }

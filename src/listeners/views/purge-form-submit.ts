@@ -1,19 +1,22 @@
 // The purge form: URLs or tags are checked inline and purged after it closes; Everything moves on
 // to the confirmation modal, and URLs the zone picked does not serve to the question of the rest.
 import { inlineErrorText } from '../../blocks/errors.js';
-import { PURGE_IDS, ZONE_PICKER_IDS } from '../../blocks/ids.js';
+import { PURGE_IDS, SCHEDULED_PURGE_IDS, ZONE_PICKER_IDS } from '../../blocks/ids.js';
 import { purgeRefusedInline } from '../../blocks/purge.js';
 import { purgeHoldModal } from '../../blocks/purge-hold.js';
+import { scheduledPurgeMessage } from '../../blocks/scheduled-purges.js';
 import { truncate } from '../../blocks/text.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { splitItems } from '../../services/purge/purge-targets.js';
+import { parseWhenField, type ScheduleSpec } from '../../services/purge/schedule-time.js';
 import type { Zone } from '../../services/zones/zones.js';
+import { originTarget } from '../../slack/message-target.js';
 import { decodeOrigin, encodeOrigin, everythingModal, replyTo } from '../commands/context.js';
 import { callerOf, type SubmitArgs } from '../context.js';
 
 export function purgeFormSubmit(deps: AppDeps) {
-  return async ({ ack, view, context }: SubmitArgs) => {
+  return async ({ ack, view, context, client }: SubmitArgs) => {
     const caller = callerOf(context);
     const values = view.state.values;
     // The purge form's own picker (a zone with its CDN account), or the shared one of a form
@@ -44,8 +47,22 @@ export function purgeFormSubmit(deps: AppDeps) {
     } catch (error) {
       return inline(PURGE_IDS.zoneBlock, inlineErrorText(error));
     }
+    // "When": empty for now; `in 30m`, `at 02:00`… for later (read in the person's time zone).
+    let when: ScheduleSpec | undefined;
+    let notBefore: number | undefined;
+    try {
+      when = parseWhenField(
+        values[SCHEDULED_PURGE_IDS.whenBlock]?.[SCHEDULED_PURGE_IDS.whenInput]?.value ?? '',
+      );
+      if (when) notBefore = (await deps.scheduledPurges.when(caller, when)).at;
+    } catch (error) {
+      if (error instanceof AppError)
+        return inline(SCHEDULED_PURGE_IDS.whenBlock, inlineErrorText(error));
+      throw error;
+    }
     if (mode === 'everything') {
-      return ack({ response_action: 'update', view: everythingModal(zone, origin) });
+      const next = notBefore === undefined ? origin : { ...origin, notBefore };
+      return ack({ response_action: 'update', view: everythingModal(zone, next) });
     }
     // In tag mode every word is a tag; `tag:` prefixes are accepted too.
     const items =
@@ -65,6 +82,26 @@ export function purgeFormSubmit(deps: AppDeps) {
       zone.accountName,
     );
     if (plan.rejected.length > 0) return inline(PURGE_IDS.itemsBlock, purgeRefusedInline(plan));
+    if (when) {
+      // For later: no held purge waits that long, so URLs the zone does not serve are refused.
+      let scheduled: Awaited<ReturnType<AppDeps['scheduledPurges']['schedule']>>;
+      try {
+        if (plan.elsewhere.length > 0)
+          throw new AppError({ code: 'schedule_elsewhere', count: plan.elsewhere.length });
+        scheduled = await deps.scheduledPurges.schedule(caller, origin.channelId, plan, when, {
+          ...(verify && mode === 'urls' ? { verify: true } : {}),
+        });
+      } catch (error) {
+        if (error instanceof AppError)
+          return inline(SCHEDULED_PURGE_IDS.whenBlock, inlineErrorText(error));
+        throw error;
+      }
+      await ack();
+      await originTarget(client, origin, caller.userId, deps.logger, 'ephemeral').post(
+        scheduledPurgeMessage(scheduled),
+      );
+      return;
+    }
     // URLs the zone picked does not serve: the form asks whether to purge the rest.
     if (plan.elsewhere.length > 0) {
       const held = await deps.purgeHolds.hold(caller, origin.channelId, plan);

@@ -219,6 +219,8 @@ export class ApprovalService {
       api?: ApiRequester;
       /** An unseen open request was cancelled for this one (it is not done twice). */
       replaced?: boolean;
+      /** For a later time: approved, it waits till then (see `execute`). */
+      notBefore?: number;
     },
   ): Promise<Approval> {
     const workspace = await this.options.store.workspaces.ensure(workspaceId);
@@ -247,6 +249,7 @@ export class ApprovalService {
       channelId: input.channelId,
       ttlMs: input.ttlMs ?? workspace.approvalTtlMinutes * 60_000,
       ...(input.api ? { api: input.api } : {}),
+      ...(input.notBefore === undefined ? {} : { notBefore: input.notBefore }),
     });
     if ('pending' in made) {
       let link: string | undefined;
@@ -323,6 +326,18 @@ export class ApprovalService {
    * approval enqueues nothing new), which any replica finishes if this one dies.
    */
   async execute(approval: Approval): Promise<void> {
+    // A request for a later time is run then by its scheduled purge's job (`runScheduled`), once
+    // that job has checked the requester, the channel and the change window again.
+    // Its message says when it will run, said by a job of its own (any replica, after the ack).
+    if (approval.notBefore !== undefined) {
+      await this.options.runner.enqueue(this.messageJob(approval));
+      return;
+    }
+    await this.#enqueue(approval);
+  }
+
+  /** A scheduled purge-everything, approved and due, checked again: its purge job, stored once. */
+  async runScheduled(approval: Approval): Promise<void> {
     await this.#enqueue(approval);
   }
 

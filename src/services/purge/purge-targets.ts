@@ -58,6 +58,8 @@ export function parsePurgeArgs(words: string[]): PurgeArgs {
 
 const isFlag = (name: string) => (word: string) =>
   new RegExp(`^(?:--|\u2014|\u2013)${name}$`, 'i').test(word);
+/** A purge's flags (`--verify`, `--warm`), as typed or as some Slack clients turn their dashes. */
+export const isPurgeFlag = (word: string) => isFlag('verify')(word) || isFlag('warm')(word);
 
 function parseItems(args: string[]): PurgeArgs {
   const [first, ...rest] = args;

@@ -439,6 +439,21 @@ export class PurgeService {
     });
   }
 
+  /**
+   * A scheduled purge come due, stored once under `key`: ScheduledPurgeService checked the
+   * requester (operator, purge channel, binding) and the change window as it ran, and counted it
+   * against their change limit when it was asked.
+   */
+  async startScheduled(
+    workspaceId: string,
+    groups: PurgeGroup[],
+    actorId: string,
+    replyTo: ReplyTo,
+    options: { key: string; verify?: boolean; fromDefault?: boolean },
+  ): Promise<{ jobId: string; created: boolean; kind: string }> {
+    return this.#enqueue(workspaceId, groups, actorId, replyTo, options);
+  }
+
   /** Sends again what failed in an earlier purge of this workspace, as a new purge. */
   async retry(
     caller: Caller,

@@ -1,0 +1,460 @@
+// Purges for a later time: a durable job due then (any replica, once, after a restart too) that
+// checks again, when it runs, what was checked when it was asked: the requester may still purge
+// there (operators, guests, the purge channels, the channel's account binding), the change window
+// is open (ChangeWindow: freezes), and a purge of everything was approved. Refused, it does not
+// run and its requester is told. Listed, and cancelled by its requester or an admin.
+import { DateTime } from 'luxon';
+import type { Clock } from '../../clock.js';
+import { AppError, type Problem } from '../../errors.js';
+import type { JobContext, JobKind, JobOutcome, JobRunner } from '../../jobs/runner.js';
+import type { Logger } from '../../logger.js';
+import type { Store } from '../../store/index.js';
+import type { Job } from '../../store/jobs.js';
+import type { AccessService, Caller, SlackDirectory } from '../access/access.js';
+import type { ChangeRateLimit } from '../access/change-rate-limit.js';
+import type { AccountScopes } from '../accounts/account-scope.js';
+import type { ApprovalService } from '../approvals/approvals.js';
+import { knownZone } from '../audit/activity.js';
+import type { ReplyTo } from '../reply.js';
+import type { Zone } from '../zones/zones.js';
+import { ALWAYS_OPEN, type ChangeWindow, type PlannedChange } from './change-window.js';
+import type { PurgeService } from './purge.js';
+import type { PurgeGroup } from './purge-targets.js';
+import { resolveSpec, type ScheduleSpec } from './schedule-time.js';
+
+export const SCHEDULED_PURGE_JOB = 'scheduled_purge';
+
+/** How many scheduled purges a list shows (and a cancel by a short id looks among). */
+const LIST_LIMIT = 50;
+/** The short id people see and type: the job id's first characters. */
+export const SHORT_ID = 8;
+
+export type ScheduledWhat =
+  | {
+      kind: 'items';
+      groups: Array<{ zone: Zone; files: string[]; tags: string[] }>;
+      verify?: boolean;
+      fromDefault?: boolean;
+    }
+  | { kind: 'everything'; zone: Zone; approvalId: string };
+
+export interface ScheduledPurgePayload {
+  requesterId: string;
+  channelId?: string;
+  dueAt: number;
+  /** The requester's time zone when asked (users.info `tz`, else UTC): how their time was read. */
+  timeZone: string;
+  what: ScheduledWhat;
+}
+
+/** A scheduled purge as its list and messages show it. */
+export interface ScheduledPurge {
+  id: string;
+  workspaceId: string;
+  shortId: string;
+  requesterId: string;
+  channelId?: string;
+  dueAt: number;
+  timeZone: string;
+  /** The time as the requester's clock reads it (`2026-12-03 02:00`). */
+  localTime: string;
+  zoneNames: string[];
+  everything: boolean;
+  files: number;
+  tags: number;
+}
+
+interface ScheduledCheckpoint {
+  /** Refused when it came due: said to the requester (again, if the job resumes). */
+  skipped?: Problem;
+  /** Its purge was stored (keyed): a resumed job only finishes. */
+  ran?: boolean;
+}
+
+/** How the bot reaches people for a scheduled purge; implemented over the Slack Web API. */
+export interface ScheduledPurgeSlack {
+  /** Who the workspace's people are, for the checks made when a purge comes due. */
+  directory(workspaceId: string): Promise<SlackDirectory>;
+  /** Tells the requester their purge did not run, and why (their DM, else the channel). */
+  skipped(purge: ScheduledPurge, problem: Problem): Promise<void>;
+}
+
+export interface ScheduledPurgeOptions {
+  purges: PurgeService;
+  approvals: ApprovalService;
+  access: AccessService;
+  accounts?: AccountScopes;
+  flood: ChangeRateLimit;
+  store: Store;
+  runner: JobRunner;
+  slack: ScheduledPurgeSlack;
+  /** Freezes and other change calendars; default: always open. */
+  changeWindow?: ChangeWindow;
+  clock: Clock;
+  logger: Logger;
+}
+
+export class ScheduledPurgeService {
+  constructor(private readonly options: ScheduledPurgeOptions) {}
+
+  /** The instant `spec` names for the caller (their Slack time zone, else UTC), and that zone. */
+  async when(caller: Caller, spec: ScheduleSpec): Promise<{ at: number; timeZone: string }> {
+    const timeZone = knownZone(await this.options.access.timeZoneOf(caller).catch(() => 'UTC'));
+    return { at: resolveSpec(spec, timeZone, this.options.clock.now()), timeZone };
+  }
+
+  /**
+   * Stores URL and tag purges, planned and checked as a purge now is, to run at `spec`'s time.
+   * Counted against the caller's change limit now, when it is asked.
+   */
+  async schedule(
+    caller: Caller,
+    channelId: string | undefined,
+    plan: { groups: PurgeGroup[]; fromDefault?: boolean },
+    spec: ScheduleSpec,
+    options: { verify?: boolean } = {},
+  ): Promise<ScheduledPurge> {
+    const { purges, flood } = this.options;
+    const zones = plan.groups.map((group) => group.zone);
+    await purges.mayPurgeZones(caller, channelId, zones);
+    const { at, timeZone } = await this.when(caller, spec);
+    await flood.take(caller.workspaceId, caller.userId);
+    const payload: ScheduledPurgePayload = {
+      requesterId: caller.userId,
+      ...(channelId ? { channelId } : {}),
+      dueAt: at,
+      timeZone,
+      what: {
+        kind: 'items',
+        groups: plan.groups.map(({ zone, files, tags }) => ({ zone, files, tags })),
+        ...(options.verify ? { verify: true } : {}),
+        ...(plan.fromDefault ? { fromDefault: true } : {}),
+      },
+    };
+    return this.#store(caller.workspaceId, payload);
+  }
+
+  /**
+   * A purge of everything for later: its request is posted now for a second person, and expires
+   * at its time; the job due then runs it only if it was approved (ApprovalService.execute leaves
+   * a request for later to this job). The caller was checked by ApprovalService.prepareRequest.
+   */
+  async requestEverything(
+    caller: Caller,
+    input: { zone: Zone; reason: string; channelId: string; notBefore: number; timeZone?: string },
+  ): Promise<ScheduledPurge> {
+    const { approvals, clock } = this.options;
+    const now = clock.now();
+    const at = resolveSpec({ kind: 'instant', at: input.notBefore, text: '' }, 'UTC', now);
+    const timeZone =
+      input.timeZone ?? knownZone(await this.options.access.timeZoneOf(caller).catch(() => 'UTC'));
+    const approval = await approvals.request(caller.workspaceId, {
+      zone: input.zone,
+      requesterId: caller.userId,
+      reason: input.reason,
+      channelId: input.channelId,
+      ttlMs: at - now,
+      notBefore: at,
+    });
+    return this.#store(
+      caller.workspaceId,
+      {
+        requesterId: caller.userId,
+        channelId: input.channelId,
+        dueAt: at,
+        timeZone,
+        what: { kind: 'everything', zone: input.zone, approvalId: approval.id },
+      },
+      `scheduled-approval:${approval.id}`,
+    );
+  }
+
+  async #store(
+    workspaceId: string,
+    payload: ScheduledPurgePayload,
+    key?: string,
+  ): Promise<ScheduledPurge> {
+    const { job } = await this.options.runner.enqueue({
+      workspaceId,
+      kind: SCHEDULED_PURGE_JOB,
+      payload,
+      runAt: payload.dueAt,
+      ...(key ? { key } : {}),
+    });
+    const purge = viewOf(job as Job<ScheduledPurgePayload>);
+    await this.#audit(job.id, workspaceId, payload, payload.requesterId, 'purge.scheduled', 'ok', {
+      dueAt: new Date(payload.dueAt).toISOString(),
+      timeZone: payload.timeZone,
+    });
+    return purge;
+  }
+
+  /** The workspace's purges waiting for their time, soonest first, that the caller may read. */
+  async list(caller: Caller): Promise<{ shown: ScheduledPurge[]; hidden: number }> {
+    await this.options.access.requireFullMember(caller, 'read_audit');
+    const jobs = await this.options.store.jobs.queuedOf(
+      caller.workspaceId,
+      SCHEDULED_PURGE_JOB,
+      LIST_LIMIT,
+    );
+    const all = jobs.map((job) => viewOf(job as Job<ScheduledPurgePayload>));
+    // One asked in a conversation the caller is not in is counted, not shown.
+    const inChannels = all.flatMap((p) => (p.channelId ? [{ ...p, channelId: p.channelId }] : []));
+    const { shown, hidden } = await this.options.access.visibleIn(caller, inChannels);
+    const own = all.filter((p) => !p.channelId && p.requesterId === caller.userId);
+    return {
+      shown: [...shown, ...own].sort((a, b) => a.dueAt - b.dueAt),
+      hidden: hidden + all.filter((p) => !p.channelId && p.requesterId !== caller.userId).length,
+    };
+  }
+
+  /** Cancels a purge still waiting, for its requester or an admin; `id` may be its short id. */
+  async cancel(caller: Caller, id: string): Promise<ScheduledPurge> {
+    const { store, access } = this.options;
+    const job = await this.#find(caller.workspaceId, id.trim());
+    const purge = viewOf(job);
+    if (purge.requesterId !== caller.userId) {
+      await access.requireAdmin(caller, 'purge').catch((error: unknown) => {
+        throw error instanceof AppError
+          ? new AppError({ code: 'scheduled_purge_not_yours' })
+          : error;
+      });
+    }
+    if (!(await store.jobs.cancelQueued(job.id, 'cancelled'))) {
+      const now = await store.jobs.get(job.id);
+      throw new AppError({
+        code: 'scheduled_purge_closed',
+        state: now?.state === 'running' ? 'running' : 'over',
+      });
+    }
+    const { what } = job.payload;
+    if (what.kind === 'everything') {
+      const decided = await this.options.approvals.decide(what.approvalId, 'cancelled', {
+        userId: caller.userId,
+        note: 'scheduled purge cancelled',
+      });
+      if (decided.won) await this.options.approvals.closed(decided.approval);
+    }
+    await this.#audit(
+      job.id,
+      caller.workspaceId,
+      job.payload,
+      caller.userId,
+      'purge.scheduled.cancelled',
+      'ok',
+      purge.requesterId === caller.userId ? {} : { requestedBy: purge.requesterId },
+    );
+    return purge;
+  }
+
+  async #find(workspaceId: string, id: string): Promise<Job<ScheduledPurgePayload>> {
+    const exact = id.length > SHORT_ID ? await this.options.store.jobs.get(id) : undefined;
+    const found =
+      exact ??
+      (id.length >= 4
+        ? (
+            await this.options.store.jobs.queuedOf(workspaceId, SCHEDULED_PURGE_JOB, LIST_LIMIT)
+          ).find((job) => job.id.startsWith(id.toLowerCase()))
+        : undefined);
+    if (!found || found.workspaceId !== workspaceId || found.kind !== SCHEDULED_PURGE_JOB)
+      throw new AppError({ code: 'scheduled_purge_unknown', id });
+    return found as Job<ScheduledPurgePayload>;
+  }
+
+  /** The job due at the purge's time: checks again, then runs the purge or tells why not. */
+  readonly job: JobKind<ScheduledPurgePayload, ScheduledCheckpoint> = {
+    concurrency: 4,
+    run: (context) => this.#run(context),
+  };
+
+  async #run(context: JobContext<ScheduledPurgePayload, ScheduledCheckpoint>): Promise<JobOutcome> {
+    const { job } = context;
+    if (job.checkpoint.ran) return 'done';
+    const problem = job.checkpoint.skipped ?? (await this.#refusal(job));
+    if (problem) return this.#skip(context, problem);
+    const { payload } = job;
+    const { what } = payload;
+    if (what.kind === 'items') {
+      await this.options.purges.startScheduled(
+        job.workspaceId,
+        what.groups,
+        payload.requesterId,
+        replyOf(payload),
+        {
+          key: `scheduled:${job.id}`,
+          ...(what.verify ? { verify: true } : {}),
+          ...(what.fromDefault ? { fromDefault: true } : {}),
+        },
+      );
+    } else {
+      const approval = await this.options.store.approvals.get(what.approvalId);
+      if (approval) await this.options.approvals.runScheduled(approval);
+    }
+    await context.checkpoint({ ran: true });
+    await this.#audit(
+      job.id,
+      job.workspaceId,
+      payload,
+      payload.requesterId,
+      'purge.scheduled.ran',
+      'ok',
+      { late: Math.max(0, this.options.clock.now() - payload.dueAt) },
+      `purge.scheduled.ran:${job.id}`,
+    );
+    return 'done';
+  }
+
+  /**
+   * Why the purge may not run now, or undefined: not approved (everything), the requester no
+   * longer allowed there, the channel bound to another account, or the change window closed.
+   */
+  async #refusal(job: Job<ScheduledPurgePayload, unknown>): Promise<Problem | undefined> {
+    const { payload } = job;
+    const { what } = payload;
+    if (what.kind === 'everything') {
+      const approval = await this.options.store.approvals.get(what.approvalId);
+      // Its request expires at its time: one still pending is expired now (and its message says so).
+      if (approval?.status === 'pending') await this.options.approvals.expireDue();
+      const status = (await this.options.store.approvals.get(what.approvalId))?.status;
+      if (status !== 'approved')
+        return {
+          code: 'scheduled_purge_unapproved',
+          zoneName: what.zone.name,
+          status: status === 'pending' || status === undefined ? 'expired' : status,
+        };
+    }
+    const zones = what.kind === 'items' ? what.groups.map((g) => g.zone) : [what.zone];
+    try {
+      const caller: Caller = {
+        workspaceId: job.workspaceId,
+        userId: payload.requesterId,
+        directory: await this.options.slack.directory(job.workspaceId),
+      };
+      await this.options.purges.mayPurgeZones(caller, payload.channelId, zones);
+      for (const zone of zones)
+        await this.options.accounts?.requireInChannel(
+          job.workspaceId,
+          payload.channelId,
+          zone.accountId,
+        );
+    } catch (error) {
+      if (error instanceof AppError) return error.problem;
+      throw error;
+    }
+    const window = this.options.changeWindow ?? ALWAYS_OPEN;
+    for (const change of changesOf(job, this.options.clock.now())) {
+      const refused = await window.refusal(change);
+      if (refused) return refused;
+    }
+    return undefined;
+  }
+
+  async #skip(
+    context: JobContext<ScheduledPurgePayload, ScheduledCheckpoint>,
+    problem: Problem,
+  ): Promise<JobOutcome> {
+    const { job } = context;
+    if (!job.checkpoint.skipped) await context.checkpoint({ skipped: problem });
+    await this.#audit(
+      job.id,
+      job.workspaceId,
+      job.payload,
+      job.payload.requesterId,
+      'purge.scheduled.skipped',
+      'refused',
+      { reason: problem.code },
+      `purge.scheduled.skipped:${job.id}`,
+    );
+    try {
+      await this.options.slack.skipped(viewOf(job), problem);
+    } catch (error) {
+      // Said at most once more: the decision stands (checkpointed), only the word is retried.
+      this.options.logger.warn({ err: error, job: job.id }, 'scheduled purge skip not said');
+      if (job.attempts < 3) return { retryInMs: 30_000, error: 'requester not told' };
+    }
+    return 'done';
+  }
+
+  async #audit(
+    jobId: string,
+    workspaceId: string,
+    payload: ScheduledPurgePayload,
+    actorId: string,
+    action: string,
+    outcome: string,
+    detail: Record<string, unknown>,
+    key?: string,
+  ): Promise<void> {
+    const { what } = payload;
+    const zone = what.kind === 'everything' ? what.zone : what.groups[0]?.zone;
+    await this.options.store.audit.record({
+      ...(key ? { key } : {}),
+      workspaceId,
+      actorId,
+      action,
+      ...(zone ? { zoneId: zone.id, zoneName: zone.name } : {}),
+      ...(zone?.accountId ? { accountId: zone.accountId } : {}),
+      outcome,
+      detail: {
+        scheduled: jobId,
+        everything: what.kind === 'everything',
+        ...(what.kind === 'items'
+          ? {
+              zones: what.groups.length,
+              files: what.groups.reduce((n, g) => n + g.files.length, 0),
+              tags: what.groups.reduce((n, g) => n + g.tags.length, 0),
+            }
+          : { approval: what.approvalId }),
+        ...detail,
+      },
+    });
+  }
+}
+
+/** Where the purge's messages go when it runs: a bot message in its channel, else the DM. */
+function replyOf(payload: ScheduledPurgePayload): ReplyTo {
+  return {
+    userId: payload.requesterId,
+    issuedAt: payload.dueAt,
+    visibility: 'in_channel',
+    ...(payload.channelId ? { channelId: payload.channelId } : {}),
+  };
+}
+
+function changesOf(job: Job<ScheduledPurgePayload, unknown>, at: number): PlannedChange[] {
+  const { what, requesterId } = job.payload;
+  const base = { workspaceId: job.workspaceId, requesterId, at };
+  const of = (zone: Zone) => ({
+    ...base,
+    zoneId: zone.id,
+    zoneName: zone.name,
+    ...(zone.accountId ? { accountId: zone.accountId } : {}),
+  });
+  if (what.kind === 'everything') return [{ ...of(what.zone), kind: 'everything' }];
+  return what.groups.map((group) => ({
+    ...of(group.zone),
+    kind: group.tags.length === 0 ? 'urls' : group.files.length === 0 ? 'tags' : 'urls_tags',
+  }));
+}
+
+export function viewOf(job: Job<ScheduledPurgePayload, unknown>): ScheduledPurge {
+  const { payload } = job;
+  const { what } = payload;
+  const groups = what.kind === 'items' ? what.groups : [];
+  return {
+    id: job.id,
+    workspaceId: job.workspaceId,
+    shortId: job.id.slice(0, SHORT_ID),
+    requesterId: payload.requesterId,
+    ...(payload.channelId ? { channelId: payload.channelId } : {}),
+    dueAt: payload.dueAt,
+    timeZone: payload.timeZone,
+    localTime: DateTime.fromMillis(payload.dueAt, { zone: payload.timeZone }).toFormat(
+      'yyyy-LL-dd HH:mm',
+    ),
+    zoneNames: what.kind === 'everything' ? [what.zone.name] : groups.map((g) => g.zone.name),
+    everything: what.kind === 'everything',
+    files: groups.reduce((n, g) => n + g.files.length, 0),
+    tags: groups.reduce((n, g) => n + g.tags.length, 0),
+  };
+}
