@@ -136,7 +136,14 @@ export function requestContext(
   return async ({ body, context, client, next }) => {
     const workspace = workspaceOf(context, body as Body);
     const userId = userIn(body as Body);
-    const directory = webDirectory(client, workspace.teamId, groups, workspace.enterpriseId);
+    const directory = webDirectory(
+      client,
+      workspace.teamId,
+      groups,
+      workspace.enterpriseId,
+      undefined,
+      workspaceIn(context, body as Body),
+    );
     // The payload's word on who they are holds even where users.info would say otherwise; a
     // command's, which names no team of theirs, leaves it to users.info.
     const relation = payloadRelation(body, context);

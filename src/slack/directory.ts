@@ -154,8 +154,15 @@ export function webDirectory(
   enterpriseId?: string,
   /** For a client without a token of its own (background work): the workspace's bot token. */
   token?: string,
+  /** The workspace the request came from (Bolt's team of the payload), for an org-wide install. */
+  requestTeamId?: string,
 ): SlackDirectory {
   const auth = token ? { token } : {};
+  // An org-wide install's token must say which workspace a group is looked up in (`team_id`,
+  // "Required if org token is used": https://api.slack.com/methods/usergroups.users.list): the
+  // one the request came from, where the group was named. A workspace's token ignores it.
+  const orgWide = enterpriseId !== undefined && teamId === enterpriseId;
+  const groupTeam = orgWide && requestTeamId ? { team_id: requestTeamId } : {};
   return {
     async user(userId) {
       const key = `${teamId}:${userId}`;
@@ -174,7 +181,7 @@ export function webDirectory(
       const name = user?.profile?.display_name || user?.profile?.real_name || user?.real_name;
       const found: SlackUser = {
         isAdmin: user ? administers(user, teamId, enterpriseId) : false,
-        ...(enterpriseId !== undefined && teamId === enterpriseId ? { orgAdministered: true } : {}),
+        ...(orgWide ? { orgAdministered: true } : {}),
         ...(user?.is_restricted || user?.is_ultra_restricted ? { isGuest: true } : {}),
         timeZone: user?.tz ?? 'UTC',
         ...(stranger ? { stranger } : {}),
@@ -186,7 +193,7 @@ export function webDirectory(
       return found;
     },
     async groupMembers(groupId) {
-      const key = `${teamId}:${groupId}`;
+      const key = [teamId, groupTeam.team_id, groupId].filter(Boolean).join(':');
       const cached = groups.cache.get(key);
       if (cached) return cached;
       // A group an admin deleted (or disabled) has nobody in it: usergroups.users.list answers
@@ -194,7 +201,7 @@ export function webDirectory(
       // answer for an unknown id in slackapi/java-slack-sdk slack-api-client/src/test/java/
       // test_with_remote_apis/methods/usergroups_Test.java). Refused, never everyone let in.
       const users = await client.usergroups.users
-        .list({ usergroup: groupId, ...auth })
+        .list({ usergroup: groupId, ...groupTeam, ...auth })
         .then((answer) => answer.users ?? [])
         .catch((error: unknown) => {
           if (slackErrorCode(error) === 'no_such_subteam') return [];

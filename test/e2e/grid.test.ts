@@ -17,7 +17,7 @@ import {
   openApprove,
   requestEverything,
 } from './flows.js';
-import { ADMIN, CDN_KEY, type Harness, startHarness, textOf } from './harness.js';
+import { ADMIN, CDN_KEY, type Harness, MEMBER, startHarness, textOf } from './harness.js';
 
 const ORG = 'E0ACME';
 const COLLEAGUE = 'WCOLLEAGUE';
@@ -163,6 +163,33 @@ describe('installed once for a whole Enterprise Grid organization', () => {
     expect(refused).toBe(
       "Only your organization's admins and owners can set the CDN API key: cdn-chatops is installed for the whole organization.",
     );
+  });
+
+  it('holds purges to its operators group: a member purges, someone outside it is refused', async () => {
+    const h = await orgInstalled();
+    h.slack.addUsergroup('S0SRE', 'sre', [MEMBER]);
+    const set = await answerTo(h, ORG_ADMIN, () =>
+      h.command('config operators @sre', { user: ORG_ADMIN }),
+    );
+    expect(textOf(set)).not.toContain('Something went wrong');
+    expect((await h.store.workspaces.ensure(ORG)).operatorGroupId).toBe('S0SRE');
+
+    await h.command('purge example.com https://example.com/a.css', { user: MEMBER });
+    await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false);
+    // The organization's token names the group's workspace: the one the command came from.
+    const [lookup] = h.slack.callsTo('usergroups.users.list');
+    expect(lookup?.args).toMatchObject({ usergroup: 'S0SRE', team_id: h.workspaceId });
+
+    const refused = await answerTo(h, ADMIN, () =>
+      h.command('purge example.com https://example.com/b.css', { user: ADMIN }),
+    );
+    expect(textOf(refused)).toBe(
+      "Only members of this workspace's CDN operators group can purge cached content. `/cdn config` shows which group that is.",
+    );
+    await h.deps.runner.settled();
+    const purged = h.sandbox.requests.filter((r) => r.method !== 'GET');
+    expect(purged).toHaveLength(1);
+    expect(JSON.stringify(purged[0])).toContain('a.css');
   });
 
   it('its background work finds the organization’s token, after a restart too', async () => {

@@ -247,6 +247,20 @@ describe('requestContext: the directory', () => {
     expect(client.usergroups.users.list).toHaveBeenCalledExactlyOnceWith({ usergroup: 'S0OPS' });
     expect([...groups.cache.keys()]).toEqual(['T0BOLT:S0OPS']);
   });
+
+  it('names the request’s workspace to an org-wide install’s group lookup (Slack requires it)', async () => {
+    const { client, caller, groups } = await resolve({
+      body: slashCommand({ team_id: 'T0GRID' }),
+      context: { isEnterpriseInstall: true, teamId: 'T0GRID', enterpriseId: 'E0ORG' },
+    });
+    client.usergroups.users.list.mockResolvedValueOnce({ ok: true, users: ['U1'] });
+    expect(await caller.directory.groupMembers('S0OPS')).toEqual(['U1']);
+    expect(client.usergroups.users.list).toHaveBeenCalledExactlyOnceWith({
+      usergroup: 'S0OPS',
+      team_id: 'T0GRID',
+    });
+    expect([...groups.cache.keys()]).toEqual(['E0ORG:T0GRID:S0OPS']);
+  });
 });
 
 describe('requestContext: the chain', () => {

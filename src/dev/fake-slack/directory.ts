@@ -79,9 +79,20 @@ export function usersLookupByEmail(
  * usergroups.users.list: a group that does not exist (never did, or an admin deleted it) answers
  * `no_such_subteam` ("No usergroup found with the given ID", the method page's Errors;
  * slackapi/java-slack-sdk slack-api-client/src/test/java/test_with_remote_apis/methods/
- * usergroups_Test.java asserts it for an unknown id).
+ * usergroups_Test.java asserts it for an unknown id). An organization-wide install's token must
+ * name the workspace (`team_id`): "The user group's encoded team ID. Required if org token is
+ * used", ignored with a workspace's token (https://api.slack.com/methods/usergroups.users.list,
+ * its `team_id` argument; https://api.slack.com/enterprise/apps/changes-apis lists the methods
+ * needing it). Without it Slack answers `missing_argument` ("A required argument is missing", an
+ * error of the same family's usergroups.list, https://api.slack.com/methods/usergroups.list; met
+ * for users.list and conversations.list by an org-wide app, lyft/omnibot#44).
  */
-export function usergroupMembers(records: SlackRecords, args: Args): Args {
+export function usergroupMembers(
+  records: SlackRecords,
+  { orgWide }: Pick<Identity, 'orgWide'>,
+  args: Args,
+): Args {
+  if (orgWide && !args.team_id) return { ok: false, error: 'missing_argument' };
   const group = records.usergroups.get(String(args.usergroup));
   return group ? { ok: true, users: group.members } : { ok: false, error: 'no_such_subteam' };
 }

@@ -110,7 +110,7 @@ export class FakeSlack extends SlackRecords {
       ['auth.test', (_, identity) => this.#auth.authTest(identity)],
       ['users.info', (args, identity) => usersInfo(this, identity, args)],
       ['users.lookupByEmail', (args, identity) => usersLookupByEmail(this, identity, args)],
-      ['usergroups.users.list', (args) => usergroupMembers(this, args)],
+      ['usergroups.users.list', (args, identity) => usergroupMembers(this, identity, args)],
       ['conversations.info', (args) => conversationsInfo(this, args)],
       ['conversations.open', (args) => conversationsOpen(this, args)],
       [

@@ -244,6 +244,27 @@ describe('fake Slack Web API', () => {
     expect((await client.usergroups.users.list({ usergroup: 'S1' })).users).toEqual(['U1']);
   });
 
+  it('asks an org-wide install’s token which workspace a group is in (team_id), as Slack does', async () => {
+    const org = await startFakeSlack({
+      clock,
+      tokens: { 'xoxb-org': { teamId: 'T1', botUserId: 'B1', enterpriseId: 'E1', orgWide: true } },
+    });
+    try {
+      org.addUsergroup('S1', 'sre', ['U1']);
+      const web = new WebClient('xoxb-org', {
+        slackApiUrl: org.apiUrl,
+        retryConfig: { retries: 0 },
+      });
+      expect(await slackError(web.usergroups.users.list({ usergroup: 'S1' }))).toBe(
+        'missing_argument',
+      );
+      const named = await web.usergroups.users.list({ usergroup: 'S1', team_id: 'T1' });
+      expect(named.users).toEqual(['U1']);
+    } finally {
+      await org.close();
+    }
+  });
+
   it('answers 429 with Retry-After for a second post in a channel within a second, when asked to', async () => {
     const limited = await startFakeSlack({ clock, channelRateLimit: true });
     limited.addChannel({ id: 'C1', name: 'ops', botMember: true });
