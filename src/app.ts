@@ -41,7 +41,11 @@ import { ApiTokenService } from './services/api/api-tokens.js';
 import { APPROVAL_MESSAGE_JOB, PURGE_EVERYTHING_JOB } from './services/approvals/approvals.js';
 import { ActivityService } from './services/audit/activity.js';
 import { AUDIT_EXPORT_JOB, AuditExportService } from './services/audit/audit-export.js';
-import { FREEZE_ANNOUNCE_JOB, FreezeService } from './services/freezes/freezes.js';
+import {
+  FREEZE_ANNOUNCE_JOB,
+  FREEZE_EXCEPTION_CLOSE_JOB,
+  FreezeService,
+} from './services/freezes/freezes.js';
 import type { FreezeGate } from './services/freezes/gate.js';
 import { cdnServices, purgeServices } from './services/purge/compose.js';
 import { PURGE_JOB } from './services/purge/purge.js';
@@ -175,6 +179,7 @@ export function buildDeps(
   let freezes: FreezeService | undefined;
   const freezeGate: FreezeGate = {
     require: async (check) => freezes?.require(check),
+    precheck: async (check) => freezes?.precheck(check),
     blocking: async (check) => (freezes ? freezes.blocking(check) : []),
   };
   const services = cdnServices({
@@ -378,6 +383,7 @@ export function buildDeps(
   background.job(VERIFY_JOB, verify.job);
   background.job(AUDIT_EXPORT_JOB, auditExport.job);
   background.job(FREEZE_ANNOUNCE_JOB, freezes.announceJob);
+  background.job(FREEZE_EXCEPTION_CLOSE_JOB, freezes.closeJob);
   const api = apiPurges;
   const recurring = recurringWork({
     approvals,
