@@ -9,6 +9,7 @@ import { answerTo, commandReply, openHome } from './flows.js';
 import { ADMIN, CHANNEL, type Harness, MEMBER, startHarness, textOf } from './harness.js';
 
 const GUEST = 'UGUEST';
+const SINGLE = 'USINGLE';
 const EXTERNAL = 'UEXTERNAL';
 
 async function inChannel(h: Harness, text: string): Promise<Message> {
@@ -154,6 +155,7 @@ describe('guests and people from another workspace', () => {
   it('are refused /cdn freeze list and see no "Change freezes" in the App Home', async () => {
     const h = await startHarness();
     h.slack.addUser({ id: GUEST, name: 'grace', isRestricted: true });
+    h.slack.addUser({ id: SINGLE, name: 'sam', isUltraRestricted: true });
     h.slack.addUser({ id: EXTERNAL, name: 'wei', teamId: 'T0PARTNER' });
     await h.login();
     await commandReply(
@@ -168,7 +170,7 @@ describe('guests and people from another workspace', () => {
     expect(textOf(member.blocks)).toContain('Secret launch');
     expect(textOf((await openHome(h, MEMBER)).view)).toContain('Change freezes');
 
-    for (const outsider of [GUEST, EXTERNAL]) {
+    for (const outsider of [GUEST, SINGLE, EXTERNAL]) {
       const refused = await answerTo(h, outsider, () =>
         h.command('freeze list', { user: outsider }),
       );
