@@ -42,7 +42,11 @@ import { APPROVAL_MESSAGE_JOB, PURGE_EVERYTHING_JOB } from './services/approvals
 import { ActivityService } from './services/audit/activity.js';
 import { AUDIT_EXPORT_JOB, AuditExportService } from './services/audit/audit-export.js';
 import { freezeWindow } from './services/freezes/change-window.js';
-import { FREEZE_ANNOUNCE_JOB, FreezeService } from './services/freezes/freezes.js';
+import {
+  FREEZE_ANNOUNCE_JOB,
+  FREEZE_EXCEPTION_CLOSE_JOB,
+  FreezeService,
+} from './services/freezes/freezes.js';
 import type { FreezeGate } from './services/freezes/gate.js';
 import type { ChangeWindow } from './services/purge/change-window.js';
 import { cdnServices, purgeServices } from './services/purge/compose.js';
@@ -188,6 +192,7 @@ export function buildDeps(
   let freezes: FreezeService | undefined;
   const freezeGate: FreezeGate = {
     require: async (check) => freezes?.require(check),
+    precheck: async (check) => freezes?.precheck(check),
     blocking: async (check) => (freezes ? freezes.blocking(check) : []),
   };
   const services = cdnServices({
@@ -418,6 +423,7 @@ export function buildDeps(
       : { settings: { pollMs: options.workflowStepPollMs } }),
   });
   background.job(WORKFLOW_STEP_JOB, workflowSteps.job);
+  background.job(FREEZE_EXCEPTION_CLOSE_JOB, freezes.closeJob);
   const api = apiPurges;
   const recurring = recurringWork({
     approvals,

@@ -206,7 +206,10 @@ export type Problem =
   /** An exception asked where no freeze is in force (`target`: the zone or account). */
   | { code: 'freeze_none'; target: string }
   /** An exception already decided, used, or past its freeze's window. */
-  | { code: 'freeze_exception_closed'; status: 'approved' | 'denied' | 'expired' | 'used' }
+  | {
+      code: 'freeze_exception_closed';
+      status: 'approved' | 'denied' | 'expired' | 'used' | 'cancelled';
+    }
   /** The zone already has an open purge-everything request (at most one per zone). */
   | { code: 'approval_pending'; zoneName: string; channelId: string; link?: string }
   | { code: 'not_requester' }

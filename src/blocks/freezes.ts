@@ -129,7 +129,9 @@ function exceptionStatus(exception: FreezeException): Mrkdwn {
     case 'denied':
       return md`:no_entry: Denied by ${actorLabel(exception.decidedBy ?? '')}.`;
     case 'expired':
-      return md`Lapsed with the freeze window.`;
+      return md`Closed: the freeze window ended before it was used.`;
+    case 'cancelled':
+      return md`Closed: the change freeze was removed, so no exception is needed.`;
   }
 }
 

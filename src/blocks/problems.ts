@@ -68,8 +68,9 @@ const EXCEPTION_STATUS: Record<
 > = {
   approved: 'This exception was already approved.',
   denied: 'This exception was denied.',
-  expired: 'This exception lapsed with its freeze window.',
+  expired: 'This exception is closed: its freeze window ended.',
   used: 'This exception was already used.',
+  cancelled: 'This exception is closed: its change freeze was removed, so none is needed.',
 };
 
 const PLACE: Record<PostPlace, string> = {

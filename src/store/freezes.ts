@@ -255,30 +255,54 @@ export class FreezeRepository {
   }
 
   /**
+   * Exceptions still open (pending, or approved and unused) that can no longer be used: their
+   * window ended, or their freeze was removed (only `freezeId`'s, when given). A page at a time.
+   */
+  async toClose(limit: number, freezeId?: string): Promise<FreezeException[]> {
+    let query = this.db
+      .selectFrom('freeze_exceptions as e')
+      .innerJoin('freezes as f', 'f.id', 'e.freeze_id')
+      .selectAll('e')
+      .where('e.status', 'in', ['pending', 'approved'])
+      .where((w) =>
+        w.or([w('e.expires_at', '<=', this.clock.now()), w('f.removed_at', 'is not', null)]),
+      );
+    if (freezeId !== undefined) query = query.where('e.freeze_id', '=', freezeId);
+    return (await query.orderBy('e.id').limit(limit).execute()).map(toException);
+  }
+
+  /** Closes an open exception as `status` for the one caller that wins; undefined otherwise. */
+  async closeException(
+    id: string,
+    status: 'expired' | 'cancelled',
+  ): Promise<FreezeException | undefined> {
+    const result = await this.db
+      .updateTable('freeze_exceptions')
+      .set({ status })
+      .where('id', '=', id)
+      .where('status', 'in', ['pending', 'approved'])
+      .executeTakeFirst();
+    if ((result.numUpdatedRows ?? 0n) === 0n) return undefined;
+    const row = await this.db
+      .selectFrom('freeze_exceptions')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    return toException(row);
+  }
+
+  /** Whether the requester holds an approved, unexpired exception for the action there (unused). */
+  async holdsException(input: ExceptionHolder): Promise<boolean> {
+    return (await this.#approved(input).limit(1).execute()).length > 0;
+  }
+
+  /**
    * Uses one approved, unexpired exception of the requester for the action on the zone (or, with
    * no zone, on the account): true for the one caller that wins it.
    */
-  async useException(input: {
-    workspaceId: string;
-    requesterId: string;
-    action: FreezeAction;
-    zoneId: string | null;
-    accountId: string | null;
-  }): Promise<FreezeException | undefined> {
+  async useException(input: ExceptionHolder): Promise<FreezeException | undefined> {
     const now = this.clock.now();
-    let query = this.db
-      .selectFrom('freeze_exceptions')
-      .selectAll()
-      .where('workspace_id', '=', input.workspaceId)
-      .where('requester_id', '=', input.requesterId)
-      .where('status', '=', 'approved')
-      .where('action', '=', input.action)
-      .where('expires_at', '>', now);
-    query =
-      input.zoneId === null
-        ? query.where('zone_id', 'is', null).where('account_id', 'is', input.accountId)
-        : query.where('zone_id', '=', input.zoneId);
-    for (const row of await query.orderBy('created_at').limit(5).execute()) {
+    for (const row of await this.#approved(input).orderBy('created_at').limit(5).execute()) {
       const used = await this.db
         .updateTable('freeze_exceptions')
         .set({ status: 'used', used_at: now })
@@ -290,6 +314,29 @@ export class FreezeRepository {
     }
     return undefined;
   }
+
+  #approved(input: ExceptionHolder) {
+    const query = this.db
+      .selectFrom('freeze_exceptions')
+      .selectAll()
+      .where('workspace_id', '=', input.workspaceId)
+      .where('requester_id', '=', input.requesterId)
+      .where('status', '=', 'approved')
+      .where('action', '=', input.action)
+      .where('expires_at', '>', this.clock.now());
+    return input.zoneId === null
+      ? query.where('zone_id', 'is', null).where('account_id', 'is', input.accountId)
+      : query.where('zone_id', '=', input.zoneId);
+  }
+}
+
+/** Whose exception, for which action, on a zone (or, with no zone, an account). */
+export interface ExceptionHolder {
+  workspaceId: string;
+  requesterId: string;
+  action: FreezeAction;
+  zoneId: string | null;
+  accountId: string | null;
 }
 
 function toFreeze(row: Selectable<FreezesTable>): Freeze {

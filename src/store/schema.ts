@@ -560,7 +560,13 @@ export interface FreezesTable {
   announced_end: number;
 }
 
-export type FreezeExceptionStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'used';
+export type FreezeExceptionStatus =
+  | 'pending'
+  | 'approved'
+  | 'denied'
+  | 'expired'
+  | 'used'
+  | 'cancelled';
 
 /** An exception asked for during a freeze (0032): approved by a second person, used once. */
 export interface FreezeExceptionsTable {

@@ -195,8 +195,9 @@ export class AccountScopes {
   }
 
   /**
-   * The account `/cdn create` makes a zone in (`one`), for one of its operators only (the form
-   * is opened, and the flood limit counted, once this says yes).
+   * The account `/cdn create` makes a zone in (`one`), for one of its operators only and not
+   * during a freeze they hold no exception to (the form is opened, and the flood limit counted,
+   * once this says yes).
    */
   async forCreate(
     caller: Caller,
@@ -204,6 +205,12 @@ export class AccountScopes {
   ): Promise<{ scope: AccountScope; account?: Account }> {
     const chosen = await this.one(caller.workspaceId, where, 'create');
     await this.deps.access.requireOperator(caller, 'create_zone', chosen.account?.id);
+    await this.deps.freezes?.precheck({
+      workspaceId: caller.workspaceId,
+      actorId: caller.userId,
+      action: 'create',
+      ...(chosen.account ? { accountId: chosen.account.id } : {}),
+    });
     return chosen;
   }
 

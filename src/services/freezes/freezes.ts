@@ -6,7 +6,13 @@ import { type Action, AppError } from '../../errors.js';
 import type { JobKind, JobRunner } from '../../jobs/runner.js';
 import { retryDelay } from '../../jobs/runner.js';
 import type { Logger } from '../../logger.js';
-import type { Freeze, FreezeAction, FreezeException, FreezeRule } from '../../store/freezes.js';
+import type {
+  ExceptionHolder,
+  Freeze,
+  FreezeAction,
+  FreezeException,
+  FreezeRule,
+} from '../../store/freezes.js';
 import { MAX_FREEZES } from '../../store/freezes.js';
 import type { Store } from '../../store/index.js';
 import type { AccessService, Caller } from '../access/access.js';
@@ -51,6 +57,12 @@ export interface FreezeNotifier {
 }
 
 export const FREEZE_ANNOUNCE_JOB = 'freeze_announce';
+export const FREEZE_EXCEPTION_CLOSE_JOB = 'freeze_exception_close';
+
+export interface FreezeExceptionClosePayload {
+  exceptionId: string;
+  workspaceId: string;
+}
 
 export interface FreezeAnnouncePayload {
   freezeId: string;
@@ -176,6 +188,9 @@ export class FreezeService implements FreezeGate {
       throw new AppError({ code: 'freeze_unknown', prefix: idOrPrefix });
     await this.#audit(caller.workspaceId, caller.userId, 'freeze.removed', freeze, {});
     await this.#safely(() => this.options.notifier.announce(freeze, 'removed'));
+    // Its open exceptions are closed now; any left (more than a page) by the next round.
+    for (const exception of await this.options.store.freezes.toClose(ROUND_PAGE, freeze.id))
+      await this.#queueClose(exception);
     return freeze;
   }
 
@@ -210,20 +225,31 @@ export class FreezeService implements FreezeGate {
   async require(check: FreezeCheck): Promise<void> {
     const [first] = await this.blocking(check);
     if (!first) return;
-    const accountId = await this.#accountOf(check);
-    const used = await this.options.store.freezes.useException({
-      workspaceId: check.workspaceId,
-      requesterId: check.actorId,
-      action: check.action,
-      zoneId: check.zone?.id ?? null,
-      accountId,
-    });
+    const used = await this.options.store.freezes.useException(await this.#holder(check));
     if (used) {
       await this.#auditException(used, check.actorId, 'freeze.exception.used');
       await this.#safely(() => this.options.notifier.exceptionChanged(used));
       return;
     }
     throw new AppError(frozenProblem(first.freeze, first.window, check.action));
+  }
+
+  /** As `require`, but an approved exception is only looked at: it stays for the action itself. */
+  async precheck(check: FreezeCheck): Promise<void> {
+    const [first] = await this.blocking(check);
+    if (!first) return;
+    if (await this.options.store.freezes.holdsException(await this.#holder(check))) return;
+    throw new AppError(frozenProblem(first.freeze, first.window, check.action));
+  }
+
+  async #holder(check: FreezeCheck): Promise<ExceptionHolder> {
+    return {
+      workspaceId: check.workspaceId,
+      requesterId: check.actorId,
+      action: check.action,
+      zoneId: check.zone?.id ?? null,
+      accountId: await this.#accountOf(check),
+    };
   }
 
   /**
@@ -298,11 +324,17 @@ export class FreezeService implements FreezeGate {
       current.requesterId,
       current.accountId ?? undefined,
     );
-    if (current.status !== 'pending' || current.expiresAt <= this.options.clock.now())
+    if (current.status !== 'pending')
+      throw new AppError({ code: 'freeze_exception_closed', status: current.status });
+    // Clicked after its window ended or its freeze was removed: said, and its message closed.
+    const ended = current.expiresAt <= this.options.clock.now();
+    if (ended || !(await this.options.store.freezes.get(caller.workspaceId, current.freezeId))) {
+      await this.#queueClose(current);
       throw new AppError({
         code: 'freeze_exception_closed',
-        status: current.status === 'pending' ? 'expired' : current.status,
+        status: ended ? 'expired' : 'cancelled',
       });
+    }
     const decided = await this.options.store.freezes.decideException(id, decision, caller.userId);
     if (!decided) throw new AppError({ code: 'approval_decided_meanwhile' });
     await this.#auditException(decided, caller.userId, `freeze.exception.${decision}`);
@@ -349,10 +381,69 @@ export class FreezeService implements FreezeGate {
         }
       }
       const last = page.at(-1);
-      if (!last || page.length < ROUND_PAGE) return queued;
+      if (!last || page.length < ROUND_PAGE) break;
       after = last.id;
     }
+    // Exceptions that can no longer be used (window ended, freeze removed) are closed.
+    for (const exception of await this.options.store.freezes.toClose(ROUND_PAGE))
+      await this.#queueClose(exception);
+    return queued;
   }
+
+  /** Stored before the exception is closed: the job closes it, so a crash in between loses none. */
+  async #queueClose(exception: FreezeException): Promise<void> {
+    await this.options.runner.enqueue({
+      workspaceId: exception.workspaceId,
+      kind: FREEZE_EXCEPTION_CLOSE_JOB,
+      key: `freeze-exception-close:${exception.id}`,
+      payload: {
+        exceptionId: exception.id,
+        workspaceId: exception.workspaceId,
+      } satisfies FreezeExceptionClosePayload,
+    });
+  }
+
+  /**
+   * Closes an exception that can no longer be used (`expired` when its window ended, `cancelled`
+   * when its freeze was removed; a use or decision that won the race stays), audits it once and
+   * shows it on its message without buttons; Slack failing for now only delays the message.
+   */
+  readonly closeJob: JobKind<FreezeExceptionClosePayload> = {
+    concurrency: 2,
+    run: async (context) => {
+      const { store, notifier, logger, clock } = this.options;
+      const { exceptionId, workspaceId } = context.job.payload;
+      let exception = await store.freezes.getException(workspaceId, exceptionId);
+      if (exception && (exception.status === 'pending' || exception.status === 'approved')) {
+        const ended = exception.expiresAt <= clock.now();
+        const removed = !(await store.freezes.get(workspaceId, exception.freezeId));
+        if (!ended && !removed) return 'done';
+        exception =
+          (await store.freezes.closeException(exceptionId, ended ? 'expired' : 'cancelled')) ??
+          (await store.freezes.getException(workspaceId, exceptionId));
+      }
+      if (!exception || (exception.status !== 'expired' && exception.status !== 'cancelled'))
+        return 'done';
+      await this.#auditException(
+        exception,
+        'system',
+        `freeze.exception.${exception.status}`,
+        {},
+        `freeze.exception.${exception.status}:${exception.id}`,
+      );
+      try {
+        await notifier.exceptionChanged(exception);
+        return 'done';
+      } catch (error) {
+        logger.warn({ err: error, exception: exceptionId }, 'freeze exception message not updated');
+        if (!notifier.transient(error)) return 'done';
+        return {
+          retryInMs: retryDelay(context.job.attempts, { baseMs: 2_000, maxMs: 60_000 }),
+          error: 'freeze exception message not updated',
+        };
+      }
+    },
+  };
 
   #announce(freeze: Freeze, event: 'started' | 'ended', window: FreezeWindow) {
     return this.options.runner.enqueue({
@@ -465,8 +556,10 @@ export class FreezeService implements FreezeGate {
     actorId: string,
     action: string,
     detail: Record<string, unknown> = {},
+    key?: string,
   ) {
     await this.options.store.audit.record({
+      ...(key ? { key } : {}),
       workspaceId: exception.workspaceId,
       actorId,
       action,

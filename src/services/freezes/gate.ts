@@ -26,6 +26,11 @@ export interface FreezeGate {
    * exception for it, which is then used up.
    */
   require(check: FreezeCheck): Promise<void>;
+  /**
+   * Refuses the action during a freeze as `require` does, but an exception the actor holds is
+   * only looked at, not used (a form about to ask for the action answers at once).
+   */
+  precheck(check: FreezeCheck): Promise<void>;
   /** The freezes in force that refuse the check, the one that ends last first; nothing is used. */
   blocking(check: FreezeCheck): Promise<BlockingFreeze[]>;
 }
