@@ -1,4 +1,4 @@
-// Migration 0031_one_account_model. The contract step of CDN accounts: every row that holds a zone
+// Migration 0034_one_account_model. The contract step of CDN accounts: every row that holds a zone
 // names its account (`default`'s id where it held null), the key of `default` lives in cdn_accounts
 // alone, one zone index and one watched-zones table hold every account's rows, and the old shapes
 // (cdn_credentials, workspaces.cdn_base_url, the unaccounted tables and indexes) are dropped.

@@ -1,11 +1,11 @@
-// 0031_one_account_model on a database left by each earlier version, with a row in every table
+// 0034_one_account_model on a database left by each earlier version, with a row in every table
 // that then existed: afterwards every zone-holding row names its account, `default`'s key is in
 // cdn_accounts alone, and one zone index and one watched-zones table hold every account's rows.
 import { type Kysely, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { Keyring } from '../../src/store/crypto.js';
 import { openDatabase } from '../../src/store/db.js';
-import { up } from '../../src/store/migrations/0031_one_account_model.js';
+import { up } from '../../src/store/migrations/0034_one_account_model.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { migrate } from '../../src/store/migrations.js';
 import { BACKENDS, testDatabase, testKey } from '../helpers/store.js';
@@ -302,10 +302,10 @@ async function seed(raw: Raw, sealedKey: string): Promise<Set<string>> {
   return new Set(tables.keys());
 }
 
-const EARLIER = MIGRATIONS.map(([name]) => name).filter((name) => name < '0031');
+const EARLIER = MIGRATIONS.map(([name]) => name).filter((name) => name < '0034');
 
 for (const { backend, skip } of BACKENDS) {
-  describe.skipIf(skip)(`0031_one_account_model on ${backend}`, () => {
+  describe.skipIf(skip)(`0034_one_account_model on ${backend}`, () => {
     it.each(EARLIER)(
       'from a database at %s',
       async (version) => {
