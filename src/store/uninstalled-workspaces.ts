@@ -34,6 +34,8 @@ export const WORKSPACE_TABLES = [
   { table: 'cdn_accounts', key: 'id' },
   { table: 'api_purges', key: 'id' },
   { table: 'api_tokens', key: 'id' },
+  { table: 'freeze_exceptions', key: 'id' },
+  { table: 'freezes', key: 'id' },
 ] as const satisfies ReadonlyArray<{
   table: keyof Database;
   key: string;

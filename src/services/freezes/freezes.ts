@@ -200,9 +200,11 @@ export class FreezeService implements FreezeGate {
    */
   async blocking(check: FreezeCheck): Promise<Array<{ freeze: Freeze; window: FreezeWindow }>> {
     const now = this.options.clock.now();
+    const freezes = await this.options.store.freezes.list(check.workspaceId);
+    if (freezes.length === 0) return [];
     const accountId = await this.#accountOf(check);
     const found: Array<{ freeze: Freeze; window: FreezeWindow }> = [];
-    for (const freeze of await this.options.store.freezes.list(check.workspaceId)) {
+    for (const freeze of freezes) {
       if (check.action === 'purge' && !freeze.purges) continue;
       const covers =
         freeze.scope === 'workspace' ||

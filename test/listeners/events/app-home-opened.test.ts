@@ -21,6 +21,8 @@ async function open(tab: string) {
     activity: { home },
     channels: { overview: channels },
     accounts: { overview: async () => ({ accounts: [], mayManage: false }) },
+    freezes: { listed: async () => [] },
+    clock: { now: () => Date.parse('2026-12-02T09:00:00Z') },
   } as unknown as AppDeps)({
     event: { type: 'app_home_opened', user: 'U1', channel: 'D1', tab, event_ts: '1' },
     client: { views: { publish } },
