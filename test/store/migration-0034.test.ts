@@ -283,11 +283,22 @@ async function tablesOf(raw: Raw): Promise<Map<string, Set<string>>> {
     .execute(raw)
     .catch(() => ({ rows: [{ s: null }] }));
   const schema = rows[0]?.s ?? undefined;
-  return new Map(
-    (await raw.introspection.getTables())
-      .filter((t) => schema === undefined || t.schema === schema)
-      .map((t) => [t.name, new Set(t.columns.map((c) => c.name))]),
-  );
+  if (schema === undefined)
+    return new Map(
+      (await raw.introspection.getTables()).map((t) => [
+        t.name,
+        new Set(t.columns.map((c) => c.name)),
+      ]),
+    );
+  // Only this schema's catalog: Kysely's introspection reads every schema's, and fails when another
+  // test drops its own schema meanwhile.
+  const columns = await sql<{ table_name: string; column_name: string }>`
+    select table_name, column_name from information_schema.columns
+    where table_schema = ${schema}`.execute(raw);
+  const tables = new Map<string, Set<string>>();
+  for (const { table_name, column_name } of columns.rows)
+    tables.set(table_name, (tables.get(table_name) ?? new Set()).add(column_name));
+  return tables;
 }
 
 /** Each row into its table as the version had it: tables and columns it lacked are left out. */

@@ -41,6 +41,7 @@ describe('a modal filled field by field', () => {
       ['select', false, { text: 'URLs', value: 'urls' }],
       ['text', true, undefined],
       ['select', true, undefined],
+      ['text', true, undefined],
     ]);
   });
 
