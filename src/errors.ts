@@ -188,6 +188,8 @@ export type Problem =
       action: 'everything' | 'ratelimit' | 'create' | 'purge';
       freezeId: string;
       target: string;
+      /** What `/cdn freeze except` is asked on: the zone changed, or `account:<name>`. */
+      exceptTarget?: string;
       reason: string;
       endsAt: number;
       timeZone: string;

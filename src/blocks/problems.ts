@@ -304,7 +304,7 @@ function sentence(problem: Problem): Mrkdwn {
     case 'approval_decided_meanwhile':
       return md`Someone else decided this request a moment ago.`;
     case 'frozen':
-      return md`${FROZEN_DOING[problem.action]} is frozen on *${problem.target}* until ${slackDate(problem.endsAt)} (${problem.timeZone} window): ${problem.reason}. To go ahead anyway, ask for an exception a second person approves: \`/cdn freeze except ${problem.target} ${FROZEN_WORD[problem.action]} <reason>\`.`;
+      return md`${FROZEN_DOING[problem.action]} is frozen on *${problem.target}* until ${slackDate(problem.endsAt)} (${problem.timeZone} window): ${problem.reason}. To go ahead anyway, ask for an exception a second person approves: \`/cdn freeze except ${problem.exceptTarget ?? problem.target} ${FROZEN_WORD[problem.action]} <reason>\`.`;
     case 'freeze_invalid':
       return problem.why === 'time_zone'
         ? md`${code(problem.word ?? '')} is not a time zone I know: use an IANA name such as \`Europe/Paris\` or \`UTC\`.`

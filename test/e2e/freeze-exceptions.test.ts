@@ -125,10 +125,13 @@ describe('a freeze on a CDN account', () => {
         h.command('ratelimit only-in-staging.example on account:staging'),
       );
       expect(frozen).toContain('Changing rate limits is frozen on *staging*');
+      // The exception it suggests names what changes, as `/cdn freeze except` reads it.
+      expect(frozen).toContain('`/cdn freeze except only-in-staging.example ratelimit &lt;reason&gt;`');
       const create = await answerTo(h, MEMBER, () =>
         h.command('create new.example.dev account:staging'),
       );
       expect(create).toContain('Onboarding domains is frozen on *staging*');
+      expect(create).toContain('`/cdn freeze except account:staging create &lt;reason&gt;`');
       // The form is refused too, at once, not only when submitted.
       const opens = h.slack.callsTo('views.open').length;
       const form = await answerTo(h, MEMBER, () => h.command('create account:staging'));

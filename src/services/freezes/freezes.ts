@@ -233,7 +233,7 @@ export class FreezeService implements FreezeGate {
       await this.#safely(() => this.options.notifier.exceptionChanged(used));
       return;
     }
-    throw new AppError(frozenProblem(first.freeze, first.window, check.action));
+    throw new AppError(await this.#frozen(first, check));
   }
 
   /** As `require`, but an approved exception is only looked at: it stays for the action itself. */
@@ -241,7 +241,20 @@ export class FreezeService implements FreezeGate {
     const [first] = await this.blocking(check);
     if (!first) return;
     if (await this.options.store.freezes.holdsException(await this.#holder(check))) return;
-    throw new AppError(frozenProblem(first.freeze, first.window, check.action));
+    throw new AppError(await this.#frozen(first, check));
+  }
+
+  /**
+   * The refusal, naming what an exception is asked on as `/cdn freeze except` reads it: the zone
+   * changed, or (a zone creation) `account:<name>`, whatever the freeze covers (a workspace too).
+   */
+  async #frozen(blocking: { freeze: Freeze; window: FreezeWindow }, check: FreezeCheck) {
+    const problem = frozenProblem(blocking.freeze, blocking.window, check.action);
+    if (check.zone) return { ...problem, exceptTarget: check.zone.name };
+    const accountId = await this.#accountOf(check);
+    const accounts = await this.options.store.accounts.list(check.workspaceId);
+    const name = accounts.find((account) => account.id === accountId)?.name;
+    return name ? { ...problem, exceptTarget: `account:${name}` } : problem;
   }
 
   async #holder(check: FreezeCheck): Promise<ExceptionHolder> {
