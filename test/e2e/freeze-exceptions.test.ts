@@ -126,7 +126,9 @@ describe('a freeze on a CDN account', () => {
       );
       expect(frozen).toContain('Changing rate limits is frozen on *staging*');
       // The exception it suggests names what changes, as `/cdn freeze except` reads it.
-      expect(frozen).toContain('`/cdn freeze except only-in-staging.example ratelimit &lt;reason&gt;`');
+      expect(frozen).toContain(
+        '`/cdn freeze except only-in-staging.example ratelimit &lt;reason&gt;`',
+      );
       const create = await answerTo(h, MEMBER, () =>
         h.command('create new.example.dev account:staging'),
       );
