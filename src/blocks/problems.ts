@@ -1,5 +1,6 @@
 // Every problem the bot reports, in words: short, specific, and saying what to do next. Sentences
 // are md`…` templates, so values that came from a person or the CDN are escaped as they go in.
+// (Over 400 lines: one switch over every problem code, kept whole so that none is left unworded.)
 import type { Action, LimitName, PostPlace, PostRefusedThere, Problem } from '../errors.js';
 import { zoneLabel } from '../zone-names.js';
 import { actorLabel } from './actors.js';

@@ -1,4 +1,5 @@
 // Purge messages and forms: progress, results with a retry, refusals, and the two modals.
+// (Over 400 lines: the purge form grew its When and warm fields; the forms are the part to split.)
 import type { Button, KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import type { Zone } from '../cdn/schemas.js';
 import type { PurgeRun, PurgeStatus } from '../services/purge/purge.js';

@@ -4,6 +4,7 @@
 // It also plays Slack's side of Socket Mode (socket-mode.ts). This module is the server: its
 // lifecycle and routes; the methods live in modules by concern. Each behaviour cites its source;
 // docs/real-slack.md lists what real Slack does that this does not.
+// (Over 400 lines: the route table of every method family; the methods themselves live apart.)
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock } from '../../clock.js';

@@ -1,6 +1,8 @@
 // Change freezes: admins declare them; settings changes and purge-everything (URL and tag purges
 // too, when a freeze says so) are refused during one unless a second person approved an exception,
 // used once. Announcements of each window's start and end are keyed jobs, posted once.
+// (Over 600 lines: declaring, the gate, exceptions and announcements share the freeze rows and the
+// window math; the exception flow is the part to move out next, beside gate.ts.)
 import type { Clock } from '../../clock.js';
 import { type Action, AppError } from '../../errors.js';
 import type { JobKind, JobRunner } from '../../jobs/runner.js';

@@ -3,6 +3,7 @@
 // there (operators, guests, the purge channels, the channel's account binding), the change window
 // is open (ChangeWindow: freezes), and a purge of everything was approved. Refused, it does not
 // run and its requester is told. Listed, and cancelled by its requester or an admin.
+// (About 460 lines: asking, the due job and cancelling share one payload; one idea, one file.)
 import { DateTime } from 'luxon';
 import type { Clock } from '../../clock.js';
 import { AppError, type Problem } from '../../errors.js';
