@@ -296,9 +296,7 @@ export type Problem =
   | { code: 'account_name_invalid'; name: string }
   | { code: 'account_name_taken'; name: string }
   /** No CDN account of that name (or id) in this workspace. */
-  | { code: 'account_not_found'; name?: string }
-  /** `default` is the single-key commands' account: not renamed or removed, nor another named so. */
-  | { code: 'account_default_reserved' };
+  | { code: 'account_not_found'; name?: string };
 
 export type ProblemCode = Problem['code'];
 

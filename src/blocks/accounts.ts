@@ -84,7 +84,6 @@ export function accountsBlocks(overview: AccountsOverview): KnownBlock[] {
 }
 
 function accountButtons(account: Account, index: number): Button[] {
-  const isDefault = account.name.toLowerCase() === 'default';
   const button = (label: string, id: string): Button => ({
     type: 'button',
     text: plain(label),
@@ -92,9 +91,9 @@ function accountButtons(account: Account, index: number): Button[] {
     value: account.id,
   });
   return [
-    ...(isDefault ? [] : [button('Rename', ACCOUNTS_IDS.rename)]),
+    button('Rename', ACCOUNTS_IDS.rename),
     button(account.hasKey ? 'Re-key' : 'Set key', ACCOUNTS_IDS.rekey),
-    ...(isDefault ? [] : [{ ...button('Remove', ACCOUNTS_IDS.remove), style: 'danger' as const }]),
+    { ...button('Remove', ACCOUNTS_IDS.remove), style: 'danger' as const },
   ];
 }
 

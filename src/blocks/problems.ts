@@ -380,8 +380,6 @@ function sentence(problem: Problem): Mrkdwn {
       return problem.name
         ? md`This workspace has no CDN account named *${problem.name}*. \`/cdn accounts\` lists them.`
         : md`That CDN account is gone. \`/cdn accounts\` lists the workspace's accounts.`;
-    case 'account_default_reserved':
-      return md`The account *default* keeps its name and is not removed here, and no other account may be named so. \`/cdn logout\` removes its key.`;
     case 'zone_deleted':
       return md`*${zoneLabel(problem.zoneName)}* is deleted: choose a live zone.`;
     case 'purge_channel_restricted':

@@ -47,9 +47,7 @@ export function reachText(reach: TokenReach): Mrkdwn {
     case 'account':
       return md`CDN account ${code(truncate(reach.name, 40))}`;
     case 'none':
-      return reach.name === undefined
-        ? md`:warning: its CDN account was removed: it purges nothing`
-        : md`:warning: CDN account ${code(truncate(reach.name, 40))}, which this workspace does not have: it purges nothing`;
+      return md`:warning: its CDN account was removed: it purges nothing`;
   }
 }
 

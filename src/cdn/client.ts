@@ -22,7 +22,7 @@ import {
   purgeIdFromBody,
   type TrafficAnalytics,
   trafficSchema,
-  type Zone,
+  type CdnZone,
   type ZonePlan,
   zoneFromCreateBody,
   zoneListSchema,
@@ -63,7 +63,7 @@ export interface CallOptions {
 }
 
 export interface ZonePage {
-  zones: Zone[];
+  zones: CdnZone[];
   page: number;
   perPage: number;
   total: number;
@@ -72,7 +72,7 @@ export interface ZonePage {
 
 export type CreateZoneResult =
   /** `confirmedBy: 'listing'` when the response did not carry the zone and it was looked up. */
-  | { kind: 'created'; zone: Zone; confirmedBy: 'response' | 'listing' }
+  | { kind: 'created'; zone: CdnZone; confirmedBy: 'response' | 'listing' }
   /** The CDN said yes but the zone is not listed yet. */
   | { kind: 'accepted'; name: string };
 
@@ -173,7 +173,7 @@ export class CdnClient {
   async *allZones(
     params: { status?: string } = {},
     options: CallOptions = {},
-  ): AsyncGenerator<Zone, void, undefined> {
+  ): AsyncGenerator<CdnZone, void, undefined> {
     const listing = { ...options, deadline: this.#requests.deadlineOf(options) };
     const refuse = (message: string) =>
       new CdnError('unexpected_response', message, { operation: 'GET /zones' });
@@ -216,9 +216,9 @@ export class CdnClient {
   }
 
   /** A zone by id or domain name; a live zone wins over a deleted one of the same name. */
-  async findZone(idOrName: string, options: CallOptions = {}): Promise<Zone | undefined> {
+  async findZone(idOrName: string, options: CallOptions = {}): Promise<CdnZone | undefined> {
     const wanted = idOrName.trim().toLowerCase().replace(/\.$/, '');
-    let deleted: Zone | undefined;
+    let deleted: CdnZone | undefined;
     for await (const zone of this.allZones({}, options)) {
       if (zone.id === idOrName.trim()) return zone;
       if (zone.name.toLowerCase() === wanted) {
@@ -383,7 +383,7 @@ export class CdnClient {
     }
   }
 
-  async #findLiveZone(name: string, options: CallOptions): Promise<Zone | undefined> {
+  async #findLiveZone(name: string, options: CallOptions): Promise<CdnZone | undefined> {
     const zone = await this.findZone(name, options);
     return zone && zone.status !== 'deleted' ? zone : undefined;
   }

@@ -20,18 +20,22 @@ export const BUCKET_MS: Record<Granularity, number> = {
   day: 86_400_000,
 };
 
-export interface Zone {
+/** A zone as the CDN describes it. */
+export interface CdnZone {
   id: string;
   name: string;
   /** One of ZONE_STATUSES today; kept as a string so a status added later is shown, not fatal. */
   status: string;
   /** ISO 8601 as the server sent it. */
   createdAt: string;
-  /**
-   * Not the CDN's: the bot's CDN account the zone was listed by (cdn_accounts.id), and its name.
-   * Absent: the workspace's account `default`. Stored job payloads keep it.
-   */
-  accountId?: string;
+}
+
+/**
+ * A zone as the bot holds it: the CDN's, with the bot's CDN account it was listed by
+ * (cdn_accounts.id) and that account's name when known. Stored job payloads keep both.
+ */
+export interface Zone extends CdnZone {
+  accountId: string;
   accountName?: string;
 }
 
@@ -43,7 +47,7 @@ export const zoneSchema = z
     created_at: z.string(),
   })
   .transform(
-    (zone): Zone => ({
+    (zone): CdnZone => ({
       id: zone.id,
       name: zone.name,
       status: zone.status,
@@ -129,7 +133,7 @@ export const trafficSchema = z.object({
  * The spec does not show the create response. A zone is taken from `data` or from the top level,
  * and only if every documented zone field is there; anything else means "look it up".
  */
-export function zoneFromCreateBody(body: unknown): Zone | undefined {
+export function zoneFromCreateBody(body: unknown): CdnZone | undefined {
   for (const candidate of [field(body, 'data'), body]) {
     const parsed = zoneSchema.safeParse(candidate);
     if (parsed.success) return parsed.data;

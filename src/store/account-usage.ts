@@ -1,8 +1,7 @@
 // What refers to a CDN account (watches, live reports, channel defaults, pending purge-everything
 // requests, API tokens bound to it), counted before it is removed and stopped in the removal's
-// transaction; and, for `/cdn logout` (the key of `default` removed), its channel defaults cleared
-// and its watches and reports deleted, only its own. Rows without an account (account_id null)
-// are `default`'s.
+// transaction; and, for `/cdn logout` (the account's key removed), its channel defaults cleared
+// and its watches and reports deleted, only its own.
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import type { Clock } from '../clock.js';
 import { notFound } from './account-model.js';
@@ -47,24 +46,11 @@ export interface Removal {
   heldJobKeys: string[];
 }
 
-/** Which account's rows: its id, and for `default` also the rows without one. */
+/** Which account's rows. */
 export interface AccountRef {
   workspaceId: string;
   accountId: string;
-  isDefault: boolean;
 }
-
-/**
- * `default`'s rows in a workspace: those of its id, and those without an account (all there are
- * while the workspace has no account `default`: `defaultId` undefined).
- */
-export interface DefaultRef {
-  workspaceId: string;
-  defaultId: string | undefined;
-}
-
-/** An account by id, or `default` by what the workspace has. */
-export type UsageRef = AccountRef | DefaultRef;
 
 type Tables =
   | 'watches'
@@ -74,16 +60,10 @@ type Tables =
   | 'watch_zones'
   | 'api_tokens';
 
-function ofAccount<T extends Tables>(ref: UsageRef) {
-  return (eb: ExpressionBuilder<Database, T>) => {
+function ofAccount<T extends Tables>(ref: AccountRef) {
+  return (eb: ExpressionBuilder<Database, T>) =>
     // biome-ignore lint/suspicious/noExplicitAny: every table named in Tables has account_id.
-    const column = eb.ref('account_id' as any);
-    const none = eb(column, 'is', null);
-    if ('defaultId' in ref)
-      return ref.defaultId === undefined ? none : eb.or([eb(column, '=', ref.defaultId), none]);
-    const own = eb(column, '=', ref.accountId);
-    return ref.isDefault ? eb.or([own, none]) : own;
-  };
+    eb(eb.ref('account_id' as any), '=', ref.accountId);
 }
 
 export class AccountUsageRepository {
@@ -94,7 +74,7 @@ export class AccountUsageRepository {
     private readonly jobs: JobRepository,
   ) {}
 
-  async count(ref: UsageRef): Promise<AccountUsage> {
+  async count(ref: AccountRef): Promise<AccountUsage> {
     const { workspaceId } = ref;
     const count = async (
       query: Promise<{ n: number | string | bigint } | undefined>,
@@ -145,8 +125,7 @@ export class AccountUsageRepository {
 
   /**
    * Removes the account (its key and zone index) and, in the same transaction, stops what refers
-   * to it: its watches go (with their rule states, alerts and watched zones, and `default`'s
-   * zones' schedules when no other watch is left), its reports are stopped (listed as stopped),
+   * to it: its watches go (with their rule states, alerts and watched zones), its reports are stopped (listed as stopped),
    * the channels bound to it keep their binding marked with its name (their zone commands are
    * refused, never sent to another account), its pending purge-everything requests are cancelled
    * by `removal.by`, each with the job that updates its message, and its own role grants are
@@ -211,9 +190,9 @@ export class AccountUsageRepository {
 
   /**
    * The names of the live tokens `count` counts (`tokens`), in name order, at most `limit`:
-   * `/cdn logout` names those that stop purging while `default` has no key.
+   * `/cdn logout` names those that stop purging while the account has no key.
    */
-  async boundTokenNames(ref: UsageRef, limit: number): Promise<string[]> {
+  async boundTokenNames(ref: AccountRef, limit: number): Promise<string[]> {
     const rows = await boundTokens(this.db, ref)
       .select('name')
       .orderBy('name')
@@ -223,16 +202,21 @@ export class AccountUsageRepository {
     return rows.map((row) => row.name);
   }
 
-  /** Clears `default`'s channel defaults (`/cdn logout`: chosen under its key); returns how many. */
-  async clearDefaultBindings(ref: DefaultRef): Promise<number> {
-    return clearBindings(this.db, ref);
+  /** Clears the account's channel defaults (`/cdn logout`: chosen under its key); how many. */
+  async clearBindings(ref: AccountRef): Promise<number> {
+    const result = await this.db
+      .deleteFrom('channel_bindings')
+      .where('workspace_id', '=', ref.workspaceId)
+      .where(ofAccount<'channel_bindings'>(ref))
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   /**
-   * Deletes `default`'s watches (with their rule states, alerts and zones' schedules) and stops its
-   * reports, in one transaction (`/cdn logout`, asked to delete them); other accounts' stay.
+   * Deletes the account's watches (with their rule states, alerts and zones' schedules) and stops
+   * its reports, in one transaction (`/cdn logout`, asked to delete them); other accounts' stay.
    */
-  async deleteDefaultWork(ref: DefaultRef): Promise<AccountWork> {
+  async deleteWork(ref: AccountRef): Promise<AccountWork> {
     const now = this.clock.now();
     return this.db.transaction().execute(async (trx) => ({
       watches: await removeWatches(trx, ref, { alerts: true }),
@@ -242,7 +226,7 @@ export class AccountUsageRepository {
 }
 
 /** The live tokens that reach the account's zones only (`account_scope` `all` reaches every one). */
-function boundTokens(db: Kysely<Database>, ref: UsageRef) {
+function boundTokens(db: Kysely<Database>, ref: AccountRef) {
   return db
     .selectFrom('api_tokens')
     .where('workspace_id', '=', ref.workspaceId)
@@ -253,12 +237,11 @@ function boundTokens(db: Kysely<Database>, ref: UsageRef) {
 
 /**
  * Deletes the account's watches, their rule states (and, with `alerts`, their alerts), and its
- * zones' evaluation schedules no watch is left on (an account other than `default`: all of them,
- * in account_watch_zones); returns how many watches went.
+ * zones' evaluation schedules; returns how many watches went.
  */
 async function removeWatches(
   trx: Transaction<Database>,
-  ref: UsageRef,
+  ref: AccountRef,
   options: { alerts?: boolean } = {},
 ): Promise<number> {
   const { workspaceId } = ref;
@@ -281,31 +264,14 @@ async function removeWatches(
     .deleteFrom('watch_zones')
     .where('workspace_id', '=', workspaceId)
     .where(ofAccount<'watch_zones'>(ref))
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('watches')
-            .select('watches.id')
-            .where('watches.workspace_id', '=', workspaceId)
-            .whereRef('watches.zone_id', '=', 'watch_zones.zone_id'),
-        ),
-      ),
-    )
     .execute();
-  if ('accountId' in ref && !ref.isDefault)
-    await trx
-      .deleteFrom('account_watch_zones')
-      .where('workspace_id', '=', workspaceId)
-      .where('account_id', '=', ref.accountId)
-      .execute();
   return watchIds.length;
 }
 
 /** Stops the account's live reports (listed as stopped); returns how many. */
 async function stopReports(
   trx: Transaction<Database>,
-  ref: UsageRef,
+  ref: AccountRef,
   now: number,
 ): Promise<number> {
   const result = await trx
@@ -318,12 +284,3 @@ async function stopReports(
   return Number(result.numUpdatedRows);
 }
 
-/** Deletes the account's channel defaults; returns how many. */
-async function clearBindings(db: Kysely<Database>, ref: UsageRef): Promise<number> {
-  const result = await db
-    .deleteFrom('channel_bindings')
-    .where('workspace_id', '=', ref.workspaceId)
-    .where(ofAccount<'channel_bindings'>(ref))
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
-}

@@ -1,6 +1,6 @@
 // Repository: a workspace's named CDN accounts, each with its own sealed API key.
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../clock.js';
 import {
   type Account,
@@ -8,23 +8,18 @@ import {
   accountKeyContext,
   blankAccount,
   checkName,
-  DEFAULT_ACCOUNT,
-  defaultAccountIdIn,
   dropZoneIndex,
   isAccountName,
-  isDefault,
   isUniqueViolation,
   type KeyAuthor,
-  legacyKeyContext,
   notFound,
-  reserved,
   selectAccounts,
   storedKeyContext,
   taken,
   toAccount,
 } from './account-model.js';
 import type { Keyring } from './crypto.js';
-import type { CdnAccountsTable, Database } from './schema.js';
+import type { Database } from './schema.js';
 import type { WorkspaceRepository } from './workspaces.js';
 
 export {
@@ -35,9 +30,8 @@ export {
   type AccountErrorCode,
   accountKeyContext,
   checkName,
-  DEFAULT_ACCOUNT,
   type KeyAuthor,
-  LEGACY_KEY_COLUMN,
+  MOVED_KEY_COLUMN,
   storedKeyContext,
 } from './account-model.js';
 
@@ -80,34 +74,24 @@ export class AccountRepository {
     return row && toAccount(row);
   }
 
-  /**
-   * The account's key, decrypted, and its base URL; undefined when it has none. For `default`
-   * both are read where the single-key path keeps them (see `mirror`).
-   */
+  /** The account's key, decrypted, and its base URL; undefined when it has none. */
   async credential(workspaceId: string, accountId: string): Promise<AccountCredential | undefined> {
     const row = await selectAccounts(this.db)
-      .select(['a.api_key as own_key', 'a.sealed_as', 'c.api_key as legacy_key'])
+      .select('a.sealed_as')
       .where('a.workspace_id', '=', workspaceId)
       .where('a.id', '=', accountId)
       .executeTakeFirst();
-    if (!row) return undefined;
+    if (!row || row.api_key === null) return undefined;
     const account = toAccount(row);
-    if (account.setBy === null || account.setAt === null) return undefined;
-    let apiKey: string;
-    if (isDefault(row.name)) {
-      if (row.legacy_key === null) return undefined;
-      apiKey = this.keyring.decrypt(row.legacy_key, legacyKeyContext(workspaceId));
-    } else {
-      if (row.own_key === null) return undefined;
-      apiKey = this.keyring.decrypt(row.own_key, storedKeyContext({ ...row, id: accountId }));
-    }
+    if (account.setBy === null || account.setAt === null || account.generation === null)
+      return undefined;
     return {
       accountId,
       workspaceId,
       name: account.name,
-      apiKey,
+      apiKey: this.keyring.decrypt(row.api_key, storedKeyContext(row)),
       baseUrl: account.baseUrl,
-      generation: account.generation ?? `${workspaceId}:${account.setAt}`,
+      generation: account.generation,
       setBy: account.setBy,
       setAt: account.setAt,
       lastValidatedAt: account.lastValidatedAt,
@@ -137,18 +121,14 @@ export class AccountRepository {
       if (input.apiKey !== undefined) {
         await this.writeKey(trx, workspaceId, id, input.apiKey, input.by);
       }
-      if (isDefault(name)) await this.mirror(trx, workspaceId, { baseUrl: input.baseUrl ?? null });
     });
     return (await this.get(workspaceId, id)) as Account;
   }
 
-  /** Renames an account; `default` is neither renamed nor given to another (see the error). */
+  /** Renames an account (AccountError `account_name_taken` when another has that name). */
   async rename(workspaceId: string, accountId: string, newName: string): Promise<Account> {
     const name = checkName(newName);
-    const account = await this.require(workspaceId, accountId);
-    if (isDefault(account.name) !== isDefault(name)) {
-      throw reserved();
-    }
+    await this.require(workspaceId, accountId);
     try {
       await this.db
         .updateTable('cdn_accounts')
@@ -181,82 +161,63 @@ export class AccountRepository {
   }
 
   /**
-   * The single-key path (`/cdn login`): the account `default`, made if the workspace has none,
-   * gets this base URL and key, in one transaction.
+   * The account named `name` with this base URL and key, made if the workspace has none of that
+   * name, in one transaction (`/cdn login`, which names no account).
    */
-  async setDefaultKey(
+  async setNamedKey(
     workspaceId: string,
+    name: string,
     apiKey: string,
     by: KeyAuthor,
     baseUrl: string | null,
   ): Promise<AccountCredential> {
+    const checked = checkName(name);
     await this.workspaces.ensure(workspaceId);
     const now = this.clock.now();
     const id = await this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('cdn_accounts')
-        .values(blankAccount(this.newId(), workspaceId, DEFAULT_ACCOUNT, baseUrl, now))
+        .values(blankAccount(this.newId(), workspaceId, checked, baseUrl, now))
         .onConflict((c) => c.columns(['workspace_id', 'name_key']).doNothing())
         .execute();
       const account = await trx
         .selectFrom('cdn_accounts')
         .select('id')
         .where('workspace_id', '=', workspaceId)
-        .where('name_key', '=', DEFAULT_ACCOUNT)
+        .where('name_key', '=', checked.toLowerCase())
         .executeTakeFirstOrThrow();
       await trx
         .updateTable('cdn_accounts')
         .set({ base_url: baseUrl })
         .where('id', '=', account.id)
         .execute();
-      await this.mirror(trx, workspaceId, { baseUrl });
       await this.writeKey(trx, workspaceId, account.id, apiKey, by);
       return account.id;
     });
     return (await this.credential(workspaceId, id)) as AccountCredential;
   }
 
-  /** The id of the workspace's account `default`; undefined when it has none. */
-  async defaultId(workspaceId: string): Promise<string | undefined> {
-    return defaultAccountIdIn(this.db, workspaceId);
-  }
-
   /** Sets (or, null, clears) the account's own API base URL. The caller has checked it. */
   async setBaseUrl(workspaceId: string, accountId: string, baseUrl: string | null): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      const result = await trx
-        .updateTable('cdn_accounts')
-        .set({ base_url: baseUrl, updated_at: this.clock.now() })
-        .where('workspace_id', '=', workspaceId)
-        .where('id', '=', accountId)
-        .returning('name')
-        .executeTakeFirst();
-      if (!result) throw notFound();
-      if (isDefault(result.name)) await this.mirror(trx, workspaceId, { baseUrl });
-    });
+    const result = await this.db
+      .updateTable('cdn_accounts')
+      .set({ base_url: baseUrl, updated_at: this.clock.now() })
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', accountId)
+      .executeTakeFirst();
+    if (result.numUpdatedRows === 0n) throw notFound();
   }
 
   /** Records that the key was just checked and works (the App Home's "still works"). */
   async markValidated(workspaceId: string, accountId: string, generation: string): Promise<void> {
-    const now = this.clock.now();
-    await this.db.transaction().execute(async (trx) => {
-      const account = await trx
-        .updateTable('cdn_accounts')
-        .set({ last_validated_at: now })
-        .where('workspace_id', '=', workspaceId)
-        .where('id', '=', accountId)
-        // The key checked is still the one stored.
-        .where('generation', '=', generation)
-        .returning('name')
-        .executeTakeFirst();
-      if (account && isDefault(account.name))
-        await trx
-          .updateTable('cdn_credentials')
-          .set({ last_validated_at: now })
-          .where('workspace_id', '=', workspaceId)
-          .where('generation', '=', generation)
-          .execute();
-    });
+    await this.db
+      .updateTable('cdn_accounts')
+      .set({ last_validated_at: this.clock.now() })
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', accountId)
+      // The key checked is still the one stored.
+      .where('generation', '=', generation)
+      .execute();
   }
 
   /**
@@ -282,7 +243,6 @@ export class AccountRepository {
         .where('id', '=', accountId)
         .execute();
       await dropZoneIndex(trx, before);
-      if (isDefault(before.name)) await this.mirror(trx, workspaceId, { key: null });
       return before.api_key !== null;
     });
   }
@@ -306,7 +266,6 @@ export class AccountRepository {
     if (!before) return false;
     await trx.deleteFrom('cdn_accounts').where('id', '=', accountId).execute();
     await dropZoneIndex(trx, before);
-    if (isDefault(before.name)) await this.mirror(trx, workspaceId, { key: null });
     return true;
   }
 
@@ -335,52 +294,6 @@ export class AccountRepository {
       .where('id', '=', accountId)
       .execute();
     await dropZoneIndex(trx, before);
-    if (isDefault(before.name)) {
-      const row = (await this.row(trx, workspaceId, accountId)) as Selectable<CdnAccountsTable>;
-      await this.mirror(trx, workspaceId, { key: { apiKey, row } });
-    }
-  }
-
-  /**
-   * Until every reader and every replica uses accounts, what is written to the account `default`
-   * is also written, in the same transaction, where the single-key code reads it: its base URL in
-   * workspaces.cdn_base_url, its key in cdn_credentials (sealed a second time, for that column).
-   * An older replica during a rolling upgrade, and the store's queries that join cdn_credentials,
-   * see the same key, generation and base URL. `key`: the key just set, or null when it went.
-   */
-  private async mirror(
-    trx: Transaction<Database>,
-    workspaceId: string,
-    change: {
-      baseUrl?: string | null;
-      key?: { apiKey: string; row: Selectable<CdnAccountsTable> } | null;
-    },
-  ): Promise<void> {
-    if (change.baseUrl !== undefined) {
-      await trx
-        .updateTable('workspaces')
-        .set({ cdn_base_url: change.baseUrl, updated_at: this.clock.now() })
-        .where('id', '=', workspaceId)
-        .execute();
-    }
-    if (change.key === null) {
-      await trx.deleteFrom('cdn_credentials').where('workspace_id', '=', workspaceId).execute();
-    } else if (change.key !== undefined) {
-      const { apiKey, row: account } = change.key;
-      const row = {
-        api_key: this.keyring.encrypt(apiKey, legacyKeyContext(workspaceId)),
-        key_id: this.keyring.primaryId,
-        set_by: account.set_by as string,
-        set_at: account.set_at as number,
-        last_validated_at: account.last_validated_at,
-        generation: account.generation,
-      };
-      await trx
-        .insertInto('cdn_credentials')
-        .values({ workspace_id: workspaceId, ...row })
-        .onConflict((c) => c.column('workspace_id').doUpdateSet(row))
-        .execute();
-    }
   }
 
   private async require(workspaceId: string, accountId: string): Promise<Account> {

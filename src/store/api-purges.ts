@@ -25,9 +25,9 @@ export interface ApiPurge {
   bodyHash: string;
   zoneId: string;
   zoneName: string;
-  /** The zone's CDN account (its id); null: asked before accounts were recorded (`default`). */
-  accountId: string | null;
-  /** That account's name when asked; null as accountId. */
+  /** The zone's CDN account (its id). */
+  accountId: string;
+  /** That account's name when asked; null: not said. */
   accountName: string | null;
   kind: ApiPurgeKind;
   status: ApiPurgeStatus;
@@ -41,9 +41,10 @@ export interface ApiPurge {
   updatedAt: number;
 }
 
-export type NewApiPurge = Partial<Pick<ApiPurge, 'accountId' | 'accountName'>> &
+export type NewApiPurge = Partial<Pick<ApiPurge, 'accountName'>> &
   Pick<
     ApiPurge,
+    | 'accountId'
     | 'workspaceId'
     | 'tokenId'
     | 'tokenName'
@@ -89,7 +90,7 @@ export class ApiPurgeRepository {
       body_hash: input.bodyHash,
       zone_id: input.zoneId,
       zone_name: input.zoneName,
-      account_id: input.accountId ?? null,
+      account_id: input.accountId,
       account_name: input.accountName ?? null,
       kind: input.kind,
       status: input.status,

@@ -13,12 +13,7 @@ export interface ApiToken {
   name: string;
   /** The token's first characters, to tell it apart in a list. */
   hint: string;
-  /**
-   * The one CDN account it reaches (unless `allAccounts`). Null: the workspace's account
-   * `default` (a token made before tokens named their account, in a workspace that had no
-   * `default` when it was migrated: it reaches nothing until the workspace has one). Never
-   * "every account": only `allAccounts` means that.
-   */
+  /** The one CDN account it reaches; null exactly when it reaches them all (`allAccounts`). */
   accountId: string | null;
   /** Every CDN account of the workspace, including those added later: chosen so by an admin. */
   allAccounts: boolean;

@@ -39,8 +39,8 @@ export interface Approval {
   expiresAt: number;
   createdAt: number;
   updatedAt: number;
-  /** The zone's CDN account; absent: none recorded (older rows: `default`). */
-  accountId?: string;
+  /** The zone's CDN account. */
+  accountId: string;
   /**
    * That account's name when asked, for its messages (0028); absent: one account in play, or a
    * request made before.
@@ -90,7 +90,7 @@ export class ApprovalRepository {
     const row: Selectable<ApprovalsTable> = {
       id: this.newId(),
       workspace_id: input.workspaceId,
-      account_id: input.accountId ?? null,
+      account_id: input.accountId,
       zone_id: input.zoneId,
       zone_name: input.zoneName,
       requester_id: input.requesterId,
@@ -123,7 +123,7 @@ export class ApprovalRepository {
       .selectFrom('approvals')
       .selectAll()
       .where('workspace_id', '=', input.workspaceId)
-      .where((eb) => ofAccount(eb, input.accountId))
+      .where('account_id', '=', input.accountId)
       .where('zone_id', '=', input.zoneId)
       .where('status', '=', 'pending')
       .executeTakeFirst();
@@ -140,7 +140,7 @@ export class ApprovalRepository {
       .updateTable('approvals')
       .set({ status: 'expired', updated_at: now })
       .where('workspace_id', '=', input.workspaceId)
-      .where((eb) => ofAccount(eb, input.accountId))
+      .where('account_id', '=', input.accountId)
       .where('zone_id', '=', input.zoneId)
       .where('status', '=', 'pending')
       .where('expires_at', '<=', now)
@@ -274,7 +274,7 @@ function toApproval(row: Selectable<ApprovalsTable>): Approval {
     expiresAt: row.expires_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-    ...(row.account_id === null ? {} : { accountId: row.account_id }),
+    accountId: row.account_id,
     ...(row.account_name === null ? {} : { accountName: row.account_name }),
     ...(row.not_before === null ? {} : { notBefore: Number(row.not_before) }),
     ...(row.api_requester ? { api: apiRequesterOf(row.api_requester) } : {}),
@@ -304,7 +304,3 @@ function apiRequesterOf(json: string): ApiRequester {
   };
 }
 
-/** The rows of one account, as the unique index counts them (null: its own value). */
-function ofAccount(eb: ExpressionBuilder<Database, 'approvals'>, accountId: string | undefined) {
-  return accountId === undefined ? eb('account_id', 'is', null) : eb('account_id', '=', accountId);
-}

@@ -18,7 +18,7 @@ export interface AuditEntry {
   /** Structured detail (purge ids, counts, error codes). */
   detail: Record<string, unknown> | null;
   at: number;
-  /** The CDN account of the zone acted on; absent: none recorded (older rows, `default`). */
+  /** The CDN account of the zone acted on; absent when the entry names no zone. */
   accountId?: string;
 }
 
@@ -35,11 +35,8 @@ export type NewAuditEntry = Omit<
 export interface AuditFilter {
   /** A zone by id, or by name in either form. */
   zone?: string;
-  /**
-   * The entries of one CDN account; `orNone`: and those that name none (`default`'s,
-   * and rows written before accounts).
-   */
-  account?: { id: string; orNone: boolean };
+  /** The entries on zones of one CDN account (its id). */
+  account?: { id: string };
   /** Exactly this actor: a Slack user id, `token:<name>`, or `system`. */
   actorId?: string;
   kind?: AuditKindName;
@@ -194,12 +191,7 @@ function filterConditions(eb: ExpressionBuilder<Database, 'audit_log'>, filter: 
   const zone = filter.zone?.trim();
   if (zone) conditions.push(zoneIs(eb, zone));
   const account = filter.account;
-  if (account)
-    conditions.push(
-      account.orNone
-        ? eb.or([eb('account_id', '=', account.id), eb('account_id', 'is', null)])
-        : eb('account_id', '=', account.id),
-    );
+  if (account) conditions.push(eb('account_id', '=', account.id));
   if (filter.actorId !== undefined) conditions.push(eb('actor_id', '=', filter.actorId));
   if (filter.since !== undefined) conditions.push(eb('at', '>=', filter.since));
   if (filter.until !== undefined) conditions.push(eb('at', '<', filter.until));

@@ -1,12 +1,9 @@
 // Repository: each channel's default zone (`/cdn use`) and the channels purges may be run from.
-// A binding carries the key generation it was chosen under; read with the key's current one, so a
-// binding from before a key change is seen as stale on every replica at once. A binding to a CDN
-// account other than `default` is read with that account's generation (cdn_accounts);
-// one to `default` (or to none: null) with the workspace key's (cdn_credentials).
+// A binding carries the key generation of its account it was chosen under; read with the
+// account's current one, so a binding from before a key change is seen as stale on every replica
+// at once.
 import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
-import { DEFAULT_ACCOUNT } from './account-model.js';
-import { generationOf } from './credentials.js';
 import type { ChannelBindingsTable, Database } from './schema.js';
 
 export interface ChannelBinding {
@@ -18,8 +15,8 @@ export interface ChannelBinding {
   generation: string;
   setBy: string;
   setAt: number;
-  /** The CDN account the channel is bound to; null: none named (`default`'s zone). */
-  accountId?: string | null;
+  /** The CDN account the channel is bound to. */
+  accountId: string;
   /**
    * That account's name when an admin removed it: the channel's zone commands are refused until
    * it is bound again or unbound. Absent: its account, if any, exists.
@@ -31,7 +28,7 @@ export interface ChannelBinding {
 export const NO_ZONE = { id: '', name: '' } as const;
 
 export interface BindingView {
-  /** The workspace's key generation now; undefined when it has no key. */
+  /** The key generation now of the binding's account; undefined when it has no key (or no binding). */
   keyGeneration: string | undefined;
   binding: ChannelBinding | undefined;
 }
@@ -45,10 +42,7 @@ export class ChannelBindingRepository {
     private readonly clock: Clock,
   ) {}
 
-  /**
-   * The channel's binding, if any, and the key generation it must match to be used: its
-   * account's (the workspace key's for `default` or none).
-   */
+  /** The channel's binding, if any, and the key generation of its account it must match to be used. */
   async view(workspaceId: string, channelId: string): Promise<BindingView> {
     const row = await this.db
       .selectFrom('channel_bindings')
@@ -57,38 +51,25 @@ export class ChannelBindingRepository {
       .where('channel_id', '=', channelId)
       .executeTakeFirst();
     return {
-      keyGeneration: await this.keyGeneration(workspaceId, row?.account_id),
+      keyGeneration: row && (await this.keyGeneration(workspaceId, row.account_id)),
       binding: row && toBinding(row),
     };
   }
 
-  /**
-   * The key generation now of the account `accountId` (absent, null or `default`: the workspace
-   * key's); undefined when it has no key.
-   */
-  async keyGeneration(workspaceId: string, accountId?: string | null): Promise<string | undefined> {
-    if (accountId) {
-      const account = await this.db
-        .selectFrom('cdn_accounts')
-        .select(['name_key', 'api_key', 'generation'])
-        .where('workspace_id', '=', workspaceId)
-        .where('id', '=', accountId)
-        .executeTakeFirst();
-      if (!account) return undefined;
-      if (account.name_key !== DEFAULT_ACCOUNT)
-        return account.api_key === null ? undefined : (account.generation ?? undefined);
-    }
-    const key = await this.db
-      .selectFrom('cdn_credentials')
-      .select(['workspace_id', 'set_at', 'generation'])
+  /** The key generation now of the account; undefined when it has no key (or is gone). */
+  async keyGeneration(workspaceId: string, accountId: string): Promise<string | undefined> {
+    const account = await this.db
+      .selectFrom('cdn_accounts')
+      .select(['api_key', 'generation'])
       .where('workspace_id', '=', workspaceId)
+      .where('id', '=', accountId)
       .executeTakeFirst();
-    return key ? generationOf(key) : undefined;
+    return account?.api_key == null ? undefined : (account.generation ?? undefined);
   }
 
   /**
-   * Makes `zone` the channel's default (replacing any), under key generation `generation` (of
-   * `accountId`'s key; null: `default`'s). With NO_ZONE, the channel is bound to the account only.
+   * Makes `zone` of account `accountId` the channel's default (replacing any), under that
+   * account's key generation `generation`. With NO_ZONE, the channel is bound to the account only.
    */
   async set(
     workspaceId: string,
@@ -96,7 +77,7 @@ export class ChannelBindingRepository {
     zone: { id: string; name: string },
     generation: string,
     setBy: string,
-    accountId: string | null = null,
+    accountId: string,
   ): Promise<void> {
     const row = {
       workspace_id: workspaceId,
@@ -136,98 +117,42 @@ export class ChannelBindingRepository {
     return result.numDeletedRows > 0n;
   }
 
-  /**
-   * Drops the bindings of one account (absent or null: `default`'s and those of none) chosen
-   * under any other key generation than `generation`; returns how many.
-   */
-  async dropStale(
-    workspaceId: string,
-    generation: string,
-    accountId?: string | null,
-  ): Promise<number> {
-    const own = accountId ? await this.#isOwnAccount(workspaceId, accountId) : false;
+  /** Drops the account's bindings chosen under another key generation than `generation`; how many. */
+  async dropStale(workspaceId: string, generation: string, accountId: string): Promise<number> {
     const result = await this.db
       .deleteFrom('channel_bindings')
       .where('workspace_id', '=', workspaceId)
+      .where('account_id', '=', accountId)
       .where('generation', '<>', generation)
-      .where((eb) =>
-        own
-          ? eb('account_id', '=', accountId ?? '')
-          : eb.or([
-              eb('account_id', 'is', null),
-              eb(
-                'account_id',
-                'in',
-                eb
-                  .selectFrom('cdn_accounts')
-                  .select('id')
-                  .where('workspace_id', '=', workspaceId)
-                  .where('name_key', '=', DEFAULT_ACCOUNT),
-              ),
-            ]),
-      )
       .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
 
-  /** Whether `accountId` is an account of its own, not `default`. */
-  async #isOwnAccount(workspaceId: string, accountId: string): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('cdn_accounts')
-      .select('name_key')
-      .where('workspace_id', '=', workspaceId)
-      .where('id', '=', accountId)
-      .executeTakeFirst();
-    return row !== undefined && row.name_key !== DEFAULT_ACCOUNT;
+  /** The workspace's current bindings (each under its account's key now), by channel id. */
+  async list(workspaceId: string, limit = 50): Promise<ChannelBinding[]> {
+    const rows = await this.#current(workspaceId).orderBy('b.channel_id').limit(limit).execute();
+    return rows.map(toBinding);
   }
 
-  /**
-   * The workspace's current bindings, by channel id: those of `default` (or of none) under key
-   * generation `generation` (none without a `default` key), and those of another account under
-   * that account's generation now.
-   */
-  async list(
-    workspaceId: string,
-    generation: string | undefined,
-    limit = 50,
-  ): Promise<ChannelBinding[]> {
-    const rows = await this.#current(workspaceId, generation)
+  /** The current bindings of one account, by channel id: what a logout of its key clears. */
+  async listOfAccount(workspaceId: string, accountId: string, limit = 50): Promise<ChannelBinding[]> {
+    const rows = await this.#current(workspaceId)
+      .where('b.account_id', '=', accountId)
       .orderBy('b.channel_id')
       .limit(limit)
       .execute();
     return rows.map(toBinding);
   }
 
-  /**
-   * The current bindings of the account `default` (and of none), by channel id, under its key
-   * generation `generation`: what `/cdn logout` clears.
-   */
-  async listOfDefault(
-    workspaceId: string,
-    generation: string,
-    limit = 50,
-  ): Promise<ChannelBinding[]> {
-    const rows = await this.#current(workspaceId, generation)
-      .where((eb) =>
-        eb.or([eb('b.account_id', 'is', null), eb('a.name_key', '=', DEFAULT_ACCOUNT)]),
-      )
-      .orderBy('b.channel_id')
-      .limit(limit)
-      .execute();
-    return rows.map(toBinding);
-  }
-
-  /**
-   * The current bindings whose default zone is `zoneId` (of any account), by channel id, as
-   * `list` reads them; `generation` undefined: `default` has no key, so none of its is current.
-   */
+  /** The current bindings whose default zone is the account's `zoneId`, by channel id. */
   async forZone(
     workspaceId: string,
-    generation: string | undefined,
+    accountId: string,
     zoneId: string,
     limit = 50,
   ): Promise<ChannelBinding[]> {
-    const rows = await this.#current(workspaceId, generation)
+    const rows = await this.#current(workspaceId)
+      .where('b.account_id', '=', accountId)
       .where('b.zone_id', '=', zoneId)
       .orderBy('b.channel_id')
       .limit(limit)
@@ -235,31 +160,16 @@ export class ChannelBindingRepository {
     return rows.map(toBinding);
   }
 
-  #current(workspaceId: string, generation: string | undefined) {
+  #current(workspaceId: string) {
     return this.db
       .selectFrom('channel_bindings as b')
-      .leftJoin('cdn_accounts as a', (join) =>
+      .innerJoin('cdn_accounts as a', (join) =>
         join.onRef('a.id', '=', 'b.account_id').onRef('a.workspace_id', '=', 'b.workspace_id'),
       )
       .selectAll('b')
       .where('b.workspace_id', '=', workspaceId)
-      .where((eb) =>
-        eb.or([
-          ...(generation === undefined
-            ? []
-            : [
-                eb.and([
-                  eb.or([eb('a.id', 'is', null), eb('a.name_key', '=', DEFAULT_ACCOUNT)]),
-                  eb('b.generation', '=', generation),
-                ]),
-              ]),
-          eb.and([
-            eb('a.name_key', '<>', DEFAULT_ACCOUNT),
-            eb('a.api_key', 'is not', null),
-            eb('b.generation', '=', eb.ref('a.generation')),
-          ]),
-        ]),
-      );
+      .where('a.api_key', 'is not', null)
+      .whereRef('b.generation', '=', 'a.generation');
   }
 
   /** The channels purges may be run from, sorted; empty: any channel. */
@@ -304,7 +214,7 @@ function toBinding(row: Selectable<ChannelBindingsTable>): ChannelBinding {
     generation: row.generation,
     setBy: row.set_by,
     setAt: row.set_at,
-    ...(row.account_id === null ? {} : { accountId: row.account_id }),
+    accountId: row.account_id,
     ...(row.removed_account === null ? {} : { removedAccount: row.removed_account }),
   };
 }

@@ -1,10 +1,9 @@
-// Repository: the single-key path (`/cdn login`, `/cdn logout`): the workspace's account `default`.
-import type { Kysely } from 'kysely';
-import { legacyKeyContext } from './account-model.js';
-import { type AccountRepository, LEGACY_KEY_COLUMN } from './accounts.js';
-import type { Keyring } from './crypto.js';
-import type { Database } from './schema.js';
-import type { WorkspaceRepository } from './workspaces.js';
+// Repository: the key `/cdn login` and `/cdn logout` manage, which name no account: the key of the
+// workspace's account LOGIN_ACCOUNT, an ordinary account that the first login makes.
+import type { AccountRepository } from './accounts.js';
+
+/** The account a login that names none sets the key of (made by it when missing). */
+export const LOGIN_ACCOUNT = 'default';
 
 /** What may be shown about a key: everything but the key. */
 export interface CredentialStatus {
@@ -15,131 +14,63 @@ export interface CredentialStatus {
 }
 
 export interface Credential extends CredentialStatus {
+  /** The account the key is of. */
+  accountId: string;
   apiKey: string;
-  /** Changes whenever a key is set: what the workspace's zone index must have been built for. */
+  /** The account's own CDN base URL; null: CDN_API_BASE_URL. */
+  baseUrl: string | null;
+  /** Changes whenever a key is set: what the account's zone index must have been built for. */
   generation: string;
 }
 
-/** The column the workspace's key is sealed for (see AccountRepository's mirror). */
-export const API_KEY_COLUMN = LEGACY_KEY_COLUMN;
-
-/**
- * The workspace's key: the key of its account `default` (migration 0016).
- * It is written through the account (accounts.ts), which writes cdn_credentials
- * in the same transaction; it is read from cdn_credentials, which stays authoritative for
- * `default` while an older replica may still write it (a rolling upgrade: docs/deploy.md).
- */
 export class CredentialRepository {
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly keyring: Keyring,
-    private readonly accounts: AccountRepository,
-    private readonly workspaces: WorkspaceRepository,
-  ) {}
+  constructor(private readonly accounts: AccountRepository) {}
 
   /**
-   * Stores the key under a new generation and, in the same transaction, drops the workspace's zone
-   * index: whatever the old key listed is never read again, on any replica. The account `default`
-   * takes the workspace's base URL (set just before by the caller).
+   * Stores the key (and base URL) of the login account under a new generation, making the account
+   * if needed; its zone index is dropped in the same transaction (AccountRepository.setKey).
    */
   async set(
     workspaceId: string,
     apiKey: string,
     by: { userId: string; validated: boolean },
+    baseUrl: string | null = null,
   ): Promise<CredentialStatus> {
-    const workspace = await this.workspaces.ensure(workspaceId);
-    const { setBy, setAt, lastValidatedAt } = await this.accounts.setDefaultKey(
+    const { setBy, setAt, lastValidatedAt } = await this.accounts.setNamedKey(
       workspaceId,
+      LOGIN_ACCOUNT,
       apiKey,
       by,
-      workspace.cdnBaseUrl,
+      baseUrl,
     );
     return { workspaceId, setBy, setAt, lastValidatedAt };
   }
 
-  /** The key, decrypted; undefined when the workspace has none. */
+  /** The login account's key, decrypted, with its base URL; undefined when it has none. */
   async get(workspaceId: string): Promise<Credential | undefined> {
-    const row = await this.db
-      .selectFrom('cdn_credentials')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .executeTakeFirst();
-    if (!row) return undefined;
-    return {
-      ...statusOf(workspaceId, row),
-      apiKey: this.keyring.decrypt(row.api_key, legacyKeyContext(workspaceId)),
-      generation: generationOf(row),
-    };
+    const account = await this.accounts.byName(workspaceId, LOGIN_ACCOUNT);
+    if (!account?.hasKey) return undefined;
+    return this.accounts.credential(workspaceId, account.id);
   }
 
-  /**
-   * The key, decrypted, and the workspace's own CDN base URL (null: CDN_API_BASE_URL), in one
-   * query: what a client of the account `default` needs; undefined when there is no key.
-   */
-  async withBaseUrl(
-    workspaceId: string,
-  ): Promise<{ apiKey: string; baseUrl: string | null } | undefined> {
-    const row = await this.db
-      .selectFrom('cdn_credentials as c')
-      .leftJoin('workspaces as w', 'w.id', 'c.workspace_id')
-      .select(['c.api_key', 'w.cdn_base_url'])
-      .where('c.workspace_id', '=', workspaceId)
-      .executeTakeFirst();
-    if (!row) return undefined;
-    return {
-      apiKey: this.keyring.decrypt(row.api_key, legacyKeyContext(workspaceId)),
-      baseUrl: row.cdn_base_url ?? null,
-    };
-  }
-
-  /** Who set the key and when, without decrypting it. */
+  /** Who set the login account's key and when, without decrypting it. */
   async status(workspaceId: string): Promise<CredentialStatus | undefined> {
-    const row = await this.db
-      .selectFrom('cdn_credentials')
-      .select(['set_by', 'set_at', 'last_validated_at'])
-      .where('workspace_id', '=', workspaceId)
-      .executeTakeFirst();
-    return row && statusOf(workspaceId, row);
+    const account = await this.accounts.byName(workspaceId, LOGIN_ACCOUNT);
+    if (!account?.hasKey || account.setBy === null || account.setAt === null) return undefined;
+    return {
+      workspaceId,
+      setBy: account.setBy,
+      setAt: account.setAt,
+      lastValidatedAt: account.lastValidatedAt,
+    };
   }
 
   /**
-   * Returns whether there was a key to delete. The zone index goes with it; the account `default`
-   * stays (its id, which watches and reports will refer to, and its base URL) until a key is set
-   * again.
+   * Removes the login account's key; the account stays (what refers to it waits for a new key).
+   * Returns whether there was a key.
    */
   async delete(workspaceId: string): Promise<boolean> {
-    const had = (await this.status(workspaceId)) !== undefined;
-    const id = await this.accounts.defaultId(workspaceId);
-    if (id) {
-      await this.accounts.clearKey(workspaceId, id);
-      return had;
-    }
-    // A key an older replica set, with no account yet: removed as that replica would.
-    await this.db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('cdn_credentials').where('workspace_id', '=', workspaceId).execute();
-      await trx.deleteFrom('zone_index_state').where('workspace_id', '=', workspaceId).execute();
-    });
-    return had;
+    const account = await this.accounts.byName(workspaceId, LOGIN_ACCOUNT);
+    return account === undefined ? false : this.accounts.clearKey(workspaceId, account.id);
   }
-}
-
-function statusOf(
-  workspaceId: string,
-  row: { set_by: string; set_at: number; last_validated_at: number | null },
-): CredentialStatus {
-  return {
-    workspaceId,
-    setBy: row.set_by,
-    setAt: row.set_at,
-    lastValidatedAt: row.last_validated_at,
-  };
-}
-
-/** A key's generation; a row written without one (by hand) gets one from its workspace and time. */
-export function generationOf(row: {
-  workspace_id: string;
-  set_at: number;
-  generation: string | null;
-}): string {
-  return row.generation ?? `${row.workspace_id}:${row.set_at}`;
 }

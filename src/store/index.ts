@@ -38,7 +38,7 @@ export interface Store {
   keyring: Keyring;
   workspaces: WorkspaceRepository;
   credentials: CredentialRepository;
-  /** The workspace's named CDN accounts; `credentials` is its account `default`. */
+  /** The workspace's named CDN accounts; `credentials` is the one `/cdn login` manages. */
   accounts: AccountRepository;
   /** Roles given per account (an account's own operators or approvers group). */
   accountRoles: AccountRoleRepository;
@@ -130,7 +130,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     db,
     keyring: options.keyring,
     workspaces,
-    credentials: new CredentialRepository(db, options.keyring, accounts, workspaces),
+    credentials: new CredentialRepository(accounts),
     accounts,
     accountRoles: new AccountRoleRepository(db, clock),
     accountUsage: new AccountUsageRepository(db, clock, accounts, jobs),

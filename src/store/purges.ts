@@ -20,8 +20,8 @@ export interface PurgeJob {
   retryOf: string | null;
   createdAt: number;
   finishedAt: number | null;
-  /** The CDN account of the zone; absent: none recorded (older rows: `default`). */
-  accountId?: string;
+  /** The CDN account of the zone. */
+  accountId: string;
 }
 
 export type NewPurgeJob = Pick<
@@ -39,8 +39,8 @@ export type NewPurgeJob = Pick<
   /** How many of `failed` may have been purged all the same (the CDN did not answer). */
   unconfirmed?: number;
   retryOf?: string;
-  /** The zone's CDN account: `default`'s id for `default`. */
-  accountId?: string;
+  /** The zone's CDN account. */
+  accountId: string;
 };
 
 export class PurgeRepository {
@@ -61,7 +61,7 @@ export class PurgeRepository {
     const row: Selectable<PurgesTable> = {
       id: input.id,
       workspace_id: input.workspaceId,
-      account_id: input.accountId ?? null,
+      account_id: input.accountId,
       zone_id: input.zoneId,
       zone_name: input.zoneName,
       actor_id: input.actorId,
@@ -112,6 +112,6 @@ function toJob(row: Selectable<PurgesTable>): PurgeJob {
     retryOf: row.retry_of,
     createdAt: row.created_at,
     finishedAt: row.finished_at,
-    ...(row.account_id === null ? {} : { accountId: row.account_id }),
+    accountId: row.account_id,
   };
 }

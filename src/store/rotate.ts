@@ -1,14 +1,13 @@
 // Key rotation: re-seal every stored secret under the keyring's primary key.
 import { type Kysely, sql } from 'kysely';
 import { ACCOUNT_KEY_COLUMN, accountKeyContext, storedKeyContext } from './accounts.js';
-import { API_KEY_COLUMN } from './credentials.js';
 import type { Keyring } from './crypto.js';
 import { INSTALLATION_COLUMN } from './installations.js';
 import type { Database } from './schema.js';
 
 interface SealedColumn {
-  table: 'cdn_credentials' | 'slack_installations';
-  /** The row's key, which is also the secret's context (its workspace or installation). */
+  table: 'slack_installations';
+  /** The row's key, which is also the secret's context (its installation). */
   key: string;
   sealed: string;
   /** The context column name, `table.column`. */
@@ -18,10 +17,9 @@ interface SealedColumn {
 /**
  * Every column that holds a sealed secret, with its row's key as its context. A new one must be
  * listed here to be rotated. (cdn_accounts.api_key, whose context is also the account's id and
- * may be the one it was copied with, is rotated by resealAccountBatch.)
+ * may be the one it was moved with, is rotated by resealAccountBatch.)
  */
 export const SEALED_COLUMNS: readonly SealedColumn[] = [
-  { table: 'cdn_credentials', key: 'workspace_id', sealed: 'api_key', column: API_KEY_COLUMN },
   { table: 'slack_installations', key: 'id', sealed: 'installation', column: INSTALLATION_COLUMN },
 ];
 
@@ -89,8 +87,8 @@ async function resealBatch(
 }
 
 /**
- * Account keys not under the primary key, or still sealed as they were copied from
- * cdn_credentials (0016): each is re-sealed in its account's own context, by itself, and only if
+ * Account keys not under the primary key, or still sealed as they were moved (storedKeyContext):
+ * each is re-sealed in its account's own context, by itself, and only if
  * it still holds what was read.
  */
 async function resealAccountBatch(

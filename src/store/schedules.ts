@@ -5,7 +5,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Clock } from '../clock.js';
-import { defaultAccountIdOf } from './account-model.js';
 import { AuditLogRepository, type NewAuditEntry } from './audit-log.js';
 import type { SqlDialect } from './db.js';
 import { takeRows, withCdnKey } from './due.js';
@@ -79,7 +78,7 @@ export class ScheduleRepository {
       });
       const now = this.clock.now();
       const row: Selectable<SchedulesTable> = {
-        ...(await zoneWorkColumns(trx, this.newId(), input)),
+        ...zoneWorkColumns(this.newId(), input),
         time_of_day: input.timeOfDay,
         time_zone: input.timeZone,
         status: 'active',
@@ -92,21 +91,12 @@ export class ScheduleRepository {
       const inserted = await trx
         .insertInto('schedules')
         .values(row)
-        // Any unique index: schedules_account_live_unique (this code's), and schedules_live_unique,
-        // kept for an older replica until the contract release. No target: a row of an
-        // older replica (null account) or the same zone id in another account (the older index)
-        // is a conflict as well; the first is found below, the second is not (until the older
-        // index goes, one live report per zone id, channel and time across accounts).
+        // schedules_account_live_unique: one live report per zone, channel and time; a report
+        // made meanwhile by another request is found below.
         .onConflict((conflict) => conflict.doNothing())
         .executeTakeFirst();
       if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n)
-        return {
-          schedule: toSchedule({
-            ...row,
-            account_key: input.accountId === undefined ? 'default' : null,
-          }),
-          created: true,
-        };
+        return { schedule: toSchedule(row), created: true };
       const raced = await this.#findLive(trx, input);
       if (!raced) throw new Error('schedules.create: neither inserted nor found live');
       return { schedule: raced, created: false };
@@ -121,17 +111,8 @@ export class ScheduleRepository {
       'workspaceId' | 'zoneId' | 'accountId' | 'channelId' | 'timeOfDay' | 'timeZone'
     >,
   ): Promise<Schedule | undefined> {
-    const { accountId } = input;
     const row = await selectSchedules(db)
-      // `default`'s: its id, or null from before; another account's: its id.
-      .where((eb) =>
-        accountId === undefined
-          ? eb.or([
-              eb('account_id', 'is', null),
-              eb('account_id', '=', defaultAccountIdOf(input.workspaceId)),
-            ])
-          : eb('account_id', '=', accountId),
-      )
+      .where('account_id', '=', input.accountId)
       .where('workspace_id', '=', input.workspaceId)
       .where('zone_id', '=', input.zoneId)
       .where('channel_id', '=', input.channelId)
@@ -253,21 +234,11 @@ export class ScheduleRepository {
   }
 }
 
-/** Reports with their account's name, to tell `default`'s (or null, from before) apart. */
 function selectSchedules(db: Kysely<Database>) {
-  return db
-    .selectFrom('schedules')
-    .selectAll()
-    .select(
-      sql<
-        string | null
-      >`(select a.name_key from cdn_accounts a where a.id = schedules.account_id)`.as(
-        'account_key',
-      ),
-    );
+  return db.selectFrom('schedules').selectAll();
 }
 
-function toSchedule(row: Selectable<SchedulesTable> & { account_key: string | null }): Schedule {
+function toSchedule(row: Selectable<SchedulesTable>): Schedule {
   return {
     ...toZoneWork(row),
     timeOfDay: row.time_of_day,

@@ -11,8 +11,6 @@ export interface WorkspacesTable {
   /** Slack team id. */
   id: string;
   enterprise_id: string | null;
-  /** Per-workspace CDN API base URL override; null means CDN_API_BASE_URL. */
-  cdn_base_url: string | null;
   /** Slack user group whose members may change things; null means everyone. */
   operator_group_id: string | null;
   /** Slack user group whose members may approve purge-everything; null means anyone else. */
@@ -44,22 +42,6 @@ export interface WorkspacesTable {
   uninstalled_at: Generated<number | null>;
 }
 
-export interface CdnCredentialsTable {
-  workspace_id: string;
-  /** Sealed by the keyring (see crypto.ts); never plaintext. */
-  api_key: string;
-  /** The encryption key the api_key is sealed with, for rotation. */
-  key_id: string;
-  set_by: string;
-  set_at: number;
-  last_validated_at: number | null;
-  /**
-   * A new random id each time a key is set: what a zone index is built for. An index of another
-   * generation belongs to another key (or account) and is never read.
-   */
-  generation: string | null;
-}
-
 /** A named CDN account of a workspace. Added by 0016_cdn_accounts. */
 export interface CdnAccountsTable {
   /** Random; what every zone-holding row refers to (`account_id`). */
@@ -74,12 +56,18 @@ export interface CdnAccountsTable {
   /** Sealed by the keyring (see accounts.ts); null while the account has no key. */
   api_key: string | null;
   key_id: string | null;
-  /** The context the key is sealed in: `account`, or `credentials` (copied by 0016, unrotated). */
+  /**
+   * The context the key is sealed in: `account`, or `credentials` (a key set before accounts,
+   * moved here as it was sealed, until a key rotation re-seals it: storedKeyContext).
+   */
   sealed_as: Generated<'account' | 'credentials'>;
   set_by: string | null;
   set_at: number | null;
   last_validated_at: number | null;
-  /** A new random id each time a key is set (as cdn_credentials.generation). */
+  /**
+   * A new random id each time a key is set: what a zone index is built for. An index of another
+   * generation belongs to another key and is never read.
+   */
   generation: string | null;
   created_at: number;
   updated_at: number;
@@ -130,11 +118,8 @@ export interface ApprovalsTable {
   expires_at: number;
   created_at: number;
   updated_at: number;
-  /**
-   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
-   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
-   */
-  account_id: string | null;
+  /** The CDN account (cdn_accounts.id) the zone belongs to. */
+  account_id: string;
   /** JSON ApiRequester: asked for over the HTTP API (0024); null: asked in Slack. */
   api_requester: string | null;
   /** The name of the account of account_id when asked (0028), for its messages; null: not said. */
@@ -151,11 +136,8 @@ export interface ZoneWorkColumns {
   zone_name: string;
   channel_id: string;
   created_by: string;
-  /**
-   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
-   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
-   */
-  account_id: string | null;
+  /** The CDN account (cdn_accounts.id) the zone belongs to. */
+  account_id: string;
 }
 
 export interface SchedulesTable extends ZoneWorkColumns {
@@ -184,10 +166,7 @@ export interface AuditLogTable {
   at: number;
   /** Set by resumable work, so its entry is written once however often it resumes. */
   event_key: string | null;
-  /**
-   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
-   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
-   */
+  /** The CDN account (cdn_accounts.id) of the zone named; null when the entry names no zone. */
   account_id: string | null;
 }
 
@@ -217,11 +196,8 @@ export interface PurgesTable {
   retry_of: string | null;
   created_at: number;
   finished_at: number | null;
-  /**
-   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
-   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
-   */
-  account_id: string | null;
+  /** The CDN account (cdn_accounts.id) the zone belongs to. */
+  account_id: string;
 }
 
 export interface RateSlotsTable {
@@ -290,43 +266,30 @@ export interface ZoneIndexTable {
   status: string;
   /** The CDN's `created_at`, as it wrote it (ISO 8601). */
   zone_created_at: string;
-  /**
-   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
-   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
-   */
-  account_id: string | null;
+  /** The CDN account (cdn_accounts.id) the zone belongs to. */
+  account_id: string;
 }
 
 /** Where a workspace's zone index stands: whose key it is for, when built, who refreshes it. */
 export interface ZoneIndexStateTable {
   workspace_id: string;
-  /** The credential generation the index was built for (cdn_credentials.generation). */
+  /** The key generation the index was built for (cdn_accounts.generation). */
   generation: string;
   /** When the rows were last replaced by a full listing; null: never built yet. */
   refreshed_at: number | null;
   /** `meta.total` of the CDN's zone list at the last refresh or probe. */
   cdn_total: number;
   zone_count: number;
-  /**
-   * Unused: a refresh is held with the job runner's lease (`zone-index:<workspace>[:<account>]`).
-   * Kept for an older replica during a rolling upgrade; a later release drops them.
-   */
-  lease_owner: string | null;
-  lease_until: number | null;
   /** When a background refresh last failed (no other is tried for a while), and why. */
   failed_at: number | null;
   error: string | null;
   updated_at: number;
-  /**
-   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
-   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
-   */
-  account_id: string | null;
+  /** The CDN account (cdn_accounts.id) the zone belongs to. */
+  account_id: string;
 }
 
 export interface Database {
   workspaces: WorkspacesTable;
-  cdn_credentials: CdnCredentialsTable;
   cdn_accounts: CdnAccountsTable;
   account_roles: AccountRolesTable;
   slack_installations: SlackInstallationsTable;
@@ -341,15 +304,10 @@ export interface Database {
   seen_requests: SeenRequestsTable;
   zone_index: ZoneIndexTable;
   zone_index_state: ZoneIndexStateTable;
-  /** 0022: the zone indexes of accounts other than `default`, keyed by account too. */
-  account_zone_index: ZoneIndexTable;
-  account_zone_index_state: ZoneIndexStateTable;
   channel_bindings: ChannelBindingsTable;
   purge_channels: PurgeChannelsTable;
   watches: WatchesTable;
   watch_zones: WatchZonesTable;
-  /** 0026: the watched zones of accounts other than `default`, keyed by account too. */
-  account_watch_zones: AccountWatchZonesTable;
   watch_rule_states: WatchRuleStatesTable;
   watch_alerts: WatchAlertsTable;
   api_tokens: ApiTokensTable;
@@ -365,15 +323,12 @@ export interface ChannelBindingsTable {
   zone_id: string;
   /** The zone's name when it was chosen, to name it even once it is gone. */
   zone_name: string;
-  /** cdn_credentials.generation when it was chosen: another generation's binding is stale. */
+  /** The account's key generation when it was chosen: another generation's binding is stale. */
   generation: string;
   set_by: string;
   set_at: number;
-  /**
-   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
-   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
-   */
-  account_id: string | null;
+  /** The CDN account (cdn_accounts.id) the zone belongs to. */
+  account_id: string;
   /**
    * The name of that account when an admin removed it (0030): the channel's zone commands are
    * refused until it is bound again or unbound. Null: its account, if it names one, exists.
@@ -400,10 +355,6 @@ export interface WatchesTable extends ZoneWorkColumns {
 }
 
 /** A watched zone: evaluated once per interval, whatever the number of channels watching it. */
-/** A watched zone of an account other than `default` (0026): as watch_zones, its account named. */
-export interface AccountWatchZonesTable extends Omit<WatchZonesTable, 'account_id'> {
-  account_id: string;
-}
 
 export interface WatchZonesTable {
   workspace_id: string;
@@ -416,11 +367,8 @@ export interface WatchZonesTable {
   baseline: string | null;
   baseline_at: number | null;
   updated_at: number;
-  /**
-   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
-   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
-   */
-  account_id: string | null;
+  /** The CDN account (cdn_accounts.id) the zone belongs to. */
+  account_id: string;
 }
 
 /** Where one rule of one watch stands. */
@@ -436,11 +384,6 @@ export interface WatchRuleStatesTable {
   snoozed_until: number | null;
   muted: number;
   updated_at: number;
-  /**
-   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
-   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
-   */
-  account_id: string | null;
 }
 
 export type WatchAlertStatus = 'firing' | 'resolved';
@@ -460,11 +403,8 @@ export interface WatchAlertsTable {
   detail: string;
   message_ts: string | null;
   created_at: number;
-  /**
-   * The CDN account (cdn_accounts.id) the zone belongs to; null means the workspace's account
-   * `default` (rows from before 0016_cdn_accounts, or written by an older replica).
-   */
-  account_id: string | null;
+  /** The CDN account (cdn_accounts.id) the zone belongs to. */
+  account_id: string;
 }
 
 /** A token of the HTTP API (0017_api_tokens): stored as a hash only. */
@@ -478,11 +418,7 @@ export interface ApiTokensTable {
   token_hash: string;
   /** The token's first characters (`cdnb_AbCd`), to tell tokens apart; never enough to use. */
   token_hint: string;
-  /**
-   * The CDN account it reaches (cdn_accounts.id) when account_scope is `account`; null there means
-   * the workspace's account `default` (a token from before 0029 in a workspace that had none).
-   * Null when account_scope is `all`.
-   */
+  /** The CDN account it reaches (cdn_accounts.id) when account_scope is `account`; null for `all`. */
   account_id: string | null;
   /** `account`: account_id only; `all`: every account, as an admin chose (0029). */
   account_scope: Generated<ApiTokenAccountScope>;
@@ -532,9 +468,9 @@ export interface ApiPurgesTable {
   context: string | null;
   created_at: number;
   updated_at: number;
-  /** The zone's CDN account (cdn_accounts.id); null: a row from before 0027 (`default`). */
-  account_id: string | null;
-  /** That account's name when asked; null as account_id. */
+  /** The zone's CDN account (cdn_accounts.id). */
+  account_id: string;
+  /** That account's name when asked; null: not said. */
   account_name: string | null;
 }
 

@@ -2,7 +2,6 @@
 // are pruned. Turning rate limiting on from one is a keyed job (WatchService.rateLimit).
 import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
-import { defaultAccountIdOf, otherAccountOf } from './account-model.js';
 import type { Database, WatchAlertStatus, WatchAlertsTable } from './schema.js';
 
 export interface WatchAlert {
@@ -11,8 +10,8 @@ export interface WatchAlert {
   watchId: string;
   zoneId: string;
   zoneName: string;
-  /** The zone's CDN account, from its watch; absent: `default`. */
-  accountId?: string;
+  /** The zone's CDN account, from its watch. */
+  accountId: string;
   channelId: string;
   rule: string;
   status: WatchAlertStatus;
@@ -33,8 +32,7 @@ export class WatchAlertRepository {
     const row = {
       id: alert.id,
       workspace_id: alert.workspaceId,
-      // Its account, `default`'s id for `default` (null: rows from before).
-      account_id: alert.accountId ?? defaultAccountIdOf(alert.workspaceId),
+      account_id: alert.accountId,
       watch_id: alert.watchId,
       zone_id: alert.zoneId,
       zone_name: alert.zoneName,
@@ -57,10 +55,8 @@ export class WatchAlertRepository {
   async alert(id: string): Promise<WatchAlert | undefined> {
     const row = await this.db
       .selectFrom('watch_alerts')
-      .leftJoin('cdn_accounts as acc', 'acc.id', 'watch_alerts.account_id')
-      .selectAll('watch_alerts')
-      .select('acc.name_key as account_key')
-      .where('watch_alerts.id', '=', id)
+      .selectAll()
+      .where('id', '=', id)
       .executeTakeFirst();
     return row && toAlert(row);
   }
@@ -117,10 +113,9 @@ export class WatchAlertRepository {
   }
 }
 
-function toAlert(row: Selectable<WatchAlertsTable> & { account_key: string | null }): WatchAlert {
-  // Another account's alert names it; `default`'s (its id, or null from before) does not.
+function toAlert(row: Selectable<WatchAlertsTable>): WatchAlert {
   return {
-    ...otherAccountOf(row),
+    accountId: row.account_id,
     id: row.id,
     workspaceId: row.workspace_id,
     watchId: row.watch_id,

@@ -1,12 +1,10 @@
 // Repository: channels watching zones, and each watched zone's evaluation schedule and baseline.
 // A zone's due interval becomes its job (keyed by zone and interval) in the transaction that moves
 // the zone on; a status moves by one conditional write. Where each rule stands is in
-// watch-rules.ts, the alerts posted in watch-alerts.ts. Over 400 lines: the watches and their
-// zones' schedules (two tables, `default`'s and the other accounts') move together.
+// watch-rules.ts, the alerts posted in watch-alerts.ts.
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
-import { defaultAccountIdOf } from './account-model.js';
 import type { SqlDialect } from './db.js';
 import { takeRows, withCdnKey } from './due.js';
 import type { JobRepository, NewJob } from './jobs.js';
@@ -26,8 +24,8 @@ export interface Watch extends ZoneWork {
 export interface WatchedZone {
   workspaceId: string;
   zoneId: string;
-  /** The zone's account; absent: `default` (in watch_zones; the others in account_watch_zones). */
-  accountId?: string;
+  /** The zone's CDN account. */
+  accountId: string;
   zoneName: string;
   status: string;
   nextRunAt: number;
@@ -76,10 +74,10 @@ export class WatchRepository {
     now: number,
   ): Promise<void> {
     await this.db
-      .insertInto(zoneTable(input.accountId))
+      .insertInto('watch_zones')
       .values({
         workspace_id: input.workspaceId,
-        account_id: input.accountId ?? defaultAccountIdOf(input.workspaceId),
+        account_id: input.accountId,
         zone_id: input.zoneId,
         zone_name: input.zoneName,
         status: zone.status,
@@ -88,15 +86,7 @@ export class WatchRepository {
         baseline_at: null,
         updated_at: now,
       })
-      .onConflict((c) =>
-        c
-          .columns(
-            input.accountId === undefined
-              ? ['workspace_id', 'zone_id']
-              : ['workspace_id', 'account_id', 'zone_id'],
-          )
-          .doNothing(),
-      )
+      .onConflict((c) => c.columns(['workspace_id', 'account_id', 'zone_id']).doNothing())
       .execute();
   }
 
@@ -127,7 +117,7 @@ export class WatchRepository {
         perPerson: { limit: 'watchesPerPerson', max: limits.watchesPerPerson },
       });
       const row: Selectable<WatchesTable> = {
-        ...(await zoneWorkColumns(trx, this.newId(), input)),
+        ...zoneWorkColumns(this.newId(), input),
         rules: JSON.stringify(input.rules),
         created_at: now,
         updated_at: now,
@@ -135,10 +125,7 @@ export class WatchRepository {
       };
       // Every insert of a watch is under the workspace's lock: no other can take its place.
       await trx.insertInto('watches').values(row).execute();
-      return {
-        watch: toWatch({ ...row, account_key: input.accountId === undefined ? 'default' : null }),
-        created: true,
-      };
+      return { watch: toWatch(row), created: true };
     });
   }
 
@@ -147,12 +134,12 @@ export class WatchRepository {
     return row && toWatch(row);
   }
 
-  /** The channel's watch of the zone in its account (absent: `default`). */
+  /** The channel's watch of the zone in its account. */
   async find(
     workspaceId: string,
     zoneId: string,
     channelId: string,
-    accountId?: string,
+    accountId: string,
   ): Promise<Watch | undefined> {
     return this.#find(this.db, workspaceId, zoneId, channelId, accountId);
   }
@@ -162,9 +149,10 @@ export class WatchRepository {
     workspaceId: string,
     zoneId: string,
     channelId: string,
-    accountId: string | undefined,
+    accountId: string,
   ): Promise<Watch | undefined> {
-    const row = await ofAccount(selectWatches(db), accountId)
+    const row = await selectWatches(db)
+      .where('watches.account_id', '=', accountId)
       .where('watches.workspace_id', '=', workspaceId)
       .where('watches.zone_id', '=', zoneId)
       .where('watches.channel_id', '=', channelId)
@@ -181,9 +169,10 @@ export class WatchRepository {
     return rows.map(toWatch);
   }
 
-  /** The watches of the zone in its account (absent: `default`). */
-  async listForZone(workspaceId: string, zoneId: string, accountId?: string): Promise<Watch[]> {
-    const rows = await ofAccount(selectWatches(this.db), accountId)
+  /** The watches of the zone in its account. */
+  async listForZone(workspaceId: string, zoneId: string, accountId: string): Promise<Watch[]> {
+    const rows = await selectWatches(this.db)
+      .where('watches.account_id', '=', accountId)
       .where('watches.workspace_id', '=', workspaceId)
       .where('watches.zone_id', '=', zoneId)
       .orderBy('watches.created_at')
@@ -223,21 +212,21 @@ export class WatchRepository {
   async dropZoneIfUnwatched(
     workspaceId: string,
     zoneId: string,
-    accountId?: string,
+    accountId: string,
   ): Promise<boolean> {
     const drop = async (db: Kysely<Database>) => {
-      const result = await ofZone(db.deleteFrom(zoneTable(accountId)), accountId)
+      const result = await db
+        .deleteFrom('watch_zones')
         .where('workspace_id', '=', workspaceId)
+        .where('account_id', '=', accountId)
         .where('zone_id', '=', zoneId)
         .where((eb) =>
           eb.not(
             eb.exists(
-              ofAccount(
-                selectWatches(db)
-                  .where('watches.workspace_id', '=', workspaceId)
-                  .where('watches.zone_id', '=', zoneId),
-                accountId,
-              ),
+              selectWatches(db)
+                .where('watches.workspace_id', '=', workspaceId)
+                .where('watches.account_id', '=', accountId)
+                .where('watches.zone_id', '=', zoneId),
             ),
           ),
         )
@@ -247,9 +236,11 @@ export class WatchRepository {
     // SQLite runs one writer at a time: the statement alone is enough.
     if (this.dialect !== 'postgres') return drop(this.db);
     return this.db.transaction().execute(async (trx) => {
-      await ofZone(trx.selectFrom(zoneTable(accountId)), accountId)
+      await trx
+        .selectFrom('watch_zones')
         .select('zone_id')
         .where('workspace_id', '=', workspaceId)
+        .where('account_id', '=', accountId)
         .where('zone_id', '=', zoneId)
         .forUpdate()
         .execute();
@@ -270,10 +261,6 @@ export class WatchRepository {
       await this.db.deleteFrom('watch_rule_states').where('watch_id', 'in', ids).execute();
     await this.db.deleteFrom('watches').where('workspace_id', '=', workspaceId).execute();
     await this.db.deleteFrom('watch_zones').where('workspace_id', '=', workspaceId).execute();
-    await this.db
-      .deleteFrom('account_watch_zones')
-      .where('workspace_id', '=', workspaceId)
-      .execute();
     // Their alerts name zones and channels: they go with the workspace.
     await this.db.deleteFrom('watch_alerts').where('workspace_id', '=', workspaceId).execute();
     return ids.length;
@@ -284,14 +271,16 @@ export class WatchRepository {
   async zone(
     workspaceId: string,
     zoneId: string,
-    accountId?: string,
+    accountId: string,
   ): Promise<WatchedZone | undefined> {
-    const row = await ofZone(this.db.selectFrom(zoneTable(accountId)), accountId)
+    const row = await this.db
+      .selectFrom('watch_zones')
       .selectAll()
       .where('workspace_id', '=', workspaceId)
+      .where('account_id', '=', accountId)
       .where('zone_id', '=', zoneId)
       .executeTakeFirst();
-    return row && toZone(row, accountId);
+    return row && toZone(row);
   }
 
   /**
@@ -310,32 +299,25 @@ export class WatchRepository {
   ): Promise<Array<{ zone: WatchedZone; nextRunAt: number; job: NewJob }>> {
     const now = this.clock.now();
     return this.db.transaction().execute(async (trx) => {
-      // `default`'s zones and every other account's (typed alike, see zoneTable), earliest first.
-      const rows: WatchedZone[] = [];
-      for (const table of ['watch_zones', 'account_watch_zones'] as const) {
-        const due = trx
-          .selectFrom(table as 'watch_zones')
-          .selectAll()
-          .where('next_run_at', '<=', now)
-          .where(withCdnKey(table))
-          .orderBy('next_run_at')
-          .limit(limit);
-        const found = await takeRows(due, this.dialect);
-        for (const row of found)
-          rows.push(
-            toZone(row, table === 'watch_zones' ? undefined : (row.account_id ?? undefined)),
-          );
-      }
-      rows.sort((a, b) => a.nextRunAt - b.nextRunAt);
-      const taken = rows.slice(0, limit).map((zone) => ({ zone, ...plan(zone) }));
+      const due = trx
+        .selectFrom('watch_zones')
+        .selectAll()
+        .where('next_run_at', '<=', now)
+        .where(withCdnKey('watch_zones'))
+        .orderBy('next_run_at')
+        .limit(limit);
+      const rows = (await takeRows(due, this.dialect)).map(toZone);
+      const taken = rows.map((zone) => ({ zone, ...plan(zone) }));
       await this.jobs.enqueueMany(
         taken.map(({ job }) => job),
         trx,
       );
       for (const { zone, nextRunAt } of taken)
-        await ofZone(trx.updateTable(zoneTable(zone.accountId)), zone.accountId)
+        await trx
+          .updateTable('watch_zones')
           .set({ next_run_at: nextRunAt, updated_at: now })
           .where('workspace_id', '=', zone.workspaceId)
+          .where('account_id', '=', zone.accountId)
           .where('zone_id', '=', zone.zoneId)
           .execute();
       return taken;
@@ -347,11 +329,13 @@ export class WatchRepository {
     workspaceId: string,
     zoneId: string,
     until: number,
-    accountId?: string,
+    accountId: string,
   ): Promise<void> {
-    await ofZone(this.db.updateTable(zoneTable(accountId)), accountId)
+    await this.db
+      .updateTable('watch_zones')
       .set({ next_run_at: until, updated_at: this.clock.now() })
       .where('workspace_id', '=', workspaceId)
+      .where('account_id', '=', accountId)
       .where('zone_id', '=', zoneId)
       .where('next_run_at', '<', until)
       .execute();
@@ -363,11 +347,13 @@ export class WatchRepository {
     zoneId: string,
     from: string,
     to: string,
-    accountId?: string,
+    accountId: string,
   ): Promise<boolean> {
-    const result = await ofZone(this.db.updateTable(zoneTable(accountId)), accountId)
+    const result = await this.db
+      .updateTable('watch_zones')
       .set({ status: to, updated_at: this.clock.now() })
       .where('workspace_id', '=', workspaceId)
+      .where('account_id', '=', accountId)
       .where('zone_id', '=', zoneId)
       .where('status', '=', from)
       .executeTakeFirst();
@@ -378,60 +364,24 @@ export class WatchRepository {
     workspaceId: string,
     zoneId: string,
     baseline: unknown,
-    accountId?: string,
+    accountId: string,
   ): Promise<void> {
     const now = this.clock.now();
-    await ofZone(this.db.updateTable(zoneTable(accountId)), accountId)
+    await this.db
+      .updateTable('watch_zones')
       .set({ baseline: JSON.stringify(baseline), baseline_at: now, updated_at: now })
       .where('workspace_id', '=', workspaceId)
+      .where('account_id', '=', accountId)
       .where('zone_id', '=', zoneId)
       .execute();
   }
 }
 
-/**
- * Where a zone's evaluation schedule is: `default`'s in watch_zones, another account's in
- * account_watch_zones (0026). The two have the same columns: the second is typed as the first,
- * its rows told apart by `ofZone`.
- */
-function zoneTable(accountId: string | undefined): 'watch_zones' {
-  return (accountId === undefined ? 'watch_zones' : 'account_watch_zones') as 'watch_zones';
-}
-
-/** The rows of the account in the table `zoneTable` chose (`default`'s holds only `default`). */
-function ofZone<Q>(query: Q, accountId: string | undefined): Q {
-  if (accountId === undefined) return query;
-  return (query as unknown as { where: (c: string, op: '=', v: string) => Q }).where(
-    'account_id',
-    '=',
-    accountId,
-  );
-}
-
-/** Watches with their account's name, to tell `default`'s (or null, from before) apart. */
 function selectWatches(db: Kysely<Database>) {
-  return db
-    .selectFrom('watches')
-    .leftJoin('cdn_accounts as acc', 'acc.id', 'watches.account_id')
-    .selectAll('watches')
-    .select('acc.name_key as account_key');
+  return db.selectFrom('watches').selectAll('watches');
 }
 
-/** Watches of the account: absent, `default` (its id, or null from before 0026). */
-function ofAccount<Q extends ReturnType<typeof selectWatches>>(
-  query: Q,
-  accountId: string | undefined,
-): Q {
-  return (
-    accountId === undefined
-      ? query.where((eb) =>
-          eb.or([eb('watches.account_id', 'is', null), eb('acc.name_key', '=', 'default')]),
-        )
-      : query.where('watches.account_id', '=', accountId)
-  ) as Q;
-}
-
-function toWatch(row: Selectable<WatchesTable> & { account_key: string | null }): Watch {
+function toWatch(row: Selectable<WatchesTable>): Watch {
   return {
     ...toZoneWork(row),
     rules: JSON.parse(row.rules) as string[],
@@ -440,11 +390,11 @@ function toWatch(row: Selectable<WatchesTable> & { account_key: string | null })
   };
 }
 
-function toZone(row: Selectable<WatchZonesTable>, accountId?: string): WatchedZone {
+function toZone(row: Selectable<WatchZonesTable>): WatchedZone {
   return {
     workspaceId: row.workspace_id,
     zoneId: row.zone_id,
-    ...(accountId === undefined ? {} : { accountId }),
+    accountId: row.account_id,
     zoneName: row.zone_name,
     status: row.status,
     nextRunAt: Number(row.next_run_at),

@@ -49,7 +49,6 @@ const LIMIT_COLUMNS = {
 export interface Workspace {
   id: string;
   enterpriseId: string | null;
-  cdnBaseUrl: string | null;
   operatorGroupId: string | null;
   approverGroupId: string | null;
   approvalTtlMinutes: number;
@@ -65,7 +64,6 @@ export interface Workspace {
 export type WorkspaceSettings = Partial<
   Pick<
     Workspace,
-    | 'cdnBaseUrl'
     | 'operatorGroupId'
     | 'approverGroupId'
     | 'approvalTtlMinutes'
@@ -102,7 +100,6 @@ export class WorkspaceRepository {
   async update(id: string, settings: WorkspaceSettings): Promise<Workspace> {
     await this.ensure(id);
     const patch: Updateable<WorkspacesTable> = { updated_at: this.clock.now() };
-    if (settings.cdnBaseUrl !== undefined) patch.cdn_base_url = settings.cdnBaseUrl;
     if (settings.operatorGroupId !== undefined) patch.operator_group_id = settings.operatorGroupId;
     if (settings.approverGroupId !== undefined) patch.approver_group_id = settings.approverGroupId;
     if (settings.approvalTtlMinutes !== undefined) {
@@ -122,7 +119,6 @@ export function newWorkspaceRow(id: string, enterpriseId: string | null, now: nu
   return {
     id,
     enterprise_id: enterpriseId,
-    cdn_base_url: null,
     operator_group_id: null,
     approver_group_id: null,
     approval_ttl_minutes: 30,
@@ -136,7 +132,6 @@ function toWorkspace(row: Selectable<WorkspacesTable>): Workspace {
   return {
     id: row.id,
     enterpriseId: row.enterprise_id,
-    cdnBaseUrl: row.cdn_base_url,
     operatorGroupId: row.operator_group_id,
     approverGroupId: row.approver_group_id,
     approvalTtlMinutes: row.approval_ttl_minutes,

@@ -1,6 +1,6 @@
-// Repository: each workspace's zone index (its zones as the CDN last listed them) and its state.
-// Invariant: a workspace's rows and state belong to its current key generation. Setting or deleting
-// a key drops them in its own transaction (credentials.ts); every write here first locks the key's
+// Repository: each CDN account's zone index (its zones as the CDN last listed them) and its state.
+// Invariant: an account's rows and state belong to its current key generation. Setting or deleting
+// a key drops them in its own transaction (accounts.ts); every write here first locks the account's
 // row and checks its generation, so a refresh that started under an old key writes nothing.
 // Over 400 lines on purpose: its reads (one account's index, or several at once) and its writes
 // (build, probe, failure, drop) share that one invariant and the row shapes, and are clearer side by
@@ -14,7 +14,6 @@ import {
 } from 'kysely';
 import type { Clock } from '../clock.js';
 import { zoneKey } from '../zone-names.js';
-import { generationOf } from './credentials.js';
 import type { SqlDialect } from './db.js';
 import type { Database, ZoneIndexStateTable, ZoneIndexTable } from './schema.js';
 
@@ -28,6 +27,7 @@ export interface IndexedZone {
 
 export interface ZoneIndexState {
   workspaceId: string;
+  accountId: string;
   generation: string;
   /** When a full listing last replaced the rows; null: never built yet. */
   refreshedAt: number | null;
@@ -44,7 +44,7 @@ export interface AccountMatches {
   zones: IndexedZone[];
 }
 
-/** What a read needs to know: the key's generation, and the index state if it is for that key. */
+/** What a read needs to know: the account key's generation, and the index state if it is for it. */
 export interface IndexView {
   generation: string;
   state: ZoneIndexState | undefined;
@@ -65,133 +65,54 @@ const SCAN_CHUNK = 1_000;
 /** Ids per `IN (…)` list (deletes, lookups). */
 const DELETE_CHUNK = 500;
 
+/** The zone indexes of every account: one account's (`forAccount`), several at once, those due. */
 export class ZoneIndexRepository {
-  /** Undefined: the account `default`, in zone_index (as before accounts); else account_zone_index. */
-  readonly #account: string | undefined;
-  readonly #zones: 'zone_index';
-  readonly #states: 'zone_index_state';
-
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: SqlDialect,
     private readonly clock: Clock,
-    accountId?: string,
-  ) {
-    this.#account = accountId;
-    // The two tables of each pair have the same columns: the queries are the same, keyed by the
-    // account too in the account's tables.
-    this.#zones = (accountId === undefined ? 'zone_index' : 'account_zone_index') as 'zone_index';
-    this.#states = (
-      accountId === undefined ? 'zone_index_state' : 'account_zone_index_state'
-    ) as 'zone_index_state';
-  }
+  ) {}
 
-  /** Every column of the workspace's zones in this index (the account's, or `default`'s). */
-  #zonesOf(workspaceId: string) {
-    return this.db
-      .selectFrom(this.#zones)
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .$if(this.#account !== undefined, (q) => q.where('account_id', '=', this.#account as string));
-  }
-
-  /** The index of one account other than `default` (its id); `default`'s is this one. */
-  forAccount(accountId: string): ZoneIndexRepository {
-    return new ZoneIndexRepository(this.db, this.dialect, this.clock, accountId);
-  }
-
-  /** The workspace's key generation and its index state; undefined when it has no key. */
-  async view(workspaceId: string): Promise<IndexView | undefined> {
-    if (this.#account !== undefined) return this.#accountView(workspaceId, this.#account);
-    const row = await this.db
-      .selectFrom('cdn_credentials as c')
-      .leftJoin('zone_index_state as s', 's.workspace_id', 'c.workspace_id')
-      .select(['c.workspace_id', 'c.set_at', 'c.generation as key_generation', ...STATE_COLUMNS])
-      .where('c.workspace_id', '=', workspaceId)
-      .executeTakeFirst();
-    if (!row) return undefined;
-    const generation = generationOf({
-      workspace_id: row.workspace_id,
-      set_at: row.set_at,
-      generation: row.key_generation,
-    });
-    return indexView(workspaceId, generation, row);
-  }
-
-  /** Zones whose id is `id` or whose name is `key` (a live and a deleted zone may share a name). */
-  async find(workspaceId: string, id: string, key: string): Promise<IndexedZone[]> {
-    // Two point lookups (by name on zone_index_by_name, by id on the primary key) in one
-    // statement: an OR of both would read every row of the workspace.
-    const rows = await this.#zonesOf(workspaceId)
-      .where('name_key', '=', key)
-      .unionAll(this.#zonesOf(workspaceId).where('zone_id', '=', id))
-      .execute();
-    const zones = new Map(rows.map((row) => [row.zone_id, toZone(row)]));
-    return [...zones.values()];
+  /** The index of one account (its id). */
+  forAccount(accountId: string): AccountZoneIndex {
+    return new AccountZoneIndex(this.db, this.dialect, this.clock, accountId);
   }
 
   /**
    * `find` in the indexes of several accounts at once, each with its view, in one statement: for
-   * each of `accounts` (undefined: `default`'s, in zone_index; else an account's id), in that
-   * order, its key's view (undefined: no key) and its zones whose id is `id` or name is `key`.
+   * each of `accountIds`, in that order, its key's view (undefined: no key) and its zones whose id
+   * is `id` or name is `key`.
    */
   async findAcross(
     workspaceId: string,
-    accounts: Array<string | undefined>,
+    accountIds: string[],
     id: string,
     key: string,
   ): Promise<AccountMatches[]> {
-    const ids = [...new Set(accounts.filter((account) => account !== undefined))];
-    const withDefault = accounts.includes(undefined);
+    const ids = [...new Set(accountIds)];
+    if (ids.length === 0) return [];
     const inIds = sql.join(ids);
     // One row per account's key (its index state beside it), then one per zone matching: point
-    // lookups only, as in `find` (by name on the `by_name` indexes, by id on the primary keys).
+    // lookups only, as in `find` (by name on zone_index_by_name, by id on the primary key).
     // Raw SQL: a lookup runs it on every command, and Kysely's builder would cost more than it.
     const branches = [
-      ...(withDefault
-        ? [
-            sql`select cast(null as text) as account, c.generation as key_generation, c.set_at as key_set_at, ${STATE_SQL}, ${NO_ZONE_SQL} from cdn_credentials c left join zone_index_state s on s.workspace_id = c.workspace_id where c.workspace_id = ${workspaceId}`,
-          ]
-        : []),
-      ...(ids.length > 0
-        ? [
-            sql`select a.id as account, a.generation as key_generation, cast(null as bigint) as key_set_at, ${STATE_SQL}, ${NO_ZONE_SQL} from cdn_accounts a left join account_zone_index_state s on s.workspace_id = a.workspace_id and s.account_id = a.id where a.workspace_id = ${workspaceId} and a.id in (${inIds})`,
-          ]
-        : []),
-      ...(withDefault
-        ? [
-            sql`select cast(null as text), null, null, ${NO_STATE_SQL}, ${ZONE_SQL} from zone_index where workspace_id = ${workspaceId} and name_key = ${key}`,
-            sql`select cast(null as text), null, null, ${NO_STATE_SQL}, ${ZONE_SQL} from zone_index where workspace_id = ${workspaceId} and zone_id = ${id}`,
-          ]
-        : []),
-      ...(ids.length > 0
-        ? [
-            sql`select account_id, null, null, ${NO_STATE_SQL}, ${ZONE_SQL} from account_zone_index where workspace_id = ${workspaceId} and account_id in (${inIds}) and name_key = ${key}`,
-            sql`select account_id, null, null, ${NO_STATE_SQL}, ${ZONE_SQL} from account_zone_index where workspace_id = ${workspaceId} and account_id in (${inIds}) and zone_id = ${id}`,
-          ]
-        : []),
+      sql`select a.id as account, a.generation as key_generation, ${STATE_SQL}, ${NO_ZONE_SQL} from cdn_accounts a left join zone_index_state s on s.workspace_id = a.workspace_id and s.account_id = a.id where a.workspace_id = ${workspaceId} and a.id in (${inIds})`,
+      sql`select account_id, null, ${NO_STATE_SQL}, ${ZONE_SQL} from zone_index where workspace_id = ${workspaceId} and account_id in (${inIds}) and name_key = ${key}`,
+      sql`select account_id, null, ${NO_STATE_SQL}, ${ZONE_SQL} from zone_index where workspace_id = ${workspaceId} and account_id in (${inIds}) and zone_id = ${id}`,
     ];
-    if (branches.length === 0) return [];
     const { rows } = await sql<AcrossRow>`${sql.join(branches, sql` union all `)}`.execute(this.db);
-    const found = new Map<string | undefined, AccountMatches>();
+    const found = new Map<string, AccountMatches>();
     // The views, then the zones of each: an account without a key has no view, nor any zone.
     for (const row of rows) {
-      if (row.zone_id !== null) continue;
-      const account = row.account ?? undefined;
-      const generation =
-        account !== undefined
-          ? row.key_generation
-          : generationOf({
-              workspace_id: workspaceId,
-              set_at: Number(row.key_set_at),
-              generation: row.key_generation,
-            });
-      if (generation !== null)
-        found.set(account, { view: indexView(workspaceId, generation, row), zones: [] });
+      if (row.zone_id !== null || row.key_generation === null) continue;
+      found.set(row.account, {
+        view: indexView(workspaceId, row.account, row.key_generation, row),
+        zones: [],
+      });
     }
     for (const row of rows) {
       if (row.zone_id === null || row.name === null || row.status === null) continue;
-      const zones = found.get(row.account ?? undefined)?.zones;
+      const zones = found.get(row.account)?.zones;
       // A zone by its name and by its id is one zone.
       if (zones && !zones.some((zone) => zone.id === row.zone_id))
         zones.push({
@@ -201,7 +122,75 @@ export class ZoneIndexRepository {
           createdAt: row.zone_created_at ?? '',
         });
     }
-    return accounts.map((account) => found.get(account) ?? { view: undefined, zones: [] });
+    return accountIds.map((account) => found.get(account) ?? { view: undefined, zones: [] });
+  }
+
+  /**
+   * Accounts whose index is for their current key and due a background refresh: never built or
+   * refreshed before `staleBefore`, no failure since `retryBefore`. Oldest first.
+   */
+  async due(
+    staleBefore: number,
+    retryBefore: number,
+    limit: number,
+  ): Promise<Array<{ workspaceId: string; accountId: string }>> {
+    const rows = await this.db
+      .selectFrom('zone_index_state as s')
+      .innerJoin('cdn_accounts as a', (join) =>
+        join.onRef('a.id', '=', 's.account_id').onRef('a.generation', '=', 's.generation'),
+      )
+      .select(['s.workspace_id', 's.account_id'])
+      .where(dueState(staleBefore, retryBefore))
+      .orderBy(sql`coalesce(${sql.ref('s.refreshed_at')}, 0)`)
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({ workspaceId: row.workspace_id, accountId: row.account_id }));
+  }
+}
+
+/** One account's zone index. */
+export class AccountZoneIndex {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: SqlDialect,
+    private readonly clock: Clock,
+    readonly accountId: string,
+  ) {}
+
+  /** Every column of the account's zones. */
+  #zonesOf(workspaceId: string) {
+    return this.db
+      .selectFrom('zone_index')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('account_id', '=', this.accountId);
+  }
+
+  /** The account key's generation and its index state; undefined when it has no key. */
+  async view(workspaceId: string): Promise<IndexView | undefined> {
+    const row = await this.db
+      .selectFrom('cdn_accounts as a')
+      .leftJoin('zone_index_state as s', (join) =>
+        join.onRef('s.workspace_id', '=', 'a.workspace_id').onRef('s.account_id', '=', 'a.id'),
+      )
+      .select(['a.generation as key_generation', ...STATE_COLUMNS])
+      .where('a.workspace_id', '=', workspaceId)
+      .where('a.id', '=', this.accountId)
+      .executeTakeFirst();
+    if (!row || row.key_generation === null) return undefined;
+    return indexView(workspaceId, this.accountId, row.key_generation, row);
+  }
+
+  /** Zones whose id is `id` or whose name is `key` (a live and a deleted zone may share a name). */
+  async find(workspaceId: string, id: string, key: string): Promise<IndexedZone[]> {
+    // Two point lookups (by name on zone_index_by_name, by id on the primary key) in one
+    // statement: an OR of both would read every row of the account.
+    const rows = await this.#zonesOf(workspaceId)
+      .where('name_key', '=', key)
+      .unionAll(this.#zonesOf(workspaceId).where('zone_id', '=', id))
+      .execute();
+    const zones = new Map(rows.map((row) => [row.zone_id, toZone(row)]));
+    return [...zones.values()];
   }
 
   /** Which of `ids` the index holds. */
@@ -209,12 +198,10 @@ export class ZoneIndexRepository {
     const found = new Set<string>();
     for (let i = 0; i < ids.length; i += DELETE_CHUNK) {
       const rows = await this.db
-        .selectFrom(this.#zones)
+        .selectFrom('zone_index')
         .select('zone_id')
         .where('workspace_id', '=', workspaceId)
-        .$if(this.#account !== undefined, (q) =>
-          q.where('account_id', '=', this.#account as string),
-        )
+        .where('account_id', '=', this.accountId)
         .where('zone_id', 'in', ids.slice(i, i + DELETE_CHUNK))
         .execute();
       for (const row of rows) found.add(row.zone_id);
@@ -258,10 +245,10 @@ export class ZoneIndexRepository {
   /** Names of the live zones, for "did you mean". */
   async liveNames(workspaceId: string): Promise<string[]> {
     const rows = await this.db
-      .selectFrom(this.#zones)
+      .selectFrom('zone_index')
       .select('name')
       .where('workspace_id', '=', workspaceId)
-      .$if(this.#account !== undefined, (q) => q.where('account_id', '=', this.#account as string))
+      .where('account_id', '=', this.accountId)
       .where('status', '<>', 'deleted')
       .execute();
     return rows.map((row) => row.name);
@@ -303,12 +290,10 @@ export class ZoneIndexRepository {
       if (!(await this.#keyIs(trx, workspaceId, generation))) return;
       await this.#ownState(trx, workspaceId, generation, now);
       await trx
-        .updateTable(this.#states)
+        .updateTable('zone_index_state')
         .set({ failed_at: now, error: error.slice(0, 500), updated_at: now })
         .where('workspace_id', '=', workspaceId)
-        .$if(this.#account !== undefined, (q) =>
-          q.where('account_id', '=', this.#account as string),
-        )
+        .where('account_id', '=', this.accountId)
         .execute();
     });
   }
@@ -339,12 +324,10 @@ export class ZoneIndexRepository {
       // listing and one chunk, not a second copy of the index. What is left listed is new.
       for (let after: string | undefined; ; ) {
         let query = trx
-          .selectFrom(this.#zones)
+          .selectFrom('zone_index')
           .select(['zone_id', 'name', 'status', 'zone_created_at'])
           .where('workspace_id', '=', workspaceId)
-          .$if(this.#account !== undefined, (q) =>
-            q.where('account_id', '=', this.#account as string),
-          );
+          .where('account_id', '=', this.accountId);
         if (after !== undefined) query = query.where('zone_id', '>', after);
         const rows = await query.orderBy('zone_id').limit(SCAN_CHUNK).execute();
         for (const row of rows) {
@@ -372,24 +355,22 @@ export class ZoneIndexRepository {
       listed.clear();
       for (let i = 0; i < stale.length; i += DELETE_CHUNK) {
         await trx
-          .deleteFrom(this.#zones)
+          .deleteFrom('zone_index')
           .where('workspace_id', '=', workspaceId)
-          .$if(this.#account !== undefined, (q) =>
-            q.where('account_id', '=', this.#account as string),
-          )
+          .where('account_id', '=', this.accountId)
           .where('zone_id', 'in', stale.slice(i, i + DELETE_CHUNK))
           .execute();
       }
       for (let i = 0; i < fresh.length; i += INSERT_CHUNK) {
         await trx
-          .insertInto(this.#zones)
+          .insertInto('zone_index')
           .values(
-            fresh.slice(i, i + INSERT_CHUNK).map((zone) => toRow(workspaceId, this.#account, zone)),
+            fresh.slice(i, i + INSERT_CHUNK).map((zone) => toRow(workspaceId, this.accountId, zone)),
           )
           .execute();
       }
       await trx
-        .updateTable(this.#states)
+        .updateTable('zone_index_state')
         .set({
           refreshed_at: now,
           cdn_total: total,
@@ -399,9 +380,7 @@ export class ZoneIndexRepository {
           updated_at: now,
         })
         .where('workspace_id', '=', workspaceId)
-        .$if(this.#account !== undefined, (q) =>
-          q.where('account_id', '=', this.#account as string),
-        )
+        .where('account_id', '=', this.accountId)
         .execute();
       return {
         written: true,
@@ -426,30 +405,24 @@ export class ZoneIndexRepository {
     return this.db.transaction().execute(async (trx) => {
       if (!(await this.#keyIs(trx, workspaceId, generation))) return false;
       const state = await trx
-        .selectFrom(this.#states)
+        .selectFrom('zone_index_state')
         .select(['generation', 'refreshed_at'])
         .where('workspace_id', '=', workspaceId)
-        .$if(this.#account !== undefined, (q) =>
-          q.where('account_id', '=', this.#account as string),
-        )
+        .where('account_id', '=', this.accountId)
         .executeTakeFirst();
       if (!state || state.generation !== generation || state.refreshed_at === null) return false;
       const rows = [
         ...new Map(
-          zones.map((zone) => [zone.id, toRow(workspaceId, this.#account, zone)]),
+          zones.map((zone) => [zone.id, toRow(workspaceId, this.accountId, zone)]),
         ).values(),
       ];
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
         await trx
-          .insertInto(this.#zones)
+          .insertInto('zone_index')
           .values(rows.slice(i, i + INSERT_CHUNK))
           .onConflict((c) =>
             c
-              .columns(
-                this.#account === undefined
-                  ? ['workspace_id', 'zone_id']
-                  : ['workspace_id', 'account_id', 'zone_id'],
-              )
+              .columns(['workspace_id', 'account_id', 'zone_id'])
               .doUpdateSet((eb) => ({
                 name: eb.ref('excluded.name'),
                 name_key: eb.ref('excluded.name_key'),
@@ -460,89 +433,27 @@ export class ZoneIndexRepository {
           .execute();
       }
       const count = await trx
-        .selectFrom(this.#zones)
+        .selectFrom('zone_index')
         .select((eb) => eb.fn.countAll<number | string>().as('n'))
         .where('workspace_id', '=', workspaceId)
-        .$if(this.#account !== undefined, (q) =>
-          q.where('account_id', '=', this.#account as string),
-        )
+        .where('account_id', '=', this.accountId)
         .executeTakeFirstOrThrow();
       await trx
-        .updateTable(this.#states)
+        .updateTable('zone_index_state')
         .set({
           zone_count: Number(count.n),
           updated_at: now,
           ...(total === undefined ? {} : { cdn_total: total }),
         })
         .where('workspace_id', '=', workspaceId)
-        .$if(this.#account !== undefined, (q) =>
-          q.where('account_id', '=', this.#account as string),
-        )
+        .where('account_id', '=', this.accountId)
         .execute();
       return true;
     });
   }
 
   /**
-   * Workspaces whose index is for their current key and due a background refresh: never built or
-   * refreshed before `staleBefore`, no failure since `retryBefore`. Oldest first.
-   */
-  async due(staleBefore: number, retryBefore: number, limit: number): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('zone_index_state as s')
-      .innerJoin('cdn_credentials as c', 'c.workspace_id', 's.workspace_id')
-      .select('s.workspace_id')
-      .where(
-        's.generation',
-        '=',
-        sql<string>`coalesce(${sql.ref('c.generation')}, ${sql.ref('c.workspace_id')} || ':' || cast(${sql.ref('c.set_at')} as text))`,
-      )
-      .where(dueState(staleBefore, retryBefore))
-      .orderBy(sql`coalesce(${sql.ref('s.refreshed_at')}, 0)`)
-      .limit(limit)
-      .execute();
-    return rows.map((row) => row.workspace_id);
-  }
-
-  /** As `view`, for an account other than `default`: its key's generation is on its row. */
-  async #accountView(workspaceId: string, accountId: string): Promise<IndexView | undefined> {
-    const row = await this.db
-      .selectFrom('cdn_accounts as a')
-      .leftJoin('account_zone_index_state as s', (join) =>
-        join.onRef('s.workspace_id', '=', 'a.workspace_id').onRef('s.account_id', '=', 'a.id'),
-      )
-      .select(['a.generation as key_generation', ...STATE_COLUMNS])
-      .where('a.workspace_id', '=', workspaceId)
-      .where('a.id', '=', accountId)
-      .executeTakeFirst();
-    if (!row || row.key_generation === null) return undefined;
-    return indexView(workspaceId, row.key_generation, row);
-  }
-
-  /** As `due`, for the indexes of accounts other than `default`: (workspace, account) pairs. */
-  async dueAccounts(
-    staleBefore: number,
-    retryBefore: number,
-    limit: number,
-  ): Promise<Array<{ workspaceId: string; accountId: string }>> {
-    const rows = await this.db
-      .selectFrom('account_zone_index_state as s')
-      .innerJoin('cdn_accounts as a', (join) =>
-        join.onRef('a.id', '=', 's.account_id').onRef('a.generation', '=', 's.generation'),
-      )
-      .select(['s.workspace_id', 's.account_id'])
-      .where(dueState(staleBefore, retryBefore))
-      .orderBy(sql`coalesce(${sql.ref('s.refreshed_at')}, 0)`)
-      .limit(limit)
-      .execute();
-    return rows.map((row) => ({
-      workspaceId: row.workspace_id,
-      accountId: row.account_id as string,
-    }));
-  }
-
-  /**
-   * Whether the workspace's key is still `generation`, holding its row until the transaction ends
+   * Whether the account's key is still `generation`, holding its row until the transaction ends
    * on PostgreSQL (a key being set meanwhile waits for us, then drops what we wrote). SQLite runs
    * one write transaction at a time anyway.
    */
@@ -551,24 +462,14 @@ export class ZoneIndexRepository {
     workspaceId: string,
     generation: string,
   ): Promise<boolean> {
-    if (this.#account !== undefined) {
-      // An account's key lives on its row (cdn_accounts.generation changes with each key).
-      let query = trx
-        .selectFrom('cdn_accounts')
-        .select('generation')
-        .where('workspace_id', '=', workspaceId)
-        .where('id', '=', this.#account);
-      if (this.dialect === 'postgres') query = query.forUpdate();
-      const row = await query.executeTakeFirst();
-      return row?.generation != null && row.generation === generation;
-    }
     let query = trx
-      .selectFrom('cdn_credentials')
-      .select(['workspace_id', 'set_at', 'generation'])
-      .where('workspace_id', '=', workspaceId);
+      .selectFrom('cdn_accounts')
+      .select('generation')
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', this.accountId);
     if (this.dialect === 'postgres') query = query.forUpdate();
     const row = await query.executeTakeFirst();
-    return row !== undefined && generationOf(row) === generation;
+    return row?.generation != null && row.generation === generation;
   }
 
   /** The state row for `generation`, created (not built) if missing or left by another key. */
@@ -579,27 +480,24 @@ export class ZoneIndexRepository {
     now: number,
   ): Promise<void> {
     const state = await trx
-      .selectFrom(this.#states)
+      .selectFrom('zone_index_state')
       .select('generation')
       .where('workspace_id', '=', workspaceId)
-      .$if(this.#account !== undefined, (q) => q.where('account_id', '=', this.#account as string))
+      .where('account_id', '=', this.accountId)
       .executeTakeFirst();
     if (state && state.generation === generation) return;
     if (state) {
       await trx
-        .deleteFrom(this.#states)
+        .deleteFrom('zone_index_state')
         .where('workspace_id', '=', workspaceId)
-        .$if(this.#account !== undefined, (q) =>
-          q.where('account_id', '=', this.#account as string),
-        )
+        .where('account_id', '=', this.accountId)
         .execute();
     }
-    // Not the unused lease columns: a later release drops them.
     await trx
-      .insertInto(this.#states)
+      .insertInto('zone_index_state')
       .values({
         workspace_id: workspaceId,
-        account_id: this.#account ?? null,
+        account_id: this.accountId,
         generation,
         refreshed_at: null,
         cdn_total: 0,
@@ -616,8 +514,8 @@ type DueColumns = Pick<ZoneIndexStateTable, 'refreshed_at' | 'failed_at'>;
 
 /**
  * An index state (`s`) due a background refresh: never built or refreshed before `staleBefore`,
- * no failure since `retryBefore`; the same for `default`'s and other accounts'. Which replica
- * refreshes it is the job runner's lease (ZoneIndexBuilder), not this table's.
+ * no failure since `retryBefore`. Which replica refreshes it is the job runner's lease
+ * (ZoneIndexBuilder), not this table's.
  */
 function dueState(staleBefore: number, retryBefore: number) {
   return (eb: ExpressionBuilder<{ s: DueColumns }, 's'>) =>
@@ -629,12 +527,12 @@ function dueState(staleBefore: number, retryBefore: number) {
 
 function toRow(
   workspaceId: string,
-  accountId: string | undefined,
+  accountId: string,
   zone: IndexedZone,
 ): Selectable<ZoneIndexTable> {
   return {
     workspace_id: workspaceId,
-    account_id: accountId ?? null,
+    account_id: accountId,
     zone_id: zone.id,
     name: zone.name,
     name_key: zoneKey(zone.name),
@@ -665,9 +563,8 @@ const NO_ZONE_SQL = sql.raw(
 
 /** A row of `findAcross`: a view (no zone) or a zone (no key nor state). */
 type AcrossRow = StateColumns & {
-  account: string | null;
+  account: string;
   key_generation: string | null;
-  key_set_at: number | string | null;
   zone_id: string | null;
   name: string | null;
   status: string | null;
@@ -683,12 +580,18 @@ type StateColumns = {
 };
 
 /** The view of a key's `generation`: the state row only if it was built for that generation. */
-function indexView(workspaceId: string, generation: string, row: StateColumns): IndexView {
+function indexView(
+  workspaceId: string,
+  accountId: string,
+  generation: string,
+  row: StateColumns,
+): IndexView {
   if (row.generation !== generation) return { generation, state: undefined };
   return {
     generation,
     state: {
       workspaceId,
+      accountId,
       generation,
       refreshedAt: row.refreshed_at,
       cdnTotal: row.cdn_total ?? 0,

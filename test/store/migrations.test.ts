@@ -62,6 +62,7 @@ for (const { backend, skip } of BACKENDS) {
         '0030_channel_binding_removed_account',
         '0032_freezes',
         '0033_approval_not_before',
+        '0034_one_account_model',
       ]);
       const again = await openStore({ database, keyring: new Keyring([testKey('k1', 1)]) });
       await again.close();

@@ -36,11 +36,7 @@ const INLINE_ANSWER_MS = 2_500;
 /** How long the checks may take in all (each has its own bound: DNS, the CDN's deadline). */
 const CHECKS_TIMEOUT_MS = 60_000;
 
-const NAME_CODES = new Set([
-  'account_name_invalid',
-  'account_name_taken',
-  'account_default_reserved',
-]);
+const NAME_CODES = new Set(['account_name_invalid', 'account_name_taken']);
 
 type Field = { block: string; reason: string };
 type Verdict<T> = { ok: true; value: T } | ({ ok: false } & Field);

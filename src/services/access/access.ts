@@ -70,11 +70,11 @@ export interface Caller {
 /**
  * Where per-account roles are read; without it, only the workspace's roles apply. Operators and
  * approvers may be given per CDN account (`account_roles`): an account with its own group is held
- * to it; one without follows the workspace's. Every check names the account acted on; none named
- * means the account `default` (the account of a workspace's single key).
+ * to it; one without follows the workspace's. A check names the account acted on; none named
+ * (work on no account, as a setting of the workspace) is held to the workspace's roles.
  */
 export interface AccountRoles {
-  accounts: Pick<AccountRepository, 'defaultId' | 'get'>;
+  accounts: Pick<AccountRepository, 'get'>;
   roles: Pick<AccountRoleRepository, 'get'>;
 }
 
@@ -129,26 +129,24 @@ export class AccessService {
   }
 
   /**
-   * Operators of at least one of the accounts (`accountIds`, each as requireOperator takes it;
-   * none: `default`): checked before a zone is looked for among them, its own account's check
-   * coming once it is found. Refused as `default`'s operators when it is among them, else as the
-   * first account's.
+   * Operators of at least one of the accounts (`accountIds`; none: the workspace's operators):
+   * checked before a zone is looked for among them, its own account's check coming once it is
+   * found. Refused as the first account's operators.
    */
   async requireOperatorOfAny(
     caller: Caller,
     action: Action,
-    accountIds: ReadonlyArray<string | undefined>,
+    accountIds: readonly string[],
   ): Promise<void> {
     const [first, ...others] = accountIds;
     if (others.length === 0) return this.requireOperator(caller, action, first);
-    const defaultId = await this.accountRoles?.accounts.defaultId(caller.workspaceId);
     let refusal: unknown;
     for (const accountId of accountIds) {
       try {
         return await this.requireOperator(caller, action, accountId);
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
-        if (refusal === undefined || (accountId ?? defaultId) === defaultId) refusal = error;
+        refusal ??= error;
       }
     }
     throw refusal;
@@ -173,21 +171,19 @@ export class AccessService {
   }
 
   /**
-   * Who holds `role` on the account (none named: `default`): its own group (null: everyone) when
-   * an admin gave it one, else (`own: false`) the workspace's.
+   * Who holds `role` on the account (none named: the workspace's): its own group (null: everyone)
+   * when an admin gave it one, else (`own: false`) the workspace's.
    */
   async #holder(
     workspaceId: string,
     role: AccountRole,
     accountId: string | undefined,
   ): Promise<{ own: false } | { own: true; groupId: string | null; name: string }> {
-    if (!this.accountRoles) return { own: false };
+    if (!this.accountRoles || accountId === undefined) return { own: false };
     const { accounts, roles } = this.accountRoles;
-    const id = accountId ?? (await accounts.defaultId(workspaceId));
-    if (id === undefined) return { own: false };
-    const grant = await roles.get(workspaceId, id, role);
+    const grant = await roles.get(workspaceId, accountId, role);
     if (!grant) return { own: false };
-    const account = await accounts.get(workspaceId, id);
+    const account = await accounts.get(workspaceId, accountId);
     return { own: true, groupId: grant.groupId, name: account?.name ?? '' };
   }
 

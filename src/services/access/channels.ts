@@ -10,8 +10,7 @@ import {
   type ChannelBindingRepository,
   NO_ZONE,
 } from '../../store/channel-bindings.js';
-import { byAccount } from '../accounts/account-lookup.js';
-import { type AccountScopes, indexOf, isRemoved, named } from '../accounts/account-scope.js';
+import { type AccountScopes, isRemoved, named } from '../accounts/account-scope.js';
 import type { Zone, ZoneService } from '../zones/zones.js';
 import type { AccessService, Caller, Visible } from './access.js';
 import { requireOperatorWhere } from './operators.js';
@@ -22,9 +21,9 @@ export type ZoneCommand = 'purge' | 'analytics' | 'ratelimit';
 /** What `/cdn use` alone says about a channel. */
 export type ChannelDefault =
   | { kind: 'none' }
-  | { kind: 'set'; binding: ChannelBinding; account?: string }
+  | { kind: 'set'; binding: ChannelBinding; account: string }
   /** Chosen under an older key: dropped as it was read. */
-  | { kind: 'stale'; zoneName: string; account?: string }
+  | { kind: 'stale'; zoneName: string; account: string }
   /** Bound to a CDN account that was removed (named when known): its zone commands are refused. */
   | { kind: 'removed'; account?: string };
 
@@ -55,44 +54,35 @@ export class ChannelService {
       audit: AuditLogRepository;
       access: AccessService;
       zones: ZoneService;
-      /** The workspace's CDN accounts; without it, the account `default` only. */
-      scopes?: AccountScopes;
+      /** The workspace's CDN accounts. */
+      scopes: AccountScopes;
     },
   ) {}
 
   /**
    * The channel's default zone (or account) as it stands, a stale one dropped and said to be:
-   * stale once its account's key changed (`default`'s: the workspace key).
+   * stale once its account's key changed.
    */
   async current(workspaceId: string, channelId: string): Promise<ChannelDefault> {
     const { keyGeneration, binding } = await this.deps.bindings.view(workspaceId, channelId);
     if (!binding) return { kind: 'none' };
-    const account = await this.#accountOf(workspaceId, binding);
-    // Without the accounts (`scopes`), only the mark says so: every account then reads as absent.
-    if (binding.removedAccount !== undefined || (this.deps.scopes && isRemoved(binding, account)))
+    const account = await this.deps.scopes.account(workspaceId, binding.accountId);
+    if (!account || isRemoved(binding, account))
       return {
         kind: 'removed',
         ...(binding.removedAccount === undefined ? {} : { account: binding.removedAccount }),
       };
-    const named = account ? { account: account.name } : {};
     if (keyGeneration !== undefined && binding.generation !== keyGeneration) {
       await this.deps.bindings.dropStale(workspaceId, keyGeneration, binding.accountId);
-      return { kind: 'stale', zoneName: binding.zoneName, ...named };
+      return { kind: 'stale', zoneName: binding.zoneName, account: account.name };
     }
-    return { kind: 'set', binding, ...named };
-  }
-
-  /** The account a binding names, if it names one (null: none). */
-  async #accountOf(workspaceId: string, binding: ChannelBinding): Promise<Account | undefined> {
-    if (!binding.accountId || !this.deps.scopes) return undefined;
-    return this.deps.scopes.account(workspaceId, binding.accountId);
+    return { kind: 'set', binding, account: account.name };
   }
 
   /**
    * Operators of the zone's account only: makes the zone (a live one, by name or id) the
    * channel's default. With several accounts, the zone is looked for in each (AppError
-   * zone_ambiguous when several hold it); one found in an account other than `default` binds the
-   * channel to that account too.
+   * zone_ambiguous when several hold it); the channel is bound to the zone's account too.
    */
   async bind(caller: Caller, channelId: string, nameOrId: string): Promise<Zone> {
     const { zone } = await this.#bind(caller, channelId, undefined, nameOrId);
@@ -110,7 +100,7 @@ export class ChannelService {
     nameOrId?: string,
   ): Promise<AccountBinding> {
     const bound = await this.#bind(caller, channelId, account, nameOrId);
-    return { account: bound.account?.name ?? account, ...(bound.zone ? { zone: bound.zone } : {}) };
+    return { account: bound.account.name, ...(bound.zone ? { zone: bound.zone } : {}) };
   }
 
   async #bind(
@@ -118,71 +108,65 @@ export class ChannelService {
     channelId: string,
     typed: string | undefined,
     nameOrId: string | undefined,
-  ): Promise<{ zone?: Zone; account?: Account }> {
+  ): Promise<{ zone?: Zone; account: Account }> {
     const { workspaceId } = caller;
     const { access, scopes } = this.deps;
     // The account typed (checked to exist), else the one the zone is found in.
-    const scope = scopes ? await scopes.scope(workspaceId, undefined, typed) : undefined;
-    if (typed !== undefined && !scope)
-      throw new AppError({ code: 'account_unsupported', command: 'use', account: typed });
+    const scope = await scopes.scope(workspaceId, undefined, typed);
     // An operator of some account it may be bound to, before the zone is looked for in them.
     await access.requireOperatorOfAny(
       caller,
       'bind_channel',
-      (scope?.accounts ?? []).map((a) => a.id),
+      scope.accounts.map((a) => a.id),
     );
-    let account = typed === undefined ? undefined : scope?.accounts[0];
+    let account = typed === undefined ? undefined : scope.accounts[0];
     // The generation read before the zone was found: if the key changed meanwhile, the binding
-    // is stale from the start, and said to be when used. A workspace with no `default` (named
-    // accounts only) has none for it: the zone's own account's is read once it is found.
-    let keyGeneration = await this.deps.bindings.keyGeneration(workspaceId, account?.id);
+    // is stale from the start, and said to be when used. Without an account typed, the zone's
+    // own account's is read once it is found.
+    let keyGeneration = account && (await this.deps.bindings.keyGeneration(workspaceId, account.id));
     let zone: Zone | undefined;
     if (nameOrId !== undefined) {
-      zone =
-        scopes && scope && byAccount(scope)
-          ? await scopes.resolve(workspaceId, scope, nameOrId)
-          : await this.deps.zones.resolve(workspaceId, nameOrId);
+      zone = await scopes.resolve(workspaceId, scope, nameOrId);
       if (zone.status === 'deleted')
         throw new AppError({ code: 'zone_deleted', zoneName: zone.name });
-      if (!account && zone.accountId && scopes) {
+      if (!account) {
         account = await scopes.account(workspaceId, zone.accountId);
         keyGeneration = await this.deps.bindings.keyGeneration(workspaceId, zone.accountId);
       }
     }
-    // The account it is bound to (none: `default`'s zone), and the one it was bound to if it
-    // changes: the caller must be an operator of each.
-    await access.requireOperator(caller, 'bind_channel', account?.id);
+    if (!account || keyGeneration === undefined) throw new AppError({ code: 'no_api_key' });
+    // The account it is bound to, and the one it was bound to if it changes: the caller must be
+    // an operator of each.
+    await access.requireOperator(caller, 'bind_channel', account.id);
     const { binding: before } = await this.deps.bindings.view(workspaceId, channelId);
-    if (before && (before.accountId ?? undefined) !== account?.id)
-      await access.requireOperator(caller, 'bind_channel', before.accountId ?? undefined);
-    if (keyGeneration === undefined) throw new AppError({ code: 'no_api_key' });
+    if (before && before.accountId !== account.id)
+      await access.requireOperator(caller, 'bind_channel', before.accountId);
     await this.deps.bindings.set(
       workspaceId,
       channelId,
       zone ?? NO_ZONE,
       keyGeneration,
       caller.userId,
-      account?.id ?? null,
+      account.id,
     );
     await this.#audit(
       caller,
       'channel.use',
-      { channel: channelId, ...(account ? { account: account.name } : {}) },
+      { channel: channelId, account: account.name },
       zone,
-      account?.id,
+      account.id,
     );
-    return { ...(zone ? { zone } : {}), ...(account ? { account } : {}) };
+    return { ...(zone ? { zone } : {}), account };
   }
 
   /**
-   * Operators of the account the channel is bound to (none: `default`'s zone; no binding: any
-   * account's) only: clears the channel's default; returns whether there was one.
+   * Operators of the account the channel is bound to (no binding: any account's) only: clears
+   * the channel's default; returns whether there was one.
    */
   async unbind(caller: Caller, channelId: string): Promise<boolean> {
     const { binding } = await this.deps.bindings.view(caller.workspaceId, channelId);
     const { access, scopes } = this.deps;
-    if (binding)
-      await access.requireOperator(caller, 'bind_channel', binding.accountId ?? undefined);
+    if (binding) await access.requireOperator(caller, 'bind_channel', binding.accountId);
     else await requireOperatorWhere({ access, accountScopes: scopes }, caller, 'bind_channel');
     const removed = await this.deps.bindings.clear(caller.workspaceId, channelId);
     if (removed) await this.#audit(caller, 'channel.unuse', { channel: channelId });
@@ -200,7 +184,8 @@ export class ChannelService {
     command: ZoneCommand,
   ): Promise<ChosenZone> {
     if (named !== undefined) {
-      return { zone: await this.deps.zones.resolve(workspaceId, named), fromDefault: false };
+      const zone = await this.deps.scopes.zone(workspaceId, channelId, undefined, named);
+      return { zone, fromDefault: false };
     }
     return { zone: await this.defaultZone(workspaceId, channelId, command), fromDefault: true };
   }
@@ -224,15 +209,14 @@ export class ChannelService {
     const { binding } = found;
     // Bound to an account only (`/cdn use staging/`): no default zone.
     if (binding.zoneId === NO_ZONE.id) throw new AppError({ code: 'no_zone_named', command });
-    const account = await this.#accountOf(workspaceId, binding);
+    const account = await this.deps.scopes.account(workspaceId, binding.accountId);
+    if (!account) throw new AppError({ code: 'channel_account_removed' });
     let zone: Zone;
     try {
-      zone = await this.deps.zones.resolve(
-        workspaceId,
-        binding.zoneId,
-        account ? indexOf(account) : undefined,
+      zone = named(
+        await this.deps.zones.resolve(workspaceId, binding.zoneId, account.id),
+        account,
       );
-      if (account) zone = named(zone, account);
     } catch (error) {
       if (error instanceof AppError && error.code === 'zone_not_found') {
         throw new AppError(
@@ -288,12 +272,10 @@ export class ChannelService {
   async overview(caller: Caller): Promise<ChannelsOverview> {
     await this.deps.access.requireFullMember(caller, 'read_config');
     const { workspaceId } = caller;
-    const [keyGeneration, purgeChannels] = await Promise.all([
-      this.deps.bindings.keyGeneration(workspaceId),
+    const [all, purgeChannels] = await Promise.all([
+      this.deps.bindings.list(workspaceId),
       this.purgeChannelsFor(caller),
     ]);
-    // Without a `default` key, the bindings of the other accounts still count.
-    const all = await this.deps.bindings.list(workspaceId, keyGeneration);
     const bindings = await this.deps.access.visibleIn(caller, all);
     return {
       bindings: bindings.shown,

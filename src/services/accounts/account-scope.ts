@@ -6,7 +6,6 @@ import type { ZonePage } from '../../cdn/client.js';
 import type { Zone } from '../../cdn/schemas.js';
 import { AppError } from '../../errors.js';
 import type { Account } from '../../store/accounts.js';
-import { DEFAULT_ACCOUNT } from '../../store/accounts.js';
 import type { ChannelBinding } from '../../store/channel-bindings.js';
 import type { Store } from '../../store/index.js';
 import { zoneKey } from '../../zone-names.js';
@@ -18,7 +17,7 @@ import type { ZonePlan, ZoneService } from '../zones/zones.js';
 /** The accounts a command may use, and whether the choice is already made (one of them). */
 export interface AccountScope {
   accounts: Account[];
-  /** False for a workspace with one account and nothing typed: everything as for the account `default` alone. */
+  /** Whether the workspace has several accounts in play: then messages name each zone's account. */
   multi: boolean;
 }
 
@@ -57,22 +56,20 @@ export class AccountScopes {
   /**
    * Refuses, in a channel bound to a CDN account, work recorded in another account (a purge's
    * Retry, Verify or Purge again button, clicked after the channel was bound): AppError
-   * account_bound, as when that account is typed there. `accountId` absent: `default`.
+   * account_bound, as when that account is typed there.
    */
   async requireInChannel(
     workspaceId: string,
     channelId: string | undefined,
-    accountId: string | undefined,
+    accountId: string,
   ): Promise<void> {
     const bound = channelId === undefined ? undefined : await this.#bound(workspaceId, channelId);
-    if (!bound) return;
-    const own = accountId ?? (await this.deps.store.accounts.defaultId(workspaceId));
-    if (own === bound.id) return;
-    const asked = own === undefined ? undefined : await this.account(workspaceId, own);
+    if (!bound || accountId === bound.id) return;
+    const asked = await this.account(workspaceId, accountId);
     throw new AppError({
       code: 'account_bound',
       bound: bound.name,
-      asked: asked?.name ?? DEFAULT_ACCOUNT,
+      asked: asked?.name ?? 'removed',
     });
   }
 
@@ -88,9 +85,7 @@ export class AccountScopes {
   async #bound(workspaceId: string, channelId: string): Promise<Account | undefined> {
     const { binding } = await this.deps.store.channelBindings.view(workspaceId, channelId);
     if (!binding) return undefined;
-    const account = binding.accountId
-      ? await this.deps.store.accounts.get(workspaceId, binding.accountId)
-      : undefined;
+    const account = await this.deps.store.accounts.get(workspaceId, binding.accountId);
     refuseRemoved(binding, account);
     return account;
   }
@@ -104,11 +99,15 @@ export class AccountScopes {
     const [first, ...others] = scope.accounts;
     if (!first) throw new AppError({ code: 'no_api_key' });
     if (others.length === 0)
-      return named(await this.deps.zones.resolve(workspaceId, nameOrId, indexOf(first)), first);
+      return named(await this.deps.zones.resolve(workspaceId, nameOrId, first.id), first);
     const key = zoneKey(nameOrId);
     const found: Zone[] = [];
     // Every account's index in one read of the store (a name in ten accounts is one query, not ten).
-    const held = await this.deps.index.findIn(workspaceId, nameOrId, scope.accounts.map(indexOf));
+    const held = await this.deps.index.findIn(
+      workspaceId,
+      nameOrId,
+      scope.accounts.map((account) => account.id),
+    );
     for (const [at, account] of scope.accounts.entries()) {
       const zones = held[at] ?? [];
       const live = zones.filter(
@@ -123,15 +122,14 @@ export class AccountScopes {
       throw new AppError({
         code: 'zone_ambiguous',
         zoneName: found[0]?.name ?? nameOrId,
-        accounts: found.map((zone) => zone.accountName ?? DEFAULT_ACCOUNT),
+        accounts: found.map((zone) => zone.accountName ?? zone.accountId),
       });
-    const fallback = scope.accounts.find((a) => isDefaultName(a.name)) ?? first;
-    return named(await this.deps.zones.resolve(workspaceId, nameOrId, indexOf(fallback)), fallback);
+    return named(await this.deps.zones.resolve(workspaceId, nameOrId, first.id), first);
   }
 
   /**
-   * The zone a command names, in the account it may use (`scope`, then `resolve`); a workspace
-   * with no account holding a key resolves in `default` (`default`'s index, no_api_key).
+   * The zone a command names, in the account it may use (`scope`, then `resolve`); AppError
+   * no_api_key when no account holds a key.
    */
   async zone(
     workspaceId: string,
@@ -139,45 +137,34 @@ export class AccountScopes {
     typed: string | undefined,
     nameOrId: string,
   ): Promise<Zone> {
-    const scope = await this.scope(workspaceId, channelId, typed);
-    if (scope.accounts.length === 0) return this.deps.zones.resolve(workspaceId, nameOrId);
-    return this.resolve(workspaceId, scope, nameOrId);
-  }
-
-  /**
-   * The id a new row stores for the zone's account: its own, else `default`'s (every new row
-   * names its account; null is left to rows written before accounts existed).
-   */
-  async idOf(workspaceId: string, zone: { accountId?: string | null }): Promise<string | null> {
-    if (zone.accountId) return zone.accountId;
-    return (await this.deps.store.accounts.defaultId(workspaceId)) ?? null;
+    return this.resolve(workspaceId, await this.scope(workspaceId, channelId, typed), nameOrId);
   }
 
   /**
    * The one account a command that names no zone acts on (`/cdn zones`, `/cdn create`): the
-   * channel's or the one typed, else the workspace's only account, else `default`; AppError
-   * account_needed, naming them, when it has several and no `default`. None: no account holds a
-   * key (the command goes on with `default`'s index). `accountId`: an account chosen earlier (a form
-   * opened for it), AppError account_not_found once it is gone.
+   * channel's or the one typed, else the workspace's only account with a key; AppError
+   * account_needed, naming them, when it has several, and no_api_key when none has a key.
+   * `accountId`: an account chosen earlier (a form opened for it), AppError account_not_found
+   * once it is gone.
    */
   async one(
     workspaceId: string,
     where: { channelId?: string; account?: string; accountId?: string },
     command: string,
-  ): Promise<{ scope: AccountScope; account?: Account }> {
+  ): Promise<{ scope: AccountScope; account: Account }> {
     const earlier = where.accountId && (await this.account(workspaceId, where.accountId));
     if (where.accountId && !earlier) throw new AppError({ code: 'account_not_found' });
     const typed = earlier ? earlier.name : where.account;
     const scope = await this.scope(workspaceId, where.channelId, typed);
-    const [only, ...others] = scope.accounts;
-    const account = others.length === 0 ? only : scope.accounts.find((a) => isDefaultName(a.name));
-    if (scope.accounts.length > 0 && !account)
+    const [account, ...others] = scope.accounts;
+    if (!account) throw new AppError({ code: 'no_api_key' });
+    if (others.length > 0)
       throw new AppError({
         code: 'account_needed',
         command,
         accounts: scope.accounts.map((a) => a.name),
       });
-    return { scope, ...(account ? { account } : {}) };
+    return { scope, account };
   }
 
   /**
@@ -190,8 +177,8 @@ export class AccountScopes {
     params: { status?: string; name?: string; page: number },
   ): Promise<ZonePage & { account?: string }> {
     const { scope, account: chosen } = await this.one(caller.workspaceId, where, 'zones');
-    const page = await this.deps.zones.page(caller, params, chosen && indexOf(chosen));
-    return scope.multi && chosen ? { ...page, account: chosen.name } : page;
+    const page = await this.deps.zones.page(caller, params, chosen.id);
+    return scope.multi ? { ...page, account: chosen.name } : page;
   }
 
   /**
@@ -202,14 +189,14 @@ export class AccountScopes {
   async forCreate(
     caller: Caller,
     where: { channelId?: string; account?: string; accountId?: string },
-  ): Promise<{ scope: AccountScope; account?: Account }> {
+  ): Promise<{ scope: AccountScope; account: Account }> {
     const chosen = await this.one(caller.workspaceId, where, 'create');
-    await this.deps.access.requireOperator(caller, 'create_zone', chosen.account?.id);
+    await this.deps.access.requireOperator(caller, 'create_zone', chosen.account.id);
     await this.deps.freezes?.precheck({
       workspaceId: caller.workspaceId,
       actorId: caller.userId,
       action: 'create',
-      ...(chosen.account ? { accountId: chosen.account.id } : {}),
+      accountId: chosen.account.id,
     });
     return chosen;
   }
@@ -220,18 +207,17 @@ export class AccountScopes {
     where: { channelId?: string; account?: string; accountId?: string },
     input: { domain: string; plan: ZonePlan },
   ): Promise<Awaited<ReturnType<ZoneService['create']>>> {
-    const { account: chosen } = await this.forCreate(caller, where);
-    const accountId = chosen && indexOf(chosen);
+    const { account } = await this.forCreate(caller, where);
     await this.deps.freezes?.require({
       workspaceId: caller.workspaceId,
       actorId: caller.userId,
       action: 'create',
-      ...(chosen ? { accountId: chosen.id } : {}),
+      accountId: account.id,
     });
     return this.deps.zones.create(caller.workspaceId, {
       ...input,
       actorId: caller.userId,
-      ...(accountId === undefined ? {} : { accountId }),
+      accountId: account.id,
     });
   }
 
@@ -239,7 +225,7 @@ export class AccountScopes {
   async all(workspaceId: string, scope: AccountScope): Promise<Zone[]> {
     const zones: Zone[] = [];
     for (const account of scope.accounts)
-      for (const zone of await this.deps.index.all(workspaceId, indexOf(account)))
+      for (const zone of await this.deps.index.all(workspaceId, account.id))
         zones.push(named(zone, account));
     return zones;
   }
@@ -250,7 +236,7 @@ export class AccountScopes {
  * naming an account the workspace no longer has (`account`: the one it names, as read).
  */
 export function isRemoved(binding: ChannelBinding, account: Account | undefined): boolean {
-  return binding.removedAccount !== undefined || (!!binding.accountId && !account);
+  return binding.removedAccount !== undefined || !account;
 }
 
 /** AppError channel_account_removed for a binding to a CDN account that was removed. */
@@ -285,23 +271,12 @@ export function scopeAmong(
         name: typed,
         accounts: all.map((a) => a.name),
       });
-    return { accounts: [account], multi: all.length > 1 || !isDefaultName(account.name) };
+    return { accounts: [account], multi: all.length > 1 };
   }
   return { accounts: all, multi: all.length > 1 };
 }
 
-function isDefaultName(name: string): boolean {
-  return name.toLowerCase() === DEFAULT_ACCOUNT;
-}
-
-/** The account whose zone index to read: undefined for `default` (its index is zone_index). */
-export function indexOf(account: Account): string | undefined {
-  return isDefaultName(account.name) ? undefined : account.id;
-}
-
-/** The zone with its account's id and name (the id absent for `default`, as the index has it). */
+/** The zone with its account's id and name. */
 export function named(zone: Zone, account: Account): Zone {
-  return isDefaultName(account.name)
-    ? { ...zone, accountName: account.name }
-    : { ...zone, accountId: account.id, accountName: account.name };
+  return { ...zone, accountId: account.id, accountName: account.name };
 }

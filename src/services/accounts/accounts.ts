@@ -7,7 +7,7 @@ import { AppError, type Problem } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { AccountRole, AccountRoleGrant } from '../../store/account-roles.js';
 import type { AccountUsage } from '../../store/account-usage.js';
-import { type Account, AccountError, checkName, DEFAULT_ACCOUNT } from '../../store/accounts.js';
+import { type Account, AccountError, checkName } from '../../store/accounts.js';
 import type { Store } from '../../store/index.js';
 import type { AccessService, Caller } from '../access/access.js';
 import type { CdnReadRateLimit } from '../analytics/cdn-read-rate-limit.js';
@@ -163,8 +163,6 @@ export class AccountService {
     await this.requireAdmin(caller);
     const { store } = this.options;
     const name = this.#name(input.name);
-    if (name.toLowerCase() === DEFAULT_ACCOUNT)
-      throw new AppError({ code: 'account_default_reserved' });
     const account = await mapped(
       () =>
         store.accounts.create(caller.workspaceId, {
@@ -179,7 +177,7 @@ export class AccountService {
     return account;
   }
 
-  /** Admins only: renames an account (`default` keeps its name). */
+  /** Admins only: renames an account. */
   async rename(caller: Caller, accountId: string, newName: string): Promise<Account> {
     await this.requireAdmin(caller);
     const before = await this.#require(caller.workspaceId, accountId);
@@ -202,7 +200,7 @@ export class AccountService {
         validated: true,
       }),
     );
-    if (account.name.toLowerCase() === DEFAULT_ACCOUNT) zones.keyChanged(caller.workspaceId);
+    zones.keyChanged(caller.workspaceId, account.id);
     this.#forgetProbes(caller.workspaceId, accountId);
     await this.#audit(caller, 'account.rekey', account);
     return account;
@@ -212,8 +210,6 @@ export class AccountService {
   async removalPreview(caller: Caller, accountId: string): Promise<RemovalPreview> {
     await this.requireAdmin(caller);
     const account = await this.#require(caller.workspaceId, accountId);
-    if (account.name.toLowerCase() === DEFAULT_ACCOUNT)
-      throw new AppError({ code: 'account_default_reserved' });
     const usage = await this.options.store.accountUsage.count(this.#ref(account));
     return { account, usage };
   }
@@ -357,7 +353,6 @@ export class AccountService {
       if (error instanceof AppError) return error.problem;
       throw error;
     }
-    if (checked.toLowerCase() === DEFAULT_ACCOUNT) return { code: 'account_default_reserved' };
     if (await this.options.store.accounts.byName(workspaceId, checked))
       return { code: 'account_name_taken', name: checked };
     return undefined;
@@ -381,11 +376,7 @@ export class AccountService {
   }
 
   #ref(account: Account) {
-    return {
-      workspaceId: account.workspaceId,
-      accountId: account.id,
-      isDefault: account.name.toLowerCase() === DEFAULT_ACCOUNT,
-    };
+    return { workspaceId: account.workspaceId, accountId: account.id };
   }
 
   async #audit(
@@ -415,9 +406,7 @@ async function mapped<T>(run: () => Promise<T>, name = ''): Promise<T> {
         ? { code: 'account_name_taken', name }
         : error.code === 'account_name_invalid'
           ? { code: 'account_name_invalid', name }
-          : error.code === 'account_not_found'
-            ? { code: 'account_not_found' }
-            : { code: 'account_default_reserved' };
+          : { code: 'account_not_found' };
     throw new AppError(problem, { cause: error });
   }
 }

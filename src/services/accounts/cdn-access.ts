@@ -55,24 +55,12 @@ export class CdnAccess {
 
   /**
    * The client of one of the workspace's CDN accounts: its key, and its base URL held to the same
-   * outbound-address rules as any an admin typed. Without an account, the account `default` (the
-   * workspace's single key). AppError no_api_key when the account has no key (or is
-   * gone). `feature`: what its requests are for, as the metrics count them.
+   * outbound-address rules as any an admin typed. AppError no_api_key when the account has no key
+   * (or is gone). `feature`: what its requests are for, as the metrics count them.
    */
-  async clientFor(
-    workspaceId: string,
-    accountId?: string,
-    feature?: CdnFeature,
-  ): Promise<CdnClient> {
-    if (accountId !== undefined) {
-      const credential = await this.options.store.accounts.credential(workspaceId, accountId);
-      if (!credential) throw new AppError({ code: 'no_api_key' });
-      return this.clientWith(credential.apiKey, credential.baseUrl, feature);
-    }
-    const credential = await this.options.store.credentials.withBaseUrl(workspaceId);
-    if (!credential) {
-      throw new AppError({ code: 'no_api_key' });
-    }
+  async clientFor(workspaceId: string, accountId: string, feature?: CdnFeature): Promise<CdnClient> {
+    const credential = await this.options.store.accounts.credential(workspaceId, accountId);
+    if (!credential) throw new AppError({ code: 'no_api_key' });
     return this.clientWith(credential.apiKey, credential.baseUrl, feature);
   }
 }

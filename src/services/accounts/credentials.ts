@@ -1,10 +1,12 @@
-// Setting and removing a workspace's CDN API key (the account `default`'s): checked against the API
-// before it is stored; removed only once an admin saw what stops with it, which is only what
-// belongs to `default` (other accounts keep their keys and their work).
+// Setting and removing the CDN API key of `/cdn login` and `/cdn logout`, which name no account:
+// the key of the account LOGIN_ACCOUNT (made by the first login). Checked against the API before
+// it is stored; removed only once an admin saw what stops with it, which is only what belongs to
+// that account (other accounts keep their keys and their work).
 import type { EgressPolicy } from '../../cdn/egress.js';
 import { isCdnError } from '../../cdn/errors.js';
-import { type Account, DEFAULT_ACCOUNT } from '../../store/accounts.js';
+import type { Account } from '../../store/accounts.js';
 import type { ChannelBinding } from '../../store/channel-bindings.js';
+import { LOGIN_ACCOUNT } from '../../store/credentials.js';
 import type { Store } from '../../store/index.js';
 import type { Schedule } from '../../store/schedules.js';
 import type { Watch } from '../../store/watches.js';
@@ -24,24 +26,24 @@ export interface KeyRefusal {
   said: string;
 }
 
-/** What `/cdn logout` stops, shown before the admin confirms: the account `default`'s only. */
+/** What `/cdn logout` stops, shown before the admin confirms: the login account's only. */
 export interface LogoutPreview {
-  /** Whether `default` has a key. */
+  /** Whether the login account has a key. */
   keySet: boolean;
-  /** `default`'s watches. */
+  /** Its watches. */
   watches: Watch[];
-  /** `default`'s live reports (not stopped). */
+  /** Its live reports (not stopped). */
   reports: Schedule[];
-  /** `default`'s channel default zones under its key (at most MAX_LISTED). */
+  /** Its channel default zones under its key (at most MAX_LISTED). */
   bindings: ChannelBinding[];
   /** The names of the workspace's other CDN accounts, which logging out leaves as they are. */
   otherAccounts?: string[];
   /**
-   * The names of the live API tokens that reach `default` only (at most MAX_LISTED): they purge
-   * nothing while it has no key.
+   * The names of the live API tokens that reach the login account only (at most MAX_LISTED):
+   * they purge nothing while it has no key.
    */
   tokens?: string[];
-  /** The workspace has no account `default` (only accounts added by name, from the App Home). */
+  /** The workspace has no login account (only accounts added by name, from the App Home). */
   noDefault?: boolean;
 }
 
@@ -104,13 +106,15 @@ export class CredentialService {
 
   async save(caller: Caller, input: { apiKey: string; baseUrl: string | null }) {
     const { store } = this.deps;
-    await store.workspaces.update(caller.workspaceId, { cdnBaseUrl: input.baseUrl });
-    const status = await store.credentials.set(caller.workspaceId, input.apiKey, {
-      userId: caller.userId,
-      validated: true,
-    });
+    const status = await store.credentials.set(
+      caller.workspaceId,
+      input.apiKey,
+      { userId: caller.userId, validated: true },
+      input.baseUrl,
+    );
     // The old key's index went with it (same transaction); the new key's is built now.
-    this.deps.zones.keyChanged(caller.workspaceId);
+    const account = await store.accounts.byName(caller.workspaceId, LOGIN_ACCOUNT);
+    if (account) this.deps.zones.keyChanged(caller.workspaceId, account.id);
     await store.audit.record({
       workspaceId: caller.workspaceId,
       actorId: caller.userId,
@@ -123,63 +127,66 @@ export class CredentialService {
 
   /**
    * Admins only: what `/cdn logout` would stop, for the admin to confirm first: what belongs to
-   * the account `default` (rows of its id, or of none). Nothing changes.
+   * the login account. Nothing changes.
    */
   async logoutPreview(caller: Caller): Promise<LogoutPreview> {
     await this.deps.access.requireAdmin(caller, 'remove_key');
     const { store } = this.deps;
     const { workspaceId } = caller;
-    const [generation, watches, reports, accounts, defaultId] = await Promise.all([
-      store.channelBindings.keyGeneration(workspaceId),
+    const [watches, reports, accounts] = await Promise.all([
       store.watches.listForWorkspace(workspaceId),
       store.schedules.listForWorkspace(workspaceId),
       store.accounts.list(workspaceId),
-      store.accounts.defaultId(workspaceId),
     ]);
-    const tokens = generation
-      ? await store.accountUsage.boundTokenNames({ workspaceId, defaultId }, MAX_LISTED)
-      : [];
-    const bindings = generation
-      ? await store.channelBindings.listOfDefault(workspaceId, generation, MAX_LISTED)
-      : [];
+    const login = accounts.find(isLoginAccount);
+    const ref = login && { workspaceId, accountId: login.id };
+    const keySet = login?.hasKey === true;
     return {
-      keySet: generation !== undefined,
-      // A watch or report of `default` (or of none) has no accountId (ZoneWork).
-      watches: watches.filter((watch) => watch.accountId === undefined),
-      reports: reports.filter((report) => report.accountId === undefined),
-      bindings,
+      keySet,
+      watches: watches.filter((watch) => watch.accountId === login?.id),
+      reports: reports.filter((report) => report.accountId === login?.id),
+      bindings:
+        ref && keySet
+          ? await store.channelBindings.listOfAccount(workspaceId, ref.accountId, MAX_LISTED)
+          : [],
       otherAccounts: otherNames(accounts),
-      tokens,
-      noDefault: generation === undefined && !accounts.some(isDefaultAccount),
+      tokens: ref && keySet ? await store.accountUsage.boundTokenNames(ref, MAX_LISTED) : [],
+      noDefault: !keySet && !login,
     };
   }
 
   /**
-   * Admins only: removes the key of the account `default`, and with it its channels' default
-   * zones (chosen under it). Its watches and reports stay and wait (nothing of `default` runs
-   * without its key) until a key is set again; with `deleteWork`, they go too. Other accounts'
-   * keys, watches, reports and channel defaults are left as they are. Works without a key, to
-   * delete what waits.
+   * Admins only: removes the key of the login account, and with it its channels' default zones
+   * (chosen under it). Its watches and reports stay and wait (nothing of an account runs without
+   * its key) until a key is set again; with `deleteWork`, they go too. Other accounts' keys,
+   * watches, reports and channel defaults are left as they are. Works without a key, to delete
+   * what waits.
    */
   async remove(caller: Caller, options: { deleteWork: boolean }): Promise<LogoutOutcome> {
     await this.deps.access.requireAdmin(caller, 'remove_key');
     const { store } = this.deps;
     const { workspaceId } = caller;
-    const ref = { workspaceId, defaultId: await store.accounts.defaultId(workspaceId) };
-    // The zone index of `default` is deleted with the key.
+    const login = await store.accounts.byName(workspaceId, LOGIN_ACCOUNT);
+    // The account's zone index is deleted with the key.
     const keyRemoved = await store.credentials.delete(workspaceId);
-    this.deps.zones.forget(workspaceId);
-    const bindings = await store.accountUsage.clearDefaultBindings(ref);
-    const { watches, reports } = options.deleteWork
-      ? await store.accountUsage.deleteDefaultWork(ref)
-      : await store.accountUsage.count(ref);
+    let bindings = 0;
+    let work = { watches: 0, reports: 0 };
+    if (login) {
+      const ref = { workspaceId, accountId: login.id };
+      this.deps.zones.forget(workspaceId, login.id);
+      bindings = await store.accountUsage.clearBindings(ref);
+      work = options.deleteWork
+        ? await store.accountUsage.deleteWork(ref)
+        : await store.accountUsage.count(ref);
+    }
+    const { watches, reports } = work;
     await store.audit.record({
       workspaceId,
       actorId: caller.userId,
       action: 'credentials.remove',
       outcome: keyRemoved ? 'ok' : 'noop',
       detail: {
-        account: DEFAULT_ACCOUNT,
+        account: LOGIN_ACCOUNT,
         bindings,
         ...(options.deleteWork ? {} : { watches, reports }),
       },
@@ -190,18 +197,18 @@ export class CredentialService {
         actorId: caller.userId,
         action: 'watches_reports.delete',
         outcome: 'ok',
-        detail: { account: DEFAULT_ACCOUNT, watches, reports },
+        detail: { account: LOGIN_ACCOUNT, watches, reports },
       });
     const otherAccounts = otherNames(await store.accounts.list(workspaceId));
     return { keyRemoved, watches, reports, bindings, deleted: options.deleteWork, otherAccounts };
   }
 }
 
-const isDefaultAccount = (account: Account) => account.name.toLowerCase() === DEFAULT_ACCOUNT;
+const isLoginAccount = (account: Account) => account.name.toLowerCase() === LOGIN_ACCOUNT;
 
-/** The names of the accounts other than `default`, as listed. */
+/** The names of the accounts other than the login account, as listed. */
 function otherNames(accounts: Account[]): string[] {
-  return accounts.filter((account) => !isDefaultAccount(account)).map((account) => account.name);
+  return accounts.filter((account) => !isLoginAccount(account)).map((account) => account.name);
 }
 
 /** The host a base URL names (`api.cdn.example`), for a refusal's words. */

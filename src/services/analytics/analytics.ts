@@ -135,8 +135,8 @@ export class AnalyticsService {
     private readonly clock: Clock,
     private readonly zones: ZoneService,
     private readonly reads: CdnReadRateLimit,
-    /** Which CDN account a zone named is in; without it, `default` only. */
-    private readonly accountScopes?: AccountScopes,
+    /** Which CDN account a zone named is in. */
+    private readonly accountScopes: AccountScopes,
   ) {}
 
   /**
@@ -161,7 +161,7 @@ export class AnalyticsService {
       const { zone: chosen, where } = request;
       const named = (name: string) =>
         zoneForChannel(
-          { zones: this.zones, accountScopes: this.accountScopes },
+          { accountScopes: this.accountScopes },
           caller.workspaceId,
           { ...where, zone: name },
         );
@@ -187,7 +187,7 @@ export class AnalyticsService {
   ): Promise<{ zone: string; requests: number; bandwidth: number; cacheHitRate: number }> {
     await this.reads.take(caller);
     const zone = await zoneForChannel(
-      { zones: this.zones, accountScopes: this.accountScopes },
+      { accountScopes: this.accountScopes },
       caller.workspaceId,
       { ...request.where, zone: request.zone },
     );

@@ -1,11 +1,9 @@
 // Which zone, in which CDN account, a purge asked for over the HTTP API is about:
-// the accounts the token reaches (its own account, `default` for a token stored without
-// one, and every account of the workspace only for a token an admin made so), narrowed to the one
-// the request names; a zone name held by several of them is refused as ambiguous (the caller names
-// the account), never guessed.
+// the accounts the token reaches (its own account, or every account of the workspace only for a
+// token an admin made so), narrowed to the one the request names; a zone name held by several of
+// them is refused as ambiguous (the caller names the account), never guessed.
 import type { Zone } from '../../cdn/schemas.js';
 import { AppError } from '../../errors.js';
-import { DEFAULT_ACCOUNT } from '../../store/accounts.js';
 import {
   type AccountScope,
   type AccountScopes,
@@ -19,8 +17,8 @@ import { type ApiToken, reachAmong } from './api-tokens.js';
 /** The zone a request names, its account, and the zones its URLs are checked against. */
 export interface ApiPurgeTarget {
   zone: Zone;
-  /** The account's id (`default`'s for `default`); null only for a workspace with no account. */
-  accountId: string | null;
+  /** The zone's account. */
+  accountId: string;
   accountName: string;
   /** The zones of that account that may serve the URLs (a URL another zone of it serves is refused, not sent). */
   zones: Zone[];
@@ -46,12 +44,7 @@ export async function apiPurgeScope(
   const accounts = await deps.accounts.list(token.workspaceId);
   const reach = reachAmong(token, accounts);
   if (reach.kind === 'none')
-    throw new ApiRefusal(
-      'forbidden_account',
-      reach.name === undefined
-        ? 'the CDN account of this token no longer exists'
-        : `this token may purge zones of the CDN account ${reach.name} only, which this workspace does not have`,
-    );
+    throw new ApiRefusal('forbidden_account', 'the CDN account of this token no longer exists');
   let typed = account;
   if (reach.kind === 'account') {
     if (typed !== undefined && typed.toLowerCase() !== reach.name.toLowerCase())
@@ -86,17 +79,16 @@ export async function apiPurgeTarget(
 ): Promise<ApiPurgeTarget> {
   const { workspaceId } = token;
   const [only, ...others] = scope.accounts;
-  // `default` alone (or no account with a key): the zone and the zones that may serve the URLs'
-  // hosts in one read of its index (forPurge finds the zone among them), not the zone first and
-  // the same index read again for the others.
-  const alone = only === undefined || (others.length === 0 && only.name === DEFAULT_ACCOUNT);
+  if (!only) throw new AppError({ code: 'no_api_key' });
   let zone: Zone;
   let zones: Zone[] | undefined;
   try {
-    if (alone) {
-      const found = await deps.zones.forPurge(workspaceId, zoneName, hosts);
-      zone = only ? named(found.zone, only) : found.zone;
-      zones = found.candidates;
+    // One account: the zone and the zones that may serve the URLs' hosts in one read of its index
+    // (forPurge finds the zone among them), not the zone first and the same index read again.
+    if (others.length === 0) {
+      const found = await deps.zones.forPurge(workspaceId, zoneName, hosts, only.id);
+      zone = named(found.zone, only);
+      zones = found.candidates.map((candidate) => named(candidate, only));
     } else zone = await deps.accounts.resolve(workspaceId, scope, zoneName);
   } catch (error) {
     if (error instanceof AppError && error.problem.code === 'zone_not_found')
@@ -109,24 +101,10 @@ export async function apiPurgeTarget(
       );
     throw error;
   }
-  // The zone's account only (its zones carry it, by name): another's zones are not read.
-  const own = { ...scope, accounts: scope.accounts.filter((a) => a.name === zone.accountName) };
-  // In `default`, only the zones that may serve the URLs' hosts (not every zone of the workspace).
-  zones ??=
-    (zone.accountName ?? DEFAULT_ACCOUNT) === DEFAULT_ACCOUNT
-      ? (await deps.zones.forPurge(workspaceId, zone.id, hosts)).candidates
-      : await deps.accounts.all(workspaceId, own);
-  // The account's id from the accounts the scope already read (`default`'s too); read only for a
-  // workspace whose accounts have no key (the scope then holds none).
-  const account = own.accounts[0];
-  return {
-    zone,
-    accountId:
-      zone.accountId ||
-      (account?.name === DEFAULT_ACCOUNT
-        ? account.id
-        : await deps.accounts.idOf(workspaceId, zone)),
-    accountName: zone.accountName ?? DEFAULT_ACCOUNT,
-    zones,
-  };
+  // The zone's account only: only the zones of it that may serve the URLs' hosts are read.
+  const account = scope.accounts.find((a) => a.id === zone.accountId) ?? only;
+  zones ??= (await deps.zones.forPurge(workspaceId, zone.id, hosts, account.id)).candidates.map(
+    (candidate) => named(candidate, account),
+  );
+  return { zone, accountId: account.id, accountName: account.name, zones };
 }

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { TOKEN_ACTOR_PREFIX } from '../../audit-kinds.js';
 import { AppError } from '../../errors.js';
-import { type Account, DEFAULT_ACCOUNT } from '../../store/accounts.js';
+import type { Account } from '../../store/accounts.js';
 import type { ApiToken, ApiTokenKind } from '../../store/api-tokens.js';
 import type { Store } from '../../store/index.js';
 import { zoneKey } from '../../zone-names.js';
@@ -74,7 +74,7 @@ export class ApiTokenService {
           workspaceId: string,
           nameOrId: string,
           within?: string,
-        ): Promise<{ name: string; accountName?: string }>;
+        ): Promise<{ name: string; accountId: string; accountName?: string }>;
       };
     },
   ) {}
@@ -90,13 +90,13 @@ export class ApiTokenService {
     let zones = input.zones;
     const resolver = this.deps.zones;
     if (zones !== null && account !== 'all' && resolver) {
-      const within = account?.name ?? DEFAULT_ACCOUNT;
+      const within = account.name;
       zones = await Promise.all(
         zones.map(async (value) => {
           // A picked value names its zone's account when several are in play: it must be this one.
           const zone = await resolver.resolve(caller.workspaceId, value, within);
-          const zoneAccount = zone.accountName ?? DEFAULT_ACCOUNT;
-          if (zoneAccount.toLowerCase() !== within.toLowerCase())
+          const zoneAccount = zone.accountName ?? within;
+          if (zone.accountId !== account.id)
             throw new AppError({
               code: 'api_token_zone_account',
               zoneName: zone.name,
@@ -109,7 +109,7 @@ export class ApiTokenService {
     }
     const made = await this.#make(caller.workspaceId, caller.userId, { ...input, zones }, account);
     const { token } = made;
-    const accountName = account === 'all' ? null : (account?.name ?? DEFAULT_ACCOUNT);
+    const accountName = account === 'all' ? null : account.name;
     await this.deps.store.audit.record({
       workspaceId: caller.workspaceId,
       actorId: caller.userId,
@@ -140,13 +140,12 @@ export class ApiTokenService {
 
   /**
    * The account a new token is for: `all` (chosen so), the one given by id (AppError
-   * account_not_found when the workspace has no such account), else `default` (undefined when
-   * the workspace has none: stored as null, which means `default`, never every account).
+   * account_not_found when the workspace has no such account), else the workspace's only one.
    */
   async #account(
     workspaceId: string,
     input: Pick<NewTokenInput, 'accountId' | 'allAccounts'>,
-  ): Promise<Account | 'all' | undefined> {
+  ): Promise<Account | 'all'> {
     if (input.allAccounts) {
       if (input.accountId) throw new AppError({ code: 'api_token_invalid', field: 'account' });
       return 'all';
@@ -156,14 +155,18 @@ export class ApiTokenService {
       if (!account) throw new AppError({ code: 'account_not_found' });
       return account;
     }
-    return this.deps.store.accounts.byName(workspaceId, DEFAULT_ACCOUNT);
+    // None named: the workspace's only account; with several, the admin names one.
+    const [only, ...others] = await this.deps.store.accounts.list(workspaceId);
+    if (!only) throw new AppError({ code: 'no_api_key' });
+    if (others.length > 0) throw new AppError({ code: 'api_token_invalid', field: 'account' });
+    return only;
   }
 
   async #make(
     workspaceId: string,
     createdBy: string,
     input: NewTokenInput,
-    account: Account | 'all' | undefined,
+    account: Account | 'all',
   ): Promise<NewToken> {
     const name = input.name.trim();
     if (name === '' || name.length > MAX_NAME_LENGTH || /\p{Cc}/u.test(name))
@@ -182,7 +185,7 @@ export class ApiTokenService {
       name,
       hash: hashApiToken(secret),
       hint: secret.slice(0, API_TOKEN_PREFIX.length + 4),
-      accountId: account === 'all' ? null : (account?.id ?? null),
+      accountId: account === 'all' ? null : account.id,
       allAccounts: account === 'all',
       zones,
       kinds,
@@ -190,7 +193,7 @@ export class ApiTokenService {
       createdBy,
     });
     this.#on = true;
-    return { token, secret, reach: account === 'all' ? { kind: 'all' } : reachOf(token, account) };
+    return { token, secret, reach: account === 'all' ? { kind: 'all' } : reachOf(account) };
   }
 
   /**
@@ -201,10 +204,8 @@ export class ApiTokenService {
     await this.deps.access.requireAdmin(caller, 'manage_api_tokens');
     const accounts = await this.deps.store.accounts.list(caller.workspaceId);
     if (accounts.length === 0) throw new AppError({ code: 'no_api_key' });
-    // The narrowest choice first: `default`, else the only account; else none (the admin picks).
-    const preselected =
-      accounts.find((a) => a.name.toLowerCase() === DEFAULT_ACCOUNT) ??
-      (accounts.length === 1 ? accounts[0] : undefined);
+    // The only account, when there is one; else none (the admin picks).
+    const preselected = accounts.length === 1 ? accounts[0] : undefined;
     return { accounts, ...(preselected ? { preselected: preselected.id } : {}) };
   }
 
@@ -279,11 +280,8 @@ export type TokenReach =
   | { kind: 'all' }
   /** One account. */
   | { kind: 'account'; id: string; name: string }
-  /**
-   * Nothing: its account was removed, or (`name`: `default`) a token from before tokens named
-   * their account, in a workspace that has no `default` (it reaches `default` once there is one).
-   */
-  | { kind: 'none'; name?: string };
+  /** Nothing: its account was removed. */
+  | { kind: 'none' };
 
 /** The creation form's accounts, and the one chosen at first (never every account). */
 export interface TokenFormChoices {
@@ -296,27 +294,18 @@ export type ListedToken = ApiToken & { reach: TokenReach };
 
 /**
  * What a token reaches, among the workspace's accounts: every account only when it was made so;
- * else its own account, and for a token stored without one the account `default` (the single key
- * it was made for): never every account, never an account added after it.
+ * else its own account (never every account, never an account added after it).
  */
 export function reachAmong(
   token: Pick<ApiToken, 'accountId' | 'allAccounts'>,
   accounts: readonly Account[],
 ): TokenReach {
   if (token.allAccounts) return { kind: 'all' };
-  const account =
-    token.accountId === null
-      ? accounts.find((a) => a.name.toLowerCase() === DEFAULT_ACCOUNT)
-      : accounts.find((a) => a.id === token.accountId);
-  return reachOf(token, account);
+  return reachOf(accounts.find((a) => a.id === token.accountId));
 }
 
-function reachOf(
-  token: Pick<ApiToken, 'accountId' | 'allAccounts'>,
-  account: Pick<Account, 'id' | 'name'> | undefined,
-): TokenReach {
-  if (account) return { kind: 'account', id: account.id, name: account.name };
-  return token.accountId === null ? { kind: 'none', name: DEFAULT_ACCOUNT } : { kind: 'none' };
+function reachOf(account: Pick<Account, 'id' | 'name'> | undefined): TokenReach {
+  return account ? { kind: 'account', id: account.id, name: account.name } : { kind: 'none' };
 }
 
 /** Whether a token may purge this zone: named on it (in the accounts it reaches), or every zone. */

@@ -89,7 +89,7 @@ export class ApprovalService {
   async #accountName(
     workspaceId: string,
     zone: Pick<Zone, 'accountName'>,
-    accountId: string | undefined,
+    accountId: string,
   ): Promise<string | undefined> {
     if (zone.accountName) return zone.accountName;
     const accounts = await this.options.store.accounts.list(workspaceId);
@@ -233,14 +233,12 @@ export class ApprovalService {
         action: 'everything',
         zone: input.zone,
       });
-    // The zone's account: `default`'s id for `default`, so each account's zone has
-    // its own open request.
-    const accountId =
-      input.zone.accountId ?? (await this.options.store.accounts.defaultId(workspaceId));
+    // Each account's zone has its own open request.
+    const { accountId } = input.zone;
     const accountName = await this.#accountName(workspaceId, input.zone, accountId);
     const made = await this.options.store.approvals.create({
       workspaceId,
-      ...(accountId ? { accountId } : {}),
+      accountId,
       ...(accountName ? { accountName } : {}),
       zoneId: input.zone.id,
       zoneName: input.zone.name,
@@ -542,7 +540,7 @@ export class ApprovalService {
   async #hitRate(
     workspaceId: string,
     zoneId: string,
-    accountId: string | undefined,
+    accountId: string,
   ): Promise<number | undefined> {
     try {
       const client = await this.options.cdn.clientFor(workspaceId, accountId, 'purge');

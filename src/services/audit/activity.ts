@@ -5,7 +5,8 @@ import { DateTime } from 'luxon';
 import type { AuditKindName } from '../../audit-kinds.js';
 import { TOKEN_ACTOR_PREFIX } from '../../audit-kinds.js';
 import { AppError } from '../../errors.js';
-import { type AccountRepository, DEFAULT_ACCOUNT } from '../../store/accounts.js';
+import type { AccountRepository } from '../../store/accounts.js';
+import { LOGIN_ACCOUNT } from '../../store/credentials.js';
 import type { ApprovalRepository } from '../../store/approvals.js';
 import type {
   AuditCursor,
@@ -186,8 +187,7 @@ export class ActivityService {
     const account = accounts.find((a) => a.name.toLowerCase() === name.toLowerCase());
     if (!account)
       throw new AppError({ code: 'account_unknown', name, accounts: accounts.map((a) => a.name) });
-    const orNone = account.name.toLowerCase() === DEFAULT_ACCOUNT;
-    return { ...filter, account: { id: account.id, orNone } };
+    return { ...filter, account: { id: account.id } };
   }
 
   /** The workspace's CDN account names by id (an export names each entry's account). */
@@ -209,11 +209,11 @@ export class ActivityService {
       this.deps.accounts?.list(caller.workspaceId),
     ]);
     const keySet = key !== undefined;
-    // The accounts of their own with a key: without `default`, a workspace works through them.
-    const keyed = (accounts ?? []).filter(
-      (a) => a.hasKey && a.name.toLowerCase() !== DEFAULT_ACCOUNT,
-    );
-    const accountKeys = keyed.length > 0 ? { accountKeys: keyed.map((a) => a.name) } : {};
+    const keyed = (accounts ?? []).filter((a) => a.hasKey);
+    const login = accounts?.find((a) => a.name.toLowerCase() === LOGIN_ACCOUNT);
+    // The other accounts with a key: without the login account's, a workspace works through them.
+    const others = keyed.filter((a) => a !== login);
+    const accountKeys = others.length > 0 ? { accountKeys: others.map((a) => a.name) } : {};
     const retention = this.#retention();
     if (!permissions.readRecords)
       return {
@@ -224,13 +224,12 @@ export class ActivityService {
         schedules: { shown: [], hidden: 0 },
         ...retention,
       };
-    const [workspace, recent, schedules, watches] = await Promise.all([
-      this.deps.workspaces.get(caller.workspaceId),
+    const [recent, schedules, watches] = await Promise.all([
       this.deps.audit.recent(caller.workspaceId, { limit: 10 }),
       this.deps.schedules.listForWorkspace(caller.workspaceId),
       this.deps.watches?.listForWorkspace(caller.workspaceId),
     ]);
-    const visible = async <T extends { accountId?: string; channelId: string }>(items: T[]) => {
+    const visible = async <T extends { accountId: string; channelId: string }>(items: T[]) => {
       const { shown, hidden } = await this.deps.access.visibleIn(caller, items);
       return { shown: markKeyed(shown, keyed), hidden };
     };
@@ -239,7 +238,7 @@ export class ActivityService {
       keySet,
       ...accountKeys,
       ...(key ? { key } : {}),
-      baseUrl: workspace?.cdnBaseUrl ?? this.deps.defaultBaseUrl,
+      baseUrl: login?.baseUrl ?? this.deps.defaultBaseUrl,
       recent: await this.#visible(caller, recent),
       schedules: await visible(schedules),
       ...(watches ? { watches: await visible(watches) } : {}),

@@ -3,7 +3,6 @@
 // separator it splits on (neutralise: no CSV library guards the pieces of a cell).
 import { stringify } from 'csv-stringify/sync';
 import { auditKindOf } from '../../audit-kinds.js';
-import { DEFAULT_ACCOUNT } from '../../store/accounts.js';
 import type { VisibleAuditEntry } from './activity.js';
 
 export const AUDIT_CSV_HEADER = [
@@ -91,12 +90,9 @@ export function auditCsvRow(entry: VisibleAuditEntry): string {
 }
 
 /**
- * The entry's CDN account: its name; the id of one removed since (the audit outlives
- * it); `default` for a zone's entry that names none (written before accounts, or by `default`);
- * empty for a workspace-wide change (a setting, a role).
+ * The entry's CDN account: its name; the id of one removed since (the audit outlives it); empty
+ * for a workspace-wide change (a setting, a role).
  */
 function accountCell(entry: VisibleAuditEntry): string {
-  if (entry.accountName !== undefined) return entry.accountName;
-  if (entry.accountId !== undefined) return entry.accountId;
-  return entry.zoneId ? DEFAULT_ACCOUNT : '';
+  return entry.accountName ?? entry.accountId ?? '';
 }

@@ -293,12 +293,12 @@ export class FreezeService implements FreezeGate {
       workspaceId: caller.workspaceId,
       actorId: caller.userId,
       action: input.action,
-      ...(resolved.zoneId
+      ...(resolved.zoneId && resolved.accountId
         ? {
             zone: {
               id: resolved.zoneId,
               name: resolved.targetName,
-              accountId: resolved.accountId ?? undefined,
+              accountId: resolved.accountId,
             },
           }
         : { accountId: resolved.accountId ?? undefined }),
@@ -508,11 +508,9 @@ export class FreezeService implements FreezeGate {
     },
   };
 
-  /** The account a check is about, as freezes store it (`default`'s id for a zone of none). */
+  /** The account a check is about: its zone's, or a creation's. */
   async #accountOf(check: FreezeCheck): Promise<string | null> {
-    const own = check.zone ? check.zone.accountId : check.accountId;
-    if (own) return own;
-    return (await this.options.store.accounts.defaultId(check.workspaceId)) ?? null;
+    return check.zone?.accountId ?? check.accountId ?? null;
   }
 
   async #target(
@@ -542,7 +540,7 @@ export class FreezeService implements FreezeGate {
     );
     return {
       scope: 'zone',
-      accountId: await this.options.scopes.idOf(workspaceId, zone),
+      accountId: zone.accountId,
       zoneId: zone.id,
       targetName: zone.name,
     };

@@ -9,8 +9,8 @@ export interface FreezeCheck {
   /** Who acts: a Slack user, or `token:<name>` (an API token never holds an exception). */
   actorId: string;
   action: FreezeAction;
-  zone?: { id: string; name: string; accountId?: string | undefined };
-  /** The account of a zone creation (absent: `default`). */
+  zone?: { id: string; name: string; accountId: string };
+  /** The account of a zone creation. */
   accountId?: string | undefined;
 }
 

@@ -5,8 +5,8 @@ import type { Problem } from '../../errors.js';
 /** The change a purge would make, as a change calendar weighs it. */
 export interface PlannedChange {
   workspaceId: string;
-  /** The CDN account of the zone (absent: `default`). */
-  accountId?: string;
+  /** The CDN account of the zone. */
+  accountId: string;
   zoneId: string;
   zoneName: string;
   /** What is purged: URLs, tags or both, or the whole zone. */

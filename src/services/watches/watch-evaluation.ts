@@ -34,8 +34,8 @@ export const WATCH_EVAL_JOB = 'watch_eval';
 
 interface EvalPayload {
   zoneId: string;
-  /** The zone's CDN account; absent (and in payloads stored before): `default`. */
-  accountId?: string;
+  /** The zone's CDN account. */
+  accountId: string;
   dueAt: number;
 }
 
@@ -71,11 +71,8 @@ export const watchJobKey = (
   workspaceId: string,
   zoneId: string,
   dueAt: number,
-  accountId?: string,
-) =>
-  accountId === undefined
-    ? `watch:${workspaceId}:${zoneId}:${dueAt}`
-    : `watch:${workspaceId}:${accountId}:${zoneId}:${dueAt}`;
+  accountId: string,
+) => `watch:${workspaceId}:${accountId}:${zoneId}:${dueAt}`;
 
 /** Where in the interval a zone is evaluated: its own phase, so polling is spread over it. */
 export function phaseOf(workspaceId: string, zoneId: string, intervalMs: number): number {
@@ -152,7 +149,7 @@ export class WatchEvaluation {
             key: watchJobKey(zone.workspaceId, zone.zoneId, dueAt, zone.accountId),
             payload: {
               zoneId: zone.zoneId,
-              ...(zone.accountId === undefined ? {} : { accountId: zone.accountId }),
+              accountId: zone.accountId,
               dueAt,
             } satisfies EvalPayload,
             runAt: dueAt,
@@ -182,7 +179,7 @@ export class WatchEvaluation {
     const watches = all.filter((watch) => !watch.pausedReason);
     if (zone.status === 'deleted' || watches.length === 0) return 'done';
     try {
-      // The zone's own account: its key, its base URL (absent: `default`).
+      // The zone's own account: its key, its base URL.
       const client = await this.#o.cdn.clientFor(job.workspaceId, accountId, 'watches');
       if (zone.status === 'pending' || zone.status === 'unknown') {
         const status = await this.#statusOf(client, zone);

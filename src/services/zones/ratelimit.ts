@@ -85,8 +85,8 @@ export class RateLimitService {
       audit: AuditLogRepository;
       access: AccessService;
       zones: ZoneService;
-      /** Which CDN account a zone named is in; without it, `default` only. */
-      accountScopes?: AccountScopes;
+      /** Which CDN account a zone named is in. */
+      accountScopes: AccountScopes;
       flood: ChangeRateLimit;
       /** Change freezes: rate-limit changes are refused during one (absent: none). */
       freezes?: FreezeGate;
@@ -225,7 +225,7 @@ export class RateLimitService {
     return zone;
   }
 
-  /** The zone named, in the account the channel or the words give (none: `default`). */
+  /** The zone named, in the account the channel or the words give. */
   async #zone(workspaceId: string, nameOrId: string, where?: Where): Promise<Zone> {
     const { zones } = this.deps;
     // A zone of a known account (an alert's): looked up there alone.

@@ -4,7 +4,7 @@
 import type { Account } from '../../store/accounts.js';
 import { pickedZone } from '../accounts/account-lookup.js';
 import type { AccountScopes } from '../accounts/account-scope.js';
-import { indexOf, named as withAccount } from '../accounts/account-scope.js';
+import { named as withAccount } from '../accounts/account-scope.js';
 import type { Zone, ZoneService } from './zones.js';
 
 /** The zones a picker offers. */
@@ -29,8 +29,6 @@ export class ZoneChoices {
     limit = 100,
   ): Promise<ZoneChoiceList> {
     const scope = await this.deps.scopes.scope(workspaceId, channelId, undefined);
-    if (scope.accounts.length === 0)
-      return { zones: await this.deps.zones.search(workspaceId, query, limit), labelled: false };
     return {
       zones: await searchAccounts(this.deps.zones, workspaceId, scope.accounts, query, limit),
       labelled: scope.accounts.length > 1,
@@ -57,7 +55,7 @@ export async function searchAccounts(
 ): Promise<Zone[]> {
   const lists = await Promise.all(
     accounts.map(async (account) =>
-      (await zones.search(workspaceId, query, limit, indexOf(account))).map((zone) =>
+      (await zones.search(workspaceId, query, limit, account.id)).map((zone) =>
         withAccount(zone, account),
       ),
     ),

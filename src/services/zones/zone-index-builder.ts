@@ -8,7 +8,7 @@
 import pLimit from 'p-limit';
 import { type CdnClient, MAX_PER_PAGE, type ZonePage } from '../../cdn/client.js';
 import { CdnError } from '../../cdn/errors.js';
-import type { Zone } from '../../cdn/schemas.js';
+import type { CdnZone } from '../../cdn/schemas.js';
 import { type Clock, within } from '../../clock.js';
 import { AppError, logLevelOf } from '../../errors.js';
 import type { JobRunner } from '../../jobs/runner.js';
@@ -43,34 +43,32 @@ export interface ZoneIndexOptions {
 /** The kind of the job that holds an index's refreshes: never claimed by the runner's loop. */
 export const ZONE_INDEX_JOB = 'zone_index';
 
-/** The key of the job holding one index's refresh (`default`'s: the workspace's alone). */
-export function zoneIndexJobKey(workspaceId: string, accountId?: string): string {
-  return `zone-index:${workspaceId}${accountId === undefined ? '' : `:${accountId}`}`;
+/** The key of the job holding one account's index refresh. */
+export function zoneIndexJobKey(workspaceId: string, accountId: string): string {
+  return `zone-index:${workspaceId}:${accountId}`;
 }
 
 /** A whole listing, as one build read it. */
 interface Listing {
-  zones: Zone[];
+  zones: CdnZone[];
   requests: number;
 }
 
 type Mode = 'foreground' | 'background';
 
 /**
- * Which index a run is for, as one string (the key of this process's bookkeeping): the workspace's
- * id for its account `default`, else the workspace's and the account's ids.
+ * Which index a run is for, as one string (the key of this process's bookkeeping): the
+ * workspace's and the account's ids.
  */
-export function indexScope(workspaceId: string, accountId?: string): string {
-  return accountId === undefined ? workspaceId : `${workspaceId}${SCOPE_SEPARATOR}${accountId}`;
+export function indexScope(workspaceId: string, accountId: string): string {
+  return `${workspaceId}${SCOPE_SEPARATOR}${accountId}`;
 }
 
 const SCOPE_SEPARATOR = '\u001f';
 
-function unscope(scope: string): { workspaceId: string; accountId?: string } {
+function unscope(scope: string): { workspaceId: string; accountId: string } {
   const at = scope.indexOf(SCOPE_SEPARATOR);
-  return at < 0
-    ? { workspaceId: scope }
-    : { workspaceId: scope.slice(0, at), accountId: scope.slice(at + 1) };
+  return { workspaceId: scope.slice(0, at), accountId: scope.slice(at + 1) };
 }
 
 const workspaceOf = (scope: string): string => unscope(scope).workspaceId;
@@ -181,16 +179,9 @@ export class ZoneIndexBuilder {
   async refreshDue(signal: AbortSignal): Promise<void> {
     this.#stopping = signal;
     const now = this.#clock.now();
-    const due = [
-      ...(await this.#store.zoneIndex.due(now - this.refreshMs, now - this.retryMs, REFRESH_BATCH)),
-      ...(
-        await this.#store.zoneIndex.dueAccounts(
-          now - this.refreshMs,
-          now - this.retryMs,
-          REFRESH_BATCH,
-        )
-      ).map(({ workspaceId, accountId }) => indexScope(workspaceId, accountId)),
-    ];
+    const due = (
+      await this.#store.zoneIndex.due(now - this.refreshMs, now - this.retryMs, REFRESH_BATCH)
+    ).map(({ workspaceId, accountId }) => indexScope(workspaceId, accountId));
     const limit = pLimit(REFRESH_PARALLEL);
     await Promise.all(
       due.map((scope) =>
@@ -285,7 +276,7 @@ export class ZoneIndexBuilder {
         workspaceId,
         kind: ZONE_INDEX_JOB,
         key: zoneIndexJobKey(workspaceId, accountId),
-        payload: accountId === undefined ? {} : { accountId },
+        payload: { accountId },
       },
       () => this.#list(scope, generation, mode, true),
       () => this.#clock.now(),
@@ -338,7 +329,7 @@ export class ZoneIndexBuilder {
     const deadline = this.#clock.now() + this.#limits.operationTimeoutMs;
     // In creation order, zones created since the index was built follow the ones it holds.
     const from = Math.floor(state.cdnTotal / MAX_PER_PAGE) + 1;
-    const seen: Zone[] = [];
+    const seen: CdnZone[] = [];
     let total = 0;
     let requests = 0;
     for (let page = from; ; page++) {
@@ -373,25 +364,15 @@ export class ZoneIndexBuilder {
   /** A client for the key of `generation`; undefined when the key changed since. */
   async #clientFor(scope: string, generation: string): Promise<CdnClient | undefined> {
     const { workspaceId, accountId } = unscope(scope);
-    if (accountId !== undefined) {
-      const credential = await this.#store.accounts.credential(workspaceId, accountId);
-      if (!credential) throw new AppError({ code: 'no_api_key' });
-      if (credential.generation !== generation) return undefined;
-      return this.#cdn.clientWith(credential.apiKey, credential.baseUrl, 'zones');
-    }
-    const credential = await this.#store.credentials.get(workspaceId);
+    const credential = await this.#store.accounts.credential(workspaceId, accountId);
     if (!credential) throw new AppError({ code: 'no_api_key' });
     if (credential.generation !== generation) return undefined;
-    const workspace = await this.#store.workspaces.get(workspaceId);
-    return this.#cdn.clientWith(credential.apiKey, workspace?.cdnBaseUrl ?? null, 'zones');
+    return this.#cdn.clientWith(credential.apiKey, credential.baseUrl, 'zones');
   }
 
-  /** The repository of the scope's index: `default`'s, or an account's. */
+  /** The repository of the scope's account index. */
   #repo(scope: string) {
-    const { accountId } = unscope(scope);
-    return accountId === undefined
-      ? this.#store.zoneIndex
-      : this.#store.zoneIndex.forAccount(accountId);
+    return this.#store.zoneIndex.forAccount(unscope(scope).accountId);
   }
 
   /**

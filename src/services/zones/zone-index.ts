@@ -2,7 +2,7 @@
 // and probe the end of the CDN's list for a name the index does not know before that name is
 // "not found". An index is built, refreshed and probed by ZoneIndexBuilder (zone-index-builder.ts),
 // which this hands the background work to. See docs/zone-index.md.
-import type { Zone } from '../../cdn/schemas.js';
+import type { CdnZone, Zone } from '../../cdn/schemas.js';
 import type { Store } from '../../store/index.js';
 import { zoneKey } from '../../zone-names.js';
 import { indexScope, ZoneIndexBuilder, type ZoneIndexOptions } from './zone-index-builder.js';
@@ -19,10 +19,9 @@ export class ZoneIndex {
 
   /**
    * Zones whose id or name is `nameOrId`, from the index (built first if there is none). Every
-   * method takes the account whose index is read: undefined for `default` (as before accounts),
-   * else an account's id; the zones of an account other than `default` carry its id.
+   * method takes the account whose index is read; the zones carry its id.
    */
-  async find(workspaceId: string, nameOrId: string, accountId?: string): Promise<Zone[]> {
+  async find(workspaceId: string, nameOrId: string, accountId: string): Promise<Zone[]> {
     await this.builder.usable(indexScope(workspaceId, accountId));
     return tag(
       await this.#repo(accountId).find(workspaceId, nameOrId.trim(), zoneKey(nameOrId)),
@@ -38,7 +37,7 @@ export class ZoneIndex {
   async findIn(
     workspaceId: string,
     nameOrId: string,
-    accountIds: Array<string | undefined>,
+    accountIds: string[],
   ): Promise<Zone[][]> {
     const id = nameOrId.trim();
     const key = zoneKey(nameOrId);
@@ -68,7 +67,7 @@ export class ZoneIndex {
    * The same after a targeted refresh: the pages past the end of the index (where the CDN puts
    * zones created since), or the whole list when the CDN's total says zones changed elsewhere.
    */
-  async probe(workspaceId: string, nameOrId: string, accountId?: string): Promise<Zone[]> {
+  async probe(workspaceId: string, nameOrId: string, accountId: string): Promise<Zone[]> {
     await this.builder.probe(indexScope(workspaceId, accountId));
     return tag(
       await this.#repo(accountId).find(workspaceId, nameOrId.trim(), zoneKey(nameOrId)),
@@ -80,19 +79,19 @@ export class ZoneIndex {
   async named(
     workspaceId: string,
     keys: readonly string[],
-    id?: string,
-    accountId?: string,
+    id: string | undefined,
+    accountId: string,
   ): Promise<Zone[]> {
     await this.builder.usable(indexScope(workspaceId, accountId));
     return tag(await this.#repo(accountId).named(workspaceId, keys, id), accountId);
   }
 
-  async all(workspaceId: string, accountId?: string): Promise<Zone[]> {
+  async all(workspaceId: string, accountId: string): Promise<Zone[]> {
     await this.builder.usable(indexScope(workspaceId, accountId));
     return tag(await this.#repo(accountId).all(workspaceId), accountId);
   }
 
-  async liveNames(workspaceId: string, accountId?: string): Promise<string[]> {
+  async liveNames(workspaceId: string, accountId: string): Promise<string[]> {
     await this.builder.usable(indexScope(workspaceId, accountId));
     return this.#repo(accountId).liveNames(workspaceId);
   }
@@ -105,7 +104,7 @@ export class ZoneIndex {
     workspaceId: string,
     query: string,
     options: { limit: number; waitMs?: number },
-    accountId?: string,
+    accountId: string,
   ): Promise<Zone[]> {
     if (!(await this.builder.usable(indexScope(workspaceId, accountId), options.waitMs))) return [];
     const trimmed = query.trim();
@@ -115,8 +114,8 @@ export class ZoneIndex {
     );
   }
 
-  /** The workspace's key generation, read before a CDN call whose result goes into the index. */
-  async generation(workspaceId: string, accountId?: string): Promise<string | undefined> {
+  /** The account key's generation, read before a CDN call whose result goes into the index. */
+  async generation(workspaceId: string, accountId: string): Promise<string | undefined> {
     return (await this.#repo(accountId).view(workspaceId))?.generation;
   }
 
@@ -127,31 +126,29 @@ export class ZoneIndex {
   async created(
     workspaceId: string,
     generation: string,
-    zone: Zone | undefined,
-    accountId?: string,
+    zone: CdnZone | undefined,
+    accountId: string,
   ): Promise<void> {
     if (zone) await this.#repo(accountId).upsert(workspaceId, generation, [zone]);
     this.refreshSoon(workspaceId, accountId);
   }
 
   /** A key was saved (its old index is gone with it): the new one is built in the background. */
-  keyChanged(workspaceId: string, accountId?: string): void {
+  keyChanged(workspaceId: string, accountId: string): void {
     this.builder.keyChanged(indexScope(workspaceId, accountId));
   }
 
   /** Refreshes the index in the background, now or, if one is under way, right after it. */
-  refreshSoon(workspaceId: string, accountId?: string): void {
+  refreshSoon(workspaceId: string, accountId: string): void {
     this.builder.refreshSoon(indexScope(workspaceId, accountId));
   }
 
-  forget(workspaceId: string, accountId?: string): void {
+  forget(workspaceId: string, accountId: string): void {
     this.builder.forget(indexScope(workspaceId, accountId));
   }
 
-  #repo(accountId: string | undefined) {
-    return accountId === undefined
-      ? this.#store.zoneIndex
-      : this.#store.zoneIndex.forAccount(accountId);
+  #repo(accountId: string) {
+    return this.#store.zoneIndex.forAccount(accountId);
   }
 
   /** Resolves once no build, refresh or probe runs in this process. */
@@ -160,7 +157,7 @@ export class ZoneIndex {
   }
 }
 
-/** The zones of an account other than `default` carry its id (absent: `default`). */
-function tag(zones: Zone[], accountId: string | undefined): Zone[] {
-  return accountId === undefined ? zones : zones.map((zone) => ({ ...zone, accountId }));
+/** The zones of an account carry its id. */
+function tag(zones: CdnZone[], accountId: string): Zone[] {
+  return zones.map((zone) => ({ ...zone, accountId }));
 }

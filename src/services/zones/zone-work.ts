@@ -17,22 +17,20 @@ export interface ZoneWorkDeps {
   audit: AuditLogRepository;
   access: AccessService;
   zones: ZoneService;
-  /** Which CDN account a zone named is in; without it, `default` only. */
-  accountScopes?: AccountScopes;
+  /** Which CDN account a zone named is in. */
+  accountScopes: AccountScopes;
 }
 
 /**
- * The zone named, in the account the channel or the words give (no scopes: `default`).
- * Commands and charts look a zone up so too (ratelimit.ts, analytics.ts).
+ * The zone named, in the account the channel or the words give. Commands and charts look a zone
+ * up so too (ratelimit.ts, analytics.ts).
  */
 export function zoneForChannel(
-  deps: { zones: ZoneService; accountScopes?: AccountScopes | undefined },
+  deps: { accountScopes: AccountScopes },
   workspaceId: string,
   input: { zone: string; channelId?: string | undefined; account?: string | undefined },
 ): Promise<Zone> {
-  const { accountScopes: accounts, zones } = deps;
-  if (!accounts) return zones.resolve(workspaceId, input.zone);
-  return accounts.zone(workspaceId, input.channelId, input.account, input.zone);
+  return deps.accountScopes.zone(workspaceId, input.channelId, input.account, input.zone);
 }
 
 /** The new work's zone (in its account), channel and creator: the caller. */
@@ -41,7 +39,7 @@ export function newZoneWork(caller: Caller, zone: Zone, channelId: string): Omit
     workspaceId: caller.workspaceId,
     zoneId: zone.id,
     zoneName: zone.name,
-    ...(zone.accountId === undefined ? {} : { accountId: zone.accountId }),
+    accountId: zone.accountId,
     channelId,
     createdBy: caller.userId,
   };
@@ -49,36 +47,36 @@ export function newZoneWork(caller: Caller, zone: Zone, channelId: string): Omit
 
 /**
  * Operators among the workspace's full members (never a guest): the work of the conversations the
- * caller is in (`shown`), how many others there are (`hidden`), and whether the workspace has a
- * `default` key (`keySet`; without one, its work of `default` waits for one). Work of another CDN
- * account says whether that account holds a key (`keyed`).
+ * caller is in (`shown`), each saying whether its CDN account holds a key (`keyed`; without one,
+ * it waits for one), how many others there are (`hidden`), and whether the account `/cdn login`
+ * manages has a key (`keySet`).
  */
 export async function visibleZoneWork<T extends ZoneWork>(
   deps: {
     access: AccessService;
     credentials: CredentialRepository;
-    accountScopes?: AccountScopes | undefined;
+    accountScopes: AccountScopes;
   },
   caller: Caller,
   action: Action,
   list: () => Promise<T[]>,
-): Promise<{ shown: Array<T & { keyed?: boolean }>; hidden: number; keySet: boolean }> {
+): Promise<{ shown: Array<T & { keyed: boolean }>; hidden: number; keySet: boolean }> {
   await deps.access.requireFullMember(caller, action);
   await deps.access.requireOperator(caller, action);
   const [all, key, keyed] = await Promise.all([
     list(),
     deps.credentials.status(caller.workspaceId),
-    deps.accountScopes?.scope(caller.workspaceId, undefined, undefined),
+    deps.accountScopes.scope(caller.workspaceId, undefined, undefined),
   ]);
   const { shown, hidden } = await deps.access.visibleIn(caller, all);
-  return { shown: markKeyed(shown, keyed?.accounts ?? []), hidden, keySet: key !== undefined };
+  return { shown: markKeyed(shown, keyed.accounts), hidden, keySet: key !== undefined };
 }
 
 /** A change the caller made on a zone (it went through), in the audit log. */
 export async function auditZoneChange(
   audit: AuditLogRepository,
   caller: Caller,
-  subject: { zoneId: string; zoneName: string; accountId?: string },
+  subject: { zoneId: string; zoneName: string; accountId: string },
   action: string,
   detail: Record<string, unknown>,
 ): Promise<void> {
@@ -88,8 +86,7 @@ export async function auditZoneChange(
     action,
     zoneId: subject.zoneId,
     zoneName: subject.zoneName,
-    // The zone's own account (none: `default`).
-    ...(subject.accountId === undefined ? {} : { accountId: subject.accountId }),
+    accountId: subject.accountId,
     outcome: 'ok',
     detail,
   });

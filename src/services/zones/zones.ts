@@ -52,8 +52,8 @@ export class ZoneService {
   async page(
     caller: Caller,
     params: { status?: string; name?: string; page: number },
-    /** The CDN account to list; absent, `default`'s zones. */
-    accountId?: string,
+    /** The CDN account to list. */
+    accountId: string,
   ): Promise<ZonePage> {
     const { workspaceId } = caller;
     if (params.name !== undefined) {
@@ -80,9 +80,9 @@ export class ZoneService {
     });
   }
 
-  /** Every zone of the workspace, from its index. */
-  async all(workspaceId: string): Promise<Zone[]> {
-    return this.#index.all(workspaceId);
+  /** Every zone of the account, from its index. */
+  async all(workspaceId: string, accountId: string): Promise<Zone[]> {
+    return this.#index.all(workspaceId, accountId);
   }
 
   /**
@@ -90,7 +90,7 @@ export class ZoneService {
    * looked for once at the CDN (a targeted refresh) before AppError zone_not_found, whose
    * suggestions come from the index.
    */
-  async resolve(workspaceId: string, nameOrId: string, accountId?: string): Promise<Zone> {
+  async resolve(workspaceId: string, nameOrId: string, accountId: string): Promise<Zone> {
     const query = nameOrId.trim();
     const found =
       pick(await this.#index.find(workspaceId, query, accountId), query) ??
@@ -117,6 +117,7 @@ export class ZoneService {
     workspaceId: string,
     nameOrId: string,
     hosts: Iterable<string>,
+    accountId: string,
   ): Promise<{ zone: Zone; candidates: Zone[] }> {
     const query = nameOrId.trim();
     const keys = new Set([zoneKey(query)]);
@@ -126,25 +127,26 @@ export class ZoneService {
         const dot = host.indexOf('.', at);
         at = dot < 0 ? -1 : dot + 1;
       }
-    const candidates = await this.#index.named(workspaceId, [...keys], query);
+    const candidates = await this.#index.named(workspaceId, [...keys], query, accountId);
     const zone = pick(candidates, query);
     if (zone) return { zone, candidates };
     // Not in the index: looked for at the CDN (zone_not_found if it has none), then read again
     // with the zones that look may have added.
-    const found = await this.resolve(workspaceId, query);
-    return { zone: found, candidates: await this.#index.named(workspaceId, [...keys], query) };
+    const found = await this.resolve(workspaceId, query, accountId);
+    const again = await this.#index.named(workspaceId, [...keys], query, accountId);
+    return { zone: found, candidates: again };
   }
 
   /**
    * Live zones whose name contains `query` in either form (or whose id it is), best matches
    * first, at most `limit`: for pickers, so an index still being built is waited for at most
-   * PICKER_WAIT_MS. `accountId`: the CDN account whose zones (absent: `default`'s).
+   * PICKER_WAIT_MS, among the zones of CDN account `accountId`.
    */
   async search(
     workspaceId: string,
     query: string,
-    limit = 100,
-    accountId?: string,
+    limit: number,
+    accountId: string,
   ): Promise<Zone[]> {
     const options = { limit, waitMs: PICKER_WAIT_MS };
     const found = await this.#index.search(workspaceId, query, options, accountId);
@@ -170,13 +172,12 @@ export class ZoneService {
   /** Validates the domain (no API call if it is wrong), creates the zone, and audits it. */
   async create(
     workspaceId: string,
-    input: { domain: string; plan: ZonePlan; actorId: string; accountId?: string },
+    input: { domain: string; plan: ZonePlan; actorId: string; accountId: string },
   ): Promise<CreateZoneResult & { name: string }> {
     const ascii = onboardableDomain(input.domain);
     const { accountId } = input;
     // Read before the key is used: a zone created with an older key never enters a newer index.
     const generation = await this.#index.generation(workspaceId, accountId);
-    // In the account named; absent, `default`.
     const client = await this.#cdn.clientFor(workspaceId, accountId, 'create');
     const audit = (
       outcome: 'ok' | 'failed',
@@ -189,8 +190,7 @@ export class ZoneService {
         action: 'zone.create',
         zoneId,
         zoneName: ascii,
-        // The account it is created in (none: `default`).
-        ...(accountId === undefined ? {} : { accountId }),
+        accountId,
         outcome,
         detail: { plan: input.plan, ...detail },
       });
@@ -213,14 +213,14 @@ export class ZoneService {
     return { ...result, name: ascii };
   }
 
-  /** A key was saved: the workspace's new index is built in the background. */
-  keyChanged(workspaceId: string): void {
-    this.#index.keyChanged(workspaceId);
+  /** A key was saved: the account's new index is built in the background. */
+  keyChanged(workspaceId: string, accountId: string): void {
+    this.#index.keyChanged(workspaceId, accountId);
   }
 
-  /** The workspace's key is gone (its index went with it in the store). */
-  forget(workspaceId: string): void {
-    this.#index.forget(workspaceId);
+  /** The account's key is gone (its index went with it in the store). */
+  forget(workspaceId: string, accountId: string): void {
+    this.#index.forget(workspaceId, accountId);
   }
 }
 

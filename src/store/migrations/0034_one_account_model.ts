@@ -16,12 +16,11 @@ const REQUIRED = [
   'watches',
   'watch_alerts',
   'api_purges',
-  'watch_rule_states',
 ] as const;
 
 /** Where a null account meant `default` (with the condition under which the row names one). */
 const BACKFILLED: ReadonlyArray<readonly [table: string, names: string]> = [
-  ...REQUIRED.filter((table) => table !== 'watch_rule_states').map((t) => [t, 'true'] as const),
+  ...REQUIRED.map((t) => [t, 'true'] as const),
   ['audit_log', 'zone_id is not null'],
   ['api_tokens', "account_scope = 'account'"],
   ['zone_index_state', 'true'],
@@ -212,15 +211,9 @@ async function backfill(db: Db, defaults: Map<string, string>): Promise<void> {
       .where(sql<boolean>`${sql.raw(names)}`)
       .execute();
   }
-  // A rule's state is its watch's.
-  await db
-    .updateTable('watch_rule_states')
-    .set({
-      account_id: sql`(select w.account_id from watches w where w.id = watch_rule_states.watch_id)`,
-    })
-    .where('account_id', 'is', null)
-    .execute();
-  await db.deleteFrom('watch_rule_states').where('account_id', 'is', null).execute();
+  // A rule's state is its watch's, which names the account: the copy of it (never written by
+  // the code since 0016) goes.
+  await db.schema.alterTable('watch_rule_states').dropColumn('account_id').execute();
 }
 
 /**

@@ -32,6 +32,7 @@ import * as m0029 from './0029_api_token_account_scope.js';
 import * as m0030 from './0030_channel_binding_removed_account.js';
 import * as m0032 from './0032_freezes.js';
 import * as m0033 from './0033_approval_not_before.js';
+import * as m0034 from './0034_one_account_model.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then, not today's types.
 export type MigrationUp = (db: Kysely<any>, dialect: SqlDialect) => Promise<void>;
@@ -67,4 +68,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, up: MigrationUp]>
   ['0030_channel_binding_removed_account', m0030.up],
   ['0032_freezes', m0032.up],
   ['0033_approval_not_before', m0033.up],
+  ['0034_one_account_model', m0034.up],
 ];
