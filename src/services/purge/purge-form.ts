@@ -15,7 +15,7 @@ import {
 } from '../accounts/account-scope.js';
 import { searchAccounts } from '../zones/zone-choices.js';
 import type { Zone, ZoneService } from '../zones/zones.js';
-import type { PurgeService } from './purge.js';
+import type { PurgeService } from './purge-plan.js';
 
 /** The zones a purge form offers or opens on. */
 export interface FormZones {
