@@ -18,7 +18,6 @@ import type { ApiPurgeOrigin } from './purge-status.js';
 import { type PurgeArgs, type PurgeGroup, type PurgePlan, planPurge } from './purge-targets.js';
 import {
   type AmbiguousZone,
-  ambiguity,
   ambiguousError,
   PurgeZones,
   type ZoneOrAmbiguous,
@@ -180,13 +179,13 @@ export class PurgeService {
   ): Promise<ZoneOrAmbiguous> {
     const { workspaceId } = caller;
     const scope = await this.#zones.scope(workspaceId, channelId, account);
-    const checkedIn = await this.#admit(caller, channelId, scope);
+    const proven = await this.#admit(caller, channelId, scope);
     const found: ZoneOrAmbiguous =
       zoneName !== undefined
         ? await this.#zones.lookup(workspaceId, scope).find(zoneName)
         : { kind: 'zone', zone: await this.#zones.channelDefault(workspaceId, channelId, account) };
     if (found.kind === 'ambiguous') return askOrRefuse(found, account);
-    await this.#admitZones(caller, checkedIn, [found.zone]);
+    await this.#admitZones(caller, proven, [found.zone]);
     return found;
   }
 
@@ -220,7 +219,7 @@ export class PurgeService {
   ): Promise<PlanOrAmbiguous> {
     const { workspaceId } = caller;
     const scope = await this.#zones.scope(workspaceId, channelId, account);
-    const checkedIn = await this.#admit(caller, channelId, scope);
+    const proven = await this.#admit(caller, channelId, scope);
     const lookup = this.#zones.lookup(workspaceId, scope);
     const needsDefault =
       args.zone === undefined && ((args.paths?.length ?? 0) > 0 || args.tags.length > 0);
@@ -233,12 +232,12 @@ export class PurgeService {
       zone = await this.#zones.channelDefault(workspaceId, channelId, account);
     const serving = await lookup.serving(zone);
     const plan = planPurge(itemsIn(zone, args), serving);
-    const several = zone ? undefined : ambiguity(plan, serving);
+    const several = zone ? undefined : lookup.several(plan, serving);
     if (several) return askOrRefuse(several, account);
     // What would be purged, in each zone's own account (nothing: its refusal says why).
     await this.#admitZones(
       caller,
-      checkedIn,
+      proven,
       plan.groups.map((group) => group.zone),
     );
     const fromDefault = needsDefault ? { fromDefault: true as const } : {};

@@ -29,6 +29,8 @@ export interface ZoneLookup {
   find(nameOrId: string): Promise<ZoneOrAmbiguous>;
   /** Every zone URLs may be found in: the zone named's account's, or (none named) any. */
   serving(named: Zone | undefined): Promise<Zone[]>;
+  /** The first zone of the plan whose name is in several of the accounts `serving` gave. */
+  several(plan: PurgePlan, serving: readonly Zone[]): AmbiguousZone | undefined;
 }
 
 export class PurgeZones {
@@ -64,6 +66,7 @@ export class PurgeZones {
           (await accounts.all(workspaceId, scope)).filter(
             (candidate) => !zone || candidate.accountId === zone.accountId,
           ),
+        several: ambiguity,
       };
     return {
       find: async (nameOrId) => ({
@@ -71,6 +74,8 @@ export class PurgeZones {
         zone: await zones.resolve(workspaceId, nameOrId),
       }),
       serving: () => zones.all(workspaceId),
+      // One account: a name is never in several.
+      several: () => undefined,
     };
   }
 
@@ -117,7 +122,7 @@ export class PurgeZones {
  * The first URL's zone whose name is in several of the accounts searched (`serving`), when no zone
  * was named: the person names the account.
  */
-export function ambiguity(plan: PurgePlan, serving: readonly Zone[]): AmbiguousZone | undefined {
+function ambiguity(plan: PurgePlan, serving: readonly Zone[]): AmbiguousZone | undefined {
   for (const group of plan.groups) {
     const key = zoneKey(group.zone.name);
     const holders = serving.filter(

@@ -105,6 +105,28 @@ describe('the purge services check who, where and how often themselves', () => {
     },
   );
 
+  it('plan checks who may purge once, and start takes its plan without checking again', async () => {
+    const t = await setup();
+    const operator = callerOf('U1', { groups: [OPERATORS] });
+    let looks = 0;
+    const counted: Caller = {
+      ...operator,
+      directory: {
+        ...operator.directory,
+        groupMembers: async (groupId) => {
+          looks += 1;
+          return operator.directory.groupMembers(groupId);
+        },
+      },
+    };
+    const plan = await t.purges.plan(counted, PURGE_CHANNEL, t.items(URLS));
+    expect(looks).toBe(1);
+    await t.purges.start(plan, REPLY);
+    expect(looks).toBe(1);
+    await t.runner.settled();
+    expect(t.purgeRequests()).toEqual([{ zone: 'example.com', files: [URLS] }]);
+  });
+
   it('start, a held purge’s confirm and purge-everything each count against the flood limit', async () => {
     const t = await setup();
     const tooMany = { problem: { code: 'too_many_changes', limit: 1 } };
