@@ -56,12 +56,12 @@ export class PurgeFormService {
     const labelled = scope.accounts.length > 1;
     let zone: Zone | undefined;
     try {
-      zone = await this.deps.purges.zoneFor(caller, channelId, zoneName, account);
+      const found = await this.deps.purges.zoneOrAmbiguous(caller, channelId, zoneName, account);
+      // A zone named that is in several accounts: none, and the picker offers each.
+      if (found.kind === 'zone') zone = found.zone;
     } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      // A zone named that is in several accounts: the picker offers each. With none named, no
-      // usable default: the form opens all the same.
-      if (zoneName !== undefined && error.problem.code !== 'zone_ambiguous') throw error;
+      // With none named, no usable default: the form opens all the same.
+      if (!(error instanceof AppError) || zoneName !== undefined) throw error;
     }
     return { ...(zone ? { zone: withAccount(zone, scope) } : {}), labelled };
   }
