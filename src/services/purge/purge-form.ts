@@ -51,7 +51,7 @@ export class PurgeFormService {
     zoneName?: string,
     account?: string,
   ): Promise<{ zone?: Zone; labelled: boolean }> {
-    await this.deps.purges.mayPurgeAny(caller, channelId, account);
+    await this.deps.purges.checks.mayPurgeAny(caller, channelId, account);
     const scope = await this.deps.scopes.scope(caller.workspaceId, channelId, undefined);
     const labelled = scope.accounts.length > 1;
     let zone: Zone | undefined;
@@ -82,14 +82,14 @@ export class PurgeFormService {
     const scope = await scopes.scope(workspaceId, channelId, undefined);
     if (scope.accounts.length === 0) {
       // No account holds a key: the index of `default`, if any.
-      await purges.mayPurge(caller, channelId);
+      await purges.checks.mayPurge(caller, channelId);
       return { zones: await zones.search(workspaceId, query, limit), labelled: false };
     }
     const allowed: Account[] = [];
     let refusal: unknown;
     for (const account of scope.accounts) {
       try {
-        await purges.mayPurge(caller, channelId, account.id);
+        await purges.checks.mayPurge(caller, channelId, account.id);
         allowed.push(account);
       } catch (error) {
         if (!(error instanceof AppError)) throw error;

@@ -1,18 +1,18 @@
-// The ways into a purge: who may purge from where (checked once per request, here), the zones
-// found in the accounts the command may use, and the plan. Only a purge checked here is started
-// (PurgeService.start takes nothing else); the HTTP API's and scheduled purges are checked by
-// their own services as they come in.
+// The ways into a purge: the plan (the accounts a command may use, its caller checked once on
+// them, its zones found, its URLs grouped), and a purge of a record's. Only a purge checked here
+// is started (PurgeService.start takes nothing else); the HTTP API's and scheduled purges are
+// checked by their own services as they come in.
 import { AppError } from '../../errors.js';
 import type { Store } from '../../store/index.js';
 import type { PurgeJob } from '../../store/purges.js';
 import type { AccessService, Caller } from '../access/access.js';
 import type { ChangeRateLimit } from '../access/change-rate-limit.js';
 import type { ChannelService } from '../access/channels.js';
-import { requireOperatorWhere } from '../access/operators.js';
-import { type AccountScope, type AccountScopes, indexOf } from '../accounts/account-scope.js';
+import type { AccountScopes } from '../accounts/account-scope.js';
 import type { FreezeGate } from '../freezes/gate.js';
 import type { ReplyTo } from '../reply.js';
 import type { Zone, ZoneService } from '../zones/zones.js';
+import { PurgeChecks } from './purge-checks.js';
 import type { PurgeJobs } from './purge-job.js';
 import type { ApiPurgeOrigin } from './purge-status.js';
 import { type PurgeArgs, type PurgeGroup, type PurgePlan, planPurge } from './purge-targets.js';
@@ -59,53 +59,17 @@ export class PurgeService {
     },
   ) {
     this.#zones = new PurgeZones(deps);
+    this.checks = new PurgeChecks(deps);
   }
 
   readonly #zones: PurgeZones;
 
+  /** Who may purge from where: the form and scheduled purges ask it too. */
+  readonly checks: PurgeChecks;
+
   /** The purge job, for the runner. */
   get job(): PurgeJobs['job'] {
     return this.deps.jobs.job;
-  }
-
-  /**
-   * Refuses a caller who may not purge from `channelId`: not an operator (a guest unless guests
-   * may operate), or a channel other than those purges are limited to. `accountId`: the CDN
-   * account of the zone purged (none: `default`), whose operators the caller must be.
-   */
-  async mayPurge(caller: Caller, channelId: string | undefined, accountId?: string): Promise<void> {
-    await this.deps.access.requireOperator(caller, 'purge', accountId);
-    await this.deps.channels.requirePurgeChannel(caller, channelId);
-  }
-
-  /**
-   * Refuses a caller who may purge (mayPurge) in none of the CDN accounts a command may use from
-   * `channelId` (`account`: the one typed): checked before any zone is looked for. Once the zones
-   * are known, each one's own account is checked: operators of `staging` purge its zones and not
-   * `default`'s.
-   */
-  async mayPurgeAny(
-    caller: Caller,
-    channelId: string | undefined,
-    account?: string,
-  ): Promise<void> {
-    const { access, accounts } = this.deps;
-    await requireOperatorWhere({ access, accountScopes: accounts }, caller, 'purge', {
-      channelId,
-      account,
-    });
-    await this.deps.channels.requirePurgeChannel(caller, channelId);
-  }
-
-  /** mayPurge in the account of each zone (absent: `default`); `default`'s when there is none. */
-  async mayPurgeZones(
-    caller: Caller,
-    channelId: string | undefined,
-    zones: ReadonlyArray<{ accountId?: string }>,
-  ): Promise<void> {
-    const accountIds = [...new Set(zones.map((zone) => zone.accountId))];
-    for (const accountId of accountIds.length > 0 ? accountIds : [undefined])
-      await this.mayPurge(caller, channelId, accountId);
   }
 
   /**
@@ -118,7 +82,7 @@ export class PurgeService {
     groups: PurgeGroup[],
     options: { fromDefault?: boolean } = {},
   ): Promise<CheckedPurge> {
-    await this.mayPurgeZones(
+    await this.checks.mayPurgeZones(
       caller,
       channelId,
       groups.map((group) => group.zone),
@@ -143,11 +107,11 @@ export class PurgeService {
   ): Promise<PurgeJob & Checked> {
     const record = await this.deps.store.purges.get(recordId);
     if (!record || record.workspaceId !== caller.workspaceId) {
-      await this.mayPurgeAny(caller, channelId);
+      await this.checks.mayPurgeAny(caller, channelId);
       throw new AppError({ code: 'purge_unknown' });
     }
     await this.deps.accounts?.requireInChannel(caller.workspaceId, channelId, record.accountId);
-    await this.mayPurge(caller, channelId, record.accountId);
+    await this.checks.mayPurge(caller, channelId, record.accountId);
     return checked(record, caller, channelId);
   }
 
@@ -179,13 +143,13 @@ export class PurgeService {
   ): Promise<ZoneOrAmbiguous> {
     const { workspaceId } = caller;
     const scope = await this.#zones.scope(workspaceId, channelId, account);
-    const proven = await this.#admit(caller, channelId, scope);
+    const proven = await this.checks.admit(caller, channelId, scope);
     const found: ZoneOrAmbiguous =
       zoneName !== undefined
         ? await this.#zones.lookup(workspaceId, scope).find(zoneName)
         : { kind: 'zone', zone: await this.#zones.channelDefault(workspaceId, channelId, account) };
     if (found.kind === 'ambiguous') return askOrRefuse(found, account);
-    await this.#admitZones(caller, proven, [found.zone]);
+    await this.checks.admitZones(caller, proven, [found.zone]);
     return found;
   }
 
@@ -219,7 +183,7 @@ export class PurgeService {
   ): Promise<PlanOrAmbiguous> {
     const { workspaceId } = caller;
     const scope = await this.#zones.scope(workspaceId, channelId, account);
-    const proven = await this.#admit(caller, channelId, scope);
+    const proven = await this.checks.admit(caller, channelId, scope);
     const lookup = this.#zones.lookup(workspaceId, scope);
     const needsDefault =
       args.zone === undefined && ((args.paths?.length ?? 0) > 0 || args.tags.length > 0);
@@ -235,7 +199,7 @@ export class PurgeService {
     const several = zone ? undefined : lookup.several(plan, serving);
     if (several) return askOrRefuse(several, account);
     // What would be purged, in each zone's own account (nothing: its refusal says why).
-    await this.#admitZones(
+    await this.checks.admitZones(
       caller,
       proven,
       plan.groups.map((group) => group.zone),
@@ -356,39 +320,6 @@ export class PurgeService {
    */
   async zoneById(workspaceId: string, zoneId: string, accountId?: string): Promise<Zone> {
     return this.#zones.byId(workspaceId, zoneId, accountId);
-  }
-
-  /**
-   * The caller may purge from `channelId` in at least one account of `scope` (none: `default`),
-   * checked before any zone is looked for so that nobody else makes the bot ask the CDN. Returns
-   * the accounts this proved (as zones carry them: undefined is `default`): the scope's one.
-   */
-  async #admit(
-    caller: Caller,
-    channelId: string | undefined,
-    scope: AccountScope | undefined,
-  ): Promise<ReadonlySet<string | undefined>> {
-    const accounts = scope?.accounts ?? [];
-    await this.deps.access.requireOperatorOfAny(
-      caller,
-      'purge',
-      accounts.map((account) => account.id),
-    );
-    await this.deps.channels.requirePurgeChannel(caller, channelId);
-    const [only, ...others] = accounts;
-    if (others.length > 0) return new Set();
-    return new Set(only ? [only.id, indexOf(only)] : [undefined]);
-  }
-
-  /** The caller is an operator of each zone's account not proven yet (`proven`, from #admit). */
-  async #admitZones(
-    caller: Caller,
-    proven: ReadonlySet<string | undefined>,
-    zones: ReadonlyArray<{ accountId?: string }>,
-  ): Promise<void> {
-    for (const accountId of new Set(zones.map((zone) => zone.accountId)))
-      if (!proven.has(accountId))
-        await this.deps.access.requireOperator(caller, 'purge', accountId);
   }
 }
 

@@ -328,7 +328,7 @@ export class ScheduledPurgeService {
         userId: payload.requesterId,
         directory: await this.options.slack.directory(job.workspaceId),
       };
-      await this.options.purges.mayPurgeZones(caller, payload.channelId, zones);
+      await this.options.purges.checks.mayPurgeZones(caller, payload.channelId, zones);
       for (const zone of zones)
         await this.options.accounts?.requireInChannel(
           job.workspaceId,
