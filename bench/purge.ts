@@ -94,7 +94,7 @@ async function startBot(sandbox: Sandbox, transport: CdnTransport, store: Store,
     if (parsed.kind !== 'items') throw new Error('unexpected parse');
     const plan = await deps.purges.plan(BENCHER, 'C1', parsed);
     if (plan.rejected.length + plan.elsewhere.length > 0) throw new Error('bench URLs refused');
-    const { jobId } = await deps.purges.start(BENCHER, 'C1', plan.groups, {
+    const { jobId } = await deps.purges.start(plan, {
       userId: 'U1',
       channelId: 'C1',
       issuedAt: Date.now(),

@@ -10,7 +10,7 @@ import type { Clock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
 import { RetentionSweep } from '../src/jobs/retention.js';
 import { createLogger } from '../src/logger.js';
-import { PURGE_JOB } from '../src/services/purge/purge.js';
+import { PURGE_JOB } from '../src/services/purge/purge-job.js';
 import { REPORT_JOB } from '../src/services/reports/report-delivery.js';
 import { Keyring } from '../src/store/crypto.js';
 import { openStore, type Store } from '../src/store/index.js';

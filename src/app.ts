@@ -50,8 +50,8 @@ import {
 import type { FreezeGate } from './services/freezes/gate.js';
 import type { ChangeWindow } from './services/purge/change-window.js';
 import { cdnServices, purgeServices } from './services/purge/compose.js';
-import { PURGE_JOB } from './services/purge/purge.js';
 import { PURGE_HOLD_JOB } from './services/purge/purge-holds.js';
+import { PURGE_JOB } from './services/purge/purge-job.js';
 import { SCHEDULED_PURGE_JOB, ScheduledPurgeService } from './services/purge/scheduled-purges.js';
 import { ReplayGuard } from './services/replays.js';
 import { DailyReportService } from './services/reports/daily-report.js';

@@ -2,7 +2,7 @@
 // (Over 400 lines: the purge form grew its When and warm fields; the forms are the part to split.)
 import type { Button, KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import type { Zone } from '../cdn/schemas.js';
-import type { PurgeRun, PurgeStatus } from '../services/purge/purge.js';
+import type { PurgeRun, PurgeStatus } from '../services/purge/purge-status.js';
 import type { PurgePlan } from '../services/purge/purge-targets.js';
 import { zoneEitherForm, zoneLabel, zoneUnicode } from '../zone-names.js';
 import { actorLabel } from './actors.js';

@@ -5,7 +5,7 @@
 import { apiPurgeHeader, withApiHeader } from '../blocks/api-purge.js';
 import type { KnownBlock } from '../blocks/message.js';
 import type { Logger } from '../logger.js';
-import type { PurgeProgressView } from '../services/purge/purge.js';
+import type { PurgeProgressView } from '../services/purge/purge-status.js';
 import type { ReplyTo } from '../services/reply.js';
 import type { ApiPurge } from '../store/api-purges.js';
 import type { DurableMessages } from './durable-message.js';

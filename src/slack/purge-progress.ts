@@ -4,7 +4,7 @@
 // message edited in place, or, where the bot cannot post, "Purging…" and the result only.
 import { purgePausedMessage, purgeProgressMessage, purgeResultMessage } from '../blocks/purge.js';
 import type { Logger } from '../logger.js';
-import type { PurgeProgressView, PurgeViews } from '../services/purge/purge.js';
+import type { PurgeProgressView, PurgeViews } from '../services/purge/purge-status.js';
 import type { DurableMessages } from './durable-message.js';
 import { explainMessage } from './explain.js';
 import type { MessageTarget } from './message-target.js';

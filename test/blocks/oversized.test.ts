@@ -43,8 +43,8 @@ import {
 } from '../../src/dev/fake-slack/validate.js';
 import type { AccountView } from '../../src/services/accounts/accounts.js';
 import type { ListedToken } from '../../src/services/api/api-tokens.js';
-import type { PurgeRun } from '../../src/services/purge/purge.js';
 import type { HeldPurge } from '../../src/services/purge/purge-holds.js';
+import type { PurgeRun } from '../../src/services/purge/purge-status.js';
 import type { Approval } from '../../src/store/approvals.js';
 import type { AuditEntry } from '../../src/store/audit-log.js';
 import type { Freeze, FreezeException } from '../../src/store/freezes.js';

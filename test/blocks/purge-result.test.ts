@@ -6,7 +6,7 @@ import { purgeResultMessage } from '../../src/blocks/purge.js';
 import { CdnError } from '../../src/cdn/errors.js';
 import { type PurgeBatchResult, reportOf } from '../../src/cdn/purge.js';
 import { validateBlocks } from '../../src/dev/fake-slack/validate.js';
-import type { PurgeRun } from '../../src/services/purge/purge.js';
+import type { PurgeRun } from '../../src/services/purge/purge-status.js';
 
 const URLS = Array.from({ length: 3_000 }, (_, i) => `https://example.com/assets/${i}.js`);
 const BATCH = 30;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PURGE_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
-import { PURGE_JOB } from '../../src/services/purge/purge.js';
+import { PURGE_JOB } from '../../src/services/purge/purge-job.js';
 import { openForm, purgeFormValues } from './flows.js';
 import { CHANNEL, MEMBER, startHarness, textOf } from './harness.js';
 

@@ -8,7 +8,7 @@ import type { AppDeps } from '../../src/deps.js';
 import { startFakeSlack } from '../../src/dev/fake-slack/server.js';
 import { type RecordedRequest, startSandbox } from '../../src/dev/sandbox/server.js';
 import type { Caller } from '../../src/services/access/access.js';
-import { PURGE_JOB } from '../../src/services/purge/purge.js';
+import { PURGE_JOB } from '../../src/services/purge/purge-job.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { buildTestApp, testConfig } from '../helpers/app.js';
 import { ManualClock } from '../helpers/clock.js';
@@ -145,7 +145,7 @@ describe('stopping the app with work in flight', () => {
       until: releaseCdn.promise,
       onHeld,
     });
-    await deps.purges.start(CALLER, CHANNEL, plan.groups, {
+    await deps.purges.start(plan, {
       userId: USER,
       channelId: CHANNEL,
       issuedAt: clock.now(),

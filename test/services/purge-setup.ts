@@ -6,8 +6,8 @@ import { JobRunner } from '../../src/jobs/runner.js';
 import type { Caller, SlackUser } from '../../src/services/access/access.js';
 import { ChangeRateLimit } from '../../src/services/access/change-rate-limit.js';
 import { purgeServices } from '../../src/services/purge/compose.js';
-import type { PurgeOutcome } from '../../src/services/purge/purge.js';
 import { PURGE_HOLD_JOB } from '../../src/services/purge/purge-holds.js';
+import type { PurgeOutcome } from '../../src/services/purge/purge-status.js';
 import { parsePurgeArgs } from '../../src/services/purge/purge-targets.js';
 import {
   VERIFY_JOB,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
-import type { PurgeRun } from '../../src/services/purge/purge.js';
+import type { PurgeRun } from '../../src/services/purge/purge-status.js';
 import type { MessageTarget } from '../../src/slack/message-target.js';
 import { purgeMessages } from '../../src/slack/purge-progress.js';
 import { captureLogs } from '../helpers/logs.js';

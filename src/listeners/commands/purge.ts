@@ -95,19 +95,12 @@ export const purge: SubcommandHandler = async (context) => {
   }
   // URLs the zone named does not serve: refused, and the rest waits for the person's word.
   if (plan.elsewhere.length > 0) {
-    const held = await deps.purgeHolds.hold(caller, channelId, plan);
+    const held = await deps.purgeHolds.hold(plan);
     await respond(purgeHoldMessage(held));
     return;
   }
-  await deps.purges.start(
-    caller,
-    channelId,
-    plan.groups,
-    replyTo(origin, caller.userId, deps.clock.now()),
-    {
-      ...(plan.fromDefault ? { fromDefault: true } : {}),
-      ...(parsed.verify ? { verify: true } : {}),
-      ...(parsed.warm ? { warm: true } : {}),
-    },
-  );
+  await deps.purges.start(plan, replyTo(origin, caller.userId, deps.clock.now()), {
+    ...(parsed.verify ? { verify: true } : {}),
+    ...(parsed.warm ? { warm: true } : {}),
+  });
 };

@@ -104,16 +104,14 @@ export function purgeFormSubmit(deps: AppDeps) {
     }
     // URLs the zone picked does not serve: the form asks whether to purge the rest.
     if (plan.elsewhere.length > 0) {
-      const held = await deps.purgeHolds.hold(caller, origin.channelId, plan);
+      const held = await deps.purgeHolds.hold(plan);
       const metadata = encodeOrigin({ ...origin, heldId: held.id });
       return ack({ response_action: 'update', view: purgeHoldModal(held, metadata) });
     }
     try {
       const reply = replyTo(origin, caller.userId, deps.clock.now());
       await deps.purges.start(
-        caller,
-        origin.channelId,
-        plan.groups,
+        plan,
         reply,
         mode === 'urls'
           ? { ...(verify ? { verify: true } : {}), ...(warm ? { warm: true } : {}) }

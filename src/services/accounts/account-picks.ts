@@ -10,8 +10,9 @@ import { AppError } from '../../errors.js';
 import type { JobKind, JobRunner } from '../../jobs/runner.js';
 import type { Store } from '../../store/index.js';
 import type { Caller } from '../access/access.js';
-import { PURGE_JOB, type PurgeService } from '../purge/purge.js';
 import { type HeldPurge, PURGE_HOLD_MS, type PurgeHoldService } from '../purge/purge-holds.js';
+import { PURGE_JOB } from '../purge/purge-job.js';
+import type { CheckedPlan, PurgeService } from '../purge/purge-plan.js';
 import type { PurgeArgs, PurgePlan } from '../purge/purge-targets.js';
 import type { ReplyTo } from '../reply.js';
 import type { Zone } from '../zones/zones.js';
@@ -42,7 +43,7 @@ export interface AccountPick {
 
 /** What a purge asked becomes: its plan, or a question of which account. */
 export type PurgePlanOrPick =
-  | { kind: 'plan'; plan: PurgePlan & { fromDefault?: true } }
+  | { kind: 'plan'; plan: CheckedPlan }
   | { kind: 'pick'; pick: AccountPick };
 
 /** The zone a purge of everything is about, or a question of which account's. */
@@ -75,7 +76,7 @@ export class AccountPickService {
 
   /**
    * Plans a purge as PurgeService.plan does; when the zone is in several accounts and none was
-   * named, the purge is stored to wait for the requester's pick instead of being refused.
+   * named, the purge is stored to wait for the requester's pick.
    */
   async planPurge(
     caller: Caller,
@@ -83,13 +84,9 @@ export class AccountPickService {
     args: Extract<PurgeArgs, { kind: 'items' }>,
     account?: string,
   ): Promise<PurgePlanOrPick> {
-    try {
-      return { kind: 'plan', plan: await this.deps.purges.plan(caller, channelId, args, account) };
-    } catch (error) {
-      const problem = ambiguity(error, account);
-      if (!problem) throw error;
-      return { kind: 'pick', pick: await this.#ask(caller, { kind: 'purge', args }, problem) };
-    }
+    const planned = await this.deps.purges.planOrAmbiguous(caller, channelId, args, account);
+    if (planned.kind === 'plan') return planned;
+    return { kind: 'pick', pick: await this.#ask(caller, { kind: 'purge', args }, planned) };
   }
 
   /**
@@ -102,17 +99,11 @@ export class AccountPickService {
     zoneName: string | undefined,
     account?: string,
   ): Promise<ZoneOrPick> {
-    try {
-      return {
-        kind: 'zone',
-        zone: await this.deps.purges.zoneFor(caller, channelId, zoneName, account),
-      };
-    } catch (error) {
-      const problem = ambiguity(error, account);
-      if (!problem || zoneName === undefined) throw error;
-      const command: PendingCommand = { kind: 'everything', zone: zoneName };
-      return { kind: 'pick', pick: await this.#ask(caller, command, problem) };
-    }
+    const found = await this.deps.purges.zoneOrAmbiguous(caller, channelId, zoneName, account);
+    if (found.kind === 'zone') return found;
+    // Only a zone named can be in several accounts (the channel's default is one zone).
+    const command: PendingCommand = { kind: 'everything', zone: zoneName ?? found.zoneName };
+    return { kind: 'pick', pick: await this.#ask(caller, command, found) };
   }
 
   /** Stores `command` to wait for its requester's pick among the accounts holding the zone. */
@@ -181,13 +172,12 @@ export class AccountPickService {
       return { kind: 'refused', pick, account: chosen, plan };
     const key = decisionKey(id);
     if (plan.elsewhere.length > 0) {
-      const held = await this.deps.holds.hold(caller, channelId, plan, { key });
+      const held = await this.deps.holds.hold(plan, { key });
       if (!held.created) throw new AppError({ code: 'purge_hold_closed', status: 'confirmed' });
       return { kind: 'held', pick, account: chosen, held };
     }
-    const started = await this.deps.purges.start(caller, channelId, plan.groups, replyTo, {
+    const started = await this.deps.purges.start(plan, replyTo, {
       key,
-      ...(plan.fromDefault ? { fromDefault: true } : {}),
       ...(args.verify ? { verify: true } : {}),
     });
     if (!started.created || started.kind !== PURGE_JOB)
@@ -200,16 +190,6 @@ export class AccountPickService {
     concurrency: 4,
     run: async () => 'done',
   };
-}
-
-/** The zone name and its accounts when `error` says a name is in several and none was named. */
-function ambiguity(
-  error: unknown,
-  account: string | undefined,
-): { zoneName: string; accounts: string[] } | undefined {
-  if (account !== undefined || !(error instanceof AppError)) return undefined;
-  const { problem } = error;
-  return problem.code === 'zone_ambiguous' ? problem : undefined;
 }
 
 function pickOf(

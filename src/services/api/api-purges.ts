@@ -25,7 +25,8 @@ import { retryInSeconds, takeRateLimit } from '../../throttles/per-key-rate-limi
 import type { AccountScopes } from '../accounts/account-scope.js';
 import type { ApprovalService } from '../approvals/approvals.js';
 import type { FreezeGate } from '../freezes/gate.js';
-import type { PurgeProgressView, PurgeService } from '../purge/purge.js';
+import type { PurgeService } from '../purge/purge-plan.js';
+import type { PurgeProgressView } from '../purge/purge-status.js';
 import { planPurge } from '../purge/purge-targets.js';
 import { WARM_JOB_KEY } from '../verify/verify-job.js';
 import type { ZoneService } from '../zones/zones.js';

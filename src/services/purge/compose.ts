@@ -24,9 +24,11 @@ import {
 import { ZoneIndex } from '../zones/zone-index.js';
 import type { ZoneIndexOptions } from '../zones/zone-index-builder.js';
 import { ZoneService } from '../zones/zones.js';
-import { PurgeService, type PurgeViews } from './purge.js';
 import { PurgeFormService } from './purge-form.js';
 import { PurgeHoldService } from './purge-holds.js';
+import { PurgeJobs } from './purge-job.js';
+import { PurgeService } from './purge-plan.js';
+import type { PurgeViews } from './purge-status.js';
 
 export interface CdnServicesOptions extends CdnAccessOptions {
   /** The zone index's settings: the client's bounds, refresh age, concurrency, the runner it holds refreshes with. */
@@ -102,21 +104,25 @@ export interface PurgeServicesOptions {
 export function purgeServices(options: PurgeServicesOptions) {
   const { store, runner, flood, clock, logger } = options;
   const { cdn, access, zones, channels, scopes, freezes } = options.cdn;
-  const purges = new PurgeService({
+  const jobs = new PurgeJobs({
     cdn,
+    store,
+    runner,
+    views: options.views,
+    onViewError: options.onViewError,
+    logger,
+    clock,
+    ...(options.verify.delayMs === undefined ? {} : { verifyDelayMs: options.verify.delayMs }),
+  });
+  const purges = new PurgeService({
     zones,
     access,
     channels,
     accounts: scopes,
     flood,
     store,
-    runner,
     ...(freezes ? { freezes } : {}),
-    views: options.views,
-    onViewError: options.onViewError,
-    logger,
-    clock,
-    ...(options.verify.delayMs === undefined ? {} : { verifyDelayMs: options.verify.delayMs }),
+    jobs,
   });
   const holds = new PurgeHoldService({ store, runner, purges, clock });
   const picks = new AccountPickService({ store, runner, purges, holds, clock });

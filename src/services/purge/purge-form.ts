@@ -15,7 +15,7 @@ import {
 } from '../accounts/account-scope.js';
 import { searchAccounts } from '../zones/zone-choices.js';
 import type { Zone, ZoneService } from '../zones/zones.js';
-import type { PurgeService } from './purge.js';
+import type { PurgeService } from './purge-plan.js';
 
 /** The zones a purge form offers or opens on. */
 export interface FormZones {
@@ -51,17 +51,17 @@ export class PurgeFormService {
     zoneName?: string,
     account?: string,
   ): Promise<{ zone?: Zone; labelled: boolean }> {
-    await this.deps.purges.mayPurgeAny(caller, channelId, account);
+    await this.deps.purges.checks.mayPurgeAny(caller, channelId, account);
     const scope = await this.deps.scopes.scope(caller.workspaceId, channelId, undefined);
     const labelled = scope.accounts.length > 1;
     let zone: Zone | undefined;
     try {
-      zone = await this.deps.purges.zoneFor(caller, channelId, zoneName, account);
+      const found = await this.deps.purges.zoneOrAmbiguous(caller, channelId, zoneName, account);
+      // A zone named that is in several accounts: none, and the picker offers each.
+      if (found.kind === 'zone') zone = found.zone;
     } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      // A zone named that is in several accounts: the picker offers each. With none named, no
-      // usable default: the form opens all the same.
-      if (zoneName !== undefined && error.problem.code !== 'zone_ambiguous') throw error;
+      // With none named, no usable default: the form opens all the same.
+      if (!(error instanceof AppError) || zoneName !== undefined) throw error;
     }
     return { ...(zone ? { zone: withAccount(zone, scope) } : {}), labelled };
   }
@@ -82,14 +82,14 @@ export class PurgeFormService {
     const scope = await scopes.scope(workspaceId, channelId, undefined);
     if (scope.accounts.length === 0) {
       // No account holds a key: the index of `default`, if any.
-      await purges.mayPurge(caller, channelId);
+      await purges.checks.mayPurge(caller, channelId);
       return { zones: await zones.search(workspaceId, query, limit), labelled: false };
     }
     const allowed: Account[] = [];
     let refusal: unknown;
     for (const account of scope.accounts) {
       try {
-        await purges.mayPurge(caller, channelId, account.id);
+        await purges.checks.mayPurge(caller, channelId, account.id);
         allowed.push(account);
       } catch (error) {
         if (!(error instanceof AppError)) throw error;

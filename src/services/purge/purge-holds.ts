@@ -9,8 +9,9 @@ import type { JobKind, JobRunner } from '../../jobs/runner.js';
 import type { Store } from '../../store/index.js';
 import type { Caller } from '../access/access.js';
 import type { ReplyTo } from '../reply.js';
-import { PURGE_JOB, type PurgeService } from './purge.js';
-import type { ElsewhereUrl, PurgeGroup, PurgePlan } from './purge-targets.js';
+import { PURGE_JOB } from './purge-job.js';
+import type { CheckedPlan, PurgeService } from './purge-plan.js';
+import type { ElsewhereUrl, PurgeGroup } from './purge-targets.js';
 
 export const PURGE_HOLD_JOB = 'purge_hold';
 
@@ -54,22 +55,15 @@ export class PurgeHoldService {
 
   /**
    * Holds the purge of a plan with URLs set aside (`plan.elsewhere`) until its requester confirms
-   * or cancels; nothing is sent now. Only for a caller who may purge from `channelId`. With a
-   * `key` already used (a pick of the account continued twice), nothing new is held: `created`
-   * false.
+   * or cancels; nothing is sent now. The plan was checked for its caller as it was made
+   * (PurgeService.plan). With a `key` already used (a pick of the account continued twice),
+   * nothing new is held: `created` false.
    */
   async hold(
-    caller: Caller,
-    channelId: string | undefined,
-    plan: PurgePlan & { fromDefault?: boolean },
+    plan: CheckedPlan,
     options: { key?: string } = {},
   ): Promise<HeldPurge & { created: boolean }> {
-    // In the account of each zone held.
-    await this.deps.purges.mayPurgeZones(
-      caller,
-      channelId,
-      plan.groups.map((group) => group.zone),
-    );
+    const { caller } = plan.checkedFor;
     const payload: HoldPayload = {
       actorId: caller.userId,
       groups: plan.groups,
@@ -120,10 +114,8 @@ export class PurgeHoldService {
     replyTo: ReplyTo,
   ): Promise<HeldPurge> {
     const held = await this.held(caller, id);
-    const started = await this.deps.purges.start(caller, channelId, held.groups, replyTo, {
-      key: decisionKey(id),
-      ...(held.fromDefault ? { fromDefault: true } : {}),
-    });
+    const purge = await this.deps.purges.check(caller, channelId, held.groups, held);
+    const started = await this.deps.purges.start(purge, replyTo, { key: decisionKey(id) });
     if (!started.created) throw closed(started.kind);
     return held;
   }

@@ -19,8 +19,7 @@ import { knownZone } from '../audit/activity.js';
 import type { ReplyTo } from '../reply.js';
 import type { Zone } from '../zones/zones.js';
 import { ALWAYS_OPEN, type ChangeWindow, type PlannedChange } from './change-window.js';
-import type { PurgeService } from './purge.js';
-import type { PurgeGroup } from './purge-targets.js';
+import type { CheckedPurge, PurgeService } from './purge-plan.js';
 import { resolveSpec, type ScheduleSpec } from './schedule-time.js';
 
 export const SCHEDULED_PURGE_JOB = 'scheduled_purge';
@@ -105,19 +104,17 @@ export class ScheduledPurgeService {
   }
 
   /**
-   * Stores URL and tag purges, planned and checked as a purge now is, to run at `spec`'s time.
-   * Counted against the caller's change limit now, when it is asked.
+   * Stores URL and tag purges of a plan checked as it was made (PurgeService.plan), to run at
+   * `spec`'s time. Counted against the caller's change limit now, when it is asked.
    */
   async schedule(
     caller: Caller,
     channelId: string | undefined,
-    plan: { groups: PurgeGroup[]; fromDefault?: boolean },
+    plan: CheckedPurge,
     spec: ScheduleSpec,
     options: { verify?: boolean } = {},
   ): Promise<ScheduledPurge> {
-    const { purges, flood } = this.options;
-    const zones = plan.groups.map((group) => group.zone);
-    await purges.mayPurgeZones(caller, channelId, zones);
+    const { flood } = this.options;
     const { at, timeZone } = await this.when(caller, spec);
     await flood.take(caller.workspaceId, caller.userId);
     const payload: ScheduledPurgePayload = {
@@ -331,7 +328,7 @@ export class ScheduledPurgeService {
         userId: payload.requesterId,
         directory: await this.options.slack.directory(job.workspaceId),
       };
-      await this.options.purges.mayPurgeZones(caller, payload.channelId, zones);
+      await this.options.purges.checks.mayPurgeZones(caller, payload.channelId, zones);
       for (const zone of zones)
         await this.options.accounts?.requireInChannel(
           job.workspaceId,

@@ -12,7 +12,7 @@ import type { Store } from '../../store/index.js';
 import { PerPersonRateLimit, type PersonLimits } from '../../throttles/per-person-rate-limit.js';
 import type { Caller } from '../access/access.js';
 
-import type { PurgeService } from '../purge/purge.js';
+import type { PurgeService } from '../purge/purge-plan.js';
 import type { ReplyTo } from '../reply.js';
 import type { ZoneService } from '../zones/zones.js';
 import { enqueueVerify, type VerifyJobPayload } from './verify-job.js';
@@ -170,12 +170,7 @@ export class VerifyService {
     const steps = await this.deps.store.jobs.steps<{ url: string }, ProbeResult>(job.id);
     const cached = steps.flatMap((s) => (s.result?.verdict === 'cached' ? [s.input.url] : []));
     if (cached.length === 0) throw new AppError({ code: 'nothing_to_repurge' });
-    const zone = await this.deps.purges.zoneById(
-      caller.workspaceId,
-      payload.zone.id,
-      record.accountId,
-    );
-    return this.deps.purges.start(caller, channelId, [{ zone, files: cached, tags: [] }], replyTo);
+    return this.deps.purges.again(record, payload.zone.id, cached, replyTo);
   }
 
   /** A purge record's URLs that went through, from its job's steps (kept JOBS_RETENTION_DAYS). */

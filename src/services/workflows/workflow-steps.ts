@@ -10,7 +10,7 @@ import type { Store } from '../../store/index.js';
 import type { Caller } from '../access/access.js';
 import type { AnalyticsService, RangeKey } from '../analytics/analytics.js';
 import type { ApprovalService } from '../approvals/approvals.js';
-import type { PurgeService } from '../purge/purge.js';
+import type { PurgeService } from '../purge/purge-plan.js';
 import { splitItems } from '../purge/purge-targets.js';
 import type { ReplyTo } from '../reply.js';
 import { WARM_JOB_KEY } from '../verify/verify-job.js';
@@ -97,13 +97,10 @@ export class WorkflowStepService {
     if (refused.length > 0 || plan.groups.length === 0)
       throw new AppError({ code: 'workflow_step_refused', items: refused.slice(0, 10) });
     const { jobId } = await this.deps.purges.start(
-      caller,
-      input.channelId,
-      plan.groups,
+      plan,
       this.#replyTo(caller.userId, input.channelId),
       {
         key: `${jobKey(input.executionId)}:purge`,
-        ...(plan.fromDefault ? { fromDefault: true } : {}),
         ...(input.warm ? { warm: true } : {}),
       },
     );

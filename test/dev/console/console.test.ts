@@ -11,7 +11,7 @@ import { type RunningConsole, SANDBOX_STAGING_KEY } from '../../../src/dev/conso
 import { CONSOLE_CHANNEL, CONSOLE_TEAM_ID } from '../../../src/dev/console/world.js';
 import { SANDBOX_DEMO_KEY } from '../../../src/dev/sandbox/server.js';
 import { SUBCOMMAND_NAMES } from '../../../src/listeners/commands/registry.js';
-import type { PurgeRun } from '../../../src/services/purge/purge.js';
+import type { PurgeRun } from '../../../src/services/purge/purge-status.js';
 import { type ConsoleRun, expectInOrder, pipeConsole } from '../../helpers/console.js';
 
 const chartRenderer = new TrafficChartRenderer();

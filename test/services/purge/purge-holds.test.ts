@@ -23,7 +23,7 @@ async function setup(backend: Backend) {
   const hold = async (words: string) => {
     const plan = await t.purges.plan(REQUESTER, CHANNEL, t.items(words));
     expect(plan.rejected).toEqual([]);
-    return { plan, held: await t.holds.hold(REQUESTER, CHANNEL, plan) };
+    return { plan, held: await t.holds.hold(plan) };
   };
   return { ...t, hold };
 }

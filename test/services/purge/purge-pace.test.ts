@@ -38,7 +38,7 @@ describe('purge job pace', () => {
     // More URLs than one batch of the sandbox's size: several batches, each with its turn.
     const urls = Array.from({ length: 61 }, (_, i) => `https://example.com/p/${i}.css`);
     const plan = await t.purges.plan(caller, 'C1', t.items(urls.join(' ')));
-    await t.purges.start(caller, 'C1', plan.groups, REPLY);
+    await t.purges.start(plan, REPLY);
     // The runner's claim waits for a turn first.
     await until('the claim asks for its turn', () => turns.length === 1);
     turns.shift()?.();

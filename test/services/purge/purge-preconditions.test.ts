@@ -38,7 +38,8 @@ type Setup = Awaited<ReturnType<typeof setup>>;
 const WAYS_IN: Array<[string, (t: Setup, caller: Caller, channelId: string) => Promise<unknown>]> =
   [
     ['plan', (t, c, ch) => t.purges.plan(c, ch, t.items(URLS))],
-    ['start', async (t, c, ch) => t.purges.start(c, ch, await groups(t), REPLY)],
+    // A purge starts only from a plan checked for its caller in its channel.
+    ['start', async (t, c, ch) => t.purges.start(await planned(t, c, ch), REPLY)],
     ['retry', (t, c, ch) => t.purges.retry(c, ch, 'some-purge', REPLY)],
     ['the form for a message (forMessage)', (t, c, ch) => t.forms.forMessage(c, ch, [URLS])],
     ['zoneFor', (t, c, ch) => t.purges.zoneFor(c, ch, 'example.com')],
@@ -49,18 +50,18 @@ const WAYS_IN: Array<[string, (t: Setup, caller: Caller, channelId: string) => P
       (t, c, ch) =>
         t.forms.picked(c, ch, { zoneId: t.sandbox.state.byName('example.com')?.id ?? '' }),
     ],
-    ['hold', async (t, c, ch) => t.holds.hold(c, ch, await heldPlan(t))],
+    ['hold', async (t, c, ch) => t.holds.hold(await heldPlan(t, c, ch))],
     ['prepareRequest (purge everything)', (t, c, ch) => t.approvals.prepareRequest(c, ch)],
   ];
 
-/** What an operator in the purge channel would purge (planned as they may). */
-async function groups(t: Setup) {
-  return (await t.purges.plan(OPERATOR, PURGE_CHANNEL, t.items(URLS))).groups;
+/** What `caller` in `channelId` would purge (an operator in the purge channel unless said). */
+async function planned(t: Setup, caller = OPERATOR, channelId = PURGE_CHANNEL) {
+  return t.purges.plan(caller, channelId, t.items(URLS));
 }
 
-async function heldPlan(t: Setup) {
+async function heldPlan(t: Setup, caller = OPERATOR, channelId = PURGE_CHANNEL) {
   const words = `example.com ${URLS} https://static.example.com/b.css`;
-  return t.purges.plan(OPERATOR, PURGE_CHANNEL, t.items(words));
+  return t.purges.plan(caller, channelId, t.items(words));
 }
 
 describe('the purge services check who, where and how often themselves', () => {
@@ -104,14 +105,34 @@ describe('the purge services check who, where and how often themselves', () => {
     },
   );
 
+  it('plan checks who may purge once, and start takes its plan without checking again', async () => {
+    const t = await setup();
+    const operator = callerOf('U1', { groups: [OPERATORS] });
+    let looks = 0;
+    const counted: Caller = {
+      ...operator,
+      directory: {
+        ...operator.directory,
+        groupMembers: async (groupId) => {
+          looks += 1;
+          return operator.directory.groupMembers(groupId);
+        },
+      },
+    };
+    const plan = await t.purges.plan(counted, PURGE_CHANNEL, t.items(URLS));
+    expect(looks).toBe(1);
+    await t.purges.start(plan, REPLY);
+    expect(looks).toBe(1);
+    await t.runner.settled();
+    expect(t.purgeRequests()).toEqual([{ zone: 'example.com', files: [URLS] }]);
+  });
+
   it('start, a held purge’s confirm and purge-everything each count against the flood limit', async () => {
     const t = await setup();
     const tooMany = { problem: { code: 'too_many_changes', limit: 1 } };
-    await t.purges.start(OPERATOR, PURGE_CHANNEL, await groups(t), REPLY);
-    await expect(
-      t.purges.start(OPERATOR, PURGE_CHANNEL, await groups(t), REPLY),
-    ).rejects.toMatchObject(tooMany);
-    const held = await t.holds.hold(OPERATOR, PURGE_CHANNEL, await heldPlan(t));
+    await t.purges.start(await planned(t), REPLY);
+    await expect(t.purges.start(await planned(t), REPLY)).rejects.toMatchObject(tooMany);
+    const held = await t.holds.hold(await heldPlan(t));
     await expect(t.holds.confirm(OPERATOR, PURGE_CHANNEL, held.id, REPLY)).rejects.toMatchObject(
       tooMany,
     );

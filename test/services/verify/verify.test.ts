@@ -25,7 +25,7 @@ async function setup(backend: Backend, options: Parameters<typeof purgeSetup>[1]
   const purge = async (words: string) => {
     const args = t.items(words);
     const plan = await t.purges.plan(ALICE, CHANNEL, args);
-    await t.purges.start(ALICE, CHANNEL, plan.groups, REPLY, args.verify ? { verify: true } : {});
+    await t.purges.start(plan, REPLY, args.verify ? { verify: true } : {});
     await t.runner.settled();
     return t.finished.at(-1);
   };
