@@ -414,7 +414,7 @@ export function buildDeps(
   background.job(VERIFY_JOB, verify.job);
   background.job(AUDIT_EXPORT_JOB, auditExport.job);
   background.job(FREEZE_ANNOUNCE_JOB, freezes.announceJob);
-  const analytics = new AnalyticsService(cdn, store, renderer, clock, zones, reads, scopes);
+  const analytics = new AnalyticsService(cdn, store, renderer, clock, reads, scopes);
   const workflowSteps = new WorkflowStepService({
     ...{ store, runner, purges, approvals, analytics, clock, logger },
     completions: new SlackStepCompletions(clients),

@@ -18,8 +18,8 @@ const NAMED = 10;
 const count = (n: number, one: string, many: string) =>
   `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
 
-/** The account whose key `/cdn logout` removes. */
-const DEFAULT = code('default');
+/** The account whose key `/cdn login` sets and `/cdn logout` removes (LOGIN_ACCOUNT in the store). */
+const LOGIN = code('default');
 
 /** The other accounts, named: `` `prod` ``, `` `prod`, `staging` ``… */
 const named = (names: readonly string[]) => summarise(names, NAMED, (name) => code(name), ', ');
@@ -38,8 +38,8 @@ function othersGoOn(names: readonly string[]): Mrkdwn {
  */
 function nothingOfDefault(preview: LogoutPreview, others: readonly string[]): Message {
   const head = preview.noDefault
-    ? md`This workspace has no CDN account ${DEFAULT} (the one \`/cdn login\` sets), so \`/cdn logout\` has no key to remove. Its CDN accounts: ${named(others)}.`
-    : md`The CDN account ${DEFAULT} has no API key to remove. The other CDN accounts: ${named(others)}.`;
+    ? md`This workspace has no CDN account ${LOGIN} (the one \`/cdn login\` sets), so \`/cdn logout\` has no key to remove. Its CDN accounts: ${named(others)}.`
+    : md`The CDN account ${LOGIN} has no API key to remove. The other CDN accounts: ${named(others)}.`;
   return noticeMessage(
     md`${head} To remove one of them, and what stops with it, an admin uses *Remove* beside it in the App Home (or in \`/cdn accounts\`).`,
     ':information_source:',
@@ -122,7 +122,7 @@ export function logoutConfirmMessage(preview: LogoutPreview): Message {
     const tokens = preview.tokens ?? [];
     if (tokens.length > 0)
       lines.push(
-        md`• *${count(tokens.length, 'API token', 'API tokens')}* of ${DEFAULT} ${tokens.length === 1 ? 'stops' : 'stop'} purging until a key is set again (they are not revoked): ${summarise(
+        md`• *${count(tokens.length, 'API token', 'API tokens')}* of ${LOGIN} ${tokens.length === 1 ? 'stops' : 'stop'} purging until a key is set again (they are not revoked): ${summarise(
           tokens,
           NAMED,
           (name) => md`*${truncate(name, 100)}*`,
@@ -131,8 +131,8 @@ export function logoutConfirmMessage(preview: LogoutPreview): Message {
       );
     const head =
       lines.length > 0
-        ? md`:warning: *Log out of the CDN?* The API key of the CDN account ${DEFAULT} is removed, and:`
-        : md`:warning: *Log out of the CDN?* The API key of the CDN account ${DEFAULT} is removed; nothing else depends on it.`;
+        ? md`:warning: *Log out of the CDN?* The API key of the CDN account ${LOGIN} is removed, and:`
+        : md`:warning: *Log out of the CDN?* The API key of the CDN account ${LOGIN} is removed; nothing else depends on it.`;
     blocks.push({ type: 'section', text: mrkdwn(head) });
     for (const line of lines) blocks.push({ type: 'section', text: mrkdwn(line) });
     const notes = [
@@ -166,7 +166,7 @@ export function logoutConfirmMessage(preview: LogoutPreview): Message {
       type: 'section',
       text: mrkdwn(
         others.length > 0
-          ? md`:double_vertical_bar: The CDN account ${DEFAULT} has no API key: its watches and reports wait for one (\`/cdn login\`).`
+          ? md`:double_vertical_bar: The CDN account ${LOGIN} has no API key: its watches and reports wait for one (\`/cdn login\`).`
           : md`:double_vertical_bar: This workspace has no CDN API key: its watches and reports wait for one (\`/cdn login\`).`,
       ),
     },
@@ -197,7 +197,7 @@ export function loggedOutMessage(outcome: LogoutOutcome): Message {
   const some = outcome.watches + outcome.reports > 0;
   const others = outcome.otherAccounts ?? [];
   const removed = outcome.keyRemoved
-    ? md`The API key of the CDN account ${DEFAULT} is removed.`
+    ? md`The API key of the CDN account ${LOGIN} is removed.`
     : md`There was no CDN API key to remove.`;
   const rest = outcome.deleted
     ? md` ${work} ${outcome.watches + outcome.reports === 1 ? 'is' : 'are'} deleted.`
@@ -205,7 +205,7 @@ export function loggedOutMessage(outcome: LogoutOutcome): Message {
       ? md` ${work} ${outcome.watches + outcome.reports === 1 ? 'is' : 'are'} paused: they resume by themselves once an admin runs \`/cdn login\`.`
       : outcome.keyRemoved
         ? others.length > 0
-          ? md` Commands on the CDN account ${DEFAULT} are off until an admin runs \`/cdn login\`.`
+          ? md` Commands on the CDN account ${LOGIN} are off until an admin runs \`/cdn login\`.`
           : md` Commands that need the CDN are off until an admin runs \`/cdn login\`.`
         : md``;
   const defaults =

@@ -16,11 +16,8 @@ export function rateLimitStateMessage({ zone, last }: RateLimitState): Message {
     type: 'button' as const,
     action_id: enabled ? RATELIMIT_IDS.on : RATELIMIT_IDS.off,
     text: plain(enabled ? 'On' : 'Off'),
-    // A zone of an account other than `default`: `<account>/<zone id>`.
-    value:
-      zone.accountId !== undefined && zone.accountName !== undefined
-        ? `${zone.accountName}/${zone.id}`
-        : zone.id,
+    // `<account>/<zone id>` when the account's name is known.
+    value: zone.accountName !== undefined ? `${zone.accountName}/${zone.id}` : zone.id,
   });
   return message(
     md`Rate limiting for ${zoneLabel(zone.name)}: ${last ? (last.enabled ? 'on' : 'off') : 'not changed by this bot'}`,

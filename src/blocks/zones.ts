@@ -7,7 +7,7 @@ import type {
   PlainTextOption,
 } from '@slack/types';
 import type { ZonePage } from '../cdn/client.js';
-import type { Zone } from '../cdn/schemas.js';
+import type { CdnZone, Zone } from '../cdn/schemas.js';
 import { zoneLabel } from '../zone-names.js';
 import { andMore, summarise } from './fit.js';
 import { ZONE_PICKER_IDS, ZONES_IDS } from './ids.js';
@@ -45,7 +45,7 @@ function createdLabel(createdAt: string): Mrkdwn | string {
   return Number.isNaN(ms) ? createdAt : slackDate(ms, '{date_short_pretty}');
 }
 
-function zoneLine(zone: Zone): Mrkdwn {
+function zoneLine(zone: CdnZone): Mrkdwn {
   return md`*${zoneLabel(zone.name)}*  ${statusLabel(zone.status)}\n${code(zone.id)} · created ${createdLabel(zone.createdAt)}`;
 }
 
@@ -131,16 +131,14 @@ export function zonesMessage(
 
 /**
  * A zone as a picker option: its name and status; `<account>/<zone>` when several CDN accounts are
- * in play (`labelled`). Its value `<account>/<zone id>` then, or when the zone is of an
- * account other than `default` (an account's name is a slug: no slash), else the id alone
- * (read back by src/services/accounts/account-lookup.ts `pickedZone`).
+ * in play (`labelled`). Its value `<account>/<zone id>` whenever the account's name is known (a
+ * name is a slug: no slash), else the id alone (read back by
+ * src/services/accounts/account-lookup.ts `pickedZone`).
  */
 export function zoneOption(zone: Zone, labelled = false): PlainTextOption {
-  const account =
-    zone.accountName !== undefined && (labelled || zone.accountId !== undefined)
-      ? zone.accountName
-      : undefined;
-  const name = account === undefined ? zoneLabel(zone.name) : `${account}/${zoneLabel(zone.name)}`;
+  const account = zone.accountName;
+  const name =
+    labelled && account !== undefined ? `${account}/${zoneLabel(zone.name)}` : zoneLabel(zone.name);
   return {
     text: plain(truncate(`${name} (${zone.status})`, 75)),
     value: account === undefined ? zone.id : `${account}/${zone.id}`,

@@ -18,11 +18,11 @@ import { type CallResult, CdnRequests } from './requests.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 import {
   BUCKET_MS,
+  type CdnZone,
   type Granularity,
   purgeIdFromBody,
   type TrafficAnalytics,
   trafficSchema,
-  type CdnZone,
   type ZonePlan,
   zoneFromCreateBody,
   zoneListSchema,

@@ -97,6 +97,7 @@ function hitRateAlert(): ChartInput {
   }
   const alert: WatchAlert = {
     id: 'alert_docs',
+    accountId: 'A1',
     workspaceId: 'T1',
     watchId: 'watch_docs',
     zoneId: ZONE,

@@ -1,5 +1,5 @@
 // CDN accounts' names, errors, sealing contexts, rows and the query that reads them (for accounts.ts).
-import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
 import type { CodedError } from '../errors.js';
 import type { SecretContext } from './crypto.js';
 import type { CdnAccountsTable, Database } from './schema.js';
@@ -36,10 +36,7 @@ export function storedKeyContext(row: {
     : accountKeyContext(row.workspace_id, row.id);
 }
 
-export type AccountErrorCode =
-  | 'account_name_invalid'
-  | 'account_name_taken'
-  | 'account_not_found';
+export type AccountErrorCode = 'account_name_invalid' | 'account_name_taken' | 'account_not_found';
 
 export class AccountError extends Error implements CodedError {
   override readonly name = 'AccountError';

@@ -283,4 +283,3 @@ async function stopReports(
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
-

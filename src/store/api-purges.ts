@@ -27,8 +27,8 @@ export interface ApiPurge {
   zoneName: string;
   /** The zone's CDN account (its id). */
   accountId: string;
-  /** That account's name when asked; null: not said. */
-  accountName: string | null;
+  /** That account's name when asked (empty: an account removed before its name was kept). */
+  accountName: string;
   kind: ApiPurgeKind;
   status: ApiPurgeStatus;
   done: number;
@@ -41,23 +41,23 @@ export interface ApiPurge {
   updatedAt: number;
 }
 
-export type NewApiPurge = Partial<Pick<ApiPurge, 'accountName'>> &
-  Pick<
-    ApiPurge,
-    | 'accountId'
-    | 'workspaceId'
-    | 'tokenId'
-    | 'tokenName'
-    | 'idempotencyKey'
-    | 'bodyHash'
-    | 'zoneId'
-    | 'zoneName'
-    | 'kind'
-    | 'status'
-    | 'total'
-    | 'reason'
-    | 'context'
-  >;
+export type NewApiPurge = Pick<
+  ApiPurge,
+  | 'accountId'
+  | 'accountName'
+  | 'workspaceId'
+  | 'tokenId'
+  | 'tokenName'
+  | 'idempotencyKey'
+  | 'bodyHash'
+  | 'zoneId'
+  | 'zoneName'
+  | 'kind'
+  | 'status'
+  | 'total'
+  | 'reason'
+  | 'context'
+>;
 
 /** Statuses a purge never leaves. */
 export const FINAL_STATUSES: ReadonlySet<ApiPurgeStatus> = new Set([
@@ -91,7 +91,7 @@ export class ApiPurgeRepository {
       zone_id: input.zoneId,
       zone_name: input.zoneName,
       account_id: input.accountId,
-      account_name: input.accountName ?? null,
+      account_name: input.accountName,
       kind: input.kind,
       status: input.status,
       done: 0,
@@ -230,7 +230,7 @@ function toPurge(row: Selectable<ApiPurgesTable>): ApiPurge {
     zoneId: row.zone_id,
     zoneName: row.zone_name,
     accountId: row.account_id,
-    accountName: row.account_name,
+    accountName: row.account_name ?? '',
     kind: row.kind,
     status: row.status,
     done: Number(row.done),

@@ -1,7 +1,7 @@
 // Repository: purge-everything approval requests. Every state change is one conditional UPDATE,
 // so a request leaves `pending` exactly once however many replicas or clicks race for it.
 import { randomUUID } from 'node:crypto';
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { ApprovalStatus, ApprovalsTable, Database } from './schema.js';
 
@@ -303,4 +303,3 @@ function apiRequesterOf(json: string): ApiRequester {
       : {}),
   };
 }
-

@@ -135,7 +135,11 @@ export class ChannelBindingRepository {
   }
 
   /** The current bindings of one account, by channel id: what a logout of its key clears. */
-  async listOfAccount(workspaceId: string, accountId: string, limit = 50): Promise<ChannelBinding[]> {
+  async listOfAccount(
+    workspaceId: string,
+    accountId: string,
+    limit = 50,
+  ): Promise<ChannelBinding[]> {
     const rows = await this.#current(workspaceId)
       .where('b.account_id', '=', accountId)
       .orderBy('b.channel_id')

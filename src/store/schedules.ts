@@ -3,7 +3,7 @@
 // rows another one is taking (FOR UPDATE SKIP LOCKED), so they share the work and each occurrence
 // becomes one job.
 import { randomUUID } from 'node:crypto';
-import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
 import { AuditLogRepository, type NewAuditEntry } from './audit-log.js';
 import type { SqlDialect } from './db.js';

@@ -64,11 +64,7 @@ export interface Workspace {
 export type WorkspaceSettings = Partial<
   Pick<
     Workspace,
-    | 'operatorGroupId'
-    | 'approverGroupId'
-    | 'approvalTtlMinutes'
-    | 'guestAccess'
-    | 'reportTimeOfDay'
+    'operatorGroupId' | 'approverGroupId' | 'approvalTtlMinutes' | 'guestAccess' | 'reportTimeOfDay'
   >
 > & { limits?: Partial<WorkspaceLimits> };
 

@@ -365,7 +365,9 @@ export class AccountZoneIndex {
         await trx
           .insertInto('zone_index')
           .values(
-            fresh.slice(i, i + INSERT_CHUNK).map((zone) => toRow(workspaceId, this.accountId, zone)),
+            fresh
+              .slice(i, i + INSERT_CHUNK)
+              .map((zone) => toRow(workspaceId, this.accountId, zone)),
           )
           .execute();
       }
@@ -421,14 +423,12 @@ export class AccountZoneIndex {
           .insertInto('zone_index')
           .values(rows.slice(i, i + INSERT_CHUNK))
           .onConflict((c) =>
-            c
-              .columns(['workspace_id', 'account_id', 'zone_id'])
-              .doUpdateSet((eb) => ({
-                name: eb.ref('excluded.name'),
-                name_key: eb.ref('excluded.name_key'),
-                status: eb.ref('excluded.status'),
-                zone_created_at: eb.ref('excluded.zone_created_at'),
-              })),
+            c.columns(['workspace_id', 'account_id', 'zone_id']).doUpdateSet((eb) => ({
+              name: eb.ref('excluded.name'),
+              name_key: eb.ref('excluded.name_key'),
+              status: eb.ref('excluded.status'),
+              zone_created_at: eb.ref('excluded.zone_created_at'),
+            })),
           )
           .execute();
       }

@@ -32,9 +32,11 @@ export function purgeEverythingSubmit(deps: AppDeps) {
         PURGE_IDS.reasonBlock,
         'Start from a channel, so the approvers can see the request there.',
       );
+    // A form opened by an earlier version does not say the zone's account: opened again, it does.
+    if (origin.accountId === undefined)
+      return inline(PURGE_IDS.confirmBlock, 'This form is out of date: run the command again.');
     let zone: Zone;
     try {
-      // In the zone's own account: `default` when the form names none.
       zone = await deps.purges.zoneById(caller.workspaceId, origin.zoneId, origin.accountId);
     } catch (error) {
       return inline(PURGE_IDS.confirmBlock, inlineErrorText(error));

@@ -205,7 +205,7 @@ export class AccessService {
   }
 
   /**
-   * What the caller may do on the account (none named: `default`); a refusal is a no, never an
+   * What the caller may do on the account (none named: the workspace); a refusal is a no, never an
    * error. Services acting on a zone call the checks above with the zone's account; surfaces that
    * offer only what one may do ask this.
    */

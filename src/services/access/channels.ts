@@ -123,7 +123,8 @@ export class ChannelService {
     // The generation read before the zone was found: if the key changed meanwhile, the binding
     // is stale from the start, and said to be when used. Without an account typed, the zone's
     // own account's is read once it is found.
-    let keyGeneration = account && (await this.deps.bindings.keyGeneration(workspaceId, account.id));
+    let keyGeneration =
+      account && (await this.deps.bindings.keyGeneration(workspaceId, account.id));
     let zone: Zone | undefined;
     if (nameOrId !== undefined) {
       zone = await scopes.resolve(workspaceId, scope, nameOrId);
@@ -213,10 +214,7 @@ export class ChannelService {
     if (!account) throw new AppError({ code: 'channel_account_removed' });
     let zone: Zone;
     try {
-      zone = named(
-        await this.deps.zones.resolve(workspaceId, binding.zoneId, account.id),
-        account,
-      );
+      zone = named(await this.deps.zones.resolve(workspaceId, binding.zoneId, account.id), account);
     } catch (error) {
       if (error instanceof AppError && error.code === 'zone_not_found') {
         throw new AppError(

@@ -9,15 +9,15 @@ import type { AccessService, Caller } from './access.js';
 
 /**
  * Operators of at least one of the accounts a command from `channelId` may use (`account`: the
- * one typed; none: every account). Without scopes, or with no account holding a key: `default`'s.
+ * one typed; none: every account). With no account holding a key: the workspace's operators.
  */
 export async function requireOperatorWhere(
-  deps: { access: AccessService; accountScopes?: AccountScopes | undefined },
+  deps: { access: AccessService; accountScopes: AccountScopes },
   caller: Caller,
   action: Action,
   where: { channelId?: string | undefined; account?: string | undefined } = {},
 ): Promise<void> {
-  const scope = await deps.accountScopes?.scope(caller.workspaceId, where.channelId, where.account);
-  const accountIds = scope?.accounts.map((account) => account.id) ?? [];
+  const scope = await deps.accountScopes.scope(caller.workspaceId, where.channelId, where.account);
+  const accountIds = scope.accounts.map((account) => account.id);
   await deps.access.requireOperatorOfAny(caller, action, accountIds);
 }

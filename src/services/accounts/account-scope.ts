@@ -14,6 +14,15 @@ import type { FreezeGate } from '../freezes/gate.js';
 import type { ZoneIndex } from '../zones/zone-index.js';
 import type { ZonePlan, ZoneService } from '../zones/zones.js';
 
+/** A zone name in several of the accounts a command may use, none named: the person picks one. */
+export interface AmbiguousZone {
+  kind: 'ambiguous';
+  zoneName: string;
+  accounts: string[];
+}
+
+export type ZoneOrAmbiguous = { kind: 'zone'; zone: Zone } | AmbiguousZone;
+
 /** The accounts a command may use, and whether the choice is already made (one of them). */
 export interface AccountScope {
   accounts: Account[];
@@ -92,14 +101,16 @@ export class AccountScopes {
 
   /**
    * The zone named, in the scope's accounts: in one account, as ZoneService.resolve; in several,
-   * the one account whose index holds a live zone of that name or id, AppError zone_ambiguous when
-   * several do, and when none does the first account's answer (a probe, then "not found").
+   * the one account whose index holds a live zone of that name or id, the accounts that all hold
+   * one when several do (`ambiguous`: the person is asked which), and when none does the first
+   * account's answer (a probe, then "not found").
    */
-  async resolve(workspaceId: string, scope: AccountScope, nameOrId: string): Promise<Zone> {
+  async find(workspaceId: string, scope: AccountScope, nameOrId: string): Promise<ZoneOrAmbiguous> {
     const [first, ...others] = scope.accounts;
     if (!first) throw new AppError({ code: 'no_api_key' });
-    if (others.length === 0)
-      return named(await this.deps.zones.resolve(workspaceId, nameOrId, first.id), first);
+    const zone = (account: Account) =>
+      this.deps.zones.resolve(workspaceId, nameOrId, account.id).then((z) => named(z, account));
+    if (others.length === 0) return { kind: 'zone', zone: await zone(first) };
     const key = zoneKey(nameOrId);
     const found: Zone[] = [];
     // Every account's index in one read of the store (a name in ten accounts is one query, not ten).
@@ -111,20 +122,31 @@ export class AccountScopes {
     for (const [at, account] of scope.accounts.entries()) {
       const zones = held[at] ?? [];
       const live = zones.filter(
-        (zone) =>
-          zone.status !== 'deleted' && (zone.id === nameOrId.trim() || zoneKey(zone.name) === key),
+        (z) => z.status !== 'deleted' && (z.id === nameOrId.trim() || zoneKey(z.name) === key),
       );
-      const zone = live.find((z) => z.id === nameOrId.trim()) ?? live[0];
-      if (zone) found.push(named(zone, account));
+      const match = live.find((z) => z.id === nameOrId.trim()) ?? live[0];
+      if (match) found.push(named(match, account));
     }
-    if (found.length === 1 && found[0]) return found[0];
-    if (found.length > 1)
-      throw new AppError({
-        code: 'zone_ambiguous',
-        zoneName: found[0]?.name ?? nameOrId,
-        accounts: found.map((zone) => zone.accountName ?? zone.accountId),
-      });
-    return named(await this.deps.zones.resolve(workspaceId, nameOrId, first.id), first);
+    const [only, ...also] = found;
+    if (only && also.length === 0) return { kind: 'zone', zone: only };
+    if (only)
+      return {
+        kind: 'ambiguous',
+        zoneName: only.name,
+        accounts: found.map((z) => z.accountName ?? z.accountId),
+      };
+    return { kind: 'zone', zone: await zone(first) };
+  }
+
+  /** `find`, a name held by several accounts refused as AppError zone_ambiguous. */
+  async resolve(workspaceId: string, scope: AccountScope, nameOrId: string): Promise<Zone> {
+    const found = await this.find(workspaceId, scope, nameOrId);
+    if (found.kind === 'zone') return found.zone;
+    throw new AppError({
+      code: 'zone_ambiguous',
+      zoneName: found.zoneName,
+      accounts: found.accounts,
+    });
   }
 
   /**

@@ -58,7 +58,11 @@ export class CdnAccess {
    * outbound-address rules as any an admin typed. AppError no_api_key when the account has no key
    * (or is gone). `feature`: what its requests are for, as the metrics count them.
    */
-  async clientFor(workspaceId: string, accountId: string, feature?: CdnFeature): Promise<CdnClient> {
+  async clientFor(
+    workspaceId: string,
+    accountId: string,
+    feature?: CdnFeature,
+  ): Promise<CdnClient> {
     const credential = await this.options.store.accounts.credential(workspaceId, accountId);
     if (!credential) throw new AppError({ code: 'no_api_key' });
     return this.clientWith(credential.apiKey, credential.baseUrl, feature);

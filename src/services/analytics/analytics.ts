@@ -133,7 +133,6 @@ export class AnalyticsService {
     private readonly store: Store,
     private readonly renderer: ChartRenderer,
     private readonly clock: Clock,
-    private readonly zones: ZoneService,
     private readonly reads: CdnReadRateLimit,
     /** Which CDN account a zone named is in. */
     private readonly accountScopes: AccountScopes,
@@ -160,11 +159,10 @@ export class AnalyticsService {
     try {
       const { zone: chosen, where } = request;
       const named = (name: string) =>
-        zoneForChannel(
-          { accountScopes: this.accountScopes },
-          caller.workspaceId,
-          { ...where, zone: name },
-        );
+        zoneForChannel({ accountScopes: this.accountScopes }, caller.workspaceId, {
+          ...where,
+          zone: name,
+        });
       const { zone, fromDefault } =
         typeof chosen === 'string'
           ? { zone: await named(chosen), fromDefault: false }
@@ -186,11 +184,10 @@ export class AnalyticsService {
     request: { zone: string; range: RangeKey; where?: { channelId?: string; account?: string } },
   ): Promise<{ zone: string; requests: number; bandwidth: number; cacheHitRate: number }> {
     await this.reads.take(caller);
-    const zone = await zoneForChannel(
-      { accountScopes: this.accountScopes },
-      caller.workspaceId,
-      { ...request.where, zone: request.zone },
-    );
+    const zone = await zoneForChannel({ accountScopes: this.accountScopes }, caller.workspaceId, {
+      ...request.where,
+      zone: request.zone,
+    });
     const { since, until } = windowEndingAt(this.clock.now(), RANGES[request.range], 'hour');
     const client = await this.cdn.clientFor(caller.workspaceId, zone.accountId, 'analytics');
     const traffic = await trafficOver(client, zone.id, {

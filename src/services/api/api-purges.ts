@@ -11,7 +11,6 @@ import { outcomeUnknown } from '../../cdn/outcome.js';
 import type { Clock } from '../../clock.js';
 import { AppError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { DEFAULT_ACCOUNT } from '../../store/accounts.js';
 import type {
   ApiPurge,
   ApiPurgeContext,
@@ -464,7 +463,6 @@ export class ApiPurgeService {
       sample: [...group.files, ...group.tags.map((tag) => `tag:${tag}`)].slice(0, SAMPLE_ITEMS),
       actorId: actorOf(token),
       key: jobKey(purge.id),
-      accountId: purge.accountId,
       ...(warm ? { warm: true } : {}),
       replyTo: {
         userId: actorOf(token),
@@ -493,7 +491,7 @@ export class ApiPurgeService {
     const base = {
       tokenId: token.id,
       tokenName: token.name,
-      account: purge.accountName ?? DEFAULT_ACCOUNT,
+      account: purge.accountName,
     };
     if (actor === undefined || actor.trim() === '') return base;
     if (!EMAIL.test(actor.trim())) return { ...base, actor, unmapped: 'not_email' };
@@ -576,24 +574,21 @@ export class ApiPurgeService {
    */
   async #boundChannel(purge: ApiPurge): Promise<string | undefined> {
     const { workspaceId } = purge;
-    const bindings = this.deps.store.channelBindings;
-    // `default`'s key generation: none when it has no key (its bindings are then stale, but those
-    // of the workspace's other accounts are read with their own). Only the zone's bindings are
-    // read, however many channels have a default.
-    const generation = await bindings.keyGeneration(workspaceId);
-    const list = await bindings.forZone(workspaceId, generation, purge.zoneId);
-    // A binding or a purge that names no account is `default`'s.
-    const defaultId = await this.deps.accounts.idOf(workspaceId, {});
-    const account = purge.accountId ?? defaultId;
-    return list.find((b) => b.zoneId === purge.zoneId && (b.accountId ?? defaultId) === account)
-      ?.channelId;
+    // Only the zone's current bindings are read, however many channels have a default.
+    const [first] = await this.deps.store.channelBindings.forZone(
+      workspaceId,
+      purge.accountId,
+      purge.zoneId,
+      1,
+    );
+    return first?.channelId;
   }
 
   async #stateOf(purge: ApiPurge): Promise<ApiPurgeState> {
     const base = {
       id: purge.id,
       zone: purge.zoneName,
-      account: purge.accountName ?? DEFAULT_ACCOUNT,
+      account: purge.accountName,
       kind: purge.kind,
       progress: { done: purge.done, total: purge.total },
     };
@@ -640,13 +635,13 @@ export class ApiPurgeService {
       action,
       zoneId: purge.zoneId,
       zoneName: purge.zoneName,
-      ...(purge.accountId === null ? {} : { accountId: purge.accountId }),
+      accountId: purge.accountId,
       outcome,
       detail: {
         token: token.name,
         tokenId: token.id,
         purge: purge.id,
-        account: purge.accountName ?? DEFAULT_ACCOUNT,
+        account: purge.accountName,
         ...(purge.context?.actor !== undefined ? { actor: purge.context.actor } : {}),
         ...detail,
       },

@@ -122,11 +122,7 @@ export class ApprovalService {
   async decidable(caller: Caller, id: string): Promise<Approval> {
     const approval = await this.pending(caller.workspaceId, id);
     // Per account: an approver holds the role on the account of the zone (null: `default`).
-    await this.options.access.requireApprover(
-      caller,
-      approval.requesterId,
-      approval.accountId ?? undefined,
-    );
+    await this.options.access.requireApprover(caller, approval.requesterId, approval.accountId);
     // Asked over the API: the person the CI names as its actor (found by e-mail) is the requester.
     if (approval.api?.actorUserId !== undefined && approval.api.actorUserId === caller.userId)
       throw new AppError({ code: 'self_approval' });
@@ -178,7 +174,7 @@ export class ApprovalService {
         zone: {
           id: approval.zoneId,
           name: approval.zoneName,
-          ...(approval.accountId ? { accountId: approval.accountId } : {}),
+          accountId: approval.accountId,
         },
       })) ?? [];
     const since = blocking.find((b) => b.window.start > approval.createdAt);

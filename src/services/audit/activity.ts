@@ -6,7 +6,6 @@ import type { AuditKindName } from '../../audit-kinds.js';
 import { TOKEN_ACTOR_PREFIX } from '../../audit-kinds.js';
 import { AppError } from '../../errors.js';
 import type { AccountRepository } from '../../store/accounts.js';
-import { LOGIN_ACCOUNT } from '../../store/credentials.js';
 import type { ApprovalRepository } from '../../store/approvals.js';
 import type {
   AuditCursor,
@@ -15,6 +14,7 @@ import type {
   AuditLogRepository,
 } from '../../store/audit-log.js';
 import type { CredentialRepository, CredentialStatus } from '../../store/credentials.js';
+import { LOGIN_ACCOUNT } from '../../store/credentials.js';
 import type { Schedule, ScheduleRepository } from '../../store/schedules.js';
 import type { Watch, WatchRepository } from '../../store/watches.js';
 import type { WorkspaceRepository } from '../../store/workspaces.js';

@@ -4,25 +4,25 @@
 import type { AccessService, Caller } from '../access/access.js';
 import type { ChannelService } from '../access/channels.js';
 import { requireOperatorWhere } from '../access/operators.js';
-import { type AccountScope, type AccountScopes, indexOf } from '../accounts/account-scope.js';
+import type { AccountScope, AccountScopes } from '../accounts/account-scope.js';
 
-/** The accounts a request proved its caller may purge in (as zones carry them: undefined is `default`). */
-export type Proven = ReadonlySet<string | undefined>;
+/** The accounts a request proved its caller may purge in. */
+export type Proven = ReadonlySet<string>;
 
 export class PurgeChecks {
   constructor(
     private readonly deps: {
       access: AccessService;
       channels: ChannelService;
-      /** Which CDN accounts a purge may use; without it, the account `default` only. */
-      accounts?: AccountScopes | undefined;
+      /** Which CDN accounts a purge may use. */
+      accounts: AccountScopes;
     },
   ) {}
 
   /**
    * Refuses a caller who may not purge from `channelId`: not an operator (a guest unless guests
    * may operate), or a channel other than those purges are limited to. `accountId`: the CDN
-   * account of the zone purged (none: `default`), whose operators the caller must be.
+   * account of the zone purged, whose operators the caller must be (none: the workspace's).
    */
   async mayPurge(caller: Caller, channelId: string | undefined, accountId?: string): Promise<void> {
     await this.deps.access.requireOperator(caller, 'purge', accountId);
@@ -46,11 +46,11 @@ export class PurgeChecks {
     await this.deps.channels.requirePurgeChannel(caller, channelId);
   }
 
-  /** mayPurge in the account of each zone (absent: `default`); `default`'s when there is none. */
+  /** mayPurge in the account of each zone. */
   async mayPurgeZones(
     caller: Caller,
     channelId: string | undefined,
-    zones: ReadonlyArray<{ accountId?: string }>,
+    zones: ReadonlyArray<{ accountId: string }>,
   ): Promise<void> {
     const accountIds = [...new Set(zones.map((zone) => zone.accountId))];
     for (const accountId of accountIds.length > 0 ? accountIds : [undefined])
@@ -59,15 +59,11 @@ export class PurgeChecks {
 
   /**
    * mayPurgeAny on a scope already read: the caller may purge from `channelId` in at least one of
-   * its accounts (none: `default`), so that nobody else makes the bot ask the CDN. Returns what it
-   * proved: the scope's one account, if it has one.
+   * its accounts, so that nobody else makes the bot ask the CDN. Returns what it proved: the
+   * scope's one account, if it has one.
    */
-  async admit(
-    caller: Caller,
-    channelId: string | undefined,
-    scope: AccountScope | undefined,
-  ): Promise<Proven> {
-    const accounts = scope?.accounts ?? [];
+  async admit(caller: Caller, channelId: string | undefined, scope: AccountScope): Promise<Proven> {
+    const { accounts } = scope;
     await this.deps.access.requireOperatorOfAny(
       caller,
       'purge',
@@ -76,7 +72,7 @@ export class PurgeChecks {
     await this.deps.channels.requirePurgeChannel(caller, channelId);
     const [only, ...others] = accounts;
     if (others.length > 0) return new Set();
-    return new Set(only ? [only.id, indexOf(only)] : [undefined]);
+    return new Set(only ? [only.id] : []);
   }
 
   /**
@@ -86,7 +82,7 @@ export class PurgeChecks {
   async admitZones(
     caller: Caller,
     proven: Proven,
-    zones: ReadonlyArray<{ accountId?: string }>,
+    zones: ReadonlyArray<{ accountId: string }>,
   ): Promise<void> {
     for (const accountId of new Set(zones.map((zone) => zone.accountId)))
       if (!proven.has(accountId))

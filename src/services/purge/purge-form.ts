@@ -7,12 +7,7 @@ import { AppError } from '../../errors.js';
 import type { Account } from '../../store/accounts.js';
 import type { Caller } from '../access/access.js';
 import type { AccountPick, AccountPickService } from '../accounts/account-picks.js';
-import {
-  type AccountScope,
-  type AccountScopes,
-  indexOf,
-  named,
-} from '../accounts/account-scope.js';
+import { type AccountScope, type AccountScopes, named } from '../accounts/account-scope.js';
 import { searchAccounts } from '../zones/zone-choices.js';
 import type { Zone, ZoneService } from '../zones/zones.js';
 import type { PurgeService } from './purge-plan.js';
@@ -81,9 +76,9 @@ export class PurgeFormService {
     const { workspaceId } = caller;
     const scope = await scopes.scope(workspaceId, channelId, undefined);
     if (scope.accounts.length === 0) {
-      // No account holds a key: the index of `default`, if any.
+      // No account holds a key: nothing to pick from (after the caller's own checks).
       await purges.checks.mayPurge(caller, channelId);
-      return { zones: await zones.search(workspaceId, query, limit), labelled: false };
+      return { zones: [], labelled: false };
     }
     const allowed: Account[] = [];
     let refusal: unknown;
@@ -144,11 +139,9 @@ export class PurgeFormService {
   }
 }
 
-/** The zone with its account's name (its own, else `default`'s), for the form's option value. */
+/** The zone with its account's name, for the form's option value. */
 function withAccount(zone: Zone, scope: AccountScope): Zone {
   if (zone.accountName !== undefined) return zone;
-  const account = scope.accounts.find((a) =>
-    zone.accountId === undefined ? indexOf(a) === undefined : a.id === zone.accountId,
-  );
+  const account = scope.accounts.find((a) => a.id === zone.accountId);
   return account ? named(zone, account) : zone;
 }

@@ -192,7 +192,7 @@ export class PurgeJobs {
     const announced = announcing ? view.started(status()) : Promise.resolve();
     announced.catch(() => undefined);
 
-    let clients: Map<string | undefined, Client>;
+    let clients: Map<string, Client>;
     try {
       // Each zone's own account (absent in a stored payload: `default`).
       clients = await this.#clients(job.workspaceId, payload.groups);
@@ -291,12 +291,12 @@ export class PurgeJobs {
     }
   }
 
-  /** A client per CDN account the groups' zones belong to (undefined: `default`). */
+  /** A client per CDN account the groups' zones belong to. */
   async #clients(
     workspaceId: string,
     groups: ReadonlyArray<{ zone: Zone }>,
-  ): Promise<Map<string | undefined, Client>> {
-    const clients = new Map<string | undefined, Client>();
+  ): Promise<Map<string, Client>> {
+    const clients = new Map<string, Client>();
     for (const { zone } of groups) {
       if (!clients.has(zone.accountId))
         clients.set(
@@ -304,8 +304,6 @@ export class PurgeJobs {
           await this.deps.cdn.clientFor(workspaceId, zone.accountId, 'purge'),
         );
     }
-    if (clients.size === 0)
-      clients.set(undefined, await this.deps.cdn.clientFor(workspaceId, undefined, 'purge'));
     return clients;
   }
 
@@ -343,8 +341,8 @@ export class PurgeJobs {
 
 type Client = Awaited<ReturnType<CdnAccess['clientFor']>>;
 
-function clientOf(clients: Map<string | undefined, Client>, zone: Zone): Client {
-  const client = clients.get(zone.accountId) ?? clients.get(undefined);
+function clientOf(clients: Map<string, Client>, zone: Zone): Client {
+  const client = clients.get(zone.accountId);
   if (!client) throw new Error(`no CDN client for the account of zone ${zone.id}`);
   return client;
 }

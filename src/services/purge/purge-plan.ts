@@ -49,7 +49,7 @@ export class PurgeService {
       access: AccessService;
       channels: ChannelService;
       /** Which CDN accounts a purge may use; without it, the account `default` only. */
-      accounts?: AccountScopes;
+      accounts: AccountScopes;
       flood: ChangeRateLimit;
       store: Store;
       /** Change freezes: URL and tag purges are refused during one that says so. */
@@ -263,15 +263,12 @@ export class PurgeService {
       actorId: string;
       replyTo: ReplyTo;
       key: string;
-      /** The zone's account id, as the API's record stored it. */
-      accountId?: string | null;
       warm?: boolean;
     },
   ): Promise<Started> {
     const api: ApiPurgeOrigin = {
       purgeId: input.apiPurgeId,
       ...(input.sample ? { sample: input.sample } : {}),
-      ...(input.accountId ? { accountId: input.accountId } : {}),
     };
     return this.deps.jobs.enqueue(workspaceId, [group], input.actorId, input.replyTo, {
       key: input.key,
@@ -315,10 +312,10 @@ export class PurgeService {
   }
 
   /**
-   * The zone `zoneId` of the account `accountId` (absent, or `default`'s id: `default`), carrying
-   * its account; AppError zone_not_found when it has none of that id.
+   * The zone `zoneId` of the account `accountId`, carrying its account; AppError zone_not_found
+   * when it has none of that id.
    */
-  async zoneById(workspaceId: string, zoneId: string, accountId?: string): Promise<Zone> {
+  async zoneById(workspaceId: string, zoneId: string, accountId: string): Promise<Zone> {
     return this.#zones.byId(workspaceId, zoneId, accountId);
   }
 }

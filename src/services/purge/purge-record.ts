@@ -33,7 +33,6 @@ export interface RecordedPurge {
     actorId: string;
     retryOf?: string;
     groups: Array<{ zone: Zone; files: number; tags: number }>;
-    api?: { accountId?: string };
   };
 }
 
@@ -45,14 +44,9 @@ export async function recordPurge(
 ): Promise<PurgeRun[]> {
   const { payload } = job;
   const runs: PurgeRun[] = [];
-  // Each zone's account, recorded on its purge and audit entry: `default`'s id for `default`
-  // (an API purge's one zone: the id its record stored, not read again).
-  const defaultId = payload.groups.some((g) => !g.zone.accountId)
-    ? (payload.api?.accountId ?? (await store.accounts.defaultId(job.workspaceId)))
-    : undefined;
+  // Each zone's account, recorded on its purge and audit entry.
   for (const [index, group] of payload.groups.entries()) {
-    const accountId = group.zone.accountId ?? defaultId;
-    const account = accountId ? { accountId } : {};
+    const { accountId } = group.zone;
     const results: PurgeBatchResult[] = steps
       .filter((step) => step.input.group === index)
       .map(({ input, result }) => {
@@ -77,7 +71,7 @@ export async function recordPurge(
       unconfirmed,
       purgeIds: report.purgeIds,
       ...(payload.retryOf ? { retryOf: payload.retryOf } : {}),
-      ...account,
+      accountId,
     });
     const failedCount = report.failed.files.length + report.failed.tags.length - unconfirmed;
     const errors = [...new Set(results.flatMap((r) => (r.ok ? [] : [r.error.code])))];
@@ -89,7 +83,7 @@ export async function recordPurge(
         group.tags === 0 ? 'purge.urls' : group.files === 0 ? 'purge.tags' : 'purge.urls_tags',
       zoneId: group.zone.id,
       zoneName: group.zone.name,
-      ...account,
+      accountId,
       outcome: record.status === 'succeeded' ? 'ok' : record.status,
       detail: {
         files: group.files,

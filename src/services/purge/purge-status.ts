@@ -50,11 +50,6 @@ export interface PurgeProgressView {
 export interface ApiPurgeOrigin {
   purgeId: string;
   sample?: string[];
-  /**
-   * The id of the zone's account as the API's record stored it (`default`'s for `default`):
-   * recorded on the purge and its audit entry without reading it again.
-   */
-  accountId?: string;
 }
 
 /** Opens the view of a purge job: its message, carried across attempts by `state` and `save`. */

@@ -1,28 +1,20 @@
 // Where a purge's zones are found: the accounts a command may use, a zone's name among them (or
 // the accounts that all hold it), the channel's default zone, a purge record's zone by its id.
 import { AppError } from '../../errors.js';
-import { DEFAULT_ACCOUNT } from '../../store/accounts.js';
 import type { Store } from '../../store/index.js';
 import { zoneKey } from '../../zone-names.js';
 import type { ChannelService } from '../access/channels.js';
-import { byAccount } from '../accounts/account-lookup.js';
 import {
   type AccountScope,
   type AccountScopes,
-  indexOf,
+  type AmbiguousZone,
   named,
+  type ZoneOrAmbiguous,
 } from '../accounts/account-scope.js';
 import type { Zone, ZoneService } from '../zones/zones.js';
 import type { PurgePlan } from './purge-targets.js';
 
-/** A zone name in several of the accounts the command may use, none named: the person picks one. */
-export interface AmbiguousZone {
-  kind: 'ambiguous';
-  zoneName: string;
-  accounts: string[];
-}
-
-export type ZoneOrAmbiguous = { kind: 'zone'; zone: Zone } | AmbiguousZone;
+export type { AmbiguousZone, ZoneOrAmbiguous };
 
 /** Where a command's zones are looked for: a name, and the zones that may serve its URLs. */
 export interface ZoneLookup {
@@ -38,8 +30,8 @@ export class PurgeZones {
     private readonly deps: {
       zones: ZoneService;
       channels: ChannelService;
-      /** Which CDN accounts a purge may use; without it, the account `default` only. */
-      accounts?: AccountScopes | undefined;
+      /** Which CDN accounts a purge may use. */
+      accounts: AccountScopes;
       store: Store;
     },
   ) {}
@@ -49,33 +41,21 @@ export class PurgeZones {
     workspaceId: string,
     channelId: string | undefined,
     account: string | undefined,
-  ): Promise<AccountScope | undefined> {
-    return this.deps.accounts?.scope(workspaceId, channelId, account);
+  ): Promise<AccountScope> {
+    return this.deps.accounts.scope(workspaceId, channelId, account);
   }
 
-  /**
-   * Where the command's zones are looked for: account by account when the scope says so
-   * (byAccount), else in `default`'s index alone (a workspace whose only account is `default`).
-   */
-  lookup(workspaceId: string, scope: AccountScope | undefined): ZoneLookup {
-    const { accounts, zones } = this.deps;
-    if (accounts && scope && byAccount(scope))
-      return {
-        find: (nameOrId) => severalOf(accounts.resolve(workspaceId, scope, nameOrId)),
-        serving: async (zone) =>
-          (await accounts.all(workspaceId, scope)).filter(
-            (candidate) => !zone || candidate.accountId === zone.accountId,
-          ),
-        several: ambiguity,
-      };
+  /** Where the command's zones are looked for: in each of the scope's accounts. */
+  lookup(workspaceId: string, scope: AccountScope): ZoneLookup {
+    const { accounts } = this.deps;
     return {
-      find: async (nameOrId) => ({
-        kind: 'zone',
-        zone: await zones.resolve(workspaceId, nameOrId),
-      }),
-      serving: () => zones.all(workspaceId),
+      find: (nameOrId) => accounts.find(workspaceId, scope, nameOrId),
+      serving: async (zone) =>
+        (await accounts.all(workspaceId, scope)).filter(
+          (candidate) => !zone || candidate.accountId === zone.accountId,
+        ),
       // One account: a name is never in several.
-      several: () => undefined,
+      several: scope.accounts.length > 1 ? ambiguity : () => undefined,
     };
   }
 
@@ -90,8 +70,7 @@ export class PurgeZones {
     account: string | undefined,
   ): Promise<Zone> {
     const zone = await this.deps.channels.defaultZone(workspaceId, channelId, 'purge');
-    // A binding that names no account is `default`'s (src/services/access/channels.ts).
-    const own = zone.accountName ?? DEFAULT_ACCOUNT;
+    const own = zone.accountName ?? zone.accountId;
     if (account !== undefined && own.toLowerCase() !== account.toLowerCase())
       throw new AppError({
         code: 'channel_default_elsewhere',
@@ -103,18 +82,13 @@ export class PurgeZones {
   }
 
   /**
-   * The zone `zoneId` of the account `accountId` (absent, or `default`'s id: `default`), carrying
-   * its account; AppError zone_not_found when it has none of that id.
+   * The zone `zoneId` of the account `accountId`, carrying its account; AppError zone_not_found
+   * when it has none of that id (or the account is gone).
    */
-  async byId(workspaceId: string, zoneId: string, accountId?: string): Promise<Zone> {
-    const account = accountId
-      ? await this.deps.store.accounts.get(workspaceId, accountId)
-      : undefined;
-    if (accountId && !account)
-      throw new AppError({ code: 'zone_not_found', query: zoneId, suggestions: [] });
-    return account && indexOf(account) !== undefined
-      ? named(await this.deps.zones.resolve(workspaceId, zoneId, indexOf(account)), account)
-      : this.deps.zones.resolve(workspaceId, zoneId);
+  async byId(workspaceId: string, zoneId: string, accountId: string): Promise<Zone> {
+    const account = await this.deps.store.accounts.get(workspaceId, accountId);
+    if (!account) throw new AppError({ code: 'zone_not_found', query: zoneId, suggestions: [] });
+    return named(await this.deps.zones.resolve(workspaceId, zoneId, account.id), account);
   }
 }
 
@@ -132,7 +106,7 @@ function ambiguity(plan: PurgePlan, serving: readonly Zone[]): AmbiguousZone | u
       return {
         kind: 'ambiguous',
         zoneName: group.zone.name,
-        accounts: holders.map((other) => other.accountName ?? DEFAULT_ACCOUNT),
+        accounts: holders.map((other) => other.accountName ?? other.accountId),
       };
   }
   return undefined;
@@ -141,18 +115,4 @@ function ambiguity(plan: PurgePlan, serving: readonly Zone[]): AmbiguousZone | u
 /** AppError zone_ambiguous, for a caller who cannot be asked (or named the account already). */
 export function ambiguousError({ zoneName, accounts }: AmbiguousZone): AppError {
   return new AppError({ code: 'zone_ambiguous', zoneName, accounts });
-}
-
-/**
- * The zone AccountScopes.resolve found, or the accounts it found the name in: its one refusal
- * that asks the person instead becomes that answer.
- */
-async function severalOf(resolving: Promise<Zone>): Promise<ZoneOrAmbiguous> {
-  try {
-    return { kind: 'zone', zone: await resolving };
-  } catch (error) {
-    if (!(error instanceof AppError) || error.problem.code !== 'zone_ambiguous') throw error;
-    const { zoneName, accounts } = error.problem;
-    return { kind: 'ambiguous', zoneName, accounts };
-  }
 }

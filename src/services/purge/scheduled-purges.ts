@@ -83,7 +83,7 @@ export interface ScheduledPurgeOptions {
   purges: PurgeService;
   approvals: ApprovalService;
   access: AccessService;
-  accounts?: AccountScopes;
+  accounts: AccountScopes;
   flood: ChangeRateLimit;
   store: Store;
   runner: JobRunner;
@@ -426,7 +426,7 @@ function changesOf(job: Job<ScheduledPurgePayload, unknown>, at: number): Planne
     ...base,
     zoneId: zone.id,
     zoneName: zone.name,
-    ...(zone.accountId ? { accountId: zone.accountId } : {}),
+    accountId: zone.accountId,
   });
   if (what.kind === 'everything') return [{ ...of(what.zone), kind: 'everything' }];
   return what.groups.map((group) => ({

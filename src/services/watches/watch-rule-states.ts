@@ -154,7 +154,7 @@ export class WatchRuleStates {
       watchId: watch.id,
       zoneId: zone.zoneId,
       zoneName: zone.zoneName,
-      ...(zone.accountId === undefined ? {} : { accountId: zone.accountId }),
+      accountId: zone.accountId,
       channelId: watch.channelId,
       rule: verdict.rule,
       status: 'firing',

@@ -275,7 +275,7 @@ export class WatchService {
 
   async #audit(
     caller: Caller,
-    subject: { zoneId: string; zoneName: string; channelId: string; accountId?: string },
+    subject: { zoneId: string; zoneName: string; channelId: string; accountId: string },
     action: string,
     detail: Record<string, unknown>,
   ) {

@@ -50,12 +50,12 @@ export class UninstallService {
       enterpriseId: workspace.enterpriseId,
       isEnterpriseInstall: workspace.isEnterpriseInstall ?? false,
     });
-    let keyDeleted = await this.store.credentials.delete(workspaceId);
-    // Every account's key, not only `default`'s: none may outlive the uninstall.
+    // Every account's key: none may outlive the uninstall.
+    let keyDeleted = false;
     for (const account of await this.store.accounts.list(workspaceId)) {
       keyDeleted = (await this.store.accounts.clearKey(workspaceId, account.id)) || keyDeleted;
+      this.zones.forget(workspaceId, account.id);
     }
-    this.zones.forget(workspaceId);
     const approvalsExpired = (await this.store.approvals.expireAllPending(workspaceId)).length;
     const reportsWaiting = (await this.store.schedules.listForWorkspace(workspaceId)).filter(
       (schedule) => schedule.status === 'active',

@@ -80,13 +80,10 @@ export class WorkspaceConfigService {
   /** Admins only: what the API-key form starts with. */
   async keyForm(caller: Caller): Promise<KeyFormState> {
     await this.deps.access.requireAdmin(caller, 'set_key');
-    const [workspace, key] = await Promise.all([
-      this.deps.workspaces.ensure(caller.workspaceId),
-      this.deps.credentials.status(caller.workspaceId),
-    ]);
+    const key = await this.deps.credentials.get(caller.workspaceId);
     return {
       defaultBaseUrl: this.deps.defaultBaseUrl,
-      currentBaseUrl: workspace.cdnBaseUrl,
+      currentBaseUrl: key?.baseUrl ?? null,
       hasKey: key !== undefined,
     };
   }

@@ -34,11 +34,7 @@ export class ZoneIndex {
    * when all are built: the zones of each, in the order of `accountIds`. An index not built yet is
    * built first and read again, and an account without a key is AppError no_api_key, as in `find`.
    */
-  async findIn(
-    workspaceId: string,
-    nameOrId: string,
-    accountIds: string[],
-  ): Promise<Zone[][]> {
+  async findIn(workspaceId: string, nameOrId: string, accountIds: string[]): Promise<Zone[][]> {
     const id = nameOrId.trim();
     const key = zoneKey(nameOrId);
     const found = await this.#store.zoneIndex.findAcross(workspaceId, accountIds, id, key);
@@ -60,7 +56,7 @@ export class ZoneIndex {
       );
       for (const [i, { at }] of unready.entries()) zones[at] = again[i]?.zones ?? [];
     }
-    return zones.map((matches, at) => tag(matches, accountIds[at]));
+    return accountIds.map((accountId, at) => tag(zones[at] ?? [], accountId));
   }
 
   /**

@@ -39,6 +39,14 @@ export async function up(db: Kysely<any>, dialect: SqlDialect): Promise<void> {
   await moveKeys(db);
   await backfill(db, defaults);
   await rewriteJobs(db, defaults);
+  // An API purge says its account's name: those asked before it was kept get today's.
+  await db
+    .updateTable('api_purges')
+    .set({
+      account_name: sql`(select a.name from cdn_accounts a where a.id = api_purges.account_id)`,
+    })
+    .where('account_name', 'is', null)
+    .execute();
   await oneZoneIndex(db, dialect);
   await oneWatchZones(db, dialect);
 
