@@ -23,7 +23,6 @@ import type { ChosenZone } from '../access/channels.js';
 import type { AccountScopes } from '../accounts/account-scope.js';
 import type { CdnAccess } from '../accounts/cdn-access.js';
 import { zoneForChannel } from '../zones/zone-work.js';
-import type { ZoneService } from '../zones/zones.js';
 import type { CdnReadRateLimit } from './cdn-read-rate-limit.js';
 import { trafficOver, windowEndingAt } from './traffic-window.js';
 
