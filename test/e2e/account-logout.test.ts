@@ -206,7 +206,7 @@ describe('/cdn logout in a workspace with `prod` and no account `default`', () =
   it('says there is no `default`, names the accounts and where to remove one, and changes nothing', async () => {
     const { h, prod } = await twoBusyAccounts({ login: false });
     try {
-      expect(await h.store.accounts.defaultId(h.workspaceId)).toBeUndefined();
+      expect((await h.store.accounts.byName(h.workspaceId, 'default'))?.id).toBeUndefined();
       const reply = await answer(h, 'logout', ADMIN);
       const said = textOf(reply.blocks ?? reply.text);
       expect(said).toContain('This workspace has no CDN account `default`');

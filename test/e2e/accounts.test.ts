@@ -95,7 +95,7 @@ describe('two CDN accounts holding the same zone name', () => {
         generation: account?.generation ?? '',
         set_by: 'U0',
         set_at: h.clock.now(),
-        account_id: account?.id ?? null,
+        account_id: account?.id ?? '',
       })
       .execute();
     const refused = await ask(h, 'purge account:default https://shop.example.org/a.css');
@@ -178,7 +178,7 @@ describe('two CDN accounts holding the same zone name', () => {
     await request('purge default/shop.example.org everything', 1);
     const inStaging = await request('purge staging/shop.example.org everything', 2);
     const account = await h.store.accounts.byName(h.workspaceId, 'staging');
-    const defaultId = await h.store.accounts.defaultId(h.workspaceId);
+    const defaultId = (await h.store.accounts.byName(h.workspaceId, 'default'))?.id;
     const pending = await h.store.db
       .selectFrom('approvals')
       .select(['account_id'])

@@ -280,17 +280,18 @@ describe('the purge API announcing in the channel that has the zone as its defau
   it('finds the zone’s channel among more than 50 channels with a default zone', async () => {
     const h = await startHarness();
     await h.login();
-    const generation = await h.store.channelBindings.keyGeneration(h.workspaceId);
+    const key = await h.store.credentials.get(h.workspaceId);
     const example = h.sandbox.state.byName('example.com');
-    if (!generation || !example) throw new Error('no key or zone');
+    if (!key || !example) throw new Error('no key or zone');
     // 60 channels sorted before CHANNEL have another zone as their default.
     for (let i = 0; i < 60; i++)
       await h.store.channelBindings.set(
         h.workspaceId,
         `CA${String(i).padStart(3, '0')}`,
         example,
-        generation,
+        key.generation,
         ADMIN,
+        key.accountId,
       );
     await h.command('use shop.example.org');
     await h.slack.waitForMessages((m) => m.via === 'response_url', 1);

@@ -347,6 +347,8 @@ describe('the purge API', () => {
         bodyHash: 'h',
         zoneId: 'z',
         zoneName: 'example.com',
+        accountId: made.accountId ?? '',
+        accountName: 'default',
         kind,
         status: kind === 'urls' ? 'queued' : 'waiting_for_approval',
         total: 1,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { commandReply } from './flows.js';
-import { startHarness } from './harness.js';
+import { type Harness, startHarness } from './harness.js';
 
 describe('CDN failures reach the user as one clear message', () => {
   it('a key the CDN no longer accepts (401)', async () => {
@@ -59,9 +59,7 @@ describe('CDN failures reach the user as one clear message', () => {
       login: true,
       env: { CDN_BASE_URL_ALLOWLIST: 'api.cdn-chatops.invalid' },
     });
-    await h.store.workspaces.update(h.workspaceId, {
-      cdnBaseUrl: 'https://api.cdn-chatops.invalid/v1',
-    });
+    await setLoginBaseUrl(h, 'https://api.cdn-chatops.invalid/v1');
     await h.command('zones');
     for (let retry = 0; retry < 3; retry++) {
       await h.clock.sleepers(1);
@@ -75,9 +73,7 @@ describe('CDN failures reach the user as one clear message', () => {
 
   it('a workspace base URL whose name does not resolve: refused as not public, at once', async () => {
     const h = await startHarness({ login: true });
-    await h.store.workspaces.update(h.workspaceId, {
-      cdnBaseUrl: 'https://api.cdn-chatops.invalid/v1',
-    });
+    await setLoginBaseUrl(h, 'https://api.cdn-chatops.invalid/v1');
     await h.command('zones');
     // No retry (a private address is not retried either): the answer comes without the clock moving.
     const [reply] = await h.slack.waitForMessages((m) => m.via === 'response_url');
@@ -86,3 +82,10 @@ describe('CDN failures reach the user as one clear message', () => {
     );
   });
 });
+
+/** The base URL of the account `/cdn login` set the key of. */
+async function setLoginBaseUrl(h: Harness, url: string): Promise<void> {
+  const key = await h.store.credentials.get(h.workspaceId);
+  if (!key) throw new Error('no key');
+  await h.store.accounts.setBaseUrl(h.workspaceId, key.accountId, url);
+}

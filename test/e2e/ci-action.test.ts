@@ -362,7 +362,7 @@ describe('cli/cdn-purge.mjs', () => {
   it('fails with exit 8 at once, saying why, when the bot cannot purge (no CDN key): no retries', async () => {
     const h = await startHarness({ login: true });
     const { secret } = await token(h);
-    const account = await h.store.accounts.defaultId(h.workspaceId);
+    const account = (await h.store.accounts.byName(h.workspaceId, 'default'))?.id;
     if (!account) throw new Error('no default account');
     await h.store.accounts.clearKey(h.workspaceId, account);
     const run = await cli(h, secret, ['https://example.com/app.css']);
