@@ -41,14 +41,12 @@ import { ApiTokenService } from './services/api/api-tokens.js';
 import { APPROVAL_MESSAGE_JOB, PURGE_EVERYTHING_JOB } from './services/approvals/approvals.js';
 import { ActivityService } from './services/audit/activity.js';
 import { AUDIT_EXPORT_JOB, AuditExportService } from './services/audit/audit-export.js';
-import { freezeWindow } from './services/freezes/change-window.js';
 import {
   FREEZE_ANNOUNCE_JOB,
   FREEZE_EXCEPTION_CLOSE_JOB,
   FreezeService,
 } from './services/freezes/freezes.js';
 import type { FreezeGate } from './services/freezes/gate.js';
-import type { ChangeWindow } from './services/purge/change-window.js';
 import { cdnServices, purgeServices } from './services/purge/compose.js';
 import { PURGE_HOLD_JOB } from './services/purge/purge-holds.js';
 import { PURGE_JOB } from './services/purge/purge-job.js';
@@ -118,11 +116,6 @@ export const BOT_SCOPES = [
 
 export interface BuildAppOptions {
   config: Config;
-  /**
-   * Asked when a scheduled purge comes due whether changes may be made now (freeze windows);
-   * default: always open.
-   */
-  changeWindow?: ChangeWindow;
   store: Store;
   transport: CdnTransport;
   clock: Clock;
@@ -301,7 +294,7 @@ export function buildDeps(
       clients,
       backgroundSlack.people ?? new GroupMembersCache(clock),
     ),
-    changeWindow: options.changeWindow ?? freezeWindow(freezeGate),
+    freezes: freezeGate,
     clock,
     logger,
   });

@@ -1,7 +1,7 @@
 // Purges for a later time: a durable job due then (any replica, once, after a restart too) that
 // checks again, when it runs, what was checked when it was asked: the requester may still purge
-// there (operators, guests, the purge channels, the channel's account binding), the change window
-// is open (ChangeWindow: freezes), and a purge of everything was approved. Refused, it does not
+// there (operators, guests, the purge channels, the channel's account binding), no change freeze
+// holds it back (FreezeGate), and a purge of everything was approved. Refused, it does not
 // run and its requester is told. Listed, and cancelled by its requester or an admin.
 // (About 460 lines: asking, the due job and cancelling share one payload; one idea, one file.)
 import { DateTime } from 'luxon';
@@ -16,9 +16,9 @@ import type { ChangeRateLimit } from '../access/change-rate-limit.js';
 import type { AccountScopes } from '../accounts/account-scope.js';
 import type { ApprovalService } from '../approvals/approvals.js';
 import { knownZone } from '../audit/activity.js';
+import type { FreezeCheck, FreezeGate } from '../freezes/gate.js';
 import type { ReplyTo } from '../reply.js';
 import type { Zone } from '../zones/zones.js';
-import { ALWAYS_OPEN, type ChangeWindow, type PlannedChange } from './change-window.js';
 import type { CheckedPurge, PurgeService } from './purge-plan.js';
 import { resolveSpec, type ScheduleSpec } from './schedule-time.js';
 
@@ -88,8 +88,11 @@ export interface ScheduledPurgeOptions {
   store: Store;
   runner: JobRunner;
   slack: ScheduledPurgeSlack;
-  /** Freezes and other change calendars; default: always open. */
-  changeWindow?: ChangeWindow;
+  /**
+   * Change freezes, asked when the purge comes due (an exception its requester holds is used up
+   * then); default: none.
+   */
+  freezes?: FreezeGate;
   clock: Clock;
   logger: Logger;
 }
@@ -304,7 +307,7 @@ export class ScheduledPurgeService {
 
   /**
    * Why the purge may not run now, or undefined: not approved (everything), the requester no
-   * longer allowed there, the channel bound to another account, or the change window closed.
+   * longer allowed there, the channel bound to another account, or a change freeze in force.
    */
   async #refusal(job: Job<ScheduledPurgePayload, unknown>): Promise<Problem | undefined> {
     const { payload } = job;
@@ -335,14 +338,10 @@ export class ScheduledPurgeService {
           payload.channelId,
           zone.accountId,
         );
+      for (const check of freezeChecksOf(job)) await this.options.freezes?.require(check);
     } catch (error) {
       if (error instanceof AppError) return error.problem;
       throw error;
-    }
-    const window = this.options.changeWindow ?? ALWAYS_OPEN;
-    for (const change of changesOf(job, this.options.clock.now())) {
-      const refused = await window.refusal(change);
-      if (refused) return refused;
     }
     return undefined;
   }
@@ -419,20 +418,20 @@ function replyOf(payload: ScheduledPurgePayload): ReplyTo {
   };
 }
 
-function changesOf(job: Job<ScheduledPurgePayload, unknown>, at: number): PlannedChange[] {
+/**
+ * What the freezes are asked when the purge comes due: a purge of everything, or a purge (URLs,
+ * tags) of each of its zones, by its requester.
+ */
+function freezeChecksOf(job: Job<ScheduledPurgePayload, unknown>): FreezeCheck[] {
   const { what, requesterId } = job.payload;
-  const base = { workspaceId: job.workspaceId, requesterId, at };
-  const of = (zone: Zone) => ({
-    ...base,
-    zoneId: zone.id,
-    zoneName: zone.name,
-    ...(zone.accountId ? { accountId: zone.accountId } : {}),
+  const of = (zone: Zone, action: FreezeCheck['action']): FreezeCheck => ({
+    workspaceId: job.workspaceId,
+    actorId: requesterId,
+    action,
+    zone: { id: zone.id, name: zone.name, accountId: zone.accountId },
   });
-  if (what.kind === 'everything') return [{ ...of(what.zone), kind: 'everything' }];
-  return what.groups.map((group) => ({
-    ...of(group.zone),
-    kind: group.tags.length === 0 ? 'urls' : group.files.length === 0 ? 'tags' : 'urls_tags',
-  }));
+  if (what.kind === 'everything') return [of(what.zone, 'everything')];
+  return what.groups.map((group) => of(group.zone, 'purge'));
 }
 
 export function viewOf(job: Job<ScheduledPurgePayload, unknown>): ScheduledPurge {
