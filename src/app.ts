@@ -269,18 +269,6 @@ export function buildDeps(
       ...(options.verifyDelayMs === undefined ? {} : { delayMs: options.verifyDelayMs }),
     },
   });
-  apiPurges = new ApiPurgeService({
-    store,
-    zones,
-    accounts: scopes,
-    purges,
-    approvals,
-    clock,
-    logger,
-    settings: options.config.api,
-    people: new SlackPeopleByEmail(clients, logger),
-    freezes: freezeGate,
-  });
   // Purges for a later time, checked again when they come due.
   const scheduledPurges = new ScheduledPurgeService({
     purges,
@@ -295,8 +283,23 @@ export function buildDeps(
       backgroundSlack.people ?? new GroupMembersCache(clock),
     ),
     freezes: freezeGate,
+    // Those asked over the HTTP API are checked and started by its service, made next.
+    api: () => apiPurges,
     clock,
     logger,
+  });
+  apiPurges = new ApiPurgeService({
+    store,
+    zones,
+    accounts: scopes,
+    purges,
+    approvals,
+    clock,
+    logger,
+    settings: options.config.api,
+    people: new SlackPeopleByEmail(clients, logger),
+    freezes: freezeGate,
+    scheduled: scheduledPurges,
   });
   // A picked zone (`<account>/<zone id>`) is found in its own account.
   const zoneChoices = new ZoneChoices({ scopes, zones });

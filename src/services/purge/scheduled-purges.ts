@@ -1,9 +1,10 @@
 // Purges for a later time: a durable job due then (any replica, once, after a restart too) that
 // checks again, when it runs, what was checked when it was asked: the requester may still purge
-// there (operators, guests, the purge channels, the channel's account binding), no change freeze
-// holds it back (FreezeGate), and a purge of everything was approved. Refused, it does not
-// run and its requester is told. Listed, and cancelled by its requester or an admin.
-// (About 460 lines: asking, the due job and cancelling share one payload; one idea, one file.)
+// there (operators, guests, purge channels, the channel's account binding; for the HTTP API, its
+// token, through the ScheduledApiPurges port), no change freeze holds it back (FreezeGate), and a
+// purge of everything was approved. Refused, it does not run and its requester is told. Listed,
+// and cancelled by its requester or an admin.
+// (About 600 lines: asking, the due job and cancelling share one payload; one idea, one file.)
 import { DateTime } from 'luxon';
 import type { Clock } from '../../clock.js';
 import { AppError, type Problem } from '../../errors.js';
@@ -20,6 +21,7 @@ import type { FreezeCheck, FreezeGate } from '../freezes/gate.js';
 import type { ReplyTo } from '../reply.js';
 import type { Zone } from '../zones/zones.js';
 import type { CheckedPurge, PurgeService } from './purge-plan.js';
+import type { PurgeGroup } from './purge-targets.js';
 import { resolveSpec, type ScheduleSpec } from './schedule-time.js';
 
 export const SCHEDULED_PURGE_JOB = 'scheduled_purge';
@@ -38,8 +40,18 @@ export type ScheduledWhat =
     }
   | { kind: 'everything'; zone: Zone; approvalId: string };
 
+/** A scheduled purge asked over the HTTP API: its record there and the token that asked. */
+export interface ScheduledApiRef {
+  purgeId: string;
+  tokenId: string;
+  /** URLs only: once purged, asked of the edge again. */
+  warm?: boolean;
+}
+
 export interface ScheduledPurgePayload {
+  /** A Slack user, or `token:<name>` for one asked over the HTTP API (then `api` is set). */
   requesterId: string;
+  api?: ScheduledApiRef;
   channelId?: string;
   dueAt: number;
   /** The requester's time zone when asked (users.info `tz`, else UTC): how their time was read. */
@@ -67,6 +79,8 @@ export interface ScheduledPurge {
 interface ScheduledCheckpoint {
   /** Refused when it came due: said to the requester (again, if the job resumes). */
   skipped?: Problem;
+  /** An API purge refused when it came due (its token, a freeze): its status says why. */
+  refused?: ApiRefusalWords;
   /** Its purge was stored (keyed): a resumed job only finishes. */
   ran?: boolean;
 }
@@ -77,6 +91,33 @@ export interface ScheduledPurgeSlack {
   directory(workspaceId: string): Promise<SlackDirectory>;
   /** Tells the requester their purge did not run, and why (their DM, else the channel). */
   skipped(purge: ScheduledPurge, problem: Problem): Promise<void>;
+}
+
+/** Why the HTTP API's service refuses a purge now, as its status then says it. */
+export interface ApiRefusalWords {
+  code: string;
+  detail: string;
+}
+
+/**
+ * What a scheduled purge asked over the HTTP API needs of the API's service (which stores its
+ * record and knows its token): implemented by ApiPurgeService.
+ */
+export interface ScheduledApiPurges {
+  /**
+   * Why the purge may not run now (its token revoked, or no longer reaching its zone, kind or
+   * account; a change freeze), or undefined when it may.
+   */
+  scheduledRefusal(
+    workspaceId: string,
+    api: ScheduledApiRef,
+    zone: Zone,
+    everything: boolean,
+  ): Promise<ApiRefusalWords | undefined>;
+  /** Starts its purge of URLs or tags, keyed by its record (once, whoever starts it). */
+  startScheduled(workspaceId: string, api: ScheduledApiRef, group: PurgeGroup): Promise<void>;
+  /** It will not run (refused when due, or cancelled): its record says so, with `detail`. */
+  closeScheduled(api: ScheduledApiRef, detail: string): Promise<void>;
 }
 
 export interface ScheduledPurgeOptions {
@@ -93,6 +134,8 @@ export interface ScheduledPurgeOptions {
    * then); default: none.
    */
   freezes?: FreezeGate;
+  /** The HTTP API's purges (made after this service, hence asked for when needed). */
+  api?: () => ScheduledApiPurges | undefined;
   clock: Clock;
   logger: Logger;
 }
@@ -170,6 +213,35 @@ export class ScheduledPurgeService {
     );
   }
 
+  /**
+   * A purge asked over the HTTP API with a future `not_before`, its record stored and checked by
+   * ApiPurgeService: stored once per record (keyed), to run at `dueAt`. A purge of everything
+   * names its approval request, which must be approved by then.
+   */
+  async scheduleForApi(
+    workspaceId: string,
+    input: {
+      api: ScheduledApiRef;
+      actorId: string;
+      channelId?: string | undefined;
+      dueAt: number;
+      what: ScheduledWhat;
+    },
+  ): Promise<ScheduledPurge> {
+    return this.#store(
+      workspaceId,
+      {
+        requesterId: input.actorId,
+        api: input.api,
+        ...(input.channelId ? { channelId: input.channelId } : {}),
+        dueAt: input.dueAt,
+        timeZone: 'UTC',
+        what: input.what,
+      },
+      scheduledApiKey(input.api.purgeId),
+    );
+  }
+
   async #store(
     workspaceId: string,
     payload: ScheduledPurgePayload,
@@ -236,6 +308,8 @@ export class ScheduledPurgeService {
       });
       if (decided.won) await this.options.approvals.closed(decided.approval);
     }
+    if (job.payload.api)
+      await this.#api().closeScheduled(job.payload.api, `cancelled in Slack by ${caller.userId}`);
     await this.#audit(
       job.id,
       caller.workspaceId,
@@ -268,9 +342,16 @@ export class ScheduledPurgeService {
     run: (context) => this.#run(context),
   };
 
+  #api(): ScheduledApiPurges {
+    const api = this.options.api?.();
+    if (!api) throw new Error('scheduled purge of the HTTP API, and no API purges wired in');
+    return api;
+  }
+
   async #run(context: JobContext<ScheduledPurgePayload, ScheduledCheckpoint>): Promise<JobOutcome> {
     const { job } = context;
     if (job.checkpoint.ran) return 'done';
+    if (job.payload.api) return this.#runApi(context, job.payload.api);
     const problem = job.checkpoint.skipped ?? (await this.#refusal(job));
     if (problem) return this.#skip(context, problem);
     const { payload } = job;
@@ -306,6 +387,86 @@ export class ScheduledPurgeService {
   }
 
   /**
+   * A purge asked over the HTTP API come due: not approved (everything), it does not run (its
+   * approval says why); refused by the API's service (its token, a freeze), its record says why;
+   * else it runs as a purge asked now would, under its record's keys.
+   */
+  async #runApi(
+    context: JobContext<ScheduledPurgePayload, ScheduledCheckpoint>,
+    api: ScheduledApiRef,
+  ): Promise<JobOutcome> {
+    const { job } = context;
+    const { payload } = job;
+    const { what } = payload;
+    const service = this.#api();
+    let refused = job.checkpoint.refused;
+    if (!refused && what.kind === 'everything') {
+      const unapproved = await this.#unapproved(what);
+      if (unapproved) return this.#skip(context, unapproved);
+    }
+    if (!refused) {
+      for (const zone of zonesOf(what)) {
+        refused = await service.scheduledRefusal(
+          job.workspaceId,
+          api,
+          zone,
+          what.kind === 'everything',
+        );
+        if (refused) break;
+      }
+    }
+    if (refused) {
+      if (!job.checkpoint.refused) await context.checkpoint({ refused });
+      await service.closeScheduled(api, `not run at its time: ${refused.detail}`);
+      await this.#audit(
+        job.id,
+        job.workspaceId,
+        payload,
+        payload.requesterId,
+        'purge.scheduled.skipped',
+        'refused',
+        { reason: refused.code },
+        `purge.scheduled.skipped:${job.id}`,
+      );
+      return 'done';
+    }
+    if (what.kind === 'items') {
+      for (const group of what.groups) await service.startScheduled(job.workspaceId, api, group);
+    } else {
+      const approval = await this.options.store.approvals.get(what.approvalId);
+      if (approval) await this.options.approvals.runScheduled(approval);
+    }
+    await context.checkpoint({ ran: true });
+    await this.#audit(
+      job.id,
+      job.workspaceId,
+      payload,
+      payload.requesterId,
+      'purge.scheduled.ran',
+      'ok',
+      { late: Math.max(0, this.options.clock.now() - payload.dueAt) },
+      `purge.scheduled.ran:${job.id}`,
+    );
+    return 'done';
+  }
+
+  /** A purge of everything not approved by its time: why (its request expires now, if pending). */
+  async #unapproved(
+    what: Extract<ScheduledWhat, { kind: 'everything' }>,
+  ): Promise<Problem | undefined> {
+    const approval = await this.options.store.approvals.get(what.approvalId);
+    // Its request expires at its time: one still pending is expired now (and its message says so).
+    if (approval?.status === 'pending') await this.options.approvals.expireDue();
+    const status = (await this.options.store.approvals.get(what.approvalId))?.status;
+    if (status === 'approved') return undefined;
+    return {
+      code: 'scheduled_purge_unapproved',
+      zoneName: what.zone.name,
+      status: status === 'pending' || status === undefined ? 'expired' : status,
+    };
+  }
+
+  /**
    * Why the purge may not run now, or undefined: not approved (everything), the requester no
    * longer allowed there, the channel bound to another account, or a change freeze in force.
    */
@@ -313,18 +474,10 @@ export class ScheduledPurgeService {
     const { payload } = job;
     const { what } = payload;
     if (what.kind === 'everything') {
-      const approval = await this.options.store.approvals.get(what.approvalId);
-      // Its request expires at its time: one still pending is expired now (and its message says so).
-      if (approval?.status === 'pending') await this.options.approvals.expireDue();
-      const status = (await this.options.store.approvals.get(what.approvalId))?.status;
-      if (status !== 'approved')
-        return {
-          code: 'scheduled_purge_unapproved',
-          zoneName: what.zone.name,
-          status: status === 'pending' || status === undefined ? 'expired' : status,
-        };
+      const unapproved = await this.#unapproved(what);
+      if (unapproved) return unapproved;
     }
-    const zones = what.kind === 'items' ? what.groups.map((g) => g.zone) : [what.zone];
+    const zones = zonesOf(what);
     try {
       const caller: Caller = {
         workspaceId: job.workspaceId,
@@ -362,6 +515,8 @@ export class ScheduledPurgeService {
       { reason: problem.code },
       `purge.scheduled.skipped:${job.id}`,
     );
+    // A token has no DM: an API purge's status (read from its approval) is how it is told.
+    if (job.payload.api) return 'done';
     try {
       await this.options.slack.skipped(viewOf(job), problem);
     } catch (error) {
@@ -406,6 +561,13 @@ export class ScheduledPurgeService {
       },
     });
   }
+}
+
+/** The job key of a scheduled purge asked over the HTTP API: one per API record. */
+export const scheduledApiKey = (apiPurgeId: string) => `api-scheduled:${apiPurgeId}`;
+
+function zonesOf(what: ScheduledWhat): Zone[] {
+  return what.kind === 'items' ? what.groups.map((g) => g.zone) : [what.zone];
 }
 
 /** Where the purge's messages go when it runs: a bot message in its channel, else the DM. */
