@@ -81,6 +81,12 @@ interface ScheduledCheckpoint {
   skipped?: Problem;
   /** An API purge refused when it came due (its token, a freeze): its status says why. */
   refused?: ApiRefusalWords;
+  /**
+   * Its checks passed and its purge is being started (keyed): a resumed job starts it again (the
+   * key makes that the same purge) without checking again, so it never says "refused" of a purge
+   * that started.
+   */
+  starting?: boolean;
   /** Its purge was stored (keyed): a resumed job only finishes. */
   ran?: boolean;
 }
@@ -352,8 +358,11 @@ export class ScheduledPurgeService {
     const { job } = context;
     if (job.checkpoint.ran) return 'done';
     if (job.payload.api) return this.#runApi(context, job.payload.api);
-    const problem = job.checkpoint.skipped ?? (await this.#refusal(job));
+    const problem = job.checkpoint.starting
+      ? undefined
+      : (job.checkpoint.skipped ?? (await this.#refusal(job)));
     if (problem) return this.#skip(context, problem);
+    if (!job.checkpoint.starting) await context.checkpoint({ starting: true });
     const { payload } = job;
     const { what } = payload;
     if (what.kind === 'items') {
@@ -400,11 +409,11 @@ export class ScheduledPurgeService {
     const { what } = payload;
     const service = this.#api();
     let refused = job.checkpoint.refused;
-    if (!refused && what.kind === 'everything') {
+    if (!refused && !job.checkpoint.starting && what.kind === 'everything') {
       const unapproved = await this.#unapproved(what);
       if (unapproved) return this.#skip(context, unapproved);
     }
-    if (!refused) {
+    if (!refused && !job.checkpoint.starting) {
       for (const zone of zonesOf(what)) {
         refused = await service.scheduledRefusal(
           job.workspaceId,
@@ -430,6 +439,7 @@ export class ScheduledPurgeService {
       );
       return 'done';
     }
+    if (!job.checkpoint.starting) await context.checkpoint({ starting: true });
     if (what.kind === 'items') {
       for (const group of what.groups) await service.startScheduled(job.workspaceId, api, group);
     } else {
