@@ -63,7 +63,11 @@ import {
 } from './services/watches/watch-evaluation.js';
 import { WATCH_POST_JOB } from './services/watches/watch-posting.js';
 import { WatchService } from './services/watches/watches.js';
-import { WORKFLOW_STEP_JOB, WorkflowStepService } from './services/workflows/workflow-steps.js';
+import {
+  WORKFLOW_STEP_JOB,
+  WorkflowStepService,
+  wakingSteps,
+} from './services/workflows/workflow-steps.js';
 import { UninstallService } from './services/workspace/uninstall.js';
 import { WorkspaceConfigService } from './services/workspace/workspace-config.js';
 import { RATELIMIT_FOLLOW_UP_JOB, RateLimitService } from './services/zones/ratelimit.js';
@@ -228,6 +232,7 @@ export function buildDeps(
   // A purge asked for over the HTTP API reports to its API record (apiPurges, made below).
   const slackViews = purgeViews(messages, logger);
   let apiPurges: ApiPurgeService | undefined;
+  let workflowSteps: WorkflowStepService | undefined;
   // ...and posts one message in its channel (the token's, else the zone's bound one), if any: at
   // Slack's pace, a burst of CI purges in one channel never holding up a purge (durable-message.ts).
   const pacedMessages = durableMessages(clients, clock, logger, {
@@ -258,7 +263,8 @@ export function buildDeps(
       return slack ? bothViews(record, slack) : record;
     },
     onViewError: (error) => logger.warn({ err: error }, 'purge progress not updated'),
-    notifier: new SlackApprovalNotifier(clients),
+    // A workflow step waiting for a request is woken by its end (the steps are made below).
+    notifier: wakingSteps(new SlackApprovalNotifier(clients), () => workflowSteps),
     verify: {
       prober: new EdgeProber({
         ...(options.resolve ? { resolve: options.resolve } : {}),
@@ -411,7 +417,7 @@ export function buildDeps(
   background.job(AUDIT_EXPORT_JOB, auditExport.job);
   background.job(FREEZE_ANNOUNCE_JOB, freezes.announceJob);
   const analytics = new AnalyticsService(cdn, store, renderer, clock, zones, reads, scopes);
-  const workflowSteps = new WorkflowStepService({
+  workflowSteps = new WorkflowStepService({
     ...{ store, runner, purges, approvals, analytics, clock, logger },
     completions: new SlackStepCompletions(clients),
     ...(options.workflowStepPollMs === undefined
