@@ -46,7 +46,8 @@ function cancelButton(purge: ScheduledPurge, index = 0) {
   };
 }
 
-function line(purge: ScheduledPurge): Mrkdwn {
+/** One purge waiting for its time: its short id, what, when, who asked, where. */
+export function scheduledPurgeLine(purge: ScheduledPurge): Mrkdwn {
   const where = purge.channelId ? md` in ${channel(purge.channelId)}` : '';
   return clip(
     md`${code(purge.shortId)} ${whatOf(purge)} at ${dueText(purge)}, by ${actorLabel(purge.requesterId)}${where}`,
@@ -76,7 +77,7 @@ export function scheduledPurgeListMessage(listing: {
     shown: SHOWN,
     render: (purge, index) => ({
       type: 'section',
-      text: mrkdwn(line(purge)),
+      text: mrkdwn(scheduledPurgeLine(purge)),
       accessory: cancelButton(purge, index),
     }),
     none: {

@@ -28,6 +28,8 @@ export const SCHEDULED_PURGE_JOB = 'scheduled_purge';
 
 /** How many scheduled purges a list shows (and a cancel by a short id looks among). */
 const LIST_LIMIT = 50;
+/** How many the App Home shows. */
+const HOME_LIMIT = 10;
 /** The short id people see and type: the job id's first characters. */
 export const SHORT_ID = 8;
 
@@ -287,6 +289,32 @@ export class ScheduledPurgeService {
     };
   }
 
+  /**
+   * For the App Home: the caller's own purges waiting for their time, or (an admin) every one,
+   * soonest first: at most `limit` of the workspace's next LIST_LIMIT, and how many more.
+   */
+  async forHome(
+    caller: Caller,
+    limit = HOME_LIMIT,
+  ): Promise<{ shown: ScheduledPurge[]; hidden: number; everyone: boolean }> {
+    const everyone = await this.options.access.requireAdmin(caller, 'purge').then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof AppError) return false;
+        throw error;
+      },
+    );
+    const jobs = await this.options.store.jobs.queuedOf(
+      caller.workspaceId,
+      SCHEDULED_PURGE_JOB,
+      LIST_LIMIT,
+    );
+    const mine = jobs
+      .map((job) => viewOf(job as Job<ScheduledPurgePayload>))
+      .filter((purge) => everyone || purge.requesterId === caller.userId);
+    return { shown: mine.slice(0, limit), hidden: Math.max(0, mine.length - limit), everyone };
+  }
+
   /** Cancels a purge still waiting, for its requester or an admin; `id` may be its short id. */
   async cancel(caller: Caller, id: string): Promise<ScheduledPurge> {
     const { store, access } = this.options;
@@ -329,7 +357,8 @@ export class ScheduledPurgeService {
   }
 
   async #find(workspaceId: string, id: string): Promise<Job<ScheduledPurgePayload>> {
-    const exact = id.length > SHORT_ID ? await this.options.store.jobs.get(id) : undefined;
+    // Its whole id (a button's) first, whatever its length; else a short id, among those waiting.
+    const exact = id === '' ? undefined : await this.options.store.jobs.get(id);
     const found =
       exact ??
       (id.length >= 4
