@@ -277,7 +277,7 @@ export class ApiPurgeService implements ScheduledApiPurges {
       ...(notBefore === undefined ? {} : { notBefore: new Date(notBefore).toISOString() }),
     });
     // As stored (queued, or waiting for its approval): not read again, the job may be running by now.
-    return { state: await this.#stateOf(purge), created: true };
+    return { state: await this.#stateOf(purge, { notBefore }), created: true };
   }
 
   /** A purge of this token, as the API shows it. */
@@ -633,7 +633,14 @@ export class ApiPurgeService implements ScheduledApiPurges {
       ?.channelId;
   }
 
-  async #stateOf(purge: ApiPurge): Promise<ApiPurgeState> {
+  /**
+   * The purge as the API shows it. `asked`: just stored by this request, whose `not_before` is
+   * known (a queued purge's scheduled job is then not looked for).
+   */
+  async #stateOf(
+    purge: ApiPurge,
+    asked?: { notBefore: number | undefined },
+  ): Promise<ApiPurgeState> {
     const base = {
       id: purge.id,
       zone: purge.zoneName,
@@ -648,7 +655,14 @@ export class ApiPurgeService implements ScheduledApiPurges {
       FINAL_STATUSES.has(purge.status)
     ) {
       const warm = purge.status === 'succeeded' ? await this.#warmOf(purge.id) : undefined;
-      const scheduled = purge.status === 'queued' ? await this.#scheduledOf(purge.id) : undefined;
+      const scheduled =
+        purge.status !== 'queued'
+          ? undefined
+          : asked
+            ? asked.notBefore === undefined
+              ? undefined
+              : { dueAt: asked.notBefore, waiting: true }
+            : await this.#scheduledOf(purge.id);
       return {
         ...base,
         status: scheduled?.waiting ? 'scheduled' : purge.status,
