@@ -41,14 +41,12 @@ import { ApiTokenService } from './services/api/api-tokens.js';
 import { APPROVAL_MESSAGE_JOB, PURGE_EVERYTHING_JOB } from './services/approvals/approvals.js';
 import { ActivityService } from './services/audit/activity.js';
 import { AUDIT_EXPORT_JOB, AuditExportService } from './services/audit/audit-export.js';
-import { freezeWindow } from './services/freezes/change-window.js';
 import {
   FREEZE_ANNOUNCE_JOB,
   FREEZE_EXCEPTION_CLOSE_JOB,
   FreezeService,
 } from './services/freezes/freezes.js';
 import type { FreezeGate } from './services/freezes/gate.js';
-import type { ChangeWindow } from './services/purge/change-window.js';
 import { cdnServices, purgeServices } from './services/purge/compose.js';
 import { PURGE_HOLD_JOB } from './services/purge/purge-holds.js';
 import { PURGE_JOB } from './services/purge/purge-job.js';
@@ -65,7 +63,11 @@ import {
 } from './services/watches/watch-evaluation.js';
 import { WATCH_POST_JOB } from './services/watches/watch-posting.js';
 import { WatchService } from './services/watches/watches.js';
-import { WORKFLOW_STEP_JOB, WorkflowStepService } from './services/workflows/workflow-steps.js';
+import {
+  WORKFLOW_STEP_JOB,
+  WorkflowStepService,
+  wakingSteps,
+} from './services/workflows/workflow-steps.js';
 import { UninstallService } from './services/workspace/uninstall.js';
 import { WorkspaceConfigService } from './services/workspace/workspace-config.js';
 import { RATELIMIT_FOLLOW_UP_JOB, RateLimitService } from './services/zones/ratelimit.js';
@@ -118,11 +120,6 @@ export const BOT_SCOPES = [
 
 export interface BuildAppOptions {
   config: Config;
-  /**
-   * Asked when a scheduled purge comes due whether changes may be made now (freeze windows);
-   * default: always open.
-   */
-  changeWindow?: ChangeWindow;
   store: Store;
   transport: CdnTransport;
   clock: Clock;
@@ -235,6 +232,7 @@ export function buildDeps(
   // A purge asked for over the HTTP API reports to its API record (apiPurges, made below).
   const slackViews = purgeViews(messages, logger);
   let apiPurges: ApiPurgeService | undefined;
+  let workflowSteps: WorkflowStepService | undefined;
   // ...and posts one message in its channel (the token's, else the zone's bound one), if any: at
   // Slack's pace, a burst of CI purges in one channel never holding up a purge (durable-message.ts).
   const pacedMessages = durableMessages(clients, clock, logger, {
@@ -265,7 +263,8 @@ export function buildDeps(
       return slack ? bothViews(record, slack) : record;
     },
     onViewError: (error) => logger.warn({ err: error }, 'purge progress not updated'),
-    notifier: new SlackApprovalNotifier(clients),
+    // A workflow step waiting for a request is woken by its end (the steps are made below).
+    notifier: wakingSteps(new SlackApprovalNotifier(clients), () => workflowSteps),
     verify: {
       prober: new EdgeProber({
         ...(options.resolve ? { resolve: options.resolve } : {}),
@@ -275,18 +274,6 @@ export function buildDeps(
       perMinute: options.config.verificationsPerMinute,
       ...(options.verifyDelayMs === undefined ? {} : { delayMs: options.verifyDelayMs }),
     },
-  });
-  apiPurges = new ApiPurgeService({
-    store,
-    zones,
-    accounts: scopes,
-    purges,
-    approvals,
-    clock,
-    logger,
-    settings: options.config.api,
-    people: new SlackPeopleByEmail(clients, logger),
-    freezes: freezeGate,
   });
   // Purges for a later time, checked again when they come due.
   const scheduledPurges = new ScheduledPurgeService({
@@ -301,9 +288,24 @@ export function buildDeps(
       clients,
       backgroundSlack.people ?? new GroupMembersCache(clock),
     ),
-    changeWindow: options.changeWindow ?? freezeWindow(freezeGate),
+    freezes: freezeGate,
+    // Those asked over the HTTP API are checked and started by its service, made next.
+    api: () => apiPurges,
     clock,
     logger,
+  });
+  apiPurges = new ApiPurgeService({
+    store,
+    zones,
+    accounts: scopes,
+    purges,
+    approvals,
+    clock,
+    logger,
+    settings: options.config.api,
+    people: new SlackPeopleByEmail(clients, logger),
+    freezes: freezeGate,
+    scheduled: scheduledPurges,
   });
   // A picked zone (`<account>/<zone id>`) is found in its own account.
   const zoneChoices = new ZoneChoices({ scopes, zones });
@@ -415,7 +417,7 @@ export function buildDeps(
   background.job(AUDIT_EXPORT_JOB, auditExport.job);
   background.job(FREEZE_ANNOUNCE_JOB, freezes.announceJob);
   const analytics = new AnalyticsService(cdn, store, renderer, clock, reads, scopes);
-  const workflowSteps = new WorkflowStepService({
+  workflowSteps = new WorkflowStepService({
     ...{ store, runner, purges, approvals, analytics, clock, logger },
     completions: new SlackStepCompletions(clients),
     ...(options.workflowStepPollMs === undefined

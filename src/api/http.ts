@@ -162,7 +162,17 @@ class ApiHandlers {
       const { state, created } = await this.options.services().purges.create(token, request, key);
       const url = `/api/v1/purges/${encodeURIComponent(state.id)}`;
       if (!created) await this.#audit(token, 'api.purge.replayed', 'ok', { purge: state.id });
-      send(res, 202, { id: state.id, status: state.status, url }, { location: url });
+      send(
+        res,
+        202,
+        {
+          id: state.id,
+          status: state.status,
+          ...(state.not_before ? { not_before: state.not_before } : {}),
+          url,
+        },
+        { location: url },
+      );
     } catch (error) {
       const problem = toProblem(error);
       // A refusal is audited, except the rate limit's own (a flood must not flood the audit log).

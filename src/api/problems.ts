@@ -84,6 +84,12 @@ export const PROBLEMS = {
     title: 'Too many URLs or tags',
     when: 'more URLs or tags than the server allows (API_MAX_ITEMS)',
   },
+  invalid_not_before: {
+    status: 400,
+    type: 'invalid-not-before',
+    title: '`not_before` is not a time the purge can wait for',
+    when: '`not_before` has passed, is more than 7 days ahead, or is neither an RFC 3339 timestamp nor `in <duration>`',
+  },
   invalid_items: {
     status: 400,
     type: 'invalid-items',
@@ -199,6 +205,7 @@ export const OPERATION_PROBLEMS = {
     'invalid_json',
     'invalid_body',
     'invalid_items',
+    'invalid_not_before',
     'invalid_header',
     'unauthorized',
     'forbidden_zone',

@@ -31,6 +31,19 @@ const common = {
     ),
   reason: text(500).optional().describe('Why; shown to the approvers and kept in the audit log.'),
   context: PurgeContextSchema.optional(),
+  not_before: z
+    .union([
+      z.iso.datetime({ offset: true }).describe('An RFC 3339 timestamp with its offset.'),
+      z
+        .string()
+        .regex(/^in\s+\S.*$/i)
+        .max(40)
+        .describe('`in <duration>`: `in 30m`, `in 1h30m`, `in 2d`, from when it is received.'),
+    ])
+    .optional()
+    .describe(
+      'Purge then, not now: the purge is stored (`scheduled`) and runs at that time, at most 7 days ahead, once, on any replica; its token, zone, account and the change freezes are checked again when it runs (refused then: `rejected`, `error` says why). A purge of everything needs its approval in Slack before then; unapproved by then, it `expired`.',
+    ),
 };
 
 /** A URL or tag list: its length is checked against API_MAX_ITEMS (413), not here (400). */
@@ -113,6 +126,7 @@ function withKind(body: unknown): unknown {
 }
 
 export const PURGE_STATUSES = [
+  'scheduled',
   'queued',
   'waiting_for_approval',
   'running',
@@ -125,12 +139,22 @@ export const PURGE_STATUSES = [
 
 export const PurgeStatusSchema = z
   .enum(PURGE_STATUSES)
-  .describe('`unknown`: the CDN did not confirm the purge (it may have happened).');
+  .describe(
+    '`scheduled`: asked with a future `not_before`, waiting for it (`not_before` says when). `unknown`: the CDN did not confirm the purge (it may have happened).',
+  );
+
+const notBefore = z
+  .string()
+  .optional()
+  .describe(
+    'Asked with `not_before`: the time it runs at (RFC 3339, UTC), said while it waits for it (and, for everything, throughout).',
+  );
 
 export const PurgeAcceptedSchema = z
   .object({
     id: z.string(),
     status: PurgeStatusSchema,
+    not_before: notBefore,
     url: z.string().describe('Where to read its status (GET).'),
   })
   .register(ANSWER_COMPONENTS, { id: 'PurgeAccepted' });
@@ -139,6 +163,7 @@ export const PurgeStateSchema = z
   .object({
     id: z.string(),
     status: PurgeStatusSchema,
+    not_before: notBefore,
     zone: z.string(),
     account: z.string().describe('The CDN account of the zone, by name, as when it was asked.'),
     kind: z.enum(PURGE_KINDS),

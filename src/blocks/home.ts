@@ -1,5 +1,6 @@
-// The App Home tab: the key's status (never the key), the quick actions the viewer may use, and for
-// the workspace's full members its records: recent activity, reports, channels, watches.
+// The App Home tab: the key's status (never the key), the quick actions the viewer may use, the
+// scheduled purges the viewer may cancel (their own; an admin's: all), and for the workspace's
+// full members its records: recent activity, reports, channels, watches.
 
 import type { Button, HomeView, KnownBlock } from '@slack/types';
 import type { ChannelsOverview } from '../services/access/channels.js';
@@ -7,6 +8,7 @@ import type { AccountsOverview } from '../services/accounts/accounts.js';
 import type { ListedToken } from '../services/api/api-tokens.js';
 import type { HomeOverview } from '../services/audit/activity.js';
 import type { ListedFreeze } from '../services/freezes/freezes.js';
+import type { ScheduledPurge } from '../services/purge/scheduled-purges.js';
 import type { Schedule } from '../store/schedules.js';
 import { zoneLabel } from '../zone-names.js';
 import { accountsBlocks } from './accounts.js';
@@ -17,6 +19,7 @@ import { freezeLines } from './freezes.js';
 import { type SubcommandInfo, usageLine } from './help.js';
 import { HOME_IDS } from './ids.js';
 import { scheduleLine } from './reports.js';
+import { dueText, scheduledPurgeLine } from './scheduled-purges.js';
 import { channel, code, type Mrkdwn, md, mrkdwn, plain, slackDate, user } from './text.js';
 import { tokenBlocks } from './tokens.js';
 import { watchLine } from './watches.js';
@@ -25,6 +28,7 @@ const MAX_ACTIVITY = 10;
 const MAX_SCHEDULES = 20;
 const MAX_WATCHES = 30;
 const MAX_COMMANDS = 30;
+const MAX_SCHEDULED = 10;
 
 export function homeView(
   options: HomeOverview & {
@@ -38,6 +42,11 @@ export function homeView(
     tokens?: readonly ListedToken[];
     /** The change freezes and the time they were read at (absent: left out, for non-members). */
     freezes?: { listed: readonly ListedFreeze[]; now: number };
+    /**
+     * Purges waiting for their time that the viewer may cancel: their own, or (`everyone`, an
+     * admin) all of them; absent: left out.
+     */
+    scheduled?: { shown: readonly ScheduledPurge[]; hidden: number; everyone: boolean };
   },
 ): HomeView {
   const { key, permissions } = options;
@@ -93,6 +102,8 @@ export function homeView(
       ? [{ type: 'actions' as const, block_id: HOME_IDS.actionsBlock, elements: buttons }]
       : []),
   ];
+  if (options.scheduled && (options.scheduled.everyone || options.scheduled.shown.length > 0))
+    blocks.push({ type: 'divider' }, ...scheduledBlocks(options.scheduled));
   if (options.accounts)
     blocks.push(
       { type: 'divider' },
@@ -185,6 +196,33 @@ function records(options: Parameters<typeof homeView>[0], operate: boolean): Kno
     );
   }
   return blocks;
+}
+
+/** The scheduled purges, each with its Cancel button (the same cancel as `/cdn purge cancel`). */
+function scheduledBlocks(scheduled: NonNullable<Parameters<typeof homeView>[0]['scheduled']>) {
+  return headedList(scheduled.everyone ? 'Scheduled purges' : 'Your scheduled purges', {
+    items: scheduled.shown,
+    shown: MAX_SCHEDULED,
+    render: (purge, index): KnownBlock => ({
+      type: 'section',
+      text: mrkdwn(scheduledPurgeLine(purge)),
+      accessory: {
+        type: 'button',
+        text: plain('Cancel'),
+        action_id: `${HOME_IDS.cancelScheduled}_${index}`,
+        value: purge.id,
+        confirm: {
+          title: plain('Cancel this purge?', 100),
+          // A confirm dialog's text takes at most 300 characters.
+          text: mrkdwn(md`It will not run at ${dueText(purge)}.`, 300),
+          confirm: plain('Cancel it', 30),
+          deny: plain('Keep it', 30),
+        },
+      },
+    }),
+    none: note(md`None. Add \`at 02:00\` or \`in 30m\` to a \`/cdn purge\` to schedule one.`),
+    hidden: scheduled.hidden,
+  });
 }
 
 /** A line in small print. */

@@ -38,6 +38,8 @@ export const HOME_IDS = {
   analytics: 'home_analytics',
   /** One per schedule: home_stop_report_0, home_stop_report_1, … */
   stopReport: 'home_stop_report',
+  /** One per scheduled purge: home_cancel_scheduled_0, home_cancel_scheduled_1, … */
+  cancelScheduled: 'home_cancel_scheduled',
   actionsBlock: 'home_actions',
 } as const;
 

@@ -4,6 +4,7 @@ import type { KnownBlock } from '@slack/types';
 import type { Problem } from '../errors.js';
 import type { ScheduledPurge } from '../services/purge/scheduled-purges.js';
 import { zoneLabel } from '../zone-names.js';
+import { actorLabel } from './actors.js';
 import { headedList } from './fit.js';
 import { SCHEDULED_PURGE_IDS } from './ids.js';
 import { type Message, message } from './message.js';
@@ -45,10 +46,11 @@ function cancelButton(purge: ScheduledPurge, index = 0) {
   };
 }
 
-function line(purge: ScheduledPurge): Mrkdwn {
+/** One purge waiting for its time: its short id, what, when, who asked, where. */
+export function scheduledPurgeLine(purge: ScheduledPurge): Mrkdwn {
   const where = purge.channelId ? md` in ${channel(purge.channelId)}` : '';
   return clip(
-    md`${code(purge.shortId)} ${whatOf(purge)} at ${dueText(purge)}, by ${user(purge.requesterId)}${where}`,
+    md`${code(purge.shortId)} ${whatOf(purge)} at ${dueText(purge)}, by ${actorLabel(purge.requesterId)}${where}`,
     MAX_SENTENCE,
   );
 }
@@ -75,7 +77,7 @@ export function scheduledPurgeListMessage(listing: {
     shown: SHOWN,
     render: (purge, index) => ({
       type: 'section',
-      text: mrkdwn(line(purge)),
+      text: mrkdwn(scheduledPurgeLine(purge)),
       accessory: cancelButton(purge, index),
     }),
     none: {

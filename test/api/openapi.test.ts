@@ -66,7 +66,13 @@ describe('the OpenAPI document', () => {
   it('lists every status and problem type a purge request may be answered with, 429 and 503 among them', () => {
     expect(answers('createPurge')).toEqual({
       '202': [],
-      '400': ['invalid-json', 'invalid-body', 'invalid-items', 'invalid-header'],
+      '400': [
+        'invalid-json',
+        'invalid-body',
+        'invalid-items',
+        'invalid-not-before',
+        'invalid-header',
+      ],
       '401': ['unauthorized'],
       '403': ['forbidden-zone', 'forbidden-kind', 'forbidden-account', 'no-approval-channel'],
       '404': ['not-found', 'zone-not-found', 'account-not-found'],

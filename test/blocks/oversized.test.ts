@@ -468,6 +468,7 @@ const CASES: Record<string, () => unknown[]> = {
       commands: subcommands,
       channels: overview,
       accounts: ACCOUNTS,
+      scheduled: { shown: many(N, scheduledPurge), hidden: N, everyone: true },
     }),
   ],
   loginModal: () => [
@@ -526,6 +527,10 @@ const CASES: Record<string, () => unknown[]> = {
     ),
   ],
   dueText: () => [scheduledPurges.dueText(scheduledPurge(0))],
+  scheduledPurgeLine: () => [
+    scheduledPurges.scheduledPurgeLine(scheduledPurge(0)),
+    scheduledPurges.scheduledPurgeLine({ ...scheduledPurge(0), requesterId: `token:${LONG}` }),
+  ],
   scheduledPurgeMessage: () => [
     scheduledPurges.scheduledPurgeMessage(scheduledPurge(0)),
     scheduledPurges.scheduledPurgeMessage({ ...scheduledPurge(0), everything: true }),

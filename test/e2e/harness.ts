@@ -23,7 +23,6 @@ import {
 } from '../../src/dev/sandbox/edge.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/dev/sandbox/server.js';
 import { BackgroundWork } from '../../src/jobs/background.js';
-import type { ChangeWindow } from '../../src/services/purge/change-window.js';
 import { openStore, type Store, type StoreOptions } from '../../src/store/index.js';
 import { decodeEntities } from '../../src/text.js';
 import { afterEachTest } from '../helpers/after-each-test.js';
@@ -167,8 +166,6 @@ export async function startHarness(
     login?: boolean;
     /** Told of every statement the first app's store runs (counting a path's statements). */
     onQuery?: StoreOptions['onQuery'];
-    /** Asked when a scheduled purge comes due (freezes); default: always open. */
-    changeWindow?: ChangeWindow;
   } = {},
 ): Promise<Harness> {
   const clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
@@ -214,7 +211,6 @@ export async function startHarness(
       ...(options.resolve ? { resolve: options.resolve } : {}),
       edgeProbe: options.productionEdge ? {} : { edgeAddress: edge.address },
       verifyDelayMs: 0,
-      ...(options.changeWindow ? { changeWindow: options.changeWindow } : {}),
     });
     await app.init();
     const server = (await app.start(port ?? 0)) as import('node:http').Server | undefined;

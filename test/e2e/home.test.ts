@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { HOME_IDS } from '../../src/blocks/ids.js';
-import { openHome } from './flows.js';
-import { ADMIN, CDN_KEY, MEMBER, startHarness, textOf } from './harness.js';
+import { SCHEDULED_PURGE_JOB } from '../../src/services/purge/scheduled-purges.js';
+import { commandReply, openHome } from './flows.js';
+import { ADMIN, CDN_KEY, type Harness, MEMBER, OTHER, startHarness, textOf } from './harness.js';
 
 describe('App Home', () => {
   it('shows whether a key is set (by whom, never the key) and recent activity', async () => {
@@ -55,4 +56,61 @@ describe('App Home', () => {
     const [, form] = await h.slack.waitForCalls((c) => c.method === 'views.open', 2);
     expect(form?.args.view).toMatchObject({ callback_id: 'login_modal' });
   });
+
+  it('lists scheduled purges (one’s own; an admin’s: all) with a Cancel that cancels as /cdn purge cancel does', async () => {
+    const h = await startHarness({ login: true });
+    await commandReply(h, 'purge example.com /mine.css in 1h', { user: MEMBER });
+    await commandReply(h, 'purge example.com /theirs.css in 2h', { user: OTHER });
+    const queued = () => h.store.jobs.queuedOf(h.workspaceId, SCHEDULED_PURGE_JOB, 10);
+    const cancel = `${HOME_IDS.cancelScheduled}_0`;
+
+    const mine = textOf((await openHome(h, MEMBER)).view);
+    expect(mine).toContain('Your scheduled purges');
+    expect(mine).toContain(`1 URL on *example.com* at 2026-11-22 06:00 America/New_York`);
+    expect(mine).toContain(`by <@${MEMBER}>`);
+    expect(mine).not.toContain(`by <@${OTHER}>`);
+    const adminHome = await openHome(h, ADMIN, 'D2');
+    const all = textOf(adminHome.view);
+    expect(all).toContain('Scheduled purges');
+    expect(all).toContain(`by <@${MEMBER}>`);
+    expect(all).toContain(`by <@${OTHER}>`);
+
+    // OTHER's own home holds only theirs; a forged click on MEMBER's is refused, in a modal.
+    const [first] = await queued();
+    if (!first) throw new Error('not scheduled');
+    const otherHome = await openHome(h, OTHER, 'D3');
+    const refused = await refusal(h, () =>
+      h.clickInView(otherHome.id, cancel, { user: OTHER, value: first.id }),
+    );
+    expect(refused).toContain(
+      'Only the person who scheduled this purge, or an admin, can cancel it.',
+    );
+    expect(await queued()).toHaveLength(2);
+
+    // Its requester cancels it from the home, which is shown again without it.
+    const homeId = h.slack.homes.get(MEMBER)?.id ?? '';
+    await h.clickInView(homeId, cancel, { user: MEMBER });
+    await h.slack.waitForCalls((c) => c.method === 'views.publish' && c.args.user_id === MEMBER, 2);
+    expect(textOf(h.slack.homes.get(MEMBER)?.view)).not.toContain('Your scheduled purges');
+    expect((await queued()).map((job) => job.id)).not.toContain(first.id);
+    const [entry] = await h.store.audit.recent(h.workspaceId);
+    expect(entry).toMatchObject({ action: 'purge.scheduled.cancelled', actorId: MEMBER });
+
+    // The admin's home, not refreshed since, still offers it: the stale button says so.
+    const stale = await refusal(h, () => h.clickInView(adminHome.id, cancel, { user: ADMIN }));
+    expect(stale).toContain('That scheduled purge is over');
+    // The admin cancels OTHER's.
+    await h.clickInView(h.slack.homes.get(ADMIN)?.id ?? '', cancel, { user: ADMIN });
+    await h.slack.waitForCalls((c) => c.method === 'views.publish' && c.args.user_id === ADMIN, 3);
+    expect(await queued()).toEqual([]);
+    expect(textOf(h.slack.homes.get(ADMIN)?.view)).toContain('None. Add `at 02:00`');
+  });
 });
+
+/** Runs `act`; resolves with the text of the modal it opens (how a refusal is said there). */
+async function refusal(h: Harness, act: () => Promise<unknown>): Promise<string> {
+  const before = h.slack.callsTo('views.open').length;
+  await act();
+  const calls = await h.slack.waitForCalls((c) => c.method === 'views.open', before + 1);
+  return textOf(calls[before]?.args.view);
+}

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { PURGE_IDS, SCHEDULED_PURGE_IDS } from '../../src/blocks/ids.js';
-import type { PlannedChange } from '../../src/services/purge/change-window.js';
 import { SCHEDULED_PURGE_JOB } from '../../src/services/purge/scheduled-purges.js';
 import {
   commandReply,
@@ -141,37 +140,26 @@ describe('scheduled purges', () => {
     });
   });
 
-  it('asks the change window when it comes due: a freeze refuses it, and the requester is told', async () => {
-    const asked: PlannedChange[] = [];
-    // Stands in for a freeze (its own problem, worded by problems.ts).
-    const frozen = { code: 'too_many_changes', limit: 0, retryInSeconds: 3_600 } as const;
-    const h = await startHarness({
-      changeWindow: {
-        refusal: async (change) => {
-          asked.push(change);
-          return frozen;
-        },
-      },
-    });
+  it('asks the freezes when it comes due: a freeze declared since refuses it, and the requester is told', async () => {
+    const h = await startHarness();
     await h.login();
     await commandReply(h, 'purge example.com tag:css in 30m');
-    expect(asked).toEqual([]);
+    // Declared after the purge was asked (nothing refused it then), in force when it is due.
+    const declared = await commandReply(
+      h,
+      'freeze add example.com 2026-11-22 10:15 → 2026-11-22 12:00 tz:UTC --purges Incident review',
+      { user: ADMIN },
+    );
+    expect(declared.text).toContain('declared on *example.com*');
     await passTime(h, 30 * 60_000);
-    await skippedNotice(h);
-    expect(asked).toEqual([
-      expect.objectContaining({
-        workspaceId: h.workspaceId,
-        zoneName: 'example.com',
-        kind: 'tags',
-        requesterId: MEMBER,
-        at: h.clock.now(),
-      }),
-    ]);
+    const [notice] = await skippedNotice(h);
+    expect(textOf(notice?.blocks)).toContain('Incident review');
     expect(purgeRequests(h)).toEqual([]);
     const [skipped] = await h.store.audit.recent(h.workspaceId);
     expect(skipped).toMatchObject({
       action: 'purge.scheduled.skipped',
-      detail: { reason: 'too_many_changes' },
+      actorId: MEMBER,
+      detail: { reason: 'frozen' },
     });
   });
 

@@ -111,6 +111,61 @@ describe('Workflow Builder steps', () => {
     expect(h.sandbox.state.purges.filter((p) => p.kind === 'everything')).toHaveLength(1);
   });
 
+  it('a full purge ends as soon as its request does, the clock standing still; a lost wake is made up by the slow look', async () => {
+    const h = await startHarness({ login: true });
+    const ended = (execution: { id: string }) =>
+      h.slack.waitForCalls(
+        (c) =>
+          c.method.startsWith('functions.complete') &&
+          c.args.function_execution_id === execution.id,
+      );
+    const approved = await runStep(h, STEP_IDS.fullPurge, {
+      user_id: MEMBER,
+      channel_id: CHANNEL,
+      zone: 'example.com',
+      reason: 'Approved at once',
+    });
+    const [request] = await h.slack.waitForMessages((m) =>
+      textOf(m.blocks).includes('Approved at once'),
+    );
+    if (!request) throw new Error('no request');
+    await h.deps.runner.settled();
+    const viewId = await openApprove(h, request, ADMIN);
+    await h.submit(viewId, {}, { user: ADMIN });
+    // No clock moved: the request's end (its purge's outcome) woke the step.
+    const [success] = await ended(approved);
+    expect(success?.method).toBe('functions.completeSuccess');
+    expect(approved.outputs).toMatchObject({ approved_by: ADMIN, status: 'succeeded' });
+
+    // Decided where nothing wakes the step (as a process dying right after the decision would
+    // leave it): the next slow look, 30 s on, ends it.
+    const lost = await runStep(h, STEP_IDS.fullPurge, {
+      user_id: MEMBER,
+      channel_id: CHANNEL,
+      zone: 'example.com',
+      reason: 'Wake lost',
+    });
+    await h.slack.waitForMessages((m) => textOf(m.blocks).includes('Wake lost'));
+    await h.deps.runner.settled();
+    const [pending] = await h.store.db
+      .selectFrom('approvals')
+      .select('id')
+      .where('status', '=', 'pending')
+      .execute();
+    if (!pending) throw new Error('no pending request');
+    await h.store.approvals.decide(pending.id, 'denied', { userId: ADMIN, note: 'quietly' });
+    h.clock.advance(29_000);
+    await h.deps.runner.settled();
+    expect(lost.state).toBe('running');
+    h.clock.advance(1_000);
+    await h.deps.runner.settled();
+    const [failure] = await ended(lost);
+    expect(failure?.args.error).toBe('The request was denied: quietly');
+    expect(
+      h.slack.calls.filter((c) => c.method.startsWith('functions.complete')).map((c) => c.method),
+    ).toEqual(['functions.completeSuccess', 'functions.completeError']);
+  });
+
   it('refuses, purging nothing, a URL the zone named does not serve', async () => {
     const h = await startHarness({ login: true });
     const execution = await runStep(h, STEP_IDS.purge, {

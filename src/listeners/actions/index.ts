@@ -26,6 +26,7 @@ import { auditPage } from './audit-page.js';
 import { configPurgeChannels } from './config-purge-channels.js';
 import { freezeExceptionButton } from './freeze-buttons.js';
 import { homeAnalytics, homeCreateZone, homeListZones, homeLogin } from './home-buttons.js';
+import { homeCancelScheduled } from './home-cancel-scheduled.js';
 import { homeStopReport } from './home-stop-report.js';
 import { logoutButton, logoutCancel } from './logout-buttons.js';
 import { purgeHoldCancel, purgeHoldConfirm } from './purge-hold-buttons.js';
@@ -93,6 +94,7 @@ export function register(app: App, deps: AppDeps): void {
   on('home', HOME_IDS.createZone, homeCreateZone(deps));
   on('home', HOME_IDS.analytics, homeAnalytics());
   on('home', new RegExp(`^${HOME_IDS.stopReport}_\\d+$`), homeStopReport(deps));
+  on('home', new RegExp(`^${HOME_IDS.cancelScheduled}_\\d+$`), homeCancelScheduled(deps));
   on('either', ACCOUNTS_IDS.add, accountAdd(deps));
   on('either', new RegExp(`^${ACCOUNTS_IDS.rename}_\\d+$`), accountRename(deps));
   on('either', new RegExp(`^${ACCOUNTS_IDS.rekey}_\\d+$`), accountRekey(deps));

@@ -29,6 +29,8 @@ export async function publishHome(deps: AppDeps, client: WebClient, caller: Call
     : [undefined, undefined];
   // Admins manage the tokens of the HTTP API here too (setKey: the same admin check).
   const tokens = overview.permissions.setKey ? await deps.apiTokens.list(caller) : undefined;
+  // The viewer's own scheduled purges; an admin's: all of them.
+  const scheduled = await deps.scheduledPurges.forHome(caller);
   const freezes = overview.permissions.readRecords
     ? { listed: await deps.freezes.listed(caller.workspaceId), now: deps.clock.now() }
     : undefined;
@@ -41,6 +43,7 @@ export async function publishHome(deps: AppDeps, client: WebClient, caller: Call
       ...(accounts ? { accounts } : {}),
       ...(tokens ? { tokens } : {}),
       ...(freezes ? { freezes } : {}),
+      scheduled,
     }),
   });
 }

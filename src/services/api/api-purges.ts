@@ -1,6 +1,8 @@
 // Purges asked for over the HTTP API: checked against the token's scope, stored once per
 // (token, Idempotency-Key), run as today's durable purge jobs (URLs, tags) or as the same
 // two-person approval as in Slack (everything), and read back with a status any replica can tell.
+// With `not_before`, stored as a scheduled purge (ScheduledPurgeService) that this service checks
+// again, and starts, when it comes due.
 // (Over 400 lines: the request's checks, its two ways of running, the status read from either and
 // the crash repair share one record and its keys; the status mapping could be its own file.)
 import { createHash } from 'node:crypto';
@@ -26,7 +28,15 @@ import type { ApprovalService } from '../approvals/approvals.js';
 import type { FreezeGate } from '../freezes/gate.js';
 import type { PurgeService } from '../purge/purge-plan.js';
 import type { PurgeProgressView } from '../purge/purge-status.js';
-import { planPurge } from '../purge/purge-targets.js';
+import { type PurgeGroup, planPurge } from '../purge/purge-targets.js';
+import { parseSpec, resolveSpec, type ScheduleSpec } from '../purge/schedule-time.js';
+import {
+  type ApiRefusalWords,
+  type ScheduledApiPurges,
+  type ScheduledApiRef,
+  type ScheduledPurgeService,
+  scheduledApiKey,
+} from '../purge/scheduled-purges.js';
 import { WARM_JOB_KEY } from '../verify/verify-job.js';
 import type { ZoneService } from '../zones/zones.js';
 import { apiPurgeScope, apiPurgeTarget } from './api-purge-target.js';
@@ -34,7 +44,12 @@ import { ApiRefusal } from './api-refusal.js';
 import { type ApiToken, tokenActorId, tokenCoversZone } from './api-tokens.js';
 
 export { ApiRefusal, type ApiRefusalCode } from './api-refusal.js';
-export type { ApiPurgeStatus };
+
+/**
+ * What the API says of a purge: as stored, or `scheduled` while one asked with a future
+ * `not_before` waits for its time (then `queued`, `waiting_for_approval` or `running` as any).
+ */
+export type ApiStatus = ApiPurgeStatus | 'scheduled';
 
 /** A request as the HTTP layer validated it (src/api/schemas.ts). */
 export interface ApiPurgeRequest {
@@ -47,12 +62,22 @@ export interface ApiPurgeRequest {
   warm?: boolean | undefined;
   reason?: string | undefined;
   context?: ApiPurgeContext | undefined;
+  /**
+   * Not before this time: an RFC 3339 timestamp with its offset, or `in <duration>` (`in 30m`,
+   * `in 1h30m`, `in 2d`, as `/cdn purge … in` reads it), within MAX_SCHEDULE_DAYS.
+   */
+  not_before?: string | undefined;
 }
 
 /** What GET /api/v1/purges/{id} answers (the contract in docs/api.md). */
 export interface ApiPurgeState {
   id: string;
-  status: ApiPurgeStatus;
+  status: ApiStatus;
+  /**
+   * Asked with `not_before`: the time it runs at (RFC 3339, UTC), said while it waits for it (a
+   * purge of everything: throughout, read from its approval).
+   */
+  not_before?: string;
   zone: string;
   /** The zone's CDN account, by name (`default` for purges asked before accounts were kept). */
   account: string;
@@ -95,7 +120,7 @@ const RECORDS_KEPT = 2_000;
 /** A purge of everything whose approval was never posted is given up after this long. */
 const STRANDED_MS = 2 * 60_000;
 
-export class ApiPurgeService {
+export class ApiPurgeService implements ScheduledApiPurges {
   readonly #changes = new EventEmitter();
   /** Purges this process stored or wrote lately, for `record` (their header never changes). */
   readonly #records = new LRUCache<string, ApiPurge>({ max: RECORDS_KEPT });
@@ -116,6 +141,8 @@ export class ApiPurgeService {
       people?: PeopleByEmail;
       /** Change freezes: what they refuse is refused here, before anything is stored. */
       freezes?: FreezeGate;
+      /** Purges for a later time (`not_before`); absent: `not_before` is refused. */
+      scheduled?: ScheduledPurgeService;
     },
   ) {
     this.#pollMs = deps.settings.waitPollMs ?? 500;
@@ -156,6 +183,8 @@ export class ApiPurgeService {
       const earlier = await this.deps.store.apiPurges.byKey(token.id, idempotencyKey);
       if (earlier) return { state: await this.#replayed(earlier, bodyHash), created: false };
     }
+    const notBefore =
+      request.not_before === undefined ? undefined : this.#notBefore(request.not_before);
     if (!token.kinds.includes(kind === 'everything' ? 'everything' : 'urls_tags'))
       throw new ApiRefusal(
         'forbidden_kind',
@@ -185,7 +214,8 @@ export class ApiPurgeService {
     // Named by its id, it must still be one the token covers.
     if (!tokenCoversZone(token, zone.name))
       throw new ApiRefusal('forbidden_zone', 'this token may not purge that zone');
-    await this.#refuseFrozen(token, zone, kind);
+    // A purge for later is weighed against the freezes when it comes due, not now.
+    if (notBefore === undefined) await this.#refuseFrozen(token, zone, kind);
     const plan =
       kind === 'everything'
         ? undefined
@@ -226,7 +256,9 @@ export class ApiPurgeService {
     // Another replica stored the same key a moment ago: its purge is this one.
     if (!created) return { state: await this.#replayed(purge, bodyHash), created: false };
     try {
-      if (group) await this.#startJob(token, purge, group, request.warm === true);
+      if (notBefore !== undefined)
+        await this.#schedule(token, purge, { group, zone, request, notBefore });
+      else if (group) await this.#startJob(token, purge, group, request.warm === true);
       else {
         const approval = await this.#askApproval(token, purge, zone, request);
         await this.deps.store.apiPurges.setApproval(purge.id, approval.id);
@@ -238,9 +270,13 @@ export class ApiPurgeService {
       throw error;
     }
     this.#records.set(purge.id, purge);
-    await this.#audit(token, purge, 'api.purge.requested', 'ok', { kind, items });
+    await this.#audit(token, purge, 'api.purge.requested', 'ok', {
+      kind,
+      items,
+      ...(notBefore === undefined ? {} : { notBefore: new Date(notBefore).toISOString() }),
+    });
     // As stored (queued, or waiting for its approval): not read again, the job may be running by now.
-    return { state: await this.#stateOf(purge), created: true };
+    return { state: await this.#stateOf(purge, { notBefore }), created: true };
   }
 
   /** A purge of this token, as the API shows it. */
@@ -277,11 +313,13 @@ export class ApiPurgeService {
     seconds: number,
     signal: AbortSignal,
   ): Promise<ApiPurgeState> {
-    if (seconds <= 0 || FINAL_STATUSES.has(first.status)) return first;
+    if (seconds <= 0 || (first.status !== 'scheduled' && FINAL_STATUSES.has(first.status)))
+      return first;
     const id = first.id;
     const deadline = AbortSignal.timeout(seconds * 1000);
     const stop = AbortSignal.any([deadline, signal]);
-    const shared = first.kind !== 'everything';
+    // A scheduled purge's status also comes from its job: read on its own, as everything's.
+    const shared = first.kind !== 'everything' && first.status !== 'scheduled';
     for (;;) {
       const woken = new AbortController();
       // Woken with the purge as it now is (written here, or read by the shared reader), if known.
@@ -413,8 +451,9 @@ export class ApiPurgeService {
   }
 
   /**
-   * Repairs what a crash left: a URL or tag purge still queued with no job gets its job (keyed:
-   * never a second), a purge of everything whose approval was never posted is failed.
+   * Repairs what a crash left: a URL or tag purge still queued with neither its job nor its
+   * scheduled purge (which runs it at its time, never sooner), or a purge of everything whose
+   * approval was never posted, is failed (the client may ask again with a new key).
    */
   async recover(): Promise<number> {
     const { store, clock } = this.deps;
@@ -424,7 +463,8 @@ export class ApiPurgeService {
       if (
         purge.kind === 'everything'
           ? purge.approvalId !== null
-          : await store.jobs.byKey(jobKey(purge.id))
+          : (await store.jobs.byKey(jobKey(purge.id))) ||
+            (await store.jobs.byKey(scheduledApiKey(purge.id)))
       )
         continue;
       await store.apiPurges.update(purge.id, {
@@ -542,6 +582,7 @@ export class ApiPurgeService {
     purge: ApiPurge,
     zone: Parameters<ApprovalService['request']>[1]['zone'],
     request: ApiPurgeRequest,
+    notBefore?: number,
   ): Promise<Approval> {
     const channelId = token.channelId ?? (await this.#boundChannel(purge));
     if (!channelId)
@@ -555,7 +596,10 @@ export class ApiPurgeService {
         requesterId: actorOf(token),
         reason: request.reason ?? `Asked over the API with the token "${token.name}"`,
         channelId,
-        ttlMs: this.deps.settings.approvalTtlMs,
+        // For later: it may be approved until its time, and runs then (ScheduledPurgeService).
+        ...(notBefore === undefined
+          ? { ttlMs: this.deps.settings.approvalTtlMs }
+          : { ttlMs: notBefore - this.deps.clock.now(), notBefore }),
         api: await this.#requester(token, purge, request.context?.actor),
       });
     } catch (error) {
@@ -584,7 +628,14 @@ export class ApiPurgeService {
     return first?.channelId;
   }
 
-  async #stateOf(purge: ApiPurge): Promise<ApiPurgeState> {
+  /**
+   * The purge as the API shows it. `asked`: just stored by this request, whose `not_before` is
+   * known (a queued purge's scheduled job is then not looked for).
+   */
+  async #stateOf(
+    purge: ApiPurge,
+    asked?: { notBefore: number | undefined },
+  ): Promise<ApiPurgeState> {
     const base = {
       id: purge.id,
       zone: purge.zoneName,
@@ -592,18 +643,182 @@ export class ApiPurgeService {
       kind: purge.kind,
       progress: { done: purge.done, total: purge.total },
     };
-    if (purge.kind !== 'everything' || purge.approvalId === null) {
+    // Cancelled or refused at its time, a scheduled purge of everything is final in its record.
+    if (
+      purge.kind !== 'everything' ||
+      purge.approvalId === null ||
+      FINAL_STATUSES.has(purge.status)
+    ) {
       const warm = purge.status === 'succeeded' ? await this.#warmOf(purge.id) : undefined;
+      const scheduled =
+        purge.status !== 'queued'
+          ? undefined
+          : asked
+            ? asked.notBefore === undefined
+              ? undefined
+              : { dueAt: asked.notBefore, waiting: true }
+            : await this.#scheduledOf(purge.id);
       return {
         ...base,
-        status: purge.status,
+        status: scheduled?.waiting ? 'scheduled' : purge.status,
+        ...(scheduled ? { not_before: new Date(scheduled.dueAt).toISOString() } : {}),
         ...(warm ? { warm } : {}),
         ...(purge.error ? { error: purge.error } : {}),
       };
     }
     const approval = await this.deps.store.approvals.get(purge.approvalId);
     if (!approval) return { ...base, status: 'failed', error: 'the approval request is gone' };
-    return { ...base, ...approvalState(approval, this.deps.clock.now()) };
+    return {
+      ...base,
+      ...(approval.notBefore === undefined
+        ? {}
+        : { not_before: new Date(approval.notBefore).toISOString() }),
+      ...approvalState(approval, this.deps.clock.now()),
+    };
+  }
+
+  /** A purge of URLs or tags asked for later: when, and whether its time is still to come. */
+  async #scheduledOf(purgeId: string): Promise<{ dueAt: number; waiting: boolean } | undefined> {
+    const job = await this.deps.store.jobs.byKey(scheduledApiKey(purgeId));
+    const dueAt = (job?.payload as { dueAt?: unknown } | undefined)?.dueAt;
+    if (!job || typeof dueAt !== 'number') return undefined;
+    return { dueAt, waiting: job.state === 'queued' };
+  }
+
+  /**
+   * The instant `not_before` names (RFC 3339, or `in <duration>`): ApiRefusal `invalid_not_before`
+   * when it is not one, has passed, or is too far ahead.
+   */
+  #notBefore(text: string): number {
+    if (!this.deps.scheduled)
+      throw new ApiRefusal('invalid_not_before', 'purges for later are not available here');
+    try {
+      const relative = /^in\s+(.+)$/i.exec(text.trim());
+      const spec: ScheduleSpec = relative
+        ? parseSpec('in', relative[1] ?? '')
+        : { kind: 'instant', at: Date.parse(text), text };
+      return resolveSpec(spec, 'UTC', this.deps.clock.now());
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      const { problem } = error;
+      throw new ApiRefusal(
+        'invalid_not_before',
+        problem.code === 'schedule_time_out_of_range'
+          ? problem.reason === 'past'
+            ? '`not_before` has passed: leave it out to purge now'
+            : `\`not_before\` is at most ${problem.maxDays} days ahead`
+          : '`not_before` is an RFC 3339 timestamp with its offset (2026-12-03T02:00:00Z) or `in <duration>` (in 30m, in 1h30m, in 2d)',
+      );
+    }
+  }
+
+  /**
+   * Stores the purge for later (ScheduledPurgeService, keyed by the record): URLs and tags as
+   * they are, everything with its approval request posted now, expiring at its time.
+   */
+  async #schedule(
+    token: ApiToken,
+    purge: ApiPurge,
+    input: {
+      group: PurgeGroup | undefined;
+      zone: Parameters<ApprovalService['request']>[1]['zone'];
+      request: ApiPurgeRequest;
+      notBefore: number;
+    },
+  ): Promise<void> {
+    const scheduled = this.deps.scheduled;
+    if (!scheduled)
+      throw new ApiRefusal('invalid_not_before', 'purges for later are not available here');
+    const { group, zone, request, notBefore } = input;
+    const api: ScheduledApiRef = {
+      purgeId: purge.id,
+      tokenId: token.id,
+      ...(request.warm ? { warm: true } : {}),
+    };
+    if (group) {
+      await scheduled.scheduleForApi(token.workspaceId, {
+        api,
+        actorId: actorOf(token),
+        channelId: token.channelId ?? (await this.#boundChannel(purge)),
+        dueAt: notBefore,
+        what: {
+          kind: 'items',
+          groups: [{ zone: group.zone, files: group.files, tags: group.tags }],
+        },
+      });
+      return;
+    }
+    const approval = await this.#askApproval(token, purge, zone, request, notBefore);
+    await this.deps.store.apiPurges.setApproval(purge.id, approval.id);
+    purge.approvalId = approval.id;
+    await scheduled.scheduleForApi(token.workspaceId, {
+      api,
+      actorId: actorOf(token),
+      channelId: approval.channelId,
+      dueAt: notBefore,
+      what: { kind: 'everything', zone, approvalId: approval.id },
+    });
+  }
+
+  /**
+   * Why a purge asked for later may not run now that it is due: its token revoked, or no longer
+   * reaching its kind, zone or account; a change freeze in force (a token holds no exception).
+   */
+  async scheduledRefusal(
+    workspaceId: string,
+    api: ScheduledApiRef,
+    zone: Parameters<ApprovalService['request']>[1]['zone'],
+    everything: boolean,
+  ): Promise<ApiRefusalWords | undefined> {
+    const token = await this.deps.store.apiTokens.get(workspaceId, api.tokenId);
+    if (!token || token.revokedAt !== null)
+      return { code: 'token_revoked', detail: 'its token was revoked' };
+    const purge = await this.deps.store.apiPurges.get(api.purgeId);
+    try {
+      if (!token.kinds.includes(everything ? 'everything' : 'urls_tags'))
+        throw new ApiRefusal(
+          'forbidden_kind',
+          'its token may no longer ask for this kind of purge',
+        );
+      if (!tokenCoversZone(token, zone.name))
+        throw new ApiRefusal('forbidden_zone', 'its token no longer covers the zone');
+      // The token's accounts as they are now: the zone must still be found in the same account.
+      const scope = await apiPurgeScope(this.deps, token, purge?.accountName ?? undefined);
+      const target = await apiPurgeTarget(this.deps, token, scope, zone.name);
+      if (target.zone.id !== zone.id || (purge && target.accountId !== purge.accountId))
+        throw new ApiRefusal('zone_not_found', 'the zone is no longer the one it was asked for');
+      await this.#refuseFrozen(token, zone, everything ? 'everything' : 'urls');
+    } catch (error) {
+      if (error instanceof ApiRefusal) return { code: error.code, detail: error.detail };
+      if (error instanceof AppError)
+        return { code: error.problem.code, detail: error.problem.code };
+      throw error;
+    }
+    return undefined;
+  }
+
+  /** A purge asked for later, checked again and due: its purge job, stored once (its key). */
+  async startScheduled(
+    workspaceId: string,
+    api: ScheduledApiRef,
+    group: PurgeGroup,
+  ): Promise<void> {
+    const token = await this.deps.store.apiTokens.get(workspaceId, api.tokenId);
+    const purge = await this.deps.store.apiPurges.get(api.purgeId);
+    if (!token || !purge) throw new Error('scheduled API purge: its token or record is gone');
+    await this.#startJob(token, purge, group, api.warm === true);
+  }
+
+  /** A purge asked for later that will not run: `rejected`, with why. */
+  async closeScheduled(api: ScheduledApiRef, detail: string): Promise<void> {
+    const changed = await this.deps.store.apiPurges.update(api.purgeId, {
+      status: 'rejected',
+      error: detail,
+    });
+    if (changed) {
+      this.#records.set(api.purgeId, changed);
+      this.#changes.emit(api.purgeId, changed);
+    }
   }
 
   /** A purge asked with `warm`: how its warming stands (its job's steps), else undefined. */
@@ -660,7 +875,7 @@ function approvalState(
   approval: Approval,
   now: number,
 ): {
-  status: ApiPurgeStatus;
+  status: ApiStatus;
   progress?: { done: number; total: number };
   approved_by?: string;
   error?: string;
@@ -679,6 +894,9 @@ function approvalState(
       return { status: 'rejected', error: approval.decisionNote ?? 'cancelled' };
     case 'approved': {
       const by = approval.decidedBy ? { approved_by: approval.decidedBy } : {};
+      // Approved ahead of its time: it runs then.
+      if (approval.outcome === null && approval.notBefore !== undefined && now < approval.notBefore)
+        return { status: 'scheduled', ...by };
       if (approval.outcome === null) return { status: 'running', ...by };
       return {
         status: approval.outcome,

@@ -17,6 +17,7 @@ export type ApiRefusalCode =
   | 'no_approval_channel'
   | 'approval_pending'
   | 'frozen'
+  | 'invalid_not_before'
   | 'not_ready';
 
 export class ApiRefusal extends Error {

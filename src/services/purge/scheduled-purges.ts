@@ -1,9 +1,10 @@
 // Purges for a later time: a durable job due then (any replica, once, after a restart too) that
 // checks again, when it runs, what was checked when it was asked: the requester may still purge
-// there (operators, guests, the purge channels, the channel's account binding), the change window
-// is open (ChangeWindow: freezes), and a purge of everything was approved. Refused, it does not
-// run and its requester is told. Listed, and cancelled by its requester or an admin.
-// (About 460 lines: asking, the due job and cancelling share one payload; one idea, one file.)
+// there (operators, guests, purge channels, the channel's account binding; for the HTTP API, its
+// token, through the ScheduledApiPurges port), no change freeze holds it back (FreezeGate), and a
+// purge of everything was approved. Refused, it does not run and its requester is told. Listed,
+// and cancelled by its requester or an admin.
+// (About 600 lines: asking, the due job and cancelling share one payload; one idea, one file.)
 import { DateTime } from 'luxon';
 import type { Clock } from '../../clock.js';
 import { AppError, type Problem } from '../../errors.js';
@@ -16,16 +17,19 @@ import type { ChangeRateLimit } from '../access/change-rate-limit.js';
 import type { AccountScopes } from '../accounts/account-scope.js';
 import type { ApprovalService } from '../approvals/approvals.js';
 import { knownZone } from '../audit/activity.js';
+import type { FreezeCheck, FreezeGate } from '../freezes/gate.js';
 import type { ReplyTo } from '../reply.js';
 import type { Zone } from '../zones/zones.js';
-import { ALWAYS_OPEN, type ChangeWindow, type PlannedChange } from './change-window.js';
 import type { CheckedPurge, PurgeService } from './purge-plan.js';
+import type { PurgeGroup } from './purge-targets.js';
 import { resolveSpec, type ScheduleSpec } from './schedule-time.js';
 
 export const SCHEDULED_PURGE_JOB = 'scheduled_purge';
 
 /** How many scheduled purges a list shows (and a cancel by a short id looks among). */
 const LIST_LIMIT = 50;
+/** How many the App Home shows. */
+const HOME_LIMIT = 10;
 /** The short id people see and type: the job id's first characters. */
 export const SHORT_ID = 8;
 
@@ -38,8 +42,18 @@ export type ScheduledWhat =
     }
   | { kind: 'everything'; zone: Zone; approvalId: string };
 
+/** A scheduled purge asked over the HTTP API: its record there and the token that asked. */
+export interface ScheduledApiRef {
+  purgeId: string;
+  tokenId: string;
+  /** URLs only: once purged, asked of the edge again. */
+  warm?: boolean;
+}
+
 export interface ScheduledPurgePayload {
+  /** A Slack user, or `token:<name>` for one asked over the HTTP API (then `api` is set). */
   requesterId: string;
+  api?: ScheduledApiRef;
   channelId?: string;
   dueAt: number;
   /** The requester's time zone when asked (users.info `tz`, else UTC): how their time was read. */
@@ -67,6 +81,14 @@ export interface ScheduledPurge {
 interface ScheduledCheckpoint {
   /** Refused when it came due: said to the requester (again, if the job resumes). */
   skipped?: Problem;
+  /** An API purge refused when it came due (its token, a freeze): its status says why. */
+  refused?: ApiRefusalWords;
+  /**
+   * Its checks passed and its purge is being started (keyed): a resumed job starts it again (the
+   * key makes that the same purge) without checking again, so it never says "refused" of a purge
+   * that started.
+   */
+  starting?: boolean;
   /** Its purge was stored (keyed): a resumed job only finishes. */
   ran?: boolean;
 }
@@ -79,6 +101,33 @@ export interface ScheduledPurgeSlack {
   skipped(purge: ScheduledPurge, problem: Problem): Promise<void>;
 }
 
+/** Why the HTTP API's service refuses a purge now, as its status then says it. */
+export interface ApiRefusalWords {
+  code: string;
+  detail: string;
+}
+
+/**
+ * What a scheduled purge asked over the HTTP API needs of the API's service (which stores its
+ * record and knows its token): implemented by ApiPurgeService.
+ */
+export interface ScheduledApiPurges {
+  /**
+   * Why the purge may not run now (its token revoked, or no longer reaching its zone, kind or
+   * account; a change freeze), or undefined when it may.
+   */
+  scheduledRefusal(
+    workspaceId: string,
+    api: ScheduledApiRef,
+    zone: Zone,
+    everything: boolean,
+  ): Promise<ApiRefusalWords | undefined>;
+  /** Starts its purge of URLs or tags, keyed by its record (once, whoever starts it). */
+  startScheduled(workspaceId: string, api: ScheduledApiRef, group: PurgeGroup): Promise<void>;
+  /** It will not run (refused when due, or cancelled): its record says so, with `detail`. */
+  closeScheduled(api: ScheduledApiRef, detail: string): Promise<void>;
+}
+
 export interface ScheduledPurgeOptions {
   purges: PurgeService;
   approvals: ApprovalService;
@@ -88,8 +137,13 @@ export interface ScheduledPurgeOptions {
   store: Store;
   runner: JobRunner;
   slack: ScheduledPurgeSlack;
-  /** Freezes and other change calendars; default: always open. */
-  changeWindow?: ChangeWindow;
+  /**
+   * Change freezes, asked when the purge comes due (an exception its requester holds is used up
+   * then); default: none.
+   */
+  freezes?: FreezeGate;
+  /** The HTTP API's purges (made after this service, hence asked for when needed). */
+  api?: () => ScheduledApiPurges | undefined;
   clock: Clock;
   logger: Logger;
 }
@@ -167,6 +221,35 @@ export class ScheduledPurgeService {
     );
   }
 
+  /**
+   * A purge asked over the HTTP API with a future `not_before`, its record stored and checked by
+   * ApiPurgeService: stored once per record (keyed), to run at `dueAt`. A purge of everything
+   * names its approval request, which must be approved by then.
+   */
+  async scheduleForApi(
+    workspaceId: string,
+    input: {
+      api: ScheduledApiRef;
+      actorId: string;
+      channelId?: string | undefined;
+      dueAt: number;
+      what: ScheduledWhat;
+    },
+  ): Promise<ScheduledPurge> {
+    return this.#store(
+      workspaceId,
+      {
+        requesterId: input.actorId,
+        api: input.api,
+        ...(input.channelId ? { channelId: input.channelId } : {}),
+        dueAt: input.dueAt,
+        timeZone: 'UTC',
+        what: input.what,
+      },
+      scheduledApiKey(input.api.purgeId),
+    );
+  }
+
   async #store(
     workspaceId: string,
     payload: ScheduledPurgePayload,
@@ -206,6 +289,32 @@ export class ScheduledPurgeService {
     };
   }
 
+  /**
+   * For the App Home: the caller's own purges waiting for their time, or (an admin) every one,
+   * soonest first: at most `limit` of the workspace's next LIST_LIMIT, and how many more.
+   */
+  async forHome(
+    caller: Caller,
+    limit = HOME_LIMIT,
+  ): Promise<{ shown: ScheduledPurge[]; hidden: number; everyone: boolean }> {
+    const everyone = await this.options.access.requireAdmin(caller, 'purge').then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof AppError) return false;
+        throw error;
+      },
+    );
+    const jobs = await this.options.store.jobs.queuedOf(
+      caller.workspaceId,
+      SCHEDULED_PURGE_JOB,
+      LIST_LIMIT,
+    );
+    const mine = jobs
+      .map((job) => viewOf(job as Job<ScheduledPurgePayload>))
+      .filter((purge) => everyone || purge.requesterId === caller.userId);
+    return { shown: mine.slice(0, limit), hidden: Math.max(0, mine.length - limit), everyone };
+  }
+
   /** Cancels a purge still waiting, for its requester or an admin; `id` may be its short id. */
   async cancel(caller: Caller, id: string): Promise<ScheduledPurge> {
     const { store, access } = this.options;
@@ -233,6 +342,8 @@ export class ScheduledPurgeService {
       });
       if (decided.won) await this.options.approvals.closed(decided.approval);
     }
+    if (job.payload.api)
+      await this.#api().closeScheduled(job.payload.api, `cancelled in Slack by ${caller.userId}`);
     await this.#audit(
       job.id,
       caller.workspaceId,
@@ -246,7 +357,8 @@ export class ScheduledPurgeService {
   }
 
   async #find(workspaceId: string, id: string): Promise<Job<ScheduledPurgePayload>> {
-    const exact = id.length > SHORT_ID ? await this.options.store.jobs.get(id) : undefined;
+    // Its whole id (a button's) first, whatever its length; else a short id, among those waiting.
+    const exact = id === '' ? undefined : await this.options.store.jobs.get(id);
     const found =
       exact ??
       (id.length >= 4
@@ -265,11 +377,21 @@ export class ScheduledPurgeService {
     run: (context) => this.#run(context),
   };
 
+  #api(): ScheduledApiPurges {
+    const api = this.options.api?.();
+    if (!api) throw new Error('scheduled purge of the HTTP API, and no API purges wired in');
+    return api;
+  }
+
   async #run(context: JobContext<ScheduledPurgePayload, ScheduledCheckpoint>): Promise<JobOutcome> {
     const { job } = context;
     if (job.checkpoint.ran) return 'done';
-    const problem = job.checkpoint.skipped ?? (await this.#refusal(job));
+    if (job.payload.api) return this.#runApi(context, job.payload.api);
+    const problem = job.checkpoint.starting
+      ? undefined
+      : (job.checkpoint.skipped ?? (await this.#refusal(job)));
     if (problem) return this.#skip(context, problem);
+    if (!job.checkpoint.starting) await context.checkpoint({ starting: true });
     const { payload } = job;
     const { what } = payload;
     if (what.kind === 'items') {
@@ -303,25 +425,98 @@ export class ScheduledPurgeService {
   }
 
   /**
+   * A purge asked over the HTTP API come due: not approved (everything), it does not run (its
+   * approval says why); refused by the API's service (its token, a freeze), its record says why;
+   * else it runs as a purge asked now would, under its record's keys.
+   */
+  async #runApi(
+    context: JobContext<ScheduledPurgePayload, ScheduledCheckpoint>,
+    api: ScheduledApiRef,
+  ): Promise<JobOutcome> {
+    const { job } = context;
+    const { payload } = job;
+    const { what } = payload;
+    const service = this.#api();
+    let refused = job.checkpoint.refused;
+    if (!refused && !job.checkpoint.starting && what.kind === 'everything') {
+      const unapproved = await this.#unapproved(what);
+      if (unapproved) return this.#skip(context, unapproved);
+    }
+    if (!refused && !job.checkpoint.starting) {
+      for (const zone of zonesOf(what)) {
+        refused = await service.scheduledRefusal(
+          job.workspaceId,
+          api,
+          zone,
+          what.kind === 'everything',
+        );
+        if (refused) break;
+      }
+    }
+    if (refused) {
+      if (!job.checkpoint.refused) await context.checkpoint({ refused });
+      await service.closeScheduled(api, `not run at its time: ${refused.detail}`);
+      await this.#audit(
+        job.id,
+        job.workspaceId,
+        payload,
+        payload.requesterId,
+        'purge.scheduled.skipped',
+        'refused',
+        { reason: refused.code },
+        `purge.scheduled.skipped:${job.id}`,
+      );
+      return 'done';
+    }
+    if (!job.checkpoint.starting) await context.checkpoint({ starting: true });
+    if (what.kind === 'items') {
+      for (const group of what.groups) await service.startScheduled(job.workspaceId, api, group);
+    } else {
+      const approval = await this.options.store.approvals.get(what.approvalId);
+      if (approval) await this.options.approvals.runScheduled(approval);
+    }
+    await context.checkpoint({ ran: true });
+    await this.#audit(
+      job.id,
+      job.workspaceId,
+      payload,
+      payload.requesterId,
+      'purge.scheduled.ran',
+      'ok',
+      { late: Math.max(0, this.options.clock.now() - payload.dueAt) },
+      `purge.scheduled.ran:${job.id}`,
+    );
+    return 'done';
+  }
+
+  /** A purge of everything not approved by its time: why (its request expires now, if pending). */
+  async #unapproved(
+    what: Extract<ScheduledWhat, { kind: 'everything' }>,
+  ): Promise<Problem | undefined> {
+    const approval = await this.options.store.approvals.get(what.approvalId);
+    // Its request expires at its time: one still pending is expired now (and its message says so).
+    if (approval?.status === 'pending') await this.options.approvals.expireDue();
+    const status = (await this.options.store.approvals.get(what.approvalId))?.status;
+    if (status === 'approved') return undefined;
+    return {
+      code: 'scheduled_purge_unapproved',
+      zoneName: what.zone.name,
+      status: status === 'pending' || status === undefined ? 'expired' : status,
+    };
+  }
+
+  /**
    * Why the purge may not run now, or undefined: not approved (everything), the requester no
-   * longer allowed there, the channel bound to another account, or the change window closed.
+   * longer allowed there, the channel bound to another account, or a change freeze in force.
    */
   async #refusal(job: Job<ScheduledPurgePayload, unknown>): Promise<Problem | undefined> {
     const { payload } = job;
     const { what } = payload;
     if (what.kind === 'everything') {
-      const approval = await this.options.store.approvals.get(what.approvalId);
-      // Its request expires at its time: one still pending is expired now (and its message says so).
-      if (approval?.status === 'pending') await this.options.approvals.expireDue();
-      const status = (await this.options.store.approvals.get(what.approvalId))?.status;
-      if (status !== 'approved')
-        return {
-          code: 'scheduled_purge_unapproved',
-          zoneName: what.zone.name,
-          status: status === 'pending' || status === undefined ? 'expired' : status,
-        };
+      const unapproved = await this.#unapproved(what);
+      if (unapproved) return unapproved;
     }
-    const zones = what.kind === 'items' ? what.groups.map((g) => g.zone) : [what.zone];
+    const zones = zonesOf(what);
     try {
       const caller: Caller = {
         workspaceId: job.workspaceId,
@@ -335,14 +530,10 @@ export class ScheduledPurgeService {
           payload.channelId,
           zone.accountId,
         );
+      for (const check of freezeChecksOf(job)) await this.options.freezes?.require(check);
     } catch (error) {
       if (error instanceof AppError) return error.problem;
       throw error;
-    }
-    const window = this.options.changeWindow ?? ALWAYS_OPEN;
-    for (const change of changesOf(job, this.options.clock.now())) {
-      const refused = await window.refusal(change);
-      if (refused) return refused;
     }
     return undefined;
   }
@@ -363,6 +554,8 @@ export class ScheduledPurgeService {
       { reason: problem.code },
       `purge.scheduled.skipped:${job.id}`,
     );
+    // A token has no DM: an API purge's status (read from its approval) is how it is told.
+    if (job.payload.api) return 'done';
     try {
       await this.options.slack.skipped(viewOf(job), problem);
     } catch (error) {
@@ -409,6 +602,13 @@ export class ScheduledPurgeService {
   }
 }
 
+/** The job key of a scheduled purge asked over the HTTP API: one per API record. */
+export const scheduledApiKey = (apiPurgeId: string) => `api-scheduled:${apiPurgeId}`;
+
+function zonesOf(what: ScheduledWhat): Zone[] {
+  return what.kind === 'items' ? what.groups.map((g) => g.zone) : [what.zone];
+}
+
 /** Where the purge's messages go when it runs: a bot message in its channel, else the DM. */
 function replyOf(payload: ScheduledPurgePayload): ReplyTo {
   return {
@@ -419,20 +619,20 @@ function replyOf(payload: ScheduledPurgePayload): ReplyTo {
   };
 }
 
-function changesOf(job: Job<ScheduledPurgePayload, unknown>, at: number): PlannedChange[] {
+/**
+ * What the freezes are asked when the purge comes due: a purge of everything, or a purge (URLs,
+ * tags) of each of its zones, by its requester.
+ */
+function freezeChecksOf(job: Job<ScheduledPurgePayload, unknown>): FreezeCheck[] {
   const { what, requesterId } = job.payload;
-  const base = { workspaceId: job.workspaceId, requesterId, at };
-  const of = (zone: Zone) => ({
-    ...base,
-    zoneId: zone.id,
-    zoneName: zone.name,
-    accountId: zone.accountId,
+  const of = (zone: Zone, action: FreezeCheck['action']): FreezeCheck => ({
+    workspaceId: job.workspaceId,
+    actorId: requesterId,
+    action,
+    zone: { id: zone.id, name: zone.name, accountId: zone.accountId },
   });
-  if (what.kind === 'everything') return [{ ...of(what.zone), kind: 'everything' }];
-  return what.groups.map((group) => ({
-    ...of(group.zone),
-    kind: group.tags.length === 0 ? 'urls' : group.files.length === 0 ? 'tags' : 'urls_tags',
-  }));
+  if (what.kind === 'everything') return [of(what.zone, 'everything')];
+  return what.groups.map((group) => of(group.zone, 'purge'));
 }
 
 export function viewOf(job: Job<ScheduledPurgePayload, unknown>): ScheduledPurge {

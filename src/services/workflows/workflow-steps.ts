@@ -1,21 +1,29 @@
 // Workflow Builder steps: a purge, a purge of everything and a zone's traffic, run for the
 // person who ran the workflow with the checks a command has. A long step ends durably: a job
-// keyed by the step's execution waits for the purge or the approval to reach its final state,
-// then says so to Slack once (any replica, after a restart too).
+// waits for the purge or the approval to reach its final state (looking again every 2 s for a
+// purge; for an approval, woken by the approval's end and looking again every 30 s in case that
+// wake was lost), then says so to Slack once, under a key of its own (any replica, after a
+// restart too).
 import type { Clock } from '../../clock.js';
 import { AppError } from '../../errors.js';
 import type { JobContext, JobKind, JobOutcome, JobRunner } from '../../jobs/runner.js';
 import type { Logger } from '../../logger.js';
+import type { Approval } from '../../store/approvals.js';
 import type { Store } from '../../store/index.js';
 import type { Caller } from '../access/access.js';
 import type { AnalyticsService, RangeKey } from '../analytics/analytics.js';
-import type { ApprovalService } from '../approvals/approvals.js';
+import type { ApprovalNotifier, ApprovalService } from '../approvals/approvals.js';
 import type { PurgeService } from '../purge/purge-plan.js';
 import { splitItems } from '../purge/purge-targets.js';
 import type { ReplyTo } from '../reply.js';
 import { WARM_JOB_KEY } from '../verify/verify-job.js';
 
 export const WORKFLOW_STEP_JOB = 'workflow_step';
+/**
+ * Saying a step's end (functions.completeSuccess / completeError): run at once under its key by
+ * whoever sees the end first (JobRunner.runKeyed), so it is said once; no loop claims it.
+ */
+export const WORKFLOW_STEP_END_JOB = 'workflow_step_end';
 
 /** What a step hands the next steps of its workflow (the manifest's output parameters). */
 export type StepOutputs = Record<string, string | number | boolean>;
@@ -37,15 +45,30 @@ export interface WorkflowStepPayload {
 }
 
 export interface WorkflowStepSettings {
-  /** How often a waiting step looks again (the purge or the approval it waits for). */
+  /** How often a step waiting for a purge looks again. */
   pollMs: number;
+  /**
+   * How often a step waiting for an approval looks again: its end wakes it at once
+   * (`approvalSettled`); this only covers a process that died before it could.
+   */
+  recheckMs: number;
   /** A step still waiting after this long ends with an error. */
   maxWaitMs: number;
 }
 
-const DEFAULT_SETTINGS: WorkflowStepSettings = { pollMs: 2_000, maxWaitMs: 24 * 3_600_000 };
+const DEFAULT_SETTINGS: WorkflowStepSettings = {
+  pollMs: 2_000,
+  recheckMs: 30_000,
+  maxWaitMs: 24 * 3_600_000,
+};
 
 const jobKey = (executionId: string) => `workflow-step:${executionId}`;
+/** A step waiting for an approval is keyed by it: the approval's end finds its step so. */
+const approvalWaitKey = (approvalId: string) => `workflow-step:approval:${approvalId}`;
+/** The one saying of a step's end. */
+const endKey = (executionId: string) => `workflow-step:${executionId}:end`;
+
+type StepEnd = { outputs: StepOutputs } | { error: string };
 
 export class WorkflowStepService {
   readonly #settings: WorkflowStepSettings;
@@ -175,7 +198,7 @@ export class WorkflowStepService {
     await this.deps.runner.enqueue({
       workspaceId: caller.workspaceId,
       kind: WORKFLOW_STEP_JOB,
-      key: jobKey(executionId),
+      key: wait.kind === 'approval' ? approvalWaitKey(wait.approvalId) : jobKey(executionId),
       payload: {
         executionId,
         userId: caller.userId,
@@ -185,7 +208,41 @@ export class WorkflowStepService {
     });
   }
 
-  /** The waiting step: its end once known, said once; till then it looks again every `pollMs`. */
+  /**
+   * A request reached a final state (or its purge an outcome): the step waiting for it, if any,
+   * says its end now, not at its next look. Anything that fails here is left to that look.
+   */
+  async approvalSettled(approval: Pick<Approval, 'id'>): Promise<void> {
+    try {
+      const waiting = await this.deps.store.jobs.byKey(approvalWaitKey(approval.id));
+      if (!waiting || waiting.state === 'succeeded' || waiting.state === 'failed') return;
+      const end = await this.#approvalEnd(approval.id);
+      if (end) await this.#say(waiting.workspaceId, waiting.payload as WorkflowStepPayload, end);
+    } catch (error) {
+      this.deps.logger.warn({ err: error, approval: approval.id }, 'workflow step not woken');
+    }
+  }
+
+  /**
+   * The step's end, said once whoever sees it first (the waiting job, or the approval's end):
+   * held under its key while it is said, finished once Slack took it (or no longer runs it).
+   */
+  async #say(workspaceId: string, payload: WorkflowStepPayload, end: StepEnd): Promise<void> {
+    await this.deps.runner.runKeyed(
+      {
+        workspaceId,
+        kind: WORKFLOW_STEP_END_JOB,
+        key: endKey(payload.executionId),
+        payload: { executionId: payload.executionId },
+      },
+      () => this.finishNow(workspaceId, payload.executionId, end),
+    );
+  }
+
+  /**
+   * The waiting step: its end once known, said once; till then it looks again every `pollMs` (a
+   * purge) or `recheckMs` (an approval, whose end wakes it).
+   */
   readonly job: JobKind<WorkflowStepPayload> = {
     concurrency: 4,
     run: (context) => this.#run(context),
@@ -199,13 +256,17 @@ export class WorkflowStepService {
         : await this.#approvalEnd(payload.wait.approvalId);
     if (end === undefined) {
       if (this.deps.clock.now() - payload.startedAt < this.#settings.maxWaitMs)
-        return { deferMs: this.#settings.pollMs, reason: 'waiting for the step to end' };
-      await this.finishNow(workspaceId, payload.executionId, {
+        return {
+          deferMs:
+            payload.wait.kind === 'approval' ? this.#settings.recheckMs : this.#settings.pollMs,
+          reason: 'waiting for the step to end',
+        };
+      await this.#say(workspaceId, payload, {
         error: 'The step waited too long for its purge to end.',
       });
       return 'done';
     }
-    await this.finishNow(workspaceId, payload.executionId, end);
+    await this.#say(workspaceId, payload, end);
     return 'done';
   }
 
@@ -258,9 +319,7 @@ export class WorkflowStepService {
     };
   }
 
-  async #approvalEnd(
-    approvalId: string,
-  ): Promise<{ outputs: StepOutputs } | { error: string } | undefined> {
+  async #approvalEnd(approvalId: string): Promise<StepEnd | undefined> {
     const approval = await this.deps.store.approvals.get(approvalId);
     if (!approval) return { error: 'The request is no longer known.' };
     switch (approval.status) {
@@ -295,4 +354,29 @@ export class WorkflowStepService {
         };
     }
   }
+}
+
+/**
+ * The request messages' notifier, that also wakes a workflow step waiting for the request once it
+ * ended (every end of a request is shown on its message: decided, expired, cancelled, its purge's
+ * outcome), before the message is changed. `steps` is asked when needed (it is made later).
+ */
+export function wakingSteps(
+  notifier: ApprovalNotifier,
+  steps: () => Pick<WorkflowStepService, 'approvalSettled'> | undefined,
+): ApprovalNotifier {
+  return {
+    posted: (approval, details) => notifier.posted(approval, details),
+    changed: async (approval, details) => {
+      const settled =
+        approval.status !== 'pending' &&
+        (approval.status !== 'approved' || approval.outcome !== null);
+      if (settled) await steps()?.approvalSettled(approval);
+      await notifier.changed(approval, details);
+    },
+    transient: (error) => notifier.transient(error),
+    retryAfterMs: (error) => notifier.retryAfterMs(error),
+    link: (approval) => notifier.link(approval),
+    gone: (error) => notifier.gone(error),
+  };
 }

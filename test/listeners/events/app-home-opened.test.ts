@@ -22,6 +22,7 @@ async function open(tab: string) {
     channels: { overview: channels },
     accounts: { overview: async () => ({ accounts: [], mayManage: false }) },
     freezes: { listed: async () => [] },
+    scheduledPurges: { forHome: async () => ({ shown: [], hidden: 0, everyone: false }) },
     clock: { now: () => Date.parse('2026-12-02T09:00:00Z') },
   } as unknown as AppDeps)({
     event: { type: 'app_home_opened', user: 'U1', channel: 'D1', tab, event_ts: '1' },
