@@ -117,6 +117,7 @@ describe('/cdn accounts', () => {
           workspaceId: h.workspaceId,
           zoneId: 'z9',
           zoneName: 'staging.example.com',
+          accountId: id,
           channelId: CHANNEL,
           createdBy: ADMIN,
           timeOfDay: '09:00',
@@ -182,7 +183,7 @@ describe('/cdn accounts', () => {
   it('lists the accounts on the App Home with zone counts and each key checked: a refused key says so', async () => {
     const { h, staging } = await withStaging();
     try {
-      h.deps.zones.keyChanged(h.workspaceId);
+      h.deps.zones.keyChanged(h.workspaceId, await h.loginAccountId());
       await h.deps.zoneIndex.idle();
       const account = await h.store.accounts.create(h.workspaceId, {
         name: 'staging',

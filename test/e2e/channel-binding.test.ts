@@ -151,7 +151,7 @@ describe('a channel default zone', () => {
     await commandReply(h, 'use shop.example.org', { user: ADMIN });
     const shop = h.sandbox.state.byName('shop.example.org');
     if (shop) shop.deleted = true;
-    h.deps.zoneIndex.refreshSoon(h.workspaceId);
+    h.deps.zoneIndex.refreshSoon(h.workspaceId, await h.loginAccountId());
     await h.deps.zoneIndex.idle();
     const gone = await commandReply(h, 'analytics', { user: ADMIN });
     expect(gone.text).toBe(

@@ -174,7 +174,10 @@ describe('alerts in a channel that refuses the bot', () => {
     Object.assign(ops, { botMember: true });
     await h.command('watch example.com');
     await h.slack.waitForMessages((m) => m.via === 'response_url', 2);
-    expect((await h.store.watches.listForZone(h.workspaceId, zoneId))[0]?.pausedReason).toBeNull();
+    expect(
+      (await h.store.watches.listForZone(h.workspaceId, zoneId, await h.loginAccountId()))[0]
+        ?.pausedReason,
+    ).toBeNull();
   });
 
   it('pauses the watch of a channel only some may post in, and tells its creator why', async () => {
@@ -192,9 +195,10 @@ describe('alerts in a channel that refuses the bot', () => {
     expect(dms()).toHaveLength(1);
     expect(dms()[0]?.text).toContain('Alerts of *example.com* for <#COPS> are paused.');
     expect(dms()[0]?.text).toContain('that channel only lets some people post');
-    expect((await h.store.watches.listForZone(h.workspaceId, zoneId))[0]?.pausedReason).toContain(
-      'only lets some people post',
-    );
+    expect(
+      (await h.store.watches.listForZone(h.workspaceId, zoneId, await h.loginAccountId()))[0]
+        ?.pausedReason,
+    ).toContain('only lets some people post');
     // Paused: no more posts are tried.
     const tried = h.slack.callsTo('chat.postMessage').length;
     await interval(h, 10);

@@ -23,6 +23,7 @@ import {
 } from '../../src/dev/sandbox/edge.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/dev/sandbox/server.js';
 import { BackgroundWork } from '../../src/jobs/background.js';
+import { LOGIN_ACCOUNT } from '../../src/store/credentials.js';
 import { openStore, type Store, type StoreOptions } from '../../src/store/index.js';
 import { decodeEntities } from '../../src/text.js';
 import { afterEachTest } from '../helpers/after-each-test.js';
@@ -79,6 +80,8 @@ export interface Harness {
   ): Promise<SignedResult>;
   /** Sets the workspace's CDN key directly, as a completed /cdn login would. */
   login(apiKey?: string): Promise<void>;
+  /** The id of the account `login` set the key of (`default`). */
+  loginAccountId(): Promise<string>;
   /** Runs /cdn <text> as `user`; resolves with the HTTP answer once Bolt acknowledged. */
   command(
     text: string,
@@ -331,6 +334,11 @@ export async function startHarness(
     async login(apiKey = CDN_KEY) {
       secrets[`a CDN key given to login (${Object.keys(secrets).length})`] = apiKey;
       await current.store.credentials.set(workspaceId, apiKey, { userId: ADMIN, validated: true });
+    },
+    async loginAccountId() {
+      const account = await current.store.accounts.byName(workspaceId, LOGIN_ACCOUNT);
+      if (!account) throw new Error('no login account: call login() first');
+      return account.id;
     },
     shortcut(callbackId, message, { user = MEMBER } = {}) {
       return interaction(

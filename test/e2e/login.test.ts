@@ -185,14 +185,14 @@ describe('/cdn login with a base-URL override (SSRF)', () => {
       user: ADMIN,
     });
     expect(textOf(JSON.parse(submitted.body).view.blocks)).toContain('Key saved');
-    expect((await h.store.workspaces.get(h.workspaceId))?.cdnBaseUrl).toBe(h.sandbox.baseUrl);
+    expect((await h.store.credentials.get(h.workspaceId))?.baseUrl).toBe(h.sandbox.baseUrl);
   });
 
   it('refuses to use a stored plain-http override that is no longer allowed', async () => {
     const h = await startHarness({ login: true });
     // The sandbox itself, named differently from CDN_API_BASE_URL (which stays trusted).
     const override = h.sandbox.baseUrl.replace('127.0.0.1', 'localhost');
-    await h.store.workspaces.update(h.workspaceId, { cdnBaseUrl: override });
+    await h.store.accounts.setBaseUrl(h.workspaceId, await h.loginAccountId(), override);
     const reply = await commandReply(h, 'zones', { user: MEMBER });
     expect(reply?.text).toContain("does not use https, so I won't call it");
     expect(h.sandbox.requests).toEqual([]);

@@ -43,7 +43,9 @@ describe('/cdn logout', () => {
     // Nothing changed yet.
     expect(await h.store.credentials.status(h.workspaceId)).toBeDefined();
     expect(await h.store.watches.listForWorkspace(h.workspaceId)).toHaveLength(1);
-    expect(await h.store.channelBindings.keyGeneration(h.workspaceId)).toBeDefined();
+    expect(
+      await h.store.channelBindings.keyGeneration(h.workspaceId, await h.loginAccountId()),
+    ).toBeDefined();
 
     await choose(h, question, LOGOUT_IDS.cancel, 'nothing changed');
     expect(await h.store.credentials.status(h.workspaceId)).toBeDefined();

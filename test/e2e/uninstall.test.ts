@@ -187,7 +187,10 @@ describe('when Slack revokes the app', () => {
     await h.command('zones', { user: ADMIN });
     await h.slack.waitForMessages((m) => m.text?.includes('example.com') ?? false);
     // Something of each promise exists before: the checks below could fail.
-    expect((await h.store.zoneIndex.all(h.workspaceId)).length).toBeGreaterThan(0);
+    const loginAccount = await h.loginAccountId();
+    expect(
+      (await h.store.zoneIndex.forAccount(loginAccount).all(h.workspaceId)).length,
+    ).toBeGreaterThan(0);
     expect(await pendingApprovals(h)).toHaveLength(1);
     const page = await (await fetch(`${h.url}${PAGE_PATHS.privacy}`)).text();
 
@@ -201,7 +204,7 @@ describe('when Slack revokes the app', () => {
         for (const account of await h.store.accounts.list(h.workspaceId)) {
           expect(await h.store.accounts.credential(h.workspaceId, account.id)).toBeUndefined();
         }
-        expect(await h.store.zoneIndex.all(h.workspaceId)).toEqual([]);
+        expect(await h.store.zoneIndex.forAccount(loginAccount).all(h.workspaceId)).toEqual([]);
       },
       apiTokens: async () => {
         const tokens = await h.store.apiTokens.list(h.workspaceId);

@@ -21,6 +21,8 @@ async function firingAlert(world: World): Promise<Message> {
     id: 'alert_fault0000000000000001',
     workspaceId: world.workspaceId,
     watchId: '',
+    // Set below to the account the world logged in with.
+    accountId: '',
     zoneId,
     zoneName: ZONE,
     channelId: CHANNEL,
@@ -32,9 +34,11 @@ async function firingAlert(world: World): Promise<Message> {
     messageTs: null,
   };
   await world.inspect(async (store) => {
+    alert.accountId = (await store.credentials.get(world.workspaceId))?.accountId ?? '';
     const { watch } = await store.watches.upsert(
       {
         workspaceId: world.workspaceId,
+        accountId: alert.accountId,
         zoneId,
         zoneName: ZONE,
         channelId: CHANNEL,

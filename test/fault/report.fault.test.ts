@@ -23,10 +23,11 @@ const SHARE = 'files.completeUploadExternal';
 async function dueReport(backend: Backend): Promise<World> {
   const world = await startWorld({ backend });
   const zoneId = world.sandbox.state.byName(ZONE)?.id ?? '';
-  await world.inspect((store) =>
+  await world.inspect(async (store) =>
     store.schedules.create(
       {
         workspaceId: world.workspaceId,
+        accountId: (await store.credentials.get(world.workspaceId))?.accountId ?? '',
         zoneId,
         zoneName: ZONE,
         channelId: CHANNEL,

@@ -80,6 +80,7 @@ describe('watches on several replicas', () => {
               await store.watches.upsert(
                 {
                   workspaceId: world.workspaceId,
+                  accountId: (await store.credentials.get(world.workspaceId))?.accountId ?? '',
                   zoneId: zone.id,
                   zoneName: name,
                   channelId,
