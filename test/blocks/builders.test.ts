@@ -26,8 +26,11 @@ import { DEFAULT_LIMITS } from '../../src/store/workspaces.js';
 
 const HOSTILE = '<!channel> <@U123> <http://evil.example|innocent> & `tick`';
 const longName = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`;
+/** The CDN account every record here is of. */
+const ACCOUNT = 'acc_1';
 const zone = (name: string, i = 0): Zone => ({
   id: `zone_${String(i).padStart(24, '0')}`,
+  accountId: ACCOUNT,
   name,
   status: ['active', 'pending', 'deleted', 'moved'][i % 4] ?? 'active',
   createdAt: i % 5 === 4 ? 'not a date' : '2026-01-05T10:00:00Z',
@@ -85,6 +88,7 @@ describe('Block Kit builders stay within Slack limits', () => {
     const schedules: Schedule[] = Array.from({ length: 40 }, (_, i) => ({
       id: `s${i}`,
       workspaceId: 'T1',
+      accountId: ACCOUNT,
       zoneId: 'z',
       zoneName: longName,
       channelId: 'C1',
@@ -118,6 +122,7 @@ describe('Block Kit builders stay within Slack limits', () => {
             channelId: `C${String(i).padStart(10, '0')}`,
             zoneId: 'z',
             zoneName: i % 2 ? longName : HOSTILE,
+            accountId: ACCOUNT,
             generation: 'g',
             setBy: 'U1',
             setAt: 0,
@@ -151,7 +156,6 @@ describe('Block Kit builders stay within Slack limits', () => {
     const workspace: Workspace = {
       id: 'T1',
       enterpriseId: null,
-      cdnBaseUrl: null,
       operatorGroupId: 'S1',
       approverGroupId: null,
       approvalTtlMinutes: 30,
@@ -187,7 +191,7 @@ describe('Block Kit builders stay within Slack limits', () => {
         purgeChannels: Array.from({ length: 100 }, (_, i) => `C${i}`),
       }),
       channelDefaultMessage({ kind: 'none' }),
-      channelDefaultMessage({ kind: 'stale', zoneName: longName }),
+      channelDefaultMessage({ kind: 'stale', zoneName: longName, account: HOSTILE }),
       channelBoundMessage(zone(longName), 'U1'),
       channelUnboundMessage('U1'),
       ...CDN_ERROR_CODES.map((code) =>

@@ -38,15 +38,28 @@ import type { HeldPurge } from '../../src/services/purge/purge-holds.js';
 import type { PurgeRun } from '../../src/services/purge/purge-status.js';
 import type { Approval } from '../../src/store/approvals.js';
 import type { AuditEntry } from '../../src/store/audit-log.js';
+import type { ChannelBinding } from '../../src/store/channel-bindings.js';
 import type { WatchAlert } from '../../src/store/watch-alerts.js';
 import { DEFAULT_LIMITS } from '../../src/store/workspaces.js';
 import { INJECTED, mrkdwnOf } from '../helpers/mrkdwn.js';
-import { approvalWith, dailyReportWith, scheduleWith, watchWith } from './records.js';
+import {
+  approvalWith,
+  dailyReportWith,
+  RECORD_ACCOUNT,
+  scheduleWith,
+  watchWith,
+} from './records.js';
 
 /** Typed or CDN-supplied text: mentions, a disguised link, and `&`, `<`, `>` in plain use. */
 const H =
   '<!channel> <!here> <!everyone> <@UEVIL> <http://evil.example|innocent> a&b requests>50k hitrate<80%';
-const zone: Zone = { id: H, name: H, status: H, createdAt: '2026-11-01T00:00:00Z' };
+const zone: Zone = {
+  id: H,
+  name: H,
+  status: H,
+  createdAt: '2026-11-01T00:00:00Z',
+  accountId: RECORD_ACCOUNT,
+};
 const approval = (status: Approval['status'], outcome: Approval['outcome'] = null) =>
   approvalWith(H, status, outcome, H);
 const entry: AuditEntry = {
@@ -70,6 +83,7 @@ const run = (failed: boolean): PurgeRun => ({
   job: {
     id: 'j1',
     workspaceId: 'T1',
+    accountId: RECORD_ACCOUNT,
     zoneId: H,
     zoneName: H,
     actorId: 'U1',
@@ -122,8 +136,9 @@ const workspace = {
   updatedAt: 0,
 };
 
-const binding = () => ({
+const binding = (): ChannelBinding => ({
   workspaceId: 'T1',
+  accountId: RECORD_ACCOUNT,
   channelId: 'C1',
   zoneId: H,
   zoneName: H,
@@ -286,13 +301,13 @@ const PROBLEMS: { [C in ProblemCode]: Extract<Problem, { code: C }> } = {
   account_name_invalid: { code: 'account_name_invalid', name: H },
   account_name_taken: { code: 'account_name_taken', name: H },
   account_not_found: { code: 'account_not_found', name: H },
-  account_default_reserved: { code: 'account_default_reserved' },
 };
 
 const watch = watchWith(H, { id: 'w1', zoneId: 'z1', channelId: 'C1', rules: [H] });
 const alert = (rule: string): WatchAlert => ({
   id: 'a1',
   workspaceId: 'T1',
+  accountId: RECORD_ACCOUNT,
   watchId: 'w1',
   zoneId: 'z1',
   zoneName: H,
@@ -349,7 +364,6 @@ const apiToken = (revoked: boolean): ListedToken => ({
 const REACHES: TokenReach[] = [
   { kind: 'all' },
   { kind: 'account', id: 'a1', name: H },
-  { kind: 'none', name: H },
   { kind: 'none' },
 ];
 /** An approval asked for over the HTTP API, its token, actor and reason hostile. */
@@ -486,8 +500,6 @@ const CASES: Record<string, () => unknown[]> = {
   channelList: () => [channelBlocks.channelList(['C1', 'C2'])],
   channelDefaultMessage: () => [
     channelBlocks.channelDefaultMessage({ kind: 'none' }),
-    channelBlocks.channelDefaultMessage({ kind: 'stale', zoneName: H }),
-    channelBlocks.channelDefaultMessage({ kind: 'set', binding: binding() }),
     channelBlocks.channelDefaultMessage({ kind: 'set', binding: binding(), account: H }),
     channelBlocks.channelDefaultMessage({
       kind: 'set',

@@ -41,6 +41,7 @@ import {
   validateOptions,
   validateView,
 } from '../../src/dev/fake-slack/validate.js';
+import type { ChannelsOverview } from '../../src/services/access/channels.js';
 import type { AccountView } from '../../src/services/accounts/accounts.js';
 import type { ListedToken } from '../../src/services/api/api-tokens.js';
 import type { HeldPurge } from '../../src/services/purge/purge-holds.js';
@@ -51,7 +52,13 @@ import type { Freeze, FreezeException } from '../../src/store/freezes.js';
 import type { WatchAlert } from '../../src/store/watch-alerts.js';
 import { DEFAULT_LIMITS } from '../../src/store/workspaces.js';
 import { zoneLabel } from '../../src/zone-names.js';
-import { approvalWith, dailyReportWith, scheduleWith, watchWith } from './records.js';
+import {
+  approvalWith,
+  dailyReportWith,
+  RECORD_ACCOUNT,
+  scheduleWith,
+  watchWith,
+} from './records.js';
 
 const N = 10_000;
 const LONG = `${'<a&b>'.repeat(999)}.com`; // 5,000 characters, every one of them escaped
@@ -59,6 +66,7 @@ const many = <T>(n: number, make: (i: number) => T): T[] =>
   Array.from({ length: n }, (_, i) => make(i));
 const zone = (i = 0): Zone => ({
   id: `z${i}`,
+  accountId: RECORD_ACCOUNT,
   name: LONG,
   status: 'active',
   createdAt: '2026-01-01T00:00:00Z',
@@ -130,6 +138,7 @@ const listing = {
 const alert: WatchAlert = {
   id: 'al1',
   workspaceId: 'T1',
+  accountId: RECORD_ACCOUNT,
   watchId: 'w1',
   zoneId: 'z',
   zoneName: LONG,
@@ -146,6 +155,7 @@ const run = (i: number): PurgeRun => ({
   job: {
     id: `j${i}`,
     workspaceId: 'T1',
+    accountId: RECORD_ACCOUNT,
     zoneId: 'z',
     zoneName: LONG,
     actorId: 'U1',
@@ -185,9 +195,10 @@ const report = {
   markers: many(N, (i) => ({ at: i, label: LONG, kind: 'purge' as const })),
 };
 const subcommands = many(N, (i) => ({ name: `c${i}`, usage: LONG, summary: LONG }));
-const overview = {
+const overview: ChannelsOverview = {
   bindings: many(N, (i) => ({
     workspaceId: 'T1',
+    accountId: RECORD_ACCOUNT,
     channelId: `C${i}`,
     zoneId: 'z',
     zoneName: LONG,
@@ -200,7 +211,6 @@ const overview = {
 const workspace = {
   id: 'T1',
   enterpriseId: null,
-  cdnBaseUrl: LONG,
   operatorGroupId: 'S1',
   approverGroupId: null,
   approvalTtlMinutes: 30,
@@ -254,7 +264,7 @@ const bigToken = (i: number): ListedToken => ({
     i % 3 === 2
       ? { kind: 'all' }
       : i % 3 === 1
-        ? { kind: 'none', name: LONG }
+        ? { kind: 'none' }
         : { kind: 'account', id: `a${i}`, name: LONG },
   zones: many(100, () => LONG),
   kinds: ['urls_tags', 'everything'],
@@ -390,7 +400,7 @@ const CASES: Record<string, () => unknown[]> = {
   tokenCreatedView: () => [
     tokens.tokenCreatedView(bigToken(0), `cdnb_${'x'.repeat(43)}`, bigToken(0).reach),
   ],
-  reachText: () => [tokens.reachText({ kind: 'none', name: LONG })],
+  reachText: () => [tokens.reachText({ kind: 'account', id: 'a1', name: LONG })],
   analyticsComment: () => [analytics.analyticsComment(report)],
   noTrafficText: () => [analytics.noTrafficText(report)],
   analyticsModal: () => [analyticsModal.analyticsModal()],
@@ -416,8 +426,6 @@ const CASES: Record<string, () => unknown[]> = {
   auditExportRefusedText: () => [audit.auditExportRefusedText(LONG)],
   channelList: () => [channels.channelList(CHANNELS)],
   channelDefaultMessage: () => [
-    channels.channelDefaultMessage({ kind: 'stale', zoneName: LONG }),
-    channels.channelDefaultMessage({ kind: 'set', binding: overview.bindings[0] as never }),
     channels.channelDefaultMessage({
       kind: 'set',
       binding: overview.bindings[0] as never,

@@ -28,6 +28,7 @@ function runOf(failing: Record<number, CdnError>): PurgeRun {
     job: {
       id: 'job-1-0',
       workspaceId: 'T1',
+      accountId: 'acc_1',
       zoneId: 'zone_1',
       zoneName: 'example.com',
       actorId: 'U1',

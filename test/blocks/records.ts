@@ -5,6 +5,9 @@ import type { Approval } from '../../src/store/approvals.js';
 import type { Schedule } from '../../src/store/schedules.js';
 import type { Watch } from '../../src/store/watches.js';
 
+/** The CDN account every record here is of (an id the bot made, no text of anyone's). */
+export const RECORD_ACCOUNT = 'acc_1';
+
 export const approvalWith = (
   text: string,
   status: Approval['status'],
@@ -13,6 +16,7 @@ export const approvalWith = (
 ): Approval => ({
   id: 'a1',
   workspaceId: 'T1',
+  accountId: RECORD_ACCOUNT,
   zoneId,
   zoneName: text,
   requesterId: 'U1',
@@ -37,6 +41,7 @@ export const scheduleWith = (
 ): Schedule => ({
   ...fields,
   workspaceId: 'T1',
+  accountId: RECORD_ACCOUNT,
   zoneName: text,
   createdBy: 'U1',
   timeOfDay: '09:00',
@@ -51,7 +56,14 @@ export const scheduleWith = (
 export const watchWith = (
   text: string,
   fields: Pick<Watch, 'id' | 'zoneId' | 'channelId' | 'rules'>,
-): Watch => ({ ...fields, workspaceId: 'T1', zoneName: text, createdBy: 'U1', createdAt: 0 });
+): Watch => ({
+  ...fields,
+  workspaceId: 'T1',
+  accountId: RECORD_ACCOUNT,
+  zoneName: text,
+  createdBy: 'U1',
+  createdAt: 0,
+});
 
 /** A daily report's text's input, every name `text`, with yesterday's and the day before's. */
 export const dailyReportWith = (

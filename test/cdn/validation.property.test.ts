@@ -9,9 +9,27 @@ import { planPurge } from '../../src/services/purge/purge-targets.js';
 import { anyText, fc, RUNS } from '../helpers/property.js';
 
 const ZONES: Zone[] = [
-  { id: 'z1', name: 'example.com', status: 'active', createdAt: '2026-01-01T00:00:00Z' },
-  { id: 'z2', name: 'static.example.com', status: 'active', createdAt: '2026-01-01T00:00:00Z' },
-  { id: 'z3', name: 'old.example.org', status: 'deleted', createdAt: '2026-01-01T00:00:00Z' },
+  {
+    id: 'z1',
+    name: 'example.com',
+    status: 'active',
+    createdAt: '2026-01-01T00:00:00Z',
+    accountId: 'acc_1',
+  },
+  {
+    id: 'z2',
+    name: 'static.example.com',
+    status: 'active',
+    createdAt: '2026-01-01T00:00:00Z',
+    accountId: 'acc_1',
+  },
+  {
+    id: 'z3',
+    name: 'old.example.org',
+    status: 'deleted',
+    createdAt: '2026-01-01T00:00:00Z',
+    accountId: 'acc_1',
+  },
 ];
 
 const urlish = fc.oneof(

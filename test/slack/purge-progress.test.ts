@@ -18,6 +18,7 @@ const run: PurgeRun = {
   job: {
     id: 'j1',
     workspaceId: 'T1',
+    accountId: 'acc_1',
     zoneId: 'z1',
     zoneName: 'a.example',
     actorId: 'U1',

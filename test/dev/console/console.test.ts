@@ -337,6 +337,7 @@ describe('the console, by hand', () => {
       job: {
         id: `j${i}`,
         workspaceId: CONSOLE_TEAM_ID,
+        accountId: 'acc_1',
         zoneId: `z${i}`,
         zoneName: `shop${i}.example.com`,
         actorId: 'UCONSOLE',

@@ -72,6 +72,7 @@ describe('renderBlocks', () => {
     const approval: Approval = {
       id: 'a1',
       workspaceId: 'T1',
+      accountId: 'acc_1',
       zoneId: 'z',
       zoneName: 'example.com',
       requesterId: 'U1',

@@ -34,9 +34,13 @@ async function deploymentData(dataDir: string): Promise<string> {
       userId: 'U0ADMIN',
       validated: true,
     });
+    const login = await store.credentials.get(PROD_TEAM);
+    if (!login) throw new Error('the deployment has no login key');
+    const account = login.accountId;
     await store.schedules.create(
       {
         workspaceId: PROD_TEAM,
+        accountId: account,
         zoneId: 'zone_prod',
         zoneName: 'prod.example',
         channelId: 'C0PROD',
@@ -49,6 +53,7 @@ async function deploymentData(dataDir: string): Promise<string> {
     );
     await store.approvals.create({
       workspaceId: PROD_TEAM,
+      accountId: account,
       zoneId: 'zone_prod',
       zoneName: 'prod.example',
       requesterId: 'U0BOB',

@@ -8,13 +8,13 @@ import { purgeZonePicker } from '../../../src/listeners/options/purge-zone-picke
 import type { FormZones } from '../../../src/services/purge/purge-form.js';
 import type { Zone } from '../../../src/services/zones/zones.js';
 
-const zone = (i: number, accountName: string, accountId?: string): Zone => ({
+const zone = (i: number, accountName: string, accountId: string): Zone => ({
   id: `zone_${i}`,
   name: `zone-${i}.example`,
   status: 'active',
   createdAt: '2026-11-01T00:00:00Z',
   accountName,
-  ...(accountId ? { accountId } : {}),
+  accountId,
 });
 
 async function suggest(choices: () => Promise<FormZones>) {
@@ -38,7 +38,7 @@ async function suggest(choices: () => Promise<FormZones>) {
 describe('the purge form’s zone picker listener', () => {
   it('asks for the form’s channel, and names each zone’s account when several are in play', async () => {
     const zones = Array.from({ length: 150 }, (_, i) =>
-      i % 2 === 0 ? zone(i, 'default') : zone(i, 'staging', 'A_STAGING'),
+      i % 2 === 0 ? zone(i, 'default', 'A_DEFAULT') : zone(i, 'staging', 'A_STAGING'),
     );
     const { answer, choices } = await suggest(async () => ({ zones, labelled: true }));
     expect(choices).toHaveBeenCalledWith(
@@ -61,13 +61,16 @@ describe('the purge form’s zone picker listener', () => {
     ]);
   });
 
-  it('shows `default`’s zones as before accounts when it is the only account in play', async () => {
+  it('shows a zone without its account when one account is in play; its value still names it', async () => {
     const { answer } = await suggest(async () => ({
-      zones: [zone(1, 'default')],
+      zones: [zone(1, 'default', 'A_DEFAULT')],
       labelled: false,
     }));
     expect(answer.options).toEqual([
-      { text: expect.objectContaining({ text: 'zone-1.example (active)' }), value: 'zone_1' },
+      {
+        text: expect.objectContaining({ text: 'zone-1.example (active)' }),
+        value: 'default/zone_1',
+      },
     ]);
   });
 

@@ -6,8 +6,11 @@ import type { AppDeps } from '../../../src/deps.js';
 import { zonePicker } from '../../../src/listeners/options/zone-picker.js';
 import type { Zone } from '../../../src/services/zones/zones.js';
 
+/** A zone as ZoneChoices gives it: with its account (the workspace's only one here). */
 const zone = (i: number): Zone => ({
   id: `zone_${i}`,
+  accountId: 'A_DEFAULT',
+  accountName: 'default',
   name: `zone-${String(i).padStart(5, '0')}.${'long-label.'.repeat(i === 1 ? 8 : 0)}bulk.test`,
   status: i % 2 === 0 ? 'active' : 'pending',
   createdAt: '2026-11-01T00:00:00Z',
@@ -39,7 +42,7 @@ describe('the zone picker listener', () => {
     expect(answer.options).toHaveLength(100);
     expect(answer.options[1]).toEqual({
       text: { type: 'plain_text', text: 'zone-00002.bulk.test (active)', emoji: true },
-      value: 'zone_2',
+      value: 'default/zone_2',
     });
     // Slack refuses an option text over 75 characters.
     for (const option of answer.options as Array<{ text: { text: string } }>) {

@@ -135,7 +135,7 @@ describe('AccessService, guests allowed to operate', () => {
 });
 
 describe('operators per CDN account', () => {
-  it('requireOperatorOfAny: yes for an operator of one of the accounts, else refused as default', async () => {
+  it('requireOperatorOfAny: yes for an operator of one of the accounts, else refused as the first account', async () => {
     const roles = new AccessService(store.workspaces, {
       accounts: store.accounts,
       roles: store.accountRoles,
@@ -154,26 +154,33 @@ describe('operators per CDN account', () => {
       apiKey: 'sk_qa',
       by,
     });
-    const defaultId = await store.accounts.defaultId(slack.teamId);
+    const login = await store.accounts.byName(slack.teamId, 'default');
+    if (!login) throw new Error('the login made no account');
+    const defaultId = login.id;
     slack.addUsergroup('SSTG', 'stg-ops', [PEOPLE.admin.id]);
     slack.addUsergroup('SPROD', 'prod-ops', [PEOPLE.admin.id]);
     await store.accountRoles.set(slack.teamId, staging.id, 'operators', 'SSTG', by.userId);
-    await store.accountRoles.set(slack.teamId, defaultId ?? '', 'operators', 'SPROD', by.userId);
-    const any = (who: Who, ids: Array<string | undefined>) =>
+    await store.accountRoles.set(slack.teamId, defaultId, 'operators', 'SPROD', by.userId);
+    const any = (who: Who, ids: string[]) =>
       outcome(roles.requireOperatorOfAny(caller(who), 'ratelimit', ids));
 
     // qa follows the workspace's operators (everyone): the member operates it, and so any of these.
     expect(await any('member', [staging.id, qa.id])).toBe('ok');
     expect(await any('admin', [staging.id, defaultId])).toBe('ok');
-    // Refused in each: said as default's when it is among them, else as the first's.
+    // Refused in each: said as the first's, `default` being an account like any other.
     expect(await any('member', [staging.id, defaultId])).toEqual({
+      code: 'not_operator',
+      action: 'ratelimit',
+      account: 'staging',
+    });
+    expect(await any('member', [defaultId, staging.id])).toEqual({
       code: 'not_operator',
       action: 'ratelimit',
       account: 'default',
     });
     expect(await any('member', [staging.id])).toMatchObject({ account: 'staging' });
-    // None named: default's.
-    expect(await any('member', [])).toMatchObject({ account: 'default' });
+    // None named: the workspace's operators (everyone here), not `default`'s.
+    expect(await any('member', [])).toBe('ok');
     expect(await any('guest', [qa.id, staging.id])).toEqual(guestRefusal('ratelimit', true));
   });
 });

@@ -10,7 +10,7 @@ import { JobRunner } from '../../../src/jobs/runner.js';
 import { createLogger } from '../../../src/logger.js';
 import { cdnServices } from '../../../src/services/purge/compose.js';
 import type { Store } from '../../../src/store/index.js';
-import type { ZoneIndexRepository } from '../../../src/store/zone-index.js';
+import type { AccountZoneIndex, ZoneIndexRepository } from '../../../src/store/zone-index.js';
 import { ManualClock } from '../../helpers/clock.js';
 import { BACKENDS, type Backend, testStore } from '../../helpers/store.js';
 
@@ -18,7 +18,7 @@ const WS = 'T1';
 const REFRESH_MS = 300_000;
 const BY = { userId: 'U1', validated: true };
 /**
- * The workspace's own key (`default`) and three accounts', each its own zones of the same names
+ * The login account's key (`default`) and three accounts', each its own zones of the same names
  * (and ids: the sandbox numbers each account's zones alike); acct-1 has 25, the others 20.
  */
 const KEYS = ['sk_scope_default', 'sk_scope_a0', 'sk_scope_a1', 'sk_scope_a2'] as const;
@@ -32,12 +32,13 @@ afterEach(async () => {
 /** The repository's reads of the zone indexes: the store, watched, counts each one it is asked. */
 const READS = ['view', 'find', 'findAcross', 'has', 'all', 'liveNames', 'search'] as const;
 
-function counted(repo: ZoneIndexRepository, reads: string[]): ZoneIndexRepository {
+function counted<T extends ZoneIndexRepository | AccountZoneIndex>(repo: T, reads: string[]): T {
   return new Proxy(repo, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
       if (property === 'forAccount')
-        return (accountId: string) => counted(target.forAccount(accountId), reads);
+        return (accountId: string) =>
+          counted((target as ZoneIndexRepository).forAccount(accountId), reads);
       if (typeof value !== 'function') return value;
       if ((READS as readonly PropertyKey[]).includes(property)) reads.push(String(property));
       return value.bind(target);
@@ -86,7 +87,9 @@ async function setup(backend: Backend) {
   sandbox.stateFor('sk_scope_a1').create('only-a1.example', 'free');
   sandbox.stateFor('sk_scope_a2').create('xn--bcher-kva.example', 'free');
   // Every index built, as the key's save starts it.
-  zoneIndex.keyChanged(WS);
+  const login = await store.credentials.get(WS);
+  if (!login) throw new Error('no login key');
+  zoneIndex.keyChanged(WS, login.accountId);
   for (const account of accounts) zoneIndex.keyChanged(WS, account.id);
   await zoneIndex.idle();
   const resolve = async (name: string) =>
@@ -178,17 +181,28 @@ for (const { backend, skip } of BACKENDS) {
       expect(t.lists().length - requests).toBe(4);
     });
 
-    it('is not found in any: default’s probe, then "not found" with its suggestions', async () => {
+    it('is not found in any: the first account’s probe, then "not found" with its suggestions', async () => {
       const t = await setup(backend);
-      // Created in an account's CDN after its index: not looked for there (as before).
+      // Created in the CDN of an account other than the first (by name) after its index: not
+      // looked for there; in the first's (acct-0), found by its probe. `default` is no different.
+      t.sandbox.stateFor('sk_scope_a1').create('new-in-a1.example', 'free');
+      t.sandbox.stateFor(KEYS[0]).create('new-in-default.example', 'free');
       t.sandbox.stateFor('sk_scope_a0').create('new-in-a0.example', 'free');
       expect(await problemOf(t.resolve('zone-5.bulk.test'))).toMatchObject({
         code: 'zone_not_found',
         query: 'zone-5.bulk.test',
         suggestions: expect.arrayContaining(['zone-05.bulk.test']),
       });
-      expect(await problemOf(t.resolve('new-in-a0.example'))).toMatchObject({
+      expect(await problemOf(t.resolve('new-in-a1.example'))).toMatchObject({
         code: 'zone_not_found',
+      });
+      expect(await problemOf(t.resolve('new-in-default.example'))).toMatchObject({
+        code: 'zone_not_found',
+      });
+      expect(await t.resolve('new-in-a0.example')).toMatchObject({
+        name: 'new-in-a0.example',
+        accountName: 'acct-0',
+        accountId: t.accounts[0]?.id,
       });
     });
   });

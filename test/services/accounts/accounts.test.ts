@@ -68,8 +68,11 @@ async function setup(backend: Backend) {
     accounts: store.accounts,
     roles: store.accountRoles,
   });
+  /** Each key saved, as `<workspace>:<account id>`: its account's index is built again. */
   const keyChanges: string[] = [];
-  const zones = { keyChanged: (ws: string) => keyChanges.push(ws) } as unknown as ZoneService;
+  const zones = {
+    keyChanged: (ws: string, accountId: string) => keyChanges.push(`${ws}:${accountId}`),
+  } as unknown as ZoneService;
   const credentials = new CredentialService({ store, cdn, egress, access, zones });
   const reads = new CdnReadRateLimit(store.rateSlots, access, { person: 0, workspace: 0 });
   // The job that updates each request a removal cancels is stored (its kind and key as
@@ -114,11 +117,12 @@ describe.each(BACKENDS)('AccountService on $backend', ({ backend, skip }) => {
         baseUrl: staging.baseUrl,
       });
       expect(wrong).toMatchObject({ ok: false, field: 'key', refusal: { status: 401 } });
+      // `default` is the login account's name, taken as any other account's is.
       const taken = await service.check(admin, { name: 'DEFAULT', apiKey: 'sk_staging' });
       expect(taken).toEqual({
         ok: false,
         field: 'name',
-        problem: { code: 'account_default_reserved' },
+        problem: { code: 'account_name_taken', name: 'DEFAULT' },
       });
       const bad = await service.check(admin, { name: 'no spaces', apiKey: 'sk_staging' });
       expect(bad).toMatchObject({ field: 'name', problem: { code: 'account_name_invalid' } });
@@ -166,7 +170,7 @@ describe.each(BACKENDS)('AccountService on $backend', ({ backend, skip }) => {
   });
 
   it.skipIf(skip)(
-    'renames and re-keys (the key checked against the account’s own API); default keeps its name and stays',
+    'renames and re-keys (the key checked against the account’s own API); default is renamed as any other',
     async () => {
       const { store, service, caller, staging, keyChanges } = await setup(backend);
       const admin = caller(ADMIN);
@@ -176,16 +180,21 @@ describe.each(BACKENDS)('AccountService on $backend', ({ backend, skip }) => {
         baseUrl: staging.baseUrl,
       });
       expect((await service.rename(admin, account.id, 'eu-staging')).name).toBe('eu-staging');
+      // `default` is a name like any other: taken while the login account has it, free once not.
       expect(await problemOf(service.rename(admin, account.id, 'default'))).toEqual({
-        code: 'account_default_reserved',
+        code: 'account_name_taken',
+        name: 'default',
       });
       const fallback = (await store.accounts.byName(WS, 'default'))?.id as string;
-      expect(await problemOf(service.rename(admin, fallback, 'prod'))).toEqual({
-        code: 'account_default_reserved',
+      expect(await service.rename(admin, fallback, 'prod')).toMatchObject({
+        id: fallback,
+        name: 'prod',
       });
-      expect(await problemOf(service.removalPreview(admin, fallback))).toEqual({
-        code: 'account_default_reserved',
+      expect(await service.removalPreview(admin, fallback)).toMatchObject({
+        account: { id: fallback, name: 'prod' },
       });
+      expect((await service.rename(admin, account.id, 'default')).name).toBe('default');
+      expect((await service.rename(admin, account.id, 'eu-staging')).name).toBe('eu-staging');
       // The prod key is refused by the staging API: the account's own base URL is used.
       const before = staging.requests.length;
       expect(
@@ -195,9 +204,10 @@ describe.each(BACKENDS)('AccountService on $backend', ({ backend, skip }) => {
       const generation = (await store.accounts.get(WS, account.id))?.generation;
       await service.rekey(admin, account.id, 'sk_staging');
       expect((await store.accounts.get(WS, account.id))?.generation).not.toBe(generation);
-      expect(keyChanges).toEqual([]);
+      // Each account's index is rebuilt with its own key, `default`'s as any other's.
+      expect(keyChanges).toEqual([`${WS}:${account.id}`]);
       await service.rekey(admin, fallback, 'sk_prod');
-      expect(keyChanges).toEqual([WS]);
+      expect(keyChanges).toEqual([`${WS}:${account.id}`, `${WS}:${fallback}`]);
       const actions = (await store.audit.recent(WS)).map((e) => e.action);
       expect(actions).toEqual(
         expect.arrayContaining(['account.rename', 'account.rekey', 'account.add']),
@@ -206,7 +216,7 @@ describe.each(BACKENDS)('AccountService on $backend', ({ backend, skip }) => {
   );
 
   it.skipIf(skip)(
-    'counts what refers to the account, then stops only that (null rows are default’s) and keeps the audit',
+    'counts what refers to the account, then stops only that (not default’s rows) and keeps the audit',
     async () => {
       const { store, service, caller, staging, stored } = await setup(backend);
       const admin = caller(ADMIN);
@@ -215,16 +225,18 @@ describe.each(BACKENDS)('AccountService on $backend', ({ backend, skip }) => {
         apiKey: 'sk_staging',
         baseUrl: staging.baseUrl,
       });
-      // Rows of the staging account, and the same kinds of row of default (account_id null).
+      const fallback = (await store.accounts.byName(WS, 'default'))?.id as string;
+      // Rows of the staging account, and the same kinds of row of default.
       for (const [channel, accountId] of [
         ['CSTAGE', account.id],
-        ['CPROD', null],
+        ['CPROD', fallback],
       ] as const) {
         // One pending purge-everything per zone: a zone of each account.
         const zone = { zoneId: `z-${channel}`, zoneName: 'example.com' };
         const { schedule } = await store.schedules.create(
           {
             workspaceId: WS,
+            accountId,
             ...zone,
             channelId: channel,
             createdBy: ADMIN,
@@ -234,13 +246,10 @@ describe.each(BACKENDS)('AccountService on $backend', ({ backend, skip }) => {
           },
           { reports: 10, reportsPerPerson: 10 },
         );
-        await store.db
-          .updateTable('schedules')
-          .set({ account_id: accountId })
-          .where('id', '=', schedule.id)
-          .execute();
+        expect(schedule.accountId).toBe(accountId);
         const made = await store.approvals.create({
           workspaceId: WS,
+          accountId,
           ...zone,
           requesterId: ADMIN,
           reason: 'r',
@@ -248,11 +257,6 @@ describe.each(BACKENDS)('AccountService on $backend', ({ backend, skip }) => {
           ttlMs: 60_000,
         });
         if (!('created' in made)) throw new Error('no approval made');
-        await store.db
-          .updateTable('approvals')
-          .set({ account_id: accountId })
-          .where('id', '=', made.created.id)
-          .execute();
         await store.db
           .insertInto('channel_bindings')
           .values({
@@ -268,7 +272,7 @@ describe.each(BACKENDS)('AccountService on $backend', ({ backend, skip }) => {
           .execute();
       }
       // API tokens: two live ones of staging count; a revoked one of staging, one for every
-      // account (account_id null) and one of default (null) do not.
+      // account (account_id null) and one of default do not.
       const token = (name: string, accountId: string | null, allAccounts = false) =>
         store.apiTokens.create({
           workspaceId: WS,
@@ -287,7 +291,7 @@ describe.each(BACKENDS)('AccountService on $backend', ({ backend, skip }) => {
       const old = await token('staging-old', account.id);
       await store.apiTokens.revoke(WS, old.id, ADMIN);
       await token('everywhere', null, true);
-      await token('default', null);
+      await token('default', fallback);
       const preview = await service.removalPreview(admin, account.id);
       expect(preview.usage).toEqual({
         watches: 0,
@@ -417,10 +421,8 @@ describe.each(BACKENDS)('AccountService on $backend', ({ backend, skip }) => {
       expect(
         await problemOf(access.requireOperator(caller(STAGING_OP), 'purge', fallback)),
       ).toEqual({ code: 'not_operator', action: 'purge', account: 'default' });
-      // No account named is default: today's purge path.
-      expect(await problemOf(access.requireOperator(caller(STAGING_OP), 'purge'))).toMatchObject({
-        code: 'not_operator',
-      });
+      // No account named is not `default`: the workspace's operators (everyone here) hold.
+      await access.requireOperator(caller(STAGING_OP), 'purge');
       expect(await problemOf(access.requireOperator(caller(PROD_OP), 'purge', account.id))).toEqual(
         {
           code: 'not_operator',

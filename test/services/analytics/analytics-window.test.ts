@@ -61,23 +61,34 @@ async function world(now: string, sandboxOptions: SandboxOptions = {}) {
     () => transport.close(),
   );
   await store.credentials.set(WORKSPACE, SANDBOX_DEMO_KEY, { userId: 'U1', validated: true });
-  const { cdn, reads, zones } = services;
+  const login = await store.credentials.get(WORKSPACE);
+  if (!login) throw new Error('no login key');
+  const { cdn, reads, scopes } = services;
   const renderer = new RecordingRenderer();
   return {
     clock,
     sandbox,
     renderer,
-    analytics: new AnalyticsService(cdn, store, renderer, clock, zones, reads),
+    /** The login account's id: the sandbox's zones are its. */
+    account: login.accountId,
+    analytics: new AnalyticsService(cdn, store, renderer, clock, reads, scopes),
     reports: new DailyReportService(cdn, store, renderer),
   };
 }
 
 type World = Awaited<ReturnType<typeof world>>;
 
-function zoneOf(sandbox: Sandbox, name: string): Zone {
-  const zone = sandbox.state.byName(name);
+/** The sandbox's zone `name`, of the world's login account. */
+function zoneOf(w: Pick<World, 'sandbox' | 'account'>, name: string): Zone {
+  const zone = w.sandbox.state.byName(name);
   if (!zone) throw new Error(`no zone ${name}`);
-  return { id: zone.id, name, status: 'active', createdAt: new Date(zone.createdAt).toISOString() };
+  return {
+    id: zone.id,
+    name,
+    status: 'active',
+    createdAt: new Date(zone.createdAt).toISOString(),
+    accountId: w.account,
+  };
 }
 
 /**
@@ -134,7 +145,7 @@ describe('analytics totals count exactly the window', () => {
     const w = await world(NOW);
     const report = await w.analytics.report(
       WORKSPACE,
-      zoneOf(w.sandbox, 'example.com'),
+      zoneOf(w, 'example.com'),
       { range, granularity },
       'Asia/Kolkata',
     );
@@ -168,7 +179,7 @@ describe('analytics totals count exactly the window', () => {
     const w = await world(NOW);
     const report = await w.analytics.report(
       WORKSPACE,
-      zoneOf(w.sandbox, 'example.com'),
+      zoneOf(w, 'example.com'),
       { range: '1h', granularity: 'day' },
       'UTC',
     );
@@ -207,7 +218,7 @@ describe('charts never draw a cut bucket as a drop', () => {
     if (!args.ok) throw new Error(`not a range: ${range}`);
     const report = await w.analytics.report(
       WORKSPACE,
-      zoneOf(w.sandbox, 'example.com'),
+      zoneOf(w, 'example.com'),
       { range, granularity: args.granularity },
       'Europe/Paris',
     );
@@ -272,7 +283,7 @@ describe('charts never draw a cut bucket as a drop', () => {
     const w = await world(NOW);
     const report = await w.analytics.report(
       WORKSPACE,
-      zoneOf(w.sandbox, 'example.com'),
+      zoneOf(w, 'example.com'),
       { range: '24h', granularity: 'day' },
       'UTC',
     );
@@ -286,10 +297,11 @@ describe('charts never draw a cut bucket as a drop', () => {
 });
 
 describe('a daily report counts exactly its day', () => {
-  const schedule = (sandbox: Sandbox, timeZone: string): Schedule => ({
+  const schedule = (w: World, timeZone: string): Schedule => ({
     id: 's1',
     workspaceId: WORKSPACE,
-    zoneId: zoneOf(sandbox, 'example.com').id,
+    accountId: w.account,
+    zoneId: zoneOf(w, 'example.com').id,
     zoneName: 'example.com',
     channelId: 'C1',
     createdBy: 'U1',
@@ -307,7 +319,7 @@ describe('a daily report counts exactly its day', () => {
     // 09:00 in Kolkata on Sunday 22 Nov: yesterday is 20 Nov 18:30 – 21 Nov 18:30 UTC.
     const at = Date.parse('2026-11-22T03:30:00Z');
     const w = await world('2026-11-22T03:30:05Z');
-    const report = await w.reports.build(schedule(w.sandbox, 'Asia/Kolkata'), at);
+    const report = await w.reports.build(schedule(w, 'Asia/Kolkata'), at);
     const day = served(w, '2026-11-20T18:30:00Z', '2026-11-21T18:30:00Z');
     const before = served(w, '2026-11-19T18:30:00Z', '2026-11-20T18:30:00Z');
     expect([report.yesterday.requests, report.yesterday.bandwidth]).toEqual([
@@ -335,7 +347,7 @@ describe('a daily report counts exactly its day', () => {
     // 09:00 UTC on Sunday 22 Nov: yesterday is 21 Nov, whole hours.
     const at = Date.parse('2026-11-22T09:00:00Z');
     const w = await world('2026-11-22T09:00:05Z', { analyticsUntil: 'inclusive' });
-    const report = await w.reports.build(schedule(w.sandbox, 'UTC'), at);
+    const report = await w.reports.build(schedule(w, 'UTC'), at);
     const day = served(w, '2026-11-21T00:00:00Z', '2026-11-22T00:00:00Z');
     expect([report.yesterday.requests, report.yesterday.bandwidth]).toEqual([
       day.requests,

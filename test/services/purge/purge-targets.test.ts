@@ -7,6 +7,7 @@ const zone = (name: string, status = 'active'): Zone => ({
   name,
   status,
   createdAt: '',
+  accountId: 'acc_1',
 });
 const EXAMPLE = zone('example.com');
 const ZONES = [
@@ -112,6 +113,7 @@ describe('a deleted zone', () => {
       name: 'old.example',
       status: 'deleted',
       createdAt: '2026-01-01T00:00:00Z',
+      accountId: 'acc_1',
     };
     expect(planPurge({ zone, urls: ['https://old.example/a'], tags: ['t'] }, [zone])).toEqual({
       groups: [],

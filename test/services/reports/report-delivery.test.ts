@@ -17,6 +17,7 @@ import {
 import { GroupMembersCache } from '../../../src/slack/directory.js';
 import { SlackReportPoster } from '../../../src/slack/report-poster.js';
 import { WorkspaceClients } from '../../../src/slack/workspace-clients.js';
+import { LOGIN_ACCOUNT } from '../../../src/store/credentials.js';
 import { DEFAULT_LIMITS } from '../../../src/store/workspaces.js';
 import { CallPace } from '../../../src/throttles/call-pace.js';
 import { ManualClock } from '../../helpers/clock.js';
@@ -115,9 +116,13 @@ async function schedule(
   channelId = 'CREPORTS',
 ) {
   const found = w.sandbox.state.byName(zone);
+  // The sandbox's zones are the login account's (the account `/cdn login` set the key of).
+  const login = await store.accounts.byName(w.slack.teamId, LOGIN_ACCOUNT);
+  if (!login) throw new Error('no login account: set the key first');
   const { schedule } = await store.schedules.create(
     {
       workspaceId: w.slack.teamId,
+      accountId: login.id,
       zoneId: found?.id ?? '',
       zoneName: zone,
       channelId,

@@ -6,11 +6,14 @@ import {
   type Caller,
   type SlackDirectory,
 } from '../../../src/services/access/access.js';
+import { AccountScopes } from '../../../src/services/accounts/account-scope.js';
 import { ReportScheduleService } from '../../../src/services/reports/report-schedules.js';
+import type { ZoneIndex } from '../../../src/services/zones/zone-index.js';
 import type { ZoneService } from '../../../src/services/zones/zones.js';
 import { BACKENDS, type Backend, testDatabase, testStore } from '../../helpers/store.js';
 
 const zone = { id: 'zone_1', name: 'example.com', status: 'active', createdAt: '2026-11-01' };
+const BY = { userId: 'UADMIN', validated: true };
 
 function directory(members: string[] = [], timeZone = 'Europe/Paris'): SlackDirectory {
   return {
@@ -25,9 +28,16 @@ async function setup(backend: Backend = 'sqlite', database?: DatabaseConfig, idP
     ...(database ? { database } : {}),
     idPrefix,
   });
-  const zones = { resolve: async () => zone } as unknown as ZoneService;
+  // T1's one CDN account (the login account), in which the zone is found.
+  await store.credentials.set('T1', 'sk_reports', BY);
+  const zones = {
+    resolve: async (_ws: string, _name: string, accountId: string) => ({ ...zone, accountId }),
+  } as unknown as ZoneService;
   const access = new AccessService(store.workspaces);
-  const service = new ReportScheduleService({ ...store, access, zones, clock });
+  // One account: a zone is looked for in it alone (ZoneService.resolve), never in the indexes.
+  const index = {} as ZoneIndex;
+  const accountScopes = new AccountScopes({ store, zones, index, access });
+  const service = new ReportScheduleService({ ...store, access, zones, accountScopes, clock });
   const caller = (userId: string, workspaceId = 'T1', members?: string[]): Caller => ({
     workspaceId,
     userId,
@@ -57,6 +67,7 @@ describe('ReportScheduleService', () => {
     // InstantClock starts at 2026-11-22 12:00 UTC, 13:00 in Paris: tomorrow at 09:00 Paris.
     expect(schedule).toMatchObject({
       zoneId: 'zone_1',
+      accountId: (await store.credentials.get('T1'))?.accountId,
       timeZone: 'Europe/Paris',
       nextRunAt: Date.parse('2026-11-23T08:00:00Z'),
     });
@@ -99,7 +110,7 @@ describe('ReportScheduleService', () => {
     expect(await service.list(caller('U2', 'T1', ['U2']))).toEqual({
       schedules: [],
       hidden: 0,
-      keySet: false,
+      keySet: true,
     });
   });
 });

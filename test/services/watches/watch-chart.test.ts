@@ -15,6 +15,7 @@ const since = until - 2 * HOUR;
 const alertOf = (rule: string, detail: Record<string, unknown>): WatchAlert => ({
   id: 'alert_1',
   workspaceId: 'T1',
+  accountId: 'acc_1',
   watchId: 'watch_1',
   zoneId: 'zone_1',
   zoneName: 'example.com',

@@ -32,12 +32,16 @@ async function workspace(store: Store, clock: ManualClock) {
   await store.installations.storeInstallation(installation);
   await store.credentials.set('T1', CDN_KEY, { userId: 'UADMIN', validated: true });
   const key = await store.credentials.get('T1');
+  if (!key) throw new Error('no login key');
+  // The zone is the login account's, as is everything made on it here.
+  const { accountId } = key;
   await store.workspaces.update('T1', { limits: { watches: 7 } });
-  await store.channelBindings.set('T1', 'C1', ZONE, key?.generation as string, 'UADMIN');
+  await store.channelBindings.set('T1', 'C1', ZONE, key.generation, 'UADMIN', accountId);
   await store.channelBindings.setPurgeChannels('T1', ['C1'], 'UADMIN');
   await store.schedules.create(
     {
       workspaceId: 'T1',
+      accountId,
       zoneId: ZONE.id,
       zoneName: ZONE.name,
       channelId: 'C1',
@@ -51,6 +55,7 @@ async function workspace(store: Store, clock: ManualClock) {
   await store.watches.upsert(
     {
       workspaceId: 'T1',
+      accountId,
       zoneId: ZONE.id,
       zoneName: ZONE.name,
       channelId: 'C1',
@@ -174,8 +179,8 @@ async function dueZoneIds(store: Store): Promise<string[]> {
     job: {
       workspaceId: zone.workspaceId,
       kind: 'watch_eval',
-      key: `watch:${zone.workspaceId}:${zone.zoneId}:${zone.nextRunAt}`,
-      payload: { zoneId: zone.zoneId, dueAt: zone.nextRunAt },
+      key: `watch:${zone.workspaceId}:${zone.accountId}:${zone.zoneId}:${zone.nextRunAt}`,
+      payload: { accountId: zone.accountId, zoneId: zone.zoneId, dueAt: zone.nextRunAt },
     },
   }));
   return taken.map((t) => t.zone.zoneId);

@@ -122,7 +122,7 @@ const SUBCOMMANDS: Array<
     async (h, args) => {
       const parsed = parseZonesArgs(args);
       if (!parsed) throw new Error('not parsed');
-      const page = await h.deps.zones.page(callerOf(h), parsed);
+      const page = await h.deps.zones.page(callerOf(h), parsed, await h.loginAccountId());
       expect(page.total).toBe(1);
       return page.zones[0]?.id ?? '';
     },
@@ -131,7 +131,12 @@ const SUBCOMMANDS: Array<
     'zone picker',
     (zone) => `picker ${zone}`,
     async (h, [query = '']) => {
-      const [first] = await h.deps.zones.search(h.workspaceId, query);
+      const [first] = await h.deps.zones.search(
+        h.workspaceId,
+        query,
+        100,
+        await h.loginAccountId(),
+      );
       return first?.id ?? '';
     },
   ],
@@ -170,10 +175,13 @@ describe('a zone named in any form', () => {
       const zone = h.sandbox.state.create(IDN, 'free');
       h.sandbox.state.create('xn--mnchen-3ya.example', 'free');
       await h.login();
-      const picked = (await h.deps.zones.search(h.workspaceId, part)).map((z) => z.id);
-      const listed = (await h.deps.zones.page(callerOf(h), { name: part, page: 1 })).zones.map(
+      const account = await h.loginAccountId();
+      const picked = (await h.deps.zones.search(h.workspaceId, part, 100, account)).map(
         (z) => z.id,
       );
+      const listed = (
+        await h.deps.zones.page(callerOf(h), { name: part, page: 1 }, account)
+      ).zones.map((z) => z.id);
       expect(picked.includes(zone.id)).toBe(found);
       expect(listed.includes(zone.id)).toBe(found);
     },
