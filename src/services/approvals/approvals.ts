@@ -82,18 +82,18 @@ export class ApprovalService {
   }
 
   /**
-   * The name of the zone's account, for the request to say whose zone would be emptied: as the
-   * zone was found among accounts, else its account's when the workspace has several; none when
-   * there is only one (nothing to tell apart).
+   * The name of the zone's account, for the request to say whose zone would be emptied when the
+   * workspace has several accounts (as the zone carries it, else as stored); none when it has only
+   * one (nothing to tell apart), though every zone carries its account's name.
    */
   async #accountName(
     workspaceId: string,
     zone: Pick<Zone, 'accountName'>,
     accountId: string,
   ): Promise<string | undefined> {
-    if (zone.accountName) return zone.accountName;
     const accounts = await this.options.store.accounts.list(workspaceId);
-    return accounts.length > 1 ? accounts.find((a) => a.id === accountId)?.name : undefined;
+    if (accounts.length < 2) return undefined;
+    return zone.accountName ?? accounts.find((a) => a.id === accountId)?.name;
   }
 
   /** The request, if it can still be decided; otherwise AppError saying what became of it. */

@@ -147,14 +147,17 @@ describe('the console, driven by docs/demo.txt', () => {
       // A second account, added with the key the console printed (typed in the modal, not echoed).
       'alice in #ops › /cdn accounts',
       'CDN accounts (1)',
-      '[2] Add an account',
-      'alice in #ops › 2\n┌─ Add a CDN account',
+      // default's own buttons first: it is renamed and removed like any other account.
+      '[1] Rename  [2] Re-key  [3] Remove',
+      '[4] Add an account',
+      'alice in #ops › 4\n┌─ Add a CDN account',
       '│ › staging\n│ API key\n│ › ••••••••\n',
       '✅ Account staging added. Its key works: 2 zones visible.',
       'CDN accounts (2)',
       'default · 10 zones · ✅ key works',
+      '[1] Rename  [2] Re-key  [3] Remove',
       'staging · ',
-      '[2] Rename  [3] Re-key  [4] Remove',
+      '[4] Rename  [5] Re-key  [6] Remove',
       'alice in #ops › /cdn purge staging/static.example.com https://static.example.com/app.css --verify',
       '✅ @alice purged 1 URL on static.example.com.',
       // Verified at the edge, which serves staging's zones too: the purge took.
@@ -271,24 +274,24 @@ describe('the console, by hand', () => {
         'submit',
         '/cdn report example.com daily 09:00',
         '/home',
-        '7',
+        '9',
         'n',
-        '7',
+        '9',
         'y',
-        '7',
+        '9',
       ].join('\n'),
     );
     expectInOrder(transcript, [
-      // Buttons 5 and 6 are the accounts' (Re-key default, Add an account).
-      '[7] Stop',
-      'alice in #ops › 7\nStop this report?: No more daily reports of example.com in #ops.',
+      // Buttons 5 to 8 are the accounts' (Rename, Re-key and Remove default, Add an account).
+      '[9] Stop',
+      'alice in #ops › 9\nStop this report?: No more daily reports of example.com in #ops.',
       'sure? (y/n) › n\n  (not done)',
       'sure? (y/n) › y',
       '│ No daily reports scheduled.',
     ]);
-    // The Stop button is gone: 7 is now the Home's next button, its Tokens section's Create token.
-    expect(transcript).not.toMatch(/sure\? \(y\/n\) › y[\s\S]*\[7\] Stop/);
-    expect(transcript).toMatch(/alice in #ops › 7\n┌─ Create a CI token/);
+    // The Stop button is gone: 9 is now the Home's next button, its Tokens section's Create token.
+    expect(transcript).not.toMatch(/sure\? \(y\/n\) › y[\s\S]*\[9\] Stop/);
+    expect(transcript).toMatch(/alice in #ops › 9\n┌─ Create a CI token/);
   });
 
   it('lists the CDN accounts with /cdn accounts: each with its zones and whether its key works', async () => {

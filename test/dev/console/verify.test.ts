@@ -56,7 +56,8 @@ describe('purge verification in a second CDN account in the console', () => {
         '',
         'submit',
         '/cdn accounts',
-        '2',
+        // 1 to 3 are default's Rename, Re-key and Remove; 4 is Add an account.
+        '4',
         'staging',
         'sandbox-staging-key',
         '',

@@ -134,6 +134,8 @@ describe('audit CSV', () => {
       action: 'purge.everything.requested',
       zoneId: 'zone_a',
       zoneName: 'a.example.com',
+      accountId: 'acc_1',
+      accountName: 'default',
       outcome: 'ok',
       detail: { reason: '=cmd|" /C calc"!A0, then more' },
       at: Date.UTC(2026, 10, 20, 23, 30),
@@ -178,7 +180,7 @@ describe('audit CSV', () => {
     expect(formulaPiece(row.slice(0, -2))).toBe(false);
   });
 
-  it('names each entry’s CDN account: by name, by id once removed, `default` for a zone naming none', () => {
+  it('names each entry’s CDN account: by name, by id once removed, none for an entry naming no zone', () => {
     const entry = {
       id: 9,
       workspaceId: 'T1',
@@ -195,7 +197,10 @@ describe('audit CSV', () => {
       cells(auditCsvRow({ ...entry, accountId: 'acc_1', accountName: 'staging' })).at(-1),
     ).toBe('staging');
     expect(cells(auditCsvRow({ ...entry, accountId: 'acc_gone' })).at(-1)).toBe('acc_gone');
-    expect(cells(auditCsvRow(entry)).at(-1)).toBe('default');
+    // `default` is an account as any other: named only when the entry names it.
+    expect(
+      cells(auditCsvRow({ ...entry, accountId: 'acc_0', accountName: 'default' })).at(-1),
+    ).toBe('default');
     expect(cells(auditCsvRow({ ...entry, zoneId: null, zoneName: null })).at(-1)).toBe('');
   });
 });

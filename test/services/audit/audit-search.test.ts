@@ -41,6 +41,10 @@ async function setup(backend: 'sqlite' | 'postgres') {
   slack.addUser({ id: 'UBOB', name: 'bob', tz: 'UTC' });
   slack.addUser({ id: 'UGRACE', name: 'grace', isRestricted: true });
   const { store } = await testStore(backend, { clock });
+  // The zones audited are the login account's.
+  await store.credentials.set(slack.teamId, 'sk_audit', { userId: 'UALICE', validated: true });
+  const login = await store.credentials.get(slack.teamId);
+  if (!login) throw new Error('no login key');
   const access = new AccessService(store.workspaces);
   const activity = new ActivityService({ ...store, access, defaultBaseUrl: 'https://cdn.test' });
   const client = new WebClient(slack.botToken, {
@@ -68,6 +72,7 @@ async function setup(backend: 'sqlite' | 'postgres') {
       action,
       zoneId: i % 2 ? 'zone_b' : 'zone_a',
       zoneName: i % 2 ? 'b.example.com' : 'a.example.com',
+      accountId: login.accountId,
       outcome: 'ok',
       detail: { n: i },
     });
