@@ -280,11 +280,15 @@ export async function ackLoadBench(): Promise<Section> {
       tick += TICK_MS;
     }
     const now = Date.now();
+    // The sandbox's zones are the login account's.
+    const login = await host.store.credentials.get(services.teamId);
+    if (!login) throw new Error('ack-load: no login key');
     for (let i = 0; i < REPORTS; i++) {
       const zone = zones[i % zones.length];
       await host.store.schedules.create(
         {
           workspaceId: services.teamId,
+          accountId: login.accountId,
           zoneId: zone?.id ?? '',
           zoneName: zone?.name ?? '',
           channelId: REPORT_CHANNELS[Math.floor(i / ZONES_PER_CHANNEL)] ?? '',

@@ -70,7 +70,7 @@ export async function openCountedStore(
     db,
     keyring,
     workspaces,
-    credentials: new CredentialRepository(db, keyring, accounts, workspaces),
+    credentials: new CredentialRepository(accounts),
     accounts,
     accountRoles: new AccountRoleRepository(db, clock),
     accountUsage: new AccountUsageRepository(db, clock, accounts, jobs),

@@ -248,6 +248,15 @@ export async function reportsScaleBench(): Promise<Section> {
     await store.credentials.set(services.teamId, CDN_KEY, { userId: USER, validated: true });
     for (let w = 0; w < WORKSPACES; w++)
       await store.credentials.set(workspaceOf(w), CDN_KEY, { userId: USER, validated: true });
+    // Each workspace's login account, whose zones its reports are of.
+    const accountOf = new Map<string, string>();
+    for (const workspaceId of [
+      services.teamId,
+      ...Array.from({ length: WORKSPACES }, (_, w) => workspaceOf(w)),
+    ]) {
+      const login = await store.credentials.get(workspaceId);
+      if (login) accountOf.set(workspaceId, login.accountId);
+    }
     const later = Date.now() + 12 * 3_600_000;
     for (let first = 0; first < REPORTS; first += 50) {
       await Promise.all(
@@ -258,6 +267,7 @@ export async function reportsScaleBench(): Promise<Section> {
           return store.schedules.create(
             {
               workspaceId: workspaceOf(c),
+              accountId: accountOf.get(workspaceOf(c)) ?? '',
               zoneId: zone?.id ?? '',
               zoneName: zone?.name ?? '',
               channelId: channelOf(c),

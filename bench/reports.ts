@@ -49,11 +49,13 @@ export async function reportsBench(): Promise<Section> {
     const channelId = `CBENCH${w}`;
     slack.addChannel({ id: channelId, name: `reports-${w}`, botMember: true });
     await store.credentials.set(workspaceId, SANDBOX_DEMO_KEY, { userId: 'U1', validated: true });
+    const accountId = (await store.credentials.get(workspaceId))?.accountId ?? '';
     for (const name of ZONES) {
       const zone = sandbox.state.byName(name);
       await store.schedules.create(
         {
           workspaceId,
+          accountId,
           zoneId: zone?.id ?? '',
           zoneName: name,
           channelId,

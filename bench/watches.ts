@@ -85,10 +85,12 @@ export async function watchesBench(): Promise<Section> {
     },
     new WebClient(slack.botToken, { slackApiUrl: slack.apiUrl }),
   );
+  const accountId = (await store.credentials.get('T1'))?.accountId ?? '';
   for (const zone of sandbox.state.list()) {
     await store.watches.upsert(
       {
         workspaceId: 'T1',
+        accountId,
         zoneId: zone.id,
         zoneName: zone.name,
         channelId: 'C1',

@@ -151,6 +151,13 @@ async function saveKey(bot: Bot, size: number): Promise<{ buildMs: number; reque
   return { buildMs: performance.now() - started, requests };
 }
 
+/** The id of the login account, whose key saveKey and setKeyOnly set (its zone index is read). */
+async function loginAccount(bot: Bot): Promise<string> {
+  const login = await bot.store.credentials.get(bot.team);
+  if (!login) throw new Error('zone-index bench: no login key');
+  return login.accountId;
+}
+
 /** Sets the key straight in the store, as a tool would: no index until the first lookup. */
 async function setKeyOnly(bot: Bot, size: number): Promise<void> {
   await bot.store.credentials.set(bot.team, keyOf(size), {
@@ -235,7 +242,7 @@ export async function zoneIndexBench(): Promise<Section> {
     // Warm-up: JIT, connections, prepared statements, both accounts once.
     for (const size of [SMALL, LARGE]) {
       await saveKey(bot, size);
-      await bot.deps.zones.resolve(bot.team, middleZone(size));
+      await bot.deps.zones.resolve(bot.team, middleZone(size), await loginAccount(bot));
       await purgeEverything(bot, middleZone(size));
     }
 
@@ -250,9 +257,11 @@ export async function zoneIndexBench(): Promise<Section> {
         builds[size]?.push(build.buildMs);
         buildRequests[size] = build.requests;
         gc?.();
+        // Read before the clock starts: a lookup is given its account.
+        const account = await loginAccount(bot);
         const from = bot.sandbox.requests.length;
         const started = performance.now();
-        const zone = await bot.deps.zones.resolve(bot.team, middleZone(size));
+        const zone = await bot.deps.zones.resolve(bot.team, middleZone(size), account);
         lookups[size]?.push(performance.now() - started);
         if (zone.name !== middleZone(size)) throw new Error(`found ${zone.name}`);
         lookupRequests[size] = Math.max(
@@ -275,9 +284,10 @@ export async function zoneIndexBench(): Promise<Section> {
     const oldRequests = bot.sandbox.requests.length - oldFrom;
     // The same with no index yet (a key set by a tool, not /cdn login): the lookup builds it.
     await setKeyOnly(bot, LARGE);
+    const coldAccount = await loginAccount(bot);
     const coldFrom = bot.sandbox.requests.length;
     const coldStarted = performance.now();
-    await bot.deps.zones.resolve(bot.team, middleZone(LARGE));
+    await bot.deps.zones.resolve(bot.team, middleZone(LARGE), coldAccount);
     const coldMs = performance.now() - coldStarted;
     const coldRequests = bot.sandbox.requests.length - coldFrom;
     await bot.deps.zoneIndex.idle();
@@ -337,7 +347,7 @@ export async function zoneIndexBench(): Promise<Section> {
     };
     const fromSmall = async () => {
       await setKeyOnly(bot, SMALL);
-      await bot.deps.zones.resolve(bot.team, middleZone(SMALL));
+      await bot.deps.zones.resolve(bot.team, middleZone(SMALL), await loginAccount(bot));
       await bot.deps.zoneIndex.idle();
       quiet();
       return heapUsed();
@@ -358,20 +368,25 @@ export async function zoneIndexBench(): Promise<Section> {
     for (let round = 0; round < 3; round++) {
       const from = await fromSmall();
       buildPeaks.push(await livePeak(from, () => saveKey(bot, LARGE)));
-      for (const typed of PICKER_QUERIES) await bot.deps.zones.search(bot.team, typed);
-      await bot.deps.zones.resolve(bot.team, middleZone(LARGE));
+      for (const typed of PICKER_QUERIES)
+        await bot.deps.zones.search(bot.team, typed, 100, await loginAccount(bot));
+      await bot.deps.zones.resolve(bot.team, middleZone(LARGE), await loginAccount(bot));
       quiet();
       kept.push(heapUsed() - from);
       // A refresh of the built index (every page listed again, compared a chunk at a time).
-      const before = (await bot.store.zoneIndex.view(bot.team))?.state?.refreshedAt ?? 0;
+      const before =
+        (await bot.store.zoneIndex.forAccount(await loginAccount(bot)).view(bot.team))?.state
+          ?.refreshedAt ?? 0;
+      const account = await loginAccount(bot);
       const base = heapUsed();
       refreshes.push(
         await livePeak(base, async () => {
-          bot.deps.zoneIndex.refreshSoon(bot.team);
+          bot.deps.zoneIndex.refreshSoon(bot.team, account);
           await bot.deps.zoneIndex.idle();
         }),
       );
-      const after = (await bot.store.zoneIndex.view(bot.team))?.state;
+      const after = (await bot.store.zoneIndex.forAccount(await loginAccount(bot)).view(bot.team))
+        ?.state;
       if (!after?.refreshedAt || after.refreshedAt <= before || after.zoneCount !== LARGE) {
         throw new Error(`the refresh did not happen: ${JSON.stringify(after)}`);
       }
