@@ -35,7 +35,7 @@ export interface ModalOrigin {
   responseUrl?: string;
   /** The zone the modal is about, when it is about one. */
   zoneId?: string;
-  /** That zone's CDN account, when not `default`. */
+  /** That zone's CDN account, when known. */
   accountId?: string;
   /** The held purge the modal asks about (src/services/purge/purge-holds.ts). */
   heldId?: string;

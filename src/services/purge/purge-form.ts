@@ -99,8 +99,8 @@ export class PurgeFormService {
   }
 
   /**
-   * The zone picked in a submitted form (its account as the option named it; none: an option
-   * value without one, `default`), found again in that account for a caller who may purge in it from
+   * The zone picked in a submitted form (its account as the option named it; none: looked for in
+   * the accounts the channel may use), found again in that account for a caller who may purge in it from
    * `channelId` (PurgeService.zoneFor; a channel bound to another account refuses it).
    */
   async picked(

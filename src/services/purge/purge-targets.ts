@@ -238,7 +238,7 @@ export function planPurge(
   return { groups: planned, rejected, elsewhere, duplicates };
 }
 
-/** The same zone of the same CDN account (absent account: `default`). */
+/** The same zone of the same CDN account. */
 function sameZone(a: Zone, b: Zone): boolean {
   return a.id === b.id && a.accountId === b.accountId;
 }

@@ -342,7 +342,7 @@ function auditEntry(
     action,
     zoneId: schedule.zoneId,
     zoneName: schedule.zoneName,
-    // The zone's own account (none: `default`).
+    // The zone's own account.
     ...(schedule.accountId === undefined ? {} : { accountId: schedule.accountId }),
     outcome,
     detail: { schedule: schedule.id, ...detail },
