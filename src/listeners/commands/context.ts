@@ -58,7 +58,7 @@ export function everythingModal(
   const metadata = encodeOrigin({
     ...origin,
     zoneId: zone.id,
-    ...(zone.accountId ? { accountId: zone.accountId } : {}),
+    accountId: zone.accountId,
   });
   return purgeEverythingModal({
     zone,

@@ -295,8 +295,11 @@ export class ChannelService {
       action,
       outcome: 'ok',
       detail,
-      ...(zone ? { zoneId: zone.id, zoneName: zone.name } : {}),
-      ...(accountId ? { accountId } : {}),
+      ...(zone
+        ? { zoneId: zone.id, zoneName: zone.name, accountId: zone.accountId }
+        : accountId
+          ? { accountId }
+          : {}),
     });
   }
 }

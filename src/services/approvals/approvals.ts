@@ -568,7 +568,7 @@ export class ApprovalService {
       action,
       zoneId: approval.zoneId,
       zoneName: approval.zoneName,
-      ...(approval.accountId ? { accountId: approval.accountId } : {}),
+      accountId: approval.accountId,
       outcome,
       detail: { approval: approval.id, ...detail },
     });

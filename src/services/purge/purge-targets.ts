@@ -161,7 +161,7 @@ export function planPurge(
   const groups = new Map<string, PurgeGroup>();
   const groupOf = (zone: Zone) => {
     // Two accounts may hold zones of the same id: a group is a zone of one account.
-    const key = `${zone.accountId ?? ''}/${zone.id}`;
+    const key = `${zone.accountId}/${zone.id}`;
     let group = groups.get(key);
     if (!group) {
       group = { zone, files: [], tags: [] };

@@ -221,13 +221,9 @@ export class WatchService {
       },
       // The alert's zone in its own account (the id alone may be in several).
       () =>
-        this.deps.ratelimit.set(
-          caller,
-          alert.zoneId,
-          true,
-          undefined,
-          alert.accountId === undefined ? {} : { accountId: alert.accountId },
-        ),
+        this.deps.ratelimit.set(caller, alert.zoneId, true, undefined, {
+          accountId: alert.accountId,
+        }),
     );
     if (!run.ran) {
       const by = String(run.job.checkpoint.by ?? caller.userId);

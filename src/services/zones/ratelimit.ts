@@ -178,8 +178,7 @@ export class RateLimitService {
         action: enabled ? 'ratelimit.on' : 'ratelimit.off',
         zoneId: zone.id,
         zoneName: zone.name,
-        // The zone's own account.
-        ...(zone.accountId === undefined ? {} : { accountId: zone.accountId }),
+        accountId: zone.accountId,
         outcome,
         ...(detail ? { detail } : {}),
       });
