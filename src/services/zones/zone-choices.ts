@@ -30,7 +30,7 @@ export class ZoneChoices {
     const scope = await this.deps.scopes.scope(workspaceId, channelId, undefined);
     return {
       zones: await searchAccounts(this.deps.zones, workspaceId, scope.accounts, query, limit),
-      labelled: scope.accounts.length > 1,
+      labelled: scope.multi,
     };
   }
 
