@@ -78,7 +78,9 @@ describe('/cdn accounts', () => {
           )
         ).body,
       );
-      expect(clash.errors[ACCOUNTS_IDS.nameBlock]).toContain('keeps its name');
+      expect(clash.errors[ACCOUNTS_IDS.nameBlock]).toContain(
+        'This workspace already has an account named *DEFAULT*',
+      );
       const renamed = JSON.parse(
         (
           await h.submit(
