@@ -191,6 +191,7 @@ describe('Block Kit builders stay within Slack limits', () => {
         purgeChannels: Array.from({ length: 100 }, (_, i) => `C${i}`),
       }),
       channelDefaultMessage({ kind: 'none' }),
+      channelDefaultMessage({ kind: 'stale', zoneName: longName }),
       channelDefaultMessage({ kind: 'stale', zoneName: longName, account: HOSTILE }),
       channelBoundMessage(zone(longName), 'U1'),
       channelUnboundMessage('U1'),

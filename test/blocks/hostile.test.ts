@@ -500,6 +500,9 @@ const CASES: Record<string, () => unknown[]> = {
   channelList: () => [channelBlocks.channelList(['C1', 'C2'])],
   channelDefaultMessage: () => [
     channelBlocks.channelDefaultMessage({ kind: 'none' }),
+    // One account in the workspace: not named.
+    channelBlocks.channelDefaultMessage({ kind: 'stale', zoneName: H }),
+    channelBlocks.channelDefaultMessage({ kind: 'set', binding: binding() }),
     channelBlocks.channelDefaultMessage({ kind: 'set', binding: binding(), account: H }),
     channelBlocks.channelDefaultMessage({
       kind: 'set',

@@ -426,6 +426,8 @@ const CASES: Record<string, () => unknown[]> = {
   auditExportRefusedText: () => [audit.auditExportRefusedText(LONG)],
   channelList: () => [channels.channelList(CHANNELS)],
   channelDefaultMessage: () => [
+    channels.channelDefaultMessage({ kind: 'stale', zoneName: LONG }),
+    channels.channelDefaultMessage({ kind: 'set', binding: overview.bindings[0] as never }),
     channels.channelDefaultMessage({
       kind: 'set',
       binding: overview.bindings[0] as never,
