@@ -47,6 +47,10 @@ describe('purge everything with a second person', () => {
     );
     expect(refusal?.text).toContain('You asked for this purge, so someone else has to approve it.');
     expect(h.slack.callsTo('views.open')).toHaveLength(1);
+    // The workspace's one account is not named in the confirmation, nor in the request.
+    const [confirm] = h.slack.callsTo('views.open');
+    expect(textOf(confirm?.args.view)).not.toContain('CDN account');
+    expect(textOf(message.blocks)).not.toContain('CDN account');
     expect(everythingRequests(h)).toEqual([]);
   });
 

@@ -150,7 +150,10 @@ export class PurgeService {
         : { kind: 'zone', zone: await this.#zones.channelDefault(workspaceId, channelId, account) };
     if (found.kind === 'ambiguous') return askOrRefuse(found, account);
     await this.checks.admitZones(caller, proven, [found.zone]);
-    return found;
+    // Its account is named (in the confirmation) only when several are in play.
+    if (scope.multi) return found;
+    const { accountName: _shownOnlyAmongSeveral, ...zone } = found.zone;
+    return { kind: 'zone', zone };
   }
 
   /**
