@@ -45,7 +45,7 @@ for (const { backend, skip } of BACKENDS) {
     }
 
     it('is built for the key it was listed with, and found by name or id', async () => {
-      const { store, clock, index, generation } = await built();
+      const { clock, index, generation } = await built();
       expect(await index.view('T9')).toBeUndefined();
       const view = await index.view('T1');
       expect(view?.state).toMatchObject({
@@ -159,7 +159,7 @@ for (const { backend, skip } of BACKENDS) {
     });
 
     it('replaces the rows in one transaction, writing only what changed', async () => {
-      const { store, clock, index, generation } = await built();
+      const { clock, index, generation } = await built();
       clock.advance(60_000);
       const next = [
         ...ZONES.filter((z) => z.id !== 'z4').map((z) =>
@@ -183,7 +183,7 @@ for (const { backend, skip } of BACKENDS) {
     });
 
     it('compares thousands of rows a chunk at a time, exactly', async () => {
-      const { store, index, generation } = await built();
+      const { index, generation } = await built();
       const many = Array.from({ length: 2_500 }, (_, i) =>
         zone(`m${String(i).padStart(4, '0')}`, `z${i}.many.test`),
       );
