@@ -273,7 +273,14 @@ for (const { backend, skip } of BACKENDS) {
       expect((await store.channelBindings.view('T1', 'C2')).binding?.removedAccount).toBe(
         'staging',
       );
-      await store.channelBindings.set('T1', 'C2', { id: 'z2', name: 'shop.example' }, 'g1', 'U2');
+      await store.channelBindings.set(
+        'T1',
+        'C2',
+        { id: 'z2', name: 'shop.example' },
+        'g1',
+        'U2',
+        'acc-staging',
+      );
       expect((await store.channelBindings.view('T1', 'C2')).binding).toMatchObject({
         zoneName: 'shop.example',
       });
@@ -498,7 +505,7 @@ for (const { backend, skip } of BACKENDS) {
         expect(await migrate(db, dialect, { upTo: '0005_zone_index' })).toEqual([
           '0005_zone_index',
         ]);
-        const keys = await db
+        const keys = await (db as unknown as Kysely<Record<string, Record<string, unknown>>>)
           .selectFrom('cdn_credentials')
           .select(['workspace_id', 'generation'])
           .orderBy('workspace_id')
