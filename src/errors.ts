@@ -101,10 +101,10 @@ export type Problem =
   | { code: 'zone_ambiguous'; zoneName: string; accounts: string[] }
   /**
    * A command that names no zone (`/cdn zones`, `/cdn create`) in a workspace with several CDN
-   * accounts and no `default`: it is asked again with one of `accounts`.
+   * accounts, none named: it is asked again with one of `accounts`.
    */
   | { code: 'account_needed'; command: string; accounts: string[] }
-  /** This command does not act on accounts other than `default` yet. */
+  /** This command does not act on a named CDN account. */
   | { code: 'account_unsupported'; command: string; account: string }
   | { code: 'invalid_domain'; domain: string; reason: string }
   | { code: 'too_many_changes'; limit: number; retryInSeconds: number }

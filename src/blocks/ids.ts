@@ -136,7 +136,7 @@ export const CONFIG_IDS = {
 export const RATELIMIT_IDS = {
   /**
    * Under `/cdn ratelimit <zone>`'s answer; their value is the zone's id (`<account>/<zone id>`
-   * for a zone of an account other than `default`).
+   * when the zone's account name is known).
    */
   actionsBlock: 'ratelimit_actions',
   on: 'ratelimit_on',

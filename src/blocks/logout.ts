@@ -1,5 +1,5 @@
 // /cdn logout as admins see it: the question (what stops with the key of the CDN account
-// `default`, and which other accounts are left as they are), its answer, and how the lists say
+// the login account, and which other accounts are left as they are), its answer, and how the lists say
 // that work waits for a key.
 import type { KnownBlock } from '@slack/types';
 import type { LogoutOutcome, LogoutPreview } from '../services/accounts/credentials.js';
@@ -97,7 +97,7 @@ const cancelButton = {
 
 /**
  * The question `/cdn logout` asks before anything changes: what stops with the key (watches and
- * reports pause, channel defaults are cleared, API tokens of `default` purge nothing), and the choice to delete the watches and reports
+ * reports pause, channel defaults are cleared, API tokens of that account purge nothing), and the choice to delete the watches and reports
  * instead. Without a key, only deleting what waits for one is offered.
  */
 export function logoutConfirmMessage(preview: LogoutPreview): Message {

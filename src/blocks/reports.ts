@@ -17,7 +17,7 @@ const SHOWN = 45;
 
 /**
  * A report's line: where and when, and its next time, or why it is paused (its own reason, or its
- * CDN account has no key: its own `keyed`, else `keySet`, the workspace's `default` key).
+ * CDN account has no key: its own `keyed`, else `keySet`, the login account's key).
  */
 export function scheduleLine(schedule: Schedule & { keyed?: boolean }, keySet = true): Mrkdwn {
   const state =

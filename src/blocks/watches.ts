@@ -42,7 +42,7 @@ function rulesLine(watch: Watch): Mrkdwn {
 
 /**
  * A watch on one line: zone, channel and rules; paused and why (its CDN account has no key: its
- * own `keyed`, else `keySet`, the workspace's `default` key), and the rules muted in its channel.
+ * own `keyed`, else `keySet`, the login account's key), and the rules muted in its channel.
  */
 export function watchLine(
   watch: Watch & { keyed?: boolean },

@@ -131,14 +131,13 @@ export function zonesMessage(
 
 /**
  * A zone as a picker option: its name and status; `<account>/<zone>` when several CDN accounts are
- * in play (`labelled`). Its value `<account>/<zone id>` whenever the account's name is known (a
- * name is a slug: no slash), else the id alone (read back by
- * src/services/accounts/account-lookup.ts `pickedZone`).
+ * in play (`labelled`), its value `<account>/<zone id>` then (a name is a slug: no slash), else the
+ * id alone, of the one account in play (read back by src/services/accounts/account-lookup.ts
+ * `pickedZone`).
  */
 export function zoneOption(zone: Zone, labelled = false): PlainTextOption {
-  const account = zone.accountName;
-  const name =
-    labelled && account !== undefined ? `${account}/${zoneLabel(zone.name)}` : zoneLabel(zone.name);
+  const account = labelled ? zone.accountName : undefined;
+  const name = account !== undefined ? `${account}/${zoneLabel(zone.name)}` : zoneLabel(zone.name);
   return {
     text: plain(truncate(`${name} (${zone.status})`, 75)),
     value: account === undefined ? zone.id : `${account}/${zone.id}`,

@@ -22,11 +22,17 @@ export interface AuditEntry {
   accountId?: string;
 }
 
+/** An entry that names a zone (its id) names its account too. */
+export type ZoneOfEntry =
+  | { zoneId: string; zoneName: string; accountId: string }
+  | { zoneId?: null; zoneName?: string | null; accountId?: string };
+
 export type NewAuditEntry = Omit<
   AuditEntry,
   'id' | 'at' | 'zoneId' | 'zoneName' | 'detail' | 'accountId'
 > &
-  Partial<Pick<AuditEntry, 'zoneId' | 'zoneName' | 'detail' | 'accountId'>> & {
+  ZoneOfEntry &
+  Partial<Pick<AuditEntry, 'detail'>> & {
     /** Makes the entry once-only: a second record with the same key writes nothing. */
     key?: string;
   };

@@ -34,7 +34,7 @@ export interface Freeze {
   id: string;
   workspaceId: string;
   scope: 'workspace' | 'account' | 'zone';
-  /** The account (`account` scope), or the zone's account (null: `default`). */
+  /** The account (`account` scope), or the zone's account; null for the workspace. */
   accountId: string | null;
   zoneId: string | null;
   targetName: string;

@@ -53,7 +53,10 @@ describe('/cdn accounts', () => {
         (await h.submit(addId, addValues('Default', STAGING_KEY, staging.baseUrl), { user: ADMIN }))
           .body,
       );
-      expect(taken.errors[ACCOUNTS_IDS.nameBlock]).toContain('keeps its name');
+      // `default` is an account like another: its name is taken, in any case.
+      expect(taken.errors[ACCOUNTS_IDS.nameBlock]).toContain(
+        'This workspace already has an account named *Default*',
+      );
       const added = JSON.parse(
         (await h.submit(addId, addValues('staging', STAGING_KEY, staging.baseUrl), { user: ADMIN }))
           .body,
@@ -75,7 +78,9 @@ describe('/cdn accounts', () => {
           )
         ).body,
       );
-      expect(clash.errors[ACCOUNTS_IDS.nameBlock]).toContain('keeps its name');
+      expect(clash.errors[ACCOUNTS_IDS.nameBlock]).toContain(
+        'This workspace already has an account named *DEFAULT*',
+      );
       const renamed = JSON.parse(
         (
           await h.submit(

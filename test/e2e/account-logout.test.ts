@@ -67,8 +67,11 @@ async function twoBusyAccounts(options: { login?: boolean; backend?: Backend } =
 
 /** The workspace's watches and live reports, as (account, zone) pairs. */
 async function work(h: Harness) {
-  const named = (rows: Array<{ accountId?: string; zoneName: string }>) =>
-    rows.map((r) => `${r.accountId === undefined ? 'default' : 'prod'}/${r.zoneName}`).sort();
+  const accounts = new Map(
+    (await h.store.accounts.list(h.workspaceId)).map((account) => [account.id, account.name]),
+  );
+  const named = (rows: Array<{ accountId: string; zoneName: string }>) =>
+    rows.map((r) => `${accounts.get(r.accountId)}/${r.zoneName}`).sort();
   return {
     watches: named(await h.store.watches.listForWorkspace(h.workspaceId)),
     reports: named(await h.store.schedules.listForWorkspace(h.workspaceId)),
@@ -176,11 +179,13 @@ for (const { backend, skip } of BACKENDS)
     it('names the API tokens of `default` that stop purging, and no other', async () => {
       const { h, prod, prodId } = await twoBusyAccounts({ backend });
       try {
+        const defaultId = await h.loginAccountId();
         const make = (input: Partial<NewTokenInput> & { name: string }) =>
           h.deps.apiTokens.createUnchecked(h.workspaceId, ADMIN, {
             zones: null,
             kinds: ['urls_tags'],
             channelId: CHANNEL,
+            ...(input.allAccounts ? {} : { accountId: defaultId }),
             ...input,
           });
         await make({ name: 'deploy-bot' });

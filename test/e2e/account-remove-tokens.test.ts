@@ -27,7 +27,7 @@ describe('removing an account that API tokens are bound to', () => {
       const revoked = await make({ name: 'staging-old', accountId: stagingId });
       await h.store.apiTokens.revoke(h.workspaceId, revoked.token.id, ADMIN);
       const everywhere = await make({ name: 'all-deploy', allAccounts: true });
-      await make({ name: 'default-deploy' });
+      await make({ name: 'default-deploy', accountId: await h.loginAccountId() });
 
       const home = await openHome(h, ADMIN);
       const removeId = await modalOpenedBy(h, () =>

@@ -52,13 +52,10 @@ async function rowsOf(h: Harness, accountId: string, watchIds: string[]) {
   const tables = [
     'watches',
     'watch_zones',
-    'account_watch_zones',
     'watch_alerts',
     'account_roles',
     'zone_index',
     'zone_index_state',
-    'account_zone_index',
-    'account_zone_index_state',
   ] as const;
   const counts: Record<string, number> = {};
   for (const table of tables) {
@@ -231,12 +228,12 @@ for (const { backend, skip } of BACKENDS)
         const before = await rowsOf(h, id, watchIds);
         for (const table of [
           'watches',
-          'account_watch_zones',
+          'watch_zones',
           'watch_rule_states',
           'watch_alerts',
           'account_roles',
-          'account_zone_index',
-          'account_zone_index_state',
+          'zone_index',
+          'zone_index_state',
           'zone_index_job',
         ])
           expect(before[table], table).toBeGreaterThan(0);

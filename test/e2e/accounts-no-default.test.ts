@@ -87,7 +87,10 @@ describe('a workspace whose one CDN account is `prod` (no `default`)', () => {
     const { h } = await namedOnly();
     const bound = await ask(h, 'use example.com', ADMIN);
     expect(textOf(bound.blocks)).toContain("made *example.com* this channel's default zone");
-    expect(textOf((await ask(h, 'use')).blocks)).toContain('its default zone is *example.com*');
+    // Its one account: not named (nor is any account in a workspace of one).
+    expect(textOf((await ask(h, 'use')).blocks)).toContain(
+      "This channel's default zone is *example.com*",
+    );
 
     await h.command('purge /a.css');
     await h.slack.waitForMessages((m) => m.text?.startsWith('Purged') ?? false);
@@ -136,12 +139,10 @@ describe('a workspace whose one CDN account is `prod` (no `default`)', () => {
     await h.slack.waitForMessages((m) => m.text?.includes('new-one.example onboarded') ?? false);
     expect(creates(h.sandbox.requests)).toEqual([{ name: 'new-one.example', plan: 'free' }]);
 
-    // The zone picker offers prod's zones, named with their account.
+    // The zone picker offers prod's zones: its only account, so not named.
     const options = await picked(h, 'blog');
     const blog = h.sandbox.state.byName('blog.example.net');
-    expect(options).toEqual([
-      { text: 'prod/blog.example.net (active)', value: `prod/${blog?.id}` },
-    ]);
+    expect(options).toEqual([{ text: 'blog.example.net (active)', value: blog?.id }]);
     const chart = await homeModal(h, HOME_IDS.analytics, MEMBER);
     const answer = await h.submit(chart.id, {
       [ANALYTICS_IDS.zoneBlock]: {

@@ -41,8 +41,12 @@ describe('features on a zone of the account staging', () => {
 
     const named = await ask(h, 'zones account:staging only-in');
     expect(textOf(named.blocks)).toContain('only-in-staging.example');
+    // Without an account named, in a workspace of two, the command asks which (neither is the
+    // other's default).
     const plain = await ask(h, 'zones');
-    expect(textOf(plain.blocks)).toContain('Zones in default');
+    expect(textOf(plain.blocks)).toContain(
+      'This workspace has several CDN accounts: name one, as in `/cdn zones account:default` or `/cdn zones account:staging`.',
+    );
     expect(textOf(plain.blocks)).not.toContain('only-in-staging.example');
     await staging.close();
   });

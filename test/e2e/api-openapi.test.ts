@@ -117,6 +117,7 @@ describe('the OpenAPI document', () => {
     const purge = await fetch(`${h.url}/api/v1/purges`, { method: 'POST' });
     expect(purge.status).toBe(404);
     expect(((await purge.json()) as { type: string }).type).toMatch(/problems\/not-found$/);
+    await h.login();
     await token(h);
     const later = await fetch(`${h.url}/api/v1/openapi.json`);
     expect(later.status).toBe(200);

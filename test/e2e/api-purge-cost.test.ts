@@ -62,10 +62,10 @@ describe('one purge from CI', () => {
     // The purge's zone and those that may serve its URLs, never every zone of the workspace.
     expect(count(/^select \* from "zone_index" where "workspace_id" = \? order by/)).toBe(0);
     // The POST reads the zone index once (its zone and those that may serve its URLs together),
-    // and its state once; the account's id comes from the accounts it read, and the job records
-    // the one the POST stored.
+    // and its account's key with its index state once; the account's id comes from the accounts
+    // it read, and the job records the one the POST stored.
     expect(count(/^select \* from "zone_index" where/)).toBe(1);
-    expect(count(/^select "c"."workspace_id", "c"."set_at"/)).toBe(1);
+    expect(count(/^select "a"."generation" as "key_generation"/)).toBe(1);
     expect(count(/^select "id" from "cdn_accounts"/)).toBe(0);
     // The Slack message's state, saved once (with "announced"), not once more on its own.
     expect(count(/^update "jobs" set "checkpoint"/)).toBe(1);

@@ -46,8 +46,8 @@ describe('the token form with several CDN accounts', () => {
     const opened = await openForm(h);
     const viewId = viewIdOf(opened);
     const select = accountSelectOf(opened);
-    // The narrowest choice first; every account is there, never chosen for the admin.
-    expect(select.initial_option?.value).toBe(defaultId);
+    // Several accounts: none chosen for the admin; every account is there.
+    expect(select.initial_option).toBeUndefined();
     expect(select.options.map((o) => [o.text.text, o.value])).toEqual([
       ['default', defaultId],
       ['staging', stagingAccount.id],
@@ -115,14 +115,13 @@ describe('the token form with several CDN accounts', () => {
       ['staging-deploy', stagingAccount.id, false, ['ci.staging.test']],
     ]);
 
-    // A token stored without an account (before tokens named theirs) is `default`'s; one whose
-    // account was removed reaches nothing: both said so.
+    // A token of `default` says so; one whose account was removed reaches nothing: said so.
     await h.store.apiTokens.create({
       workspaceId: h.workspaceId,
       name: 'old-deploy',
       hash: hashApiToken(`${API_TOKEN_PREFIX}${'a'.repeat(43)}`),
       hint: 'cdnb_aaaa',
-      accountId: null,
+      accountId: defaultId,
       allAccounts: false,
       zones: null,
       kinds: ['urls_tags'],

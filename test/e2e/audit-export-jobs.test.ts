@@ -10,6 +10,11 @@ const DM = `D${MEMBER}`;
 
 async function withEntries(options: Parameters<typeof startHarness>[0] = {}): Promise<Harness> {
   const h = await startHarness(options);
+  // The account the entries' zone is of (keyless: the entries are all this test needs).
+  const account = await h.store.accounts.create(h.workspaceId, {
+    name: 'default',
+    by: { userId: ADMIN, validated: false },
+  });
   for (let i = 0; i < 30; i++) {
     await h.store.audit.record({
       workspaceId: h.workspaceId,
@@ -17,6 +22,7 @@ async function withEntries(options: Parameters<typeof startHarness>[0] = {}): Pr
       action: 'purge.urls',
       zoneId: 'zone_x',
       zoneName: 'example.com',
+      accountId: account.id,
       outcome: 'ok',
       detail: { files: i + 1 },
     });

@@ -8,6 +8,11 @@ const GUEST = 'UGUEST';
 
 async function withEntries(): Promise<Harness> {
   const h = await startHarness();
+  // The account the entries' zone is of (keyless: the entries are all this test needs).
+  const account = await h.store.accounts.create(h.workspaceId, {
+    name: 'default',
+    by: { userId: ADMIN, validated: false },
+  });
   h.slack.addUser({ id: GUEST, name: 'grace', isRestricted: true });
   for (let i = 0; i < 45; i++) {
     await h.store.audit.record({
@@ -16,6 +21,7 @@ async function withEntries(): Promise<Harness> {
       action: i % 3 === 0 ? 'ratelimit.on' : 'purge.urls',
       zoneId: 'zone_x',
       zoneName: 'example.com',
+      accountId: account.id,
       outcome: 'ok',
       detail: { files: i + 1, note: i === 0 ? '=HYPERLINK("x")' : 'n' },
     });

@@ -27,7 +27,7 @@ export const homeLogin = (deps: AppDeps) =>
 
 export const homeCreateZone = (deps: AppDeps) =>
   opensModal(async (caller) => {
-    // The form creates in the workspace's only account, or `default` (several: named by command),
+    // The form creates in the workspace's only account (several: named by command),
     // for its operators only.
     const { account } = await deps.accountScopes.forCreate(caller, {});
     return createModal(encodeOrigin(account ? { accountId: account.id } : {}));
@@ -40,7 +40,7 @@ export function homeListZones(deps: AppDeps) {
   return async ({ ack, client, context }: ButtonArgs) => {
     await ack();
     const caller = callerOf(context);
-    // The workspace's only account, or `default` (several others: named by command).
+    // The workspace's only account (several: named by command).
     const message = zonesMessage(await deps.accountScopes.page(caller, {}, { page: 1 }));
     await client.chat
       .postMessage({ channel: caller.userId, ...message })

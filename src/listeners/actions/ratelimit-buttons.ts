@@ -10,7 +10,7 @@ export function rateLimitButton(deps: AppDeps, enabled: boolean) {
   return async (args: ButtonArgs) => {
     await args.ack();
     const click = buttonClick(args, deps.clock.now());
-    // `<account>/<zone id>` for a zone of an account other than `default`.
+    // `<account>/<zone id>` when the zone's account name was known.
     const { args: words, account } = readAccount([click.value]);
     await deps.ratelimit.set(click.caller, words[0] ?? '', enabled, click.replyTo, {
       ...defined('channelId', click.channelId),

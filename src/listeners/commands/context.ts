@@ -35,7 +35,7 @@ export interface ModalOrigin {
   responseUrl?: string;
   /** The zone the modal is about, when it is about one. */
   zoneId?: string;
-  /** That zone's CDN account, when not `default`. */
+  /** That zone's CDN account, when known. */
   accountId?: string;
   /** The held purge the modal asks about (src/services/purge/purge-holds.ts). */
   heldId?: string;
@@ -58,7 +58,7 @@ export function everythingModal(
   const metadata = encodeOrigin({
     ...origin,
     zoneId: zone.id,
-    ...(zone.accountId ? { accountId: zone.accountId } : {}),
+    accountId: zone.accountId,
   });
   return purgeEverythingModal({
     zone,

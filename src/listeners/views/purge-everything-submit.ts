@@ -49,7 +49,7 @@ export function purgeEverythingSubmit(deps: AppDeps) {
     if (reason === '') return inline(PURGE_IDS.reasonBlock, 'Say why: the approvers will read it.');
     try {
       // Checked again here, the form complete: access or the purge channels may have changed.
-      // The operators of the zone's own account: `default`'s when it has none.
+      // The operators of the zone's own account.
       await deps.approvals.prepareRequest(caller, origin.channelId, zone.accountId);
     } catch (error) {
       return inline(PURGE_IDS.confirmBlock, inlineErrorText(error));

@@ -21,9 +21,9 @@ export type ZoneCommand = 'purge' | 'analytics' | 'ratelimit';
 /** What `/cdn use` alone says about a channel. */
 export type ChannelDefault =
   | { kind: 'none' }
-  | { kind: 'set'; binding: ChannelBinding; account: string }
+  | { kind: 'set'; binding: ChannelBinding; account?: string }
   /** Chosen under an older key: dropped as it was read. */
-  | { kind: 'stale'; zoneName: string; account: string }
+  | { kind: 'stale'; zoneName: string; account?: string }
   /** Bound to a CDN account that was removed (named when known): its zone commands are refused. */
   | { kind: 'removed'; account?: string };
 
@@ -61,22 +61,24 @@ export class ChannelService {
 
   /**
    * The channel's default zone (or account) as it stands, a stale one dropped and said to be:
-   * stale once its account's key changed.
+   * stale once its account's key changed. Its account is named when the workspace has several.
    */
   async current(workspaceId: string, channelId: string): Promise<ChannelDefault> {
     const { keyGeneration, binding } = await this.deps.bindings.view(workspaceId, channelId);
     if (!binding) return { kind: 'none' };
-    const account = await this.deps.scopes.account(workspaceId, binding.accountId);
+    const accounts = await this.deps.scopes.list(workspaceId);
+    const account = accounts.find((a) => a.id === binding.accountId);
     if (!account || isRemoved(binding, account))
       return {
         kind: 'removed',
         ...(binding.removedAccount === undefined ? {} : { account: binding.removedAccount }),
       };
+    const named = accounts.length > 1 ? { account: account.name } : {};
     if (keyGeneration !== undefined && binding.generation !== keyGeneration) {
       await this.deps.bindings.dropStale(workspaceId, keyGeneration, binding.accountId);
-      return { kind: 'stale', zoneName: binding.zoneName, account: account.name };
+      return { kind: 'stale', zoneName: binding.zoneName, ...named };
     }
-    return { kind: 'set', binding, account: account.name };
+    return { kind: 'set', binding, ...named };
   }
 
   /**
@@ -295,8 +297,11 @@ export class ChannelService {
       action,
       outcome: 'ok',
       detail,
-      ...(zone ? { zoneId: zone.id, zoneName: zone.name } : {}),
-      ...(accountId ? { accountId } : {}),
+      ...(zone
+        ? { zoneId: zone.id, zoneName: zone.name, accountId: zone.accountId }
+        : accountId
+          ? { accountId }
+          : {}),
     });
   }
 }

@@ -283,7 +283,7 @@ export function scopeAmong(
   if (bound) {
     if (typed !== undefined && typed.toLowerCase() !== bound.name.toLowerCase())
       throw new AppError({ code: 'account_bound', bound: bound.name, asked: typed });
-    return { accounts: [bound], multi: true };
+    return { accounts: [bound], multi: all.length > 1 };
   }
   if (typed !== undefined) {
     const account = all.find((a) => a.name.toLowerCase() === typed.toLowerCase());

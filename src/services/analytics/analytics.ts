@@ -208,7 +208,7 @@ export class AnalyticsService {
   ): Promise<AnalyticsReport> {
     const { granularity } = request;
     const { since, until } = windowEndingAt(this.clock.now(), RANGES[request.range], granularity);
-    // The zone's own account (absent: `default`).
+    // The zone's own account.
     const client = await this.cdn.clientFor(workspaceId, zone.accountId, 'analytics');
     const [traffic, entries] = await Promise.all([
       trafficOver(client, zone.id, { since, until, granularity, endsNow: true }),

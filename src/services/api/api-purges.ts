@@ -79,7 +79,7 @@ export interface ApiPurgeState {
    */
   not_before?: string;
   zone: string;
-  /** The zone's CDN account, by name (`default` for purges asked before accounts were kept). */
+  /** The zone's CDN account, by name. */
   account: string;
   kind: ApiPurgeKind;
   progress: { done: number; total: number };
@@ -192,7 +192,7 @@ export class ApiPurgeService implements ScheduledApiPurges {
           ? 'this token may not purge everything'
           : 'this token may not purge URLs or tags',
       );
-    // The token's account (`default` for one stored without), or for a token made for every
+    // The token's account, or for a token made for every
     // account the one named, else all of them.
     const scope = await apiPurgeScope(this.deps, token, request.account);
     if (!tokenCoversZone(token, request.zone))

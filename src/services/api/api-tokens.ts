@@ -2,7 +2,7 @@
 // SHA-256 hash; scoped to one CDN account (or, chosen so by the admin, every account), to zones of
 // it (or every zone) and to kinds of purge; revoked at once on every replica (authentication reads
 // the database on every request). A token's reach never grows unless an admin chooses it: one
-// stored without an account is `default`'s, as the single key it was made for.
+// made for every account (`all`) names none.
 import { createHash, randomBytes } from 'node:crypto';
 import { TOKEN_ACTOR_PREFIX } from '../../audit-kinds.js';
 import { AppError } from '../../errors.js';
@@ -29,7 +29,7 @@ export interface NewTokenInput {
    * null: every zone of the accounts it reaches.
    */
   zones: string[] | null;
-  /** The one CDN account it reaches; none: the workspace's account `default`. */
+  /** The one CDN account it reaches; none: the workspace's only account. */
   accountId?: string | null;
   /**
    * Every CDN account of the workspace, including those added later (an admin's explicit choice;

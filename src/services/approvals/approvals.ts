@@ -121,7 +121,7 @@ export class ApprovalService {
   /** A pending request the caller may decide (Approve… and Deny… open their modal for it). */
   async decidable(caller: Caller, id: string): Promise<Approval> {
     const approval = await this.pending(caller.workspaceId, id);
-    // Per account: an approver holds the role on the account of the zone (null: `default`).
+    // Per account: an approver holds the role on the account of the zone.
     await this.options.access.requireApprover(caller, approval.requesterId, approval.accountId);
     // Asked over the API: the person the CI names as its actor (found by e-mail) is the requester.
     if (approval.api?.actorUserId !== undefined && approval.api.actorUserId === caller.userId)
@@ -435,7 +435,7 @@ export class ApprovalService {
     await this.#safely(() => this.options.notifier.changed(approval, { purging: true }));
     await context.checkpoint({ calling: true });
     try {
-      // The approval's own account (none recorded, or `default`'s id: `default`).
+      // The approval's own account.
       const client = await this.options.cdn.clientFor(
         approval.workspaceId,
         approval.accountId,
@@ -568,7 +568,7 @@ export class ApprovalService {
       action,
       zoneId: approval.zoneId,
       zoneName: approval.zoneName,
-      ...(approval.accountId ? { accountId: approval.accountId } : {}),
+      accountId: approval.accountId,
       outcome,
       detail: { approval: approval.id, ...detail },
     });

@@ -46,7 +46,7 @@ const NEUTRAL_DETAIL = [
 /** The filters of `/cdn audit` as typed (src/commands/audit-query.ts reads them from the words). */
 export interface AuditQuery {
   zone?: string;
-  /** A CDN account by name: its entries only (`default`'s: and those naming none). */
+  /** A CDN account by name: the entries on its zones only. */
   account?: string;
   /** A person by id, by name as typed (not resolvable: Slack sends a picked mention as an id), or a CI token. */
   actor?:
@@ -95,16 +95,16 @@ export function knownZone(timeZone: string | undefined): string {
 export interface HomeOverview {
   /** What the viewer may do: the Home offers only that. */
   permissions: Permissions;
-  /** Whether the workspace has a CDN API key (`/cdn login`'s, the account `default`'s). */
+  /** Whether the account `/cdn login` sets has a CDN API key. */
   keySet: boolean;
-  /** The CDN accounts other than `default` that hold a key: commands use them. */
+  /** The other CDN accounts that hold a key: commands use them. */
   accountKeys?: string[];
   /** Who set it and when (full members only). */
   key?: CredentialStatus;
   /** The API the workspace's commands go to (full members only). */
   baseUrl?: string;
   recent: VisibleAuditEntry[];
-  /** `keyed`: whether the CDN account of one not of `default` holds a key. */
+  /** `keyed`: whether each one's CDN account holds a key. */
   schedules: Visible<Schedule & { keyed?: boolean }>;
   /** Which channels watch which zones. */
   watches?: Visible<Watch & { keyed?: boolean }>;

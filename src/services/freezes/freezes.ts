@@ -559,8 +559,11 @@ export class FreezeService implements FreezeGate {
       workspaceId,
       actorId,
       action,
-      ...(freeze.zoneId ? { zoneId: freeze.zoneId, zoneName: freeze.targetName } : {}),
-      ...(freeze.accountId ? { accountId: freeze.accountId } : {}),
+      ...(freeze.zoneId && freeze.accountId
+        ? { zoneId: freeze.zoneId, zoneName: freeze.targetName, accountId: freeze.accountId }
+        : freeze.accountId
+          ? { accountId: freeze.accountId }
+          : {}),
       outcome: 'ok',
       detail: { freeze: freeze.id, scope: freeze.scope, target: freeze.targetName, ...detail },
     });
@@ -578,8 +581,15 @@ export class FreezeService implements FreezeGate {
       workspaceId: exception.workspaceId,
       actorId,
       action,
-      ...(exception.zoneId ? { zoneId: exception.zoneId, zoneName: exception.targetName } : {}),
-      ...(exception.accountId ? { accountId: exception.accountId } : {}),
+      ...(exception.zoneId && exception.accountId
+        ? {
+            zoneId: exception.zoneId,
+            zoneName: exception.targetName,
+            accountId: exception.accountId,
+          }
+        : exception.accountId
+          ? { accountId: exception.accountId }
+          : {}),
       outcome: 'ok',
       detail: {
         exception: exception.id,

@@ -77,7 +77,7 @@ export class PurgeChecks {
 
   /**
    * Once the zones are known, the caller is an operator of each one's account not `proven` yet
-   * (by admit): operators of `staging` purge its zones and not `default`'s.
+   * (by admit): operators of `staging` purge its zones and not `prod`'s.
    */
   async admitZones(
     caller: Caller,

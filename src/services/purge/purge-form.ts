@@ -48,7 +48,7 @@ export class PurgeFormService {
   ): Promise<{ zone?: Zone; labelled: boolean }> {
     await this.deps.purges.checks.mayPurgeAny(caller, channelId, account);
     const scope = await this.deps.scopes.scope(caller.workspaceId, channelId, undefined);
-    const labelled = scope.accounts.length > 1;
+    const labelled = scope.multi;
     let zone: Zone | undefined;
     try {
       const found = await this.deps.purges.zoneOrAmbiguous(caller, channelId, zoneName, account);
@@ -94,13 +94,13 @@ export class PurgeFormService {
     if (allowed.length === 0) throw refusal;
     return {
       zones: await searchAccounts(zones, workspaceId, allowed, query, limit),
-      labelled: scope.accounts.length > 1,
+      labelled: scope.multi,
     };
   }
 
   /**
-   * The zone picked in a submitted form (its account as the option named it; none: an option
-   * value without one, `default`), found again in that account for a caller who may purge in it from
+   * The zone picked in a submitted form (its account as the option named it; none: looked for in
+   * the accounts the channel may use), found again in that account for a caller who may purge in it from
    * `channelId` (PurgeService.zoneFor; a channel bound to another account refuses it).
    */
   async picked(
@@ -134,7 +134,7 @@ export class PurgeFormService {
     return {
       kind: 'form',
       ...(zone ? { zone: withAccount(zone, scope) } : {}),
-      labelled: scope.accounts.length > 1,
+      labelled: scope.multi,
     };
   }
 }

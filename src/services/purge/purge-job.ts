@@ -194,7 +194,7 @@ export class PurgeJobs {
 
     let clients: Map<string, Client>;
     try {
-      // Each zone's own account (absent in a stored payload: `default`).
+      // Each zone's own account.
       clients = await this.#clients(job.workspaceId, payload.groups);
     } catch (error) {
       // The key was removed (or the workspace uninstalled) since: nothing more is sent.

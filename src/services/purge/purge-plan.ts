@@ -48,7 +48,7 @@ export class PurgeService {
       zones: ZoneService;
       access: AccessService;
       channels: ChannelService;
-      /** Which CDN accounts a purge may use; without it, the account `default` only. */
+      /** Which CDN accounts a purge may use. */
       accounts: AccountScopes;
       flood: ChangeRateLimit;
       store: Store;
@@ -302,7 +302,7 @@ export class PurgeService {
     const record = await this.recordFor(caller, channelId, jobId);
     if (record.failed.files.length + record.failed.tags.length === 0)
       throw new AppError({ code: 'nothing_to_retry' });
-    // The zone in the purge's own account (none recorded: `default`).
+    // The zone in the purge's own account.
     const zone = await this.zoneById(caller.workspaceId, record.zoneId, record.accountId);
     const group = { zone, files: record.failed.files, tags: record.failed.tags };
     await this.deps.flood.take(caller.workspaceId, caller.userId);

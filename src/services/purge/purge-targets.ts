@@ -161,7 +161,7 @@ export function planPurge(
   const groups = new Map<string, PurgeGroup>();
   const groupOf = (zone: Zone) => {
     // Two accounts may hold zones of the same id: a group is a zone of one account.
-    const key = `${zone.accountId ?? ''}/${zone.id}`;
+    const key = `${zone.accountId}/${zone.id}`;
     let group = groups.get(key);
     if (!group) {
       group = { zone, files: [], tags: [] };
@@ -238,7 +238,7 @@ export function planPurge(
   return { groups: planned, rejected, elsewhere, duplicates };
 }
 
-/** The same zone of the same CDN account (absent account: `default`). */
+/** The same zone of the same CDN account. */
 function sameZone(a: Zone, b: Zone): boolean {
   return a.id === b.id && a.accountId === b.accountId;
 }

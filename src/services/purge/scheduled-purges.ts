@@ -10,6 +10,7 @@ import type { Clock } from '../../clock.js';
 import { AppError, type Problem } from '../../errors.js';
 import type { JobContext, JobKind, JobOutcome, JobRunner } from '../../jobs/runner.js';
 import type { Logger } from '../../logger.js';
+import type { ZoneOfEntry } from '../../store/audit-log.js';
 import type { Store } from '../../store/index.js';
 import type { Job } from '../../store/jobs.js';
 import type { AccessService, Caller, SlackDirectory } from '../access/access.js';
@@ -578,13 +579,15 @@ export class ScheduledPurgeService {
   ): Promise<void> {
     const { what } = payload;
     const zone = what.kind === 'everything' ? what.zone : what.groups[0]?.zone;
+    const onZone: ZoneOfEntry = zone
+      ? { zoneId: zone.id, zoneName: zone.name, accountId: zone.accountId }
+      : {};
     await this.options.store.audit.record({
       ...(key ? { key } : {}),
       workspaceId,
       actorId,
       action,
-      ...(zone ? { zoneId: zone.id, zoneName: zone.name } : {}),
-      ...(zone?.accountId ? { accountId: zone.accountId } : {}),
+      ...onZone,
       outcome,
       detail: {
         scheduled: jobId,

@@ -35,7 +35,7 @@ export class DailyReportService {
 
   /** The report for the occurrence due at `at` (so "yesterday" is the day before that one). */
   async build(schedule: Schedule, at: number): Promise<DailyReport> {
-    // The report's own account: its key, its base URL (absent: `default`).
+    // The report's own account: its key, its base URL.
     const client = await this.cdn.clientFor(schedule.workspaceId, schedule.accountId, 'reports');
     const day = previousDay(at, schedule.timeZone);
     const before = previousDay(day.start, schedule.timeZone);

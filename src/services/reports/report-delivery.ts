@@ -342,8 +342,7 @@ function auditEntry(
     action,
     zoneId: schedule.zoneId,
     zoneName: schedule.zoneName,
-    // The zone's own account (none: `default`).
-    ...(schedule.accountId === undefined ? {} : { accountId: schedule.accountId }),
+    accountId: schedule.accountId,
     outcome,
     detail: { schedule: schedule.id, ...detail },
     ...(job ? { key: `${action}:${job.id}` } : {}),

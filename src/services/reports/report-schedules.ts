@@ -18,13 +18,13 @@ import { nextOccurrence } from './report-times.js';
 
 export interface ReportListing {
   /**
-   * The reports of the conversations the caller is in; `keyed`: whether the CDN account of one
-   * not of `default` holds a key.
+   * The reports of the conversations the caller is in; `keyed`: whether each one's CDN account
+   * holds a key (without one, it waits for one).
    */
   schedules: Array<Schedule & { keyed?: boolean }>;
   /** Reports in conversations the caller is not in, left out. */
   hidden: number;
-  /** False: the workspace has no `default` key, and its reports of `default` wait for one. */
+  /** Whether the account `/cdn login` sets has a key. */
   keySet: boolean;
 }
 

@@ -129,7 +129,7 @@ export class VerifyService {
     purgeRecordId: string,
     replyTo: ReplyTo,
   ): Promise<{ jobId: string; created: boolean }> {
-    // In the purge's own CDN account (none recorded: `default`), never from a channel
+    // In the purge's own CDN account, never from a channel
     // bound to another one.
     const record = await this.deps.purges.recordFor(caller, channelId, purgeRecordId);
     const urls = await this.#purgedUrls(purgeRecordId, record.failed.files);

@@ -62,11 +62,7 @@ const budgetKey = (workspaceId: string) => `watch-cdn:${workspaceId}`;
  */
 export const KEEP_FINISHED_EVALS_MS = HOUR;
 
-/**
- * One zone's interval: `watch:<workspace>:<account>:<zone>:<dueAt>` for an account other than
- * `default`; `default`'s keep the key they had before accounts, so that an older replica taking
- * the same interval during a rollout makes the same job, not a second one.
- */
+/** One zone's interval: `watch:<workspace>:<account>:<zone>:<dueAt>`, one job however often taken. */
 export const watchJobKey = (
   workspaceId: string,
   zoneId: string,

@@ -276,7 +276,7 @@ export class WatchPosting {
     const end = Math.floor((alert.resolvedAt ?? clock.now()) / MINUTE) * MINUTE;
     const until = Math.max(end, Math.floor(clock.now() / MINUTE) * MINUTE);
     const since = until - CHART_SPAN_MS;
-    // The alert's own account (absent: `default`).
+    // The alert's own account.
     const client = await cdn.clientFor(alert.workspaceId, alert.accountId, 'watches');
     const traffic = await readAlertTraffic(client, alert, { since, until });
     const zone = await store.watches.zone(alert.workspaceId, alert.zoneId, alert.accountId);

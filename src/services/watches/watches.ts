@@ -39,7 +39,7 @@ export interface AlertFollowUps {
 /** A watch as lists show it: with the rules muted in its channel. */
 export interface ListedWatch extends Watch {
   muted: string[];
-  /** Whether its CDN account (not `default`) holds a key; absent: `default`'s (`keySet`). */
+  /** Whether its CDN account holds a key (without one, it waits for one). */
   keyed?: boolean;
 }
 
@@ -47,7 +47,7 @@ export interface WatchListing {
   watches: ListedWatch[];
   /** Watches in conversations the caller is not in, left out. */
   hidden: number;
-  /** False: the workspace has no `default` key, and its watches of `default` wait for one. */
+  /** Whether the account `/cdn login` sets has a key. */
   keySet: boolean;
 }
 
@@ -221,13 +221,9 @@ export class WatchService {
       },
       // The alert's zone in its own account (the id alone may be in several).
       () =>
-        this.deps.ratelimit.set(
-          caller,
-          alert.zoneId,
-          true,
-          undefined,
-          alert.accountId === undefined ? {} : { accountId: alert.accountId },
-        ),
+        this.deps.ratelimit.set(caller, alert.zoneId, true, undefined, {
+          accountId: alert.accountId,
+        }),
     );
     if (!run.ran) {
       const by = String(run.job.checkpoint.by ?? caller.userId);

@@ -169,7 +169,7 @@ export class RateLimitService {
       zone,
     });
     await this.deps.flood.take(caller.workspaceId, caller.userId);
-    // The zone's own account: absent, `default`.
+    // The zone's own account.
     const client = await this.deps.cdn.clientFor(caller.workspaceId, zone.accountId, 'ratelimit');
     const audit = (outcome: 'ok' | 'failed', detail?: Record<string, unknown>) =>
       this.deps.audit.record({
@@ -178,8 +178,7 @@ export class RateLimitService {
         action: enabled ? 'ratelimit.on' : 'ratelimit.off',
         zoneId: zone.id,
         zoneName: zone.name,
-        // The zone's own account (none: `default`).
-        ...(zone.accountId === undefined ? {} : { accountId: zone.accountId }),
+        accountId: zone.accountId,
         outcome,
         ...(detail ? { detail } : {}),
       });

@@ -19,8 +19,7 @@ export class ZoneChoices {
 
   /**
    * The live zones matching `query` in every account the workspace uses from `channelId` (best
-   * matches of each account in turn), at most `limit`; a workspace whose accounts hold no key:
-   * `default`'s index.
+   * matches of each account in turn), at most `limit`; none when no account holds a key.
    */
   async search(
     workspaceId: string,
@@ -31,7 +30,7 @@ export class ZoneChoices {
     const scope = await this.deps.scopes.scope(workspaceId, channelId, undefined);
     return {
       zones: await searchAccounts(this.deps.zones, workspaceId, scope.accounts, query, limit),
-      labelled: scope.accounts.length > 1,
+      labelled: scope.multi,
     };
   }
 
