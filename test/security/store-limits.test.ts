@@ -6,6 +6,7 @@ import { problemText } from '../../src/blocks/problems.js';
 import type { DatabaseConfig, WatchSettings } from '../../src/config.js';
 import { AppError, type Problem } from '../../src/errors.js';
 import { AccessService, type Caller } from '../../src/services/access/access.js';
+import type { AccountScopes } from '../../src/services/accounts/account-scope.js';
 import { ReportScheduleService } from '../../src/services/reports/report-schedules.js';
 import { WatchService } from '../../src/services/watches/watches.js';
 import { WorkspaceConfigService } from '../../src/services/workspace/workspace-config.js';
@@ -13,27 +14,37 @@ import type { ZoneService } from '../../src/services/zones/zones.js';
 import { DEFAULT_LIMITS } from '../../src/store/workspaces.js';
 import { BACKENDS, type Backend, testDatabase, testStore } from '../helpers/store.js';
 
+const ACCOUNT = 'account-1';
+
 async function setup(backend: Backend = 'sqlite', database?: DatabaseConfig, idPrefix = '') {
   const { store, clock } = await testStore(backend, {
     ...(database ? { database } : {}),
     idPrefix,
   });
-  // Every name is a zone of its own.
-  const zones = {
-    resolve: async (_workspaceId: string, name: string) => ({ id: name, name, status: 'active' }),
-  } as unknown as ZoneService;
+  // Every name is a zone of its own, in the workspace's one account.
+  const accountScopes = {
+    zone: async (_workspaceId: string, _channel: unknown, _account: unknown, name: string) => ({
+      id: name,
+      name,
+      status: 'active',
+      createdAt: '2026-01-01T00:00:00Z',
+      accountId: ACCOUNT,
+    }),
+  } as unknown as AccountScopes;
+  const zones = {} as ZoneService;
   const access = new AccessService(store.workspaces);
   const watches = new WatchService({
     ...store,
     access,
     zones,
+    accountScopes,
     ratelimit: {} as never,
     followUps: {} as never,
     runner: {} as never,
     clock,
     settings: { intervalMs: 60_000 } as WatchSettings,
   });
-  const reports = new ReportScheduleService({ ...store, access, zones, clock });
+  const reports = new ReportScheduleService({ ...store, access, zones, accountScopes, clock });
   const config = new WorkspaceConfigService({ ...store, access, defaultBaseUrl: 'https://cdn' });
   const caller = (userId: string, isAdmin = false): Caller => ({
     workspaceId: 'T1',
@@ -119,7 +130,7 @@ describe('what one member can store', () => {
       count: 3,
     });
     // A refused watch leaves no zone schedule behind.
-    expect(await store.watches.zone('T1', 'd.com')).toBeUndefined();
+    expect(await store.watches.zone('T1', 'd.com', ACCOUNT)).toBeUndefined();
     // Only an admin raises it; then it succeeds.
     expect(await problemOf(config.setLimit(caller('U2'), 'watches', 4))).toMatchObject({
       code: 'not_admin',
