@@ -73,10 +73,9 @@ describe('leases', () => {
   );
 
   it('are the job runner’s alone: no other table’s lease columns are read or written', () => {
-    // The schema declares the jobs table's, and the zone index states' unused pair (kept for an
-    // older replica during a rolling upgrade; a later release drops it): nothing else names them.
+    // The schema declares the jobs table's (the only table with a lease): nothing else names them.
     expect(occurrences(outside, /\blease_?(owner|until)\b/i)).toEqual({
-      'src/store/schema.ts': 4,
+      'src/store/schema.ts': 2,
     });
   });
 
