@@ -73,8 +73,7 @@ describe('leases', () => {
   );
 
   it('are the job runner’s alone: no other table’s lease columns are read or written', () => {
-    // The schema declares the jobs table's (the zone index states' pair is gone with the one
-    // account model): nothing else names them.
+    // The schema declares the jobs table's (the only table with a lease): nothing else names them.
     expect(occurrences(outside, /\blease_?(owner|until)\b/i)).toEqual({
       'src/store/schema.ts': 2,
     });

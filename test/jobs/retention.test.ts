@@ -65,6 +65,7 @@ async function alert(store: Store, id: string, resolvedAt: number) {
     .values({
       id,
       workspace_id: 'T1',
+      account_id: 'account-1',
       watch_id: 'w-gone',
       zone_id: 'z1',
       zone_name: 'example.com',

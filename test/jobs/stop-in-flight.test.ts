@@ -52,6 +52,9 @@ function watched(store: Store, holds: Holds = {}): { store: Store; late: string[
         const value = Reflect.get(object, property, object);
         if (typeof value !== 'function') return value;
         const call = `${name}.${String(property)}`;
+        // One account's zone index, made at once: its calls are watched as the index's own.
+        if (name === 'zoneIndex' && property === 'forAccount')
+          return (...args: unknown[]) => guard(name, value.apply(object, args));
         return async (...args: unknown[]) => {
           const hold = holds[call];
           if (hold) {

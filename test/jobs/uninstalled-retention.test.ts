@@ -83,7 +83,7 @@ async function insertRow(store: Store, table: string, workspace: string, n: numb
     // An account's zone index and watched zones point at the account (cdn_accounts.id, filled as below).
     else if (
       column.name === 'account_id' &&
-      (table.startsWith('account_zone_index') || table === 'account_watch_zones')
+      (table.startsWith('zone_index') || table === 'watch_zones')
     )
       values[column.name] = `${workspace}-id-0`;
     else if (numeric) values[column.name] = n;
@@ -99,12 +99,12 @@ async function fill(store: Store, workspace: string) {
   await insertRow(store, 'workspaces', workspace, 0);
   // Foreign keys: a zone index's rows point at its state, an account's index state at the
   // account. Those referred to first.
-  const first = ['cdn_accounts', 'account_zone_index_state'];
-  const last = ['zone_index', 'account_zone_index', 'account_watch_zones'];
+  const first = ['cdn_accounts', 'zone_index_state'];
+  const last = ['zone_index', 'watch_zones'];
   const rank = (table: string) =>
     first.includes(table) ? first.indexOf(table) - 2 : last.includes(table) ? 1 : 0;
   const tables = (await workspaceTables(store)).sort((a, b) => rank(a) - rank(b));
-  const single = ['zone_index_state', 'cdn_credentials', 'account_zone_index_state'];
+  const single = ['zone_index_state'];
   for (const table of tables) {
     const rows = single.includes(table) ? 1 : 3;
     for (let n = 0; n < rows; n++) await insertRow(store, table, workspace, n);

@@ -35,9 +35,11 @@ async function withPrivateRecords(): Promise<Harness> {
     members: [ADMIN],
   });
   await h.login();
+  const accountId = await h.loginAccountId();
   const zone = h.sandbox.state.byName('example.com');
   const made = await h.store.approvals.create({
     workspaceId: h.workspaceId,
+    accountId,
     zoneId: zone?.id ?? '',
     zoneName: 'example.com',
     requesterId: ADMIN,
@@ -52,6 +54,7 @@ async function withPrivateRecords(): Promise<Harness> {
     action: 'purge.everything.requested',
     zoneId: zone?.id ?? '',
     zoneName: 'example.com',
+    accountId,
     outcome: 'ok',
     detail: { approval: made.created.id, reason: SECRET },
   });
@@ -179,6 +182,7 @@ describe('the audit export (CSV) keeps to the on-screen rule', () => {
       action: 'purge.urls',
       zoneId: 'zone_x',
       zoneName: 'example.com',
+      accountId: await h.loginAccountId(),
       outcome: 'ok',
       detail: { files: 1, channel: CHANNEL, note: 'seen by all in the channel' },
     });

@@ -6,9 +6,11 @@ import { problemText } from '../../src/blocks/problems.js';
 import type { DatabaseConfig, WatchSettings } from '../../src/config.js';
 import { AppError, type Problem } from '../../src/errors.js';
 import { AccessService, type Caller } from '../../src/services/access/access.js';
+import { AccountScopes } from '../../src/services/accounts/account-scope.js';
 import { ReportScheduleService } from '../../src/services/reports/report-schedules.js';
 import { WatchService } from '../../src/services/watches/watches.js';
 import { WorkspaceConfigService } from '../../src/services/workspace/workspace-config.js';
+import type { ZoneIndex } from '../../src/services/zones/zone-index.js';
 import type { ZoneService } from '../../src/services/zones/zones.js';
 import { DEFAULT_LIMITS } from '../../src/store/workspaces.js';
 import { BACKENDS, type Backend, testDatabase, testStore } from '../helpers/store.js';
@@ -18,22 +20,32 @@ async function setup(backend: Backend = 'sqlite', database?: DatabaseConfig, idP
     ...(database ? { database } : {}),
     idPrefix,
   });
-  // Every name is a zone of its own.
+  // The workspace's one account, and every name a zone of its own in it.
+  await store.credentials.set('T1', 'sk_test', { userId: 'UA', validated: true });
   const zones = {
-    resolve: async (_workspaceId: string, name: string) => ({ id: name, name, status: 'active' }),
+    resolve: async (_workspaceId: string, name: string, accountId: string) => ({
+      id: name,
+      name,
+      status: 'active',
+      createdAt: '2026-01-01T00:00:00Z',
+      accountId,
+    }),
   } as unknown as ZoneService;
   const access = new AccessService(store.workspaces);
+  // One account: no index is read to tell accounts apart.
+  const accountScopes = new AccountScopes({ store, zones, index: {} as ZoneIndex, access });
   const watches = new WatchService({
     ...store,
     access,
     zones,
+    accountScopes,
     ratelimit: {} as never,
     followUps: {} as never,
     runner: {} as never,
     clock,
     settings: { intervalMs: 60_000 } as WatchSettings,
   });
-  const reports = new ReportScheduleService({ ...store, access, zones, clock });
+  const reports = new ReportScheduleService({ ...store, access, zones, accountScopes, clock });
   const config = new WorkspaceConfigService({ ...store, access, defaultBaseUrl: 'https://cdn' });
   const caller = (userId: string, isAdmin = false): Caller => ({
     workspaceId: 'T1',
@@ -119,7 +131,13 @@ describe('what one member can store', () => {
       count: 3,
     });
     // A refused watch leaves no zone schedule behind.
-    expect(await store.watches.zone('T1', 'd.com')).toBeUndefined();
+    const account = (await store.credentials.get('T1'))?.accountId ?? '';
+    expect(await store.watches.listForWorkspace('T1')).toMatchObject([
+      { accountId: account },
+      { accountId: account },
+      { accountId: account },
+    ]);
+    expect(await store.watches.zone('T1', 'd.com', account)).toBeUndefined();
     // Only an admin raises it; then it succeeds.
     expect(await problemOf(config.setLimit(caller('U2'), 'watches', 4))).toMatchObject({
       code: 'not_admin',

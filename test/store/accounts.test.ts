@@ -1,6 +1,8 @@
-// A workspace's named CDN accounts (issue 29) on both backends: names, keys, the account `default`.
+// A workspace's named CDN accounts on both backends: names, keys, and the login account (`default`),
+// an account like any other.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ACCOUNT } from '../../src/store/accounts.js';
+import { type AccountCredential, MOVED_KEY_COLUMN } from '../../src/store/accounts.js';
+import { LOGIN_ACCOUNT } from '../../src/store/credentials.js';
 import { Keyring } from '../../src/store/crypto.js';
 import { openStore } from '../../src/store/index.js';
 import { rotateSecrets } from '../../src/store/rotate.js';
@@ -45,7 +47,7 @@ for (const { backend, skip } of BACKENDS) {
       expect(await store.accounts.list('T1')).toHaveLength(2);
     });
 
-    it('renames an account, refusing a taken name and the name default', async () => {
+    it('renames an account, refusing a taken name; default renames like any other', async () => {
       const { store } = await testStore(backend);
       const prod = await store.accounts.create('T1', { name: 'prod', by: BY });
       await store.accounts.create('T1', { name: 'staging', by: BY });
@@ -54,17 +56,33 @@ for (const { backend, skip } of BACKENDS) {
       await expect(store.accounts.rename('T1', prod.id, 'STAGING')).rejects.toMatchObject({
         code: 'account_name_taken',
       });
-      await expect(store.accounts.rename('T1', prod.id, 'Default')).rejects.toMatchObject({
-        code: 'account_default_reserved',
-      });
-      await store.credentials.set('T1', 'sk_default', BY);
-      const fallback = (await store.accounts.byName('T1', DEFAULT_ACCOUNT))?.id as string;
-      await expect(store.accounts.rename('T1', fallback, 'legacy')).rejects.toMatchObject({
-        code: 'account_default_reserved',
-      });
       await expect(store.accounts.rename('T1', 'nope', 'qa')).rejects.toMatchObject({
         code: 'account_not_found',
       });
+
+      // The login account is renamed, key and all; the next login makes a new `default`.
+      await store.credentials.set('T1', 'sk_default', BY);
+      const login = (await store.accounts.byName('T1', LOGIN_ACCOUNT))?.id as string;
+      await expect(store.accounts.rename('T1', login, 'Production')).rejects.toMatchObject({
+        code: 'account_name_taken',
+      });
+      expect(await store.accounts.rename('T1', login, 'legacy')).toMatchObject({
+        id: login,
+        name: 'legacy',
+        hasKey: true,
+      });
+      expect((await store.accounts.credential('T1', login))?.apiKey).toBe('sk_default');
+      expect(await store.credentials.get('T1')).toBeUndefined();
+      await store.credentials.set('T1', 'sk_new', BY);
+      const renewed = await store.accounts.byName('T1', LOGIN_ACCOUNT);
+      expect(renewed?.id).not.toBe(login);
+      expect((await store.credentials.get('T1'))?.accountId).toBe(renewed?.id);
+      // Any account may take the name default while none has it.
+      await store.accounts.rename('T1', renewed?.id as string, 'second');
+      expect((await store.accounts.rename('T1', prod.id, 'Default')).name).toBe('Default');
+      expect((await store.credentials.get('T1'))?.accountId).toBeUndefined();
+      await store.credentials.set('T1', 'sk_prod', BY);
+      expect((await store.credentials.get('T1'))?.accountId).toBe(prod.id);
     });
 
     it('keeps each key sealed for its own account, under a new generation each time', async () => {
@@ -111,8 +129,7 @@ for (const { backend, skip } of BACKENDS) {
 
     it('is the account default that /cdn login and logout set, and it keeps its id', async () => {
       const { store } = await testStore(backend);
-      await store.workspaces.update('T1', { cdnBaseUrl: 'https://eu.cdn.example/v1' });
-      await store.credentials.set('T1', 'sk_one', BY);
+      await store.credentials.set('T1', 'sk_one', BY, 'https://eu.cdn.example/v1');
       const [account] = await store.accounts.list('T1');
       const credential = await store.credentials.get('T1');
       expect(account).toMatchObject({
@@ -127,7 +144,8 @@ for (const { backend, skip } of BACKENDS) {
         baseUrl: 'https://eu.cdn.example/v1',
         generation: credential?.generation,
       });
-      // The account holds the key too (cdn_credentials is its copy for older replicas).
+      expect(credential).toMatchObject({ accountId: id, apiKey: 'sk_one', setBy: 'U1' });
+      // The account holds the key, sealed for itself.
       const row = await store.db
         .selectFrom('cdn_accounts')
         .selectAll()
@@ -151,69 +169,66 @@ for (const { backend, skip } of BACKENDS) {
       await store.credentials.set('T1', 'sk_two', BY);
       expect((await store.accounts.list('T1')).map((a) => a.id)).toEqual([id]);
       expect((await store.accounts.credential('T1', id))?.apiKey).toBe('sk_two');
-      // The account's base URL is the workspace's (`/cdn login` sets both).
-      await store.accounts.setBaseUrl('T1', id, null);
-      expect((await store.workspaces.get('T1'))?.cdnBaseUrl).toBeNull();
+      // The base URL is the account's own.
+      await store.accounts.setBaseUrl('T1', id, 'https://us.cdn.example/v1');
+      expect((await store.credentials.get('T1'))?.baseUrl).toBe('https://us.cdn.example/v1');
     });
 
-    it('reads default where an older replica writes it, during a rolling upgrade', async () => {
+    it('reads a key still sealed as it was moved onto its account, and seals a new one for it', async () => {
       const { store } = await testStore(backend);
-      await store.credentials.set('T1', 'sk_new_code', BY);
-      const id = (await store.accounts.byName('T1', 'default'))?.id as string;
-      // An older replica's /cdn login writes cdn_credentials and workspaces only.
+      await store.credentials.set('T1', 'sk_new', BY);
+      const id = (await store.accounts.byName('T1', LOGIN_ACCOUNT))?.id as string;
+      // A key the migration moved keeps the context it was sealed in (sealed_as 'credentials').
       await store.db
-        .updateTable('cdn_credentials')
+        .updateTable('cdn_accounts')
         .set({
-          api_key: store.keyring.encrypt('sk_old_code', {
-            workspace: 'T1',
-            column: 'cdn_credentials.api_key',
-          }),
-          generation: 'gen-old-replica',
+          api_key: store.keyring.encrypt('sk_moved', { workspace: 'T1', column: MOVED_KEY_COLUMN }),
+          sealed_as: 'credentials',
         })
-        .where('workspace_id', '=', 'T1')
+        .where('id', '=', id)
         .execute();
+      expect(await store.accounts.credential('T1', id)).toMatchObject({ apiKey: 'sk_moved' });
+      expect((await store.credentials.get('T1'))?.apiKey).toBe('sk_moved');
+      // A sealed key read in the other context does not open.
       await store.db
-        .updateTable('workspaces')
-        .set({ cdn_base_url: 'https://old.cdn.example/v1' })
+        .updateTable('cdn_accounts')
+        .set({ sealed_as: 'account' })
+        .where('id', '=', id)
         .execute();
-      expect(await store.accounts.credential('T1', id)).toMatchObject({
-        apiKey: 'sk_old_code',
-        generation: 'gen-old-replica',
-        baseUrl: 'https://old.cdn.example/v1',
+      await expect(store.accounts.credential('T1', id)).rejects.toMatchObject({
+        code: 'secret_rejected',
       });
-      expect(await store.accounts.get('T1', id)).toMatchObject({ generation: 'gen-old-replica' });
-      // Its /cdn logout: no key, for every reader.
-      await store.db.deleteFrom('cdn_credentials').execute();
-      expect(await store.accounts.credential('T1', id)).toBeUndefined();
-      expect(await store.accounts.get('T1', id)).toMatchObject({ hasKey: false });
+      // A key set now is sealed for its account.
+      await store.credentials.set('T1', 'sk_again', BY);
+      const row = await store.db
+        .selectFrom('cdn_accounts')
+        .select('sealed_as')
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      expect(row.sealed_as).toBe('account');
+      expect((await store.credentials.get('T1'))?.apiKey).toBe('sk_again');
     });
 
     it("drops an account's zone index with its key, and only that account's", async () => {
-      const { store, clock } = await testStore(backend);
+      const { store } = await testStore(backend);
       await store.credentials.set('T1', 'sk_default', BY);
       const staging = await store.accounts.create('T1', {
         name: 'staging',
         apiKey: 'sk_staging',
         by: BY,
       });
-      const generation = (await store.credentials.get('T1'))?.generation as string;
-      // Today's index: one per workspace, the default account's, written without an account id.
-      await store.db
-        .insertInto('zone_index_state')
-        .values({
-          workspace_id: 'T1',
-          account_id: null,
-          generation,
-          refreshed_at: clock.now(),
-          cdn_total: 3,
-          zone_count: 3,
-          lease_owner: null,
-          lease_until: null,
-          failed_at: null,
-          error: null,
-          updated_at: clock.now(),
-        })
-        .execute();
+      const login = (await store.credentials.get('T1')) as AccountCredential;
+      // The login account's index: three zones.
+      const zones = ['a', 'b', 'c'].map((id) => ({
+        id,
+        name: `${id}.example.com`,
+        status: 'active',
+        createdAt: '2026-11-01T00:00:00Z',
+      }));
+      const index = store.zoneIndex.forAccount(login.accountId);
+      expect(await index.replace('T1', login.generation, zones, 3)).toMatchObject({
+        written: true,
+      });
       const zoneCounts = async () =>
         Object.fromEntries((await store.accounts.list('T1')).map((a) => [a.name, a.zoneCount]));
       expect(await zoneCounts()).toEqual({ default: 3, staging: null });
@@ -223,9 +238,10 @@ for (const { backend, skip } of BACKENDS) {
       await store.credentials.set('T1', 'sk_default_2', BY);
       expect(await zoneCounts()).toEqual({ default: null, staging: null });
       expect(await store.db.selectFrom('zone_index_state').selectAll().execute()).toEqual([]);
+      expect(await store.db.selectFrom('zone_index').selectAll().execute()).toEqual([]);
     });
 
-    it('removes an account; removing default removes the single key too', async () => {
+    it('removes an account; removing default, like any other, removes its key (the login key)', async () => {
       const { store } = await testStore(backend);
       await store.credentials.set('T1', 'sk_default', BY);
       const staging = await store.accounts.create('T1', { name: 'staging', by: BY });
@@ -250,9 +266,9 @@ for (const { backend, skip } of BACKENDS) {
       await store.close();
 
       const both = await openStore({ database, keyring: new Keyring([NEW, OLD]) });
-      expect(await rotateSecrets(both.db, both.keyring, { batchSize: 1 })).toMatchObject({
+      expect(await rotateSecrets(both.db, both.keyring, { batchSize: 1 })).toEqual({
+        'slack_installations.installation': 0,
         'cdn_accounts.api_key': 2,
-        'cdn_credentials.api_key': 1,
       });
       await both.close();
       const newOnly = await openStore({ database, keyring: new Keyring([NEW]) });

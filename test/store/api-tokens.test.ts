@@ -11,6 +11,8 @@ const purge = (tokenId: string, key: string | null, bodyHash = 'h1'): NewApiPurg
   tokenName: 'deploy',
   idempotencyKey: key,
   bodyHash,
+  accountId: 'account-1',
+  accountName: 'default',
   zoneId: 'z1',
   zoneName: 'example.com',
   kind: 'urls',
@@ -27,18 +29,23 @@ describe.each(BACKENDS)('API tokens and purges on $backend', ({ backend, skip })
       const clock = new ManualClock(1_000_000);
       const { store } = await testStore(backend, { clock });
       expect(await store.apiTokens.any()).toBe(false);
-      const token = await store.apiTokens.create({
+      const input = {
         workspaceId: 'T1',
         name: 'deploy',
         hash: 'a'.repeat(64),
         hint: 'cdnb_AbCd',
-        accountId: null,
+        accountId: 'account-1',
         allAccounts: false,
         zones: ['example.com'],
-        kinds: ['urls_tags'],
+        kinds: ['urls_tags' as const],
         channelId: null,
         createdBy: 'U1',
-      });
+      };
+      // A token reaches one account, or (with no account of its own) all of them: never neither.
+      await expect(store.apiTokens.create({ ...input, accountId: null })).rejects.toThrow();
+      expect(await store.apiTokens.any()).toBe(false);
+      const token = await store.apiTokens.create(input);
+      expect(token).toMatchObject({ accountId: 'account-1', allAccounts: false });
       expect(await store.apiTokens.any()).toBe(true);
       expect((await store.apiTokens.byHash('a'.repeat(64)))?.zones).toEqual(['example.com']);
       await store.apiTokens.touch(token.id);
@@ -58,6 +65,14 @@ describe.each(BACKENDS)('API tokens and purges on $backend', ({ backend, skip })
       expect(await store.apiTokens.revoke('T1', token.id, 'U1')).toBe(true);
       expect(await store.apiTokens.revoke('T1', token.id, 'U1')).toBe(false);
       expect((await store.apiTokens.byHash('a'.repeat(64)))?.revokedAt).toBe(1_120_000);
+      // One made for all accounts keeps no account of its own, whatever was passed.
+      const all = await store.apiTokens.create({
+        ...input,
+        hash: 'b'.repeat(64),
+        allAccounts: true,
+      });
+      expect(all).toMatchObject({ accountId: null, allAccounts: true });
+      expect(await store.apiTokens.byHash('b'.repeat(64))).toMatchObject({ accountId: null });
     },
   );
 

@@ -5,6 +5,7 @@ import { BACKENDS, testStore } from '../helpers/store.js';
 
 const request: NewApproval = {
   workspaceId: 'T1',
+  accountId: 'account-1',
   zoneId: 'zone_1',
   zoneName: 'example.com',
   requesterId: 'U_REQ',
@@ -75,11 +76,11 @@ for (const { backend, skip } of BACKENDS) {
       // A second request for staging's zone is pointed at its open one.
       const again = await store.approvals.create({ ...request, accountId: staging.id });
       expect('pending' in again && again.pending.id).toBe(first.id);
-      // Rows of no account (written before accounts were threaded) keep one of their own.
-      const legacy = await created(store);
-      expect(legacy.accountId).toBeUndefined();
-      const legacyAgain = await store.approvals.create(request);
-      expect('pending' in legacyAgain && legacyAgain.pending.id).toBe(legacy.id);
+      // A third account's request for the same zone id is its own too, and kept one.
+      const third = await created(store);
+      expect(third.accountId).toBe('account-1');
+      const thirdAgain = await store.approvals.create(request);
+      expect('pending' in thirdAgain && thirdAgain.pending.id).toBe(third.id);
     });
 
     it('leaves pending once: the second decision loses', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { NewAuditEntry } from '../../src/store/audit-log.js';
 import { BACKENDS, testStore } from '../helpers/store.js';
 
 for (const { backend, skip } of BACKENDS) {
@@ -12,6 +13,7 @@ for (const { backend, skip } of BACKENDS) {
           action: 'purge.files',
           zoneId: i % 2 ? 'zone_a' : 'zone_b',
           zoneName: i % 2 ? 'a.example.com' : 'b.example.com',
+          accountId: i % 2 ? 'account-a' : 'account-b',
           outcome: 'ok',
           detail: { count: i, purgeIds: [`purge_${i}`] },
         });
@@ -36,11 +38,30 @@ for (const { backend, skip } of BACKENDS) {
       expect(byName.map((e) => e.detail?.count)).toEqual([23, 21, 19]);
       const byId = await store.audit.recent('T1', { zone: 'zone_a', limit: 3 });
       expect(byId).toEqual(byName);
+      const byAccount = await store.audit.search(
+        'T1',
+        { account: { id: 'account-a' } },
+        { limit: 3 },
+      );
+      expect(byAccount).toEqual(byName);
+      expect(byAccount[0]?.accountId).toBe('account-a');
+      // An entry on a zone names its account (its type says so): the database refuses one that
+      // does not, whatever wrote it.
+      const unnamed = {
+        workspaceId: 'T1',
+        actorId: 'U1',
+        action: 'purge.files',
+        zoneId: 'zone_a',
+        zoneName: 'a.example.com',
+        outcome: 'ok',
+      } as unknown as NewAuditEntry;
+      await expect(store.audit.record(unnamed)).rejects.toThrow();
 
       const other = await store.audit.recent('T2');
       expect(other).toEqual([
         expect.objectContaining({ action: 'credentials.set', zoneId: null, detail: null }),
       ]);
+      expect(other[0]).not.toHaveProperty('accountId');
     });
 
     it('finds a zone’s entries in a time range, oldest first', async () => {
@@ -52,6 +73,8 @@ for (const { backend, skip } of BACKENDS) {
           actorId: 'U1',
           action: 'ratelimit.on',
           zoneId: 'z',
+          zoneName: 'z.example.com',
+          accountId: 'account-1',
           outcome: 'ok',
         });
         clock.advance(60_000);

@@ -1,4 +1,7 @@
+// Workspaces' settings, and the login key (`/cdn login`): the key of the workspace's account
+// LOGIN_ACCOUNT, sealed for its workspace and account.
 import { describe, expect, it } from 'vitest';
+import { LOGIN_ACCOUNT } from '../../src/store/credentials.js';
 import { BACKENDS, testStore } from '../helpers/store.js';
 
 for (const { backend, skip } of BACKENDS) {
@@ -9,7 +12,6 @@ for (const { backend, skip } of BACKENDS) {
       expect(created).toMatchObject({
         id: 'T1',
         enterpriseId: 'E1',
-        cdnBaseUrl: null,
         approvalTtlMinutes: 30,
         guestAccess: 'read',
         reportTimeOfDay: '09:00',
@@ -32,7 +34,7 @@ for (const { backend, skip } of BACKENDS) {
       expect(await store.workspaces.get('T9')).toBeUndefined();
     });
 
-    it('keeps one key per workspace: set, read, replace, status without the key, delete', async () => {
+    it('keeps one login key per workspace: set, read, replace, status without the key, delete', async () => {
       const { store, clock } = await testStore(backend);
       await store.credentials.set('T1', 'key-one', { userId: 'U1', validated: true });
       await store.credentials.set('T2', 'key-two', { userId: 'U2', validated: false });
@@ -57,35 +59,54 @@ for (const { backend, skip } of BACKENDS) {
       expect(await store.credentials.get('T1')).toBeUndefined();
     });
 
-    it('reads a key with its workspace’s base URL in one query, as a CDN client needs them', async () => {
+    it('reads the login key with its account’s base URL, as a CDN client needs them', async () => {
       const { store } = await testStore(backend);
       await store.credentials.set('T1', 'key-one', { userId: 'U1', validated: true });
-      expect(await store.credentials.withBaseUrl('T1')).toEqual({
+      const account = await store.accounts.byName('T1', LOGIN_ACCOUNT);
+      expect(await store.credentials.get('T1')).toMatchObject({
+        accountId: account?.id,
         apiKey: 'key-one',
         baseUrl: null,
+        generation: account?.generation,
       });
-      await store.workspaces.update('T1', { cdnBaseUrl: 'https://cdn.example.net/v1' });
-      expect(await store.credentials.withBaseUrl('T1')).toEqual({
+      await store.accounts.setBaseUrl('T1', account?.id as string, 'https://cdn.example.net/v1');
+      expect(await store.credentials.get('T1')).toMatchObject({
         apiKey: 'key-one',
         baseUrl: 'https://cdn.example.net/v1',
       });
-      expect(await store.credentials.withBaseUrl('T2')).toBeUndefined();
+      // A login with a base URL sets the account's.
+      await store.credentials.set(
+        'T1',
+        'key-two',
+        { userId: 'U1', validated: true },
+        'https://eu.cdn.example.net/v1',
+      );
+      expect(await store.credentials.get('T1')).toMatchObject({
+        accountId: account?.id,
+        apiKey: 'key-two',
+        baseUrl: 'https://eu.cdn.example.net/v1',
+      });
+      expect(await store.credentials.get('T2')).toBeUndefined();
       await store.credentials.delete('T1');
-      expect(await store.credentials.withBaseUrl('T1')).toBeUndefined();
+      expect(await store.credentials.get('T1')).toBeUndefined();
+      // Another account's key is not the login key.
+      await store.accounts.create('T2', {
+        name: 'staging',
+        apiKey: 'key-staging',
+        by: { userId: 'U1', validated: true },
+      });
+      expect(await store.credentials.get('T2')).toBeUndefined();
+      expect(await store.credentials.status('T2')).toBeUndefined();
+      expect(await store.credentials.delete('T2')).toBe(false);
     });
 
     it('refuses a key row moved to another workspace', async () => {
       const { store } = await testStore(backend);
       await store.credentials.set('T1', 'key-one', { userId: 'U1', validated: true });
       await store.workspaces.ensure('T2');
-      const row = await store.db
-        .selectFrom('cdn_credentials')
-        .selectAll()
-        .executeTakeFirstOrThrow();
-      await store.db
-        .insertInto('cdn_credentials')
-        .values({ ...row, workspace_id: 'T2' })
-        .execute();
+      // The login account's row, moved as it is to T2: its key was sealed for T1.
+      await store.db.updateTable('cdn_accounts').set({ workspace_id: 'T2' }).execute();
+      expect(await store.credentials.get('T1')).toBeUndefined();
       await expect(store.credentials.get('T2')).rejects.toMatchObject({ code: 'secret_rejected' });
     });
   });

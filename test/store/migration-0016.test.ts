@@ -245,10 +245,17 @@ for (const { backend, skip } of BACKENDS) {
         hasKey: true,
         zoneCount: 0,
       });
-      expect(await store.accounts.list('T2')).toEqual([]);
+      // T2 never had a key, but had zone rows: 0034 gave it a keyless `default` they now name.
+      const t2 = await store.accounts.list('T2');
+      expect(t2).toMatchObject([{ name: 'default', hasKey: false, generation: null }]);
+      expect(await store.approvals.get('approval_T2')).toMatchObject({ accountId: t2[0]?.id });
       // Rotation re-seals the copied key in the account's own context.
       expect((await rotateSecrets(store.db, store.keyring))['cdn_accounts.api_key']).toBe(1);
-      const row = await store.db.selectFrom('cdn_accounts').selectAll().executeTakeFirstOrThrow();
+      const row = await store.db
+        .selectFrom('cdn_accounts')
+        .selectAll()
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
       expect(row.sealed_as).toBe('account');
       expect(
         store.keyring.decrypt(row.api_key as string, {

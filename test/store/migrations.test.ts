@@ -184,7 +184,9 @@ for (const { backend, skip } of BACKENDS) {
             token('old-3', 'T3', null),
           ])
           .execute();
-        expect(await migrate(db, dialect)).toContain('0029_api_token_account_scope');
+        expect(await migrate(db, dialect, { upTo: '0029_api_token_account_scope' })).toEqual([
+          '0029_api_token_account_scope',
+        ]);
         const rows = await raw
           .selectFrom('api_tokens')
           .select(['id', 'account_id', 'account_scope'])
@@ -200,8 +202,8 @@ for (const { backend, skip } of BACKENDS) {
       } finally {
         await db.destroy();
       }
-      // As today's code reads them: `default` for T1's old token, nothing for T2's (it has no
-      // `default`), never every account.
+      // As today's code reads them: `default` for T1's old token; T2's and T3's, which had no
+      // `default`, name the keyless `default` 0034 made them; never every account.
       const { store } = await testStore(backend, { database });
       const reach = async (workspaceId: string, id: string) => {
         const token = await store.apiTokens.get(workspaceId, id);
@@ -219,8 +221,19 @@ for (const { backend, skip } of BACKENDS) {
         id: 'acc-prod-1',
         name: 'prod',
       });
-      expect(await reach('T2', 'old-2')).toEqual({ kind: 'none', name: 'default' });
-      expect(await reach('T3', 'old-3')).toEqual({ kind: 'none', name: 'default' });
+      for (const [workspaceId, id] of [
+        ['T2', 'old-2'],
+        ['T3', 'old-3'],
+      ] as const) {
+        const made = await store.accounts.byName(workspaceId, 'default');
+        expect(made).toMatchObject({ hasKey: false });
+        expect(await reach(workspaceId, id)).toEqual({
+          kind: 'account',
+          id: made?.id,
+          name: 'default',
+        });
+      }
+      expect((await store.accounts.list('T2')).map((a) => a.name)).toEqual(['default', 'prod']);
     });
 
     it('0030 marks no existing binding removed; binding a marked channel again clears its mark', async () => {
@@ -273,7 +286,14 @@ for (const { backend, skip } of BACKENDS) {
       expect((await store.channelBindings.view('T1', 'C2')).binding?.removedAccount).toBe(
         'staging',
       );
-      await store.channelBindings.set('T1', 'C2', { id: 'z2', name: 'shop.example' }, 'g1', 'U2');
+      await store.channelBindings.set(
+        'T1',
+        'C2',
+        { id: 'z2', name: 'shop.example' },
+        'g1',
+        'U2',
+        'acc-staging',
+      );
       expect((await store.channelBindings.view('T1', 'C2')).binding).toMatchObject({
         zoneName: 'shop.example',
       });
@@ -322,7 +342,9 @@ for (const { backend, skip } of BACKENDS) {
             report('tie-a', 5, { zone_id: 'zone_2' }),
           ])
           .execute();
-        expect(await migrate(db, dialect)).toContain('0013_reports_unique');
+        expect(await migrate(db, dialect, { upTo: '0013_reports_unique' })).toEqual([
+          '0013_reports_unique',
+        ]);
         const rows = await db
           .selectFrom('schedules')
           .select(['id', 'status'])
@@ -498,7 +520,7 @@ for (const { backend, skip } of BACKENDS) {
         expect(await migrate(db, dialect, { upTo: '0005_zone_index' })).toEqual([
           '0005_zone_index',
         ]);
-        const keys = await db
+        const keys = await (db as unknown as Kysely<Record<string, Record<string, unknown>>>)
           .selectFrom('cdn_credentials')
           .select(['workspace_id', 'generation'])
           .orderBy('workspace_id')

@@ -48,7 +48,7 @@ for (const { backend, skip } of BACKENDS) {
       } else {
         const tables = [
           'workspaces',
-          'cdn_credentials',
+          'cdn_accounts',
           'slack_installations',
           'approvals',
           'schedules',

@@ -3,6 +3,7 @@ import { BACKENDS, testStore } from '../helpers/store.js';
 
 const base = {
   workspaceId: 'T1',
+  accountId: 'account-1',
   zoneId: 'z1',
   zoneName: 'example.com',
   actorId: 'U1',
@@ -25,6 +26,7 @@ for (const { backend, skip } of BACKENDS) {
       });
       expect(recorded).toMatchObject({
         id: 'job-1-0',
+        accountId: 'account-1',
         status: 'partial',
         failed,
         purgeIds: ['p1', 'p2'],

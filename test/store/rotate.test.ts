@@ -1,6 +1,7 @@
 import type { Installation } from '@slack/bolt';
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { ACCOUNT_KEY_COLUMN, MOVED_KEY_COLUMN } from '../../src/store/accounts.js';
 import { Keyring, type SecretContext } from '../../src/store/crypto.js';
 import { openStore } from '../../src/store/index.js';
 import { rotateSecrets } from '../../src/store/rotate.js';
@@ -60,17 +61,14 @@ for (const { backend, skip } of BACKENDS) {
       const both = await reopen(database, [NEW, OLD]);
       const report = await rotateSecrets(both.db, both.keyring, { batchSize: 2 });
       expect(report).toEqual({
-        'cdn_credentials.api_key': 7,
         'slack_installations.installation': 3,
-        // The same keys, as the accounts `default` hold them (0016).
         'cdn_accounts.api_key': 7,
       });
       expect(await rotateSecrets(both.db, both.keyring)).toEqual({
-        'cdn_credentials.api_key': 0,
         'slack_installations.installation': 0,
         'cdn_accounts.api_key': 0,
       });
-      const keyIds = await both.db.selectFrom('cdn_credentials').select('key_id').execute();
+      const keyIds = await both.db.selectFrom('cdn_accounts').select('key_id').execute();
       expect(new Set(keyIds.map((r) => r.key_id))).toEqual(new Set(['k2']));
       await both.close();
 
@@ -91,23 +89,53 @@ for (const { backend, skip } of BACKENDS) {
       const { store, database } = await seeded();
       await store.close();
 
-      const crashing = await openStore({ database, keyring: new CrashingKeyring([NEW, OLD], 4) });
+      // The 3 installations, then 4 of the 7 account keys, before the crash.
+      const crashing = await openStore({ database, keyring: new CrashingKeyring([NEW, OLD], 7) });
       await expect(rotateSecrets(crashing.db, crashing.keyring, { batchSize: 3 })).rejects.toThrow(
         'simulated crash',
       );
-      const partial = await crashing.db.selectFrom('cdn_credentials').select('key_id').execute();
+      const partial = await crashing.db.selectFrom('cdn_accounts').select('key_id').execute();
       expect(partial.filter((r) => r.key_id === 'k2')).toHaveLength(4);
       await crashing.close();
 
       const both = await reopen(database, [NEW, OLD]);
       const report = await rotateSecrets(both.db, both.keyring);
-      expect(report['cdn_credentials.api_key']).toBe(3);
+      expect(report).toEqual({ 'slack_installations.installation': 0, [ACCOUNT_KEY_COLUMN]: 3 });
       await both.close();
       const newOnly = await reopen(database, [NEW]);
       for (let i = 1; i <= 7; i++) {
         expect((await newOnly.credentials.get(`T${i}`))?.apiKey).toBe(`cdn-key-${i}`);
       }
       await newOnly.close();
+    });
+
+    it('re-seals for its account a key still sealed as it was moved, even under the primary key', async () => {
+      const { store } = await testStore(backend, { keys: [NEW] });
+      await store.credentials.set('T1', 'sk_kept', { userId: 'U1', validated: true });
+      // As 0034 moved a key: under the primary key already, but sealed for its old column.
+      await store.db
+        .updateTable('cdn_accounts')
+        .set({
+          api_key: store.keyring.encrypt('sk_moved', { workspace: 'T1', column: MOVED_KEY_COLUMN }),
+          sealed_as: 'credentials',
+        })
+        .execute();
+      expect((await store.credentials.get('T1'))?.apiKey).toBe('sk_moved');
+      expect((await rotateSecrets(store.db, store.keyring))[ACCOUNT_KEY_COLUMN]).toBe(1);
+      const row = await store.db
+        .selectFrom('cdn_accounts')
+        .select(['id', 'api_key', 'sealed_as', 'key_id'])
+        .executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ sealed_as: 'account', key_id: 'k2' });
+      expect(
+        store.keyring.decrypt(row.api_key as string, {
+          workspace: 'T1',
+          column: ACCOUNT_KEY_COLUMN,
+          row: row.id,
+        }),
+      ).toBe('sk_moved');
+      expect((await store.credentials.get('T1'))?.apiKey).toBe('sk_moved');
+      expect((await rotateSecrets(store.db, store.keyring))[ACCOUNT_KEY_COLUMN]).toBe(0);
     });
 
     // Needs a synchronous second writer, which only SQLite offers; the SQL is the same on both.
@@ -121,11 +149,9 @@ for (const { backend, skip } of BACKENDS) {
         // Between rotation's read of T1 and its write, an old replica (still on k1) sets a new key.
         const racing = new (class extends Keyring {
           override decrypt(sealed: string, context: SecretContext): string {
-            if (context.workspace === 'T1' && context.column === 'cdn_credentials.api_key') {
+            if (context.workspace === 'T1' && context.column === ACCOUNT_KEY_COLUMN) {
               raw
-                .prepare(
-                  'update cdn_credentials set api_key = ?, key_id = ? where workspace_id = ?',
-                )
+                .prepare('update cdn_accounts set api_key = ?, key_id = ? where workspace_id = ?')
                 .run(oldReplica.encrypt('set-meanwhile', context), 'k1', 'T1');
             }
             return super.decrypt(sealed, context);
@@ -134,13 +160,13 @@ for (const { backend, skip } of BACKENDS) {
         const rotating = await openStore({ database, keyring: racing });
         const report = await rotateSecrets(rotating.db, racing);
         raw.close();
-        expect(report['cdn_credentials.api_key']).toBe(6);
+        expect(report[ACCOUNT_KEY_COLUMN]).toBe(6);
         await rotating.close();
 
         const both = await reopen(database, [NEW, OLD]);
         expect((await both.credentials.get('T1'))?.apiKey).toBe('set-meanwhile');
         // The racing write is still under k1; the next run picks it up.
-        expect((await rotateSecrets(both.db, both.keyring))['cdn_credentials.api_key']).toBe(1);
+        expect((await rotateSecrets(both.db, both.keyring))[ACCOUNT_KEY_COLUMN]).toBe(1);
         await both.close();
       });
     }

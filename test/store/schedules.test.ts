@@ -1,23 +1,38 @@
 import { describe, expect, it } from 'vitest';
+import { LOGIN_ACCOUNT } from '../../src/store/credentials.js';
 import type { Store } from '../../src/store/index.js';
 import type { NewSchedule, Schedule } from '../../src/store/schedules.js';
 import { BACKENDS, replicaStores, testDatabase, testStore } from '../helpers/store.js';
 
 const HOUR = 3_600_000;
 
-/** Schedules run only for a workspace with a CDN key: T1 and T2 get one. */
+const BY = { userId: 'U1', validated: true };
+
+/** Schedules run only while their account has a CDN key: T1's and T2's login accounts get one. */
 async function keyed(store: Store): Promise<Store> {
-  for (const workspaceId of ['T1', 'T2'])
-    await store.credentials.set(workspaceId, 'sk_test', { userId: 'U1', validated: true });
+  for (const workspaceId of ['T1', 'T2']) await store.credentials.set(workspaceId, 'sk_test', BY);
   return store;
+}
+
+/** The workspace's login account (`default`), made without a key if missing: its id. */
+async function loginAccount(store: Store, workspaceId: string): Promise<string> {
+  const found = await store.accounts.byName(workspaceId, LOGIN_ACCOUNT);
+  return (found ?? (await store.accounts.create(workspaceId, { name: LOGIN_ACCOUNT, by: BY }))).id;
 }
 
 /** More reports than one person may make by default: the tests set up many at once. */
 const LIMITS = { reports: 1_000, reportsPerPerson: 1_000 };
 
-/** Creates a schedule (a new one: each test's reports differ by channel). */
-async function create(store: Store, input: NewSchedule): Promise<Schedule> {
-  const { schedule, created } = await store.schedules.create(input, LIMITS);
+/**
+ * Creates a schedule (a new one: each test's reports differ by channel), of its workspace's login
+ * account unless it names one.
+ */
+async function create(
+  store: Store,
+  input: Omit<NewSchedule, 'accountId'> & { accountId?: string },
+): Promise<Schedule> {
+  const accountId = input.accountId ?? (await loginAccount(store, input.workspaceId));
+  const { schedule, created } = await store.schedules.create({ ...input, accountId }, LIMITS);
   if (!created) throw new Error('the same report exists');
   return schedule;
 }
@@ -25,7 +40,7 @@ async function create(store: Store, input: NewSchedule): Promise<Schedule> {
 for (const { backend, skip } of BACKENDS) {
   describe.skipIf(skip)(`schedules on ${backend}`, () => {
     let channels = 0;
-    const daily = (nextRunAt: number): NewSchedule => ({
+    const daily = (nextRunAt: number): Omit<NewSchedule, 'accountId'> => ({
       workspaceId: 'T1',
       zoneId: 'zone_1',
       zoneName: 'example.com',
@@ -172,7 +187,7 @@ for (const { backend, skip } of BACKENDS) {
           testStore(backend, { database, poolSize: 4, idPrefix }),
         ),
       );
-      const same = daily(Date.now());
+      const same = { ...daily(Date.now()), accountId: 'account-1' };
       const results = await Promise.all(
         Array.from({ length: 6 }, (_, i) =>
           replicas[i % replicas.length]?.store.schedules.create(same, LIMITS),
@@ -189,6 +204,9 @@ for (const { backend, skip } of BACKENDS) {
       const { store, clock } = await testStore(backend);
       const s = await create(store, daily(clock.now() - HOUR));
       const plan = (due: Schedule[]) => due.map((x) => ({ nextRunAt: x.nextRunAt + 24 * HOUR }));
+      expect(await store.schedules.takeDue(10, plan)).toEqual([]);
+      // Another account's key is not the schedule's account's.
+      await store.accounts.create('T1', { name: 'staging', apiKey: 'sk_other', by: BY });
       expect(await store.schedules.takeDue(10, plan)).toEqual([]);
       await keyed(store);
       expect((await store.schedules.takeDue(10, plan)).map((x) => x.schedule.id)).toEqual([s.id]);

@@ -9,7 +9,7 @@ import type { Store } from '../../src/store/index.js';
 import { JobRepository } from '../../src/store/jobs.js';
 import type { Database } from '../../src/store/schema.js';
 import type { WatchAlert } from '../../src/store/watch-alerts.js';
-import { type WatchedZone, WatchRepository } from '../../src/store/watches.js';
+import { type Watch, type WatchedZone, WatchRepository } from '../../src/store/watches.js';
 import { ManualClock } from '../helpers/clock.js';
 import { BACKENDS, replicaStores, testStore } from '../helpers/store.js';
 
@@ -18,6 +18,16 @@ const DAY = 86_400_000;
 const ZONE = { status: 'active', firstRunAt: T0 + 60_000 };
 const LIMITS = { watches: 1_000, watchesPerPerson: 1_000 };
 
+/** The zones watched below are of this account (what `/cdn login` makes); none has a key. */
+const ACCOUNT = 'default';
+const BY = { userId: 'U1', validated: true };
+
+/** The workspace's account `name`, made (without a key) if missing: its id. */
+async function accountOf(store: Store, name = ACCOUNT): Promise<string> {
+  const found = await store.accounts.byName('T1', name);
+  return (found ?? (await store.accounts.create('T1', { name, by: BY }))).id;
+}
+
 const WATCH = {
   workspaceId: 'T1',
   zoneId: 'z1',
@@ -25,21 +35,28 @@ const WATCH = {
   createdBy: 'U1',
   rules: [],
 };
-const watchIn = (store: Store, channelId: string) =>
-  store.watches.upsert({ ...WATCH, channelId }, ZONE, LIMITS);
+const watchIn = async (store: Store, channelId: string, accountId?: string) =>
+  store.watches.upsert(
+    { ...WATCH, channelId, accountId: accountId ?? (await accountOf(store)) },
+    ZONE,
+    LIMITS,
+  );
+
+/** The watched zone z1 of the account ACCOUNT. */
+const zoneOf = async (store: Store) => store.watches.zone('T1', 'z1', await accountOf(store));
 
 /** A zone interval's job, keyed as WatchEvaluation.tick keys it. */
 const evalJob = (zone: WatchedZone) => ({
   workspaceId: zone.workspaceId,
   kind: 'watch_eval',
-  key: `watch:${zone.workspaceId}:${zone.zoneId}:${zone.nextRunAt}`,
+  key: `watch:${zone.workspaceId}:${zone.accountId}:${zone.zoneId}:${zone.nextRunAt}`,
   payload: { zoneId: zone.zoneId, dueAt: zone.nextRunAt },
 });
 /** The tick's plan for a zone on time: its job, and the next interval a minute later. */
 const next = (zone: WatchedZone) => ({ nextRunAt: zone.nextRunAt + 60_000, job: evalJob(zone) });
 
 function alertOf(
-  watchId: string,
+  watch: Watch,
   id: string,
   status: WatchAlert['status'],
   resolvedAt = T0 + 60_000,
@@ -47,7 +64,8 @@ function alertOf(
   return {
     id,
     workspaceId: 'T1',
-    watchId,
+    accountId: watch.accountId,
+    watchId: watch.id,
     zoneId: 'z1',
     zoneName: 'example.com',
     channelId: 'C1',
@@ -113,6 +131,9 @@ for (const { backend, skip } of BACKENDS) {
       // A plan that leaves the zone where it is: what is due is looked at again below.
       const stay = (zone: WatchedZone) => ({ nextRunAt: zone.nextRunAt, job: evalJob(zone) });
       expect(await store.watches.takeDue(10, stay)).toEqual([]);
+      // Another account's key is not the zone's account's.
+      await store.accounts.create('T1', { name: 'staging', apiKey: 'sk_other', by: BY });
+      expect(await store.watches.takeDue(10, stay)).toEqual([]);
       await store.credentials.set('T1', 'sk_test', { userId: 'U1', validated: true });
       expect((await store.watches.takeDue(10, stay)).map((t) => t.zone.zoneId)).toEqual(['z1']);
       await store.credentials.delete('T1');
@@ -128,8 +149,9 @@ for (const { backend, skip } of BACKENDS) {
       const taken = await store.watches.takeDue(10, next);
       expect(taken.map((t) => [t.zone.zoneId, t.nextRunAt])).toEqual([['z1', T0 + 120_000]]);
       expect(await store.watches.takeDue(10, next)).toEqual([]);
-      expect(await store.watches.zone('T1', 'z1')).toMatchObject({ nextRunAt: T0 + 120_000 });
-      expect(await store.jobs.byKey(`watch:T1:z1:${T0 + 60_000}`)).toMatchObject({
+      expect(await zoneOf(store)).toMatchObject({ nextRunAt: T0 + 120_000 });
+      const account = await accountOf(store);
+      expect(await store.jobs.byKey(`watch:T1:${account}:z1:${T0 + 60_000}`)).toMatchObject({
         kind: 'watch_eval',
         state: 'queued',
       });
@@ -140,8 +162,8 @@ for (const { backend, skip } of BACKENDS) {
         job: { ...evalJob(zone), steps: [{}] },
       });
       await expect(store.watches.takeDue(10, failing)).rejects.toThrow(/without steps/);
-      expect(await store.watches.zone('T1', 'z1')).toMatchObject({ nextRunAt: T0 + 120_000 });
-      expect(await store.jobs.byKey(`watch:T1:z1:${T0 + 120_000}`)).toBeUndefined();
+      expect(await zoneOf(store)).toMatchObject({ nextRunAt: T0 + 120_000 });
+      expect(await store.jobs.byKey(`watch:T1:${account}:z1:${T0 + 120_000}`)).toBeUndefined();
     });
 
     it("lets exactly one of 50 concurrent takes have a zone's interval, across the replicas", async () => {
@@ -149,7 +171,7 @@ for (const { backend, skip } of BACKENDS) {
       const [first] = replicas;
       await first.store.credentials.set('T1', 'sk_test', { userId: 'U1', validated: true });
       await first.store.watches.upsert(
-        { ...WATCH, channelId: 'C1' },
+        { ...WATCH, channelId: 'C1', accountId: await accountOf(first.store) },
         { status: 'active', firstRunAt: first.clock.now() },
         LIMITS,
       );
@@ -198,10 +220,16 @@ for (const { backend, skip } of BACKENDS) {
       const { store } = await testStore(backend);
       const { watch: one } = await watchIn(store, 'C1');
       const { watch: two } = await watchIn(store, 'C2');
+      // The same zone id in another account is another zone: scheduled and dropped on its own.
+      const staging = await accountOf(store, 'staging');
+      const { watch: elsewhere } = await watchIn(store, 'C1', staging);
       await store.watches.remove(one);
-      expect(await store.watches.zone('T1', 'z1')).toBeDefined();
+      expect(await zoneOf(store)).toBeDefined();
       await store.watches.remove(two);
-      expect(await store.watches.zone('T1', 'z1')).toBeUndefined();
+      expect(await zoneOf(store)).toBeUndefined();
+      expect(await store.watches.zone('T1', 'z1', staging)).toMatchObject({ accountId: staging });
+      await store.watches.remove(elsewhere);
+      expect(await store.watches.zone('T1', 'z1', staging)).toBeUndefined();
     });
 
     it('an unwatch racing a watch of the zone from another channel leaves it scheduled', async () => {
@@ -217,22 +245,22 @@ for (const { backend, skip } of BACKENDS) {
           ? pausedBefore(store.db, 'transaction', undefined, () => watchIn(store, 'C2'))
           : pausedBefore(store.db, 'deleteFrom', 'watch_zones', () => watchIn(store, 'C2'));
       await repository(racing).remove(one);
-      expect(await store.watches.zone('T1', 'z1')).toBeDefined();
+      expect(await zoneOf(store)).toBeDefined();
 
       // The unwatch of C2 runs whole just before the watch from C3 stores its watch: the
       // schedule it deleted is put back.
-      const two = await store.watches.find('T1', 'z1', 'C2');
+      const two = await store.watches.find('T1', 'z1', 'C2', await accountOf(store));
       if (!two) throw new Error('no watch from C2');
       const watching = pausedBefore(store.db, 'insertInto', 'watches', async () => {
         await store.watches.remove(two);
-        expect(await store.watches.zone('T1', 'z1')).toBeUndefined();
+        expect(await zoneOf(store)).toBeUndefined();
       });
       await repository(watching).upsert(
         { ...two, channelId: 'C3', createdBy: 'U3', rules: [] },
         ZONE,
         LIMITS,
       );
-      expect(await store.watches.zone('T1', 'z1')).toMatchObject({ nextRunAt: ZONE.firstRunAt });
+      expect(await zoneOf(store)).toMatchObject({ nextRunAt: ZONE.firstRunAt });
     });
 
     it('prunes alerts resolved, or of a watch gone, before the time given; and all with the workspace', async () => {
@@ -240,15 +268,15 @@ for (const { backend, skip } of BACKENDS) {
       const { store } = await testStore(backend, { clock });
       const { watch } = await watchIn(store, 'C1');
       const { watch: gone } = await watchIn(store, 'C2');
-      await store.watchAlerts.createAlert(alertOf(watch.id, 'resolved', 'resolved'));
-      await store.watchAlerts.createAlert(alertOf(watch.id, 'firing', 'firing'));
-      await store.watchAlerts.createAlert(alertOf(gone.id, 'orphan', 'firing'));
-      await store.watchAlerts.createAlert(alertOf(watch.id, 'long', 'firing'));
+      await store.watchAlerts.createAlert(alertOf(watch, 'resolved', 'resolved'));
+      await store.watchAlerts.createAlert(alertOf(watch, 'firing', 'firing'));
+      await store.watchAlerts.createAlert(alertOf(gone, 'orphan', 'firing'));
+      await store.watchAlerts.createAlert(alertOf(watch, 'long', 'firing'));
       await store.watches.remove(gone);
       clock.advance(30 * DAY);
       // Fired 30 days ago, resolved just now: its resolution is still to be posted.
       await store.watchAlerts.resolveAlert('long', clock.now(), {});
-      await store.watchAlerts.createAlert(alertOf(watch.id, 'recent', 'resolved', clock.now()));
+      await store.watchAlerts.createAlert(alertOf(watch, 'recent', 'resolved', clock.now()));
       const ids = async () => {
         const all = ['resolved', 'firing', 'orphan', 'long', 'recent'];
         const left = await Promise.all(all.map((id) => store.watchAlerts.alert(id)));
@@ -303,7 +331,7 @@ for (const { backend, skip } of BACKENDS) {
         release();
         await holder;
         await removing;
-        expect(await store.watches.zone('T1', 'z1')).toBeDefined();
+        expect(await zoneOf(store)).toBeDefined();
       },
     );
   });
