@@ -28,18 +28,16 @@ export interface ApiToken {
   lastUsedAt: number | null;
 }
 
+/** A token reaches one account, or (an admin's choice) every account and names none. */
+type TokenReachColumns =
+  | { accountId: string; allAccounts: false }
+  | { accountId: null; allAccounts: true };
+
 export type NewApiToken = Pick<
   ApiToken,
-  | 'workspaceId'
-  | 'name'
-  | 'hint'
-  | 'accountId'
-  | 'allAccounts'
-  | 'zones'
-  | 'kinds'
-  | 'channelId'
-  | 'createdBy'
-> & { hash: string };
+  'workspaceId' | 'name' | 'hint' | 'zones' | 'kinds' | 'channelId' | 'createdBy'
+> &
+  TokenReachColumns & { hash: string };
 
 /** last_used_at is written at most this often per token (one write a minute, not one a request). */
 const LAST_USED_GRANULARITY_MS = 60_000;
@@ -58,8 +56,7 @@ export class ApiTokenRepository {
       name: input.name,
       token_hash: input.hash,
       token_hint: input.hint,
-      // Every account: no account of its own, whatever was passed.
-      account_id: input.allAccounts ? null : input.accountId,
+      account_id: input.accountId,
       account_scope: input.allAccounts ? 'all' : 'account',
       zones: input.zones === null ? null : JSON.stringify(input.zones),
       kinds: JSON.stringify(input.kinds),

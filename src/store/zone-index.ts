@@ -17,7 +17,7 @@ import { zoneKey } from '../zone-names.js';
 import type { SqlDialect } from './db.js';
 import type { Database, ZoneIndexStateTable, ZoneIndexTable } from './schema.js';
 
-/** A zone as the index keeps it (the same shape as the CDN client's Zone). */
+/** A zone as the index keeps it (the same shape as the CDN client's CdnZone). */
 export interface IndexedZone {
   id: string;
   name: string;

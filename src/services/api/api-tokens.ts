@@ -185,8 +185,9 @@ export class ApiTokenService {
       name,
       hash: hashApiToken(secret),
       hint: secret.slice(0, API_TOKEN_PREFIX.length + 4),
-      accountId: account === 'all' ? null : account.id,
-      allAccounts: account === 'all',
+      ...(account === 'all'
+        ? { accountId: null, allAccounts: true as const }
+        : { accountId: account.id, allAccounts: false as const }),
       zones,
       kinds,
       channelId: input.channelId ?? null,

@@ -273,14 +273,15 @@ describe.each(BACKENDS)('AccountService on $backend', ({ backend, skip }) => {
       }
       // API tokens: two live ones of staging count; a revoked one of staging, one for every
       // account (account_id null) and one of default do not.
-      const token = (name: string, accountId: string | null, allAccounts = false) =>
+      const token = (name: string, accountId: string | null) =>
         store.apiTokens.create({
           workspaceId: WS,
           name,
           hash: `hash-${name}`,
           hint: name,
-          accountId,
-          allAccounts,
+          ...(accountId === null
+            ? { accountId: null, allAccounts: true as const }
+            : { accountId, allAccounts: false as const }),
           zones: null,
           kinds: ['urls_tags'],
           channelId: null,
@@ -290,7 +291,7 @@ describe.each(BACKENDS)('AccountService on $backend', ({ backend, skip }) => {
       await token('staging-2', account.id);
       const old = await token('staging-old', account.id);
       await store.apiTokens.revoke(WS, old.id, ADMIN);
-      await token('everywhere', null, true);
+      await token('everywhere', null);
       await token('default', fallback);
       const preview = await service.removalPreview(admin, account.id);
       expect(preview.usage).toEqual({
