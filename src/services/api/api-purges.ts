@@ -29,7 +29,7 @@ import {
   hashBody,
   scheduledRefusal,
 } from './api-purge-plan.js';
-import { recoverApiPurges } from './api-purge-recovery.js';
+import { ApiPurgeRecovery } from './api-purge-recovery.js';
 import { scheduleApiPurge } from './api-purge-schedule.js';
 import { type ApiPurgeState, apiPurgeState } from './api-purge-status.js';
 import { ApiPurgeWaits } from './api-purge-wait.js';
@@ -54,6 +54,7 @@ export class ApiPurgeService implements ScheduledApiPurges {
   /** Purges this process stored or wrote lately, for `record` (their header never changes). */
   readonly #records = new LRUCache<string, ApiPurge>({ max: RECORDS_KEPT });
   readonly #waits: ApiPurgeWaits;
+  readonly #recovery: ApiPurgeRecovery;
 
   constructor(
     private readonly deps: {
@@ -79,6 +80,7 @@ export class ApiPurgeService implements ScheduledApiPurges {
       logger: deps.logger,
       pollMs: deps.settings.waitPollMs ?? 500,
     });
+    this.#recovery = new ApiPurgeRecovery(deps);
   }
 
   /**
@@ -210,9 +212,9 @@ export class ApiPurgeService implements ScheduledApiPurges {
     return apiPurgeProgress(this.deps.store, purgeId, (changed) => this.#written(changed));
   }
 
-  /** One round of the crash repair (see recoverApiPurges); returns how many it failed. */
+  /** One round of the crash repair (see ApiPurgeRecovery); returns how many it failed. */
   async recover(): Promise<number> {
-    return recoverApiPurges(this.deps);
+    return this.#recovery.round();
   }
 
   /**
