@@ -1,6 +1,6 @@
 // Who an e-mail address is in a workspace (users.lookupByEmail, scope `users:read.email`): the CI's
 // `context.actor` of a purge of everything, who may then not approve it.
-import type { PeopleByEmail } from '../services/api/api-purges.js';
+import type { PeopleByEmail } from '../services/api/api-purge-approval.js';
 import type { FallbackLog } from './message-target.js';
 import { slackErrorCode } from './web-api-errors.js';
 import type { WorkspaceClients } from './workspace-clients.js';

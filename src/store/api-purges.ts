@@ -204,17 +204,29 @@ export class ApiPurgeRepository {
   }
 
   /**
-   * Purges not started since before `before`: queued (their job may never have been stored), or
-   * waiting for an approval that may never have been posted.
+   * Purges not started since before `before`, oldest first (then by id): queued (their job may
+   * never have been stored), or waiting for an approval that may never have been posted (one
+   * posted is left out). `after`: the last purge of the page before; the page goes on after it.
    */
-  async notStartedBefore(before: number, limit = 100): Promise<ApiPurge[]> {
-    const rows = await this.db
+  async notStartedBefore(
+    before: number,
+    after?: Pick<ApiPurge, 'updatedAt' | 'id'>,
+    limit = 100,
+  ): Promise<ApiPurge[]> {
+    let query = this.db
       .selectFrom('api_purges')
       .selectAll()
       .where('status', 'in', ['queued', 'waiting_for_approval'])
-      .where('updated_at', '<', before)
-      .limit(limit)
-      .execute();
+      .where('approval_id', 'is', null)
+      .where('updated_at', '<', before);
+    if (after)
+      query = query.where((eb) =>
+        eb.or([
+          eb('updated_at', '>', after.updatedAt),
+          eb.and([eb('updated_at', '=', after.updatedAt), eb('id', '>', after.id)]),
+        ]),
+      );
+    const rows = await query.orderBy('updated_at').orderBy('id').limit(limit).execute();
     return rows.map(toPurge);
   }
 }

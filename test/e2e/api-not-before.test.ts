@@ -235,4 +235,46 @@ describe('API purges with not_before', () => {
     await passTime(h, 2 * 60 * MINUTE);
     expect(urlPurges(h)).toEqual([]);
   });
+
+  it('the crash repair reaches a stranded purge however many wait for their time before it', async () => {
+    const h = await startHarness({ env: { API_RATE_LIMIT_PER_MINUTE: '0' } });
+    await h.login();
+    const secret = await token(h);
+    // More purges waiting for their time than one round of the repair reads.
+    const waiting: string[] = [];
+    for (let i = 0; i < 101; i++) {
+      const body = await accepted(
+        await postPurge(h, secret, { zone: 'example.com', tags: [`t${i}`], not_before: 'in 2h' }),
+      );
+      waiting.push(body.id);
+    }
+    // Later, a purge stored by a bot that stopped before it stored its job.
+    h.clock.advance(MINUTE);
+    const made = await h.store.apiTokens.byHash(hashApiToken(secret));
+    if (!made) throw new Error('no token');
+    const { purge: stranded } = await h.store.apiPurges.insertOrGet({
+      workspaceId: h.workspaceId,
+      tokenId: made.id,
+      tokenName: made.name,
+      idempotencyKey: null,
+      bodyHash: 'h',
+      zoneId: 'z',
+      zoneName: 'example.com',
+      accountId: made.accountId ?? '',
+      accountName: 'default',
+      kind: 'tags',
+      status: 'queued',
+      total: 1,
+      reason: null,
+      context: null,
+    });
+    await passTime(h, 3 * MINUTE);
+    let repaired = 0;
+    for (let round = 0; round < 3; round++) repaired += await h.deps.apiPurges.recover();
+    expect(repaired).toBe(1);
+    expect(await read(h, secret, stranded.id)).toMatchObject({ status: 'failed' });
+    const records = await h.store.apiPurges.many(waiting);
+    expect([...records.values()].filter((p) => p.status !== 'queued')).toEqual([]);
+    expect(await read(h, secret, waiting[100] ?? '')).toMatchObject({ status: 'scheduled' });
+  });
 });

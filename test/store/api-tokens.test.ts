@@ -107,4 +107,37 @@ describe.each(BACKENDS)('API tokens and purges on $backend', ({ backend, skip })
       expect(await a.store.apiPurges.get(id)).toMatchObject({ status: 'succeeded', done: 2 });
     },
   );
+
+  it.skipIf(skip)(
+    'reads stale purges oldest first, a page after another, without those whose approval was posted',
+    async () => {
+      const clock = new ManualClock(1_000_000);
+      const { store } = await testStore(backend, { clock });
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        ids.push((await store.apiPurges.insertOrGet(purge('tok1', `k${i}`))).purge.id);
+        clock.advance(1_000);
+      }
+      const asked = await store.apiPurges.insertOrGet({
+        ...purge('tok1', 'all'),
+        kind: 'everything',
+        status: 'waiting_for_approval',
+      });
+      await store.apiPurges.setApproval(asked.purge.id, 'approval-1');
+      clock.advance(1_000);
+      const now = clock.now();
+      const first = await store.apiPurges.notStartedBefore(now, undefined, 2);
+      expect(first.map((p) => p.id)).toEqual(ids.slice(0, 2));
+      const second = await store.apiPurges.notStartedBefore(now, first.at(-1), 2);
+      expect(second.map((p) => p.id)).toEqual(ids.slice(2, 4));
+      const last = await store.apiPurges.notStartedBefore(now, second.at(-1), 2);
+      expect(last.map((p) => p.id)).toEqual(ids.slice(4));
+      // Written since: it goes to the end.
+      await store.apiPurges.update(ids[0] ?? '', { done: 1 });
+      expect((await store.apiPurges.notStartedBefore(clock.now() + 1)).map((p) => p.id)).toEqual([
+        ...ids.slice(1),
+        ids[0],
+      ]);
+    },
+  );
 });

@@ -2,7 +2,8 @@
 // answer one per turn of the event loop: a Slack request arriving meanwhile is read between two
 // answers, not after all of them (issue 30: acks beside a hundred CI purges).
 import { describe, expect, it } from 'vitest';
-import { ApiPurgeService, type ApiPurgeState } from '../../../src/services/api/api-purges.js';
+import type { ApiPurgeState } from '../../../src/services/api/api-purge-status.js';
+import { ApiPurgeService } from '../../../src/services/api/api-purges.js';
 import type { ApiToken } from '../../../src/services/api/api-tokens.js';
 import type { ApiPurge } from '../../../src/store/api-purges.js';
 import { captureLogs } from '../../helpers/logs.js';
