@@ -480,9 +480,20 @@ describe('cli/cdn-purge.mjs, a purge for later', () => {
   it('everything for later: waits for its approval in Slack, then exits 0 scheduled (not purged yet)', async () => {
     const h = await startHarness({ login: true });
     const { secret } = await token(h, { everything: true });
+    // Approved while the CLI's read waits from `waiting_for_approval`: a read that starts after
+    // the approval waits from `scheduled`, for its time, as long as it asked to (up to 60 s).
+    const service = h.deps.apiPurges;
+    const waitFrom = service.waitFrom.bind(service);
+    const held = new Promise<void>((resolve) => {
+      service.waitFrom = (token, first, seconds, signal) => {
+        if (first.status === 'waiting_for_approval') resolve();
+        return waitFrom(token, first, seconds, signal);
+      };
+    });
     const running = cli(h, secret, ['--zone', 'example.com', '--everything', '--in', '2h']);
     const request = await meanwhile(running, approvalRequest(h));
     const viewId = await openApprove(h, request, ADMIN);
+    await meanwhile(running, held);
     await h.submit(viewId, {}, { user: ADMIN });
     const run = await running;
     expect(run.code).toBe(0);
