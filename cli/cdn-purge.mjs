@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // cdn-purge: asks the cdn-chatops bot for a purge over its HTTP API (docs/api.md) and waits for
-// the result, or for the approval in Slack. One file, Node >= 20 and its built-ins only, so that
+// the result, or for the approval in Slack; a purge for later (--at, --in) is left to run then. One file, Node >= 20 and its built-ins only, so that
 // any CI can run it as it is; docs/ci.md shows how, and what each exit code means.
 // @ts-check
 import { createHash, randomUUID } from 'node:crypto';
@@ -11,6 +11,8 @@ import { parseArgs } from 'node:util';
 /** Exit codes, one per outcome (docs/ci.md lists them). */
 const EXIT = {
   succeeded: 0,
+  /** Asked for later (--at, --in), and accepted: it runs then, without this job. */
+  scheduled: 0,
   failed: 1,
   usage: 2,
   refused: 3,
@@ -31,19 +33,31 @@ Asks the cdn-chatops bot to purge, then waits for the result (or the approval in
   --everything            the whole zone (waits for a second person in Slack)
   --account NAME          the zone's CDN account, when the token reaches several
   --reason TEXT           why (shown in Slack and kept in the audit log)
+  --at TIME               purge then, not now: RFC 3339 with its offset (2026-12-03T02:00:00Z),
+                          at most 7 days ahead; the command ends once the bot has it scheduled
+  --in DURATION           purge that long from now: 30m, 1h30m, 2d (at most 7d)
+  --wait                  with --at or --in, wait for the purge to run and its result, within
+                          --timeout (a purge of everything always waits for its approval)
   --timeout DURATION      how long to wait in all: 90, 90s, 10m, 1h (default 10m)
   --idempotency-key KEY   the same key again returns the same purge (default: one per run)
   --help                  this text
 
 Environment: CDN_CHATOPS_URL (the bot's origin) and CDN_CHATOPS_TOKEN (an API token, read from
 the environment only), and CDN_CHATOPS_ZONE, _URLS, _TAGS, _EVERYTHING (true/false), _ACCOUNT,
-_REASON, _TIMEOUT, _IDEMPOTENCY_KEY for the options above.
+_REASON, _TIMEOUT, _IDEMPOTENCY_KEY, _WAIT (true/false) for the options above, and
+CDN_CHATOPS_NOT_BEFORE for --at or --in (either form: 2026-12-03T02:00:00Z, in 30m).
 
-Exit codes: 0 succeeded, 1 failed, 2 usage, 3 refused by the API, 4 denied in Slack,
+Exit codes: 0 succeeded (or scheduled), 1 failed, 2 usage, 3 refused by the API, 4 denied in Slack,
 5 expired (nobody approved in time), 6 not confirmed by the CDN (it may have purged),
 7 timed out, 8 the bot could not be reached or read.`;
 
 const FINAL = new Set(['succeeded', 'failed', 'rejected', 'expired', 'unknown']);
+/** How far ahead the bot schedules a purge (docs/api.md, `not_before`). */
+const MAX_AHEAD_DAYS = 7;
+/** A duration as the bot reads `in <duration>`: days, hours, minutes, in this order. */
+const AHEAD = /^(?:(\d{1,3})d)?(?:(\d{1,4})h)?(?:(\d{1,5})m(?:in)?)?$/i;
+/** RFC 3339 with its offset, as the bot takes it (seconds required, `T` and `Z` upper case). */
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
 const ATTEMPTS = 6;
 /** The pause after a 5xx or a lost connection, and after a 429 without Retry-After. */
 const PAUSE_S = 5;
@@ -55,9 +69,10 @@ class Usage extends Error {}
 
 /**
  * @typedef {{ base: string, token: string, body: Record<string, unknown>, what: string,
- *   zoneGuessed: boolean, timeoutMs: number, key: string }} Options
- * @typedef {{ id?: string, status?: string, zone?: string, account?: string, kind?: string,
- *   progress?: { done: number, total: number }, approved_by?: string, error?: string }} State
+ *   zoneGuessed: boolean, timeoutMs: number, key: string, wait: boolean }} Options
+ * @typedef {{ id?: string, status?: string, not_before?: string, zone?: string, account?: string,
+ *   kind?: string, progress?: { done: number, total: number }, approved_by?: string,
+ *   error?: string }} State
  * @typedef {{ code: number, json: Record<string, any> | undefined }} Answer
  * @typedef {{ result: keyof typeof EXIT, message?: string, state?: State, problem?: Answer }} Outcome
  */
@@ -97,6 +112,52 @@ function parseTimeout(/** @type {string} */ raw) {
   return Number(match[1]) * unit;
 }
 
+/** `30m`, `1h30m`, `2d` (an `in ` before it allowed) as milliseconds; undefined when not one. */
+function aheadMs(/** @type {string} */ raw) {
+  const match = AHEAD.exec(raw.replace(/^\s*in\s+/i, '').replace(/\s+/g, ''));
+  if (!match || match.slice(1).every((part) => part === undefined)) return undefined;
+  const [, days, hours, minutes] = match;
+  return (
+    Number(days ?? 0) * 86_400_000 + Number(hours ?? 0) * 3_600_000 + Number(minutes ?? 0) * 60_000
+  );
+}
+
+/**
+ * `not_before` from --at or --in (or CDN_CHATOPS_NOT_BEFORE, either form), checked for its form
+ * and, for a duration, its bound; whether a time has passed is the bot's to say (its clock).
+ * @returns {{ notBefore: string, aheadMs?: number } | undefined}
+ */
+function schedule(
+  /** @type {string | undefined} */ at,
+  /** @type {string | undefined} */ inFlag,
+  /** @type {string} */ fromEnv,
+) {
+  if (at !== undefined && inFlag !== undefined) throw new Usage('give --at or --in, not both');
+  const given = inFlag ?? at ?? fromEnv;
+  // What the message names: the flag, or the variable the action's `not-before` input sets.
+  const name =
+    inFlag !== undefined
+      ? '--in'
+      : at !== undefined
+        ? '--at'
+        : 'CDN_CHATOPS_NOT_BEFORE (not-before)';
+  if (inFlag !== undefined || (at === undefined && /^\s*in\s/i.test(fromEnv))) {
+    const ms = aheadMs(given);
+    if (ms === undefined || ms === 0)
+      throw new Usage(`${name} is a duration such as 30m, 1h30m or 2d, not "${given.trim()}"`);
+    if (ms > MAX_AHEAD_DAYS * 86_400_000)
+      throw new Usage(`${name} is at most ${MAX_AHEAD_DAYS} days ahead, not "${given.trim()}"`);
+    return { notBefore: `in ${given.replace(/^\s*in\s+/i, '').replace(/\s+/g, '')}`, aheadMs: ms };
+  }
+  const instant = given.trim();
+  if (!instant) return undefined;
+  if (!INSTANT.test(instant) || Number.isNaN(Date.parse(instant)))
+    throw new Usage(
+      `${name} is an RFC 3339 time with its offset, such as 2026-12-03T02:00:00Z or 2026-12-03T03:00:00+01:00${at === undefined ? ', or in 30m' : ''}, not "${instant}"${at === undefined ? '' : ' (or --in 30m)'}`,
+    );
+  return { notBefore: instant };
+}
+
 /** The options, from the flags and else the environment. */
 function options(/** @type {string[]} */ argv) {
   const { values, positionals } = parseArgs({
@@ -110,6 +171,9 @@ function options(/** @type {string[]} */ argv) {
       account: { type: 'string' },
       reason: { type: 'string' },
       timeout: { type: 'string' },
+      at: { type: 'string' },
+      in: { type: 'string' },
+      wait: { type: 'boolean' },
       'idempotency-key': { type: 'string' },
       help: { type: 'boolean' },
     },
@@ -179,6 +243,12 @@ function options(/** @type {string[]} */ argv) {
       : '');
   if (reason) body.reason = reason.slice(0, 500);
   if (context) body.context = context;
+  const when = schedule(values.at, values.in, pick(undefined, 'NOT_BEFORE'));
+  if (when) body.not_before = when.notBefore;
+  const waitEnv = pick(undefined, 'WAIT').toLowerCase();
+  if (!['', 'true', 'false'].includes(waitEnv))
+    throw new Usage(`CDN_CHATOPS_WAIT is true or false, not "${waitEnv}"`);
+  const wait = values.wait ?? waitEnv === 'true';
 
   const what =
     urls.length > 0
@@ -187,10 +257,14 @@ function options(/** @type {string[]} */ argv) {
         ? `${tags.length} tag${tags.length === 1 ? '' : 's'}`
         : 'everything';
   const timeoutMs = parseTimeout(pick(values.timeout, 'TIMEOUT') || '10m');
+  if (wait && when?.aheadMs !== undefined && when.aheadMs >= timeoutMs)
+    throw new Usage(
+      `--wait would stop at --timeout (${duration(timeoutMs)}), before the purge runs (${when.notBefore}): give a longer --timeout, or leave --wait out`,
+    );
   const key = pick(values['idempotency-key'], 'IDEMPOTENCY_KEY') || defaultKey(body);
   if (!/^[\x21-\x7e]{1,255}$/.test(key))
     throw new Usage('the idempotency key is 1 to 255 visible ASCII characters');
-  return { base, token, body, what, zoneGuessed, timeoutMs, key };
+  return { base, token, body, what, zoneGuessed, timeoutMs, key, wait };
 }
 
 /** Where the purge comes from, under GitHub Actions: shown in Slack, kept in the audit log. */
@@ -316,8 +390,16 @@ function problemText(/** @type {Answer} */ answer) {
   return parts.join(' — ');
 }
 
+/** ` for <time>` while a purge waits for its time. */
+const forTime = (/** @type {State} */ s) =>
+  s.not_before && ['scheduled', 'waiting_for_approval'].includes(String(s.status))
+    ? ` for ${s.not_before}`
+    : '';
+
 const progressOf = (/** @type {State} */ s) =>
-  s.progress && s.progress.total > 0 ? ` (${s.progress.done}/${s.progress.total} done)` : '';
+  s.progress && s.progress.total > 0 && s.status !== 'scheduled'
+    ? ` (${s.progress.done}/${s.progress.total} done)`
+    : '';
 
 /** @param {Options} o @returns {Promise<Outcome>} */
 async function purge(o) {
@@ -355,10 +437,13 @@ async function purge(o) {
   /** @type {State} */
   let state = posted.json ?? {};
   const path = String(posted.json?.url ?? `/api/v1/purges/${encodeURIComponent(String(state.id))}`);
-  say(`Purge ${state.id} of ${zone} (${o.what}): ${state.status}`);
+  say(`Purge ${state.id} of ${zone} (${o.what}): ${state.status}${forTime(state)}`);
   // A line for each new status, and for progress within one.
   let shown = { status: state.status, done: state.progress?.done };
-  while (!FINAL.has(String(state.status))) {
+  // A purge for later is left to run then, unless told to wait for it.
+  const enough = (/** @type {State} */ s) =>
+    FINAL.has(String(s.status)) || (s.status === 'scheduled' && !o.wait);
+  while (!enough(state)) {
     const left = deadline - Date.now();
     if (left <= 0) break;
     const wait = Math.min(60, Math.ceil(left / 1000));
@@ -375,15 +460,15 @@ async function purge(o) {
     state = read.json ?? {};
     const done = state.progress?.done;
     if (state.status !== shown.status || (shown.done !== undefined && done !== shown.done))
-      say(`… ${state.status}${progressOf(state)}`);
+      say(`… ${state.status}${forTime(state)}${progressOf(state)}`);
     shown = { status: state.status, done };
   }
   const status = String(state.status);
-  if (!FINAL.has(status))
+  if (!enough(state))
     return {
       result: 'timeout',
       state,
-      message: `purge ${state.id} of ${zone} is still ${status.replace(/_/g, ' ')} after ${duration(o.timeoutMs)}; it goes on without this job (see Slack)`,
+      message: `purge ${state.id} of ${zone} is still ${status.replace(/_/g, ' ')}${forTime(state)} after ${duration(o.timeoutMs)}; it goes on without this job (see Slack)`,
     };
   return { result: /** @type {keyof typeof EXIT} */ (status), state };
 }
@@ -414,6 +499,11 @@ function report(/** @type {Options} */ o, /** @type {Outcome} */ outcome) {
   switch (outcome.result) {
     case 'succeeded':
       say(`Purged ${o.what} of ${zone}${s?.approved_by ? ` (approved by ${s.approved_by})` : ''}.`);
+      break;
+    case 'scheduled':
+      say(
+        `Scheduled ${o.what} of ${zone} for ${s?.not_before ?? 'later'}${s?.approved_by ? ` (approved by ${s.approved_by})` : ''}: purge ${s?.id} runs then, without this job (Slack lists it).`,
+      );
       break;
     case 'failed':
       annotate('error', 'CDN purge failed', `the CDN refused the purge of ${zone}${error}`);
@@ -474,11 +564,12 @@ function report(/** @type {Options} */ o, /** @type {Outcome} */ outcome) {
     ];
     if (s?.progress && s.progress.total > 0)
       rows.push(['Done', `${s.progress.done} of ${s.progress.total}`]);
+    if (s?.not_before) rows.push(['Not before', s.not_before]);
     if (s?.id) rows.push(['Purge id', s.id]);
     if (s?.approved_by) rows.push(['Approved by', s.approved_by]);
     if (o.body.reason) rows.push(['Reason', String(o.body.reason)]);
     if (s?.error) rows.push(['Error', s.error]);
-    else if (outcome.result !== 'succeeded' && outcome.message) rows.push(['Why', outcome.message]);
+    else if (EXIT[outcome.result] !== 0 && outcome.message) rows.push(['Why', outcome.message]);
     const table = rows.map(([name, value]) => `| ${name} | ${cell(value ?? '')} |`).join('\n');
     appendFileSync(
       env.GITHUB_STEP_SUMMARY,

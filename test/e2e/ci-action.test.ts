@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { APPROVAL_IDS } from '../../src/blocks/ids.js';
 import type { Message } from '../../src/dev/fake-slack/server.js';
+import { finalPurge } from './api-flows.js';
 import {
   type Contexts,
   docBlocks,
@@ -148,6 +149,14 @@ const token = (h: Harness, options: { zones?: string[]; everything?: boolean } =
   });
 
 const purged = (h: Harness) => h.sandbox.state.purges.map((p) => p.items);
+
+const MINUTE = 60_000;
+
+/** Moves the bot's clock on and lets every job now due run. */
+async function passTime(h: Harness, ms: number): Promise<void> {
+  h.clock.advance(ms);
+  await h.deps.runner.settled();
+}
 
 /** The approval request the bot posts in the channel for a purge of everything. */
 async function approvalRequest(h: Harness): Promise<Message> {
@@ -408,6 +417,144 @@ describe('cli/cdn-purge.mjs', () => {
   });
 });
 
+describe('cli/cdn-purge.mjs, a purge for later', () => {
+  it('--in: sends not_before, exits 0 at once with scheduled and its time; nothing is purged before it', async () => {
+    const h = await startHarness({ login: true });
+    const { secret } = await token(h);
+    const due = new Date(h.clock.now() + 30 * MINUTE).toISOString();
+    const run = await cli(h, secret, ['--in', '30m', 'https://example.com/app.css']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const id = run.outputs['purge-id'];
+    expect(id).toMatch(/\S/);
+    expect(run.outputs).toEqual({ 'purge-id': id, status: 'scheduled', result: 'scheduled' });
+    expect(shown(run)).toContain(`Purge ${id} of example.com (1 URL): scheduled for ${due}`);
+    expect(shown(run)).toMatch(
+      new RegExp(`Scheduled 1 URL of example\\.com for ${due}: purge ${id} runs then, .+\\.\\n$`),
+    );
+    expect(run.stdout).not.toContain('::error');
+    expect(run.summary).toContain('### CDN purge of example.com: scheduled');
+    expect(run.summary).toContain(`| Not before | ${due} |`);
+    await passTime(h, 29 * MINUTE);
+    expect(purged(h)).toEqual([]);
+    await passTime(h, MINUTE);
+    expect(await finalPurge(h, secret, id ?? '')).toMatchObject({ status: 'succeeded' });
+    expect(purged(h)).toEqual([['https://example.com/app.css']]);
+  });
+
+  it('--at with --wait: waits for its time, then for the result (exit 0, succeeded)', async () => {
+    const h = await startHarness({ login: true });
+    const { secret } = await token(h);
+    let scheduled: () => void = () => {};
+    const said = new Promise<void>((resolve) => {
+      scheduled = resolve;
+    });
+    const running = cli(
+      h,
+      secret,
+      [
+        '--at',
+        '2026-11-22T12:00:00+01:00',
+        '--wait',
+        '--timeout',
+        '5m',
+        '--tags',
+        'css',
+        '--zone',
+        'example.com',
+      ],
+      { onLine: (line) => line.includes(': scheduled for ') && scheduled() },
+    );
+    await meanwhile(running, said);
+    expect(purged(h)).toEqual([]);
+    await passTime(h, 60 * MINUTE);
+    const run = await running;
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(shown(run)).toContain('scheduled for 2026-11-22T11:00:00.000Z');
+    expect(shown(run)).toMatch(/Purged 1 tag of example\.com\.\n$/);
+    expect(run.outputs).toMatchObject({ status: 'succeeded', result: 'succeeded' });
+    expect(purged(h)).toEqual([['css']]);
+  });
+
+  it('everything for later: waits for its approval in Slack, then exits 0 scheduled (not purged yet)', async () => {
+    const h = await startHarness({ login: true });
+    const { secret } = await token(h, { everything: true });
+    // Approved while the CLI's read waits from `waiting_for_approval`: a read that starts after
+    // the approval waits from `scheduled`, for its time, as long as it asked to (up to 60 s).
+    const service = h.deps.apiPurges;
+    const waitFrom = service.waitFrom.bind(service);
+    const held = new Promise<void>((resolve) => {
+      service.waitFrom = (token, first, seconds, signal) => {
+        if (first.status === 'waiting_for_approval') resolve();
+        return waitFrom(token, first, seconds, signal);
+      };
+    });
+    const running = cli(h, secret, ['--zone', 'example.com', '--everything', '--in', '2h']);
+    const request = await meanwhile(running, approvalRequest(h));
+    const viewId = await openApprove(h, request, ADMIN);
+    await meanwhile(running, held);
+    await h.submit(viewId, {}, { user: ADMIN });
+    const run = await running;
+    expect(run.code).toBe(0);
+    expect(shown(run)).toMatch(
+      /^Purge \S+ of example\.com \(everything\): waiting_for_approval for \S+Z$/m,
+    );
+    expect(shown(run)).toMatch(/^… scheduled for \S+Z$/m);
+    expect(run.outputs).toMatchObject({ status: 'scheduled', result: 'scheduled' });
+    expect(run.summary).toContain(`| Approved by | ${ADMIN} |`);
+    expect(everythingRequests(h)).toEqual([]);
+  });
+
+  it('the bot judges the time: one already past is refused with its detail (exit 3), nothing scheduled', async () => {
+    const h = await startHarness({ login: true });
+    const { secret } = await token(h);
+    const run = await cli(h, secret, ['--at', '2026-11-22T09:00:00Z', 'https://example.com/a.css']);
+    expect(run.code).toBe(3);
+    expect(run.stdout).toMatch(
+      /^::error title=CDN purge refused::example\.com was not purged \(HTTP 400 invalid-not-before\): .*has passed/m,
+    );
+    expect(run.outputs).toEqual({ 'purge-id': '', status: '', result: 'refused' });
+  });
+
+  it('refuses a time it cannot send before asking anything: exit 2, saying what it takes', async () => {
+    const h = await startHarness({ login: true });
+    const { secret } = await token(h);
+    const cases: Array<[string[], Record<string, string>, string]> = [
+      [['--in', 'soon'], {}, '--in is a duration such as 30m, 1h30m or 2d, not "soon"'],
+      [['--in', '8d'], {}, '--in is at most 7 days ahead, not "8d"'],
+      [['--in', '0m'], {}, '--in is a duration'],
+      [['--at', 'tomorrow'], {}, '--at is an RFC 3339 time with its offset'],
+      // No offset: which time zone it means is unknown.
+      [['--at', '2026-11-23T02:00:00'], {}, '(or --in 30m)'],
+      [['--at', '2026-11-23T02:00:00Z', '--in', '30m'], {}, 'give --at or --in, not both'],
+      [
+        ['--in', '2h', '--wait'],
+        {},
+        '--wait would stop at --timeout (10 min), before the purge runs',
+      ],
+      [
+        [],
+        { CDN_CHATOPS_NOT_BEFORE: 'next week' },
+        'CDN_CHATOPS_NOT_BEFORE (not-before) is an RFC 3339 time',
+      ],
+      [
+        [],
+        { CDN_CHATOPS_NOT_BEFORE: 'in 9d' },
+        'CDN_CHATOPS_NOT_BEFORE (not-before) is at most 7 days',
+      ],
+    ];
+    for (const [args, env, message] of cases) {
+      const run = await cli(h, secret, [...args, 'https://example.com/app.css'], { env });
+      expect(run.code, args.join(' ')).toBe(2);
+      const [annotation] = run.stdout.split('\n').filter((l) => l.startsWith('::error'));
+      expect(annotation).toContain(message);
+      expect(annotation).toContain('(cdn-purge --help says more)');
+    }
+    expect(await h.store.db.selectFrom('api_purges').selectAll().execute()).toEqual([]);
+  });
+});
+
 describe('docs/ci.md, as written', () => {
   it('its GitHub Actions step is at most five lines, and purges its URLs and waits, through action.yml', async () => {
     const block = (await docBlocks()).action;
@@ -440,6 +587,36 @@ describe('docs/ci.md, as written', () => {
     const urls = (step.with?.urls ?? '').split(/\s+/).filter(Boolean);
     expect(urls.length).toBeGreaterThan(0);
     expect(purged(h)).toEqual([urls]);
+  });
+
+  it('its purge for later, through action.yml: the step ends scheduled; the purge runs at its time, not before', async () => {
+    const block = (await docBlocks())['action-later'];
+    if (!block) throw new Error('no ci-doc=action-later block');
+    const [step] = parse(block) as Array<{ uses: string; with?: Record<string, string> }>;
+    if (!step) throw new Error('no step');
+    const h = await startHarness({ login: true });
+    const { secret } = await token(h);
+    const run = await runAction(step, {
+      github: GITHUB,
+      vars: { CDN_CHATOPS_URL: h.url },
+      secrets: { CDN_CHATOPS_TOKEN: secret },
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.actionOutputs).toEqual({
+      'purge-id': expect.stringMatching(/\S/),
+      status: 'scheduled',
+      result: 'scheduled',
+    });
+    const due = Date.parse(step.with?.['not-before'] ?? '');
+    expect(run.summary).toContain(`| Not before | ${new Date(due).toISOString()} |`);
+    await passTime(h, due - h.clock.now() - MINUTE);
+    expect(purged(h)).toEqual([]);
+    await passTime(h, MINUTE);
+    expect(await finalPurge(h, secret, run.actionOutputs['purge-id'] ?? '')).toMatchObject({
+      status: 'succeeded',
+    });
+    expect(purged(h)).toEqual([(step.with?.urls ?? '').split(/\s+/).filter(Boolean)]);
   });
 
   it('its one command for any other CI purges its URLs and waits', async () => {
