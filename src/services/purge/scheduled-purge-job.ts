@@ -133,23 +133,8 @@ export class ScheduledPurgeJob {
           ...(what.fromDefault ? { fromDefault: true } : {}),
         },
       );
-    } else {
-      const approval = await this.options.store.approvals.get(what.approvalId);
-      if (approval) await this.options.approvals.runScheduled(approval);
-    }
-    await context.checkpoint({ ran: true });
-    await auditScheduled(
-      this.options.store,
-      job.id,
-      job.workspaceId,
-      payload,
-      payload.requesterId,
-      'purge.scheduled.ran',
-      'ok',
-      { late: Math.max(0, this.options.clock.now() - payload.dueAt) },
-      `purge.scheduled.ran:${job.id}`,
-    );
-    return 'done';
+    } else await this.#runApproved(what);
+    return this.#ran(context);
   }
 
   /**
@@ -184,39 +169,51 @@ export class ScheduledPurgeJob {
     if (refused) {
       if (!job.checkpoint.refused) await context.checkpoint({ refused });
       await service.closeScheduled(api, `not run at its time: ${refused.detail}`);
-      await auditScheduled(
-        this.options.store,
-        job.id,
-        job.workspaceId,
-        payload,
-        payload.requesterId,
-        'purge.scheduled.skipped',
-        'refused',
-        { reason: refused.code },
-        `purge.scheduled.skipped:${job.id}`,
-      );
+      await this.#audit(job, 'purge.scheduled.skipped', 'refused', { reason: refused.code });
       return 'done';
     }
     if (!job.checkpoint.starting) await context.checkpoint({ starting: true });
     if (what.kind === 'items') {
       for (const group of what.groups) await service.startScheduled(job.workspaceId, api, group);
-    } else {
-      const approval = await this.options.store.approvals.get(what.approvalId);
-      if (approval) await this.options.approvals.runScheduled(approval);
-    }
+    } else await this.#runApproved(what);
+    return this.#ran(context);
+  }
+
+  /** Its purge of everything, approved: run as the approval's own purge (keyed by it). */
+  async #runApproved(what: Extract<ScheduledWhat, { kind: 'everything' }>): Promise<void> {
+    const approval = await this.options.store.approvals.get(what.approvalId);
+    if (approval) await this.options.approvals.runScheduled(approval);
+  }
+
+  /** Its purge stored: checkpointed, then audited once (keyed), however often this resumes. */
+  async #ran(context: JobContext<ScheduledPurgePayload, ScheduledCheckpoint>): Promise<JobOutcome> {
+    const { job } = context;
     await context.checkpoint({ ran: true });
-    await auditScheduled(
-      this.options.store,
+    const late = Math.max(0, this.options.clock.now() - job.payload.dueAt);
+    await this.#audit(job, 'purge.scheduled.ran', 'ok', { late });
+    return 'done';
+  }
+
+  /** Its audit entry, by its requester, written once under `<action>:<job>`. */
+  #audit(
+    job: Job<ScheduledPurgePayload, unknown>,
+    action: string,
+    outcome: string,
+    detail: Record<string, unknown>,
+  ): Promise<void> {
+    const { store } = this.options;
+    const { payload } = job;
+    return auditScheduled(
+      store,
       job.id,
       job.workspaceId,
       payload,
       payload.requesterId,
-      'purge.scheduled.ran',
-      'ok',
-      { late: Math.max(0, this.options.clock.now() - payload.dueAt) },
-      `purge.scheduled.ran:${job.id}`,
+      action,
+      outcome,
+      detail,
+      `${action}:${job.id}`,
     );
-    return 'done';
   }
 
   /** A purge of everything not approved by its time: why (its request expires now, if pending). */
@@ -255,7 +252,7 @@ export class ScheduledPurgeJob {
       };
       await this.options.purges.checks.mayPurgeZones(caller, payload.channelId, zones);
       for (const zone of zones)
-        await this.options.accounts?.requireInChannel(
+        await this.options.accounts.requireInChannel(
           job.workspaceId,
           payload.channelId,
           zone.accountId,
@@ -274,17 +271,7 @@ export class ScheduledPurgeJob {
   ): Promise<JobOutcome> {
     const { job } = context;
     if (!job.checkpoint.skipped) await context.checkpoint({ skipped: problem });
-    await auditScheduled(
-      this.options.store,
-      job.id,
-      job.workspaceId,
-      job.payload,
-      job.payload.requesterId,
-      'purge.scheduled.skipped',
-      'refused',
-      { reason: problem.code },
-      `purge.scheduled.skipped:${job.id}`,
-    );
+    await this.#audit(job, 'purge.scheduled.skipped', 'refused', { reason: problem.code });
     // A token has no DM: an API purge's status (read from its approval) is how it is told.
     if (job.payload.api) return 'done';
     try {
