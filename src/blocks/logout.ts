@@ -3,6 +3,7 @@
 // that work waits for a key.
 import type { KnownBlock } from '@slack/types';
 import type { LogoutOutcome, LogoutPreview } from '../services/accounts/credentials.js';
+import { LOGIN_ACCOUNT } from '../store/credentials.js';
 import { noticeMessage } from './errors.js';
 import { summarise } from './fit.js';
 import { LOGOUT_IDS } from './ids.js';
@@ -18,8 +19,8 @@ const NAMED = 10;
 const count = (n: number, one: string, many: string) =>
   `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
 
-/** The account whose key `/cdn login` sets and `/cdn logout` removes (LOGIN_ACCOUNT in the store). */
-const LOGIN = code('default');
+/** The account whose key `/cdn login` sets and `/cdn logout` removes. */
+const LOGIN = code(LOGIN_ACCOUNT);
 
 /** The other accounts, named: `` `prod` ``, `` `prod`, `staging` ``… */
 const named = (names: readonly string[]) => summarise(names, NAMED, (name) => code(name), ', ');

@@ -35,15 +35,15 @@ export class CredentialRepository {
     apiKey: string,
     by: { userId: string; validated: boolean },
     baseUrl: string | null = null,
-  ): Promise<CredentialStatus> {
-    const { setBy, setAt, lastValidatedAt } = await this.accounts.setNamedKey(
+  ): Promise<CredentialStatus & { accountId: string }> {
+    const { accountId, setBy, setAt, lastValidatedAt } = await this.accounts.setNamedKey(
       workspaceId,
       LOGIN_ACCOUNT,
       apiKey,
       by,
       baseUrl,
     );
-    return { workspaceId, setBy, setAt, lastValidatedAt };
+    return { workspaceId, accountId, setBy, setAt, lastValidatedAt };
   }
 
   /** The login account's key, decrypted, with its base URL; undefined when it has none. */

@@ -106,15 +106,14 @@ export class CredentialService {
 
   async save(caller: Caller, input: { apiKey: string; baseUrl: string | null }) {
     const { store } = this.deps;
-    const status = await store.credentials.set(
+    const { accountId, ...status } = await store.credentials.set(
       caller.workspaceId,
       input.apiKey,
       { userId: caller.userId, validated: true },
       input.baseUrl,
     );
     // The old key's index went with it (same transaction); the new key's is built now.
-    const account = await store.accounts.byName(caller.workspaceId, LOGIN_ACCOUNT);
-    if (account) this.deps.zones.keyChanged(caller.workspaceId, account.id);
+    this.deps.zones.keyChanged(caller.workspaceId, accountId);
     await store.audit.record({
       workspaceId: caller.workspaceId,
       actorId: caller.userId,
